@@ -1,0 +1,159 @@
+// The contract between JIT-compiled code and the runtime: the warp context that every warp
+// function receives, the host context of host code, and every runtime function that compiled
+// code may call (the JIT resolves these names and nothing else; see runtime_symbols.def).
+//
+// Plain C types only: the runtime includes this header too, and the backend mirrors the
+// struct layouts in LLVM types (warp_codegen checks the offsets with static_asserts below).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+extern "C" {
+
+/// Lanes of a warp. The model's warp size is always 32.
+#define KERN_WARP_SIZE 32
+
+/// Fault kinds reported by compiled code through kern_rt_fault / kern_rt_host_fault.
+enum KernFaultKind : uint32_t {
+  KERN_FAULT_NONE = 0,
+  KERN_FAULT_GLOBAL_OOB = 1,   // global access outside every device allocation
+  KERN_FAULT_SHARED_OOB = 2,   // shared access outside the block's shared memory
+  KERN_FAULT_HOST_PTR = 3,     // kernel dereferences a host pointer
+  KERN_FAULT_DEVICE_PTR = 4,   // host code dereferences a device pointer
+  KERN_FAULT_NULL = 5,         // dereference of a null (or near-null) pointer
+  KERN_FAULT_DIV_ZERO = 6,     // integer division or remainder by zero
+  KERN_FAULT_MISALIGNED = 7,   // access not aligned to its size
+  KERN_FAULT_TIMEOUT = 8,      // step or wall-clock limit exceeded
+  KERN_FAULT_RECURSION = 9,    // device call depth limit exceeded
+  KERN_FAULT_BARRIER = 10,     // __syncthreads under divergence / not reached by all
+  KERN_FAULT_ASSERT = 11,      // assert() failed in a kernel
+  KERN_FAULT_CONST_OOB = 12,   // constant access out of range
+  KERN_FAULT_LOCAL_OOB = 13,   // local access out of range
+};
+
+/// What a warp function sees. Filled by the runtime before each call; the warp function
+/// reads the launch geometry from it and writes only `fault` (through kern_rt_fault) and
+/// `steps`.
+struct KernWarpCtx {
+  const uint8_t *params;     // packed kernel parameters (Function::paramOffsets)
+  uint8_t *shared;           // this block's shared memory (256-byte aligned)
+  uint64_t sharedSize;       // bytes of shared memory (static + dynamic)
+  uint64_t globalLo;         // device global memory: [globalLo, globalHi) holds every
+  uint64_t globalHi;         //   allocation; an address outside it is not device memory
+  uint32_t gridDim[3];
+  uint32_t blockDim[3];
+  uint32_t blockIdx[3];
+  uint32_t warpId;           // warp index within the block
+  uint32_t liveMask;         // lanes that exist (the last warp of a block may be partial)
+  uint32_t fault;            // nonzero once a fault was reported: the warp function returns
+  int64_t steps;             // loop back-edges left before kern_rt_poll is consulted
+  uint32_t threadIdx[3][KERN_WARP_SIZE]; // per lane: threadIdx.x, .y, .z
+  void *block;               // the runtime's per-block state (opaque to compiled code)
+  void *counters;            // the runtime's counters for this worker (null: counters off)
+  uint32_t callDepth;        // device function call depth (recursion bound)
+  uint32_t pad_;
+};
+
+/// What host functions receive as their hidden first parameter (opaque to compiled code).
+struct KernHostCtx;
+
+// ---- called from warp functions ----------------------------------------------------------
+
+/// Reports a fault at `site` for `lane` (address `addr` where it applies). Sets ctx->fault;
+/// the compiled code then returns from the warp function.
+void kern_rt_fault(KernWarpCtx *ctx, uint32_t site, uint32_t kind, uint32_t lane, uint64_t addr);
+/// Called when ctx->steps drops below zero; returns nonzero to abort the kernel (timeout),
+/// else refills ctx->steps.
+int32_t kern_rt_poll(KernWarpCtx *ctx, uint32_t site);
+/// Kernel printf for one lane: `args[i]` holds the i-th argument's bits after C's default
+/// promotions (integers sign/zero-extended to 64 bits, float -> double bits, pointers).
+void kern_rt_kprintf(KernWarpCtx *ctx, uint32_t lane, const char *fmt, int32_t nargs,
+                     const uint64_t *args);
+/// Counter hooks (emitted only when counters are compiled in).
+/// A warp-level memory access: `addrs` has one address per lane (only `mask` lanes valid),
+/// `size` the bytes per lane, `flags` a KernAccessFlags combination.
+void kern_rt_count_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs, uint32_t mask,
+                          uint32_t size, uint32_t flags);
+/// A branch executed with active mask `mask`, `taken` the lanes whose condition was true.
+void kern_rt_count_branch(KernWarpCtx *ctx, uint32_t site, uint32_t mask, uint32_t taken);
+/// Warp instruction accounting: `n` IR operations executed with `activeLanes` lanes active.
+void kern_rt_count_instr(KernWarpCtx *ctx, uint32_t n, uint32_t activeLanes);
+
+enum KernAccessFlags : uint32_t {
+  KERN_ACCESS_LOAD = 0,
+  KERN_ACCESS_STORE = 1,
+  KERN_ACCESS_ATOMIC = 2,
+  KERN_ACCESS_GLOBAL = 0,
+  KERN_ACCESS_SHARED = 4,
+  KERN_ACCESS_CONSTANT = 8,
+  KERN_ACCESS_LOCAL = 12,
+};
+
+// ---- called from host code -----------------------------------------------------------------
+
+/// Host code faulted (dereferenced a device pointer, divided by zero...). Does not return:
+/// it unwinds to the runner, which reports the fault.
+[[noreturn]] void kern_rt_host_fault(KernHostCtx *ctx, uint32_t site, uint32_t kind,
+                                     uint64_t addr);
+/// Host printf: same argument convention as kern_rt_kprintf. Returns characters printed.
+int32_t kern_rt_printf(KernHostCtx *ctx, const char *fmt, int32_t nargs, const uint64_t *args);
+/// fprintf(stderr|stdout, ...): stream 1 = stdout, 2 = stderr.
+int32_t kern_rt_fprintf(KernHostCtx *ctx, int32_t stream, const char *fmt, int32_t nargs,
+                        const uint64_t *args);
+/// sprintf/snprintf (size = UINT64_MAX for sprintf).
+int32_t kern_rt_snprintf(KernHostCtx *ctx, char *buf, uint64_t size, const char *fmt,
+                         int32_t nargs, const uint64_t *args);
+/// kernel<<<grid, block, shared, stream>>>(args): `params` packed as the kernel's
+/// Function::paramOffsets say. `kernel` indexes the module's kernels in Module order.
+/// Launch errors are recorded for cudaGetLastError; the host program goes on.
+void kern_rt_launch(KernHostCtx *ctx, uint32_t kernel, uint32_t gx, uint32_t gy, uint32_t gz,
+                    uint32_t bx, uint32_t by, uint32_t bz, uint64_t sharedBytes, void *stream,
+                    const uint8_t *params, uint32_t paramBytes, uint32_t site);
+/// The device range, for the host-side check that host code never dereferences device memory.
+uint64_t kern_rt_global_lo(KernHostCtx *ctx);
+uint64_t kern_rt_global_hi(KernHostCtx *ctx);
+
+// Runtime intrinsics (ir/intrinsics.def, kind Runtime): kern_rt_<spelling>(ctx, args...).
+// Argument types follow the IR types of the call: i32 -> int32_t, u64 -> uint64_t,
+// ptr -> void*, f64 -> double.
+void *kern_rt_malloc(KernHostCtx *ctx, uint64_t size);
+void *kern_rt_calloc(KernHostCtx *ctx, uint64_t n, uint64_t size);
+void *kern_rt_realloc(KernHostCtx *ctx, void *p, uint64_t size);
+void kern_rt_free(KernHostCtx *ctx, void *p);
+void *kern_rt_memset(KernHostCtx *ctx, void *p, int32_t value, uint64_t n);
+void *kern_rt_memcpy(KernHostCtx *ctx, void *dst, const void *src, uint64_t n);
+int32_t kern_rt_memcmp(KernHostCtx *ctx, const void *a, const void *b, uint64_t n);
+uint64_t kern_rt_strlen(KernHostCtx *ctx, const char *s);
+int32_t kern_rt_strcmp(KernHostCtx *ctx, const char *a, const char *b);
+int32_t kern_rt_strncmp(KernHostCtx *ctx, const char *a, const char *b, uint64_t n);
+char *kern_rt_strcpy(KernHostCtx *ctx, char *dst, const char *src);
+int32_t kern_rt_atoi(KernHostCtx *ctx, const char *s);
+double kern_rt_atof(KernHostCtx *ctx, const char *s);
+int64_t kern_rt_strtol(KernHostCtx *ctx, const char *s, char **end, int32_t base);
+int32_t kern_rt_rand(KernHostCtx *ctx);
+void kern_rt_srand(KernHostCtx *ctx, uint32_t seed);
+[[noreturn]] void kern_rt_exit(KernHostCtx *ctx, int32_t code);
+int32_t kern_rt_puts(KernHostCtx *ctx, const char *s);
+int32_t kern_rt_putchar(KernHostCtx *ctx, int32_t c);
+int32_t kern_rt_cudaMalloc(KernHostCtx *ctx, void **p, uint64_t size);
+int32_t kern_rt_cudaFree(KernHostCtx *ctx, void *p);
+int32_t kern_rt_cudaMemcpy(KernHostCtx *ctx, void *dst, const void *src, uint64_t n,
+                           int32_t kind);
+int32_t kern_rt_cudaMemset(KernHostCtx *ctx, void *p, int32_t value, uint64_t n);
+int32_t kern_rt_cudaDeviceSynchronize(KernHostCtx *ctx);
+int32_t kern_rt_cudaThreadSynchronize(KernHostCtx *ctx);
+int32_t kern_rt_cudaGetLastError(KernHostCtx *ctx);
+int32_t kern_rt_cudaPeekAtLastError(KernHostCtx *ctx);
+const char *kern_rt_cudaGetErrorString(KernHostCtx *ctx, int32_t err);
+const char *kern_rt_cudaGetErrorName(KernHostCtx *ctx, int32_t err);
+int32_t kern_rt_cudaGetDeviceCount(KernHostCtx *ctx, int32_t *count);
+int32_t kern_rt_cudaGetDevice(KernHostCtx *ctx, int32_t *dev);
+int32_t kern_rt_cudaSetDevice(KernHostCtx *ctx, int32_t dev);
+int32_t kern_rt_cudaDeviceReset(KernHostCtx *ctx);
+
+} // extern "C"
+
+static_assert(offsetof(KernWarpCtx, params) == 0);
+static_assert(offsetof(KernWarpCtx, threadIdx) == 96);
+static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 24);

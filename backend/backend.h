@@ -1,0 +1,52 @@
+// The backend's interface to the layers above: compile a Kern IR module to native code with
+// LLVM ORC and hand back entry points. No LLVM type appears here.
+#pragma once
+
+#include "backend/abi.h"
+#include "ir/ir.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kern::backend {
+
+struct CompileOptions {
+  /// Emit calls to the counter hooks (kern_rt_count_*) at every memory operation and branch.
+  /// If false, compiled code counts nothing (fast mode).
+  bool counters = false;
+  /// LLVM optimisation level, 0-3. If unset, 2.
+  int optLevel = 2;
+  /// Loop back-edges between two kern_rt_poll calls (runaway-kernel checks). If unset, 1<<16.
+  int64_t pollInterval = 1 << 16;
+};
+
+/// A runtime symbol the JIT may resolve: name and address. The JIT resolves these, the C math
+/// library functions that LLVM lowers intrinsics to, and nothing else in the process.
+using SymbolList = std::vector<std::pair<std::string, void *>>;
+
+/// Signature of a compiled kernel: one call runs one warp of one block.
+using WarpFunction = void (*)(KernWarpCtx *ctx);
+/// Signature of the compiled host `main`: argc/argv are passed whether or not main takes them.
+using MainFunction = int32_t (*)(KernHostCtx *ctx, int32_t argc, char **argv);
+
+class CompiledProgram {
+public:
+  virtual ~CompiledProgram() = default;
+  /// The warp function of the i-th kernel, in ir::Module::kernels() order.
+  virtual WarpFunction kernel(size_t index) const = 0;
+  /// The program's main, or null if it has none.
+  virtual MainFunction main() const = 0;
+  /// The LLVM IR of the whole module after optimisation (`kern emit --llvm`).
+  virtual std::string llvmIR() const = 0;
+  /// The native assembly (`kern emit --asm`).
+  virtual std::string assembly() const = 0;
+};
+
+/// Compiles `module`. On failure returns null and sets `error` (an internal error: the module
+/// was verified, so this is kern's bug, reported as such).
+std::unique_ptr<CompiledProgram> compile(const ir::Module &module, const CompileOptions &options,
+                                         const SymbolList &runtimeSymbols, std::string &error);
+
+} // namespace kern::backend

@@ -1,0 +1,282 @@
+// The abstract syntax tree of a .kern program: kern's own classes, built from the ANTLR parse
+// tree by ast_builder (the only file that sees ANTLR) and annotated in place by sema.
+#pragma once
+
+#include "frontend/source.h"
+#include "frontend/types.h"
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kern::frontend {
+
+struct Expr;
+struct Stmt;
+struct Decl;
+struct VarDecl;
+struct FunctionDecl;
+struct StructDecl;
+
+// ---------------------------------------------------------------------------------------------
+// Type syntax: what the source wrote. Sema resolves it to a Type*.
+// ---------------------------------------------------------------------------------------------
+
+/// One declarator suffix or prefix, innermost last as written: `int *a[4]` is base int,
+/// declarator ops [Pointer, Array(4)] read as C reads them (see TypeSyntax::ops).
+struct TypeOp {
+  enum class Kind { Pointer, Array } kind = Kind::Pointer;
+  bool isConst = false;    // Pointer: `* const`
+  Expr *size = nullptr;    // Array: the size expression; nullptr for `[]`
+};
+
+/// A type as written: specifiers plus declarator operators.
+///   `const unsigned int * const p[3]` -> keywords {"unsigned","int"}, isConst, ops as below.
+struct TypeSyntax {
+  SourceLoc loc;
+  /// Builtin type keywords in source order, e.g. {"unsigned","long","long"}; empty when the
+  /// base type is named (typedef name such as `size_t`, `float4`, `dim3`) or a struct/enum.
+  std::vector<std::string> keywords;
+  std::string name;             // a typedef / builtin type name, e.g. "size_t", "dim3"
+  std::string structName;       // `struct S` (used with or without structDef)
+  StructDecl *structDef = nullptr; // `struct S { ... }` written inline
+  std::string enumName;         // `enum E` (no definition)
+  Decl *enumDef = nullptr;      // `enum E { ... }` written inline (an EnumDecl)
+  bool isConst = false;         // applies to the base type
+  bool isVolatile = false;
+  /// Declarator operators in C's binding order, applied to the base type one after another:
+  /// `int *a[4]` (array of 4 pointers to int) -> {Pointer, Array(4)};
+  /// `int (*p)[4]` (pointer to array)          -> {Array(4), Pointer}.
+  std::vector<TypeOp> ops;
+  const Type *resolved = nullptr; // filled by sema
+};
+
+// ---------------------------------------------------------------------------------------------
+// Expressions
+// ---------------------------------------------------------------------------------------------
+
+enum class ExprKind {
+  IntLit,      // intValue; text keeps the spelling (suffixes u, l, ll, ul, ull; hex, octal)
+  FloatLit,    // floatValue; isFloatSuffix for `1.0f`
+  CharLit,     // intValue holds the character code
+  StringLit,   // stringValue: adjacent literals concatenated, escapes decoded
+  Ident,       // name
+  Unary,       // unaryOp, operands[0]
+  Binary,      // binaryOp, operands[0], operands[1] (assignment and comma included)
+  Conditional, // operands[0] ? operands[1] : operands[2]
+  Call,        // operands[0] = callee (usually Ident), args; launch config if isLaunch
+  Index,       // operands[0][operands[1]]
+  Member,      // operands[0].name or operands[0]->name (isArrow)
+  Cast,        // (typeSyntax) operands[0]
+  SizeofType,  // sizeof(typeSyntax)
+  SizeofExpr,  // sizeof operands[0]
+  InitList,    // { operands... } (initialisers only)
+};
+
+enum class UnaryOp { Plus, Minus, Not, BitNot, Deref, AddrOf, PreInc, PreDec, PostInc, PostDec };
+
+enum class BinaryOp {
+  Mul, Div, Rem, Add, Sub, Shl, Shr, Lt, Gt, Le, Ge, Eq, Ne, BitAnd, BitXor, BitOr,
+  LogAnd, LogOr,
+  Assign, MulAssign, DivAssign, RemAssign, AddAssign, SubAssign, ShlAssign, ShrAssign,
+  AndAssign, XorAssign, OrAssign,
+  Comma,
+};
+const char *binaryOpSpelling(BinaryOp op);
+const char *unaryOpSpelling(UnaryOp op);
+bool isAssignment(BinaryOp op);
+
+struct Expr {
+  ExprKind kind;
+  SourceLoc loc; // the operator or first token
+  // Payload (which fields are used depends on kind)
+  uint64_t intValue = 0;
+  double floatValue = 0;
+  bool isFloatSuffix = false;
+  std::string text;        // literal spelling
+  std::string stringValue; // StringLit
+  std::string name;        // Ident, Member
+  bool isArrow = false;    // Member
+  UnaryOp unaryOp = UnaryOp::Plus;
+  BinaryOp binaryOp = BinaryOp::Add;
+  std::vector<Expr *> operands;
+  std::vector<Expr *> args; // Call arguments
+  // Call with `<<<grid, block[, shared[, stream]]>>>`
+  bool isLaunch = false;
+  std::vector<Expr *> launchConfig;
+  TypeSyntax *typeSyntax = nullptr; // Cast, SizeofType
+
+  // ---- filled by sema ----
+  const Type *type = nullptr;
+  bool isLValue = false;
+  Decl *decl = nullptr; // Ident: the variable or function it names; Call: the callee
+  int builtin = -1;     // Ident/Call: index into the builtins table when it names one
+  int64_t enumValue = 0; // Ident naming an enumerator
+  bool isEnumConst = false;
+
+  explicit Expr(ExprKind k) : kind(k) {}
+};
+
+// ---------------------------------------------------------------------------------------------
+// Statements
+// ---------------------------------------------------------------------------------------------
+
+enum class StmtKind {
+  Compound, // body
+  Decl,     // decls (one per declarator: `int a, b;` gives two VarDecls)
+  Expr,     // expr (may be null for `;`)
+  If,       // cond, then, elseStmt (may be null)
+  For,      // init (Decl or Expr stmt, may be null), cond (may be null), step (may be null), then=body
+  While,    // cond, then=body
+  DoWhile,  // then=body, cond
+  Switch,   // cond, then=body (a Compound holding Case/Default labels among its statements)
+  Case,     // caseValue; the labelled statement follows it in the enclosing body (then may be set)
+  Default,  // as Case
+  Break,
+  Continue,
+  Return,   // expr (may be null)
+  Goto,     // unsupported: sema reports it (name = label)
+  Label,    // unsupported label `name:`; then = labelled statement
+  Pragma,   // `#pragma unroll [n]` kept by the preprocessor: text
+};
+
+struct Stmt {
+  StmtKind kind;
+  SourceLoc loc;
+  std::vector<Stmt *> body;     // Compound
+  std::vector<Decl *> decls;    // Decl
+  Expr *expr = nullptr;         // Expr, Return
+  Expr *cond = nullptr;         // If, For, While, DoWhile, Switch
+  Stmt *init = nullptr;         // For
+  Expr *step = nullptr;         // For
+  Stmt *then = nullptr;         // If then-branch; loop/switch body; Case/Label's statement
+  Stmt *elseStmt = nullptr;     // If
+  Expr *caseValue = nullptr;    // Case
+  std::string name;             // Goto, Label
+  std::string text;             // Pragma
+  explicit Stmt(StmtKind k) : kind(k) {}
+};
+
+// ---------------------------------------------------------------------------------------------
+// Declarations
+// ---------------------------------------------------------------------------------------------
+
+enum class DeclKind { Var, Function, Struct, Typedef, Enum, Unsupported };
+
+/// CUDA and C qualifiers and storage classes found in declaration specifiers.
+struct Qualifiers {
+  bool global = false;     // __global__
+  bool device = false;     // __device__
+  bool host = false;       // __host__
+  bool shared = false;     // __shared__
+  bool constant = false;   // __constant__
+  bool isExtern = false;
+  bool isStatic = false;
+  bool isInline = false;   // inline / __inline__ / __forceinline__
+  bool noinline = false;   // __noinline__
+  bool restrict = false;   // __restrict__ (anywhere in the declaration)
+  int launchBoundsMaxThreads = 0; // __launch_bounds__(max[, min])
+  int launchBoundsMinBlocks = 0;
+  uint64_t alignAs = 0;    // __align__(n) on a struct
+};
+
+struct Decl {
+  DeclKind kind;
+  SourceLoc loc; // the name
+  std::string name;
+  Qualifiers quals;
+  explicit Decl(DeclKind k) : kind(k) {}
+  virtual ~Decl() = default;
+};
+
+struct VarDecl : Decl {
+  TypeSyntax *typeSyntax = nullptr;
+  Expr *init = nullptr; // may be an InitList
+  bool isParam = false;
+  // ---- filled by sema ----
+  const Type *type = nullptr;
+  bool isGlobalScope = false; // file scope (__device__, __constant__, host globals)
+  bool addressTaken = false;
+  VarDecl() : Decl(DeclKind::Var) {}
+};
+
+struct FunctionDecl : Decl {
+  TypeSyntax *returnType = nullptr;
+  std::vector<VarDecl *> params;
+  bool variadic = false;
+  Stmt *body = nullptr; // null for a prototype
+  // ---- filled by sema ----
+  const Type *type = nullptr;
+  FunctionDecl *definition = nullptr; // the defining declaration when this is a prototype
+  bool isKernel() const { return quals.global; }
+  /// Host code: no __global__/__device__, or __host__ (possibly with __device__).
+  bool isHostCallable() const { return !quals.global && (quals.host || !quals.device); }
+  bool isDeviceCallable() const { return quals.device; }
+  FunctionDecl() : Decl(DeclKind::Function) {}
+};
+
+struct StructDecl : Decl {
+  struct Field {
+    SourceLoc loc;
+    std::string name;
+    TypeSyntax *typeSyntax = nullptr;
+  };
+  std::vector<Field> fields;
+  bool isDefinition = false;
+  const Type *type = nullptr; // filled by sema
+  StructDecl() : Decl(DeclKind::Struct) {}
+};
+
+struct TypedefDecl : Decl {
+  TypeSyntax *typeSyntax = nullptr;
+  const Type *type = nullptr; // filled by sema
+  TypedefDecl() : Decl(DeclKind::Typedef) {}
+};
+
+struct EnumDecl : Decl {
+  struct Enumerator {
+    SourceLoc loc;
+    std::string name;
+    Expr *value = nullptr; // may be null
+    int64_t resolved = 0;  // filled by sema
+  };
+  std::vector<Enumerator> enumerators;
+  EnumDecl() : Decl(DeclKind::Enum) {}
+};
+
+/// A construct the language does not support (class, template, namespace, asm...). The AST
+/// builder records it with the construct's name; sema reports one diagnostic for it.
+struct UnsupportedDecl : Decl {
+  std::string construct; // e.g. "C++ classes", "templates", "inline PTX"
+  UnsupportedDecl() : Decl(DeclKind::Unsupported) {}
+};
+
+/// One translation unit. Owns every node.
+struct TranslationUnit {
+  std::vector<Decl *> decls; // in source order; a declaration with several declarators
+                             // contributes one Decl per declarator
+
+  template <typename T, typename... A> T *make(A &&...a) {
+    auto p = std::make_unique<T>(std::forward<A>(a)...);
+    T *raw = p.get();
+    if constexpr (std::is_base_of_v<Decl, T>)
+      decls_.push_back(std::move(p));
+    else if constexpr (std::is_same_v<T, Expr>)
+      exprs_.push_back(std::move(p));
+    else if constexpr (std::is_same_v<T, Stmt>)
+      stmts_.push_back(std::move(p));
+    else
+      types_.push_back(std::move(p));
+    return raw;
+  }
+
+private:
+  std::deque<std::unique_ptr<Decl>> decls_;
+  std::deque<std::unique_ptr<Expr>> exprs_;
+  std::deque<std::unique_ptr<Stmt>> stmts_;
+  std::deque<std::unique_ptr<TypeSyntax>> types_;
+};
+
+} // namespace kern::frontend

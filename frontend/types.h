@@ -1,0 +1,127 @@
+// The C/CUDA type system of .kern programs: interned types with CUDA sizes and alignments.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kern::frontend {
+
+enum class TypeKind {
+  Void,
+  Bool,
+  Char, // plain char is signed, as on x86-64 Linux hosts and in nvcc
+  SChar,
+  UChar,
+  Short,
+  UShort,
+  Int,
+  UInt,
+  Long, // LP64: long is 64-bit on the host, and nvcc matches the host
+  ULong,
+  LongLong,
+  ULongLong,
+  Float,
+  Double,
+  Pointer,
+  Array,
+  Struct,
+  Function,
+};
+
+/// Which memory a pointer points into. Generic means "cannot know statically": the
+/// backend then decides per access from the address.
+enum class AddrSpace : uint8_t { Generic, Global, Shared, Constant, Local, Host };
+const char *addrSpaceName(AddrSpace s);
+
+struct Type;
+
+struct StructField {
+  std::string name;
+  const Type *type = nullptr;
+  uint64_t offset = 0;
+};
+
+struct StructInfo {
+  std::string name; // may be empty for an anonymous struct
+  std::vector<StructField> fields;
+  bool complete = false;
+  uint64_t size = 0;
+  uint64_t align = 1;
+  const StructField *field(const std::string &n) const {
+    for (auto &f : fields)
+      if (f.name == n)
+        return &f;
+    return nullptr;
+  }
+};
+
+/// A type. Types are interned by TypeContext, so pointer equality is type equality.
+struct Type {
+  TypeKind kind = TypeKind::Void;
+  const Type *elem = nullptr; // pointee (Pointer), element (Array), result (Function)
+  uint64_t count = 0;         // Array: element count (0 = unsized, e.g. extern __shared__)
+  AddrSpace space = AddrSpace::Generic; // Pointer only
+  bool pointeeConst = false;            // Pointer only: `const T*`
+  StructInfo *record = nullptr;         // Struct only
+  std::vector<const Type *> params;     // Function only
+  bool variadic = false;                // Function only
+
+  bool isVoid() const { return kind == TypeKind::Void; }
+  bool isBool() const { return kind == TypeKind::Bool; }
+  bool isInteger() const { return kind >= TypeKind::Bool && kind <= TypeKind::ULongLong; }
+  bool isFloating() const { return kind == TypeKind::Float || kind == TypeKind::Double; }
+  bool isArithmetic() const { return isInteger() || isFloating(); }
+  bool isPointer() const { return kind == TypeKind::Pointer; }
+  bool isArray() const { return kind == TypeKind::Array; }
+  bool isStruct() const { return kind == TypeKind::Struct; }
+  bool isFunction() const { return kind == TypeKind::Function; }
+  bool isScalar() const { return isArithmetic() || isPointer(); }
+  bool isSigned() const;
+  /// Size in bytes (CUDA = x86-64 LP64 sizes); 0 for void and functions.
+  uint64_t size() const;
+  uint64_t align() const;
+  /// Integer rank for C's usual arithmetic conversions.
+  int rank() const;
+  /// C spelling, e.g. "const float *", "int[16]", "struct vec3".
+  std::string str() const;
+};
+
+/// Owns and interns all types of one compilation.
+class TypeContext {
+public:
+  TypeContext();
+  const Type *get(TypeKind k) const { return basic_[static_cast<int>(k)]; }
+  const Type *voidTy() const { return get(TypeKind::Void); }
+  const Type *boolTy() const { return get(TypeKind::Bool); }
+  const Type *intTy() const { return get(TypeKind::Int); }
+  const Type *uintTy() const { return get(TypeKind::UInt); }
+  const Type *floatTy() const { return get(TypeKind::Float); }
+  const Type *doubleTy() const { return get(TypeKind::Double); }
+  const Type *sizeTy() const { return get(TypeKind::ULong); } // size_t
+  const Type *pointerTo(const Type *elem, AddrSpace space = AddrSpace::Generic,
+                        bool pointeeConst = false);
+  const Type *arrayOf(const Type *elem, uint64_t count);
+  const Type *function(const Type *ret, std::vector<const Type *> params, bool variadic);
+  /// A new struct type (complete it by filling record->fields and calling layoutStruct).
+  const Type *newStruct(const std::string &name);
+  /// Computes field offsets, size and alignment; `alignOverride` from __align__(n) (0 = none).
+  void layoutStruct(const Type *t, uint64_t alignOverride = 0);
+  /// The built-in uint3 / dim3 struct types (three unsigned fields x, y, z).
+  const Type *uint3Ty() const { return uint3_; }
+  const Type *dim3Ty() const { return dim3_; }
+
+private:
+  std::vector<const Type *> basic_;
+  std::vector<std::unique_ptr<Type>> owned_;
+  std::vector<std::unique_ptr<StructInfo>> records_;
+  std::map<std::tuple<const Type *, int, bool>, const Type *> pointers_;
+  std::map<std::pair<const Type *, uint64_t>, const Type *> arrays_;
+  const Type *uint3_ = nullptr;
+  const Type *dim3_ = nullptr;
+  Type *make();
+};
+
+} // namespace kern::frontend

@@ -1,0 +1,321 @@
+// Kern IR: per-thread, typed, structured. Expressions are trees; control flow is kept as
+// regions (if / loop / break / continue / return), so the backend can turn it into mask
+// arithmetic without a CFG linearisation. Every memory operation, branch, barrier and atomic
+// carries a SiteId, the unit by which counters are reported.
+#pragma once
+
+#include "frontend/source.h"
+#include "frontend/types.h"
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kern::ir {
+
+using frontend::AddrSpace;
+using frontend::SourceLoc;
+
+// ---------------------------------------------------------------------------------------------
+// Types: scalars only. Aggregates are lowered to byte addresses and scalar loads/stores.
+// ---------------------------------------------------------------------------------------------
+
+enum class TypeKind : uint8_t { Void, Bool, I8, I16, I32, I64, F32, F64, Ptr };
+
+struct Type {
+  TypeKind kind = TypeKind::Void;
+  bool isSigned = false;                // integers only
+  AddrSpace space = AddrSpace::Generic; // Ptr only: where it points, if known
+
+  static Type voidTy() { return {TypeKind::Void}; }
+  static Type boolTy() { return {TypeKind::Bool}; }
+  static Type i8(bool s = true) { return {TypeKind::I8, s}; }
+  static Type i16(bool s = true) { return {TypeKind::I16, s}; }
+  static Type i32(bool s = true) { return {TypeKind::I32, s}; }
+  static Type i64(bool s = true) { return {TypeKind::I64, s}; }
+  static Type f32() { return {TypeKind::F32}; }
+  static Type f64() { return {TypeKind::F64}; }
+  static Type ptr(AddrSpace sp) { return {TypeKind::Ptr, false, sp}; }
+
+  bool isVoid() const { return kind == TypeKind::Void; }
+  bool isBool() const { return kind == TypeKind::Bool; }
+  bool isInt() const { return kind >= TypeKind::I8 && kind <= TypeKind::I64; }
+  bool isFloat() const { return kind == TypeKind::F32 || kind == TypeKind::F64; }
+  bool isPtr() const { return kind == TypeKind::Ptr; }
+  /// Width in bits (Bool = 1, Ptr = 64).
+  unsigned bits() const;
+  /// Size in memory in bytes (Bool = 1).
+  unsigned bytes() const { return isBool() ? 1 : bits() / 8; }
+  bool operator==(const Type &o) const {
+    return kind == o.kind && isSigned == o.isSigned && (kind != TypeKind::Ptr || space == o.space);
+  }
+  bool operator!=(const Type &o) const { return !(*this == o); }
+  std::string str() const; // "i32", "u64", "f32", "ptr.global", "bool"
+};
+
+// ---------------------------------------------------------------------------------------------
+// Sites
+// ---------------------------------------------------------------------------------------------
+
+using SiteId = uint32_t;
+
+enum class SiteKind : uint8_t { Load, Store, Atomic, Branch, Loop, Barrier, Call, Printf, Launch, Other };
+
+struct Site {
+  SiteId id = 0;
+  SiteKind kind = SiteKind::Other;
+  SourceLoc loc;
+  std::string what; // short description, e.g. "load f32 global", "if", "for"
+};
+
+// ---------------------------------------------------------------------------------------------
+// Entities
+// ---------------------------------------------------------------------------------------------
+
+struct Function;
+struct Block;
+
+/// A mutable per-thread variable (C local or parameter). Each C declaration gets its own Var;
+/// scoping was resolved by sema. Aggregates (arrays, structs) are never Vars: they live in
+/// memory (LocalVar slots) and are reached by address.
+struct Var {
+  uint32_t id = 0;
+  std::string name;
+  Type type;
+  bool isParam = false;
+  // Filled by analysis: the value is the same in every lane of a warp at every point.
+  bool uniform = false;
+};
+
+/// A per-thread block of memory in the local address space (a local array or struct, or a
+/// scalar whose address is taken). The backend gives each lane its own copy.
+struct LocalSlot {
+  uint32_t id = 0;
+  std::string name;
+  uint64_t size = 0;
+  uint64_t align = 1;
+};
+
+/// A file-scope variable: `__device__` (global space), `__constant__` (constant space) or a
+/// host global (host space), with its initial bytes.
+struct GlobalVar {
+  uint32_t id = 0;
+  std::string name;
+  AddrSpace space = AddrSpace::Global;
+  uint64_t size = 0;
+  uint64_t align = 1;
+  std::vector<uint8_t> init; // empty = zero-initialised
+};
+
+// ---------------------------------------------------------------------------------------------
+// Expressions
+// ---------------------------------------------------------------------------------------------
+
+enum class ExprKind : uint8_t {
+  Const,      // intValue or floatValue, of `type`
+  VarRef,     // var
+  BuiltinVar, // builtinVar
+  Unary,      // unaryOp, ops[0]
+  Binary,     // binaryOp, ops[0], ops[1] (same type; comparisons yield Bool)
+  Cast,       // ops[0] converted to `type` (C conversion semantics)
+  Select,     // ops[0] (Bool) ? ops[1] : ops[2]; both arms evaluated, no side effects
+  Load,       // *(type*)ops[0] in `space`; site
+  Call,       // callee(args = ops); device or host function, same side as the caller
+  Intrinsic,  // intrinsic(args = ops): math, warp functions, runtime API calls
+  StringConst,// address of a NUL-terminated constant string (text)
+  GlobalAddr, // address of global (a GlobalVar)
+  SharedAddr, // address of byte intValue of the block's shared memory
+  LocalAddr,  // address of local slot (a LocalSlot) of this thread
+  PtrAdd,     // ops[0] (Ptr) + ops[1] (I64 byte offset, signed) -> Ptr of `type`
+};
+
+enum class UnaryOp : uint8_t { Neg, BitNot, LogNot };
+
+enum class BinaryOp : uint8_t {
+  Add, Sub, Mul, Div, Rem, // Div/Rem: signed or unsigned by operand type; integer division by
+                           // zero is a reported fault, never a trap
+  Shl, Shr,                // Shr: arithmetic for signed operands
+  And, Or, Xor,            // bitwise (also on Bool)
+  Lt, Le, Gt, Ge, Eq, Ne,  // result Bool; ordered comparisons for floats (C semantics)
+  Min, Max,                // used by intrinsics lowering; signed/unsigned/float by type
+};
+
+enum class BuiltinVar : uint8_t {
+  ThreadIdxX, ThreadIdxY, ThreadIdxZ,
+  BlockIdxX, BlockIdxY, BlockIdxZ,
+  BlockDimX, BlockDimY, BlockDimZ,
+  GridDimX, GridDimY, GridDimZ,
+  WarpSize, LaneId,
+};
+
+enum class IntrinsicId : uint16_t {
+#define KERN_INTRINSIC(Id, spelling, kind) Id,
+#include "ir/intrinsics.def"
+#undef KERN_INTRINSIC
+};
+
+/// How an intrinsic is implemented (see intrinsics.def).
+enum class IntrinsicKind : uint8_t {
+  Math,    // pure function of its arguments, per lane (libm or an LLVM intrinsic)
+  Warp,    // needs the whole warp: ballot, shuffle, vote (kernel side only)
+  Runtime, // a call into the runtime: `kern_rt_<spelling>(ctx, args...)` (host side)
+};
+
+const char *intrinsicName(IntrinsicId id);
+IntrinsicKind intrinsicKind(IntrinsicId id);
+
+struct Expr {
+  ExprKind kind;
+  Type type;
+  int64_t intValue = 0; // Const (integers, Bool), SharedAddr byte offset
+  double floatValue = 0;
+  UnaryOp unaryOp = UnaryOp::Neg;
+  BinaryOp binaryOp = BinaryOp::Add;
+  BuiltinVar builtinVar = BuiltinVar::ThreadIdxX;
+  IntrinsicId intrinsic{};
+  Var *var = nullptr;
+  Function *callee = nullptr;
+  GlobalVar *global = nullptr;
+  LocalSlot *slot = nullptr;
+  std::string text; // StringConst
+  AddrSpace space = AddrSpace::Generic; // Load
+  SiteId site = 0;                      // Load, Call
+  std::vector<Expr *> ops;
+  bool uniform = false; // filled by analysis
+  explicit Expr(ExprKind k, Type t) : kind(k), type(t) {}
+};
+
+// ---------------------------------------------------------------------------------------------
+// Statements
+// ---------------------------------------------------------------------------------------------
+
+enum class StmtKind : uint8_t {
+  Block,    // stmts, in order
+  Assign,   // var = value
+  Store,    // *(value.type*)addr = value in `space`; site
+  If,       // if (cond) thenBody else elseBody (elseBody may be null); site
+  Loop,     // see below
+  Break,    // leave the innermost Loop
+  Continue, // go to the innermost Loop's step
+  Return,   // value may be null
+  Eval,     // evaluate value for its side effects (a Call or Intrinsic)
+  Printf,   // printf(text, args...): site
+  Launch,   // kernel<<<grid, block, sharedBytes, stream>>>(args): host only; site
+  Barrier,  // __syncthreads(): kernel only; site
+};
+
+struct Stmt {
+  StmtKind kind;
+  SourceLoc loc;
+  SiteId site = 0;
+  Var *var = nullptr;       // Assign
+  Expr *addr = nullptr;     // Store
+  Expr *value = nullptr;    // Assign, Store, Return, Eval
+  AddrSpace space = AddrSpace::Generic; // Store
+  Expr *cond = nullptr;     // If, Loop (null = always true)
+  Block *thenBody = nullptr; // If
+  Block *elseBody = nullptr; // If (may be null)
+  /// If: false when the `if` only implements per-lane short-circuit evaluation (&&, ||, ?:
+  /// whose arms load memory), which the hardware predicates instead of branching; such an if
+  /// is not counted as a branch.
+  bool isBranch = true;
+  // Loop: repeat { preCond; if (testFirst && !cond) break; body; [continue lands here] step;
+  //                if (!testFirst && !cond) break; }
+  // that is: for/while have testFirst = true; do-while has testFirst = false (cond after step).
+  Block *preCond = nullptr; // statements evaluated before each test of cond (may be null)
+  Block *body = nullptr;
+  Block *step = nullptr;    // may be null
+  bool testFirst = true;
+  std::vector<Expr *> args; // Printf args; Launch kernel arguments
+  std::string text;         // Printf format
+  Function *kernel = nullptr;            // Launch
+  Expr *grid[3] = {nullptr, nullptr, nullptr};  // Launch: U32 each
+  Expr *blockDim[3] = {nullptr, nullptr, nullptr};
+  Expr *sharedBytes = nullptr;           // Launch: U64
+  Expr *stream = nullptr;                // Launch: Ptr (may be a null constant)
+  explicit Stmt(StmtKind k) : kind(k) {}
+};
+
+struct Block {
+  std::vector<Stmt *> stmts;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Functions and modules
+// ---------------------------------------------------------------------------------------------
+
+enum class FunctionKind : uint8_t { Kernel, Device, Host };
+
+struct Function {
+  std::string name;
+  FunctionKind kind = FunctionKind::Host;
+  SourceLoc loc;
+  Type returnType;
+  std::vector<Var *> params;
+  std::vector<Var *> vars; // every Var of the function, params included
+  std::vector<LocalSlot *> slots;
+  Block *body = nullptr;
+  // Kernels: byte offset of each parameter in the packed parameter buffer (CUDA's layout:
+  // each at its natural alignment), and the buffer's size.
+  std::vector<uint32_t> paramOffsets;
+  uint32_t paramBytes = 0;
+  uint64_t staticSharedBytes = 0; // kernels: __shared__ variables' total
+  bool usesBarriers = false;      // kernels: reaches __syncthreads (directly or by a call)
+  bool isMain = false;            // host: the program's main
+  bool mainTakesArgs = false;     // main(int argc, char** argv)
+};
+
+/// One program: its functions, globals, sites and strings. Owns every node.
+struct Module {
+  std::vector<Function *> functions;
+  std::vector<GlobalVar *> globals;
+  std::vector<Site> sites; // sites[id]; id 0 is "no site"
+  std::string sourceName;
+
+  Module() { sites.push_back(Site{}); }
+  SiteId addSite(SiteKind kind, SourceLoc loc, std::string what) {
+    Site s;
+    s.id = static_cast<SiteId>(sites.size());
+    s.kind = kind;
+    s.loc = loc;
+    s.what = std::move(what);
+    sites.push_back(std::move(s));
+    return sites.back().id;
+  }
+  Function *findFunction(const std::string &name) const {
+    for (auto *f : functions)
+      if (f->name == name)
+        return f;
+    return nullptr;
+  }
+  std::vector<Function *> kernels() const {
+    std::vector<Function *> out;
+    for (auto *f : functions)
+      if (f->kind == FunctionKind::Kernel)
+        out.push_back(f);
+    return out;
+  }
+
+  template <typename T, typename... A> T *make(A &&...a) {
+    auto p = std::make_shared<T>(std::forward<A>(a)...);
+    T *raw = p.get();
+    owned_.push_back(std::move(p));
+    return raw;
+  }
+
+private:
+  std::deque<std::shared_ptr<void>> owned_;
+};
+
+/// Prints the module as text (`kern emit --ir`).
+std::string print(const Module &m);
+std::string print(const Function &f, const Module &m);
+
+/// Checks structural invariants (types of operands, breaks inside loops...). Returns an empty
+/// string when the module is well formed, else a description of the first problem: an
+/// internal error, never a user's.
+std::string verify(const Module &m);
+
+} // namespace kern::ir
