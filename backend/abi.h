@@ -70,6 +70,16 @@ int32_t kern_rt_poll(KernWarpCtx *ctx, uint32_t site);
 /// promotions (integers sign/zero-extended to 64 bits, float -> double bits, pointers).
 void kern_rt_kprintf(KernWarpCtx *ctx, uint32_t lane, const char *fmt, int32_t nargs,
                      const uint64_t *args);
+/// __syncthreads() reached by the lanes `activeMask` of the warp at `site`. Suspends the warp
+/// until every live warp of the block has arrived. A barrier under a divergent mask (activeMask
+/// is not ctx->liveMask), or one that some warp of the block never reaches, is reported as a
+/// KERN_FAULT_BARRIER: ctx->fault is then set and the compiled code must return.
+void kern_rt_barrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask);
+/// __syncthreads_count/and/or: a barrier as above that also combines `predMask` (the lanes
+/// whose predicate is true) over the whole block. `op`: 0 count, 1 and, 2 or. Returns the
+/// count, or 0/1 for and/or (every warp gets the same value).
+int32_t kern_rt_barrier_reduce(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask,
+                               uint32_t predMask, uint32_t op);
 /// Counter hooks (emitted only when counters are compiled in).
 /// A warp-level memory access: `addrs` has one address per lane (only `mask` lanes valid),
 /// `size` the bytes per lane, `flags` a KernAccessFlags combination.
@@ -89,6 +99,13 @@ enum KernAccessFlags : uint32_t {
   KERN_ACCESS_CONSTANT = 8,
   KERN_ACCESS_LOCAL = 12,
 };
+
+// ---- called from warp functions and host code ----------------------------------------------
+
+/// The address of the module's global variable `globalId` (ir::GlobalVar::id): __device__ and
+/// __constant__ variables live in device memory, host globals in host memory. `ctx` is the
+/// KernWarpCtx* in a warp function and the KernHostCtx* in host code.
+uint64_t kern_rt_global_addr(void *ctx, uint32_t globalId);
 
 // ---- called from host code -----------------------------------------------------------------
 

@@ -230,6 +230,7 @@ struct Stmt {
   bool testFirst = true;
   std::vector<Expr *> args; // Printf args; Launch kernel arguments
   std::string text;         // Printf format
+  int printfStream = 1;     // Printf: 1 stdout, 2 stderr (host fprintf)
   Function *kernel = nullptr;            // Launch
   Expr *grid[3] = {nullptr, nullptr, nullptr};  // Launch: U32 each
   Expr *blockDim[3] = {nullptr, nullptr, nullptr};

@@ -1,0 +1,112 @@
+// What warp and host code generation share: the LLVM types of Kern IR types, the per-module
+// state (function tables, string constants, runtime declarations), and the expression
+// semantics (casts, arithmetic, comparisons, math intrinsics) written once so that they work on
+// scalars (host code) and on <32 x T> vectors (warp code) alike.
+#pragma once
+
+#include "backend/backend.h"
+#include "ir/ir.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kern::backend {
+
+constexpr unsigned kWarpSize = KERN_WARP_SIZE;
+using Builder = llvm::IRBuilder<>;
+
+/// Addresses below this are "null" for the fault checks: a small offset from a null pointer
+/// (a struct member of a null pointer) is still a null dereference.
+constexpr uint64_t kNullPageSize = 4096;
+
+/// Device function call depth beyond which a call faults with KERN_FAULT_RECURSION. Real GPUs
+/// bound recursion by the per-thread stack (1 KB default on sm_20+); a fixed depth keeps the
+/// limit independent of frame sizes and of the host's stack.
+constexpr uint32_t kMaxCallDepth = 1000;
+
+/// Per-module code generation state shared by warp_codegen and host_codegen.
+struct ModuleContext {
+  llvm::LLVMContext &llvm;
+  llvm::Module &module;
+  const ir::Module &ir;
+  const CompileOptions &options;
+  /// Kernels (`@name`) and device functions (`@name.warp`).
+  std::map<const ir::Function *, llvm::Function *> warpFunctions;
+  /// Host functions (`@name.host`).
+  std::map<const ir::Function *, llvm::Function *> hostFunctions;
+  /// The first internal error met while generating code (empty: none).
+  std::string error;
+
+  ModuleContext(llvm::LLVMContext &c, llvm::Module &m, const ir::Module &irm,
+                const CompileOptions &o)
+      : llvm(c), module(m), ir(irm), options(o) {}
+
+  /// Records an internal error (a Kern IR construct the backend cannot handle); code generation
+  /// goes on quietly and compile() reports the first one.
+  void fail(const std::string &message);
+  /// Declares (once) an external function the JIT resolves from its allow-list.
+  llvm::Function *externalFunction(const std::string &name, llvm::FunctionType *type);
+  /// A private constant holding `text` and its NUL, shared between uses; its address.
+  llvm::Constant *stringConstant(const std::string &text);
+  /// The index of `kernel` in Module::kernels() order.
+  uint32_t kernelIndex(const ir::Function *kernel) const;
+
+private:
+  std::map<std::string, llvm::GlobalVariable *> strings_;
+};
+
+// ---- types ---------------------------------------------------------------------------------
+
+/// The type a value of `t` has in a register: i1 for bool, iN, float, double, and i64 for
+/// pointers (every pointer is a plain 64-bit host address; see abi.h).
+llvm::Type *registerType(llvm::LLVMContext &c, ir::Type t);
+/// The type a value of `t` has in memory: as registerType, but bool is a byte.
+llvm::Type *memoryType(llvm::LLVMContext &c, ir::Type t);
+/// <32 x t>.
+llvm::FixedVectorType *warpVector(llvm::Type *t);
+/// `scalar` with the shape of `like`: itself if `like` is a scalar, else a vector of as many.
+llvm::Type *sameShape(llvm::Type *scalar, llvm::Type *like);
+
+/// Register value -> memory value (bool: zext to i8) and back (byte != 0).
+llvm::Value *toMemory(Builder &b, llvm::Value *v, ir::Type t);
+llvm::Value *fromMemory(Builder &b, llvm::Value *v, ir::Type t);
+
+/// The constant value of a Const expression, with the shape of `shape` (scalar or vector type).
+llvm::Constant *constantValue(const ir::Expr &e, llvm::Type *shape);
+/// Zero of `t`'s register type, shaped like `shape`.
+llvm::Constant *zeroValue(ir::Type t, llvm::Type *shape);
+
+// ---- expression semantics (scalar or vector operands) -------------------------------------
+
+/// C conversion of `v` from `from` to `to`.
+llvm::Value *emitCast(Builder &b, llvm::Value *v, ir::Type from, ir::Type to);
+/// `op v`, v of type `t` (LogNot yields Bool).
+llvm::Value *emitUnary(Builder &b, ir::UnaryOp op, llvm::Value *v, ir::Type t);
+/// `a op b` with operands of type `t`. Div/Rem never trap: lanes whose divisor is zero, or
+/// INT_MIN / -1 (x86's idiv traps on both; a GPU returns INT_MIN and 0), divide by 1 instead.
+/// Callers report division by zero before calling this.
+llvm::Value *emitBinary(Builder &b, ir::BinaryOp op, llvm::Value *a, llvm::Value *c, ir::Type t);
+/// i1 (or <32 x i1>): the divisor `d` of type `t` is zero.
+llvm::Value *isZero(Builder &b, llvm::Value *d, ir::Type t);
+/// A Math intrinsic on `args` (types `argTypes`) with result type `result`.
+llvm::Value *emitMath(ModuleContext &mc, Builder &b, ir::IntrinsicId id,
+                      const std::vector<llvm::Value *> &args,
+                      const std::vector<ir::Type> &argTypes, ir::Type result);
+
+/// One printf argument after C's default argument promotions, as the 64 bits the runtime's
+/// printf reads (abi.h): ints sign/zero-extended, float -> double, pointers as addresses.
+llvm::Value *promoteVarArg(Builder &b, llvm::Value *scalar, ir::Type t);
+
+/// Allocates `t` in the entry block of the current function (where mem2reg/SROA find it).
+llvm::AllocaInst *entryAlloca(Builder &b, llvm::Type *t, const llvm::Twine &name,
+                              uint64_t align = 0);
+
+/// Adds the attributes every generated function gets (unwind tables: host faults unwind
+/// through compiled frames; see kern_rt_host_fault).
+void setCommonAttributes(llvm::Function *f);
+
+} // namespace kern::backend

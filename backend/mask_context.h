@@ -1,0 +1,95 @@
+// The sole owner of a warp function's execution mask: the only code that combines the
+// function, if, loop, break, continue and return masks (after ISPC's FunctionEmitContext,
+// src/ctx.h). Statement codegen says what happens (an if starts, lanes break...), this class
+// says which lanes run.
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <functional>
+#include <vector>
+
+namespace kern::backend {
+
+/// Called where a branch's condition has been evaluated, before any side is entered: `mask`
+/// the lanes that evaluated it, `taken` those for which it holds (both <32 x i1>). The
+/// divergence counters hook in here.
+using BranchHook = std::function<void(llvm::Value *mask, llvm::Value *taken)>;
+
+/// Masks are <32 x i1> (lane i = element i). Every mask lives in an alloca so that any block
+/// can read it; mem2reg turns them back into SSA values.
+///
+/// The current mask is always: lanes that entered the function, minus returned lanes, minus
+/// lanes of the innermost loop that broke or continued, intersected with the conditions of
+/// the enclosing ifs. A region whose mask is empty is skipped by a real branch, as SIMT
+/// hardware skips it; blending both sides would make the divergence counters lie.
+class MaskContext {
+public:
+  /// `entryMask`: the lanes that run the function. The builder must be in the function.
+  MaskContext(llvm::IRBuilder<> &b, llvm::Value *entryMask);
+
+  /// The lanes executing at the builder's position.
+  llvm::Value *currentMask();
+  /// i1: some lane of `mask` is set.
+  llvm::Value *any(llvm::Value *mask, const llvm::Twine &name = "any");
+  /// The lanes that returned so far.
+  llvm::Value *returnedMask();
+
+  /// if (cond) ... : t = m & cond, e = m & ~cond; the then side runs only if any(t). Leaves
+  /// the builder in the then side. `hasElse`: startElse() will be called.
+  void startIf(llvm::Value *cond, bool hasElse, const BranchHook &hook);
+  /// Leaves the then side; the else side runs only if any(e).
+  void startElse();
+  /// Rejoins: the mask before the if, minus lanes that returned, broke or continued inside.
+  void endIf();
+
+  /// Starts a loop; leaves the builder at the top of an iteration (where preCond goes) with
+  /// the lanes still in the loop. Exits when none is.
+  void startLoop();
+  /// Evaluated loop condition: lanes where it is false leave the loop (as by break). Exits
+  /// when no lane remains.
+  void loopTest(llvm::Value *cond, const BranchHook &hook);
+  /// The continue target: lanes that continued rejoin here. Exits if no lane remains.
+  void startStep();
+  /// Closes the iteration: `backEdge` emits the back-edge work (the step counter), then jumps
+  /// to the next iteration. Afterwards every lane that entered the loop and did not return
+  /// runs again (broken lanes rejoin).
+  void endLoop(const std::function<void()> &backEdge);
+
+  /// `break`: the current lanes leave the innermost loop until it exits.
+  void breakLanes();
+  /// `continue`: the current lanes skip to the innermost loop's step.
+  void continueLanes();
+  /// `return`: the current lanes are done with the function.
+  void returnLanes();
+
+  bool inLoop() const { return !loops_.empty(); }
+
+private:
+  struct IfScope {
+    llvm::Value *outer;    // mask before the if
+    llvm::Value *elseMask; // lanes whose condition was false
+    llvm::BasicBlock *elseTest;
+    llvm::BasicBlock *end;
+  };
+  struct LoopScope {
+    llvm::Value *entry; // mask of the lanes that entered the loop
+    llvm::AllocaInst *breakLanes;
+    llvm::AllocaInst *continueLanes;
+    llvm::BasicBlock *header, *step, *exit;
+  };
+
+  void setMask(llvm::Value *m);
+  llvm::Value *noLanes();
+  /// Lanes that left the current region: returned, and broke or continued in the innermost loop.
+  llvm::Value *leftLanes();
+  llvm::BasicBlock *newBlock(const llvm::Twine &name);
+
+  llvm::IRBuilder<> &b_;
+  llvm::AllocaInst *current_;
+  llvm::AllocaInst *returned_;
+  std::vector<IfScope> ifs_;
+  std::vector<LoopScope> loops_;
+};
+
+} // namespace kern::backend

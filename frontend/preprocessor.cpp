@@ -1,0 +1,1017 @@
+// The C preprocessor of .kern programs: line splicing, comments, macros, conditionals and local
+// includes, keeping for every output line the original file and line it came from.
+#include "frontend/preprocessor.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace kern::frontend {
+
+SourceLoc PreprocessedSource::map(uint32_t line, uint32_t col) const {
+  if (lineMap.empty() || line == 0)
+    return {};
+  // The end-of-file token may sit one line past the last one; it belongs to the last line.
+  if (line > lineMap.size())
+    line = static_cast<uint32_t>(lineMap.size());
+  SourceLoc loc = lineMap[line - 1];
+  loc.col = col == 0 ? 1 : col;
+  return loc;
+}
+
+namespace {
+
+// Headers the language accepts and ignores (LANGUAGE.md): their declarations are built in.
+const std::set<std::string> kSystemHeaders = {
+    "stdio.h",   "stdlib.h",      "math.h",    "string.h",  "cuda_runtime.h",
+    "cuda.h",    "assert.h",      "stdint.h",  "float.h",   "limits.h",
+    "time.h",    "stdbool.h",     "stddef.h",  "cuda_runtime_api.h",
+    "device_launch_parameters.h", "cstdio",    "cstdlib",   "cmath",
+    "cstring",   "cassert",       "cstdint",   "cfloat",    "climits",
+    "ctime",     "cstddef",       "math_constants.h", "device_functions.h",
+    "vector_types.h", "cuda_fp16.h"};
+
+// Constants a program may use without including the header that defines them.
+const char *const kPredefined[] = {
+    "__CUDACC__ 1",
+    "__KERN__ 1",
+    "__NVCC__ 1",
+    "NULL 0",
+    "EXIT_SUCCESS 0",
+    "EXIT_FAILURE 1",
+    "RAND_MAX 2147483647",
+    "CHAR_BIT 8",
+    "SCHAR_MIN (-128)",
+    "SCHAR_MAX 127",
+    "UCHAR_MAX 255",
+    "CHAR_MIN (-128)",
+    "CHAR_MAX 127",
+    "SHRT_MIN (-32768)",
+    "SHRT_MAX 32767",
+    "USHRT_MAX 65535",
+    "INT_MAX 2147483647",
+    "INT_MIN (-2147483647 - 1)",
+    "UINT_MAX 4294967295U",
+    "LONG_MAX 9223372036854775807L",
+    "LONG_MIN (-9223372036854775807L - 1)",
+    "ULONG_MAX 18446744073709551615UL",
+    "LLONG_MAX 9223372036854775807LL",
+    "LLONG_MIN (-9223372036854775807LL - 1)",
+    "ULLONG_MAX 18446744073709551615ULL",
+    "INT8_MAX 127",
+    "INT8_MIN (-128)",
+    "UINT8_MAX 255",
+    "INT16_MAX 32767",
+    "INT16_MIN (-32768)",
+    "UINT16_MAX 65535",
+    "INT32_MAX 2147483647",
+    "INT32_MIN (-2147483647 - 1)",
+    "UINT32_MAX 4294967295U",
+    "INT64_MAX 9223372036854775807LL",
+    "INT64_MIN (-9223372036854775807LL - 1)",
+    "UINT64_MAX 18446744073709551615ULL",
+    "SIZE_MAX 18446744073709551615UL",
+    "FLT_MAX 3.402823466e+38f",
+    "FLT_MIN 1.175494351e-38f",
+    "FLT_EPSILON 1.192092896e-07f",
+    "DBL_MAX 1.7976931348623158e+308",
+    "DBL_MIN 2.2250738585072014e-308",
+    "DBL_EPSILON 2.2204460492503131e-16",
+    "M_E 2.71828182845904523536",
+    "M_LOG2E 1.44269504088896340736",
+    "M_LOG10E 0.434294481903251827651",
+    "M_LN2 0.693147180559945309417",
+    "M_LN10 2.30258509299404568402",
+    "M_PI 3.14159265358979323846",
+    "M_PI_2 1.57079632679489661923",
+    "M_PI_4 0.785398163397448309616",
+    "M_1_PI 0.318309886183790671538",
+    "M_2_PI 0.636619772367581343076",
+    "M_2_SQRTPI 1.12837916709551257390",
+    "M_SQRT2 1.41421356237309504880",
+    "M_SQRT1_2 0.707106781186547524401",
+};
+
+enum class TokKind { Ident, Number, String, Char, Punct };
+
+struct PPToken {
+  TokKind kind = TokKind::Punct;
+  std::string text;
+  std::string ws;                // whitespace written before the token
+  int col = -1;                  // 0-based column in its source line; -1 once macro-produced
+  std::vector<std::string> hide; // macros whose expansion produced it (Prosser's hide set)
+  bool noExpand = false;         // named a macro inside that macro's own expansion
+};
+
+struct Macro {
+  bool function = false;
+  bool variadic = false;
+  std::vector<std::string> params;
+  std::vector<PPToken> body;
+};
+
+struct LogicalLine {
+  std::string text;
+  uint32_t line = 0; // first physical line
+  uint32_t span = 1; // physical lines joined by backslash-newline
+};
+
+bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+const char *const kPuncts[] = {"...", "<<=", ">>=", "##", "<<", ">>", "<=", ">=", "==",
+                               "!=",  "&&",  "||",  "->", "++", "--", "+=", "-=", "*=",
+                               "/=",  "%=",  "&=",  "|=", "^=", "::"};
+
+std::vector<PPToken> tokenize(const std::string &s, size_t from = 0) {
+  std::vector<PPToken> out;
+  size_t i = from;
+  std::string ws;
+  while (i < s.size()) {
+    char c = s[i];
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      ws += c;
+      ++i;
+      continue;
+    }
+    PPToken t;
+    t.ws = std::move(ws);
+    ws.clear();
+    t.col = static_cast<int>(i);
+    size_t start = i;
+    if (isIdentStart(c)) {
+      while (i < s.size() && isIdentChar(s[i]))
+        ++i;
+      t.kind = TokKind::Ident;
+    } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+               (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+      // A pp-number: digits, letters, dots, and signs after an exponent letter.
+      ++i;
+      while (i < s.size()) {
+        char d = s[i];
+        if ((d == '+' || d == '-') && std::strchr("eEpP", s[i - 1]))
+          ++i;
+        else if (isIdentChar(d) || d == '.')
+          ++i;
+        else
+          break;
+      }
+      t.kind = TokKind::Number;
+    } else if (c == '"' || c == '\'') {
+      ++i;
+      while (i < s.size() && s[i] != c) {
+        if (s[i] == '\\' && i + 1 < s.size())
+          ++i;
+        ++i;
+      }
+      if (i < s.size())
+        ++i;
+      t.kind = c == '"' ? TokKind::String : TokKind::Char;
+    } else {
+      size_t len = 1;
+      for (const char *p : kPuncts) {
+        size_t n = std::strlen(p);
+        if (s.compare(i, n, p) == 0) {
+          len = n;
+          break;
+        }
+      }
+      i += len;
+      t.kind = TokKind::Punct;
+    }
+    t.text = s.substr(start, i - start);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+// Splits a file into logical lines (backslash-newline joined) and blanks out comments, keeping
+// newlines so that line numbers stay right and comment text keeps its width.
+std::vector<LogicalLine> readLogicalLines(const std::string &text) {
+  std::vector<LogicalLine> lines;
+  uint32_t physical = 0;
+  size_t pos = 0;
+  bool continuing = false;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    bool last = nl == std::string::npos;
+    std::string line = text.substr(pos, last ? std::string::npos : nl - pos);
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    ++physical;
+    bool splice = !line.empty() && line.back() == '\\';
+    if (splice)
+      line.pop_back();
+    if (continuing) {
+      lines.back().text += line;
+      lines.back().span++;
+    } else {
+      lines.push_back({line, physical, 1});
+    }
+    continuing = splice;
+    if (last)
+      break;
+    pos = nl + 1;
+  }
+  // A final newline leaves an empty last line that is not a line of the file.
+  if (lines.size() > 1 && lines.back().text.empty() && !text.empty() && text.back() == '\n')
+    lines.pop_back();
+
+  bool inBlock = false;
+  for (LogicalLine &l : lines) {
+    std::string &s = l.text;
+    char quote = 0;
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (inBlock) {
+        if (s.compare(i, 2, "*/") == 0) {
+          s[i] = s[i + 1] = ' ';
+          ++i;
+          inBlock = false;
+        } else {
+          s[i] = ' ';
+        }
+        continue;
+      }
+      if (quote) {
+        if (s[i] == '\\')
+          ++i;
+        else if (s[i] == quote)
+          quote = 0;
+        continue;
+      }
+      if (s[i] == '"' || s[i] == '\'') {
+        quote = s[i];
+      } else if (s.compare(i, 2, "//") == 0) {
+        for (size_t j = i; j < s.size(); ++j)
+          s[j] = ' ';
+        break;
+      } else if (s.compare(i, 2, "/*") == 0) {
+        s[i] = s[i + 1] = ' ';
+        ++i;
+        inBlock = true;
+      }
+    }
+  }
+  return lines;
+}
+
+bool hidden(const PPToken &t, const std::string &name) {
+  return std::find(t.hide.begin(), t.hide.end(), name) != t.hide.end();
+}
+
+// Whether two spellings written next to each other would lex as one token.
+bool wouldMerge(char a, char b) {
+  if (isIdentChar(a) && (isIdentChar(b) || b == '.'))
+    return true;
+  if (a == '.' && isIdentChar(b))
+    return true;
+  const char *ops = "+-*/%<>=&|^!.:#";
+  return std::strchr(ops, a) && std::strchr(ops, b) && a && b;
+}
+
+struct CondFrame {
+  SourceLoc loc;
+  bool parentActive = true;
+  bool active = true;
+  bool taken = false;
+  bool seenElse = false;
+};
+
+class Preprocessor {
+public:
+  Preprocessor(SourceManager &sm, DiagnosticEngine &diags) : sm_(sm), diags_(diags) {
+    for (const char *def : kPredefined)
+      define(tokenize(def), {}, false);
+  }
+
+  PreprocessedSource run(uint32_t fileId) {
+    processFile(fileId, canonical(sm_.fileName(fileId)));
+    return std::move(out_);
+  }
+
+private:
+  SourceManager &sm_;
+  DiagnosticEngine &diags_;
+  PreprocessedSource out_;
+  std::map<std::string, Macro> macros_;
+  std::vector<std::string> includeStack_;
+  std::set<std::string> onceFiles_;
+  uint32_t curFile_ = 0;
+  uint32_t curLine_ = 0;
+
+  static std::string canonical(const std::string &path) {
+    std::error_code ec;
+    auto p = std::filesystem::weakly_canonical(path, ec);
+    return ec ? path : p.string();
+  }
+
+  void emit(const std::string &text, uint32_t file, uint32_t line) {
+    out_.text += text;
+    out_.text += '\n';
+    out_.lineMap.push_back(SourceLoc{file, line, 1});
+  }
+
+  void processFile(uint32_t fileId, const std::string &path) {
+    includeStack_.push_back(path);
+    std::vector<LogicalLine> lines = readLogicalLines(sm_.fileText(fileId));
+    std::vector<CondFrame> conds;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const LogicalLine &l = lines[i];
+      curFile_ = fileId;
+      curLine_ = l.line;
+      bool active = conds.empty() || conds.back().active;
+      size_t first = l.text.find_first_not_of(" \t\f\v");
+      uint32_t extra = l.span - 1;
+      if (first != std::string::npos && l.text[first] == '#') {
+        // The directive's own line becomes empty; an include splices the file after it.
+        emit("", fileId, l.line);
+        directive(l, first, conds, fileId, path);
+      } else if (!active || first == std::string::npos) {
+        emit("", fileId, l.line);
+      } else {
+        std::vector<PPToken> toks = tokenize(l.text);
+        // A function-like macro call may continue on the next lines: join them so that the
+        // arguments are collected; the joined lines become empty lines.
+        while (i + 1 < lines.size() && needsMoreLines(toks)) {
+          const LogicalLine &next = lines[i + 1];
+          size_t nf = next.text.find_first_not_of(" \t\f\v");
+          if (nf != std::string::npos && next.text[nf] == '#')
+            break;
+          std::vector<PPToken> more = tokenize(next.text);
+          for (PPToken &t : more) {
+            t.col = -1;
+            if (t.ws.empty())
+              t.ws = " ";
+          }
+          if (!more.empty() && more[0].ws.empty())
+            more[0].ws = " ";
+          toks.insert(toks.end(), more.begin(), more.end());
+          extra += next.span;
+          ++i;
+        }
+        emit(render(expand(std::move(toks))), fileId, l.line);
+      }
+      for (uint32_t k = 1; k <= extra; ++k)
+        emit("", fileId, l.line + k);
+    }
+    for (const CondFrame &f : conds)
+      diags_.error(f.loc, "unterminated conditional directive");
+    includeStack_.pop_back();
+  }
+
+  bool needsMoreLines(const std::vector<PPToken> &toks) const {
+    bool sawMacro = false;
+    int depth = 0;
+    for (size_t i = 0; i < toks.size(); ++i) {
+      const PPToken &t = toks[i];
+      if (t.kind == TokKind::Ident) {
+        auto m = macros_.find(t.text);
+        if (m != macros_.end() && m->second.function && i + 1 < toks.size() &&
+            toks[i + 1].text == "(")
+          sawMacro = true;
+      } else if (sawMacro && t.text == "(") {
+        ++depth;
+      } else if (sawMacro && t.text == ")") {
+        --depth;
+      }
+    }
+    return sawMacro && depth > 0;
+  }
+
+  // Joins tokens back into a line. Tokens straight from the source keep their columns where
+  // possible (an expansion shorter than its call is padded), so diagnostics point right.
+  static std::string render(const std::vector<PPToken> &toks) {
+    std::string out;
+    for (const PPToken &t : toks) {
+      if (t.col >= 0) {
+        size_t col = static_cast<size_t>(t.col);
+        if (out.size() + t.ws.size() == col)
+          out += t.ws;
+        else if (out.size() < col)
+          out.append(col - out.size(), ' ');
+        else if (!t.ws.empty() || (!out.empty() && wouldMerge(out.back(), t.text[0])))
+          out += ' ';
+      } else if (!t.ws.empty() || (!out.empty() && wouldMerge(out.back(), t.text[0]))) {
+        out += ' ';
+      }
+      out += t.text;
+    }
+    return out;
+  }
+
+  SourceLoc locAt(uint32_t col) const { return SourceLoc{curFile_, curLine_, col + 1}; }
+
+  // ---- directives ----
+
+  void directive(const LogicalLine &l, size_t hashCol, std::vector<CondFrame> &conds,
+                 uint32_t fileId, const std::string &path) {
+    std::vector<PPToken> toks = tokenize(l.text, hashCol + 1);
+    SourceLoc hashLoc = locAt(static_cast<uint32_t>(hashCol));
+    bool active = conds.empty() || conds.back().active;
+    if (toks.empty())
+      return; // the null directive
+    const std::string &name = toks[0].text;
+    SourceLoc nameLoc = locAt(static_cast<uint32_t>(toks[0].col));
+    std::vector<PPToken> rest(toks.begin() + 1, toks.end());
+
+    if (name == "if" || name == "ifdef" || name == "ifndef") {
+      CondFrame f;
+      f.loc = hashLoc;
+      f.parentActive = active;
+      bool value = false;
+      if (active) {
+        if (name == "if") {
+          value = evalCondition(rest, nameLoc);
+        } else if (rest.empty() || rest[0].kind != TokKind::Ident) {
+          diags_.error(nameLoc, "macro name missing");
+        } else {
+          value = macros_.count(rest[0].text) != 0 || isDynamicMacro(rest[0].text);
+          if (name == "ifndef")
+            value = !value;
+        }
+      }
+      f.active = active && value;
+      f.taken = f.active || !active;
+      conds.push_back(f);
+      return;
+    }
+    if (name == "elif") {
+      if (conds.empty()) {
+        diags_.error(hashLoc, "#elif without #if");
+        return;
+      }
+      CondFrame &f = conds.back();
+      if (f.seenElse) {
+        diags_.error(hashLoc, "#elif after #else");
+        f.active = false;
+        return;
+      }
+      if (f.parentActive && !f.taken) {
+        f.active = evalCondition(rest, nameLoc);
+        f.taken = f.active;
+      } else {
+        f.active = false;
+      }
+      return;
+    }
+    if (name == "else") {
+      if (conds.empty()) {
+        diags_.error(hashLoc, "#else without #if");
+        return;
+      }
+      CondFrame &f = conds.back();
+      if (f.seenElse) {
+        diags_.error(hashLoc, "#else after #else");
+        f.active = false;
+        return;
+      }
+      f.seenElse = true;
+      f.active = f.parentActive && !f.taken;
+      f.taken = true;
+      return;
+    }
+    if (name == "endif") {
+      if (conds.empty())
+        diags_.error(hashLoc, "#endif without #if");
+      else
+        conds.pop_back();
+      return;
+    }
+    if (!active)
+      return;
+
+    if (name == "define") {
+      if (rest.empty() || rest[0].kind != TokKind::Ident) {
+        diags_.error(nameLoc, "macro name missing");
+        return;
+      }
+      define(rest, l.text, true);
+    } else if (name == "undef") {
+      if (rest.empty() || rest[0].kind != TokKind::Ident)
+        diags_.error(nameLoc, "macro name missing");
+      else
+        macros_.erase(rest[0].text);
+    } else if (name == "include") {
+      include(l, rest, nameLoc, fileId, path);
+    } else if (name == "pragma") {
+      // Pragmas have no semantic effect in kern (`#pragma unroll` included); `once` is honoured.
+      if (!rest.empty() && rest[0].text == "once")
+        onceFiles_.insert(path);
+    } else if (name == "error") {
+      diags_.error(nameLoc, directiveText(l.text, toks));
+    } else if (name == "warning") {
+      diags_.warning(nameLoc, directiveText(l.text, toks));
+    } else if (name == "line" || name == "ident") {
+      // Line control is ignored: diagnostics always name the real file and line.
+    } else if (toks[0].kind == TokKind::Number) {
+      // `# 12 "file"` is the line marker form of #line: ignored as well.
+    } else {
+      diags_.error(nameLoc, "invalid preprocessing directive '#" + name + "'");
+    }
+  }
+
+  static std::string directiveText(const std::string &line, const std::vector<PPToken> &toks) {
+    std::string msg;
+    if (toks.size() > 1) {
+      msg = line.substr(static_cast<size_t>(toks[1].col));
+      while (!msg.empty() && std::isspace(static_cast<unsigned char>(msg.back())))
+        msg.pop_back();
+    }
+    return msg.empty() ? "#" + toks[0].text : msg;
+  }
+
+  // `rest` starts with the macro name. `line` is the directive's text (empty for predefined
+  // macros): a function-like macro has its '(' right after the name, without a space.
+  void define(const std::vector<PPToken> &rest, const std::string &line, bool fromSource) {
+    Macro m;
+    const PPToken &nameTok = rest[0];
+    size_t i = 1;
+    bool funcLike = rest.size() > 1 && rest[1].text == "(" && rest[1].ws.empty();
+    if (funcLike) {
+      m.function = true;
+      i = 2;
+      bool ok = false;
+      while (i < rest.size()) {
+        const PPToken &t = rest[i++];
+        if (t.text == ")") {
+          ok = true;
+          break;
+        }
+        if (t.text == ",")
+          continue;
+        if (t.text == "...") {
+          m.variadic = true;
+          m.params.push_back("__VA_ARGS__");
+        } else if (t.kind == TokKind::Ident) {
+          m.params.push_back(t.text);
+        } else {
+          break;
+        }
+      }
+      if (!ok) {
+        if (fromSource)
+          diags_.error(locAt(static_cast<uint32_t>(nameTok.col)),
+                       "invalid macro parameter list for '" + nameTok.text + "'");
+        return;
+      }
+    }
+    m.body.assign(rest.begin() + static_cast<long>(i), rest.end());
+    for (PPToken &t : m.body) {
+      t.col = -1;
+      if (!t.ws.empty())
+        t.ws = " ";
+    }
+    if (!m.body.empty())
+      m.body[0].ws.clear();
+    (void)line;
+    macros_[nameTok.text] = std::move(m);
+  }
+
+  bool isDynamicMacro(const std::string &n) const { return n == "__LINE__" || n == "__FILE__"; }
+
+  void include(const LogicalLine &l, const std::vector<PPToken> &rest, SourceLoc nameLoc,
+               uint32_t fileId, const std::string &path) {
+    if (rest.empty()) {
+      diags_.error(nameLoc, "expected \"FILENAME\" or <FILENAME>");
+      return;
+    }
+    if (rest[0].text == "<")
+      return; // every <system> header is built in or ignored
+    if (rest[0].kind != TokKind::String || rest[0].text.size() < 2) {
+      diags_.error(nameLoc, "expected \"FILENAME\" or <FILENAME>");
+      return;
+    }
+    std::string name = rest[0].text.substr(1, rest[0].text.size() - 2);
+    SourceLoc fileLoc = locAt(static_cast<uint32_t>(rest[0].col));
+    std::filesystem::path dir = std::filesystem::path(sm_.fileName(fileId)).parent_path();
+    std::filesystem::path target = dir / name;
+    std::ifstream in(target, std::ios::binary);
+    if (!in) {
+      if (kSystemHeaders.count(name) || kSystemHeaders.count(
+                                            std::filesystem::path(name).filename().string()))
+        return;
+      diags_.error(fileLoc, "'" + name + "' file not found");
+      return;
+    }
+    std::string canon = canonical(target.string());
+    (void)l;
+    (void)path;
+    if (onceFiles_.count(canon))
+      return;
+    if (std::find(includeStack_.begin(), includeStack_.end(), canon) != includeStack_.end()) {
+      diags_.error(fileLoc, "#include of '" + name + "' includes itself");
+      return;
+    }
+    if (includeStack_.size() >= 200) {
+      diags_.error(fileLoc, "#include nested too deeply");
+      return;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    uint32_t id = sm_.addFile(target.lexically_normal().string(), ss.str());
+    processFile(id, canon);
+    curFile_ = fileId;
+  }
+
+  // ---- macro expansion (Prosser's algorithm with hide sets) ----
+
+  std::vector<PPToken> expand(std::vector<PPToken> ts) {
+    size_t i = 0;
+    while (i < ts.size()) {
+      PPToken &t = ts[i];
+      if (t.kind != TokKind::Ident || t.noExpand) {
+        ++i;
+        continue;
+      }
+      if (t.text == "__LINE__" || t.text == "__FILE__") {
+        bool line = t.text == "__LINE__";
+        t.text = line ? std::to_string(curLine_) : quote(sm_.fileName(curFile_));
+        t.kind = line ? TokKind::Number : TokKind::String;
+        ++i;
+        continue;
+      }
+      auto it = macros_.find(t.text);
+      if (it == macros_.end()) {
+        ++i;
+        continue;
+      }
+      const std::string name = it->first;
+      const Macro &m = it->second;
+      if (hidden(t, name)) {
+        t.noExpand = true; // painted blue: never expands again
+        ++i;
+        continue;
+      }
+      if (!m.function) {
+        std::vector<std::string> hs = t.hide;
+        hs.push_back(name);
+        std::vector<PPToken> rep = substitute(m, {}, hs);
+        replace(ts, i, i + 1, std::move(rep), t.ws, t.col);
+        continue;
+      }
+      if (i + 1 >= ts.size() || ts[i + 1].text != "(") {
+        ++i; // a function-like macro name without arguments is an ordinary identifier
+        continue;
+      }
+      std::vector<std::vector<PPToken>> args(1);
+      int depth = 0;
+      size_t j = i + 2;
+      bool closed = false;
+      for (; j < ts.size(); ++j) {
+        const PPToken &a = ts[j];
+        if (a.text == "(" || a.text == "[" || a.text == "{") {
+          ++depth;
+        } else if ((a.text == ")" || a.text == "]" || a.text == "}") && depth > 0) {
+          --depth;
+        } else if (a.text == ")") {
+          closed = true;
+          break;
+        } else if (a.text == "," && depth == 0 &&
+                   !(m.variadic && args.size() >= m.params.size())) {
+          args.emplace_back();
+          continue;
+        }
+        args.back().push_back(a);
+      }
+      SourceLoc callLoc = locAt(t.col >= 0 ? static_cast<uint32_t>(t.col) : 0);
+      if (!closed) {
+        diags_.error(callLoc, "unterminated function-like macro invocation");
+        return ts;
+      }
+      if (m.params.empty() && args.size() == 1 && args[0].empty())
+        args.clear();
+      if (m.variadic && args.size() + 1 == m.params.size())
+        args.emplace_back(); // `F(a)` for `F(a, ...)`: an empty __VA_ARGS__
+      if (args.size() != m.params.size()) {
+        diags_.error(callLoc, std::string("too ") +
+                                  (args.size() < m.params.size() ? "few" : "many") +
+                                  " arguments provided to function-like macro invocation");
+        ++i;
+        continue;
+      }
+      std::vector<std::string> hs;
+      for (const std::string &h : t.hide)
+        if (hidden(ts[j], h))
+          hs.push_back(h);
+      hs.push_back(name);
+      std::vector<PPToken> rep = substitute(m, args, hs);
+      replace(ts, i, j + 1, std::move(rep), t.ws, t.col);
+    }
+    return ts;
+  }
+
+  static void replace(std::vector<PPToken> &ts, size_t from, size_t to, std::vector<PPToken> rep,
+                      const std::string &ws, int col) {
+    if (!rep.empty()) {
+      rep[0].ws = ws;
+      // The first token of an expansion stays at the call's column.
+      rep[0].col = col;
+    }
+    ts.erase(ts.begin() + static_cast<long>(from), ts.begin() + static_cast<long>(to));
+    ts.insert(ts.begin() + static_cast<long>(from), rep.begin(), rep.end());
+  }
+
+  static std::string quote(const std::string &s) {
+    std::string out = "\"";
+    for (char c : s) {
+      if (c == '"' || c == '\\')
+        out += '\\';
+      out += c;
+    }
+    return out + "\"";
+  }
+
+  static std::string stringize(const std::vector<PPToken> &arg) {
+    std::string s;
+    for (size_t k = 0; k < arg.size(); ++k) {
+      if (k > 0 && !arg[k].ws.empty())
+        s += ' ';
+      s += arg[k].text;
+    }
+    return quote(s);
+  }
+
+  int paramIndex(const Macro &m, const PPToken &t) const {
+    if (t.kind != TokKind::Ident)
+      return -1;
+    for (size_t k = 0; k < m.params.size(); ++k)
+      if (m.params[k] == t.text)
+        return static_cast<int>(k);
+    return -1;
+  }
+
+  std::vector<PPToken> substitute(const Macro &m, const std::vector<std::vector<PPToken>> &args,
+                                  const std::vector<std::string> &hs) {
+    std::vector<PPToken> out;
+    const std::vector<PPToken> &body = m.body;
+    for (size_t k = 0; k < body.size(); ++k) {
+      const PPToken &bt = body[k];
+      if (m.function && bt.text == "#" && k + 1 < body.size() && paramIndex(m, body[k + 1]) >= 0) {
+        PPToken s;
+        s.kind = TokKind::String;
+        s.text = stringize(args[static_cast<size_t>(paramIndex(m, body[k + 1]))]);
+        s.ws = bt.ws;
+        out.push_back(std::move(s));
+        ++k;
+        continue;
+      }
+      if (bt.text == "##" && k + 1 < body.size()) {
+        const PPToken &rt = body[++k];
+        int p = paramIndex(m, rt);
+        std::vector<PPToken> rhs;
+        if (p >= 0)
+          rhs = args[static_cast<size_t>(p)];
+        else
+          rhs.push_back(rt);
+        // GNU's `, ## __VA_ARGS__` drops the comma when there are no variadic arguments.
+        if (rhs.empty()) {
+          if (rt.text == "__VA_ARGS__" && !out.empty() && out.back().text == ",")
+            out.pop_back();
+          continue;
+        }
+        if (rt.text == "__VA_ARGS__" && !out.empty() && out.back().text == ",") {
+          rhs = expand(rhs);
+          if (!rhs.empty() && rhs[0].ws.empty())
+            rhs[0].ws = " ";
+          out.insert(out.end(), rhs.begin(), rhs.end());
+          continue;
+        }
+        if (out.empty()) {
+          out.insert(out.end(), rhs.begin(), rhs.end());
+          continue;
+        }
+        PPToken &lhs = out.back();
+        lhs.text += rhs[0].text;
+        lhs.noExpand = false;
+        if (isIdentStart(lhs.text[0]))
+          lhs.kind = TokKind::Ident;
+        else if (std::isdigit(static_cast<unsigned char>(lhs.text[0])))
+          lhs.kind = TokKind::Number;
+        out.insert(out.end(), rhs.begin() + 1, rhs.end());
+        continue;
+      }
+      int p = paramIndex(m, bt);
+      if (p >= 0) {
+        bool pasted = k + 1 < body.size() && body[k + 1].text == "##";
+        std::vector<PPToken> a = pasted ? args[static_cast<size_t>(p)]
+                                        : expand(args[static_cast<size_t>(p)]);
+        for (size_t q = 0; q < a.size(); ++q) {
+          a[q].col = -1;
+          if (q == 0)
+            a[q].ws = bt.ws;
+        }
+        out.insert(out.end(), a.begin(), a.end());
+        continue;
+      }
+      out.push_back(bt);
+    }
+    for (PPToken &t : out) {
+      t.col = -1;
+      for (const std::string &h : hs)
+        if (!hidden(t, h))
+          t.hide.push_back(h);
+    }
+    return out;
+  }
+
+  // ---- #if expressions ----
+
+  bool evalCondition(const std::vector<PPToken> &toks, SourceLoc loc) {
+    std::vector<PPToken> pre;
+    for (size_t k = 0; k < toks.size(); ++k) {
+      if (toks[k].text != "defined") {
+        pre.push_back(toks[k]);
+        continue;
+      }
+      std::string name;
+      if (k + 1 < toks.size() && toks[k + 1].kind == TokKind::Ident) {
+        name = toks[++k].text;
+      } else if (k + 3 < toks.size() && toks[k + 1].text == "(" &&
+                 toks[k + 2].kind == TokKind::Ident && toks[k + 3].text == ")") {
+        name = toks[k + 2].text;
+        k += 3;
+      } else {
+        diags_.error(loc, "macro name missing after 'defined'");
+        return false;
+      }
+      PPToken v;
+      v.kind = TokKind::Number;
+      v.text = (macros_.count(name) || isDynamicMacro(name)) ? "1" : "0";
+      pre.push_back(v);
+    }
+    exprToks_ = expand(std::move(pre));
+    exprPos_ = 0;
+    exprError_.clear();
+    int64_t v = evalTernary();
+    if (exprError_.empty() && exprPos_ < exprToks_.size())
+      exprError_ = "token is not a valid binary operator in a preprocessor subexpression";
+    if (exprToks_.empty())
+      exprError_ = "expected value in expression";
+    if (!exprError_.empty()) {
+      diags_.error(loc, exprError_);
+      return false;
+    }
+    return v != 0;
+  }
+
+  std::vector<PPToken> exprToks_;
+  size_t exprPos_ = 0;
+  std::string exprError_;
+
+  const std::string &peek() const {
+    static const std::string empty;
+    return exprPos_ < exprToks_.size() ? exprToks_[exprPos_].text : empty;
+  }
+  bool accept(const char *op) {
+    if (peek() == op) {
+      ++exprPos_;
+      return true;
+    }
+    return false;
+  }
+
+  int64_t evalTernary() {
+    int64_t c = evalBinary(0);
+    if (accept("?")) {
+      int64_t a = evalTernary();
+      if (!accept(":")) {
+        if (exprError_.empty())
+          exprError_ = "expected ':' in preprocessor expression";
+        return 0;
+      }
+      int64_t b = evalTernary();
+      return c ? a : b;
+    }
+    return c;
+  }
+
+  static int precedence(const std::string &op) {
+    static const std::map<std::string, int> prec = {
+        {"||", 1}, {"&&", 2}, {"|", 3},  {"^", 4},  {"&", 5},  {"==", 6}, {"!=", 6},
+        {"<", 7},  {">", 7},  {"<=", 7}, {">=", 7}, {"<<", 8}, {">>", 8}, {"+", 9},
+        {"-", 9},  {"*", 10}, {"/", 10}, {"%", 10}};
+    auto it = prec.find(op);
+    return it == prec.end() ? -1 : it->second;
+  }
+
+  int64_t evalBinary(int minPrec) {
+    int64_t lhs = evalUnary();
+    while (true) {
+      std::string op = peek();
+      int p = precedence(op);
+      if (p < 0 || p < minPrec)
+        return lhs;
+      ++exprPos_;
+      int64_t rhs = evalBinary(p + 1);
+      if ((op == "/" || op == "%") && rhs == 0) {
+        if (exprError_.empty())
+          exprError_ = "division by zero in preprocessor expression";
+        return 0;
+      }
+      lhs = applyBinary(op, lhs, rhs);
+    }
+  }
+
+  static int64_t applyBinary(const std::string &op, int64_t a, int64_t b) {
+    uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
+    if (op == "||") return a || b;
+    if (op == "&&") return a && b;
+    if (op == "|") return a | b;
+    if (op == "^") return a ^ b;
+    if (op == "&") return a & b;
+    if (op == "==") return a == b;
+    if (op == "!=") return a != b;
+    if (op == "<") return a < b;
+    if (op == ">") return a > b;
+    if (op == "<=") return a <= b;
+    if (op == ">=") return a >= b;
+    if (op == "<<") return static_cast<int64_t>(ua << (ub & 63));
+    if (op == ">>") return a >> (ub & 63);
+    if (op == "+") return static_cast<int64_t>(ua + ub);
+    if (op == "-") return static_cast<int64_t>(ua - ub);
+    if (op == "*") return static_cast<int64_t>(ua * ub);
+    if (op == "/") return (a == INT64_MIN && b == -1) ? a : a / b;
+    if (op == "%") return (a == INT64_MIN && b == -1) ? 0 : a % b;
+    return 0;
+  }
+
+  int64_t evalUnary() {
+    if (accept("+"))
+      return evalUnary();
+    if (accept("-"))
+      return static_cast<int64_t>(0 - static_cast<uint64_t>(evalUnary()));
+    if (accept("!"))
+      return !evalUnary();
+    if (accept("~"))
+      return ~evalUnary();
+    if (accept("(")) {
+      int64_t v = evalTernary();
+      if (!accept(")") && exprError_.empty())
+        exprError_ = "expected ')' in preprocessor expression";
+      return v;
+    }
+    if (exprPos_ >= exprToks_.size()) {
+      if (exprError_.empty())
+        exprError_ = "expected value in expression";
+      return 0;
+    }
+    const PPToken &t = exprToks_[exprPos_++];
+    if (t.kind == TokKind::Number) {
+      std::string digits = t.text;
+      while (!digits.empty() && std::strchr("uUlL", digits.back()))
+        digits.pop_back();
+      char *end = nullptr;
+      int base = 10;
+      const char *s = digits.c_str();
+      if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
+        base = 16;
+      else if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'b' || digits[1] == 'B')) {
+        base = 2;
+        s += 2;
+      } else if (digits.size() > 1 && digits[0] == '0')
+        base = 8;
+      uint64_t v = std::strtoull(s, &end, base);
+      if (!end || *end != '\0') {
+        if (exprError_.empty())
+          exprError_ = "invalid integer constant '" + t.text + "' in preprocessor expression";
+        return 0;
+      }
+      return static_cast<int64_t>(v);
+    }
+    if (t.kind == TokKind::Char) {
+      if (t.text.size() >= 3 && t.text[1] != '\\')
+        return static_cast<signed char>(t.text[1]);
+      if (t.text.size() >= 4) {
+        switch (t.text[2]) {
+        case 'n': return '\n';
+        case 't': return '\t';
+        case 'r': return '\r';
+        case '0': return 0;
+        default: return t.text[2];
+        }
+      }
+      return 0;
+    }
+    if (t.kind == TokKind::Ident)
+      return t.text == "true" ? 1 : 0; // unknown identifiers are 0, as C says
+    if (exprError_.empty())
+      exprError_ = "invalid token at start of a preprocessor expression";
+    return 0;
+  }
+};
+
+} // namespace
+
+PreprocessedSource preprocess(SourceManager &sm, uint32_t fileId, DiagnosticEngine &diags) {
+  Preprocessor pp(sm, diags);
+  return pp.run(fileId);
+}
+
+} // namespace kern::frontend

@@ -1,0 +1,252 @@
+// The type system: sizes and alignments (x86-64 LP64, which nvcc matches), names, interning.
+#include "frontend/types.h"
+
+#include <cassert>
+
+namespace kern::frontend {
+
+const char *addrSpaceName(AddrSpace s) {
+  switch (s) {
+  case AddrSpace::Generic:
+    return "generic";
+  case AddrSpace::Global:
+    return "global";
+  case AddrSpace::Shared:
+    return "shared";
+  case AddrSpace::Constant:
+    return "constant";
+  case AddrSpace::Local:
+    return "local";
+  case AddrSpace::Host:
+    return "host";
+  }
+  return "?";
+}
+
+bool Type::isSigned() const {
+  switch (kind) {
+  case TypeKind::Char:
+  case TypeKind::SChar:
+  case TypeKind::Short:
+  case TypeKind::Int:
+  case TypeKind::Long:
+  case TypeKind::LongLong:
+    return true;
+  default:
+    return false;
+  }
+}
+
+uint64_t Type::size() const {
+  switch (kind) {
+  case TypeKind::Void:
+  case TypeKind::Function:
+    return 0;
+  case TypeKind::Bool:
+  case TypeKind::Char:
+  case TypeKind::SChar:
+  case TypeKind::UChar:
+    return 1;
+  case TypeKind::Short:
+  case TypeKind::UShort:
+    return 2;
+  case TypeKind::Int:
+  case TypeKind::UInt:
+  case TypeKind::Float:
+    return 4;
+  case TypeKind::Long:
+  case TypeKind::ULong:
+  case TypeKind::LongLong:
+  case TypeKind::ULongLong:
+  case TypeKind::Double:
+  case TypeKind::Pointer:
+    return 8;
+  case TypeKind::Array:
+    return elem->size() * count;
+  case TypeKind::Struct:
+    return record->size;
+  }
+  return 0;
+}
+
+uint64_t Type::align() const {
+  switch (kind) {
+  case TypeKind::Array:
+    return elem->align();
+  case TypeKind::Struct:
+    return record->align;
+  case TypeKind::Void:
+  case TypeKind::Function:
+    return 1;
+  default:
+    return size();
+  }
+}
+
+int Type::rank() const {
+  switch (kind) {
+  case TypeKind::Bool:
+    return 0;
+  case TypeKind::Char:
+  case TypeKind::SChar:
+  case TypeKind::UChar:
+    return 1;
+  case TypeKind::Short:
+  case TypeKind::UShort:
+    return 2;
+  case TypeKind::Int:
+  case TypeKind::UInt:
+    return 3;
+  case TypeKind::Long:
+  case TypeKind::ULong:
+    return 4;
+  case TypeKind::LongLong:
+  case TypeKind::ULongLong:
+    return 5;
+  default:
+    return -1;
+  }
+}
+
+std::string Type::str() const {
+  switch (kind) {
+  case TypeKind::Void:
+    return "void";
+  case TypeKind::Bool:
+    return "bool";
+  case TypeKind::Char:
+    return "char";
+  case TypeKind::SChar:
+    return "signed char";
+  case TypeKind::UChar:
+    return "unsigned char";
+  case TypeKind::Short:
+    return "short";
+  case TypeKind::UShort:
+    return "unsigned short";
+  case TypeKind::Int:
+    return "int";
+  case TypeKind::UInt:
+    return "unsigned int";
+  case TypeKind::Long:
+    return "long";
+  case TypeKind::ULong:
+    return "unsigned long";
+  case TypeKind::LongLong:
+    return "long long";
+  case TypeKind::ULongLong:
+    return "unsigned long long";
+  case TypeKind::Float:
+    return "float";
+  case TypeKind::Double:
+    return "double";
+  case TypeKind::Pointer: {
+    std::string inner = elem->str();
+    if (pointeeConst)
+      inner = "const " + inner;
+    return inner + (inner.back() == '*' ? "*" : " *");
+  }
+  case TypeKind::Array:
+    return elem->str() + "[" + (count ? std::to_string(count) : "") + "]";
+  case TypeKind::Struct:
+    return record->name.empty() ? "struct <anonymous>" : record->name;
+  case TypeKind::Function: {
+    std::string s = elem->str() + " (";
+    for (size_t i = 0; i < params.size(); ++i)
+      s += (i ? ", " : "") + params[i]->str();
+    if (variadic)
+      s += params.empty() ? "..." : ", ...";
+    return s + ")";
+  }
+  }
+  return "?";
+}
+
+TypeContext::TypeContext() {
+  for (int k = 0; k <= static_cast<int>(TypeKind::Double); ++k) {
+    Type *t = make();
+    t->kind = static_cast<TypeKind>(k);
+    basic_.push_back(t);
+  }
+  // uint3 and dim3: three unsigned ints, 4-byte aligned (CUDA's vector_types.h).
+  for (const char *n : {"uint3", "dim3"}) {
+    const Type *t = newStruct(n);
+    for (const char *f : {"x", "y", "z"})
+      t->record->fields.push_back({f, uintTy(), 0});
+    layoutStruct(t);
+    (std::string(n) == "uint3" ? uint3_ : dim3_) = t;
+  }
+}
+
+Type *TypeContext::make() {
+  owned_.push_back(std::make_unique<Type>());
+  return owned_.back().get();
+}
+
+const Type *TypeContext::pointerTo(const Type *elem, AddrSpace space, bool pointeeConst) {
+  auto key = std::make_tuple(elem, static_cast<int>(space), pointeeConst);
+  auto it = pointers_.find(key);
+  if (it != pointers_.end())
+    return it->second;
+  Type *t = make();
+  t->kind = TypeKind::Pointer;
+  t->elem = elem;
+  t->space = space;
+  t->pointeeConst = pointeeConst;
+  pointers_[key] = t;
+  return t;
+}
+
+const Type *TypeContext::arrayOf(const Type *elem, uint64_t count) {
+  auto key = std::make_pair(elem, count);
+  auto it = arrays_.find(key);
+  if (it != arrays_.end())
+    return it->second;
+  Type *t = make();
+  t->kind = TypeKind::Array;
+  t->elem = elem;
+  t->count = count;
+  arrays_[key] = t;
+  return t;
+}
+
+const Type *TypeContext::function(const Type *ret, std::vector<const Type *> params,
+                                  bool variadic) {
+  // Function types are few; no interning needed (they are compared structurally by sema).
+  Type *t = make();
+  t->kind = TypeKind::Function;
+  t->elem = ret;
+  t->params = std::move(params);
+  t->variadic = variadic;
+  return t;
+}
+
+const Type *TypeContext::newStruct(const std::string &name) {
+  records_.push_back(std::make_unique<StructInfo>());
+  records_.back()->name = name;
+  Type *t = make();
+  t->kind = TypeKind::Struct;
+  t->record = records_.back().get();
+  return t;
+}
+
+void TypeContext::layoutStruct(const Type *t, uint64_t alignOverride) {
+  StructInfo *r = t->record;
+  uint64_t offset = 0, align = 1;
+  for (auto &f : r->fields) {
+    uint64_t a = f.type->align();
+    offset = (offset + a - 1) / a * a;
+    f.offset = offset;
+    offset += f.type->size();
+    align = std::max(align, a);
+  }
+  // __align__(n) raises the alignment (and so the size): CUDA uses it to make a 12-byte
+  // struct one 16-byte access.
+  if (alignOverride > align)
+    align = alignOverride;
+  r->align = align;
+  r->size = (offset + align - 1) / align * align;
+  r->complete = true;
+}
+
+} // namespace kern::frontend

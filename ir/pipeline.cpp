@@ -1,0 +1,41 @@
+// The pass pipeline from text to verified Kern IR. Read top to bottom: it is the compiler.
+#include "ir/pipeline.h"
+
+#include "frontend/ast_builder.h"
+#include "frontend/preprocessor.h"
+#include "frontend/sema.h"
+#include "ir/lower.h"
+
+namespace kern::ir {
+
+std::unique_ptr<Module> buildModule(frontend::SourceManager &sm, uint32_t fileId,
+                                    frontend::DiagnosticEngine &diags,
+                                    const PipelineOptions &options) {
+  // 1. #include, #define, #if: text -> text with a line map back to the sources.
+  frontend::PreprocessedSource pp = frontend::preprocess(sm, fileId, diags);
+  if (diags.hasErrors())
+    return nullptr;
+  // 2. ANTLR parse tree -> AST (ANTLR stays inside the AST builder).
+  frontend::TranslationUnit tu;
+  if (!frontend::parseTranslationUnit(pp, tu, diags))
+    return nullptr;
+  // 3. Names, types, qualifiers, execution sides, implicit conversions.
+  frontend::TypeContext types;
+  if (!frontend::analyze(tu, types, diags))
+    return nullptr;
+  // 4. AST -> per-thread structured IR with address spaces and sites.
+  std::unique_ptr<Module> m = lower(tu, types, diags, sm.fileName(fileId));
+  if (!m)
+    return nullptr;
+  if (options.printAfter)
+    options.printAfter("lower", print(*m));
+  // 5. Structural checks: a failure here is kern's bug, reported as an internal error.
+  std::string problem = verify(*m);
+  if (!problem.empty()) {
+    diags.error({}, "internal error: invalid IR: " + problem);
+    return nullptr;
+  }
+  return m;
+}
+
+} // namespace kern::ir

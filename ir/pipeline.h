@@ -1,0 +1,26 @@
+// The compiler's table of contents: source text -> Kern IR, one line per pass.
+#pragma once
+
+#include "frontend/source.h"
+#include "frontend/types.h"
+#include "ir/ir.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace kern::ir {
+
+struct PipelineOptions {
+  /// Called after each pass with the pass name and the module printed as text
+  /// (`--print-after-all`). If empty, nothing is printed.
+  std::function<void(const std::string &pass, const std::string &ir)> printAfter;
+};
+
+/// Preprocesses, parses, checks and lowers file `fileId` of `sm`. Diagnostics go to `diags`;
+/// returns null if there was any error.
+std::unique_ptr<Module> buildModule(frontend::SourceManager &sm, uint32_t fileId,
+                                    frontend::DiagnosticEngine &diags,
+                                    const PipelineOptions &options = {});
+
+} // namespace kern::ir

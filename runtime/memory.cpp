@@ -1,0 +1,261 @@
+// Device memory: a reserved virtual region with a deterministic first-fit allocator and a
+// table of live and freed allocations; host memory: malloc with a table of live blocks.
+#include "runtime/memory.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace kern::runtime {
+
+namespace {
+
+uint64_t roundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+uint64_t pageSize() {
+  static const uint64_t size = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+std::string plural(uint64_t n, const char *unit) {
+  return std::to_string(n) + " " + unit + (n == 1 ? "" : "s");
+}
+
+} // namespace
+
+std::string hexAddress(uint64_t addr) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(addr));
+  return buf;
+}
+
+// ---- DeviceMemory ---------------------------------------------------------------------------
+
+DeviceMemory::DeviceMemory(uint64_t bytes) {
+  bytes = roundUp(bytes ? bytes : pageSize(), pageSize());
+  const int prot = PROT_READ | PROT_WRITE;
+  const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
+  // The fixed address makes device pointers identical from run to run; if something already
+  // lives there (a second Runtime in the same process), any address will do.
+  void *p = mmap(reinterpret_cast<void *>(kHintAddress), bytes, prot, flags | MAP_FIXED_NOREPLACE,
+                 -1, 0);
+  if (p == MAP_FAILED || reinterpret_cast<uint64_t>(p) != kHintAddress) {
+    if (p != MAP_FAILED)
+      munmap(p, bytes); // an old kernel that treated the flag as a hint
+    p = mmap(nullptr, bytes, prot, flags, -1, 0);
+  }
+  if (p == MAP_FAILED)
+    return;
+  lo_ = reinterpret_cast<uint64_t>(p);
+  hi_ = lo_ + bytes;
+  top_ = lo_;
+}
+
+DeviceMemory::~DeviceMemory() {
+  if (lo_)
+    munmap(reinterpret_cast<void *>(lo_), hi_ - lo_);
+}
+
+uint64_t DeviceMemory::footprint(uint64_t size) { return roundUp(size, kAlignment) + kGuard; }
+
+uint64_t DeviceMemory::allocate(uint64_t size) {
+  if (!isValid() || size == 0 || size > hi_ - lo_)
+    return 0;
+  const uint64_t need = footprint(size);
+  uint64_t base = 0;
+  // First fit in address order: deterministic, and it reuses freed memory as cudaMalloc does.
+  for (auto it = freeRanges_.begin(); it != freeRanges_.end(); ++it) {
+    if (it->second < need)
+      continue;
+    base = it->first;
+    const uint64_t rest = it->second - need;
+    freeRanges_.erase(it);
+    if (rest)
+      freeRanges_[base + need] = rest;
+    break;
+  }
+  if (!base) {
+    if (hi_ - top_ < need)
+      return 0;
+    base = top_;
+    top_ += need;
+  }
+  // The range is no longer "freed" memory: forget the old allocations that overlapped it.
+  auto it = freed_.lower_bound(base);
+  if (it != freed_.begin() && std::prev(it)->second.end() > base)
+    --it;
+  while (it != freed_.end() && it->first < base + need)
+    it = freed_.erase(it);
+  live_[base] = Allocation{base, size};
+  return base;
+}
+
+void DeviceMemory::clearRange(uint64_t base, uint64_t len) {
+  // Freed memory is zeroed so that every allocation starts out zero-filled, whatever was
+  // there before: results never depend on stale data. Whole pages go back to the OS.
+  const uint64_t pageLo = roundUp(base, pageSize());
+  const uint64_t pageHi = (base + len) / pageSize() * pageSize();
+  if (pageLo < pageHi) {
+    std::memset(reinterpret_cast<void *>(base), 0, pageLo - base);
+    madvise(reinterpret_cast<void *>(pageLo), pageHi - pageLo, MADV_DONTNEED);
+    std::memset(reinterpret_cast<void *>(pageHi), 0, base + len - pageHi);
+  } else {
+    std::memset(reinterpret_cast<void *>(base), 0, len);
+  }
+}
+
+void DeviceMemory::addFreeRange(uint64_t base, uint64_t len) {
+  auto next = freeRanges_.lower_bound(base);
+  if (next != freeRanges_.end() && next->first == base + len) {
+    len += next->second;
+    next = freeRanges_.erase(next);
+  }
+  if (next != freeRanges_.begin()) {
+    auto prev = std::prev(next);
+    if (prev->first + prev->second == base) {
+      base = prev->first;
+      len += prev->second;
+      freeRanges_.erase(prev);
+    }
+  }
+  if (base + len == top_) {
+    top_ = base; // give the tail back, so a program that frees everything starts over
+    return;
+  }
+  freeRanges_[base] = len;
+}
+
+bool DeviceMemory::release(uint64_t base) {
+  auto it = live_.find(base);
+  if (it == live_.end())
+    return false;
+  const Allocation a = it->second;
+  live_.erase(it);
+  clearRange(a.base, roundUp(a.size, kAlignment));
+  freed_[a.base] = a;
+  addFreeRange(a.base, footprint(a.size));
+  return true;
+}
+
+void DeviceMemory::releaseAllExcept(const std::set<uint64_t> &keep) {
+  std::vector<uint64_t> bases;
+  for (const auto &[base, a] : live_)
+    if (!keep.count(base))
+      bases.push_back(base);
+  for (uint64_t b : bases)
+    release(b);
+}
+
+const Allocation *DeviceMemory::find(uint64_t addr) const {
+  auto it = live_.upper_bound(addr);
+  if (it == live_.begin())
+    return nullptr;
+  --it;
+  return addr < it->second.end() ? &it->second : nullptr;
+}
+
+const Allocation *DeviceMemory::findFreed(uint64_t addr) const {
+  auto it = freed_.upper_bound(addr);
+  if (it == freed_.begin())
+    return nullptr;
+  --it;
+  return addr < it->second.end() ? &it->second : nullptr;
+}
+
+std::string DeviceMemory::describe(uint64_t addr, uint64_t size) const {
+  auto of = [](const Allocation &a) {
+    return "a " + std::to_string(a.size) + "-byte allocation at " + hexAddress(a.base);
+  };
+  if (const Allocation *a = find(addr)) {
+    if (addr + size > a->end())
+      return "the " + plural(size, "byte") + " at offset " + std::to_string(addr - a->base) +
+             " run past the end of " + of(*a);
+    return "inside " + of(*a);
+  }
+  if (const Allocation *a = findFreed(addr))
+    return "inside " + of(*a) + " that was freed by cudaFree";
+  if (!contains(addr))
+    return "";
+  const Allocation *below = nullptr, *above = nullptr;
+  auto it = live_.upper_bound(addr);
+  if (it != live_.end())
+    above = &it->second;
+  if (it != live_.begin())
+    below = &std::prev(it)->second;
+  const uint64_t pastEnd = below ? addr - below->end() : UINT64_MAX;
+  const uint64_t before = above ? above->base - addr : UINT64_MAX;
+  if (below && pastEnd <= before)
+    return pastEnd == 0 ? "just past the end of " + of(*below)
+                        : plural(pastEnd, "byte") + " past the end of " + of(*below);
+  if (above)
+    return plural(before, "byte") + " before the start of " + of(*above);
+  return "not inside any device allocation";
+}
+
+// ---- HostMemory -----------------------------------------------------------------------------
+
+HostMemory::~HostMemory() {
+  for (auto &[base, a] : live_)
+    std::free(reinterpret_cast<void *>(base));
+}
+
+void *HostMemory::allocate(uint64_t size, uint64_t align) {
+  // malloc(0) may return null or a unique pointer; a unique pointer keeps free() checks simple.
+  const uint64_t real = size ? size : 1;
+  void *p = align > 16 ? std::aligned_alloc(align, roundUp(real, align)) : std::malloc(real);
+  if (!p)
+    return nullptr;
+  const uint64_t base = reinterpret_cast<uint64_t>(p);
+  live_[base] = Allocation{base, size};
+  freed_.erase(base);
+  return p;
+}
+
+HostMemory::FreeResult HostMemory::release(void *p) {
+  if (!p)
+    return FreeResult::Ok;
+  const uint64_t base = reinterpret_cast<uint64_t>(p);
+  auto it = live_.find(base);
+  if (it == live_.end())
+    return freed_.count(base) ? FreeResult::DoubleFree : FreeResult::NotAllocated;
+  live_.erase(it);
+  freed_.insert(base);
+  std::free(p);
+  return FreeResult::Ok;
+}
+
+void *HostMemory::reallocate(void *p, uint64_t size, bool &ok) {
+  ok = true;
+  if (!p)
+    return allocate(size);
+  const uint64_t base = reinterpret_cast<uint64_t>(p);
+  auto it = live_.find(base);
+  if (it == live_.end()) {
+    ok = false;
+    return nullptr;
+  }
+  void *q = std::realloc(p, size ? size : 1);
+  if (!q)
+    return nullptr; // C semantics: the old block stays valid
+  live_.erase(it);
+  const uint64_t nb = reinterpret_cast<uint64_t>(q);
+  live_[nb] = Allocation{nb, size};
+  freed_.erase(nb);
+  if (nb != base)
+    freed_.insert(base);
+  return q;
+}
+
+const Allocation *HostMemory::find(uint64_t addr) const {
+  auto it = live_.upper_bound(addr);
+  if (it == live_.begin())
+    return nullptr;
+  --it;
+  // A zero-sized block still owns its address (malloc(0) returned it).
+  return addr < it->second.base + (it->second.size ? it->second.size : 1) ? &it->second : nullptr;
+}
+
+} // namespace kern::runtime

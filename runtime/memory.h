@@ -1,0 +1,105 @@
+// Device and host memory of a kern program: one reserved virtual region that plays the GPU's
+// global memory (cudaMalloc), and the table of host heap blocks (malloc) used to catch
+// overruns, double frees and frees of pointers that malloc never returned.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+
+namespace kern::runtime {
+
+/// A block of memory handed out: [base, base + size).
+struct Allocation {
+  uint64_t base = 0;
+  uint64_t size = 0;
+  uint64_t end() const { return base + size; }
+};
+
+/// The device's global memory. Addresses are deterministic: the same program gets the same
+/// addresses on every run (a fixed reservation address where the OS allows it, first-fit
+/// reuse of freed ranges), so fault messages and printed pointers are reproducible.
+class DeviceMemory {
+public:
+  /// cudaMalloc's guarantee (CUDA programming guide: "aligned to at least 256 bytes").
+  static constexpr uint64_t kAlignment = 256;
+  /// Unused bytes after every allocation: an overrun by a few elements lands in the gap,
+  /// outside every allocation, where it is detected instead of corrupting a neighbour.
+  static constexpr uint64_t kGuard = 256;
+  /// Where the reservation goes if that range is free: far from the host heap and stacks,
+  /// so that a device address never looks like a host address.
+  static constexpr uint64_t kHintAddress = 0x200000000000ull;
+
+  /// Reserves `bytes` of address space (MAP_NORESERVE: nothing is committed until touched).
+  explicit DeviceMemory(uint64_t bytes);
+  ~DeviceMemory();
+  DeviceMemory(const DeviceMemory &) = delete;
+  DeviceMemory &operator=(const DeviceMemory &) = delete;
+
+  /// False if the reservation failed (then every allocation fails).
+  bool isValid() const { return lo_ != 0; }
+  /// Returns the base of a new zero-filled allocation, or 0 if the device is out of memory.
+  /// `size` must be nonzero.
+  uint64_t allocate(uint64_t size);
+  /// Frees the allocation whose base is `base`; false if there is none.
+  bool release(uint64_t base);
+  /// Frees every allocation (cudaDeviceReset) except those in `keep`.
+  void releaseAllExcept(const std::set<uint64_t> &keep);
+
+  /// The live allocation containing `addr`, or null.
+  const Allocation *find(uint64_t addr) const;
+  /// The freed allocation (not reused since) that contained `addr`, or null.
+  const Allocation *findFreed(uint64_t addr) const;
+  /// Whether `addr` lies in the reserved region (device memory, live or not).
+  bool contains(uint64_t addr) const { return addr >= lo_ && addr < hi_; }
+  uint64_t lo() const { return lo_; }
+  uint64_t hi() const { return hi_; }
+  const std::map<uint64_t, Allocation> &live() const { return live_; }
+
+  /// Where `addr` (an access of `size` bytes) lies relative to the allocations, for fault
+  /// messages: "4 bytes past the end of a 4096-byte allocation at 0x200000000000". Empty if
+  /// there is nothing useful to say.
+  std::string describe(uint64_t addr, uint64_t size) const;
+
+private:
+  static uint64_t footprint(uint64_t size);
+  void addFreeRange(uint64_t base, uint64_t len);
+  void clearRange(uint64_t base, uint64_t len);
+
+  uint64_t lo_ = 0, hi_ = 0;
+  uint64_t top_ = 0;                       // everything above was never handed out
+  std::map<uint64_t, Allocation> live_;    // by base
+  std::map<uint64_t, uint64_t> freeRanges_; // base -> length, below top_, coalesced
+  std::map<uint64_t, Allocation> freed_;   // freed and not reused, for use-after-free messages
+};
+
+/// The host heap of a kern program: real malloc, but every block is recorded so that
+/// runtime functions can check host ranges and free() can reject pointers it never returned.
+class HostMemory {
+public:
+  HostMemory() = default;
+  ~HostMemory();
+  HostMemory(const HostMemory &) = delete;
+  HostMemory &operator=(const HostMemory &) = delete;
+
+  /// malloc; `align` above 16 uses aligned_alloc. Null when the C library has no memory.
+  void *allocate(uint64_t size, uint64_t align = 16);
+  enum class FreeResult { Ok, DoubleFree, NotAllocated };
+  /// free; null is fine.
+  FreeResult release(void *p);
+  /// realloc of a tracked block (or null); `ok` false if `p` is not tracked (nothing done).
+  void *reallocate(void *p, uint64_t size, bool &ok);
+
+  /// The live block containing `addr`, or null (stack, globals of the C library, literals...).
+  const Allocation *find(uint64_t addr) const;
+
+private:
+  std::map<uint64_t, Allocation> live_;
+  std::set<uint64_t> freed_; // freed bases, until malloc returns them again
+};
+
+/// "0x200000000000": how kern prints addresses in messages.
+std::string hexAddress(uint64_t addr);
+
+} // namespace kern::runtime

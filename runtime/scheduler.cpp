@@ -1,0 +1,551 @@
+// The worker pool and the execution of a launch: blocks handed out in linear order to workers,
+// each block's warps run one after another on its worker, or, for kernels with barriers, each
+// warp on its own fiber so that a warp reaching __syncthreads() can wait for the others.
+#include "runtime/scheduler.h"
+
+#include "runtime/printf_format.h"
+
+#include <boost/context/fiber.hpp>
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace kern::runtime {
+
+namespace ctxlib = boost::context;
+
+namespace {
+
+/// Fiber stacks, reused from block to block on one worker. Address space is cheap
+/// (MAP_NORESERVE, pages are committed only when touched), and warp functions keep 32 lanes
+/// of every local array on the stack, so the stacks are generous; a guard page below each one
+/// turns an overflow into a crash at the overflow rather than silent corruption.
+class StackPool {
+public:
+  static constexpr size_t kStackBytes = 1 << 20;
+  static constexpr size_t kGuardBytes = 1 << 16;
+
+  StackPool() = default;
+  StackPool(const StackPool &) = delete;
+  ~StackPool() {
+    for (void *p : free_)
+      munmap(p, kStackBytes + kGuardBytes);
+  }
+  ctxlib::stack_context allocate() {
+    void *base;
+    if (!free_.empty()) {
+      base = free_.back();
+      free_.pop_back();
+    } else {
+      base = mmap(nullptr, kStackBytes + kGuardBytes, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (base == MAP_FAILED)
+        throw std::bad_alloc();
+      mprotect(base, kGuardBytes, PROT_NONE);
+    }
+    ctxlib::stack_context sc;
+    sc.size = kStackBytes;
+    sc.sp = static_cast<char *>(base) + kGuardBytes + kStackBytes;
+    return sc;
+  }
+  void deallocate(ctxlib::stack_context &sc) {
+    free_.push_back(static_cast<char *>(sc.sp) - kStackBytes - kGuardBytes);
+  }
+
+private:
+  std::vector<void *> free_;
+};
+
+/// The StackAllocator that boost::context copies into each fiber: a handle on the pool.
+struct PooledStack {
+  StackPool *pool;
+  ctxlib::stack_context allocate() { return pool->allocate(); }
+  void deallocate(ctxlib::stack_context &sc) { pool->deallocate(sc); }
+};
+
+using ThreadIdxTable = std::array<std::array<uint32_t, KERN_WARP_SIZE>, 3>;
+
+/// What all blocks of one launch share (read-only while blocks run, except the atomics).
+struct LaunchState {
+  const LaunchConfig *cfg = nullptr;
+  uint32_t warpsPerBlock = 0;
+  std::vector<ThreadIdxTable> threadIdx; // per warp of a block
+  std::vector<uint32_t> liveMask;        // per warp of a block
+  /// Lowest linear index of a block that faulted: blocks above it stop early, blocks below
+  /// it run to completion, so the reported fault is the same for any number of workers.
+  std::atomic<uint64_t> minFaultBlock{UINT64_MAX};
+  /// Set on a timeout: every block stops.
+  std::atomic<bool> stopAll{false};
+  std::chrono::steady_clock::time_point start;
+};
+
+enum class WarpState { NotStarted, AtBarrier, Done };
+
+struct WarpSlot {
+  KernWarpCtx ctx;
+  ctxlib::fiber fiber; // the warp, while it waits
+  ctxlib::fiber sink;  // the block's scheduler loop, while the warp runs
+  WarpState state = WarpState::NotStarted;
+  uint32_t site = 0;
+  uint32_t activeMask = 0;
+  uint32_t predMask = 0;
+  int32_t op = -1;
+  int32_t result = 0;
+};
+
+} // namespace
+
+/// Per-block state; KernWarpCtx::block points here.
+struct BlockState {
+  LaunchState *launch = nullptr;
+  uint64_t linear = 0;
+  uint32_t blockIdx[3] = {0, 0, 0};
+  std::string out; // kernel printf
+  bool hasFault = false;
+  FaultRecord fault;
+  /// The block is abandoned (a lower block faulted, or a timeout): warps return as soon as
+  /// they ask the runtime anything. Not a fault of this block.
+  bool stopping = false;
+  std::vector<WarpSlot> *slots = nullptr; // kernels with barriers
+};
+
+/// One worker's reusable resources and its share of the launch's results.
+struct WorkerState {
+  StackPool stacks;
+  uint8_t *shared = nullptr;
+  uint64_t sharedCapacity = 0;
+  std::vector<WarpSlot> slots;
+  std::vector<std::pair<uint64_t, std::string>> outputs;
+  std::vector<FaultRecord> faults;
+
+  ~WorkerState() { std::free(shared); }
+  uint8_t *sharedMemory(uint64_t bytes) {
+    // Always a valid, 256-aligned pointer, even for 0 bytes.
+    const uint64_t need = std::max<uint64_t>((bytes + 255) / 256 * 256, 256);
+    if (need > sharedCapacity) {
+      std::free(shared);
+      shared = static_cast<uint8_t *>(std::aligned_alloc(256, need));
+      if (!shared)
+        throw std::bad_alloc();
+      sharedCapacity = need;
+    }
+    // CUDA leaves shared memory uninitialised; zeroing it keeps results reproducible.
+    std::memset(shared, 0, bytes);
+    return shared;
+  }
+};
+
+namespace {
+
+BlockState *blockOf(KernWarpCtx *ctx) { return static_cast<BlockState *>(ctx->block); }
+
+void recordFault(BlockState *b, KernWarpCtx *ctx, uint32_t site, uint32_t kind, uint32_t lane,
+                 uint64_t addr, std::string message = {}) {
+  ctx->fault = 1;
+  if (b->hasFault)
+    return; // the first fault of a block is the one that a sequential run meets first
+  b->hasFault = true;
+  FaultRecord &f = b->fault;
+  f.blockLinear = b->linear;
+  std::copy(b->blockIdx, b->blockIdx + 3, f.blockIdx);
+  f.warpId = ctx->warpId;
+  f.lane = lane < KERN_WARP_SIZE ? lane : 0;
+  for (int d = 0; d < 3; ++d)
+    f.thread[d] = ctx->threadIdx[d][f.lane];
+  f.site = site;
+  f.kind = kind;
+  f.addr = addr;
+  f.message = std::move(message);
+  std::atomic<uint64_t> &min = b->launch->minFaultBlock;
+  uint64_t cur = min.load(std::memory_order_relaxed);
+  while (b->linear < cur && !min.compare_exchange_weak(cur, b->linear))
+    ;
+}
+
+/// Whether the block must stop because of another block (a lower one faulted, or a timeout).
+bool mustStop(BlockState *b) {
+  if (b->stopping)
+    return true;
+  if (b->launch->stopAll.load(std::memory_order_relaxed) ||
+      b->launch->minFaultBlock.load(std::memory_order_relaxed) < b->linear)
+    b->stopping = true;
+  return b->stopping;
+}
+
+void fillContext(KernWarpCtx &ctx, const LaunchState &L, BlockState &b, uint8_t *shared,
+                 uint32_t warp) {
+  const LaunchConfig &cfg = *L.cfg;
+  std::memset(&ctx, 0, sizeof ctx);
+  ctx.params = cfg.params;
+  ctx.shared = shared;
+  ctx.sharedSize = cfg.sharedBytes;
+  ctx.globalLo = cfg.globalLo;
+  ctx.globalHi = cfg.globalHi;
+  for (int d = 0; d < 3; ++d) {
+    ctx.gridDim[d] = cfg.grid[d];
+    ctx.blockDim[d] = cfg.block[d];
+    ctx.blockIdx[d] = b.blockIdx[d];
+    std::memcpy(ctx.threadIdx[d], L.threadIdx[warp][d].data(), sizeof ctx.threadIdx[d]);
+  }
+  ctx.warpId = warp;
+  ctx.liveMask = L.liveMask[warp];
+  ctx.fault = 0;
+  ctx.steps = kPollInterval;
+  ctx.block = &b;
+  ctx.counters = nullptr;
+  ctx.callDepth = 0;
+}
+
+std::string threadRange(uint32_t warp) {
+  return "threads " + std::to_string(warp * KERN_WARP_SIZE) + ".." +
+         std::to_string(warp * KERN_WARP_SIZE + KERN_WARP_SIZE - 1);
+}
+
+/// Runs a block of a kernel with barriers: one fiber per warp, in rounds. In each round every
+/// waiting warp runs until it reaches a barrier or returns; a barrier is released when every
+/// live warp of the block waits at it.
+void runBlockWithFibers(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *shared) {
+  const backend::WarpFunction fn = L.cfg->kernel->fn;
+  std::vector<WarpSlot> &slots = W.slots;
+  slots.resize(L.warpsPerBlock);
+  b.slots = &slots;
+  for (uint32_t w = 0; w < L.warpsPerBlock; ++w) {
+    slots[w].state = WarpState::NotStarted;
+    slots[w].op = -1;
+    fillContext(slots[w].ctx, L, b, shared, w);
+  }
+  for (;;) {
+    for (WarpSlot &s : slots) {
+      if (s.state == WarpState::Done)
+        continue;
+      if (s.state == WarpState::NotStarted) {
+        if (b.hasFault || mustStop(&b)) {
+          s.state = WarpState::Done; // never started: nothing to unwind
+          continue;
+        }
+        s.fiber = ctxlib::fiber(std::allocator_arg, PooledStack{&W.stacks},
+                                [&s, fn](ctxlib::fiber &&sink) {
+                                  s.sink = std::move(sink);
+                                  fn(&s.ctx);
+                                  s.state = WarpState::Done;
+                                  return std::move(s.sink);
+                                });
+      }
+      // A warp waiting at a barrier of a block that faulted or stops resumes too: the barrier
+      // then returns with ctx->fault set and the warp function returns, so its stack unwinds
+      // through its own code rather than by an exception through compiled frames.
+      s.fiber = std::move(s.fiber).resume();
+    }
+    uint32_t waiting = 0, done = 0;
+    int32_t firstWaiting = -1, firstDone = -1;
+    for (uint32_t w = 0; w < slots.size(); ++w) {
+      if (slots[w].state == WarpState::AtBarrier) {
+        ++waiting;
+        if (firstWaiting < 0)
+          firstWaiting = static_cast<int32_t>(w);
+      } else {
+        ++done;
+        if (firstDone < 0)
+          firstDone = static_cast<int32_t>(w);
+      }
+    }
+    if (waiting == 0)
+      break;
+    if (b.hasFault || mustStop(&b))
+      continue; // the next round lets the waiting warps return
+    WarpSlot &first = slots[static_cast<uint32_t>(firstWaiting)];
+    if (done) {
+      // On a GPU this hangs or silently misbehaves (undefined behaviour); kern says so.
+      recordFault(&b, &first.ctx, first.site, KERN_FAULT_BARRIER, 0, 0,
+                  "__syncthreads() is not reached by every thread of the block: warp " +
+                      std::to_string(firstDone) + " (" +
+                      threadRange(static_cast<uint32_t>(firstDone)) +
+                      ") has returned while warp " + std::to_string(firstWaiting) + " (" +
+                      threadRange(static_cast<uint32_t>(firstWaiting)) + ") waits here");
+      continue;
+    }
+    bool sameSite = true;
+    uint32_t other = 0;
+    for (uint32_t w = 0; w < slots.size(); ++w)
+      if (slots[w].site != first.site || slots[w].op != first.op) {
+        sameSite = false;
+        other = w;
+        break;
+      }
+    if (!sameSite) {
+      recordFault(&b, &first.ctx, first.site, KERN_FAULT_BARRIER, 0, 0,
+                  "warps of the block wait at different __syncthreads(): warp " +
+                      std::to_string(firstWaiting) + " waits here, warp " +
+                      std::to_string(other) + " elsewhere (a barrier in code that not every "
+                                              "thread of the block executes)");
+      continue;
+    }
+    // Every live warp is here: combine the predicates (for the _count/_and/_or forms) and
+    // release them all in the next round.
+    uint32_t count = 0, threads = 0;
+    for (const WarpSlot &s : slots) {
+      count += static_cast<uint32_t>(std::popcount(s.predMask & s.activeMask));
+      threads += static_cast<uint32_t>(std::popcount(s.ctx.liveMask));
+    }
+    int32_t result = 0;
+    if (first.op == 0)
+      result = static_cast<int32_t>(count);
+    else if (first.op == 1)
+      result = count == threads;
+    else if (first.op == 2)
+      result = count != 0;
+    for (WarpSlot &s : slots)
+      s.result = result;
+  }
+  b.slots = nullptr;
+}
+
+void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
+  const LaunchConfig &cfg = *L.cfg;
+  BlockState b;
+  b.launch = &L;
+  b.linear = linear;
+  b.blockIdx[0] = static_cast<uint32_t>(linear % cfg.grid[0]);
+  b.blockIdx[1] = static_cast<uint32_t>(linear / cfg.grid[0] % cfg.grid[1]);
+  b.blockIdx[2] = static_cast<uint32_t>(linear / (uint64_t(cfg.grid[0]) * cfg.grid[1]));
+  uint8_t *shared = W.sharedMemory(cfg.sharedBytes);
+  if (cfg.kernel->usesBarriers && L.warpsPerBlock > 1) {
+    runBlockWithFibers(W, L, b, shared);
+  } else {
+    // No barrier (or a single warp, which a barrier never has to wait for): the warps run to
+    // completion one after another, on the worker's own stack.
+    KernWarpCtx ctx;
+    for (uint32_t w = 0; w < L.warpsPerBlock; ++w) {
+      if (b.hasFault || mustStop(&b))
+        break;
+      fillContext(ctx, L, b, shared, w);
+      cfg.kernel->fn(&ctx);
+    }
+  }
+  if (!b.out.empty())
+    W.outputs.emplace_back(linear, std::move(b.out));
+  if (b.hasFault)
+    W.faults.push_back(std::move(b.fault));
+}
+
+} // namespace
+
+// ---- warp-side entry points -----------------------------------------------------------------
+
+void warpFault(KernWarpCtx *ctx, uint32_t site, uint32_t kind, uint32_t lane, uint64_t addr) {
+  recordFault(blockOf(ctx), ctx, site, kind, lane, addr);
+}
+
+int32_t warpPoll(KernWarpCtx *ctx, uint32_t site) {
+  BlockState *b = blockOf(ctx);
+  if (b->hasFault || mustStop(b)) {
+    ctx->fault = 1;
+    return 1;
+  }
+  LaunchState &L = *b->launch;
+  if (L.cfg->timeoutSeconds > 0) {
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - L.start;
+    if (elapsed.count() > L.cfg->timeoutSeconds) {
+      recordFault(b, ctx, site, KERN_FAULT_TIMEOUT, 0, 0);
+      L.stopAll.store(true);
+      return 1;
+    }
+  }
+  ctx->steps = kPollInterval;
+  return 0;
+}
+
+void warpPrintf(KernWarpCtx *ctx, uint32_t lane, const char *fmt, int32_t nargs,
+                const uint64_t *args) {
+  // Each block formats into its own buffer; the buffers are joined in block order after the
+  // launch, so the output is the same for any number of workers.
+  formatPrintf(blockOf(ctx)->out, fmt, nargs, args);
+}
+
+int32_t warpBarrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32_t predMask,
+                    int32_t op) {
+  BlockState *b = blockOf(ctx);
+  if (ctx->fault || b->hasFault || mustStop(b)) {
+    ctx->fault = 1;
+    return 0;
+  }
+  if (activeMask != ctx->liveMask) {
+    const uint32_t missing = ctx->liveMask & ~activeMask;
+    char masks[64];
+    std::snprintf(masks, sizeof masks, "active lanes 0x%08x of 0x%08x", activeMask,
+                  ctx->liveMask);
+    recordFault(b, ctx, site, KERN_FAULT_BARRIER, static_cast<uint32_t>(std::countr_zero(missing)),
+                0,
+                "__syncthreads() in divergent code: only part of warp " +
+                    std::to_string(ctx->warpId) + " reaches it (" + masks + ")");
+    return 0;
+  }
+  const auto combine = [&](uint32_t count, uint32_t threads) -> int32_t {
+    return op == 0 ? static_cast<int32_t>(count) : op == 1 ? count == threads : count != 0;
+  };
+  if (!b->slots && b->launch->warpsPerBlock > 1) {
+    // The kernel was compiled as barrier-free (Function::usesBarriers) yet reached one.
+    recordFault(b, ctx, site, KERN_FAULT_BARRIER, 0, 0,
+                "internal error: __syncthreads() in a kernel compiled without barriers");
+    return 0;
+  }
+  if (!b->slots) // a block of one warp: everyone is already here
+    return op < 0 ? 0
+                  : combine(static_cast<uint32_t>(std::popcount(predMask & activeMask)),
+                            static_cast<uint32_t>(std::popcount(ctx->liveMask)));
+  WarpSlot &s = (*b->slots)[ctx->warpId];
+  s.state = WarpState::AtBarrier;
+  s.site = site;
+  s.activeMask = activeMask;
+  s.predMask = predMask;
+  s.op = op;
+  s.sink = std::move(s.sink).resume();
+  // Resumed: either every warp arrived, or the block is being abandoned.
+  s.op = -1;
+  if (b->hasFault || b->stopping) {
+    ctx->fault = 1;
+    return 0;
+  }
+  return s.result;
+}
+
+uint64_t warpGlobalAddr(KernWarpCtx *ctx, uint32_t globalId) {
+  const std::vector<uint64_t> *addrs = blockOf(ctx)->launch->cfg->globalAddrs;
+  return addrs && globalId < addrs->size() ? (*addrs)[globalId] : 0;
+}
+
+// ---- Scheduler ------------------------------------------------------------------------------
+
+Scheduler::Scheduler(unsigned workers) : workers_(workers ? workers : 1) {
+  for (unsigned i = 0; i < workers_; ++i)
+    states_.push_back(std::make_unique<WorkerState>());
+}
+
+Scheduler::~Scheduler() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    quit_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread &t : threads_)
+    t.join();
+}
+
+void Scheduler::threadMain(unsigned index) {
+  uint64_t seen = 0;
+  for (;;) {
+    const std::function<void(unsigned)> *job;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return quit_ || generation_ != seen; });
+      if (quit_)
+        return;
+      seen = generation_;
+      job = job_;
+    }
+    (*job)(index);
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (--pending_ == 0)
+      done_.notify_one();
+  }
+}
+
+void Scheduler::runOnAll(const std::function<void(unsigned)> &job) {
+  if (workers_ == 1) {
+    job(0);
+    return;
+  }
+  if (threads_.empty())
+    for (unsigned i = 1; i < workers_; ++i)
+      threads_.emplace_back([this, i] { threadMain(i); });
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job_ = &job;
+    pending_ = workers_ - 1;
+    ++generation_;
+  }
+  wake_.notify_all();
+  job(0);
+  std::unique_lock<std::mutex> lock(mutex_);
+  done_.wait(lock, [&] { return pending_ == 0; });
+}
+
+LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
+  LaunchState L;
+  L.cfg = &cfg;
+  const uint64_t threads = uint64_t(cfg.block[0]) * cfg.block[1] * cfg.block[2];
+  L.warpsPerBlock = static_cast<uint32_t>((threads + KERN_WARP_SIZE - 1) / KERN_WARP_SIZE);
+  L.threadIdx.resize(L.warpsPerBlock);
+  L.liveMask.resize(L.warpsPerBlock);
+  // Threads are numbered x + y*Dx + z*Dx*Dy; warp w holds threads 32w..32w+31.
+  for (uint32_t w = 0; w < L.warpsPerBlock; ++w) {
+    uint32_t mask = 0;
+    for (uint32_t lane = 0; lane < KERN_WARP_SIZE; ++lane) {
+      const uint64_t t = uint64_t(w) * KERN_WARP_SIZE + lane;
+      if (t < threads) {
+        mask |= 1u << lane;
+        L.threadIdx[w][0][lane] = static_cast<uint32_t>(t % cfg.block[0]);
+        L.threadIdx[w][1][lane] = static_cast<uint32_t>(t / cfg.block[0] % cfg.block[1]);
+        L.threadIdx[w][2][lane] = static_cast<uint32_t>(t / (uint64_t(cfg.block[0]) * cfg.block[1]));
+      } else {
+        // Lanes that do not exist read as thread 0: never active, but never garbage either.
+        L.threadIdx[w][0][lane] = L.threadIdx[w][1][lane] = L.threadIdx[w][2][lane] = 0;
+      }
+    }
+    L.liveMask[w] = mask;
+  }
+  const uint64_t blocks = uint64_t(cfg.grid[0]) * cfg.grid[1] * cfg.grid[2];
+  L.start = std::chrono::steady_clock::now();
+  for (auto &s : states_) {
+    s->outputs.clear();
+    s->faults.clear();
+  }
+  // Blocks are taken in increasing linear order, so every block below a faulting one has
+  // been started (and runs to completion) whichever worker took it.
+  std::atomic<uint64_t> next{0};
+  const std::function<void(unsigned)> job = [&](unsigned worker) {
+    WorkerState &W = *states_[worker];
+    for (;;) {
+      const uint64_t b = next.fetch_add(1, std::memory_order_relaxed);
+      if (b >= blocks || b > L.minFaultBlock.load(std::memory_order_relaxed) ||
+          L.stopAll.load(std::memory_order_relaxed))
+        return;
+      runBlock(W, L, b);
+    }
+  };
+  if (blocks == 1)
+    job(0);
+  else
+    runOnAll(job);
+
+  LaunchResult result;
+  const uint64_t faultBlock = L.minFaultBlock.load();
+  std::vector<std::pair<uint64_t, std::string>> outputs;
+  for (auto &s : states_) {
+    for (auto &o : s->outputs)
+      if (o.first <= faultBlock) // blocks above the fault ran or not, depending on timing
+        outputs.push_back(std::move(o));
+    for (FaultRecord &f : s->faults)
+      if (f.blockLinear == faultBlock) {
+        result.faulted = true;
+        result.fault = std::move(f);
+      }
+    s->outputs.clear();
+    s->faults.clear();
+  }
+  std::sort(outputs.begin(), outputs.end(),
+            [](const auto &a, const auto &b) { return a.first < b.first; });
+  for (auto &o : outputs)
+    result.output += o.second;
+  return result;
+}
+
+} // namespace kern::runtime

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs kern's build dependencies (Debian 12, as root) if any are missing, then configures and builds.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+# Everything comes from bookworm main (llvm-19-dev included). Debian's antlr4 tool needs a Java
+# runtime: any installed JRE satisfies it, default-jre-headless is only pulled in when none is.
+# LLVM's CMake config also looks for zlib, libedit and zstd, but only its static component
+# targets need them; kern links the one shared libLLVM-19, so zstd is not required.
+packages=(cmake ninja-build g++ llvm-19-dev libantlr4-runtime-dev antlr4 catch2
+          libboost-context-dev libedit-dev clang-format zlib1g-dev)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null | grep -qx installed; then
+    missing+=("$pkg")
+  fi
+done
+if ! command -v java >/dev/null 2>&1; then
+  missing+=(default-jre-headless)
+fi
+
+if ((${#missing[@]} > 0)); then
+  echo "setup: installing ${missing[*]}"
+  if ((EUID != 0)); then
+    echo "setup: missing packages and not root; install them with: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update
+  apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+if [[ ! -f build/CMakeCache.txt ]]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+elif [[ ! -f build/build.ninja && ! -f build/Makefile ]]; then
+  # A configure that stopped half-way: finish it with the generator and options already cached.
+  cmake -S . -B build
+fi
+cmake --build build -j"$(nproc)"
