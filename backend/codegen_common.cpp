@@ -15,8 +15,7 @@ void ModuleContext::fail(const std::string &message) {
     error = message;
 }
 
-llvm::Function *ModuleContext::externalFunction(const std::string &name,
-                                                llvm::FunctionType *type) {
+llvm::Function *ModuleContext::externalFunction(const std::string &name, llvm::FunctionType *type) {
   if (auto *f = module.getFunction(name))
     return f;
   return llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module);
@@ -235,17 +234,21 @@ Value *emitBinary(Builder &b, ir::BinaryOp op, Value *x, Value *y, ir::Type t) {
   case BinaryOp::Xor:
     return b.CreateXor(x, y, "xor");
   case BinaryOp::Lt:
-    return f ? b.CreateFCmpOLT(x, y, "cmp") : s ? b.CreateICmpSLT(x, y, "cmp")
-                                                : b.CreateICmpULT(x, y, "cmp");
+    return f   ? b.CreateFCmpOLT(x, y, "cmp")
+           : s ? b.CreateICmpSLT(x, y, "cmp")
+               : b.CreateICmpULT(x, y, "cmp");
   case BinaryOp::Le:
-    return f ? b.CreateFCmpOLE(x, y, "cmp") : s ? b.CreateICmpSLE(x, y, "cmp")
-                                                : b.CreateICmpULE(x, y, "cmp");
+    return f   ? b.CreateFCmpOLE(x, y, "cmp")
+           : s ? b.CreateICmpSLE(x, y, "cmp")
+               : b.CreateICmpULE(x, y, "cmp");
   case BinaryOp::Gt:
-    return f ? b.CreateFCmpOGT(x, y, "cmp") : s ? b.CreateICmpSGT(x, y, "cmp")
-                                                : b.CreateICmpUGT(x, y, "cmp");
+    return f   ? b.CreateFCmpOGT(x, y, "cmp")
+           : s ? b.CreateICmpSGT(x, y, "cmp")
+               : b.CreateICmpUGT(x, y, "cmp");
   case BinaryOp::Ge:
-    return f ? b.CreateFCmpOGE(x, y, "cmp") : s ? b.CreateICmpSGE(x, y, "cmp")
-                                                : b.CreateICmpUGE(x, y, "cmp");
+    return f   ? b.CreateFCmpOGE(x, y, "cmp")
+           : s ? b.CreateICmpSGE(x, y, "cmp")
+               : b.CreateICmpUGE(x, y, "cmp");
   case BinaryOp::Eq:
     return f ? b.CreateFCmpOEQ(x, y, "cmp") : b.CreateICmpEQ(x, y, "cmp");
   case BinaryOp::Ne:
@@ -254,13 +257,13 @@ Value *emitBinary(Builder &b, ir::BinaryOp op, Value *x, Value *y, ir::Type t) {
   case BinaryOp::Min:
     if (f)
       return b.CreateMinNum(x, y, "min");
-    return b.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, x, y,
-                                   nullptr, "min");
+    return b.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smin : llvm::Intrinsic::umin, x, y, nullptr,
+                                   "min");
   case BinaryOp::Max:
     if (f)
       return b.CreateMaxNum(x, y, "max");
-    return b.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, x, y,
-                                   nullptr, "max");
+    return b.CreateBinaryIntrinsic(s ? llvm::Intrinsic::smax : llvm::Intrinsic::umax, x, y, nullptr,
+                                   "max");
   }
   return x;
 }
@@ -438,8 +441,8 @@ Value *emitMath(ModuleContext &mc, Builder &b, ir::IntrinsicId id, const std::ve
     return b.CreateZExtOrTrunc(unaryIntrinsic(b, I::ctpop, x, "popc"), resTy);
   case IntrinsicId::Clz:
   case IntrinsicId::Clzll: // __clz(0) = 32: ctlz with is_zero_poison = false
-    return b.CreateZExtOrTrunc(
-        b.CreateBinaryIntrinsic(I::ctlz, x, b.getFalse(), nullptr, "clz"), resTy);
+    return b.CreateZExtOrTrunc(b.CreateBinaryIntrinsic(I::ctlz, x, b.getFalse(), nullptr, "clz"),
+                               resTy);
   case IntrinsicId::Ffs:
   case IntrinsicId::Ffsll: { // 1 + index of the lowest set bit; __ffs(0) = 0
     Value *tz = b.CreateBinaryIntrinsic(I::cttz, x, b.getFalse(), nullptr, "cttz");
@@ -507,8 +510,6 @@ llvm::AllocaInst *entryAlloca(Builder &b, Type *t, const llvm::Twine &name, uint
   return a;
 }
 
-void setCommonAttributes(llvm::Function *f) {
-  f->setUWTableKind(llvm::UWTableKind::Async);
-}
+void setCommonAttributes(llvm::Function *f) { f->setUWTableKind(llvm::UWTableKind::Async); }
 
 } // namespace kern::backend

@@ -94,8 +94,8 @@ llvm::Value *emitBinary(Builder &b, ir::BinaryOp op, llvm::Value *a, llvm::Value
 llvm::Value *isZero(Builder &b, llvm::Value *d, ir::Type t);
 /// A Math intrinsic on `args` (types `argTypes`) with result type `result`.
 llvm::Value *emitMath(ModuleContext &mc, Builder &b, ir::IntrinsicId id,
-                      const std::vector<llvm::Value *> &args,
-                      const std::vector<ir::Type> &argTypes, ir::Type result);
+                      const std::vector<llvm::Value *> &args, const std::vector<ir::Type> &argTypes,
+                      ir::Type result);
 
 /// One printf argument after C's default argument promotions, as the 64 bits the runtime's
 /// printf reads (abi.h): ints sign/zero-extended, float -> double, pointers as addresses.

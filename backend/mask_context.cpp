@@ -17,9 +17,7 @@ MaskContext::MaskContext(llvm::IRBuilder<> &b, Value *entryMask) : b_(b) {
   b_.CreateStore(noLanes(), returned_);
 }
 
-Value *MaskContext::noLanes() {
-  return llvm::Constant::getNullValue(current_->getAllocatedType());
-}
+Value *MaskContext::noLanes() { return llvm::Constant::getNullValue(current_->getAllocatedType()); }
 
 Value *MaskContext::currentMask() {
   return b_.CreateLoad(current_->getAllocatedType(), current_, "mask");
@@ -124,8 +122,7 @@ void MaskContext::loopTest(Value *cond, const BranchHook &hook) {
     hook(m, stay);
   // Lanes whose condition failed are done with the loop: exactly like break.
   Value *leave = b_.CreateAnd(m, b_.CreateNot(cond));
-  b_.CreateStore(b_.CreateOr(b_.CreateLoad(ty, l.breakLanes), leave, "break.lanes"),
-                 l.breakLanes);
+  b_.CreateStore(b_.CreateOr(b_.CreateLoad(ty, l.breakLanes), leave, "break.lanes"), l.breakLanes);
   setMask(stay);
   auto *cont = newBlock("loop.cond.true");
   b_.CreateCondBr(any(stay, "loop.cond.any"), cont, l.exit);
@@ -171,9 +168,8 @@ void MaskContext::breakLanes() {
 void MaskContext::continueLanes() {
   auto &l = loops_.back();
   auto *ty = current_->getAllocatedType();
-  b_.CreateStore(
-      b_.CreateOr(b_.CreateLoad(ty, l.continueLanes), currentMask(), "continue.lanes"),
-      l.continueLanes);
+  b_.CreateStore(b_.CreateOr(b_.CreateLoad(ty, l.continueLanes), currentMask(), "continue.lanes"),
+                 l.continueLanes);
   setMask(noLanes());
 }
 

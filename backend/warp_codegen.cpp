@@ -59,8 +59,11 @@ enum WarpStateOffset : unsigned {
   kWarpStateBytes = 16,
 };
 
-enum class AccessOp : uint32_t { Load = KERN_ACCESS_LOAD, Store = KERN_ACCESS_STORE,
-                                 Atomic = KERN_ACCESS_ATOMIC };
+enum class AccessOp : uint32_t {
+  Load = KERN_ACCESS_LOAD,
+  Store = KERN_ACCESS_STORE,
+  Atomic = KERN_ACCESS_ATOMIC
+};
 
 /// A warp-level memory operation before lowering (habit 2: one lowering point).
 struct MemoryAccess {
@@ -137,7 +140,9 @@ private:
       ids.push_back(b_.getInt32(l));
     return llvm::ConstantVector::get(ids);
   }
-  Value *ctxAddr(unsigned offset) { return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), ctx_, offset); }
+  Value *ctxAddr(unsigned offset) {
+    return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), ctx_, offset);
+  }
   Value *loadCtx(unsigned offset, Type *t, const llvm::Twine &name) {
     return b_.CreateLoad(t, ctxAddr(offset), name);
   }
@@ -206,8 +211,8 @@ void WarpCodegen::emit() {
   ctx_ = &*argIt++;
   Value *entryMask;
   if (isKernel) {
-    entryMask = b_.CreateBitCast(loadCtx(kCtxLiveMask, b_.getInt32Ty(), "live"), maskTy(),
-                                 "live.mask");
+    entryMask =
+        b_.CreateBitCast(loadCtx(kCtxLiveMask, b_.getInt32Ty(), "live"), maskTy(), "live.mask");
   } else {
     entryMask = &*argIt++;
     warp_ = &*argIt++;
@@ -225,8 +230,8 @@ void WarpCodegen::emit() {
     frameAlign = std::max(frameAlign, align);
   }
   frameBytes = std::max<uint64_t>(frameBytes, 16);
-  auto *frame = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), frameBytes), nullptr,
-                                "local.frame");
+  auto *frame =
+      b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), frameBytes), nullptr, "local.frame");
   frame->setAlignment(llvm::Align(frameAlign));
   frame_ = frame;
   localLo_ = b_.CreatePtrToInt(frame_, b_.getInt64Ty(), "local.lo");
@@ -237,16 +242,17 @@ void WarpCodegen::emit() {
     warp_ = state;
     localHi_ = b_.CreateAdd(localLo_, b_.getInt64(frameBytes), "local.hi");
     b_.CreateStore(localHi_, warp_);
-    b_.CreateStore(b_.getInt64(0), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), warp_, kWarpTicks));
+    b_.CreateStore(b_.getInt64(0),
+                   b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), warp_, kWarpTicks));
   } else {
     localHi_ = b_.CreateLoad(b_.getInt64Ty(), warp_, "local.hi");
   }
 
   // The windows the address checks use; fixed for the whole run of the warp.
-  sharedLo_ = b_.CreatePtrToInt(loadCtx(kCtxShared, b_.getPtrTy(), "shared"), b_.getInt64Ty(),
-                                "shared.lo");
-  sharedHi_ = b_.CreateAdd(sharedLo_, loadCtx(kCtxSharedSize, b_.getInt64Ty(), "shared.size"),
-                           "shared.hi");
+  sharedLo_ =
+      b_.CreatePtrToInt(loadCtx(kCtxShared, b_.getPtrTy(), "shared"), b_.getInt64Ty(), "shared.lo");
+  sharedHi_ =
+      b_.CreateAdd(sharedLo_, loadCtx(kCtxSharedSize, b_.getInt64Ty(), "shared.size"), "shared.hi");
   globalLo_ = loadCtx(kCtxGlobalLo, b_.getInt64Ty(), "global.lo");
   globalHi_ = loadCtx(kCtxGlobalHi, b_.getInt64Ty(), "global.hi");
 
@@ -315,15 +321,15 @@ void WarpCodegen::faultWithKind(Value *bad, Value *kind, ir::SiteId site, Value 
   unlikelyBr(b_.CreateICmpNE(badBits, b_.getInt32(0)), faultBB, okBB);
   b_.SetInsertPoint(faultBB);
   // The first faulting lane is reported, as cuda-memcheck reports one thread per fault.
-  Value *lane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, badBits, b_.getTrue(), nullptr,
-                                         "fault.lane");
+  Value *lane =
+      b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, badBits, b_.getTrue(), nullptr, "fault.lane");
   Value *addr = addrs ? b_.CreateExtractElement(addrs, lane, "fault.addr") : b_.getInt64(0);
   if (!kind->getType()->isIntegerTy(32))
     kind = b_.CreateExtractElement(kind, lane, "fault.kind");
   Type *i32 = b_.getInt32Ty();
-  b_.CreateCall(runtime("kern_rt_fault", b_.getVoidTy(),
-                        {b_.getPtrTy(), i32, i32, i32, b_.getInt64Ty()}),
-                {ctx_, b_.getInt32(site), kind, lane, addr});
+  b_.CreateCall(
+      runtime("kern_rt_fault", b_.getVoidTy(), {b_.getPtrTy(), i32, i32, i32, b_.getInt64Ty()}),
+      {ctx_, b_.getInt32(site), kind, lane, addr});
   // The warp stops at its first fault: no later instruction of any lane runs.
   b_.CreateBr(exit_);
   b_.SetInsertPoint(okBB);
@@ -521,16 +527,16 @@ void WarpCodegen::emitBackEdge(ir::SiteId site) {
   Value *ticks = b_.CreateLoad(b_.getInt64Ty(), ticksAddr, "ticks");
   b_.CreateStore(b_.CreateAdd(ticks, b_.getInt64(1)), ticksAddr);
   // Runaway kernels: count back-edges down; the runtime decides at zero (abi.h kern_rt_poll).
-  Value *steps = b_.CreateSub(loadCtx(kCtxSteps, b_.getInt64Ty(), "steps"), b_.getInt64(1),
-                              "steps.left");
+  Value *steps =
+      b_.CreateSub(loadCtx(kCtxSteps, b_.getInt64Ty(), "steps"), b_.getInt64(1), "steps.left");
   b_.CreateStore(steps, ctxAddr(kCtxSteps));
   auto *pollBB = newBlock("loop.poll");
   auto *goBB = newBlock("loop.backedge");
   unlikelyBr(b_.CreateICmpSLT(steps, b_.getInt64(0)), pollBB, goBB);
   b_.SetInsertPoint(pollBB);
-  Value *stop = b_.CreateCall(
-      runtime("kern_rt_poll", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt32Ty()}),
-      {ctx_, b_.getInt32(site)}, "poll");
+  Value *stop =
+      b_.CreateCall(runtime("kern_rt_poll", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt32Ty()}),
+                    {ctx_, b_.getInt32(site)}, "poll");
   b_.CreateCondBr(b_.CreateICmpNE(stop, b_.getInt32(0)), exit_, goBB);
   b_.SetInsertPoint(goBB);
 }
@@ -620,18 +626,18 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
     bad = b_.CreateOr(bad, badAlign, "bad");
   }
   Type *i32v = warpVector(b_.getInt32Ty());
-  Value *kinds = b_.CreateSelect(
-      isNull, llvm::ConstantInt::get(i32v, KERN_FAULT_NULL),
-      b_.CreateSelect(ok, llvm::ConstantInt::get(i32v, KERN_FAULT_MISALIGNED),
-                      llvm::ConstantInt::get(i32v, rangeFault)),
-      "fault.kinds");
+  Value *kinds =
+      b_.CreateSelect(isNull, llvm::ConstantInt::get(i32v, KERN_FAULT_NULL),
+                      b_.CreateSelect(ok, llvm::ConstantInt::get(i32v, KERN_FAULT_MISALIGNED),
+                                      llvm::ConstantInt::get(i32v, rangeFault)),
+                      "fault.kinds");
   faultWithKind(bad, kinds, a.site, addrs);
 
   // 2. Counters: all 32 addresses in hand at once, as the coalescer and the banks see them.
   if (mc_.options.counters) {
     if (!addrBuf_)
-      addrBuf_ = entryAlloca(b_, llvm::ArrayType::get(b_.getInt64Ty(), kWarpSize), "access.addrs",
-                             8);
+      addrBuf_ =
+          entryAlloca(b_, llvm::ArrayType::get(b_.getInt64Ty(), kWarpSize), "access.addrs", 8);
     b_.CreateAlignedStore(addrs, addrBuf_, llvm::Align(8));
     Value *space;
     switch (a.space) {
@@ -661,10 +667,10 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
     }
     Value *flags = b_.CreateOr(b_.getInt32(static_cast<uint32_t>(a.op)), space, "access.flags");
     Type *i32 = b_.getInt32Ty();
-    b_.CreateCall(runtime("kern_rt_count_access", b_.getVoidTy(),
-                          {b_.getPtrTy(), i32, b_.getPtrTy(), i32, i32, i32}),
-                  {ctx_, b_.getInt32(a.site), addrBuf_, bits(m, "access.mask"),
-                   b_.getInt32(size), flags});
+    b_.CreateCall(
+        runtime("kern_rt_count_access", b_.getVoidTy(),
+                {b_.getPtrTy(), i32, b_.getPtrTy(), i32, i32, i32}),
+        {ctx_, b_.getInt32(a.site), addrBuf_, bits(m, "access.mask"), b_.getInt32(size), flags});
   }
 
   // 3. The access. Masked gather/scatter: only active lanes touch memory. When several lanes
@@ -794,7 +800,8 @@ Value *WarpCodegen::emitBuiltin(const ir::Expr &e) {
   case BuiltinVar::ThreadIdxX:
   case BuiltinVar::ThreadIdxY:
   case BuiltinVar::ThreadIdxZ: {
-    unsigned d = static_cast<unsigned>(e.builtinVar) - static_cast<unsigned>(BuiltinVar::ThreadIdxX);
+    unsigned d =
+        static_cast<unsigned>(e.builtinVar) - static_cast<unsigned>(BuiltinVar::ThreadIdxX);
     const char *names[] = {"threadIdx.x", "threadIdx.y", "threadIdx.z"};
     v = b_.CreateAlignedLoad(warpVector(i32), ctxAddr(kCtxThreadIdx + d * 4 * kWarpSize),
                              llvm::Align(4), names[d]);
@@ -879,8 +886,9 @@ Value *WarpCodegen::emitShuffle(const ir::Expr &e, Value *v, Value *src) {
   // a 32-entry buffer and gather from it. Reading an inactive lane gives its current value.
   ir::Type t = e.type;
   Type *memTy = memoryType(c_, t);
-  auto *buf = entryAlloca(b_, llvm::ArrayType::get(memTy, kWarpSize), "shfl.buf", 16);
-  b_.CreateStore(toMemory(b_, v, t), buf);
+  auto *buf = entryAlloca(b_, llvm::ArrayType::get(memTy, kWarpSize), "shfl.buf", 64);
+  // An explicit alignment: a plain vector store would claim the vector's own (larger) one.
+  b_.CreateAlignedStore(toMemory(b_, v, t), buf, llvm::Align(64));
   Value *ptrs = b_.CreateGEP(memTy, buf, {src}, "shfl.src.ptr");
   Value *r = b_.CreateMaskedGather(warpVector(memTy), ptrs, llvm::Align(t.bytes()),
                                    llvm::Constant::getAllOnesValue(maskTy()), nullptr, "shfl");
@@ -905,7 +913,9 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
       v = emitCast(b_, v, e.ops[i]->type, ir::Type::boolTy());
     return v;
   };
-  auto result = [&](Value *u32Value) { return emitCast(b_, u32Value, ir::Type::i32(false), e.type); };
+  auto result = [&](Value *u32Value) {
+    return emitCast(b_, u32Value, ir::Type::i32(false), e.type);
+  };
   switch (e.intrinsic) {
   case IntrinsicId::Ballot: {
     Value *laneMask = op(0);
@@ -939,9 +949,9 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
     Value *width = e.ops.size() > 3 ? b_.CreateIntCast(op(3), i32v, true) : splat(b_.getInt32(32));
     // width must be a power of two in [1, 32] (CUDA); anything else behaves as 32.
     Value *wm1 = b_.CreateSub(width, splat(b_.getInt32(1)));
-    Value *pow2 = b_.CreateAnd(
-        b_.CreateICmpEQ(b_.CreateAnd(width, wm1), llvm::Constant::getNullValue(i32v)),
-        b_.CreateICmpULE(wm1, splat(b_.getInt32(31))));
+    Value *pow2 =
+        b_.CreateAnd(b_.CreateICmpEQ(b_.CreateAnd(width, wm1), llvm::Constant::getNullValue(i32v)),
+                     b_.CreateICmpULE(wm1, splat(b_.getInt32(31))));
     width = b_.CreateSelect(pow2, width, splat(b_.getInt32(32)), "width");
     wm1 = b_.CreateSub(width, splat(b_.getInt32(1)));
     Value *lane = laneIds();
@@ -980,8 +990,7 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
     // A deterministic stand-in for the SM clock: this warp's loop back-edges plus clock() reads
     // so far. Real cycle counts would make runs irreproducible.
     Value *addr = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), warp_, kWarpTicks);
-    Value *t = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), addr, "ticks"), b_.getInt64(1),
-                            "clock");
+    Value *t = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), addr, "ticks"), b_.getInt64(1), "clock");
     b_.CreateStore(t, addr);
     return emitCast(b_, splat(t), ir::Type::i64(true), e.type);
   }
@@ -992,12 +1001,12 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
     Value *m = cur();
     uint32_t kind = e.intrinsic == IntrinsicId::SyncCount ? 0
                     : e.intrinsic == IntrinsicId::SyncAnd ? 1
-                                                           : 2;
-    Value *r = b_.CreateCall(
-        runtime("kern_rt_barrier_reduce", i32, {b_.getPtrTy(), i32, i32, i32, i32}),
-        {ctx_, b_.getInt32(e.site), bits(m, "barrier.mask"),
-         bits(b_.CreateAnd(m, pred), "barrier.pred"), b_.getInt32(kind)},
-        "barrier.result");
+                                                          : 2;
+    Value *r =
+        b_.CreateCall(runtime("kern_rt_barrier_reduce", i32, {b_.getPtrTy(), i32, i32, i32, i32}),
+                      {ctx_, b_.getInt32(e.site), bits(m, "barrier.mask"),
+                       bits(b_.CreateAnd(m, pred), "barrier.pred"), b_.getInt32(kind)},
+                      "barrier.result");
     returnIfFaulted();
     return emitCast(b_, splat(r), ir::Type::i32(true), e.type);
   }
@@ -1118,8 +1127,7 @@ Value *WarpCodegen::emitExpr(const ir::Expr &e) {
       mc_.fail("internal error: unknown local slot in " + f_.name);
       return llvm::PoisonValue::get(vecTy(e.type));
     }
-    Value *base = b_.CreateAdd(localLo_, b_.getInt64(it->second.first),
-                               e.slot->name + ".base");
+    Value *base = b_.CreateAdd(localLo_, b_.getInt64(it->second.first), e.slot->name + ".base");
     Value *lane = b_.CreateZExt(laneIds(), warpVector(b_.getInt64Ty()));
     Value *offs = b_.CreateMul(lane, splat(b_.getInt64(it->second.second)));
     return b_.CreateAdd(splat(base), offs, e.slot->name);
@@ -1148,8 +1156,9 @@ llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f) {
     std::vector<Type *> params = {ptr, warpVector(Type::getInt1Ty(c)), ptr};
     for (auto *p : f.params)
       params.push_back(warpVector(registerType(c, p->type)));
-    Type *ret = f.returnType.isVoid() ? Type::getVoidTy(c)
-                                      : static_cast<Type *>(warpVector(registerType(c, f.returnType)));
+    Type *ret = f.returnType.isVoid()
+                    ? Type::getVoidTy(c)
+                    : static_cast<Type *>(warpVector(registerType(c, f.returnType)));
     auto *ty = llvm::FunctionType::get(ret, params, false);
     fn = llvm::Function::Create(ty, llvm::Function::InternalLinkage, f.name + ".warp", mc.module);
     fn->getArg(0)->setName("ctx");

@@ -1,5 +1,9 @@
 # LLVM 19 from Debian (llvm-19-dev). We link the one shared libLLVM so links stay fast.
-find_package(LLVM 19 REQUIRED CONFIG PATHS /usr/lib/llvm-19/lib/cmake/llvm NO_DEFAULT_PATH)
+# LLVM's version file wants major.minor to match, so ask for 19 by checking the major version.
+find_package(LLVM REQUIRED CONFIG PATHS /usr/lib/llvm-19/lib/cmake/llvm NO_DEFAULT_PATH)
+if(NOT LLVM_VERSION_MAJOR EQUAL 19)
+  message(FATAL_ERROR "kern needs LLVM 19 (llvm-19-dev); found ${LLVM_PACKAGE_VERSION}")
+endif()
 message(STATUS "LLVM ${LLVM_PACKAGE_VERSION} in ${LLVM_LIBRARY_DIR}")
 add_library(kern_llvm INTERFACE)
 target_include_directories(kern_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})

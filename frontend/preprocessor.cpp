@@ -29,14 +29,35 @@ SourceLoc PreprocessedSource::map(uint32_t line, uint32_t col) const {
 namespace {
 
 // Headers the language accepts and ignores (LANGUAGE.md): their declarations are built in.
-const std::set<std::string> kSystemHeaders = {
-    "stdio.h",   "stdlib.h",      "math.h",    "string.h",  "cuda_runtime.h",
-    "cuda.h",    "assert.h",      "stdint.h",  "float.h",   "limits.h",
-    "time.h",    "stdbool.h",     "stddef.h",  "cuda_runtime_api.h",
-    "device_launch_parameters.h", "cstdio",    "cstdlib",   "cmath",
-    "cstring",   "cassert",       "cstdint",   "cfloat",    "climits",
-    "ctime",     "cstddef",       "math_constants.h", "device_functions.h",
-    "vector_types.h", "cuda_fp16.h"};
+const std::set<std::string> kSystemHeaders = {"stdio.h",
+                                              "stdlib.h",
+                                              "math.h",
+                                              "string.h",
+                                              "cuda_runtime.h",
+                                              "cuda.h",
+                                              "assert.h",
+                                              "stdint.h",
+                                              "float.h",
+                                              "limits.h",
+                                              "time.h",
+                                              "stdbool.h",
+                                              "stddef.h",
+                                              "cuda_runtime_api.h",
+                                              "device_launch_parameters.h",
+                                              "cstdio",
+                                              "cstdlib",
+                                              "cmath",
+                                              "cstring",
+                                              "cassert",
+                                              "cstdint",
+                                              "cfloat",
+                                              "climits",
+                                              "ctime",
+                                              "cstddef",
+                                              "math_constants.h",
+                                              "device_functions.h",
+                                              "vector_types.h",
+                                              "cuda_fp16.h"};
 
 // Constants a program may use without including the header that defines them.
 const char *const kPredefined[] = {
@@ -126,9 +147,9 @@ struct LogicalLine {
 bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-const char *const kPuncts[] = {"...", "<<=", ">>=", "##", "<<", ">>", "<=", ">=", "==",
-                               "!=",  "&&",  "||",  "->", "++", "--", "+=", "-=", "*=",
-                               "/=",  "%=",  "&=",  "|=", "^=", "::"};
+const char *const kPuncts[] = {
+    "<<<", ">>>", "...", "<<=", ">>=", "##", "<<", ">>", "<=", ">=", "==", "!=", "&&",
+    "||",  "->",  "++",  "--",  "+=",  "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::"};
 
 std::vector<PPToken> tokenize(const std::string &s, size_t from = 0) {
   std::vector<PPToken> out;
@@ -151,7 +172,8 @@ std::vector<PPToken> tokenize(const std::string &s, size_t from = 0) {
         ++i;
       t.kind = TokKind::Ident;
     } else if (std::isdigit(static_cast<unsigned char>(c)) ||
-               (c == '.' && i + 1 < s.size() && std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
+               (c == '.' && i + 1 < s.size() &&
+                std::isdigit(static_cast<unsigned char>(s[i + 1])))) {
       // A pp-number: digits, letters, dots, and signs after an exponent letter.
       ++i;
       while (i < s.size()) {
@@ -389,19 +411,25 @@ private:
   // possible (an expansion shorter than its call is padded), so diagnostics point right.
   static std::string render(const std::vector<PPToken> &toks) {
     std::string out;
+    bool prevFromSource = true;
     for (const PPToken &t : toks) {
+      // Tokens adjacent in the source stay adjacent; a macro-produced neighbour gets a space
+      // where the two spellings would otherwise lex as one token.
+      bool merge = !out.empty() && t.ws.empty() && wouldMerge(out.back(), t.text[0]) &&
+                   !(prevFromSource && t.col >= 0);
       if (t.col >= 0) {
         size_t col = static_cast<size_t>(t.col);
         if (out.size() + t.ws.size() == col)
           out += t.ws;
         else if (out.size() < col)
           out.append(col - out.size(), ' ');
-        else if (!t.ws.empty() || (!out.empty() && wouldMerge(out.back(), t.text[0])))
+        else if (!t.ws.empty() || merge)
           out += ' ';
-      } else if (!t.ws.empty() || (!out.empty() && wouldMerge(out.back(), t.text[0]))) {
+      } else if (!t.ws.empty() || merge) {
         out += ' ';
       }
       out += t.text;
+      prevFromSource = t.col >= 0;
     }
     return out;
   }
@@ -594,8 +622,8 @@ private:
     std::filesystem::path target = dir / name;
     std::ifstream in(target, std::ios::binary);
     if (!in) {
-      if (kSystemHeaders.count(name) || kSystemHeaders.count(
-                                            std::filesystem::path(name).filename().string()))
+      if (kSystemHeaders.count(name) ||
+          kSystemHeaders.count(std::filesystem::path(name).filename().string()))
         return;
       diags_.error(fileLoc, "'" + name + "' file not found");
       return;
@@ -673,8 +701,7 @@ private:
         } else if (a.text == ")") {
           closed = true;
           break;
-        } else if (a.text == "," && depth == 0 &&
-                   !(m.variadic && args.size() >= m.params.size())) {
+        } else if (a.text == "," && depth == 0 && !(m.variadic && args.size() >= m.params.size())) {
           args.emplace_back();
           continue;
         }
@@ -800,8 +827,8 @@ private:
       int p = paramIndex(m, bt);
       if (p >= 0) {
         bool pasted = k + 1 < body.size() && body[k + 1].text == "##";
-        std::vector<PPToken> a = pasted ? args[static_cast<size_t>(p)]
-                                        : expand(args[static_cast<size_t>(p)]);
+        std::vector<PPToken> a =
+            pasted ? args[static_cast<size_t>(p)] : expand(args[static_cast<size_t>(p)]);
         for (size_t q = 0; q < a.size(); ++q) {
           a[q].col = -1;
           if (q == 0)
@@ -894,9 +921,9 @@ private:
 
   static int precedence(const std::string &op) {
     static const std::map<std::string, int> prec = {
-        {"||", 1}, {"&&", 2}, {"|", 3},  {"^", 4},  {"&", 5},  {"==", 6}, {"!=", 6},
-        {"<", 7},  {">", 7},  {"<=", 7}, {">=", 7}, {"<<", 8}, {">>", 8}, {"+", 9},
-        {"-", 9},  {"*", 10}, {"/", 10}, {"%", 10}};
+        {"||", 1}, {"&&", 2}, {"|", 3}, {"^", 4},  {"&", 5},  {"==", 6},
+        {"!=", 6}, {"<", 7},  {">", 7}, {"<=", 7}, {">=", 7}, {"<<", 8},
+        {">>", 8}, {"+", 9},  {"-", 9}, {"*", 10}, {"/", 10}, {"%", 10}};
     auto it = prec.find(op);
     return it == prec.end() ? -1 : it->second;
   }
@@ -921,24 +948,42 @@ private:
 
   static int64_t applyBinary(const std::string &op, int64_t a, int64_t b) {
     uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
-    if (op == "||") return a || b;
-    if (op == "&&") return a && b;
-    if (op == "|") return a | b;
-    if (op == "^") return a ^ b;
-    if (op == "&") return a & b;
-    if (op == "==") return a == b;
-    if (op == "!=") return a != b;
-    if (op == "<") return a < b;
-    if (op == ">") return a > b;
-    if (op == "<=") return a <= b;
-    if (op == ">=") return a >= b;
-    if (op == "<<") return static_cast<int64_t>(ua << (ub & 63));
-    if (op == ">>") return a >> (ub & 63);
-    if (op == "+") return static_cast<int64_t>(ua + ub);
-    if (op == "-") return static_cast<int64_t>(ua - ub);
-    if (op == "*") return static_cast<int64_t>(ua * ub);
-    if (op == "/") return (a == INT64_MIN && b == -1) ? a : a / b;
-    if (op == "%") return (a == INT64_MIN && b == -1) ? 0 : a % b;
+    if (op == "||")
+      return a || b;
+    if (op == "&&")
+      return a && b;
+    if (op == "|")
+      return a | b;
+    if (op == "^")
+      return a ^ b;
+    if (op == "&")
+      return a & b;
+    if (op == "==")
+      return a == b;
+    if (op == "!=")
+      return a != b;
+    if (op == "<")
+      return a < b;
+    if (op == ">")
+      return a > b;
+    if (op == "<=")
+      return a <= b;
+    if (op == ">=")
+      return a >= b;
+    if (op == "<<")
+      return static_cast<int64_t>(ua << (ub & 63));
+    if (op == ">>")
+      return a >> (ub & 63);
+    if (op == "+")
+      return static_cast<int64_t>(ua + ub);
+    if (op == "-")
+      return static_cast<int64_t>(ua - ub);
+    if (op == "*")
+      return static_cast<int64_t>(ua * ub);
+    if (op == "/")
+      return (a == INT64_MIN && b == -1) ? a : a / b;
+    if (op == "%")
+      return (a == INT64_MIN && b == -1) ? 0 : a % b;
     return 0;
   }
 
@@ -990,11 +1035,16 @@ private:
         return static_cast<signed char>(t.text[1]);
       if (t.text.size() >= 4) {
         switch (t.text[2]) {
-        case 'n': return '\n';
-        case 't': return '\t';
-        case 'r': return '\r';
-        case '0': return 0;
-        default: return t.text[2];
+        case 'n':
+          return '\n';
+        case 't':
+          return '\t';
+        case 'r':
+          return '\r';
+        case '0':
+          return 0;
+        default:
+          return t.text[2];
         }
       }
       return 0;

@@ -123,6 +123,7 @@ private:
   int loopDepth_ = 0;
   int switchDepth_ = 0;
   std::set<std::string> reportedUnsupported_;
+  std::set<EnumDecl *> definedEnums_;
 
   void error(SourceLoc loc, std::string msg) { diags_.error(loc, std::move(msg)); }
 
@@ -249,38 +250,30 @@ private:
     if (!t)
       return nullptr;
     bool constNext = ts->isConst;
-    // Array dimensions are written outermost first (`a[2][3]` is array 2 of array 3), and
-    // ops lists them in C's binding order; a run of Array ops applies innermost-last.
-    for (size_t i = 0; i < ts->ops.size(); ++i) {
-      TypeOp &op = ts->ops[i];
+    // ops are in C's binding order (`int a[2][3]` is {Array(3), Array(2)}): apply them in turn.
+    for (TypeOp &op : ts->ops) {
       if (op.kind == TypeOp::Kind::Pointer) {
         t = types_.pointerTo(t, space, constNext);
         constNext = op.isConst;
-      } else {
-        size_t j = i;
-        while (j + 1 < ts->ops.size() && ts->ops[j + 1].kind == TypeOp::Kind::Array)
-          ++j;
-        for (size_t k = j + 1; k-- > i;) {
-          uint64_t n = 0;
-          if (ts->ops[k].size) {
-            int64_t v;
-            if (!constantInt(ts->ops[k].size, v))
-              return nullptr;
-            if (v <= 0) {
-              error(ts->ops[k].size->loc, "array size must be positive");
-              return nullptr;
-            }
-            n = static_cast<uint64_t>(v);
-          }
-          if (t->isVoid()) {
-            error(ts->loc, "array of void");
-            return nullptr;
-          }
-          t = types_.arrayOf(t, n);
-        }
-        i = j;
-        constNext = false;
+        continue;
       }
+      uint64_t n = 0;
+      if (op.size) {
+        int64_t v;
+        if (!constantInt(op.size, v))
+          return nullptr;
+        if (v <= 0) {
+          error(op.size->loc, "array size must be positive");
+          return nullptr;
+        }
+        n = static_cast<uint64_t>(v);
+      }
+      if (t->isVoid()) {
+        error(ts->loc, "array of void");
+        return nullptr;
+      }
+      t = types_.arrayOf(t, n);
+      constNext = false;
     }
     ts->resolved = t;
     return t;
@@ -335,6 +328,9 @@ private:
   }
 
   void defineEnum(EnumDecl *ed) {
+    // An inline definition is reachable both as a declaration and from its declarators.
+    if (!definedEnums_.insert(ed).second)
+      return;
     int64_t next = 0;
     for (auto &e : ed->enumerators) {
       if (e.value) {
@@ -432,9 +428,15 @@ private:
       bool uns = ot && ot->isInteger() && !ot->isSigned();
       uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
       switch (e->binaryOp) {
-      case BinaryOp::Add: v = a + b; break;
-      case BinaryOp::Sub: v = a - b; break;
-      case BinaryOp::Mul: v = a * b; break;
+      case BinaryOp::Add:
+        v = a + b;
+        break;
+      case BinaryOp::Sub:
+        v = a - b;
+        break;
+      case BinaryOp::Mul:
+        v = a * b;
+        break;
       case BinaryOp::Div:
       case BinaryOp::Rem:
         if (b == 0) {
@@ -446,20 +448,48 @@ private:
         else
           v = uns ? static_cast<int64_t>(ua % ub) : a % b;
         break;
-      case BinaryOp::Shl: v = static_cast<int64_t>(ua << (b & 63)); break;
-      case BinaryOp::Shr: v = uns ? static_cast<int64_t>(ua >> (b & 63)) : a >> (b & 63); break;
-      case BinaryOp::Lt: v = uns ? ua < ub : a < b; break;
-      case BinaryOp::Gt: v = uns ? ua > ub : a > b; break;
-      case BinaryOp::Le: v = uns ? ua <= ub : a <= b; break;
-      case BinaryOp::Ge: v = uns ? ua >= ub : a >= b; break;
-      case BinaryOp::Eq: v = a == b; break;
-      case BinaryOp::Ne: v = a != b; break;
-      case BinaryOp::BitAnd: v = a & b; break;
-      case BinaryOp::BitOr: v = a | b; break;
-      case BinaryOp::BitXor: v = a ^ b; break;
-      case BinaryOp::LogAnd: v = a && b; break;
-      case BinaryOp::LogOr: v = a || b; break;
-      case BinaryOp::Comma: v = b; break;
+      case BinaryOp::Shl:
+        v = static_cast<int64_t>(ua << (b & 63));
+        break;
+      case BinaryOp::Shr:
+        v = uns ? static_cast<int64_t>(ua >> (b & 63)) : a >> (b & 63);
+        break;
+      case BinaryOp::Lt:
+        v = uns ? ua < ub : a < b;
+        break;
+      case BinaryOp::Gt:
+        v = uns ? ua > ub : a > b;
+        break;
+      case BinaryOp::Le:
+        v = uns ? ua <= ub : a <= b;
+        break;
+      case BinaryOp::Ge:
+        v = uns ? ua >= ub : a >= b;
+        break;
+      case BinaryOp::Eq:
+        v = a == b;
+        break;
+      case BinaryOp::Ne:
+        v = a != b;
+        break;
+      case BinaryOp::BitAnd:
+        v = a & b;
+        break;
+      case BinaryOp::BitOr:
+        v = a | b;
+        break;
+      case BinaryOp::BitXor:
+        v = a ^ b;
+        break;
+      case BinaryOp::LogAnd:
+        v = a && b;
+        break;
+      case BinaryOp::LogOr:
+        v = a || b;
+        break;
+      case BinaryOp::Comma:
+        v = b;
+        break;
       default:
         return false;
       }
@@ -569,17 +599,17 @@ private:
   void function(FunctionDecl *f) {
     auto &q = f->quals;
     if (q.global && (q.host || q.device)) {
-      error(f->loc, q.host ? "a kernel cannot also be '__host__'"
-                           : "a kernel cannot also be '__device__'");
+      error(f->loc,
+            q.host ? "a kernel cannot also be '__host__'" : "a kernel cannot also be '__device__'");
       return;
     }
-    const Type *ret = resolve(f->returnType, q.global || (q.device && !q.host)
-                                                 ? AddrSpace::Generic
-                                                 : AddrSpace::Host);
+    const Type *ret = resolve(f->returnType, q.global || (q.device && !q.host) ? AddrSpace::Generic
+                                                                               : AddrSpace::Host);
     if (!ret)
       return;
     if (q.global && !ret->isVoid()) {
-      error(f->loc, "kernel '" + f->name + "' must return void");
+      error(f->returnType && f->returnType->loc.isValid() ? f->returnType->loc : f->loc,
+            "kernel '" + f->name + "' must return void");
       return;
     }
     if (ret->isArray()) {
@@ -588,7 +618,7 @@ private:
     }
     std::vector<const Type *> params;
     // Kernel pointer parameters point into global memory (the only memory a host can pass).
-    AddrSpace pspace = q.global ? AddrSpace::Global
+    AddrSpace pspace = q.global                ? AddrSpace::Global
                        : (q.device && !q.host) ? AddrSpace::Generic
                                                : AddrSpace::Host;
     for (VarDecl *p : f->params) {
@@ -684,8 +714,8 @@ private:
   void functionBody(FunctionDecl *f) {
     fn_ = f;
     side_ = f->quals.global || (f->quals.device && !f->quals.host) ? Side::Device
-            : f->quals.device                                       ? Side::Both
-                                                                    : Side::Host;
+            : f->quals.device                                      ? Side::Both
+                                                                   : Side::Host;
     push();
     for (VarDecl *p : f->params) {
       if (p->name.empty())
@@ -884,8 +914,8 @@ private:
         return;
       Expr *c = rvalue(s->cond);
       if (!c->type->isInteger()) {
-        error(s->cond->loc, "switch condition must have integer type, not '" + c->type->str() +
-                                "'");
+        error(s->cond->loc,
+              "switch condition must have integer type, not '" + c->type->str() + "'");
         return;
       }
       s->cond = convert(c, promote(c->type), "switch");
@@ -936,7 +966,8 @@ private:
       error(s->loc, "goto is not supported");
       return;
     case StmtKind::Label:
-      error(s->loc, "labels are not supported (goto is not supported)");
+      // A label alone is harmless; only goto is rejected.
+      stmt(s->then);
       return;
     case StmtKind::Pragma:
       return;
@@ -985,7 +1016,8 @@ private:
       return e;
     Expr *r = rvalue(e);
     if (!r->type->isScalar()) {
-      error(e->loc, "value of type '" + r->type->str() + "' is not contextually convertible to 'bool'");
+      error(e->loc,
+            "value of type '" + r->type->str() + "' is not contextually convertible to 'bool'");
       return r;
     }
     return convert(r, types_.boolTy(), "condition");
@@ -1011,8 +1043,8 @@ private:
       return e;
     if (e->type->isArray()) {
       AddrSpace sp = spaceOfObject(e);
-      return implicitCast(e, types_.pointerTo(e->type->elem, sp,
-                                              e->typeSyntax ? e->typeSyntax->isConst : false));
+      return implicitCast(
+          e, types_.pointerTo(e->type->elem, sp, e->typeSyntax ? e->typeSyntax->isConst : false));
     }
     return e;
   }
@@ -1107,8 +1139,8 @@ private:
       return implicitCast(e, to);
     if (to->isPointer()) {
       if (from->isPointer()) {
-        bool compatible = to->elem == from->elem || to->elem->isVoid() ||
-                          sameIgnoringSpace(to->elem, from->elem);
+        bool compatible =
+            to->elem == from->elem || to->elem->isVoid() || sameIgnoringSpace(to->elem, from->elem);
         if (!compatible) {
           error(e->loc, std::string("cannot convert '") + from->str() + "' to '" + to->str() +
                             "' when " + context + " (a cast is needed)");
@@ -1135,8 +1167,8 @@ private:
       return implicitCast(e, to);
     if (to->isStruct() && from->isStruct() && to->record == from->record)
       return e;
-    error(e->loc, std::string("cannot convert '") + from->str() + "' to '" + to->str() +
-                      "' when " + context);
+    error(e->loc, std::string("cannot convert '") + from->str() + "' to '" + to->str() + "' when " +
+                      context);
     return e;
   }
 
@@ -1356,7 +1388,7 @@ private:
     while (base->kind == ExprKind::Member && !base->isArrow)
       base = base->operands[0];
     if (isBuiltinObject(base)) {
-      error(e->loc, "cannot assign to built-in variable '" + base->name + "'");
+      error(base->loc, "cannot assign to built-in variable '" + base->name + "'");
       return false;
     }
     if (!e->isLValue) {
@@ -1410,8 +1442,8 @@ private:
     case UnaryOp::BitNot: {
       Expr *r = rvalue(o);
       if (!r->type->isArithmetic() || (e->unaryOp == UnaryOp::BitNot && !r->type->isInteger())) {
-        error(e->loc, std::string("invalid argument type '") + r->type->str() +
-                          "' to unary expression");
+        error(e->loc,
+              std::string("invalid argument type '") + r->type->str() + "' to unary expression");
         return;
       }
       const Type *t = promote(r->type);
@@ -1505,8 +1537,8 @@ private:
       if (op == BinaryOp::Assign) {
         if (l->type->isStruct()) {
           Expr *rv = rvalue(r);
-          if (rv->type != l->type &&
-              !(l->type == types_.dim3Ty() && (rv->type->isInteger() || rv->type == types_.uint3Ty()))) {
+          if (rv->type != l->type && !(l->type == types_.dim3Ty() &&
+                                       (rv->type->isInteger() || rv->type == types_.uint3Ty()))) {
             error(e->loc, "assigning to '" + l->type->str() + "' from incompatible type '" +
                               rv->type->str() + "'");
             return;
@@ -1544,9 +1576,8 @@ private:
                           rv->type->str() + "')");
         return;
       }
-      const Type *ct = (base == BinaryOp::Shl || base == BinaryOp::Shr)
-                           ? promote(l->type)
-                           : common(l->type, rv->type);
+      const Type *ct = (base == BinaryOp::Shl || base == BinaryOp::Shr) ? promote(l->type)
+                                                                        : common(l->type, rv->type);
       r = convert(rv, base == BinaryOp::Shl || base == BinaryOp::Shr ? promote(rv->type) : ct,
                   "operand");
       // The computation type is recorded in intValue-free form: lowering recomputes it as
@@ -1586,7 +1617,8 @@ private:
       }
       if (op == BinaryOp::Sub && lt->isPointer() && rt->isPointer()) {
         if (!sameIgnoringSpace(lt->elem, rt->elem)) {
-          error(e->loc, "'" + lt->str() + "' and '" + rt->str() + "' are not pointers to compatible types");
+          error(e->loc,
+                "'" + lt->str() + "' and '" + rt->str() + "' are not pointers to compatible types");
           return;
         }
         l = lv;
@@ -1651,11 +1683,11 @@ private:
       }
       if (lt->isPointer() && rt->isPointer()) {
         l = lv;
-        r = convert(rv, lt->elem->isVoid() || rt->elem->isVoid() ||
-                                sameIgnoringSpace(lt->elem, rt->elem)
-                            ? lt
-                            : rt,
-                    "comparison");
+        r = convert(
+            rv,
+            lt->elem->isVoid() || rt->elem->isVoid() || sameIgnoringSpace(lt->elem, rt->elem) ? lt
+                                                                                              : rt,
+            "comparison");
         return;
       }
       if (lt->isPointer() && rt->isInteger() && isNullConstant(rv)) {
@@ -1668,8 +1700,8 @@ private:
         l = implicitCast(lv, rt);
         return;
       }
-      error(e->loc, "invalid operands to binary expression ('" + lt->str() + "' and '" +
-                        rt->str() + "')");
+      error(e->loc,
+            "invalid operands to binary expression ('" + lt->str() + "' and '" + rt->str() + "')");
       e->type = nullptr;
       return;
     default:
@@ -1680,17 +1712,28 @@ private:
 
   static BinaryOp compoundBase(BinaryOp op) {
     switch (op) {
-    case BinaryOp::MulAssign: return BinaryOp::Mul;
-    case BinaryOp::DivAssign: return BinaryOp::Div;
-    case BinaryOp::RemAssign: return BinaryOp::Rem;
-    case BinaryOp::AddAssign: return BinaryOp::Add;
-    case BinaryOp::SubAssign: return BinaryOp::Sub;
-    case BinaryOp::ShlAssign: return BinaryOp::Shl;
-    case BinaryOp::ShrAssign: return BinaryOp::Shr;
-    case BinaryOp::AndAssign: return BinaryOp::BitAnd;
-    case BinaryOp::XorAssign: return BinaryOp::BitXor;
-    case BinaryOp::OrAssign: return BinaryOp::BitOr;
-    default: return op;
+    case BinaryOp::MulAssign:
+      return BinaryOp::Mul;
+    case BinaryOp::DivAssign:
+      return BinaryOp::Div;
+    case BinaryOp::RemAssign:
+      return BinaryOp::Rem;
+    case BinaryOp::AddAssign:
+      return BinaryOp::Add;
+    case BinaryOp::SubAssign:
+      return BinaryOp::Sub;
+    case BinaryOp::ShlAssign:
+      return BinaryOp::Shl;
+    case BinaryOp::ShrAssign:
+      return BinaryOp::Shr;
+    case BinaryOp::AndAssign:
+      return BinaryOp::BitAnd;
+    case BinaryOp::XorAssign:
+      return BinaryOp::BitXor;
+    case BinaryOp::OrAssign:
+      return BinaryOp::BitOr;
+    default:
+      return op;
     }
   }
 
@@ -1762,7 +1805,8 @@ private:
       b = rvalue(b);
       e->operands[0] = b;
       if (!b->type->isPointer() || !b->type->elem->isStruct()) {
-        error(e->loc, "member reference type '" + b->type->str() + "' is not a pointer to a struct");
+        error(e->loc,
+              "member reference type '" + b->type->str() + "' is not a pointer to a struct");
         return;
       }
       st = b->type->elem;
@@ -1866,10 +1910,10 @@ private:
     }
     auto *f = dynamic_cast<FunctionDecl *>(d);
     if (!f) {
-      error(callee->loc, "called object type '" + (d && dynamic_cast<VarDecl *>(d) &&
-                                                           static_cast<VarDecl *>(d)->type
-                                                       ? static_cast<VarDecl *>(d)->type->str()
-                                                       : std::string("?")) +
+      error(callee->loc, "called object type '" +
+                             (d && dynamic_cast<VarDecl *>(d) && static_cast<VarDecl *>(d)->type
+                                  ? static_cast<VarDecl *>(d)->type->str()
+                                  : std::string("?")) +
                              "' is not a function");
       return;
     }
@@ -1886,13 +1930,14 @@ private:
       return;
     }
     if (side_ == Side::Device && !devOk) {
-      error(e->loc, "calling a __host__ function ('" + n + "') from " + sideName() +
-                        " is not allowed");
+      error(e->loc,
+            "calling a __host__ function ('" + n + "') from " + sideName() + " is not allowed");
       return;
     }
     if (side_ == Side::Both && !(hostOk && devOk)) {
       error(e->loc, std::string("calling a ") + (hostOk ? "__host__" : "__device__") +
-                        " function ('" + n + "') from a __host__ __device__ function is not allowed");
+                        " function ('" + n +
+                        "') from a __host__ __device__ function is not allowed");
       return;
     }
     if (!arguments(e, f->type, n))
@@ -1901,7 +1946,8 @@ private:
   }
 
   bool arguments(Expr *e, const Type *ft, const std::string &n) {
-    if (e->args.size() != ft->params.size() && !(ft->variadic && e->args.size() > ft->params.size())) {
+    if (e->args.size() != ft->params.size() &&
+        !(ft->variadic && e->args.size() > ft->params.size())) {
       error(e->loc, std::string(e->args.size() < ft->params.size() ? "too few" : "too many") +
                         " arguments to function call '" + n + "', expected " +
                         std::to_string(ft->params.size()) + ", have " +
@@ -1971,23 +2017,40 @@ private:
 
   const Type *sigType(char c) {
     switch (c) {
-    case 'v': return types_.voidTy();
-    case 'b': return types_.boolTy();
-    case 'c': return types_.get(TypeKind::Char);
-    case 'i': return types_.intTy();
-    case 'j': return types_.uintTy();
-    case 'l': return types_.get(TypeKind::Long);
-    case 'm': return types_.get(TypeKind::ULong);
-    case 'x': return types_.get(TypeKind::LongLong);
-    case 'y': return types_.get(TypeKind::ULongLong);
-    case 'f': return types_.floatTy();
-    case 'd': return types_.doubleTy();
-    case 's': return types_.pointerTo(types_.get(TypeKind::Char), defaultSpace(), true);
-    case 'S': return types_.pointerTo(types_.get(TypeKind::Char), defaultSpace());
-    case 'p': return types_.pointerTo(types_.voidTy(), defaultSpace());
-    case 'q': return types_.pointerTo(types_.voidTy(), defaultSpace(), true);
-    case 'P': return types_.pointerTo(types_.pointerTo(types_.voidTy(), AddrSpace::Host), AddrSpace::Host);
-    case 'I': return types_.pointerTo(types_.intTy(), defaultSpace());
+    case 'v':
+      return types_.voidTy();
+    case 'b':
+      return types_.boolTy();
+    case 'c':
+      return types_.get(TypeKind::Char);
+    case 'i':
+      return types_.intTy();
+    case 'j':
+      return types_.uintTy();
+    case 'l':
+      return types_.get(TypeKind::Long);
+    case 'm':
+      return types_.get(TypeKind::ULong);
+    case 'x':
+      return types_.get(TypeKind::LongLong);
+    case 'y':
+      return types_.get(TypeKind::ULongLong);
+    case 'f':
+      return types_.floatTy();
+    case 'd':
+      return types_.doubleTy();
+    case 's':
+      return types_.pointerTo(types_.get(TypeKind::Char), defaultSpace(), true);
+    case 'S':
+      return types_.pointerTo(types_.get(TypeKind::Char), defaultSpace());
+    case 'p':
+      return types_.pointerTo(types_.voidTy(), defaultSpace());
+    case 'q':
+      return types_.pointerTo(types_.voidTy(), defaultSpace(), true);
+    case 'P':
+      return types_.pointerTo(types_.pointerTo(types_.voidTy(), AddrSpace::Host), AddrSpace::Host);
+    case 'I':
+      return types_.pointerTo(types_.intTy(), defaultSpace());
     case 'E':
       return types_.pointerTo(types_.pointerTo(types_.get(TypeKind::Char), defaultSpace()),
                               defaultSpace());
@@ -2002,11 +2065,11 @@ private:
     e->operands[0]->builtin = b;
     if (!sideAllows(info.side)) {
       if (info.side == 'H')
-        error(e->loc, "calling a __host__ function ('" + n + "') from " + sideName() +
-                          " is not allowed");
+        error(e->loc,
+              "calling a __host__ function ('" + n + "') from " + sideName() + " is not allowed");
       else
-        error(e->loc, "calling a __device__ function ('" + n + "') from " + sideName() +
-                          " is not allowed");
+        error(e->loc,
+              "calling a __device__ function ('" + n + "') from " + sideName() + " is not allowed");
       return;
     }
     std::string sig = info.signature;
@@ -2156,7 +2219,8 @@ private:
       return;
     }
     if (!f->quals.global) {
-      error(callee->loc, "'" + callee->name + "' is not a __global__ function and cannot be launched");
+      error(callee->loc,
+            "'" + callee->name + "' is not a __global__ function and cannot be launched");
       return;
     }
     callee->decl = f;
@@ -2164,7 +2228,8 @@ private:
     e->decl = f;
     auto &cfg = e->launchConfig;
     if (cfg.size() < 2 || cfg.size() > 4) {
-      error(e->loc, "a launch takes 2 to 4 configuration arguments <<<grid, block[, shared[, stream]]>>>");
+      error(e->loc,
+            "a launch takes 2 to 4 configuration arguments <<<grid, block[, shared[, stream]]>>>");
       return;
     }
     for (size_t i = 0; i < cfg.size(); ++i) {
@@ -2177,7 +2242,8 @@ private:
         else if (c->type->isInteger())
           cfg[i] = convert(c, types_.uintTy(), "launch configuration");
         else {
-          error(c->loc, "launch configuration must be an integer or dim3, not '" + c->type->str() + "'");
+          error(c->loc,
+                "launch configuration must be an integer or dim3, not '" + c->type->str() + "'");
           return;
         }
       } else if (i == 2) {

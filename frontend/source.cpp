@@ -59,17 +59,20 @@ std::string DiagnosticEngine::render(const Diagnostic &d, bool color) const {
   std::string out;
   bool hasFile = d.loc.file < sm_.fileCount();
   bool hasLine = hasFile && d.loc.isValid();
-  if (color)
-    out += kBold;
+  std::string where;
   if (hasLine) {
-    out += sm_.fileName(d.loc.file) + ":" + std::to_string(d.loc.line) + ":";
+    where = sm_.fileName(d.loc.file) + ":" + std::to_string(d.loc.line) + ":";
     if (d.loc.col != 0)
-      out += std::to_string(d.loc.col) + ":";
-    out += " ";
+      where += std::to_string(d.loc.col) + ":";
+    where += " ";
   } else if (hasFile && d.loc.col != 0) {
     // A location with a file but no line (col set as a marker) names just the file.
-    out += sm_.fileName(d.loc.file) + ": ";
+    where = sm_.fileName(d.loc.file) + ": ";
   }
+  if (color && !where.empty())
+    out += kBold + where + kReset;
+  else
+    out += where;
   const char *label = "error: ";
   const char *labelColor = kRed;
   if (d.severity == Severity::Warning) {
@@ -79,10 +82,8 @@ std::string DiagnosticEngine::render(const Diagnostic &d, bool color) const {
     label = "note: ";
     labelColor = kNoteColor;
   }
-  if (color) {
-    out += kReset;
+  if (color)
     out += labelColor;
-  }
   out += label;
   if (color) {
     out += kReset;

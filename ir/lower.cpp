@@ -656,8 +656,11 @@ private:
       cur_->stmts.push_back(r);
       return;
     }
+    case StmtKind::Label:
+      stmt(s->then);
+      return;
     default:
-      return; // goto, labels, pragmas: rejected or ignored by sema
+      return; // goto and pragmas: rejected or ignored by sema
     }
   }
 

@@ -40,8 +40,8 @@ DeviceMemory::DeviceMemory(uint64_t bytes) {
   const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
   // The fixed address makes device pointers identical from run to run; if something already
   // lives there (a second Runtime in the same process), any address will do.
-  void *p = mmap(reinterpret_cast<void *>(kHintAddress), bytes, prot, flags | MAP_FIXED_NOREPLACE,
-                 -1, 0);
+  void *p =
+      mmap(reinterpret_cast<void *>(kHintAddress), bytes, prot, flags | MAP_FIXED_NOREPLACE, -1, 0);
   if (p == MAP_FAILED || reinterpret_cast<uint64_t>(p) != kHintAddress) {
     if (p != MAP_FAILED)
       munmap(p, bytes); // an old kernel that treated the flag as a hint
@@ -177,7 +177,9 @@ std::string DeviceMemory::describe(uint64_t addr, uint64_t size) const {
   }
   if (const Allocation *a = findFreed(addr))
     return "inside " + of(*a) + " that was freed by cudaFree";
-  if (!contains(addr))
+  // Just below the region is where a negative index into the first allocation lands; far
+  // outside it, nearby allocations mean nothing.
+  if (!contains(addr) && !(addr < lo_ && lo_ - addr <= kGuard * 256))
     return "";
   const Allocation *below = nullptr, *above = nullptr;
   auto it = live_.upper_bound(addr);

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace kern::runtime {
 
@@ -68,10 +70,10 @@ private:
   void clearRange(uint64_t base, uint64_t len);
 
   uint64_t lo_ = 0, hi_ = 0;
-  uint64_t top_ = 0;                       // everything above was never handed out
-  std::map<uint64_t, Allocation> live_;    // by base
+  uint64_t top_ = 0;                        // everything above was never handed out
+  std::map<uint64_t, Allocation> live_;     // by base
   std::map<uint64_t, uint64_t> freeRanges_; // base -> length, below top_, coalesced
-  std::map<uint64_t, Allocation> freed_;   // freed and not reused, for use-after-free messages
+  std::map<uint64_t, Allocation> freed_;    // freed and not reused, for use-after-free messages
 };
 
 /// The host heap of a kern program: real malloc, but every block is recorded so that

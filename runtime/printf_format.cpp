@@ -188,11 +188,14 @@ size_t formatPrintf(std::string &out, const char *fmt, int32_t nargs, const uint
       width = kMaxWidth;
     if (precision > kMaxWidth && conv != 's')
       precision = kMaxWidth;
-    std::string spec = "%" + flags;
+    std::string spec = "%";
+    spec += flags;
     if (width >= 0)
       spec += std::to_string(width);
-    if (precision >= 0 && conv != 'c' && conv != 'p')
-      spec += "." + std::to_string(precision);
+    if (precision >= 0 && conv != 'c' && conv != 'p') {
+      spec += '.';
+      spec += std::to_string(precision);
+    }
     switch (conv) {
     case 'd':
     case 'i':

@@ -5,6 +5,7 @@
 #include "backend/backend.h"
 #include "ir/ir.h"
 #include "runtime/memory.h"
+#include "runtime/printf_format.h"
 #include "runtime/scheduler.h"
 
 #include <csetjmp>
@@ -40,20 +41,23 @@ struct KernHostCtx {
 
 namespace kern::runtime {
 
+/// How a Runtime behaves; every field has a usable default.
+struct RuntimeOptions {
+  /// Worker threads that run blocks (the calling thread is one of them). If 0,
+  /// std::thread::hardware_concurrency().
+  unsigned workers = 0;
+  /// The program's stdout and stderr. If empty, the process's stdout and stderr.
+  std::function<void(std::string_view)> out;
+  std::function<void(std::string_view)> err;
+  /// Size of device global memory (only address space is reserved). If 0, 80 GiB (H100).
+  uint64_t deviceMemoryBytes = 0;
+  /// Wall-clock limit of one launch in seconds. If 0, none.
+  double timeoutSeconds = 0;
+};
+
 class Runtime {
 public:
-  struct Options {
-    /// Worker threads that run blocks (the calling thread is one of them). If 0,
-    /// std::thread::hardware_concurrency().
-    unsigned workers = 0;
-    /// The program's stdout and stderr. If empty, the process's stdout and stderr.
-    std::function<void(std::string_view)> out;
-    std::function<void(std::string_view)> err;
-    /// Size of device global memory (only address space is reserved). If 0, 80 GiB (H100).
-    uint64_t deviceMemoryBytes = 0;
-    /// Wall-clock limit of one launch in seconds. If 0, none.
-    double timeoutSeconds = 0;
-  };
+  using Options = RuntimeOptions;
 
   explicit Runtime(Options options = {});
   ~Runtime();
@@ -125,7 +129,7 @@ private:
   void reportHostError(std::string message);
   std::string location(uint32_t site) const;
   std::string siteWhat(uint32_t site) const;
-  std::string describeFault(const FaultRecord &f, const KernelInfo &k) const;
+  std::string describeFault(const FaultRecord &f, const KernelInfo &k, uint64_t sharedBytes) const;
   std::string describeDevicePointer(uint64_t addr) const;
   bool checkDeviceRange(const char *function, const char *what, uint64_t addr, uint64_t n,
                         std::string &message) const;

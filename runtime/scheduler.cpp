@@ -267,8 +267,8 @@ void runBlockWithFibers(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *
       recordFault(&b, &first.ctx, first.site, KERN_FAULT_BARRIER, 0, 0,
                   "__syncthreads() is not reached by every thread of the block: warp " +
                       std::to_string(firstDone) + " (" +
-                      threadRange(static_cast<uint32_t>(firstDone)) +
-                      ") has returned while warp " + std::to_string(firstWaiting) + " (" +
+                      threadRange(static_cast<uint32_t>(firstDone)) + ") has returned while warp " +
+                      std::to_string(firstWaiting) + " (" +
                       threadRange(static_cast<uint32_t>(firstWaiting)) + ") waits here");
       continue;
     }
@@ -283,9 +283,9 @@ void runBlockWithFibers(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *
     if (!sameSite) {
       recordFault(&b, &first.ctx, first.site, KERN_FAULT_BARRIER, 0, 0,
                   "warps of the block wait at different __syncthreads(): warp " +
-                      std::to_string(firstWaiting) + " waits here, warp " +
-                      std::to_string(other) + " elsewhere (a barrier in code that not every "
-                                              "thread of the block executes)");
+                      std::to_string(firstWaiting) + " waits here, warp " + std::to_string(other) +
+                      " elsewhere (a barrier in code that not every "
+                      "thread of the block executes)");
       continue;
     }
     // Every live warp is here: combine the predicates (for the _count/_and/_or forms) and
@@ -341,6 +341,10 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
 // ---- warp-side entry points -----------------------------------------------------------------
 
 void warpFault(KernWarpCtx *ctx, uint32_t site, uint32_t kind, uint32_t lane, uint64_t addr) {
+  // A shared address is reported as its offset in the block's shared memory: the absolute
+  // address depends on the worker that ran the block.
+  if (kind == KERN_FAULT_SHARED_OOB)
+    addr -= reinterpret_cast<uint64_t>(ctx->shared);
   recordFault(blockOf(ctx), ctx, site, kind, lane, addr);
 }
 
@@ -380,8 +384,7 @@ int32_t warpBarrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32
   if (activeMask != ctx->liveMask) {
     const uint32_t missing = ctx->liveMask & ~activeMask;
     char masks[64];
-    std::snprintf(masks, sizeof masks, "active lanes 0x%08x of 0x%08x", activeMask,
-                  ctx->liveMask);
+    std::snprintf(masks, sizeof masks, "active lanes 0x%08x of 0x%08x", activeMask, ctx->liveMask);
     recordFault(b, ctx, site, KERN_FAULT_BARRIER, static_cast<uint32_t>(std::countr_zero(missing)),
                 0,
                 "__syncthreads() in divergent code: only part of warp " +
@@ -494,7 +497,8 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
         mask |= 1u << lane;
         L.threadIdx[w][0][lane] = static_cast<uint32_t>(t % cfg.block[0]);
         L.threadIdx[w][1][lane] = static_cast<uint32_t>(t / cfg.block[0] % cfg.block[1]);
-        L.threadIdx[w][2][lane] = static_cast<uint32_t>(t / (uint64_t(cfg.block[0]) * cfg.block[1]));
+        L.threadIdx[w][2][lane] =
+            static_cast<uint32_t>(t / (uint64_t(cfg.block[0]) * cfg.block[1]));
       } else {
         // Lanes that do not exist read as thread 0: never active, but never garbage either.
         L.threadIdx[w][0][lane] = L.threadIdx[w][1][lane] = L.threadIdx[w][2][lane] = 0;
@@ -509,16 +513,22 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
     s->faults.clear();
   }
   // Blocks are taken in increasing linear order, so every block below a faulting one has
-  // been started (and runs to completion) whichever worker took it.
+  // been started (and runs to completion) whichever worker took it; each block above it stops
+  // at its next question to the runtime.
+  // Small chunks of consecutive blocks keep workers off the shared counter when blocks are
+  // short, while leaving enough chunks for the load to balance.
+  const uint64_t chunk = std::clamp<uint64_t>(blocks / (uint64_t(workers_) * 64), 1, 64);
   std::atomic<uint64_t> next{0};
   const std::function<void(unsigned)> job = [&](unsigned worker) {
     WorkerState &W = *states_[worker];
     for (;;) {
-      const uint64_t b = next.fetch_add(1, std::memory_order_relaxed);
-      if (b >= blocks || b > L.minFaultBlock.load(std::memory_order_relaxed) ||
-          L.stopAll.load(std::memory_order_relaxed))
-        return;
-      runBlock(W, L, b);
+      const uint64_t first = next.fetch_add(chunk, std::memory_order_relaxed);
+      for (uint64_t b = first; b < first + chunk; ++b) {
+        if (b >= blocks || b > L.minFaultBlock.load(std::memory_order_relaxed) ||
+            L.stopAll.load(std::memory_order_relaxed))
+          return;
+        runBlock(W, L, b);
+      }
     }
   };
   if (blocks == 1)

@@ -1,4 +1,4 @@
-// Runs one annotated .kern test file through the kern CLI (or through nvcc) and checks what it says.
+// Runs one annotated .kern test file with the kern CLI (or nvcc) and checks what it states.
 //
 //   kern_file_test [--timeout SECONDS] KERN FILE.kern   run FILE with the kern CLI at path KERN
 //   kern_file_test --nvcc NVCC FILE.kern                compile FILE with nvcc; exit 77 = skipped
@@ -277,7 +277,8 @@ std::string stripAnsi(const std::string &text) {
   for (size_t i = 0; i < text.size(); ++i) {
     if (text[i] == '\x1b' && i + 1 < text.size() && text[i + 1] == '[') {
       size_t j = i + 2;
-      while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == ';'))
+      while (j < text.size() &&
+             (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == ';'))
         ++j;
       if (j < text.size() && std::isalpha(static_cast<unsigned char>(text[j]))) {
         i = j;
@@ -322,9 +323,11 @@ bool samePath(const std::string &printed, const std::string &given) {
   if (printed == given)
     return true;
   std::string base = baseName(given);
-  return printed == base || (printed.size() > base.size() &&
-                             printed.compare(printed.size() - base.size(), base.size(), base) == 0 &&
-                             printed[printed.size() - base.size() - 1] == '/');
+  if (printed == base)
+    return true;
+  std::string suffix = "/" + base;
+  return printed.size() > suffix.size() &&
+         printed.compare(printed.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 std::string describeStatus(const ProcessResult &r, int timeoutSeconds) {
@@ -456,7 +459,8 @@ int runKern(const std::string &kern, const std::string &file, int timeoutSeconds
       for (size_t i = 0; i < outLines.size(); ++i) {
         if (outLines[i] != spec.stdoutLines[i].text) {
           stdoutDiffers = true;
-          failures.push_back("stdout line " + std::to_string(i + 1) + " differs (expected at line " +
+          failures.push_back("stdout line " + std::to_string(i + 1) +
+                             " differs (expected at line " +
                              std::to_string(spec.stdoutLines[i].annotationLine) + ")");
           break;
         }

@@ -1,0 +1,515 @@
+// Host code generation: Kern IR host functions become scalar LLVM functions. Control flow is
+// plain branches (one thread); memory accesses are checked so that host code never
+// dereferences a device pointer; launches pack the kernel's parameter buffer.
+#include "backend/host_codegen.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/MDBuilder.h>
+
+#include <map>
+
+namespace kern::backend {
+
+using llvm::BasicBlock;
+using llvm::Type;
+using llvm::Value;
+
+namespace {
+
+/// The type a Runtime intrinsic's C prototype uses for an IR type (abi.h): pointers are real
+/// pointers there, not i64.
+Type *abiType(llvm::LLVMContext &c, ir::Type t) {
+  if (t.isPtr())
+    return llvm::PointerType::getUnqual(c);
+  return registerType(c, t);
+}
+
+class HostCodegen {
+public:
+  HostCodegen(ModuleContext &mc, const ir::Function &f, llvm::Function *fn)
+      : mc_(mc), f_(f), fn_(fn), c_(mc.llvm), b_(mc.llvm) {}
+  void emit();
+
+private:
+  BasicBlock *newBlock(const llvm::Twine &name) { return BasicBlock::Create(c_, name, fn_); }
+  llvm::FunctionCallee runtime(const char *name, Type *ret, std::vector<Type *> params) {
+    return mc_.externalFunction(name, llvm::FunctionType::get(ret, params, false));
+  }
+  /// Continues in a fresh block after a jump (statements after return/break are unreachable).
+  void deadBlock() { b_.SetInsertPoint(newBlock("unreachable")); }
+  void hostFault(Value *cond, uint32_t kind, ir::SiteId site, Value *addr);
+  Value *checkedAddress(Value *addr, ir::SiteId site);
+  Value *emitCond(const ir::Expr *e);
+
+  void emitBlock(const ir::Block *blk);
+  void emitStmt(const ir::Stmt &s);
+  void emitLoop(const ir::Stmt &s);
+  void emitPrintf(const ir::Stmt &s);
+  void emitLaunch(const ir::Stmt &s);
+  Value *emitExpr(const ir::Expr &e);
+  Value *emitRuntimeCall(const ir::Expr &e);
+
+  ModuleContext &mc_;
+  const ir::Function &f_;
+  llvm::Function *fn_;
+  llvm::LLVMContext &c_;
+  Builder b_;
+  Value *ctx_ = nullptr;
+  Value *deviceLo_ = nullptr, *deviceHi_ = nullptr;
+  std::map<const ir::Var *, llvm::AllocaInst *> vars_;
+  std::map<const ir::LocalSlot *, llvm::AllocaInst *> slots_;
+  llvm::AllocaInst *retval_ = nullptr;
+  BasicBlock *exit_ = nullptr;
+  struct LoopTargets {
+    BasicBlock *breakTo, *continueTo;
+  };
+  std::vector<LoopTargets> loops_;
+};
+
+void HostCodegen::emit() {
+  b_.SetInsertPoint(BasicBlock::Create(c_, "entry", fn_));
+  ctx_ = fn_->getArg(0);
+  // The device range, read once: host code may not dereference anything inside it.
+  deviceLo_ = b_.CreateCall(runtime("kern_rt_global_lo", b_.getInt64Ty(), {b_.getPtrTy()}), {ctx_},
+                            "device.lo");
+  deviceHi_ = b_.CreateCall(runtime("kern_rt_global_hi", b_.getInt64Ty(), {b_.getPtrTy()}), {ctx_},
+                            "device.hi");
+  for (auto *v : f_.vars) {
+    auto *a = entryAlloca(b_, registerType(c_, v->type), v->name + ".addr");
+    b_.CreateStore(llvm::Constant::getNullValue(a->getAllocatedType()), a);
+    vars_[v] = a;
+  }
+  for (size_t i = 0; i < f_.params.size(); ++i) {
+    auto *v = f_.params[i];
+    if (!vars_.count(v))
+      vars_[v] = entryAlloca(b_, registerType(c_, v->type), v->name + ".addr");
+    b_.CreateStore(fn_->getArg(1 + i), vars_[v]);
+  }
+  for (auto *slot : f_.slots)
+    slots_[slot] =
+        entryAlloca(b_, llvm::ArrayType::get(b_.getInt8Ty(), std::max<uint64_t>(slot->size, 1)),
+                    slot->name, std::max<uint64_t>(slot->align, 16));
+  if (!f_.returnType.isVoid()) {
+    // Falling off the end returns 0: C's rule for main, and deterministic for the rest.
+    retval_ = entryAlloca(b_, registerType(c_, f_.returnType), "retval");
+    b_.CreateStore(llvm::Constant::getNullValue(retval_->getAllocatedType()), retval_);
+  }
+  exit_ = BasicBlock::Create(c_, "fn.exit");
+  emitBlock(f_.body);
+  b_.CreateBr(exit_);
+  exit_->insertInto(fn_);
+  b_.SetInsertPoint(exit_);
+  if (retval_)
+    b_.CreateRet(b_.CreateLoad(retval_->getAllocatedType(), retval_, "ret"));
+  else
+    b_.CreateRetVoid();
+}
+
+void HostCodegen::hostFault(Value *cond, uint32_t kind, ir::SiteId site, Value *addr) {
+  auto *faultBB = newBlock("host.fault");
+  auto *okBB = newBlock("host.ok");
+  llvm::MDBuilder md(c_);
+  b_.CreateCondBr(cond, faultBB, okBB, md.createBranchWeights(1, 1 << 20));
+  b_.SetInsertPoint(faultBB);
+  Type *i32 = b_.getInt32Ty();
+  auto fn =
+      runtime("kern_rt_host_fault", b_.getVoidTy(), {b_.getPtrTy(), i32, i32, b_.getInt64Ty()});
+  llvm::cast<llvm::Function>(fn.getCallee())->setDoesNotReturn();
+  b_.CreateCall(fn, {ctx_, b_.getInt32(site), b_.getInt32(kind), addr});
+  b_.CreateUnreachable(); // kern_rt_host_fault unwinds to the runner
+  b_.SetInsertPoint(okBB);
+}
+
+Value *HostCodegen::checkedAddress(Value *addr, ir::SiteId site) {
+  hostFault(b_.CreateICmpULT(addr, b_.getInt64(kNullPageSize), "is.null"), KERN_FAULT_NULL, site,
+            addr);
+  // As on a real machine without unified memory, a device pointer means nothing to the host.
+  Value *inDevice = b_.CreateAnd(b_.CreateICmpUGE(addr, deviceLo_),
+                                 b_.CreateICmpULT(addr, deviceHi_), "is.device");
+  hostFault(inDevice, KERN_FAULT_DEVICE_PTR, site, addr);
+  return b_.CreateIntToPtr(addr, b_.getPtrTy(), "ptr");
+}
+
+Value *HostCodegen::emitCond(const ir::Expr *e) {
+  Value *c = emitExpr(*e);
+  if (!e->type.isBool())
+    c = emitCast(b_, c, e->type, ir::Type::boolTy());
+  return c;
+}
+
+// ---- statements ----------------------------------------------------------------------------
+
+void HostCodegen::emitBlock(const ir::Block *blk) {
+  if (!blk)
+    return;
+  for (auto *s : blk->stmts) {
+    emitStmt(*s);
+    if (s->kind == ir::StmtKind::Break || s->kind == ir::StmtKind::Continue ||
+        s->kind == ir::StmtKind::Return)
+      break;
+  }
+}
+
+void HostCodegen::emitStmt(const ir::Stmt &s) {
+  using ir::StmtKind;
+  switch (s.kind) {
+  case StmtKind::Block:
+    emitBlock(s.body ? s.body : s.thenBody);
+    return;
+  case StmtKind::Assign: {
+    Value *v = emitExpr(*s.value);
+    if (auto *a = vars_[s.var])
+      b_.CreateStore(v, a);
+    else
+      mc_.fail("internal error: assignment to unknown variable " + s.var->name);
+    return;
+  }
+  case StmtKind::Store: {
+    Value *p = checkedAddress(emitExpr(*s.addr), s.site);
+    Value *v = emitExpr(*s.value);
+    // Host memory may hold packed data; x86 loads and stores need no alignment.
+    b_.CreateAlignedStore(toMemory(b_, v, s.value->type), p, llvm::Align(1));
+    return;
+  }
+  case StmtKind::If: {
+    Value *c = emitCond(s.cond);
+    auto *thenBB = newBlock("if.then");
+    auto *elseBB = s.elseBody ? newBlock("if.else") : nullptr;
+    auto *end = newBlock("if.end");
+    b_.CreateCondBr(c, thenBB, elseBB ? elseBB : end);
+    b_.SetInsertPoint(thenBB);
+    emitBlock(s.thenBody);
+    b_.CreateBr(end);
+    if (elseBB) {
+      b_.SetInsertPoint(elseBB);
+      emitBlock(s.elseBody);
+      b_.CreateBr(end);
+    }
+    b_.SetInsertPoint(end);
+    return;
+  }
+  case StmtKind::Loop:
+    emitLoop(s);
+    return;
+  case StmtKind::Break:
+  case StmtKind::Continue:
+    if (loops_.empty()) {
+      mc_.fail("internal error: break/continue outside a loop in " + f_.name);
+      return;
+    }
+    b_.CreateBr(s.kind == StmtKind::Break ? loops_.back().breakTo : loops_.back().continueTo);
+    deadBlock();
+    return;
+  case StmtKind::Return:
+    if (s.value) {
+      Value *v = emitExpr(*s.value);
+      if (retval_)
+        b_.CreateStore(v, retval_);
+    }
+    b_.CreateBr(exit_);
+    deadBlock();
+    return;
+  case StmtKind::Eval:
+    if (s.value)
+      emitExpr(*s.value);
+    return;
+  case StmtKind::Printf:
+    emitPrintf(s);
+    return;
+  case StmtKind::Launch:
+    emitLaunch(s);
+    return;
+  case StmtKind::Barrier:
+    mc_.fail("internal error: __syncthreads in host code (" + f_.name + ")");
+    return;
+  }
+}
+
+void HostCodegen::emitLoop(const ir::Stmt &s) {
+  auto *header = newBlock("loop.header");
+  auto *body = newBlock("loop.body");
+  auto *step = newBlock("loop.step");
+  auto *exit = newBlock("loop.exit");
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  if (s.testFirst) {
+    emitBlock(s.preCond);
+    if (s.cond)
+      b_.CreateCondBr(emitCond(s.cond), body, exit);
+    else
+      b_.CreateBr(body);
+  } else {
+    b_.CreateBr(body);
+  }
+  b_.SetInsertPoint(body);
+  loops_.push_back({exit, step});
+  emitBlock(s.body);
+  loops_.pop_back();
+  b_.CreateBr(step);
+  b_.SetInsertPoint(step);
+  emitBlock(s.step);
+  if (!s.testFirst) {
+    emitBlock(s.preCond);
+    if (s.cond)
+      b_.CreateCondBr(emitCond(s.cond), header, exit);
+    else
+      b_.CreateBr(header);
+  } else {
+    b_.CreateBr(header);
+  }
+  b_.SetInsertPoint(exit);
+}
+
+void HostCodegen::emitPrintf(const ir::Stmt &s) {
+  auto *bufTy = llvm::ArrayType::get(b_.getInt64Ty(), std::max<size_t>(s.args.size(), 1));
+  auto *buf = entryAlloca(b_, bufTy, "printf.args", 8);
+  for (size_t i = 0; i < s.args.size(); ++i) {
+    Value *v = emitExpr(*s.args[i]);
+    b_.CreateStore(promoteVarArg(b_, v, s.args[i]->type),
+                   b_.CreateConstInBoundsGEP2_64(bufTy, buf, 0, i));
+  }
+  Type *i32 = b_.getInt32Ty();
+  Type *ptr = b_.getPtrTy();
+  Value *fmt = mc_.stringConstant(s.text);
+  Value *n = b_.getInt32(s.args.size());
+  if (s.printfStream == 1) {
+    b_.CreateCall(runtime("kern_rt_printf", i32, {ptr, ptr, i32, ptr}), {ctx_, fmt, n, buf});
+    return;
+  }
+  // fprintf(stderr, ...): stream 2 (abi.h)
+  b_.CreateCall(runtime("kern_rt_fprintf", i32, {ptr, i32, ptr, i32, ptr}),
+                {ctx_, b_.getInt32(s.printfStream), fmt, n, buf});
+}
+
+void HostCodegen::emitLaunch(const ir::Stmt &s) {
+  const ir::Function *k = s.kernel;
+  if (!k || k->kind != ir::FunctionKind::Kernel) {
+    mc_.fail("internal error: launch of a function that is not a kernel");
+    return;
+  }
+  // The packed parameter buffer, laid out as the kernel's paramOffsets say (CUDA's layout).
+  uint32_t bytes = std::max<uint32_t>(k->paramBytes, 1);
+  auto *buf = entryAlloca(b_, llvm::ArrayType::get(b_.getInt8Ty(), bytes), "launch.params", 16);
+  for (size_t i = 0; i < s.args.size() && i < k->paramOffsets.size(); ++i) {
+    Value *v = emitExpr(*s.args[i]);
+    Value *p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), buf, k->paramOffsets[i]);
+    b_.CreateAlignedStore(toMemory(b_, v, s.args[i]->type), p, llvm::Align(1));
+  }
+  auto u32 = [&](const ir::Expr *e) -> Value * {
+    if (!e)
+      return b_.getInt32(1);
+    return emitCast(b_, emitExpr(*e), e->type, ir::Type::i32(false));
+  };
+  Value *g[3], *bl[3];
+  for (int d = 0; d < 3; ++d) {
+    g[d] = u32(s.grid[d]);
+    bl[d] = u32(s.blockDim[d]);
+  }
+  Value *shared = s.sharedBytes ? emitCast(b_, emitExpr(*s.sharedBytes), s.sharedBytes->type,
+                                           ir::Type::i64(false))
+                                : b_.getInt64(0);
+  Value *stream = s.stream ? b_.CreateIntToPtr(emitExpr(*s.stream), b_.getPtrTy(), "stream")
+                           : llvm::ConstantPointerNull::get(b_.getPtrTy());
+  Type *i32 = b_.getInt32Ty();
+  Type *ptr = b_.getPtrTy();
+  auto fn = runtime("kern_rt_launch", b_.getVoidTy(),
+                    {ptr, i32, i32, i32, i32, i32, i32, i32, b_.getInt64Ty(), ptr, ptr, i32, i32});
+  b_.CreateCall(fn, {ctx_, b_.getInt32(mc_.kernelIndex(k)), g[0], g[1], g[2], bl[0], bl[1], bl[2],
+                     shared, stream, buf, b_.getInt32(k->paramBytes), b_.getInt32(s.site)});
+}
+
+// ---- expressions ---------------------------------------------------------------------------
+
+Value *HostCodegen::emitRuntimeCall(const ir::Expr &e) {
+  // kern_rt_<spelling>(ctx, args...) with the C types abi.h gives for the IR types.
+  std::string name = std::string("kern_rt_") + ir::intrinsicName(e.intrinsic);
+  std::vector<Type *> params = {b_.getPtrTy()};
+  for (auto *o : e.ops)
+    params.push_back(abiType(c_, o->type));
+  Type *ret = abiType(c_, e.type);
+  llvm::Function *fn = mc_.externalFunction(name, llvm::FunctionType::get(ret, params, false));
+  llvm::FunctionType *ft = fn->getFunctionType();
+  std::vector<Value *> args = {ctx_};
+  for (size_t i = 0; i < e.ops.size(); ++i) {
+    const ir::Type t = e.ops[i]->type;
+    Value *v = emitExpr(*e.ops[i]);
+    Type *want = i + 1 < ft->getNumParams() ? ft->getParamType(i + 1) : v->getType();
+    if (want->isPointerTy())
+      v = b_.CreateIntToPtr(v, want);
+    else if (want != v->getType() && want->isIntegerTy() && v->getType()->isIntegerTy())
+      v = b_.CreateIntCast(v, want, t.isInt() && t.isSigned); // an earlier use declared it
+    args.push_back(v);
+    // The x86-64 C ABI has the caller extend narrow integer arguments.
+    if (want->isIntegerTy() && want->getIntegerBitWidth() < 32)
+      fn->addParamAttr(i + 1,
+                       t.isInt() && t.isSigned ? llvm::Attribute::SExt : llvm::Attribute::ZExt);
+  }
+  Value *r = b_.CreateCall(fn, args);
+  if (e.type.isVoid())
+    return nullptr;
+  if (r->getType()->isPointerTy())
+    return b_.CreatePtrToInt(r, b_.getInt64Ty());
+  Type *reg = registerType(c_, e.type);
+  if (r->getType() != reg && r->getType()->isIntegerTy() && reg->isIntegerTy())
+    r = b_.CreateIntCast(r, reg, e.type.isSigned);
+  return r;
+}
+
+Value *HostCodegen::emitExpr(const ir::Expr &e) {
+  using ir::ExprKind;
+  Type *scalar = registerType(c_, e.type.isVoid() ? ir::Type::i32() : e.type);
+  switch (e.kind) {
+  case ExprKind::Const:
+    return constantValue(e, scalar);
+  case ExprKind::VarRef: {
+    auto *a = vars_[e.var];
+    if (!a) {
+      mc_.fail("internal error: unknown variable in " + f_.name);
+      return llvm::PoisonValue::get(scalar);
+    }
+    return b_.CreateLoad(a->getAllocatedType(), a, e.var->name);
+  }
+  case ExprKind::Unary:
+    return emitUnary(b_, e.unaryOp, emitExpr(*e.ops[0]), e.ops[0]->type);
+  case ExprKind::Binary: {
+    ir::Type t = e.ops[0]->type;
+    Value *x = emitExpr(*e.ops[0]);
+    Value *y = emitExpr(*e.ops[1]);
+    bool isDiv = e.binaryOp == ir::BinaryOp::Div || e.binaryOp == ir::BinaryOp::Rem;
+    if (isDiv && !t.isFloat())
+      hostFault(isZero(b_, y, t), KERN_FAULT_DIV_ZERO, e.site, b_.getInt64(0));
+    return emitBinary(b_, e.binaryOp, x, y, t);
+  }
+  case ExprKind::Cast:
+    return emitCast(b_, emitExpr(*e.ops[0]), e.ops[0]->type, e.type);
+  case ExprKind::Select: {
+    Value *c = emitCond(e.ops[0]);
+    Value *x = emitExpr(*e.ops[1]);
+    Value *y = emitExpr(*e.ops[2]);
+    return b_.CreateSelect(c, x, y, "sel");
+  }
+  case ExprKind::Load: {
+    Value *p = checkedAddress(emitExpr(*e.ops[0]), e.site);
+    Value *v = b_.CreateAlignedLoad(memoryType(c_, e.type), p, llvm::Align(1), "load");
+    return fromMemory(b_, v, e.type);
+  }
+  case ExprKind::Call: {
+    auto it = mc_.hostFunctions.find(e.callee);
+    if (it == mc_.hostFunctions.end()) {
+      mc_.fail("internal error: host code calls " +
+               (e.callee ? e.callee->name : std::string("nothing")) +
+               ", which is not a host function");
+      return e.type.isVoid() ? nullptr : llvm::PoisonValue::get(scalar);
+    }
+    std::vector<Value *> args = {ctx_};
+    for (auto *o : e.ops)
+      args.push_back(emitExpr(*o));
+    Value *r = b_.CreateCall(it->second, args, e.type.isVoid() ? "" : e.callee->name);
+    return e.type.isVoid() ? nullptr : r;
+  }
+  case ExprKind::Intrinsic:
+    switch (ir::intrinsicKind(e.intrinsic)) {
+    case ir::IntrinsicKind::Math: {
+      std::vector<Value *> args;
+      std::vector<ir::Type> types;
+      for (auto *o : e.ops) {
+        args.push_back(emitExpr(*o));
+        types.push_back(o->type);
+      }
+      return emitMath(mc_, b_, e.intrinsic, args, types, e.type);
+    }
+    case ir::IntrinsicKind::Runtime:
+      return emitRuntimeCall(e);
+    case ir::IntrinsicKind::Warp:
+      mc_.fail(std::string("internal error: warp function ") + ir::intrinsicName(e.intrinsic) +
+               " in host code");
+      return e.type.isVoid() ? nullptr : llvm::PoisonValue::get(scalar);
+    }
+    return nullptr;
+  case ExprKind::StringConst:
+    return b_.CreatePtrToInt(mc_.stringConstant(e.text), b_.getInt64Ty(), "str");
+  case ExprKind::GlobalAddr: {
+    auto fn = runtime("kern_rt_global_addr", b_.getInt64Ty(), {b_.getPtrTy(), b_.getInt32Ty()});
+    auto *f = llvm::cast<llvm::Function>(fn.getCallee());
+    f->setDoesNotAccessMemory(); // a global's address never changes while the program runs
+    f->setDoesNotThrow();
+    f->setWillReturn();
+    return b_.CreateCall(fn, {ctx_, b_.getInt32(e.global ? e.global->id : 0)},
+                         e.global ? e.global->name : "global");
+  }
+  case ExprKind::LocalAddr: {
+    auto it = slots_.find(e.slot);
+    if (it == slots_.end()) {
+      mc_.fail("internal error: unknown local slot in " + f_.name);
+      return llvm::PoisonValue::get(scalar);
+    }
+    return b_.CreatePtrToInt(it->second, b_.getInt64Ty(), e.slot->name);
+  }
+  case ExprKind::PtrAdd: {
+    Value *p = emitExpr(*e.ops[0]);
+    Value *off = emitCast(b_, emitExpr(*e.ops[1]), e.ops[1]->type, ir::Type::i64(true));
+    return b_.CreateAdd(p, off, "ptradd");
+  }
+  case ExprKind::BuiltinVar:
+  case ExprKind::SharedAddr:
+    mc_.fail("internal error: device-only expression in host function " + f_.name);
+    return llvm::PoisonValue::get(scalar);
+  }
+  return nullptr;
+}
+
+void emitMainEntry(ModuleContext &mc, const ir::Function &f, llvm::Function *mainFn) {
+  auto &c = mc.llvm;
+  Type *ptr = llvm::PointerType::getUnqual(c);
+  Type *i32 = Type::getInt32Ty(c);
+  auto *ty = llvm::FunctionType::get(i32, {ptr, i32, ptr}, false);
+  auto *fn = llvm::Function::Create(ty, llvm::Function::ExternalLinkage, kMainSymbol, mc.module);
+  setCommonAttributes(fn);
+  fn->getArg(0)->setName("hostctx");
+  fn->getArg(1)->setName("argc");
+  fn->getArg(2)->setName("argv");
+  Builder b(BasicBlock::Create(c, "entry", fn));
+  std::vector<Value *> args = {fn->getArg(0)};
+  if (f.mainTakesArgs && f.params.size() >= 2) {
+    args.push_back(emitCast(b, fn->getArg(1), ir::Type::i32(), f.params[0]->type));
+    args.push_back(b.CreatePtrToInt(fn->getArg(2), b.getInt64Ty(), "argv.addr"));
+  }
+  for (size_t i = args.size() - 1; i < f.params.size(); ++i) // main(void) has none
+    args.push_back(zeroValue(f.params[i]->type, registerType(c, f.params[i]->type)));
+  Value *r = b.CreateCall(mainFn, args);
+  if (f.returnType.isVoid() || !(f.returnType.isInt() || f.returnType.isBool()))
+    b.CreateRet(b.getInt32(0));
+  else
+    b.CreateRet(emitCast(b, r, f.returnType, ir::Type::i32()));
+}
+
+} // namespace
+
+llvm::Function *declareHostFunction(ModuleContext &mc, const ir::Function &f) {
+  auto &c = mc.llvm;
+  std::vector<Type *> params = {llvm::PointerType::getUnqual(c)};
+  for (auto *p : f.params)
+    params.push_back(registerType(c, p->type));
+  auto *ty = llvm::FunctionType::get(registerType(c, f.returnType), params, false);
+  auto *fn =
+      llvm::Function::Create(ty, llvm::Function::InternalLinkage, f.name + ".host", mc.module);
+  setCommonAttributes(fn);
+  fn->getArg(0)->setName("hostctx");
+  for (size_t i = 0; i < f.params.size(); ++i)
+    fn->getArg(1 + i)->setName(f.params[i]->name);
+  mc.hostFunctions[&f] = fn;
+  return fn;
+}
+
+void emitHostFunction(ModuleContext &mc, const ir::Function &f) {
+  auto it = mc.hostFunctions.find(&f);
+  if (it == mc.hostFunctions.end()) {
+    mc.fail("internal error: host function " + f.name + " was not declared");
+    return;
+  }
+  HostCodegen(mc, f, it->second).emit();
+  if (f.isMain)
+    emitMainEntry(mc, f, it->second);
+}
+
+} // namespace kern::backend

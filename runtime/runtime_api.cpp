@@ -1,0 +1,261 @@
+// The extern "C" runtime functions that compiled code calls (backend/abi.h): thin wrappers that
+// forward to the Runtime (host side) or to the scheduler (warp side). A wrapper that may unwind
+// to runMain holds no C++ object with a destructor when it does.
+#include "runtime/errors.h"
+#include "runtime/printf_format.h"
+#include "runtime/runtime.h"
+#include "runtime/scheduler.h"
+
+#include <cstdlib>
+#include <cstring>
+
+using kern::runtime::Runtime;
+
+namespace {
+
+// snprintf's work, apart from the wrapper so that its strings are gone before an unwind.
+bool formatInto(KernHostCtx *ctx, char *buf, uint64_t size, const char *fmt, int32_t nargs,
+                const uint64_t *args, int32_t &result) {
+  std::string text;
+  kern::runtime::formatPrintf(text, fmt, nargs, args, ctx->rt->hostFormatOptions());
+  result = static_cast<int32_t>(text.size());
+  if (size == 0)
+    return true;
+  const uint64_t n = std::min<uint64_t>(text.size(), size - 1);
+  // sprintf (size UINT64_MAX) writes the whole text: the check below catches an overrun of a
+  // malloc'd buffer, as a real sprintf would silently corrupt the heap.
+  if (!ctx->rt->checkHostRange(size == UINT64_MAX ? "sprintf" : "snprintf", "destination", buf,
+                               n + 1))
+    return false;
+  std::memcpy(buf, text.data(), n);
+  buf[n] = '\0';
+  return true;
+}
+
+} // namespace
+
+extern "C" {
+
+// ---- called from warp functions ----------------------------------------------------------
+
+void kern_rt_fault(KernWarpCtx *ctx, uint32_t site, uint32_t kind, uint32_t lane, uint64_t addr) {
+  kern::runtime::warpFault(ctx, site, kind, lane, addr);
+}
+
+int32_t kern_rt_poll(KernWarpCtx *ctx, uint32_t site) { return kern::runtime::warpPoll(ctx, site); }
+
+void kern_rt_kprintf(KernWarpCtx *ctx, uint32_t lane, const char *fmt, int32_t nargs,
+                     const uint64_t *args) {
+  kern::runtime::warpPrintf(ctx, lane, fmt, nargs, args);
+}
+
+void kern_rt_barrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask) {
+  kern::runtime::warpBarrier(ctx, site, activeMask, 0, -1);
+}
+
+int32_t kern_rt_barrier_reduce(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask,
+                               uint32_t predMask, uint32_t op) {
+  return kern::runtime::warpBarrier(ctx, site, activeMask, predMask,
+                                    static_cast<int32_t>(op > 2 ? 0 : op));
+}
+
+// Counters are not collected yet: the hooks exist so that code compiled with counters links.
+void kern_rt_count_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs, uint32_t mask,
+                          uint32_t size, uint32_t flags) {}
+void kern_rt_count_branch(KernWarpCtx *ctx, uint32_t site, uint32_t mask, uint32_t taken) {}
+void kern_rt_count_instr(KernWarpCtx *ctx, uint32_t n, uint32_t activeLanes) {}
+
+// ---- called from warp functions and host code ----------------------------------------------
+
+uint64_t kern_rt_global_addr(void *ctx, uint32_t globalId) {
+  if (*static_cast<const void *const *>(ctx) == &kern::runtime::kHostCtxTag)
+    return static_cast<KernHostCtx *>(ctx)->rt->globalAddress(globalId);
+  return kern::runtime::warpGlobalAddr(static_cast<KernWarpCtx *>(ctx), globalId);
+}
+
+// ---- called from host code -----------------------------------------------------------------
+
+void kern_rt_host_fault(KernHostCtx *ctx, uint32_t site, uint32_t kind, uint64_t addr) {
+  ctx->rt->hostFault(site, kind, addr);
+  Runtime::unwind(ctx, 1);
+}
+
+int32_t kern_rt_printf(KernHostCtx *ctx, const char *fmt, int32_t nargs, const uint64_t *args) {
+  std::string text;
+  kern::runtime::formatPrintf(text, fmt, nargs, args, ctx->rt->hostFormatOptions());
+  ctx->rt->write(1, text);
+  return static_cast<int32_t>(text.size());
+}
+
+int32_t kern_rt_fprintf(KernHostCtx *ctx, int32_t stream, const char *fmt, int32_t nargs,
+                        const uint64_t *args) {
+  if (stream != 1 && stream != 2)
+    return -1;
+  std::string text;
+  kern::runtime::formatPrintf(text, fmt, nargs, args, ctx->rt->hostFormatOptions());
+  ctx->rt->write(stream, text);
+  return static_cast<int32_t>(text.size());
+}
+
+int32_t kern_rt_snprintf(KernHostCtx *ctx, char *buf, uint64_t size, const char *fmt, int32_t nargs,
+                         const uint64_t *args) {
+  int32_t result = 0;
+  if (!formatInto(ctx, buf, size, fmt, nargs, args, result))
+    Runtime::unwind(ctx, 1);
+  return result;
+}
+
+void kern_rt_launch(KernHostCtx *ctx, uint32_t kernel, uint32_t gx, uint32_t gy, uint32_t gz,
+                    uint32_t bx, uint32_t by, uint32_t bz, uint64_t sharedBytes, void *stream,
+                    const uint8_t *params, uint32_t paramBytes, uint32_t site) {
+  // Streams are accepted and ignored: every launch runs to completion before it returns,
+  // which is one legal ordering of any stream program.
+  const uint32_t grid[3] = {gx, gy, gz};
+  const uint32_t block[3] = {bx, by, bz};
+  ctx->rt->launch(kernel, grid, block, sharedBytes, params, paramBytes, site);
+}
+
+uint64_t kern_rt_global_lo(KernHostCtx *ctx) { return ctx->rt->deviceMemory().lo(); }
+uint64_t kern_rt_global_hi(KernHostCtx *ctx) { return ctx->rt->deviceMemory().hi(); }
+
+void *kern_rt_malloc(KernHostCtx *ctx, uint64_t size) { return ctx->rt->hostMalloc(size); }
+
+void *kern_rt_calloc(KernHostCtx *ctx, uint64_t n, uint64_t size) {
+  return ctx->rt->hostCalloc(n, size);
+}
+
+void *kern_rt_realloc(KernHostCtx *ctx, void *p, uint64_t size) {
+  void *result = nullptr;
+  if (!ctx->rt->hostRealloc(p, size, result))
+    Runtime::unwind(ctx, 1);
+  return result;
+}
+
+void kern_rt_free(KernHostCtx *ctx, void *p) {
+  if (!ctx->rt->hostFree(p))
+    Runtime::unwind(ctx, 1);
+}
+
+void *kern_rt_memset(KernHostCtx *ctx, void *p, int32_t value, uint64_t n) {
+  if (!ctx->rt->checkHostRange("memset", "destination", p, n))
+    Runtime::unwind(ctx, 1);
+  return n ? std::memset(p, value, n) : p;
+}
+
+void *kern_rt_memcpy(KernHostCtx *ctx, void *dst, const void *src, uint64_t n) {
+  if (!ctx->rt->checkHostRange("memcpy", "destination", dst, n) ||
+      !ctx->rt->checkHostRange("memcpy", "source", src, n))
+    Runtime::unwind(ctx, 1);
+  // memmove: an overlapping memcpy is undefined in C; doing the obvious thing is kinder.
+  return n ? std::memmove(dst, src, n) : dst;
+}
+
+int32_t kern_rt_memcmp(KernHostCtx *ctx, const void *a, const void *b, uint64_t n) {
+  if (!ctx->rt->checkHostRange("memcmp", "first argument", a, n) ||
+      !ctx->rt->checkHostRange("memcmp", "second argument", b, n))
+    Runtime::unwind(ctx, 1);
+  return n ? std::memcmp(a, b, n) : 0;
+}
+
+uint64_t kern_rt_strlen(KernHostCtx *ctx, const char *s) {
+  uint64_t len = 0;
+  if (!ctx->rt->checkHostString("strlen", "string", s, len))
+    Runtime::unwind(ctx, 1);
+  return len;
+}
+
+int32_t kern_rt_strcmp(KernHostCtx *ctx, const char *a, const char *b) {
+  uint64_t la = 0, lb = 0;
+  if (!ctx->rt->checkHostString("strcmp", "first string", a, la) ||
+      !ctx->rt->checkHostString("strcmp", "second string", b, lb))
+    Runtime::unwind(ctx, 1);
+  return std::strcmp(a, b);
+}
+
+int32_t kern_rt_strncmp(KernHostCtx *ctx, const char *a, const char *b, uint64_t n) {
+  if (n && (!ctx->rt->checkHostRange("strncmp", "first string", a, 1) ||
+            !ctx->rt->checkHostRange("strncmp", "second string", b, 1)))
+    Runtime::unwind(ctx, 1);
+  return n ? std::strncmp(a, b, n) : 0;
+}
+
+char *kern_rt_strcpy(KernHostCtx *ctx, char *dst, const char *src) {
+  uint64_t len = 0;
+  if (!ctx->rt->checkHostString("strcpy", "source", src, len) ||
+      !ctx->rt->checkHostRange("strcpy", "destination", dst, len + 1))
+    Runtime::unwind(ctx, 1);
+  return static_cast<char *>(std::memmove(dst, src, len + 1));
+}
+
+int32_t kern_rt_atoi(KernHostCtx *ctx, const char *s) {
+  uint64_t len = 0;
+  if (!ctx->rt->checkHostString("atoi", "string", s, len))
+    Runtime::unwind(ctx, 1);
+  return std::atoi(s);
+}
+
+double kern_rt_atof(KernHostCtx *ctx, const char *s) {
+  uint64_t len = 0;
+  if (!ctx->rt->checkHostString("atof", "string", s, len))
+    Runtime::unwind(ctx, 1);
+  return std::strtod(s, nullptr);
+}
+
+int64_t kern_rt_strtol(KernHostCtx *ctx, const char *s, char **end, int32_t base) {
+  uint64_t len = 0;
+  if (!ctx->rt->checkHostString("strtol", "string", s, len) ||
+      (end && !ctx->rt->checkHostRange("strtol", "end pointer", end, sizeof *end)))
+    Runtime::unwind(ctx, 1);
+  return std::strtol(s, end, base);
+}
+
+int32_t kern_rt_rand(KernHostCtx *ctx) { return ctx->rt->rand(); }
+void kern_rt_srand(KernHostCtx *ctx, uint32_t seed) { ctx->rt->srand(seed); }
+
+void kern_rt_exit(KernHostCtx *ctx, int32_t code) { Runtime::unwind(ctx, code); }
+
+int32_t kern_rt_puts(KernHostCtx *ctx, const char *s) {
+  uint64_t len = 0;
+  if (!ctx->rt->checkHostString("puts", "string", s, len))
+    Runtime::unwind(ctx, 1);
+  ctx->rt->write(1, std::string_view(s, len));
+  ctx->rt->write(1, "\n");
+  return static_cast<int32_t>(std::min<uint64_t>(len + 1, INT32_MAX)); // as glibc's puts
+}
+
+int32_t kern_rt_putchar(KernHostCtx *ctx, int32_t c) {
+  const char ch = static_cast<char>(c);
+  ctx->rt->write(1, std::string_view(&ch, 1));
+  return static_cast<unsigned char>(ch);
+}
+
+int32_t kern_rt_cudaMalloc(KernHostCtx *ctx, void **p, uint64_t size) {
+  return ctx->rt->cudaMalloc(p, size);
+}
+int32_t kern_rt_cudaFree(KernHostCtx *ctx, void *p) { return ctx->rt->cudaFree(p); }
+int32_t kern_rt_cudaMemcpy(KernHostCtx *ctx, void *dst, const void *src, uint64_t n, int32_t kind) {
+  return ctx->rt->cudaMemcpy(dst, src, n, kind);
+}
+int32_t kern_rt_cudaMemset(KernHostCtx *ctx, void *p, int32_t value, uint64_t n) {
+  return ctx->rt->cudaMemset(p, value, n);
+}
+int32_t kern_rt_cudaDeviceSynchronize(KernHostCtx *ctx) { return ctx->rt->cudaDeviceSynchronize(); }
+int32_t kern_rt_cudaThreadSynchronize(KernHostCtx *ctx) { return ctx->rt->cudaDeviceSynchronize(); }
+int32_t kern_rt_cudaGetLastError(KernHostCtx *ctx) { return ctx->rt->cudaGetLastError(); }
+int32_t kern_rt_cudaPeekAtLastError(KernHostCtx *ctx) { return ctx->rt->cudaPeekAtLastError(); }
+const char *kern_rt_cudaGetErrorString(KernHostCtx *ctx, int32_t err) {
+  return kern::runtime::errorString(err);
+}
+const char *kern_rt_cudaGetErrorName(KernHostCtx *ctx, int32_t err) {
+  return kern::runtime::errorName(err);
+}
+int32_t kern_rt_cudaGetDeviceCount(KernHostCtx *ctx, int32_t *count) {
+  return ctx->rt->cudaGetDeviceCount(count);
+}
+int32_t kern_rt_cudaGetDevice(KernHostCtx *ctx, int32_t *dev) {
+  return ctx->rt->cudaGetDevice(dev);
+}
+int32_t kern_rt_cudaSetDevice(KernHostCtx *ctx, int32_t dev) { return ctx->rt->cudaSetDevice(dev); }
+int32_t kern_rt_cudaDeviceReset(KernHostCtx *ctx) { return ctx->rt->cudaDeviceReset(); }
+
+} // extern "C"

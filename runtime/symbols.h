@@ -1,0 +1,11 @@
+// The JIT's allow-list: every runtime function that compiled code may call, by name.
+#pragma once
+
+#include "backend/backend.h"
+
+namespace kern::runtime {
+
+/// Every kern_rt_* function of backend/abi.h with its address.
+backend::SymbolList runtimeSymbols();
+
+} // namespace kern::runtime
