@@ -53,6 +53,10 @@ struct KernWarpCtx {
   void *counters;            // the runtime's counters for this worker (null: counters off)
   uint32_t callDepth;        // device function call depth (recursion bound)
   uint32_t pad_;
+  /// Device memory's shadow map (DeviceMemory::shadow): per 256 bytes from globalLo, how many
+  /// leading bytes are allocated. A global access outside every allocation is a fault even
+  /// when it lands between two allocations.
+  const uint16_t *shadow;
 };
 
 /// What host functions receive as their hidden first parameter (opaque to compiled code).
@@ -173,4 +177,5 @@ int32_t kern_rt_cudaDeviceReset(KernHostCtx *ctx);
 
 static_assert(offsetof(KernWarpCtx, params) == 0);
 static_assert(offsetof(KernWarpCtx, threadIdx) == 96);
-static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 24);
+static_assert(offsetof(KernWarpCtx, shadow) == 504);
+static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 32);

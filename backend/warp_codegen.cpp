@@ -36,7 +36,9 @@ enum CtxOffset : unsigned {
   kCtxSteps = 88,
   kCtxThreadIdx = 96,
   kCtxCallDepth = 496,
+  kCtxShadow = 504,
 };
+static_assert(offsetof(KernWarpCtx, shadow) == kCtxShadow);
 static_assert(offsetof(KernWarpCtx, params) == kCtxParams);
 static_assert(offsetof(KernWarpCtx, shared) == kCtxShared);
 static_assert(offsetof(KernWarpCtx, sharedSize) == kCtxSharedSize);
@@ -181,6 +183,7 @@ private:
   Value *emitMemoryAccess(const MemoryAccess &a);
   Value *emitAtomicLanes(const MemoryAccess &a, Value *mask);
   Value *inRange(Value *addrs, Value *lo, Value *hi, unsigned size, const llvm::Twine &name);
+  Value *inAllocation(Value *addrs, Value *inGlobal, Value *mask, unsigned size);
 
   ModuleContext &mc_;
   const ir::Function &f_;
@@ -191,7 +194,7 @@ private:
   Value *ctx_ = nullptr;
   Value *warp_ = nullptr; // per-warp state (WarpStateOffset)
   Value *sharedLo_ = nullptr, *sharedHi_ = nullptr;
-  Value *globalLo_ = nullptr, *globalHi_ = nullptr;
+  Value *globalLo_ = nullptr, *globalHi_ = nullptr, *shadow_ = nullptr;
   Value *localLo_ = nullptr, *localHi_ = nullptr;
   Value *frame_ = nullptr; // this function's local slots, 32 copies each
   std::map<const ir::LocalSlot *, std::pair<uint64_t, uint64_t>> slots_; // offset, lane stride
@@ -255,6 +258,7 @@ void WarpCodegen::emit() {
       b_.CreateAdd(sharedLo_, loadCtx(kCtxSharedSize, b_.getInt64Ty(), "shared.size"), "shared.hi");
   globalLo_ = loadCtx(kCtxGlobalLo, b_.getInt64Ty(), "global.lo");
   globalHi_ = loadCtx(kCtxGlobalHi, b_.getInt64Ty(), "global.hi");
+  shadow_ = loadCtx(kCtxShadow, b_.getPtrTy(), "shadow");
 
   mask_ = std::make_unique<MaskContext>(b_, entryMask);
   exit_ = BasicBlock::Create(c_, "fn.exit");
@@ -582,6 +586,25 @@ Value *WarpCodegen::inRange(Value *addrs, Value *lo, Value *hi, unsigned size,
   return b_.CreateAnd(ok, b_.CreateICmpULE(end, splat(hi)), name);
 }
 
+// Inside the device region is not enough: the access must lie inside a live allocation, or
+// an overrun into the gap after a buffer (or into a freed one) would go unnoticed. The shadow
+// map says, per 256-byte granule, how many leading bytes are allocated; cudaMalloc aligns to
+// 256, so an aligned access never straddles two granules.
+Value *WarpCodegen::inAllocation(Value *addrs, Value *inGlobal, Value *mask, unsigned size) {
+  Type *i64v = warpVector(b_.getInt64Ty());
+  Value *off = b_.CreateSub(addrs, splat(globalLo_), "global.off");
+  Value *granule = b_.CreateLShr(off, llvm::ConstantInt::get(i64v, 8), "shadow.index");
+  Value *ptrs = b_.CreateGEP(b_.getInt16Ty(), shadow_, granule, "shadow.ptrs");
+  Value *lanes = b_.CreateAnd(mask, inGlobal, "shadow.lanes");
+  Type *i16v = warpVector(b_.getInt16Ty());
+  Value *valid = b_.CreateMaskedGather(i16v, ptrs, llvm::Align(2), lanes,
+                                       llvm::Constant::getNullValue(i16v), "shadow.valid");
+  Value *end = b_.CreateAdd(b_.CreateAnd(off, llvm::ConstantInt::get(i64v, 255)),
+                            llvm::ConstantInt::get(i64v, size), "granule.end");
+  Value *fits = b_.CreateICmpULE(end, b_.CreateZExt(valid, i64v), "in.allocation");
+  return b_.CreateAnd(inGlobal, fits, "in.global.live");
+}
+
 Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
   using ir::AddrSpace;
   Value *m = cur();
@@ -594,7 +617,8 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
   // access landing in the block's shared window is allowed (the front end could not tell).
   Value *isNull = b_.CreateICmpULT(addrs, llvm::ConstantInt::get(i64v, kNullPageSize), "is.null");
   Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
-  Value *inGlobal = inRange(addrs, globalLo_, globalHi_, size, "in.global");
+  Value *inDevice = inRange(addrs, globalLo_, globalHi_, size, "in.device");
+  Value *inGlobal = inAllocation(addrs, inDevice, m, size);
   Value *inLocal = inRange(addrs, localLo_, localHi_, size, "in.local");
   Value *ok = nullptr;
   uint32_t rangeFault = KERN_FAULT_HOST_PTR;
@@ -629,7 +653,9 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
   Value *kinds =
       b_.CreateSelect(isNull, llvm::ConstantInt::get(i32v, KERN_FAULT_NULL),
                       b_.CreateSelect(ok, llvm::ConstantInt::get(i32v, KERN_FAULT_MISALIGNED),
-                                      llvm::ConstantInt::get(i32v, rangeFault)),
+                                      b_.CreateSelect(inDevice,
+                                                      llvm::ConstantInt::get(i32v, KERN_FAULT_GLOBAL_OOB),
+                                                      llvm::ConstantInt::get(i32v, rangeFault))),
                       "fault.kinds");
   faultWithKind(bad, kinds, a.site, addrs);
 

@@ -1446,7 +1446,8 @@ private:
           ct = old->type.isInt() && old->type.bits() < 32 ? Type::i32(true) : old->type;
         if (iop == ir::BinaryOp::Div || iop == ir::BinaryOp::Rem)
           rv = snapshot(rv, "divisor", e->loc);
-        result = cast(arith(iop, cast(old, ct), cast(rv, ct), l->type), old->type);
+        result = cast(withDivSite(arith(iop, cast(old, ct), cast(rv, ct), l->type), e->loc),
+                      old->type);
       }
       if (lv.var) {
         writeLValue(lv, result, e->loc);
@@ -1488,7 +1489,15 @@ private:
     ir::BinaryOp iop = irBinary(op);
     if (iop >= ir::BinaryOp::Lt && iop <= ir::BinaryOp::Ne)
       return cast(bin(iop, a, b), Type::i32(true));
-    return arith(iop, a, b, e->type);
+    return withDivSite(arith(iop, a, b, e->type), e->loc);
+  }
+
+  /// Integer division can fault (by zero): give it a site so the fault names its line.
+  Expr *withDivSite(Expr *x, fe::SourceLoc loc) {
+    if (x->kind == ir::ExprKind::Binary &&
+        (x->binaryOp == ir::BinaryOp::Div || x->binaryOp == ir::BinaryOp::Rem) && x->type.isInt())
+      x->site = m_.addSite(SiteKind::Other, loc, x->binaryOp == ir::BinaryOp::Div ? "/" : "%");
+    return x;
   }
 
   Expr *conditional(fe::Expr *e) {

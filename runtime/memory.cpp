@@ -49,14 +49,34 @@ DeviceMemory::DeviceMemory(uint64_t bytes) {
   }
   if (p == MAP_FAILED)
     return;
+  // The shadow map is reserved the same way: only the pages behind live allocations are
+  // ever touched (2 bytes per 256 bytes of device memory).
+  shadowBytes_ = roundUp(bytes / kShadowGranule * sizeof(uint16_t), pageSize());
+  void *sh = mmap(nullptr, shadowBytes_, prot, flags, -1, 0);
+  if (sh == MAP_FAILED) {
+    munmap(p, bytes);
+    return;
+  }
+  shadow_ = static_cast<uint16_t *>(sh);
   lo_ = reinterpret_cast<uint64_t>(p);
   hi_ = lo_ + bytes;
   top_ = lo_;
 }
 
+void DeviceMemory::markShadow(uint64_t base, uint64_t size, bool live) {
+  uint64_t first = (base - lo_) / kShadowGranule;
+  uint64_t full = size / kShadowGranule;
+  for (uint64_t i = 0; i < full; ++i)
+    shadow_[first + i] = live ? kShadowGranule : 0;
+  if (size % kShadowGranule)
+    shadow_[first + full] = live ? static_cast<uint16_t>(size % kShadowGranule) : 0;
+}
+
 DeviceMemory::~DeviceMemory() {
   if (lo_)
     munmap(reinterpret_cast<void *>(lo_), hi_ - lo_);
+  if (shadow_)
+    munmap(shadow_, shadowBytes_);
 }
 
 uint64_t DeviceMemory::footprint(uint64_t size) { return roundUp(size, kAlignment) + kGuard; }
@@ -90,6 +110,7 @@ uint64_t DeviceMemory::allocate(uint64_t size) {
   while (it != freed_.end() && it->first < base + need)
     it = freed_.erase(it);
   live_[base] = Allocation{base, size};
+  markShadow(base, size, true);
   return base;
 }
 
@@ -134,6 +155,7 @@ bool DeviceMemory::release(uint64_t base) {
     return false;
   const Allocation a = it->second;
   live_.erase(it);
+  markShadow(a.base, a.size, false);
   clearRange(a.base, roundUp(a.size, kAlignment));
   freed_[a.base] = a;
   addFreeRange(a.base, footprint(a.size));

@@ -57,6 +57,12 @@ public:
   bool contains(uint64_t addr) const { return addr >= lo_ && addr < hi_; }
   uint64_t lo() const { return lo_; }
   uint64_t hi() const { return hi_; }
+  /// The shadow map compiled kernels check every global access against: one entry per
+  /// kShadowGranule bytes of the region, holding how many leading bytes of that granule
+  /// belong to a live allocation (0..256). Allocations are 256-aligned, so an aligned access
+  /// of `s` bytes at `a` is inside one iff (a % 256) + s <= shadow[(a - lo) / 256].
+  const uint16_t *shadow() const { return shadow_; }
+  static constexpr uint64_t kShadowGranule = 256;
   const std::map<uint64_t, Allocation> &live() const { return live_; }
 
   /// Where `addr` (an access of `size` bytes) lies relative to the allocations, for fault
@@ -68,8 +74,11 @@ private:
   static uint64_t footprint(uint64_t size);
   void addFreeRange(uint64_t base, uint64_t len);
   void clearRange(uint64_t base, uint64_t len);
+  void markShadow(uint64_t base, uint64_t size, bool live);
 
   uint64_t lo_ = 0, hi_ = 0;
+  uint16_t *shadow_ = nullptr; // (hi_ - lo_) / kShadowGranule entries, reserved like the region
+  uint64_t shadowBytes_ = 0;
   uint64_t top_ = 0;                        // everything above was never handed out
   std::map<uint64_t, Allocation> live_;     // by base
   std::map<uint64_t, uint64_t> freeRanges_; // base -> length, below top_, coalesced

@@ -401,6 +401,7 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   cfg.params = reinterpret_cast<const uint8_t *>(paramBuffer.data());
   cfg.globalLo = device_.lo();
   cfg.globalHi = device_.hi();
+  cfg.shadow = device_.shadow();
   cfg.timeoutSeconds = options_.timeoutSeconds;
   cfg.globalAddrs = &globalAddrs_;
   LaunchResult result = scheduler_.launch(cfg);

@@ -25,6 +25,10 @@ class Runtime;
 /// KernHostCtx* and tells them apart by the first word.
 extern const char kHostCtxTag;
 
+/// The exit code of a program stopped by a host fault: the `kern` command's "runtime fault"
+/// code, since the program itself did not choose it.
+constexpr int32_t kHostFaultExitCode = 3;
+
 } // namespace kern::runtime
 
 /// The hidden first parameter of compiled host code (opaque to it; abi.h declares it).
@@ -72,7 +76,7 @@ public:
                   std::function<std::string(uint32_t)> siteLocation = {});
 
   /// Runs the program's main with argv = {program name, args...}; returns its exit code
-  /// (exit()'s argument; 1 after a host fault). Flushes all output before returning.
+  /// (exit()'s argument; kHostFaultExitCode after a host fault). Flushes all output before returning.
   int runMain(backend::MainFunction main, const std::vector<std::string> &args);
   /// Whether a kernel or host fault happened.
   bool faulted() const { return faulted_; }

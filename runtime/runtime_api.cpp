@@ -77,7 +77,7 @@ uint64_t kern_rt_global_addr(void *ctx, uint32_t globalId) {
 
 void kern_rt_host_fault(KernHostCtx *ctx, uint32_t site, uint32_t kind, uint64_t addr) {
   ctx->rt->hostFault(site, kind, addr);
-  Runtime::unwind(ctx, 1);
+  Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
 }
 
 int32_t kern_rt_printf(KernHostCtx *ctx, const char *fmt, int32_t nargs, const uint64_t *args) {
@@ -101,7 +101,7 @@ int32_t kern_rt_snprintf(KernHostCtx *ctx, char *buf, uint64_t size, const char 
                          const uint64_t *args) {
   int32_t result = 0;
   if (!formatInto(ctx, buf, size, fmt, nargs, args, result))
-    Runtime::unwind(ctx, 1);
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   return result;
 }
 
@@ -127,25 +127,25 @@ void *kern_rt_calloc(KernHostCtx *ctx, uint64_t n, uint64_t size) {
 void *kern_rt_realloc(KernHostCtx *ctx, void *p, uint64_t size) {
   void *result = nullptr;
   if (!ctx->rt->hostRealloc(p, size, result))
-    Runtime::unwind(ctx, 1);
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   return result;
 }
 
 void kern_rt_free(KernHostCtx *ctx, void *p) {
   if (!ctx->rt->hostFree(p))
-    Runtime::unwind(ctx, 1);
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
 }
 
 void *kern_rt_memset(KernHostCtx *ctx, void *p, int32_t value, uint64_t n) {
   if (!ctx->rt->checkHostRange("memset", "destination", p, n))
-    Runtime::unwind(ctx, 1);
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   return n ? std::memset(p, value, n) : p;
 }
 
 void *kern_rt_memcpy(KernHostCtx *ctx, void *dst, const void *src, uint64_t n) {
   if (!ctx->rt->checkHostRange("memcpy", "destination", dst, n) ||
       !ctx->rt->checkHostRange("memcpy", "source", src, n))
-    Runtime::unwind(ctx, 1);
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   // memmove: an overlapping memcpy is undefined in C; doing the obvious thing is kinder.
   return n ? std::memmove(dst, src, n) : dst;
 }
@@ -153,14 +153,14 @@ void *kern_rt_memcpy(KernHostCtx *ctx, void *dst, const void *src, uint64_t n) {
 int32_t kern_rt_memcmp(KernHostCtx *ctx, const void *a, const void *b, uint64_t n) {
   if (!ctx->rt->checkHostRange("memcmp", "first argument", a, n) ||
       !ctx->rt->checkHostRange("memcmp", "second argument", b, n))
-    Runtime::unwind(ctx, 1);
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   return n ? std::memcmp(a, b, n) : 0;
 }
 
 uint64_t kern_rt_strlen(KernHostCtx *ctx, const char *s) {
   uint64_t len = 0;
   if (!ctx->rt->checkHostString("strlen", "string", s, len))
-    Runtime::unwind(ctx, 1);
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   return len;
 }
 
@@ -168,14 +168,14 @@ int32_t kern_rt_strcmp(KernHostCtx *ctx, const char *a, const char *b) {
   uint64_t la = 0, lb = 0;
   if (!ctx->rt->checkHostString("strcmp", "first string", a, la) ||
       !ctx->rt->checkHostString("strcmp", "second string", b, lb))
-    Runtime::unwind(ctx, 1);
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   return std::strcmp(a, b);
 }
 
 int32_t kern_rt_strncmp(KernHostCtx *ctx, const char *a, const char *b, uint64_t n) {
   if (n && (!ctx->rt->checkHostRange("strncmp", "first string", a, 1) ||
             !ctx->rt->checkHostRange("strncmp", "second string", b, 1)))
-    Runtime::unwind(ctx, 1);
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   return n ? std::strncmp(a, b, n) : 0;
 }
 
@@ -183,21 +183,21 @@ char *kern_rt_strcpy(KernHostCtx *ctx, char *dst, const char *src) {
   uint64_t len = 0;
   if (!ctx->rt->checkHostString("strcpy", "source", src, len) ||
       !ctx->rt->checkHostRange("strcpy", "destination", dst, len + 1))
-    Runtime::unwind(ctx, 1);
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   return static_cast<char *>(std::memmove(dst, src, len + 1));
 }
 
 int32_t kern_rt_atoi(KernHostCtx *ctx, const char *s) {
   uint64_t len = 0;
   if (!ctx->rt->checkHostString("atoi", "string", s, len))
-    Runtime::unwind(ctx, 1);
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   return std::atoi(s);
 }
 
 double kern_rt_atof(KernHostCtx *ctx, const char *s) {
   uint64_t len = 0;
   if (!ctx->rt->checkHostString("atof", "string", s, len))
-    Runtime::unwind(ctx, 1);
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   return std::strtod(s, nullptr);
 }
 
@@ -205,7 +205,7 @@ int64_t kern_rt_strtol(KernHostCtx *ctx, const char *s, char **end, int32_t base
   uint64_t len = 0;
   if (!ctx->rt->checkHostString("strtol", "string", s, len) ||
       (end && !ctx->rt->checkHostRange("strtol", "end pointer", end, sizeof *end)))
-    Runtime::unwind(ctx, 1);
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   return std::strtol(s, end, base);
 }
 
@@ -217,7 +217,7 @@ void kern_rt_exit(KernHostCtx *ctx, int32_t code) { Runtime::unwind(ctx, code); 
 int32_t kern_rt_puts(KernHostCtx *ctx, const char *s) {
   uint64_t len = 0;
   if (!ctx->rt->checkHostString("puts", "string", s, len))
-    Runtime::unwind(ctx, 1);
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   ctx->rt->write(1, std::string_view(s, len));
   ctx->rt->write(1, "\n");
   return static_cast<int32_t>(std::min<uint64_t>(len + 1, INT32_MAX)); // as glibc's puts

@@ -189,6 +189,7 @@ void fillContext(KernWarpCtx &ctx, const LaunchState &L, BlockState &b, uint8_t 
   ctx.sharedSize = cfg.sharedBytes;
   ctx.globalLo = cfg.globalLo;
   ctx.globalHi = cfg.globalHi;
+  ctx.shadow = cfg.shadow;
   for (int d = 0; d < 3; ++d) {
     ctx.gridDim[d] = cfg.grid[d];
     ctx.blockDim[d] = cfg.block[d];
