@@ -173,6 +173,97 @@ int32_t kern_rt_cudaGetDevice(KernHostCtx *ctx, int32_t *dev);
 int32_t kern_rt_cudaSetDevice(KernHostCtx *ctx, int32_t dev);
 int32_t kern_rt_cudaDeviceReset(KernHostCtx *ctx);
 
+// ---- issue-3 runtime API (host) ----------------------------------------------------------
+
+/// cudaDeviceProp as kern programs see it (the front end declares a struct of this layout; the
+/// fields are CUDA's, in CUDA's order, a subset of them). Filled from the device profile.
+struct KernDeviceProp {
+  char name[256];
+  uint64_t totalGlobalMem;
+  uint64_t sharedMemPerBlock;
+  int32_t regsPerBlock;
+  int32_t warpSize;
+  uint64_t memPitch;
+  int32_t maxThreadsPerBlock;
+  int32_t maxThreadsDim[3];
+  int32_t maxGridSize[3];
+  int32_t clockRate; // kHz
+  uint64_t totalConstMem;
+  int32_t major;
+  int32_t minor;
+  uint64_t textureAlignment;
+  int32_t deviceOverlap;
+  int32_t multiProcessorCount;
+  int32_t kernelExecTimeoutEnabled;
+  int32_t integrated;
+  int32_t canMapHostMemory;
+  int32_t computeMode;
+  int32_t concurrentKernels;
+  int32_t ECCEnabled;
+  int32_t pciBusID;
+  int32_t pciDeviceID;
+  int32_t asyncEngineCount;
+  int32_t unifiedAddressing;
+  int32_t memoryClockRate; // kHz
+  int32_t memoryBusWidth;  // bits
+  int32_t l2CacheSize;
+  int32_t maxThreadsPerMultiProcessor;
+  uint64_t sharedMemPerMultiprocessor;
+  int32_t regsPerMultiprocessor;
+  uint64_t sharedMemPerBlockOptin;
+  int32_t maxBlocksPerMultiProcessor;
+  int32_t managedMemory;
+  int32_t isMultiGpuBoard;
+};
+
+/// cudaFuncAttributes, likewise.
+struct KernFuncAttributes {
+  uint64_t sharedSizeBytes;
+  uint64_t constSizeBytes;
+  uint64_t localSizeBytes;
+  int32_t maxThreadsPerBlock;
+  int32_t numRegs;
+  int32_t ptxVersion;
+  int32_t binaryVersion;
+  int32_t cacheModeCA;
+  int32_t maxDynamicSharedSizeBytes;
+  int32_t preferredShmemCarveout;
+};
+
+int32_t kern_rt_cudaMallocHost(KernHostCtx *ctx, void **p, uint64_t size);
+int32_t kern_rt_cudaHostAlloc(KernHostCtx *ctx, void **p, uint64_t size, uint32_t flags);
+int32_t kern_rt_cudaFreeHost(KernHostCtx *ctx, void *p);
+int32_t kern_rt_cudaMemcpyAsync(KernHostCtx *ctx, void *dst, const void *src, uint64_t n,
+                                int32_t kind, void *stream);
+int32_t kern_rt_cudaMemsetAsync(KernHostCtx *ctx, void *p, int32_t value, uint64_t n,
+                                void *stream);
+int32_t kern_rt_cudaStreamCreate(KernHostCtx *ctx, void **stream);
+int32_t kern_rt_cudaStreamDestroy(KernHostCtx *ctx, void *stream);
+int32_t kern_rt_cudaStreamSynchronize(KernHostCtx *ctx, void *stream);
+int32_t kern_rt_cudaEventCreate(KernHostCtx *ctx, void **event);
+int32_t kern_rt_cudaEventRecord(KernHostCtx *ctx, void *event, void *stream);
+int32_t kern_rt_cudaEventSynchronize(KernHostCtx *ctx, void *event);
+int32_t kern_rt_cudaEventQuery(KernHostCtx *ctx, void *event);
+int32_t kern_rt_cudaEventElapsedTime(KernHostCtx *ctx, float *ms, void *start, void *end);
+int32_t kern_rt_cudaEventDestroy(KernHostCtx *ctx, void *event);
+int32_t kern_rt_cudaGetDeviceProperties(KernHostCtx *ctx, KernDeviceProp *prop, int32_t device);
+int32_t kern_rt_cudaMemcpyToSymbol(KernHostCtx *ctx, void *symbol, const void *src, uint64_t n,
+                                   uint64_t offset, int32_t kind);
+int32_t kern_rt_cudaMemcpyFromSymbol(KernHostCtx *ctx, void *dst, const void *symbol,
+                                     uint64_t n, uint64_t offset, int32_t kind);
+int32_t kern_rt_cudaGetSymbolAddress(KernHostCtx *ctx, void **p, void *symbol);
+int32_t kern_rt_cudaGetSymbolSize(KernHostCtx *ctx, uint64_t *size, void *symbol);
+int32_t kern_rt_cudaFuncGetAttributes(KernHostCtx *ctx, KernFuncAttributes *attr,
+                                      uint32_t kernel);
+int32_t kern_rt_cudaOccupancyMaxActiveBlocksPerMultiprocessor(KernHostCtx *ctx, int32_t *n,
+                                                              uint32_t kernel, int32_t blockSize,
+                                                              uint64_t dynamicShared);
+/// A failed assert() in a kernel: records KERN_FAULT_ASSERT for `lane` with the assertion's
+/// text, sets ctx->fault (the warp function then returns).
+void kern_rt_assert(KernWarpCtx *ctx, uint32_t site, uint32_t lane, const char *message);
+/// A failed assert() in host code: reports it and ends the program (exit code 3).
+[[noreturn]] void kern_rt_host_assert(KernHostCtx *ctx, uint32_t site, const char *message);
+
 } // extern "C"
 
 static_assert(offsetof(KernWarpCtx, params) == 0);
