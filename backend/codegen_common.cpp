@@ -66,6 +66,8 @@ Type *registerType(llvm::LLVMContext &c, ir::Type t) {
     return Type::getFloatTy(c);
   case ir::TypeKind::F64:
     return Type::getDoubleTy(c);
+  case ir::TypeKind::B128:
+    return Type::getInt128Ty(c);
   }
   return Type::getVoidTy(c);
 }
@@ -171,6 +173,8 @@ Value *emitUnary(Builder &b, ir::UnaryOp op, Value *v, ir::Type t) {
     if (t.isFloat())
       return b.CreateFCmpOEQ(v, llvm::Constant::getNullValue(v->getType()), "lnot");
     return b.CreateICmpEQ(v, llvm::Constant::getNullValue(v->getType()), "lnot");
+  case ir::UnaryOp::Bitcast: // needs the result type: the callers emit it
+    return v;
   }
   return v;
 }

@@ -272,6 +272,20 @@ void HostCodegen::emitPrintf(const ir::Stmt &s) {
   Type *ptr = b_.getPtrTy();
   Value *fmt = mc_.stringConstant(s.text);
   Value *n = b_.getInt32(s.args.size());
+  if (s.printfStream == 0) {
+    // sprintf/snprintf: into the host buffer `addr` of `value` bytes; the count to `var`.
+    Value *dst = b_.CreateIntToPtr(emitExpr(*s.addr), ptr, "sprintf.buf");
+    Value *size = emitCast(b_, emitExpr(*s.value), s.value->type, ir::Type::i64(false));
+    Value *r = b_.CreateCall(
+        runtime("kern_rt_snprintf", i32, {ptr, ptr, b_.getInt64Ty(), ptr, i32, ptr}),
+        {ctx_, dst, size, fmt, n, buf}, "sprintf.count");
+    if (s.var) {
+      auto it = vars_.find(s.var);
+      if (it != vars_.end())
+        b_.CreateStore(emitCast(b_, r, ir::Type::i32(true), s.var->type), it->second);
+    }
+    return;
+  }
   if (s.printfStream == 1) {
     b_.CreateCall(runtime("kern_rt_printf", i32, {ptr, ptr, i32, ptr}), {ctx_, fmt, n, buf});
     return;
@@ -293,6 +307,12 @@ void HostCodegen::emitLaunch(const ir::Stmt &s) {
   for (size_t i = 0; i < s.args.size() && i < k->paramOffsets.size(); ++i) {
     Value *v = emitExpr(*s.args[i]);
     Value *p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), buf, k->paramOffsets[i]);
+    if (i < s.argBytes.size() && s.argBytes[i]) {
+      // A struct passed by value: its bytes, as CUDA copies it into the parameter space.
+      b_.CreateMemCpy(p, llvm::MaybeAlign(1), b_.CreateIntToPtr(v, b_.getPtrTy()),
+                      llvm::MaybeAlign(1), s.argBytes[i]);
+      continue;
+    }
     b_.CreateAlignedStore(toMemory(b_, v, s.args[i]->type), p, llvm::Align(1));
   }
   auto u32 = [&](const ir::Expr *e) -> Value * {
@@ -370,6 +390,8 @@ Value *HostCodegen::emitExpr(const ir::Expr &e) {
     return b_.CreateLoad(a->getAllocatedType(), a, e.var->name);
   }
   case ExprKind::Unary:
+    if (e.unaryOp == ir::UnaryOp::Bitcast) // the same bits as another type of equal width
+      return b_.CreateBitCast(emitExpr(*e.ops[0]), registerType(c_, e.type), "bitcast");
     return emitUnary(b_, e.unaryOp, emitExpr(*e.ops[0]), e.ops[0]->type);
   case ExprKind::Binary: {
     ir::Type t = e.ops[0]->type;
@@ -421,6 +443,16 @@ Value *HostCodegen::emitExpr(const ir::Expr &e) {
     case ir::IntrinsicKind::Runtime:
       return emitRuntimeCall(e);
     case ir::IntrinsicKind::Warp:
+      if (e.intrinsic == ir::IntrinsicId::AssertFail) {
+        // assert() in host code: report and end the program (kern_rt_host_assert unwinds).
+        Value *msg = b_.CreateIntToPtr(emitExpr(*e.ops[0]), b_.getPtrTy());
+        b_.CreateCall(runtime("kern_rt_host_assert", b_.getVoidTy(),
+                              {b_.getPtrTy(), b_.getInt32Ty(), b_.getPtrTy()}),
+                      {ctx_, b_.getInt32(e.site), msg});
+        b_.CreateUnreachable();
+        b_.SetInsertPoint(BasicBlock::Create(c_, "after.assert", fn_));
+        return nullptr;
+      }
       mc_.fail(std::string("internal error: warp function ") + ir::intrinsicName(e.intrinsic) +
                " in host code");
       return e.type.isVoid() ? nullptr : llvm::PoisonValue::get(scalar);
@@ -452,6 +484,7 @@ Value *HostCodegen::emitExpr(const ir::Expr &e) {
   }
   case ExprKind::BuiltinVar:
   case ExprKind::SharedAddr:
+  case ExprKind::ParamAddr:
     mc_.fail("internal error: device-only expression in host function " + f_.name);
     return llvm::PoisonValue::get(scalar);
   }

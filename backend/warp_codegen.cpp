@@ -287,8 +287,13 @@ void WarpCodegen::emit() {
       }
       // Kernel parameters are the same for every lane: one scalar load, splatted.
       Value *p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), params, f_.paramOffsets[i]);
-      Value *s = b_.CreateAlignedLoad(memoryType(c_, v->type), p, llvm::Align(1), v->name);
-      init = splat(fromMemory(b_, s, v->type), v->name);
+      if (v->aggregateBytes) {
+        // A struct by value: the Var holds its address in the parameter buffer.
+        init = splat(b_.CreatePtrToInt(p, b_.getInt64Ty()), v->name);
+      } else {
+        Value *s = b_.CreateAlignedLoad(memoryType(c_, v->type), p, llvm::Align(1), v->name);
+        init = splat(fromMemory(b_, s, v->type), v->name);
+      }
     } else {
       init = &*argIt++;
     }
@@ -1004,6 +1009,24 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
     }
     return emitShuffle(e, v, src);
   }
+  case IntrinsicId::AssertFail: {
+    // Emitted under `if (!cond)`: every active lane failed. The first one is reported, the
+    // kernel stops (CUDA: cudaErrorAssert), like a fault.
+    Value *msgs = op(0);
+    Value *m = bits(cur(), "assert.lanes");
+    auto *failBB = newBlock("assert.fail");
+    auto *okBB = newBlock("assert.none");
+    b_.CreateCondBr(b_.CreateICmpNE(m, b_.getInt32(0)), failBB, okBB);
+    b_.SetInsertPoint(failBB);
+    Value *lane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, m, b_.getTrue(), nullptr,
+                                           "assert.lane");
+    Value *msg = b_.CreateIntToPtr(b_.CreateExtractElement(msgs, lane), b_.getPtrTy());
+    b_.CreateCall(runtime("kern_rt_assert", b_.getVoidTy(), {b_.getPtrTy(), i32, i32, b_.getPtrTy()}),
+                  {ctx_, b_.getInt32(e.site), lane, msg});
+    b_.CreateBr(exit_);
+    b_.SetInsertPoint(okBB);
+    return nullptr;
+  }
   case IntrinsicId::SyncWarp:
     if (!e.ops.empty())
       op(0);
@@ -1083,6 +1106,8 @@ Value *WarpCodegen::emitExpr(const ir::Expr &e) {
   case ExprKind::BuiltinVar:
     return emitBuiltin(e);
   case ExprKind::Unary:
+    if (e.unaryOp == ir::UnaryOp::Bitcast) // the same bits as another type of equal width
+      return b_.CreateBitCast(emitExpr(*e.ops[0]), vecTy(e.type), "bitcast");
     return emitUnary(b_, e.unaryOp, emitExpr(*e.ops[0]), e.ops[0]->type);
   case ExprKind::Binary: {
     ir::Type t = e.ops[0]->type;
@@ -1147,6 +1172,12 @@ Value *WarpCodegen::emitExpr(const ir::Expr &e) {
   }
   case ExprKind::SharedAddr:
     return splat(b_.CreateAdd(sharedLo_, b_.getInt64(e.intValue), "shared.addr"));
+  case ExprKind::ParamAddr: {
+    // The packed parameter buffer is the same for every lane (CUDA's parameter space).
+    Value *params = b_.CreatePtrToInt(loadCtx(kCtxParams, b_.getPtrTy(), "params"),
+                                      b_.getInt64Ty(), "params.base");
+    return splat(b_.CreateAdd(params, b_.getInt64(e.intValue), "param.addr"));
+  }
   case ExprKind::LocalAddr: {
     auto it = slots_.find(e.slot);
     if (it == slots_.end()) {

@@ -350,6 +350,7 @@ public:
 private:
   const PreprocessedSource &src_;
   TranslationUnit &tu_;
+  bool reportedUnion_ = false;
   DiagnosticEngine &diags_;
   std::set<std::string> structTags_;
   std::set<std::string> enumTags_;
@@ -833,7 +834,9 @@ private:
     std::string name = id ? id->getText() : "";
     SourceLoc at = id ? loc(id) : loc(ctx);
     if (ctx->Union())
-      error(loc(ctx->Union()), "unions are not supported");
+      if (!reportedUnion_) // one diagnostic for the construct, not one per use
+        error(loc(ctx->Union()), "unions are not supported");
+      reportedUnion_ = true;
     uint64_t align = 0;
     for (auto *al : ctx->alignSpecifier())
       align = alignment(al);
@@ -1510,6 +1513,48 @@ private:
 
 } // namespace
 
+/// CUDA features that are spelled as ordinary names (no keyword announces them): reported once,
+/// at the first use, naming the feature, before the parser trips over them with a vaguer
+/// message (an unknown type name, an unexpected '<').
+static bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens,
+                                   const PreprocessedSource &src, DiagnosticEngine &diags) {
+  static const std::map<std::string, std::string> names = {
+      {"cooperative_groups", "cooperative groups are not supported"},
+      {"cudaTextureObject_t", "texture objects are not supported"},
+      {"cudaSurfaceObject_t", "surface objects are not supported"},
+      {"cudaCreateTextureObject", "texture objects are not supported"},
+      {"cudaCreateSurfaceObject", "surface objects are not supported"},
+      {"cudaBindTexture", "texture references are not supported"},
+      {"tex1Dfetch", "textures are not supported"},
+      {"tex1D", "textures are not supported"},
+      {"tex2D", "textures are not supported"},
+      {"tex3D", "textures are not supported"},
+      {"surf2Dread", "surfaces are not supported"},
+      {"surf2Dwrite", "surfaces are not supported"},
+  };
+  const auto &all = tokens.getTokens();
+  for (size_t i = 0; i < all.size(); ++i) {
+    Token *t = all[i];
+    if (t->getType() != P::Identifier)
+      continue;
+    std::string text = t->getText();
+    std::string msg;
+    if (auto it = names.find(text); it != names.end())
+      msg = it->second;
+    else if ((text == "texture" || text == "surface") && i + 1 < all.size() &&
+             all[i + 1]->getText() == "<")
+      msg = text == "texture" ? "texture references are not supported"
+                              : "surface references are not supported";
+    if (msg.empty())
+      continue;
+    diags.error(src.map(static_cast<uint32_t>(t->getLine()),
+                        static_cast<uint32_t>(t->getCharPositionInLine() + 1)),
+                msg);
+    return false;
+  }
+  return true;
+}
+
 bool parseTranslationUnit(const PreprocessedSource &src, TranslationUnit &tu,
                           DiagnosticEngine &diags) {
   unsigned errorsBefore = diags.errorCount();
@@ -1520,6 +1565,8 @@ bool parseTranslationUnit(const PreprocessedSource &src, TranslationUnit &tu,
   lexer.addErrorListener(&silent);
   antlr4::CommonTokenStream tokens(&lexer);
   tokens.fill();
+  if (!rejectUnsupportedNames(tokens, src, diags))
+    return false;
 
   P parser(&tokens);
   parser.removeErrorListeners();

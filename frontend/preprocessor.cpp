@@ -118,6 +118,8 @@ const char *const kPredefined[] = {
     "M_2_SQRTPI 1.12837916709551257390",
     "M_SQRT2 1.41421356237309504880",
     "M_SQRT1_2 0.707106781186547524401",
+    // assert() keeps the text of its condition for the message, as <assert.h> does.
+    "assert(e) __kern_assert((e), #e)",
 };
 
 enum class TokKind { Ident, Number, String, Char, Punct };

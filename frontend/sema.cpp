@@ -42,6 +42,16 @@ const std::map<std::string, int64_t> &builtinEnumerators() {
       {"cudaMemcpyDeviceToHost", 2},
       {"cudaMemcpyDeviceToDevice", 3},
       {"cudaMemcpyDefault", 4},
+      {"cudaHostAllocDefault", 0},
+      {"cudaHostAllocPortable", 1},
+      {"cudaHostAllocMapped", 2},
+      {"cudaHostAllocWriteCombined", 4},
+      {"cudaStreamDefault", 0},
+      {"cudaStreamNonBlocking", 1},
+      {"cudaEventDefault", 0},
+      {"cudaEventBlockingSync", 1},
+      {"cudaEventDisableTiming", 2},
+      {"cudaErrorNotReady", 600},
       // cudaError_t values (CUDA 12 numbering)
       {"cudaSuccess", 0},
       {"cudaErrorInvalidValue", 1},
@@ -101,8 +111,84 @@ public:
     td["uint32_t"] = types_.uintTy();
     td["int64_t"] = types_.get(TypeKind::Long);
     td["uint64_t"] = types_.get(TypeKind::ULong);
+    td["clock_t"] = types_.get(TypeKind::Long); // x86-64 Linux, as nvcc's host compiler has it
     td["uint3"] = types_.uint3Ty();
     td["dim3"] = types_.dim3Ty();
+    declareVectorTypes();
+    declareApiStructs();
+  }
+
+  /// CUDA's vector types (vector_types.h): char1..4 ... double1..4, with CUDA's alignments
+  /// (a float4 is 16-byte aligned, so it moves as one 128-bit access; a float3 is not).
+  void declareVectorTypes() {
+    struct Base {
+      const char *name;
+      TypeKind kind;
+    };
+    static const Base bases[] = {
+        {"char", TypeKind::SChar},     {"uchar", TypeKind::UChar},   {"short", TypeKind::Short},
+        {"ushort", TypeKind::UShort},  {"int", TypeKind::Int},       {"uint", TypeKind::UInt},
+        {"long", TypeKind::Long},      {"ulong", TypeKind::ULong},   {"longlong", TypeKind::LongLong},
+        {"ulonglong", TypeKind::ULongLong}, {"float", TypeKind::Float}, {"double", TypeKind::Double}};
+    static const char *fieldNames[] = {"x", "y", "z", "w"};
+    for (const Base &b : bases) {
+      const Type *elem = types_.get(b.kind);
+      for (int n = 1; n <= 4; ++n) {
+        std::string name = std::string(b.name) + std::to_string(n);
+        if (name == "uint3") { // the type of threadIdx, declared already
+          vectorTypes_[name] = types_.uint3Ty();
+          continue;
+        }
+        const Type *t = types_.newStruct(name);
+        for (int i = 0; i < n; ++i)
+          t->record->fields.push_back({fieldNames[i], elem, 0});
+        // 2- and 4-component vectors are aligned to their size (capped at 16); 1- and
+        // 3-component ones to their element.
+        uint64_t align = elem->size();
+        if (n == 2 || n == 4)
+          align = std::min<uint64_t>(elem->size() * n, 16);
+        types_.layoutStruct(t, align);
+        fileScope_.typedefs[name] = t;
+        vectorTypes_[name] = t;
+      }
+    }
+  }
+
+  const Type *makeStruct(const std::string &name,
+                         const std::vector<std::pair<std::string, const Type *>> &fields) {
+    const Type *t = types_.newStruct(name);
+    for (auto &[n, ft] : fields)
+      t->record->fields.push_back({n, ft, 0});
+    types_.layoutStruct(t);
+    fileScope_.typedefs[name] = t;
+    fileScope_.structs[name] = t;
+    return t;
+  }
+
+  /// cudaDeviceProp and cudaFuncAttributes, laid out as backend/abi.h's KernDeviceProp and
+  /// KernFuncAttributes, which the runtime fills.
+  void declareApiStructs() {
+    const Type *i = types_.intTy(), *z = types_.sizeTy();
+    const Type *i3 = types_.arrayOf(i, 3);
+    deviceProp_ = makeStruct(
+        "cudaDeviceProp",
+        {{"name", types_.arrayOf(types_.get(TypeKind::Char), 256)}, {"totalGlobalMem", z},
+         {"sharedMemPerBlock", z}, {"regsPerBlock", i}, {"warpSize", i}, {"memPitch", z},
+         {"maxThreadsPerBlock", i}, {"maxThreadsDim", i3}, {"maxGridSize", i3},
+         {"clockRate", i}, {"totalConstMem", z}, {"major", i}, {"minor", i},
+         {"textureAlignment", z}, {"deviceOverlap", i}, {"multiProcessorCount", i},
+         {"kernelExecTimeoutEnabled", i}, {"integrated", i}, {"canMapHostMemory", i},
+         {"computeMode", i}, {"concurrentKernels", i}, {"ECCEnabled", i}, {"pciBusID", i},
+         {"pciDeviceID", i}, {"asyncEngineCount", i}, {"unifiedAddressing", i},
+         {"memoryClockRate", i}, {"memoryBusWidth", i}, {"l2CacheSize", i},
+         {"maxThreadsPerMultiProcessor", i}, {"sharedMemPerMultiprocessor", z},
+         {"regsPerMultiprocessor", i}, {"sharedMemPerBlockOptin", z},
+         {"maxBlocksPerMultiProcessor", i}, {"managedMemory", i}, {"isMultiGpuBoard", i}});
+    funcAttributes_ = makeStruct(
+        "cudaFuncAttributes",
+        {{"sharedSizeBytes", z}, {"constSizeBytes", z}, {"localSizeBytes", z},
+         {"maxThreadsPerBlock", i}, {"numRegs", i}, {"ptxVersion", i}, {"binaryVersion", i},
+         {"cacheModeCA", i}, {"maxDynamicSharedSizeBytes", i}, {"preferredShmemCarveout", i}});
   }
 
   bool run() {
@@ -124,6 +210,9 @@ private:
   int switchDepth_ = 0;
   std::set<std::string> reportedUnsupported_;
   std::set<EnumDecl *> definedEnums_;
+  std::map<std::string, const Type *> vectorTypes_;
+  const Type *deviceProp_ = nullptr;
+  const Type *funcAttributes_ = nullptr;
 
   void error(SourceLoc loc, std::string msg) { diags_.error(loc, std::move(msg)); }
 
@@ -1896,6 +1985,10 @@ private:
         constructDim3(e, n == "dim3" ? types_.dim3Ty() : types_.uint3Ty());
         return;
       }
+      if (n.rfind("make_", 0) == 0 && vectorTypes_.count(n.substr(5))) {
+        constructVector(e, vectorTypes_[n.substr(5)], n);
+        return;
+      }
       if (n == "assert") {
         error(e->loc, "assert is not supported yet");
         return;
@@ -1956,6 +2049,8 @@ private:
     }
     bool ok = true;
     for (size_t i = 0; i < e->args.size(); ++i) {
+      if (e->args[i]->builtin == -3 || e->args[i]->builtin == -4)
+        continue; // a symbol or kernel named as an argument: resolved by builtinCall
       if (!check(e->args[i])) {
         ok = false;
         continue;
@@ -2015,6 +2110,30 @@ private:
     e->builtin = -2; // a constructor
   }
 
+  /// make_float4(x, y, z, w) and friends: one argument per component.
+  void constructVector(Expr *e, const Type *t, const std::string &n) {
+    auto &fields = t->record->fields;
+    if (e->args.size() != fields.size()) {
+      error(e->loc, std::string(e->args.size() < fields.size() ? "too few" : "too many") +
+                        " arguments to function call '" + n + "', expected " +
+                        std::to_string(fields.size()) + ", have " +
+                        std::to_string(e->args.size()));
+      return;
+    }
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (!check(e->args[i]))
+        return;
+      Expr *r = rvalue(e->args[i]);
+      if (!r->type->isArithmetic()) {
+        error(r->loc, "'" + n + "' takes numbers, not '" + r->type->str() + "'");
+        return;
+      }
+      e->args[i] = convert(r, fields[i].type, "constructing");
+    }
+    e->type = t;
+    e->builtin = -2; // a constructor
+  }
+
   const Type *sigType(char c) {
     switch (c) {
     case 'v':
@@ -2051,6 +2170,17 @@ private:
       return types_.pointerTo(types_.pointerTo(types_.voidTy(), AddrSpace::Host), AddrSpace::Host);
     case 'I':
       return types_.pointerTo(types_.intTy(), defaultSpace());
+    case 'F':
+      return types_.pointerTo(types_.floatTy(), defaultSpace());
+    case 'Z':
+      return types_.pointerTo(types_.sizeTy(), defaultSpace());
+    case 'D':
+      return types_.pointerTo(deviceProp_, defaultSpace());
+    case 'A':
+      return types_.pointerTo(funcAttributes_, defaultSpace());
+    case 'Y': // a symbol: passed as its device address
+    case 'K': // a kernel: passed as its index
+      return types_.pointerTo(types_.voidTy(), AddrSpace::Host);
     case 'E':
       return types_.pointerTo(types_.pointerTo(types_.get(TypeKind::Char), defaultSpace()),
                               defaultSpace());
@@ -2077,15 +2207,68 @@ private:
       genericBuiltin(e, n, sig);
       return;
     }
-    // cudaMalloc(void**, size_t) accepts any T** (C++ templates make that implicit in CUDA).
-    if (n == "cudaMalloc" && e->args.size() == 2 && check(e->args[0])) {
+    // Trailing arguments that CUDA's headers give defaults.
+    static const std::map<std::string, std::vector<std::pair<size_t, int64_t>>> defaults = {
+        {"__syncwarp", {{0, 0xffffffffLL}}},
+        {"cudaMemcpyAsync", {{4, 0}}},
+        {"cudaMemsetAsync", {{3, 0}}},
+        {"cudaEventRecord", {{1, 0}}},
+        {"cudaMemcpyToSymbol", {{3, 0}, {4, 1}}},   // offset 0, cudaMemcpyHostToDevice
+        {"cudaMemcpyFromSymbol", {{3, 0}, {4, 2}}}, // offset 0, cudaMemcpyDeviceToHost
+    };
+    if (auto d = defaults.find(n); d != defaults.end())
+      for (auto [index, value] : d->second)
+        if (e->args.size() == index) {
+          Expr *lit = make(ExprKind::IntLit, e->loc);
+          lit->intValue = static_cast<uint64_t>(value);
+          lit->text = std::to_string(value);
+          e->args.push_back(lit);
+        }
+    // cudaMalloc(void**, size_t) and friends accept any T** (C++ templates make that
+    // implicit in CUDA).
+    if ((n == "cudaMalloc" || n == "cudaMallocHost" || n == "cudaHostAlloc" ||
+         n == "cudaGetSymbolAddress") &&
+        !e->args.empty() && check(e->args[0])) {
       Expr *a = rvalue(e->args[0]);
       if (a->type->isPointer() && a->type->elem->isPointer()) {
         e->args[0] = implicitCast(a, sigType('P'));
       } else {
-        error(a->loc, "cudaMalloc needs the address of a pointer, not '" + a->type->str() + "'");
+        error(a->loc, n + " needs the address of a pointer, not '" + a->type->str() + "'");
         return;
       }
+    }
+    // Symbols (__device__/__constant__ variables named by the host) and kernels named as
+    // arguments: resolved here, where host code may name them.
+    for (size_t i = 1; i < sig.size() && i - 1 < e->args.size(); ++i) {
+      char c = sig[i];
+      if (c != 'Y' && c != 'K')
+        continue;
+      Expr *a = e->args[i - 1];
+      while (a->kind == ExprKind::Unary && a->unaryOp == UnaryOp::AddrOf && c == 'Y')
+        a = a->operands[0]; // `&symbol` is accepted too
+      Decl *d = a->kind == ExprKind::Ident ? lookup(a->name) : nullptr;
+      if (c == 'Y') {
+        auto *v = dynamic_cast<VarDecl *>(d);
+        if (!v || !v->isGlobalScope || !(v->quals.device || v->quals.constant) || !v->type) {
+          error(a->loc, "the symbol argument of '" + n +
+                            "' must be a __device__ or __constant__ variable");
+          return;
+        }
+        a->decl = v;
+        a->type = v->type;
+        a->isLValue = true;
+        a->builtin = -3; // a symbol reference (see the lowering)
+      } else {
+        auto *f = dynamic_cast<FunctionDecl *>(d);
+        if (!f || !f->quals.global) {
+          error(a->loc, "the kernel argument of '" + n + "' must be a __global__ function");
+          return;
+        }
+        a->decl = f;
+        a->type = f->type;
+        a->builtin = -4; // a kernel reference (see the lowering)
+      }
+      e->args[i - 1] = a;
     }
     if ((n == "fprintf") && e->args.size() >= 1 && check(e->args[0])) {
       Expr *a = e->args[0];
@@ -2126,7 +2309,9 @@ private:
 
   void genericBuiltin(Expr *e, const std::string &n, const std::string &sig) {
     size_t nparams = sig.size() - 1;
-    if (e->args.size() != nparams) {
+    // The shuffles' last argument, width, defaults to warpSize.
+    bool optionalLast = n.rfind("__shfl", 0) == 0;
+    if (e->args.size() != nparams && !(optionalLast && e->args.size() + 1 == nparams)) {
       error(e->loc, std::string(e->args.size() < nparams ? "too few" : "too many") +
                         " arguments to function call '" + n + "', expected " +
                         std::to_string(nparams) + ", have " + std::to_string(e->args.size()));
@@ -2145,6 +2330,16 @@ private:
       e->args[0] = convert(a, ct, "argument");
       e->args[1] = convert(b, ct, "argument");
       e->type = ct;
+      return;
+    }
+    if (n == "isnan" || n == "isinf" || n == "isfinite" || n == "signbit") {
+      Expr *a = rvalue(e->args[0]);
+      if (!a->type->isArithmetic()) {
+        error(e->loc, "no matching function for call to '" + n + "'");
+        return;
+      }
+      e->args[0] = convert(a, a->type->isFloating() ? a->type : types_.doubleTy(), "argument");
+      e->type = types_.intTy();
       return;
     }
     if (n == "abs") {

@@ -19,8 +19,10 @@ grammar Kern;
       "short1", "short2", "short3", "short4", "ushort1", "ushort2", "ushort3", "ushort4",
       "int1", "int2", "int3", "int4", "uint1", "uint2", "uint3", "uint4",
       "long1", "long2", "long3", "long4", "ulong1", "ulong2", "ulong3", "ulong4",
-      "longlong1", "longlong2", "ulonglong1", "ulonglong2",
-      "float1", "float2", "float3", "float4", "double1", "double2"};
+      "longlong1", "longlong2", "longlong3", "longlong4",
+      "ulonglong1", "ulonglong2", "ulonglong3", "ulonglong4",
+      "float1", "float2", "float3", "float4", "double1", "double2", "double3", "double4",
+      "clock_t", "ssize_t"};
 
   bool isTypeName(const std::string &s) const { return typeNames.count(s) != 0; }
 

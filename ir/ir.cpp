@@ -22,6 +22,8 @@ unsigned Type::bits() const {
   case TypeKind::F64:
   case TypeKind::Ptr:
     return 64;
+  case TypeKind::B128:
+    return 128;
   }
   return 0;
 }
@@ -43,6 +45,8 @@ std::string Type::str() const {
     return "f64";
   case TypeKind::Ptr:
     return std::string("ptr.") + frontend::addrSpaceName(space);
+  case TypeKind::B128:
+    return "b128";
   }
   return "?";
 }
@@ -203,7 +207,12 @@ public:
       os << expr(s->value) << "\n";
       break;
     case StmtKind::Printf:
-      os << "printf \"" << escape(s->text) << "\"";
+      if (s->printfStream == 0)
+        os << (s->var ? "%" + s->var->name + "." + std::to_string(s->var->id) + " = " : "")
+           << "snprintf " << expr(s->addr) << ", " << expr(s->value) << ", ";
+      else
+        os << (s->printfStream == 2 ? "fprintf stderr, " : "printf ");
+      os << "\"" << escape(s->text) << "\"";
       for (auto *a : s->args)
         os << ", " << expr(a);
       os << site(s->site) << "\n";
@@ -247,7 +256,10 @@ public:
       o << builtinVarName(e->builtinVar);
       break;
     case ExprKind::Unary:
-      o << (e->unaryOp == UnaryOp::Neg ? "neg" : e->unaryOp == UnaryOp::BitNot ? "not" : "lnot")
+      o << (e->unaryOp == UnaryOp::Neg      ? "neg"
+            : e->unaryOp == UnaryOp::BitNot ? "not"
+            : e->unaryOp == UnaryOp::Bitcast ? "bitcast." + e->type.str()
+                                             : std::string("lnot"))
         << "(" << expr(e->ops[0]) << ")";
       break;
     case ExprKind::Binary:
@@ -287,6 +299,9 @@ public:
       break;
     case ExprKind::LocalAddr:
       o << "&$" << e->slot->name << "." << e->slot->id;
+      break;
+    case ExprKind::ParamAddr:
+      o << "param+" << e->intValue;
       break;
     case ExprKind::PtrAdd:
       o << "ptradd." << e->type.str() << "(" << expr(e->ops[0]) << ", " << expr(e->ops[1]) << ")";

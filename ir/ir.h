@@ -22,7 +22,9 @@ using frontend::SourceLoc;
 // Types: scalars only. Aggregates are lowered to byte addresses and scalar loads/stores.
 // ---------------------------------------------------------------------------------------------
 
-enum class TypeKind : uint8_t { Void, Bool, I8, I16, I32, I64, F32, F64, Ptr };
+/// B128 is 16 raw bytes: only loaded and stored, for copies of 16-byte aligned structs
+/// (float4, int4, __align__(16) structs), which nvcc emits as one 128-bit access.
+enum class TypeKind : uint8_t { Void, Bool, I8, I16, I32, I64, F32, F64, Ptr, B128 };
 
 struct Type {
   TypeKind kind = TypeKind::Void;
@@ -38,6 +40,7 @@ struct Type {
   static Type f32() { return {TypeKind::F32}; }
   static Type f64() { return {TypeKind::F64}; }
   static Type ptr(AddrSpace sp) { return {TypeKind::Ptr, false, sp}; }
+  static Type b128() { return {TypeKind::B128}; }
 
   bool isVoid() const { return kind == TypeKind::Void; }
   bool isBool() const { return kind == TypeKind::Bool; }
@@ -85,6 +88,9 @@ struct Var {
   std::string name;
   Type type;
   bool isParam = false;
+  /// Kernel parameters only: nonzero for a struct passed by value; the Var then holds the
+  /// address of its `aggregateBytes` bytes in the parameter buffer instead of a value.
+  uint32_t aggregateBytes = 0;
   // Filled by analysis: the value is the same in every lane of a warp at every point.
   bool uniform = false;
 };
@@ -128,10 +134,12 @@ enum class ExprKind : uint8_t {
   GlobalAddr, // address of global (a GlobalVar)
   SharedAddr, // address of byte intValue of the block's shared memory
   LocalAddr,  // address of local slot (a LocalSlot) of this thread
+  ParamAddr,  // kernels: address of byte intValue of the packed parameter buffer (uniform)
   PtrAdd,     // ops[0] (Ptr) + ops[1] (I64 byte offset, signed) -> Ptr of `type`
 };
 
-enum class UnaryOp : uint8_t { Neg, BitNot, LogNot };
+/// Bitcast: the operand's bits as `type` (same width; __int_as_float and friends).
+enum class UnaryOp : uint8_t { Neg, BitNot, LogNot, Bitcast };
 
 enum class BinaryOp : uint8_t {
   Add, Sub, Mul, Div, Rem, // Div/Rem: signed or unsigned by operand type; integer division by
@@ -201,7 +209,9 @@ enum class StmtKind : uint8_t {
   Continue, // go to the innermost Loop's step
   Return,   // value may be null
   Eval,     // evaluate value for its side effects (a Call or Intrinsic)
-  Printf,   // printf(text, args...): site
+  Printf,   // printf(text, args...): site. printfStream 0: sprintf/snprintf into the host
+            // buffer `addr` of `value` bytes (u64; UINT64_MAX for sprintf); the count goes to
+            // `var` when it is set
   Launch,   // kernel<<<grid, block, sharedBytes, stream>>>(args): host only; site
   Barrier,  // __syncthreads(): kernel only; site
 };
@@ -229,6 +239,9 @@ struct Stmt {
   Block *step = nullptr;    // may be null
   bool testFirst = true;
   std::vector<Expr *> args; // Printf args; Launch kernel arguments
+  /// Launch: per argument, 0 when args[i] is the value itself, else args[i] is the address of
+  /// a struct whose argBytes[i] bytes are copied into the parameter buffer.
+  std::vector<uint32_t> argBytes;
   std::string text;         // Printf format
   int printfStream = 1;     // Printf: 1 stdout, 2 stderr (host fprintf)
   Function *kernel = nullptr;            // Launch
@@ -264,6 +277,7 @@ struct Function {
   uint32_t paramBytes = 0;
   uint64_t staticSharedBytes = 0; // kernels: __shared__ variables' total
   bool usesBarriers = false;      // kernels: reaches __syncthreads (directly or by a call)
+  int launchBoundsMaxThreads = 0; // kernels: __launch_bounds__(n), 0 if none
   bool isMain = false;            // host: the program's main
   bool mainTakesArgs = false;     // main(int argc, char** argv)
 };

@@ -33,6 +33,7 @@ struct LValue {
 /// Per-declaration storage.
 struct Storage {
   Var *var = nullptr;           // a register variable
+  Var *byRef = nullptr;         // a variable holding the object's address (struct parameters)
   LocalSlot *slot = nullptr;    // per-thread memory
   GlobalVar *global = nullptr;  // file-scope variable
   int64_t sharedOffset = -1;    // __shared__ variable: byte offset
@@ -83,6 +84,7 @@ private:
   Block *cur_ = nullptr;
   std::map<fe::VarDecl *, Storage> locals_;
   std::vector<Expr *> dynamicSharedRefs_;
+  Var *sret_ = nullptr; // the hidden result pointer of a function returning a struct
   uint32_t nextVarId_ = 0;
   // switch lowering: lanes that executed `continue` inside a switch (see switchStmt)
   std::vector<Var *> switchContinueFlags_;
@@ -461,8 +463,10 @@ private:
     F->kind = kind;
     F->loc = f->loc;
     device_ = kind != FunctionKind::Host;
-    F->returnType = irType(f->type->elem);
+    // A struct result goes through a hidden pointer parameter (see body()).
+    F->returnType = f->type->elem->isStruct() ? Type::voidTy() : irType(f->type->elem);
     F->isMain = kind == FunctionKind::Host && f->name == "main";
+    F->launchBoundsMaxThreads = f->quals.launchBoundsMaxThreads;
     F->mainTakesArgs = F->isMain && !f->params.empty();
     m_.functions.push_back(F);
     return F;
@@ -499,11 +503,38 @@ private:
     F->body = newBlock();
     cur_ = F->body;
     uint32_t offset = 0;
+    sret_ = nullptr;
+    if (f->type->elem->isStruct()) {
+      // A struct result is written through a hidden first parameter: the caller's slot.
+      sret_ = newVar("sret", Type::ptr(slotSpace()));
+      sret_->isParam = true;
+      F->params.push_back(sret_);
+    }
     for (fe::VarDecl *p : f->params) {
       Type t = irType(p->type);
       if (p->type->isStruct()) {
-        error(p->loc, "struct parameters passed by value are not supported yet");
-        return;
+        // Structs by value. A kernel reads its copy from the parameter buffer into a local
+        // slot (a kernel may modify its parameter; the buffer is shared by every thread).
+        // A device or host function receives the address of a copy its caller made.
+        Var *v = newVar(p->name.empty() ? "arg" : p->name, Type::ptr(slotSpace()));
+        v->isParam = true;
+        F->params.push_back(v);
+        Storage st;
+        if (F->kind == FunctionKind::Kernel) {
+          uint32_t a = static_cast<uint32_t>(p->type->align());
+          offset = (offset + a - 1) / a * a;
+          F->paramOffsets.push_back(offset);
+          v->aggregateBytes = static_cast<uint32_t>(p->type->size());
+          st.slot = newSlot(p->name, p->type);
+          Expr *src = node(ir::ExprKind::ParamAddr, Type::ptr(AddrSpace::Local));
+          src->intValue = offset;
+          copyStruct(slotAddr(st.slot), slotSpace(), src, AddrSpace::Local, p->type, p->loc);
+          offset += static_cast<uint32_t>(p->type->size());
+        } else {
+          st.byRef = v;
+        }
+        locals_[p] = st;
+        continue;
       }
       Var *v = newVar(p->name.empty() ? "arg" : p->name, t);
       v->isParam = true;
@@ -645,7 +676,10 @@ private:
     case StmtKind::Return: {
       Stmt *r = m_.make<Stmt>(ir::StmtKind::Return);
       r->loc = s->loc;
-      if (s->expr) {
+      if (s->expr && sret_) {
+        LValue src = structValue(s->expr);
+        copyStruct(ref(sret_), slotSpace(), src.addr, src.space, s->expr->type, s->loc);
+      } else if (s->expr) {
         if (F->returnType.isVoid())
           effect(s->expr);
         else
@@ -832,6 +866,10 @@ private:
     locals_[v] = st;
     if (v->init)
       initMemory(slotAddr(st.slot), slotSpace(), t, v->init, v->loc, true);
+    else if (t == types_.dim3Ty()) // dim3's constructor defaults every component to 1
+      for (int d = 0; d < 3; ++d)
+        store(ptrAdd(slotAddr(st.slot), i64(4 * d), Type::ptr(slotSpace())),
+              constInt(Type::i32(false), 1), slotSpace(), v->loc);
   }
 
   /// Stores initializer `init` for an object of type `t` at `addr`.
@@ -839,12 +877,14 @@ private:
                   fe::SourceLoc loc, bool zeroRest) {
     if (init->kind == ExprKind::InitList) {
       if (t->isArray()) {
-        for (uint64_t i = 0; i < t->count; ++i) {
+        uint64_t given = std::min<uint64_t>(init->operands.size(), t->count);
+        for (uint64_t i = 0; i < given; ++i) {
           Expr *ea = ptrAdd(addr, i64(static_cast<int64_t>(i * t->elem->size())), addr->type);
-          if (i < init->operands.size())
-            initMemory(ea, space, t->elem, init->operands[i], loc, zeroRest);
-          else if (zeroRest)
-            zeroMemory(ea, space, t->elem, loc);
+          initMemory(ea, space, t->elem, init->operands[i], loc, zeroRest);
+        }
+        if (zeroRest && given < t->count) {
+          Expr *rest = ptrAdd(addr, i64(static_cast<int64_t>(given * t->elem->size())), addr->type);
+          zeroMemory(rest, space, types_.arrayOf(t->elem, t->count - given), loc);
         }
         return;
       }
@@ -880,6 +920,13 @@ private:
   }
 
   void zeroMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::SourceLoc loc) {
+    if (t->isArray() && t->count > kUnrollLimit) {
+      Expr *a = snapshot(addr, "zero.dst", loc);
+      elementLoop(t->count, t->elem->size(), loc, [&](Expr *off) {
+        zeroMemory(ptrAdd(a, off, a->type), space, t->elem, loc);
+      });
+      return;
+    }
     if (t->isArray()) {
       for (uint64_t i = 0; i < t->count; ++i)
         zeroMemory(ptrAdd(addr, i64(static_cast<int64_t>(i * t->elem->size())), addr->type), space,
@@ -897,8 +944,41 @@ private:
   }
 
   /// Copies a struct member by member (scalar leaves).
+  /// Emits `for (i = 0; i < count; ++i) body(byteOffset)`: large arrays are copied or zeroed
+  /// by a loop, not unrolled (a 4 KB struct would otherwise be thousands of statements).
+  void elementLoop(uint64_t count, uint64_t elemSize, fe::SourceLoc loc,
+                   const std::function<void(Expr *offset)> &body) {
+    Var *i = newVar("elem", Type::i64(true));
+    assign(i, i64(0), loc);
+    Stmt *st = m_.make<Stmt>(ir::StmtKind::Loop);
+    st->loc = loc;
+    st->site = 0; // not a loop of the source: no branch is counted
+    st->testFirst = true;
+    st->cond = bin(ir::BinaryOp::Lt, ref(i), i64(static_cast<int64_t>(count)));
+    st->body = region([&] { body(bin(ir::BinaryOp::Mul, ref(i), i64(static_cast<int64_t>(elemSize)))); });
+    st->step = region([&] { assign(i, bin(ir::BinaryOp::Add, ref(i), i64(1)), loc); });
+    cur_->stmts.push_back(st);
+  }
+
+  static constexpr uint64_t kUnrollLimit = 16;
+
   void copyStruct(Expr *dst, AddrSpace dspace, Expr *src, AddrSpace sspace, const fe::Type *t,
                   fe::SourceLoc loc) {
+    if (t->isArray() && t->count > kUnrollLimit) {
+      Expr *d = snapshot(dst, "copy.dst", loc), *s = snapshot(src, "copy.src", loc);
+      elementLoop(t->count, t->elem->size(), loc, [&](Expr *off) {
+        copyStruct(ptrAdd(d, off, d->type), dspace, ptrAdd(s, off, s->type), sspace, t->elem, loc);
+      });
+      return;
+    }
+    // A struct of 4, 8 or 16 bytes aligned to its size moves as one access of that size, as
+    // nvcc emits it (a float4 is one 128-bit load): the counters must see one wide access.
+    if (t->isStruct() && t->align() == t->size() &&
+        (t->size() == 4 || t->size() == 8 || t->size() == 16)) {
+      Type wide = t->size() == 4 ? Type::i32(false) : t->size() == 8 ? Type::i64(false) : Type::b128();
+      store(dst, load(src, wide, sspace, loc), dspace, loc);
+      return;
+    }
     if (t->isArray()) {
       for (uint64_t i = 0; i < t->count; ++i) {
         int64_t off = static_cast<int64_t>(i * t->elem->size());
@@ -969,6 +1049,11 @@ private:
       }
       if (st->var) {
         lv.var = st->var;
+        return lv;
+      }
+      if (st->byRef) {
+        lv.addr = ref(st->byRef);
+        lv.space = slotSpace();
         return lv;
       }
       if (st->slot) {
@@ -1043,7 +1128,7 @@ private:
   /// The address of a struct-typed value (an lvalue, or a temporary for constructed values).
   LValue structValue(fe::Expr *e) {
     if (e->kind == ExprKind::Call && e->builtin == -2)
-      return constructDim3(e->args, e->loc);
+      return construct(e);
     if (e->kind == ExprKind::Cast && !e->typeSyntax && e->type->isStruct() &&
         e->operands[0]->type->isInteger())
       return constructDim3({e->operands[0]}, e->loc);
@@ -1067,10 +1152,10 @@ private:
       return lvalue(e->operands[0]);
     }
     if (e->kind == ExprKind::Call) {
-      error(e->loc, "functions returning structs are not supported yet");
       LValue lv;
-      lv.addr = slotAddr(newSlot("error", e->type));
+      lv.addr = call(e);
       lv.space = slotSpace();
+      lv.type = e->type;
       return lv;
     }
     if (e->kind == ExprKind::Conditional) {
@@ -1081,6 +1166,23 @@ private:
       return lv;
     }
     return lvalue(e);
+  }
+
+  /// dim3(...)/uint3(...) (missing components are 1) or make_<vector>(...).
+  LValue construct(fe::Expr *e) {
+    if (e->type == types_.dim3Ty() || e->type == types_.uint3Ty())
+      return constructDim3(e->args, e->loc);
+    LocalSlot *s = newSlot(e->type->str(), e->type);
+    auto &fields = e->type->record->fields;
+    for (size_t i = 0; i < fields.size() && i < e->args.size(); ++i)
+      store(ptrAdd(slotAddr(s), i64(static_cast<int64_t>(fields[i].offset)),
+                   Type::ptr(slotSpace())),
+            cast(rvalue(e->args[i]), irType(fields[i].type)), slotSpace(), e->loc);
+    LValue lv;
+    lv.addr = slotAddr(s);
+    lv.space = slotSpace();
+    lv.type = e->type;
+    return lv;
   }
 
   LValue constructDim3(const std::vector<fe::Expr *> &args, fe::SourceLoc loc) {
@@ -1282,6 +1384,18 @@ private:
     case ExprKind::Ident: {
       if (e->isEnumConst)
         return constInt(Type::i32(true), e->enumValue);
+      if (e->builtin == -3) { // a symbol named by host code: its device address
+        auto g = globals_.find(dynamic_cast<fe::VarDecl *>(e->decl));
+        if (g == globals_.end() || !g->second.global) {
+          error(e->loc, "internal: no storage for symbol '" + e->name + "'");
+          return constInt(Type::ptr(AddrSpace::Host), 0);
+        }
+        Expr *a = node(ir::ExprKind::GlobalAddr, Type::ptr(AddrSpace::Host));
+        a->global = g->second.global;
+        return a;
+      }
+      if (e->builtin == -4) // a kernel named by host code: its index
+        return constInt(Type::i32(false), kernelIndex(dynamic_cast<fe::FunctionDecl *>(e->decl)));
       if (e->builtin == fe::kBuiltinWarpSize)
         return constInt(Type::i32(true), 32);
       if (e->builtin == fe::kBuiltinStdout || e->builtin == fe::kBuiltinStderr)
@@ -1540,7 +1654,7 @@ private:
       return constInt(Type::i32(true), 0);
     }
     if (e->builtin == -2)
-      return constructDim3(e->args, e->loc).addr;
+      return construct(e).addr;
     if (e->builtin >= 0)
       return builtinCall(e);
     auto *fd = dynamic_cast<fe::FunctionDecl *>(e->decl);
@@ -1554,27 +1668,32 @@ private:
       error(e->loc, "internal: no version of '" + fd->name + "' for this side");
       return constInt(Type::i32(true), 0);
     }
-    if (e->type->isStruct()) {
-      error(e->loc, "functions returning structs are not supported yet");
-      return constInt(Type::i32(true), 0);
-    }
     std::vector<Expr *> args;
+    LocalSlot *result = nullptr;
+    if (e->type->isStruct()) {
+      result = newSlot(fd->name + ".result", e->type);
+      args.push_back(slotAddr(result));
+    }
     for (size_t i = 0; i < e->args.size(); ++i) {
       if (e->args[i]->type->isStruct()) {
-        error(e->args[i]->loc, "struct arguments passed by value are not supported yet");
-        return constInt(Type::i32(true), 0);
+        // By value: the callee gets the address of a copy of its own.
+        LValue src = structValue(e->args[i]);
+        LocalSlot *copy = newSlot("arg", e->args[i]->type);
+        copyStruct(slotAddr(copy), slotSpace(), src.addr, src.space, e->args[i]->type, e->loc);
+        args.push_back(slotAddr(copy));
+        continue;
       }
       Expr *a = rvalue(e->args[i]);
       args.push_back(snapshot(a, "arg", e->loc));
     }
-    Expr *c = node(ir::ExprKind::Call, irType(e->type));
+    Expr *c = node(ir::ExprKind::Call, result ? Type::voidTy() : irType(e->type));
     c->callee = callee;
     c->ops = std::move(args);
     c->site = m_.addSite(SiteKind::Call, e->loc, "call " + fd->name);
     if (c->type.isVoid()) {
       Stmt *s = emit(ir::StmtKind::Eval, e->loc);
       s->value = c;
-      return constInt(Type::i32(true), 0);
+      return result ? slotAddr(result) : constInt(Type::i32(true), 0);
     }
     // Evaluate the call where it stands in the source order.
     return snapshot(c, fd->name + ".result", e->loc);
@@ -1607,7 +1726,47 @@ private:
       return constInt(Type::i32(true), 0);
     }
     if (n == "sprintf" || n == "snprintf") {
-      error(e->loc, "'" + n + "' is not supported yet");
+      bool sized = n == "snprintf";
+      size_t fi = sized ? 2 : 1;
+      fe::Expr *f = e->args[fi];
+      while (f->kind == ExprKind::Cast && !f->typeSyntax)
+        f = f->operands[0];
+      Expr *buf = snapshot(rvalue(e->args[0]), "sprintf.buf", e->loc);
+      Expr *size = sized ? snapshot(cast(rvalue(e->args[1]), Type::i64(false)), "sprintf.size", e->loc)
+                         : constInt(Type::i64(false), -1);
+      std::vector<Expr *> vs;
+      for (size_t i = fi + 1; i < e->args.size(); ++i)
+        vs.push_back(snapshot(rvalue(e->args[i]), "printf.arg", e->loc));
+      Var *count = newVar(n + ".count", Type::i32(true));
+      Stmt *s = emit(ir::StmtKind::Printf, e->loc);
+      s->printfStream = 0;
+      s->text = f->stringValue;
+      s->args = vs;
+      s->addr = buf;
+      s->value = size;
+      s->var = count;
+      s->site = m_.addSite(SiteKind::Printf, e->loc, n);
+      return ref(count);
+    }
+    if (n == "__kern_assert") {
+      // assert(c): if (!c) fail with the condition's text. Predicated on a GPU, not a branch.
+      Expr *c = toBool(rvalue(e->args[0]));
+      fe::Expr *t = e->args[1];
+      while (t->kind == ExprKind::Cast && !t->typeSyntax)
+        t = t->operands[0];
+      Stmt *s = emit(ir::StmtKind::If, e->loc);
+      s->cond = unaryNot(c);
+      s->isBranch = false;
+      s->site = m_.addSite(SiteKind::Branch, e->loc, "assert");
+      s->thenBody = region([&] {
+        Expr *msg = node(ir::ExprKind::StringConst,
+                         Type::ptr(device_ ? AddrSpace::Constant : AddrSpace::Host));
+        msg->text = t->stringValue;
+        Expr *x = intrinsic(IntrinsicId::AssertFail, Type::voidTy(), {msg});
+        x->site = m_.addSite(SiteKind::Other, e->loc, "assert");
+        Stmt *ev = emit(ir::StmtKind::Eval, e->loc);
+        ev->value = x;
+      });
       return constInt(Type::i32(true), 0);
     }
     if (n == "__syncthreads") {
@@ -1619,6 +1778,34 @@ private:
     if (n == "min" || n == "max") {
       auto v = args();
       return bin(n == "min" ? ir::BinaryOp::Min : ir::BinaryOp::Max, v[0], v[1]);
+    }
+    if (n == "isnan" || n == "isinf" || n == "isfinite" || n == "signbit") {
+      Expr *x = snapshot(args()[0], n + ".arg", e->loc);
+      Type t = x->type;
+      Expr *inf = constFloat(t, __builtin_inf());
+      Expr *mag = intrinsic(t.kind == ir::TypeKind::F32 ? IntrinsicId::FabsF : IntrinsicId::Fabs, t, {x});
+      Expr *r;
+      if (n == "isnan")
+        r = bin(ir::BinaryOp::Ne, x, x); // only NaN is unequal to itself
+      else if (n == "isinf")
+        r = bin(ir::BinaryOp::Eq, mag, inf);
+      else if (n == "isfinite")
+        r = bin(ir::BinaryOp::Lt, mag, inf); // false for NaN too: ordered comparison
+      else {
+        Expr *bitsOf = node(ir::ExprKind::Unary, t.kind == ir::TypeKind::F32 ? Type::i32(true) : Type::i64(true));
+        bitsOf->unaryOp = ir::UnaryOp::Bitcast;
+        bitsOf->ops = {x};
+        r = bin(ir::BinaryOp::Lt, bitsOf, constInt(bitsOf->type, 0));
+      }
+      return cast(r, Type::i32(true));
+    }
+    if (n.size() > 4 && n.rfind("__", 0) == 0 && n.find("_as_") != std::string::npos) {
+      // __int_as_float and friends: the same bits, another type.
+      Expr *x = args()[0];
+      Expr *r = node(ir::ExprKind::Unary, irType(e->type));
+      r->unaryOp = ir::UnaryOp::Bitcast;
+      r->ops = {x};
+      return r;
     }
     if (n == "abs" || n == "labs" || n == "llabs") {
       auto v = args();
@@ -1716,14 +1903,21 @@ private:
     Expr *stream = e->launchConfig.size() > 3 ? snapshot(rvalue(e->launchConfig[3]), "stream", e->loc)
                                               : constInt(Type::ptr(AddrSpace::Host), 0);
     std::vector<Expr *> args;
+    std::vector<uint32_t> argBytes;
     for (size_t i = 0; i < e->args.size(); ++i) {
       if (e->args[i]->type->isStruct()) {
-        error(e->args[i]->loc, "struct kernel arguments are not supported yet");
-        return;
+        // The struct's bytes go into the parameter buffer (argBytes says how many).
+        LValue src = structValue(e->args[i]);
+        LocalSlot *copy = newSlot("karg", e->args[i]->type);
+        copyStruct(slotAddr(copy), slotSpace(), src.addr, src.space, e->args[i]->type, e->loc);
+        args.push_back(slotAddr(copy));
+        argBytes.push_back(static_cast<uint32_t>(e->args[i]->type->size()));
+        continue;
       }
       Expr *a = cast(rvalue(e->args[i]), k->params.size() > i ? k->params[i]->type
                                                                : irType(e->args[i]->type));
       args.push_back(snapshot(a, "karg", e->loc));
+      argBytes.push_back(0);
     }
     Stmt *s = emit(ir::StmtKind::Launch, e->loc);
     s->kernel = k;
@@ -1734,7 +1928,23 @@ private:
     s->sharedBytes = shared;
     s->stream = stream;
     s->args = args;
+    s->argBytes = argBytes;
     s->site = m_.addSite(SiteKind::Launch, e->loc, "launch " + fd->name);
+  }
+
+  /// The index of a kernel in Module::kernels() order (the runtime's numbering).
+  int64_t kernelIndex(fe::FunctionDecl *fd) {
+    auto it = functions_.find(fd);
+    if (it == functions_.end() || !it->second.device)
+      return -1;
+    int64_t i = 0;
+    for (Function *f : m_.functions) {
+      if (f == it->second.device)
+        return i;
+      if (f->kind == FunctionKind::Kernel)
+        ++i;
+    }
+    return -1;
   }
 
   /// A kernel uses barriers if it or any device function it calls does.

@@ -5,6 +5,7 @@
 #include "backend/backend.h"
 #include "frontend/source.h"
 #include "ir/pipeline.h"
+#include "runtime/report.h"
 #include "runtime/runtime.h"
 #include "runtime/symbols.h"
 
@@ -14,11 +15,83 @@
 
 namespace kern {
 
+namespace {
+
+std::string knownDevices() {
+  std::string names;
+  for (const runtime::DeviceProfile &p : runtime::builtinProfiles())
+    names += (names.empty() ? "" : ", ") + p.name;
+  return names;
+}
+
+/// The profile that `options` name: the JSON file if given, else the built-in by name.
+bool resolveDevice(const Options &options, runtime::DeviceProfile &out, std::string &error) {
+  if (!options.deviceFile.empty()) {
+    std::ifstream in(options.deviceFile, std::ios::binary);
+    if (!in) {
+      error = "cannot open device file '" + options.deviceFile + "'";
+      return false;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string parseError;
+    if (!runtime::parseProfileJson(ss.str(), out, parseError)) {
+      error = options.deviceFile + ": " + parseError;
+      return false;
+    }
+    return true;
+  }
+  const std::string name =
+      options.device.empty() ? std::string(runtime::kDefaultProfileName) : options.device;
+  const runtime::DeviceProfile *p = runtime::findProfile(name);
+  if (!p) {
+    error = "unknown device '" + name + "' (known devices: " + knownDevices() + ")";
+    return false;
+  }
+  out = *p;
+  return true;
+}
+
+} // namespace
+
+bool checkDevice(const Options &options, std::string &error) {
+  runtime::DeviceProfile p;
+  return resolveDevice(options, p, error);
+}
+
+std::string deviceList() {
+  std::string out;
+  for (const runtime::DeviceProfile &p : runtime::builtinProfiles())
+    out += runtime::profileSummary(p) + "\n";
+  return out;
+}
+
+bool occupancyCalculator(const Options &options, int threads, int registersPerThread,
+                         uint64_t sharedBytes, std::string &out, std::string &error) {
+  runtime::DeviceProfile p;
+  if (!resolveDevice(options, p, error))
+    return false;
+  runtime::OccupancyInput in;
+  in.threadsPerBlock = threads;
+  in.registersPerThread = registersPerThread;
+  in.sharedPerBlock = sharedBytes;
+  out = runtime::occupancyReport(p, in, runtime::computeOccupancy(p, in));
+  out += "\n" + runtime::occupancyTable(p, registersPerThread, sharedBytes);
+  return true;
+}
+
 struct Engine::Impl {
   Options options;
 };
 
+/// Every report but the trace reads the counters, so asking for one turns them on.
+bool countersOn(const Options &o) {
+  return o.counters || o.stats || o.annotate || !o.reportPath.empty() ||
+         !o.countersTextPath.empty();
+}
+
 struct Program::Impl {
+  std::string annotated; // the last run's annotated source (Options::annotate)
   const Options *options = nullptr;
   frontend::SourceManager sources;
   std::unique_ptr<frontend::DiagnosticEngine> diags;
@@ -34,7 +107,7 @@ struct Program::Impl {
       return native != nullptr;
     nativeTried = true;
     backend::CompileOptions co;
-    co.counters = options->counters;
+    co.counters = countersOn(*options);
     co.optLevel = options->optLevel >= 0 && options->optLevel <= 3 ? options->optLevel : 2;
     native = backend::compile(*module, co, runtime::runtimeSymbols(), nativeError);
     return native != nullptr;
@@ -62,6 +135,8 @@ Program::Program(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Program::~Program() = default;
 
 bool Program::ok() const { return impl_->module != nullptr; }
+
+const std::string &Program::annotatedSource() const { return impl_->annotated; }
 
 const std::string &Program::diagnostics() const { return impl_->diagnosticText; }
 
@@ -110,11 +185,59 @@ RunResult Program::run(const std::vector<std::string> &args) {
   }
 
   runtime::Runtime::Options ro;
+  std::string deviceError;
+  if (!resolveDevice(*impl_->options, ro.device, deviceError)) {
+    std::string text = "kern: " + deviceError + "\n";
+    if (impl_->options->err)
+      impl_->options->err(text);
+    else
+      std::fputs(text.c_str(), stderr);
+    result.status = Status::UsageError;
+    result.exitCode = 2;
+    return result;
+  }
+  ro.registersPerThread = impl_->options->registersPerThread;
   ro.workers = impl_->options->workers;
   ro.out = impl_->options->out;
   ro.err = impl_->options->err;
   ro.timeoutSeconds = impl_->options->timeoutSeconds;
+  // Reports (runtime/report.h): the input is filled once the runtime exists.
+  const Options &o = *impl_->options;
+  runtime::ReportInput report;
+  ro.counters = countersOn(o);
+  auto errOut = [&o](std::string_view text) {
+    if (o.err) {
+      o.err(text);
+      return;
+    }
+    std::fflush(stdout); // the program's output so far comes first on a terminal
+    std::fwrite(text.data(), 1, text.size(), stderr);
+  };
+  if (o.stats)
+    ro.onLaunchEnd = [&report, errOut](size_t launch) {
+      errOut(runtime::launchStatsTable(report, launch));
+    };
   runtime::Runtime rt(ro);
+  report.rt = &rt;
+  report.program = impl_->module->sourceName;
+  report.mainFileId = 0;
+  if (impl_->sources.fileCount() > 0)
+    report.source = impl_->sources.fileText(0);
+  report.sites = runtime::siteTable(*impl_->module, [this](uint32_t f) {
+    return f < impl_->sources.fileCount() ? impl_->sources.fileName(f) : impl_->module->sourceName;
+  });
+  auto finishReports = [&](runtime::Runtime &, runtime::ReportInput &in) {
+    runtime::ReportRequest req;
+    req.stats = o.stats;
+    req.summary = ro.counters;
+    req.annotate = o.annotate;
+    req.reportPath = o.reportPath;
+    req.tracePath = o.tracePath;
+    req.countersTextPath = o.countersTextPath;
+    impl_->annotated.clear();
+    if (!runtime::finishReports(in, req, errOut, impl_->annotated) && result.status == Status::Ok)
+      result.status = Status::RuntimeError;
+  };
 
   std::vector<runtime::KernelInfo> kernels;
   auto irKernels = impl_->module->kernels();
@@ -125,6 +248,7 @@ RunResult Program::run(const std::vector<std::string> &args) {
     k.paramBytes = irKernels[i]->paramBytes;
     k.staticSharedBytes = irKernels[i]->staticSharedBytes;
     k.usesBarriers = irKernels[i]->usesBarriers;
+    k.launchBoundsMaxThreads = irKernels[i]->launchBoundsMaxThreads;
     kernels.push_back(std::move(k));
   }
   Impl *impl = impl_.get();
@@ -134,6 +258,7 @@ RunResult Program::run(const std::vector<std::string> &args) {
   result.exitCode = rt.runMain(mainFn, args);
   result.faulted = rt.faulted();
   result.status = result.faulted ? Status::RuntimeError : Status::Ok;
+  finishReports(rt, report);
   return result;
 }
 

@@ -226,7 +226,7 @@ HostMemory::~HostMemory() {
     std::free(reinterpret_cast<void *>(base));
 }
 
-void *HostMemory::allocate(uint64_t size, uint64_t align) {
+void *HostMemory::allocate(uint64_t size, uint64_t align, bool pinned) {
   // malloc(0) may return null or a unique pointer; a unique pointer keeps free() checks simple.
   const uint64_t real = size ? size : 1;
   void *p = align > 16 ? std::aligned_alloc(align, roundUp(real, align)) : std::malloc(real);
@@ -235,6 +235,10 @@ void *HostMemory::allocate(uint64_t size, uint64_t align) {
   const uint64_t base = reinterpret_cast<uint64_t>(p);
   live_[base] = Allocation{base, size};
   freed_.erase(base);
+  if (pinned)
+    pinned_.insert(base);
+  else
+    pinned_.erase(base);
   return p;
 }
 
@@ -247,6 +251,7 @@ HostMemory::FreeResult HostMemory::release(void *p) {
     return freed_.count(base) ? FreeResult::DoubleFree : FreeResult::NotAllocated;
   live_.erase(it);
   freed_.insert(base);
+  pinned_.erase(base);
   std::free(p);
   return FreeResult::Ok;
 }

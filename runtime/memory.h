@@ -95,7 +95,9 @@ public:
   HostMemory &operator=(const HostMemory &) = delete;
 
   /// malloc; `align` above 16 uses aligned_alloc. Null when the C library has no memory.
-  void *allocate(uint64_t size, uint64_t align = 16);
+  /// `pinned`: a cudaMallocHost/cudaHostAlloc block (page-locked on a real system: transfers
+  /// from it are faster, and only cudaFreeHost may free it).
+  void *allocate(uint64_t size, uint64_t align = 16, bool pinned = false);
   enum class FreeResult { Ok, DoubleFree, NotAllocated };
   /// free; null is fine.
   FreeResult release(void *p);
@@ -104,10 +106,13 @@ public:
 
   /// The live block containing `addr`, or null (stack, globals of the C library, literals...).
   const Allocation *find(uint64_t addr) const;
+  /// Whether the live block starting at `base` was allocated pinned.
+  bool isPinned(uint64_t base) const { return pinned_.count(base) != 0; }
 
 private:
   std::map<uint64_t, Allocation> live_;
-  std::set<uint64_t> freed_; // freed bases, until malloc returns them again
+  std::set<uint64_t> pinned_; // bases of live pinned blocks
+  std::set<uint64_t> freed_;  // freed bases, until malloc returns them again
 };
 
 /// "0x200000000000": how kern prints addresses in messages.

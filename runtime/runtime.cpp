@@ -16,8 +16,6 @@ const char kHostCtxTag = 0;
 
 namespace {
 
-constexpr uint64_t kDefaultDeviceBytes = 80ull << 30; // an H100's 80 GB
-
 // Addresses below this are "near null": a null struct pointer plus a field offset.
 constexpr uint64_t kNullPage = 4096;
 
@@ -45,7 +43,8 @@ int32_t callMain(KernHostCtx *ctx, backend::MainFunction main, int32_t argc, cha
 
 Runtime::Runtime(Options options)
     : options_(std::move(options)),
-      device_(options_.deviceMemoryBytes ? options_.deviceMemoryBytes : kDefaultDeviceBytes),
+      device_(options_.deviceMemoryBytes ? options_.deviceMemoryBytes
+                                         : options_.device.memoryBytes),
       scheduler_(options_.workers ? options_.workers
                                   : std::max(1u, std::thread::hardware_concurrency())) {
   if (!options_.out)
@@ -84,8 +83,10 @@ void Runtime::setProgram(std::vector<KernelInfo> kernels, const ir::Module *modu
       // __device__ and __constant__ variables are device memory: kernels reach them through
       // the same bounds checks as cudaMalloc'd buffers.
       const uint64_t base = device_.allocate(size);
-      if (base)
+      if (base) {
         globalDeviceBases_.insert(base);
+        symbols_[base] = g;
+      }
       p = reinterpret_cast<void *>(base);
     }
     if (!p) {
@@ -211,6 +212,10 @@ bool Runtime::checkDeviceRange(const char *function, const char *what, uint64_t 
 }
 
 int32_t Runtime::cudaMemcpy(void *dst, const void *src, uint64_t n, int32_t kind) {
+  return memcpyImpl("cudaMemcpy", dst, src, n, kind);
+}
+
+int32_t Runtime::memcpyImpl(const char *api, void *dst, const void *src, uint64_t n, int32_t kind) {
   if (stickyError_)
     return stickyError_;
   if (kind < 0 || kind > 4)
@@ -252,6 +257,10 @@ int32_t Runtime::cudaMemcpy(void *dst, const void *src, uint64_t n, int32_t kind
   if (!ok)
     return recordError(cudaErrorInvalidValue, std::move(message));
   std::memmove(dst, src, n);
+  if (dstDevice != srcDevice)
+    recordTransfer(api,
+                   dstDevice ? TransferDirection::HostToDevice : TransferDirection::DeviceToHost, n,
+                   dstDevice ? s : d);
   return cudaSuccess;
 }
 
@@ -317,11 +326,29 @@ int32_t Runtime::cudaDeviceReset() {
 
 // ---- launches -------------------------------------------------------------------------------
 
+int Runtime::kernelRegisters(const KernelInfo &k, std::string *source) const {
+  if (options_.registersPerThread > 0) {
+    if (source)
+      *source = "--regs";
+    return options_.registersPerThread;
+  }
+  if (source)
+    *source = k.registersEstimated ? "estimate" : "kernel";
+  return k.registers;
+}
+
+double modelledKernelSeconds(const DeviceProfile &, const LaunchRecord &) {
+  // No kernel timing model yet (HARDWARE-MODEL.md leaves it for later): kernels take no
+  // modelled time, so cudaEventElapsedTime around a launch measures only the transfers.
+  return 0;
+}
+
 void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t block[3],
-                     uint64_t sharedBytes, const uint8_t *params, uint32_t paramBytes,
+                     uint64_t sharedBytes, void *stream, const uint8_t *params, uint32_t paramBytes,
                      uint32_t site) {
   if (stickyError_)
     return; // the context is unusable after a fault: the launch does nothing
+  const DeviceProfile &dev = options_.device;
   const std::string loc = location(site);
   // A rejected launch is an error value that the program may check and survive, as on a
   // GPU, not a fault: it is reported as a warning, and faulted() stays false.
@@ -334,59 +361,126 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   }
   const KernelInfo &k = kernels_[kernel];
   const std::string head = prefix + "launch of '" + k.name + "': ";
+
+  LaunchRecord rec;
+  rec.kernel = k.name;
+  rec.site = site;
+  std::copy(grid, grid + 3, rec.grid);
+  std::copy(block, block + 3, rec.block);
+  rec.sharedBytes = k.staticSharedBytes + sharedBytes;
+  rec.startSeconds = clock_;
+  rec.registersPerThread = kernelRegisters(k, &rec.registersSource);
+  // Every launch, failed or not, is on the timeline: a failed one is recorded with its error.
+  auto fail = [&](int32_t code, const std::string &message) {
+    rec.error = code;
+    timeline_.push_back({TimelineEvent::Kind::Launch, launches_.size()});
+    launches_.push_back(rec);
+    recordError(code, head + message);
+  };
+
+  // An invalid handle is checked first: CUDA rejects it before looking at the configuration.
+  if (stream && !findHandle(stream, Handle::Kind::Stream)) {
+    fail(cudaErrorInvalidResourceHandle,
+         "stream " + hexAddress(addressOf(stream)) +
+             " is not a stream (it was not returned by cudaStreamCreate, or was destroyed)");
+    return;
+  }
   static const char *const kAxis[] = {"x", "y", "z"};
   for (int d = 0; d < 3; ++d) {
     if (grid[d] == 0 || block[d] == 0) {
-      recordError(cudaErrorInvalidConfiguration,
-                  head + (grid[d] == 0 ? "grid" : "block") + " dimension " + kAxis[d] + " is 0");
+      fail(cudaErrorInvalidConfiguration,
+           std::string(grid[d] == 0 ? "grid" : "block") + " dimension " + kAxis[d] + " is 0");
       return;
     }
   }
   // The total first: for <<<1, 2048>>> it is the number the programmer thinks of.
   const uint64_t threads = uint64_t(block[0]) * block[1] * block[2];
-  if (threads > limits_.maxThreadsPerBlock) {
-    recordError(cudaErrorInvalidConfiguration, head + std::to_string(threads) +
-                                                   " threads per block exceeds the limit of " +
-                                                   std::to_string(limits_.maxThreadsPerBlock));
+  if (threads > uint64_t(dev.maxThreadsPerBlock)) {
+    fail(cudaErrorInvalidConfiguration,
+         std::to_string(threads) + " threads per block exceeds the limit of " +
+             std::to_string(dev.maxThreadsPerBlock) + " on " + dev.name);
     return;
   }
+  const int maxBlock[3] = {dev.maxBlockX, dev.maxBlockY, dev.maxBlockZ};
   for (int d = 0; d < 3; ++d) {
-    if (block[d] > limits_.maxBlockDim[d]) {
-      recordError(cudaErrorInvalidConfiguration,
-                  head + "block dimension " + kAxis[d] + " of " + std::to_string(block[d]) +
-                      " exceeds the limit of " + std::to_string(limits_.maxBlockDim[d]));
+    if (block[d] > uint32_t(maxBlock[d])) {
+      fail(cudaErrorInvalidConfiguration, "block dimension " + std::string(kAxis[d]) + " of " +
+                                              std::to_string(block[d]) + " exceeds the limit of " +
+                                              std::to_string(maxBlock[d]) + " on " + dev.name);
       return;
     }
   }
+  const int maxGrid[3] = {dev.maxGridX, dev.maxGridY, dev.maxGridZ};
   for (int d = 0; d < 3; ++d) {
-    if (grid[d] > limits_.maxGridDim[d]) {
-      recordError(cudaErrorInvalidConfiguration,
-                  head + "grid dimension " + kAxis[d] + " of " + std::to_string(grid[d]) +
-                      " exceeds the limit of " + std::to_string(limits_.maxGridDim[d]));
+    if (grid[d] > uint32_t(maxGrid[d])) {
+      fail(cudaErrorInvalidConfiguration, "grid dimension " + std::string(kAxis[d]) + " of " +
+                                              std::to_string(grid[d]) + " exceeds the limit of " +
+                                              std::to_string(maxGrid[d]) + " on " + dev.name);
       return;
     }
   }
-  const uint64_t shared = k.staticSharedBytes + sharedBytes;
-  if (sharedBytes > limits_.maxSharedPerBlock || shared > limits_.maxSharedPerBlock) {
-    recordError(cudaErrorLaunchOutOfResources,
-                head + std::to_string(shared) + " bytes of shared memory per block (" +
-                    std::to_string(k.staticSharedBytes) + " static + " +
-                    std::to_string(sharedBytes) + " dynamic) exceed the limit of " +
-                    std::to_string(limits_.maxSharedPerBlock));
+  // __launch_bounds__ promises the compiler a block size; a larger block cannot run the code
+  // compiled under that promise (CUDA: "too many resources requested for launch").
+  if (k.launchBoundsMaxThreads > 0 && threads > uint64_t(k.launchBoundsMaxThreads)) {
+    fail(cudaErrorLaunchOutOfResources,
+         std::to_string(threads) + " threads per block exceeds the kernel's __launch_bounds__ of " +
+             std::to_string(k.launchBoundsMaxThreads));
+    return;
+  }
+  // Only the default per-block limit: raising it takes cudaFuncSetAttribute, which kern does
+  // not have, so the opt-in sizes of cc7.0+ are never available to a launch.
+  const uint64_t shared = rec.sharedBytes;
+  if (sharedBytes > dev.sharedPerBlockDefault || shared > dev.sharedPerBlockDefault) {
+    fail(cudaErrorLaunchOutOfResources,
+         std::to_string(shared) + " bytes of shared memory per block (" +
+             std::to_string(k.staticSharedBytes) + " static + " + std::to_string(sharedBytes) +
+             " dynamic) exceed the limit of " + std::to_string(dev.sharedPerBlockDefault) + " on " +
+             dev.name);
     return;
   }
   if (paramBytes != k.paramBytes || (paramBytes && !params)) {
-    recordError(cudaErrorInvalidValue, head + "internal error: " + std::to_string(paramBytes) +
-                                           " bytes of parameters passed, the kernel takes " +
-                                           std::to_string(k.paramBytes));
+    fail(cudaErrorInvalidValue, "internal error: " + std::to_string(paramBytes) +
+                                    " bytes of parameters passed, the kernel takes " +
+                                    std::to_string(k.paramBytes));
     return;
   }
-  if (paramBytes > limits_.maxParamBytes) {
-    recordError(cudaErrorInvalidValue, head + std::to_string(paramBytes) +
-                                           " bytes of kernel parameters exceed the limit of " +
-                                           std::to_string(limits_.maxParamBytes));
+  if (paramBytes > dev.maxKernelParamBytes) {
+    fail(cudaErrorInvalidValue, std::to_string(paramBytes) +
+                                    " bytes of kernel parameters exceed the limit of " +
+                                    std::to_string(dev.maxKernelParamBytes) + " on " + dev.name);
     return;
   }
+  // Occupancy: how many blocks an SM holds. None means the registers do not fit (threads and
+  // shared memory were checked above).
+  OccupancyInput in;
+  in.threadsPerBlock = static_cast<int>(threads);
+  in.registersPerThread = rec.registersPerThread;
+  in.sharedPerBlock = shared;
+  in.sharedOptIn = false;
+  rec.occupancy = computeOccupancy(dev, in);
+  if (rec.occupancy.blocksPerSM == 0 && rec.registersSource == "estimate") {
+    // An estimate is not the compiler's word: ptxas, told the block size, would spill rather
+    // than produce a kernel that cannot launch. Lower the estimate until one block fits.
+    for (int r = std::min(rec.registersPerThread, dev.maxRegistersPerThread); r > 0; --r) {
+      in.registersPerThread = r;
+      OccupancyResult o = computeOccupancy(dev, in);
+      if (o.blocksPerSM > 0) {
+        rec.occupancy = o;
+        rec.registersPerThread = r;
+        rec.registersSource = "estimate, lowered to fit";
+        break;
+      }
+    }
+  }
+  if (rec.occupancy.blocksPerSM == 0) {
+    fail(rec.occupancy.limitByWarps == 0 ? cudaErrorInvalidConfiguration
+                                         : cudaErrorLaunchOutOfResources,
+         rec.occupancy.error + " on " + dev.name);
+    return;
+  }
+  const uint64_t blocks = uint64_t(grid[0]) * grid[1] * grid[2];
+  rec.waves = computeWaves(dev, blocks, rec.occupancy.blocksPerSM);
+
   // The parameters get their own aligned buffer: compiled code may load them with aligned
   // vector loads, and the pointer must never be null (see KernHostCtx::tag).
   std::vector<uint64_t> paramBuffer((paramBytes + 7) / 8 + 2, 0);
@@ -404,10 +498,22 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   cfg.shadow = device_.shadow();
   cfg.timeoutSeconds = options_.timeoutSeconds;
   cfg.globalAddrs = &globalAddrs_;
+  if (options_.counters)
+    cfg.workerCounters =
+        counters_.beginLaunch(dev, module_ ? module_->sites.size() : 0, scheduler_.workers());
   LaunchResult result = scheduler_.launch(cfg);
+  if (options_.counters)
+    counters_.endLaunch(launches_.size());
+  rec.modelledSeconds = modelledKernelSeconds(dev, rec);
+  clock_ += rec.modelledSeconds;
+  rec.faulted = result.faulted;
+  timeline_.push_back({TimelineEvent::Kind::Launch, launches_.size()});
+  launches_.push_back(rec);
   // Kernel printf output appears at the end of the launch, the synchronisation point on a GPU.
   if (!result.output.empty())
     options_.out(result.output);
+  if (options_.onLaunchEnd)
+    options_.onLaunchEnd(launches_.size() - 1);
   if (!result.faulted)
     return;
   faulted_ = true;
@@ -435,7 +541,40 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
     code = cudaErrorLaunchFailure;
     break;
   }
-  recordError(code, describeFault(result.fault, k, shared));
+  launches_.back().error = code;
+  recordError(code, result.fault.kind == KERN_FAULT_TIMEOUT
+                        ? describeTimeout(result, k, blocks)
+                        : describeFault(result.fault, k, shared));
+}
+
+std::string Runtime::describeTimeout(const LaunchResult &r, const KernelInfo &k,
+                                     uint64_t blocks) const {
+  const std::string loc = location(r.fault.site);
+  const uint32_t *grid = launches_.back().grid; // this launch, recorded just before
+  auto blockName = [&](uint64_t linear) {
+    return "(" + std::to_string(linear % grid[0]) + "," +
+           std::to_string(linear / grid[0] % grid[1]) + "," +
+           std::to_string(linear / (uint64_t(grid[0]) * grid[1])) + ")";
+  };
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.1f", options_.timeoutSeconds);
+  std::string text = (loc.empty() ? "kern: error: " : loc + ": error: ") + "kernel '" + k.name +
+                     "' stopped after " + secs + " s (--timeout): ";
+  const std::vector<uint64_t> &running = r.runningBlocks;
+  constexpr size_t kShown = 8;
+  text += running.size() == 1 ? "block " : "blocks ";
+  for (size_t i = 0; i < running.size() && i < kShown; ++i)
+    text += (i ? ", " : "") + blockName(running[i]);
+  if (running.size() > kShown)
+    text += " and " + std::to_string(running.size() - kShown) + " more";
+  if (running.empty())
+    text += blockName(r.fault.blockLinear);
+  text += running.size() > 1 ? " were still running" : " was still running";
+  const uint64_t notStarted =
+      blocks - std::min<uint64_t>(blocks, r.finishedBlocks + std::max<size_t>(running.size(), 1));
+  text += " (" + std::to_string(r.finishedBlocks) + " of " + std::to_string(blocks) +
+          " blocks finished, " + std::to_string(notStarted) + " not started)";
+  return text;
 }
 
 std::string Runtime::siteWhat(uint32_t site) const {
@@ -566,6 +705,12 @@ bool Runtime::hostRealloc(void *p, uint64_t size, void *&result) {
                     " is a device pointer (it was not returned by malloc)");
     return false;
   }
+  if (p && host_.isPinned(addressOf(p))) {
+    reportHostError("realloc: " + hexAddress(addressOf(p)) +
+                    " was allocated by cudaMallocHost or cudaHostAlloc (pinned memory cannot be "
+                    "resized)");
+    return false;
+  }
   bool ok;
   result = host_.reallocate(p, size, ok);
   if (!ok) {
@@ -579,6 +724,12 @@ bool Runtime::hostFree(void *p) {
   const uint64_t addr = addressOf(p);
   if (device_.contains(addr)) {
     reportHostError("free: " + describeDevicePointer(addr) + " is a device pointer (use cudaFree)");
+    return false;
+  }
+  if (p && host_.isPinned(addr)) {
+    // On a real system free() of page-locked memory corrupts the heap or crashes later.
+    reportHostError("free: " + hexAddress(addr) +
+                    " was allocated by cudaMallocHost or cudaHostAlloc (use cudaFreeHost)");
     return false;
   }
   switch (host_.release(p)) {

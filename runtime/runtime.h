@@ -4,13 +4,17 @@
 
 #include "backend/backend.h"
 #include "ir/ir.h"
+#include "runtime/counter_hooks.h"
+#include "runtime/device.h"
 #include "runtime/memory.h"
+#include "runtime/occupancy.h"
 #include "runtime/printf_format.h"
 #include "runtime/scheduler.h"
 
 #include <csetjmp>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -47,17 +51,74 @@ namespace kern::runtime {
 
 /// How a Runtime behaves; every field has a usable default.
 struct RuntimeOptions {
+  /// The GPU the runtime plays: launch limits, occupancy, SMs, the host link, the properties
+  /// cudaGetDeviceProperties reports. If not set, the default profile (h100).
+  DeviceProfile device = *findProfile(kDefaultProfileName);
+  /// Registers per thread of every kernel, for occupancy and the launch check. If 0, each
+  /// kernel's KernelInfo::registers (an estimate unless the backend knows).
+  int registersPerThread = 0;
   /// Worker threads that run blocks (the calling thread is one of them). If 0,
   /// std::thread::hardware_concurrency().
   unsigned workers = 0;
   /// The program's stdout and stderr. If empty, the process's stdout and stderr.
   std::function<void(std::string_view)> out;
   std::function<void(std::string_view)> err;
-  /// Size of device global memory (only address space is reserved). If 0, 80 GiB (H100).
+  /// Size of device global memory (only address space is reserved). If 0, the profile's
+  /// memoryBytes.
   uint64_t deviceMemoryBytes = 0;
   /// Wall-clock limit of one launch in seconds. If 0, none.
   double timeoutSeconds = 0;
+  /// Count what the GPU would suffer (counters()); the kernels must be compiled with the
+  /// counter hooks (backend::CompileOptions::counters). If false, nothing is counted.
+  bool counters = false;
+  /// Called after each launch that ran (faulted or not) with its index in launches(): where
+  /// `--stats` prints its table. If empty, nothing is called.
+  std::function<void(size_t)> onLaunchEnd;
 };
+
+/// One kernel launch as the virtual GPU saw it, failed launches included.
+struct LaunchRecord {
+  std::string kernel;
+  uint32_t site = 0; ///< the launch's source site (ir::SiteId), 0 if unknown
+  uint32_t grid[3] = {0, 0, 0};
+  uint32_t block[3] = {0, 0, 0};
+  uint64_t sharedBytes = 0;   ///< static + dynamic
+  int registersPerThread = 0; ///< what occupancy was computed with
+  /// How the registers were chosen: "--regs" (the option), "kernel" (a count the backend
+  /// knows), "estimate" (KernelInfo's default), "estimate, lowered to fit" (see KernelInfo).
+  std::string registersSource;
+  OccupancyResult occupancy;  ///< empty (blocksPerSM 0) if the launch failed before it
+  Waves waves;                ///< blocks on virtual SMs, wave by wave (placeBlock)
+  double startSeconds = 0;    ///< the modelled clock when the launch began
+  double modelledSeconds = 0; ///< modelledKernelSeconds(): 0 until a timing model exists
+  int32_t error = 0;          ///< the cudaError_t of the launch (0: it ran; see also faulted)
+  bool faulted = false;       ///< the kernel ran and faulted (error is then the fault's code)
+};
+
+/// Which way a host <-> device copy goes.
+enum class TransferDirection { HostToDevice, DeviceToHost };
+
+/// One host <-> device copy (HARDWARE-MODEL.md, "Host <-> device transfers"). Copies within the
+/// host or within the device cross no bus and are not transfers.
+struct TransferRecord {
+  std::string api; ///< "cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpyToSymbol"...
+  TransferDirection direction = TransferDirection::HostToDevice;
+  uint64_t bytes = 0;
+  bool pinned = false;     ///< the host side lies in a cudaMallocHost/cudaHostAlloc block
+  double startSeconds = 0; ///< the modelled clock when the copy began
+  double seconds = 0;      ///< transferSeconds(profile, bytes, pinned)
+};
+
+/// The program's device work in program order: launches and transfers interleaved.
+struct TimelineEvent {
+  enum class Kind { Launch, Transfer };
+  Kind kind = Kind::Launch;
+  size_t index = 0; ///< into launches() or transfers()
+};
+
+/// The modelled duration of a launch. There is no kernel timing model yet: kernels take no
+/// modelled time, so events around a kernel measure only the transfers (LANGUAGE.md, "Timing").
+double modelledKernelSeconds(const DeviceProfile &profile, const LaunchRecord &launch);
 
 class Runtime {
 public:
@@ -76,14 +137,23 @@ public:
                   std::function<std::string(uint32_t)> siteLocation = {});
 
   /// Runs the program's main with argv = {program name, args...}; returns its exit code
-  /// (exit()'s argument; kHostFaultExitCode after a host fault). Flushes all output before returning.
+  /// (exit()'s argument; kHostFaultExitCode after a host fault). Flushes all output before
+  /// returning.
   int runMain(backend::MainFunction main, const std::vector<std::string> &args);
   /// Whether a kernel or host fault happened.
   bool faulted() const { return faulted_; }
   /// The message of the last error reported (empty if none).
   const std::string &lastErrorMessage() const { return lastErrorMessage_; }
   DeviceMemory &deviceMemory() { return device_; }
-  const DeviceLimits &limits() const { return limits_; }
+  const DeviceProfile &device() const { return options_.device; }
+  /// Every launch, transfer, and both in program order.
+  const std::vector<LaunchRecord> &launches() const { return launches_; }
+  const std::vector<TransferRecord> &transfers() const { return transfers_; }
+  const std::vector<TimelineEvent> &timeline() const { return timeline_; }
+  /// The modelled clock, in seconds since the program started: what events measure.
+  double modelledClock() const { return clock_; }
+  /// The counters of every launch and of the program (empty unless Options::counters).
+  const CounterCollector &counters() const { return counters_; }
 
   // ---- the runtime API: runtime_api.cpp forwards each kern_rt_* function here ----------------
   // Functions that return bool report a host fault when they return false; the caller then
@@ -101,7 +171,41 @@ public:
   int32_t cudaSetDevice(int32_t dev);
   int32_t cudaDeviceReset();
   void launch(uint32_t kernel, const uint32_t grid[3], const uint32_t block[3],
-              uint64_t sharedBytes, const uint8_t *params, uint32_t paramBytes, uint32_t site);
+              uint64_t sharedBytes, void *stream, const uint8_t *params, uint32_t paramBytes,
+              uint32_t site);
+
+  // Pinned host memory, streams and events, the modelled clock (api_streams.cpp). Every
+  // stream runs its work synchronously, in program order, before the call returns: one legal
+  // schedule of any CUDA program, since work within a stream is ordered and the default stream
+  // waits for everything anyway.
+  int32_t cudaMallocHost(void **p, uint64_t size, const char *function = "cudaMallocHost");
+  int32_t cudaHostAlloc(void **p, uint64_t size, uint32_t flags);
+  int32_t cudaFreeHost(void *p);
+  int32_t cudaMemcpyAsync(void *dst, const void *src, uint64_t n, int32_t kind, void *stream);
+  int32_t cudaMemsetAsync(void *p, int32_t value, uint64_t n, void *stream);
+  int32_t cudaStreamCreate(void **stream);
+  int32_t cudaStreamDestroy(void *stream);
+  int32_t cudaStreamSynchronize(void *stream);
+  int32_t cudaEventCreate(void **event);
+  int32_t cudaEventRecord(void *event, void *stream);
+  int32_t cudaEventSynchronize(void *event);
+  int32_t cudaEventQuery(void *event);
+  int32_t cudaEventElapsedTime(float *ms, void *start, void *end);
+  int32_t cudaEventDestroy(void *event);
+
+  // The device, kernels and symbols (api_device.cpp).
+  int32_t cudaGetDeviceProperties(KernDeviceProp *prop, int32_t device);
+  int32_t cudaMemcpyToSymbol(void *symbol, const void *src, uint64_t n, uint64_t offset,
+                             int32_t kind);
+  int32_t cudaMemcpyFromSymbol(void *dst, const void *symbol, uint64_t n, uint64_t offset,
+                               int32_t kind);
+  int32_t cudaGetSymbolAddress(void **p, void *symbol);
+  int32_t cudaGetSymbolSize(uint64_t *size, void *symbol);
+  int32_t cudaFuncGetAttributes(KernFuncAttributes *attr, uint32_t kernel);
+  int32_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int32_t *n, uint32_t kernel,
+                                                        int32_t blockSize, uint64_t dynamicShared);
+  /// A failed assert() in host code: reports it (the caller then unwinds with kHostFaultExitCode).
+  void hostAssert(uint32_t site, const char *message);
 
   /// Host printf/fprintf/puts/putchar output: stream 1 stdout, 2 stderr.
   void write(int32_t stream, std::string_view text);
@@ -129,17 +233,39 @@ public:
   [[noreturn]] static void unwind(KernHostCtx *ctx, int32_t code);
 
 private:
+  /// A handle given out by cudaStreamCreate / cudaEventCreate. Handles are never freed before
+  /// the Runtime, so a destroyed handle's address is never handed out again and stays invalid.
+  struct Handle {
+    enum class Kind { Stream, Event } kind = Kind::Stream;
+    bool live = true;
+    bool recorded = false; ///< events: cudaEventRecord was called
+    double stamp = 0;      ///< events: the modelled clock at the last record
+  };
+  Handle *findHandle(const void *p, Handle::Kind kind) const;
+  /// Null (the default stream) or a live stream: cudaSuccess; else an error recorded for
+  /// `function`.
+  int32_t checkStream(const char *function, void *stream);
+  int32_t memcpyImpl(const char *api, void *dst, const void *src, uint64_t n, int32_t kind);
+  void recordTransfer(const char *api, TransferDirection direction, uint64_t bytes,
+                      uint64_t hostAddr);
+  bool isPinned(uint64_t hostAddr) const;
+  /// The __device__ or __constant__ variable whose address is `addr`, or null.
+  const ir::GlobalVar *findSymbol(uint64_t addr) const;
+  int32_t checkSymbol(const char *function, uint64_t addr, uint64_t n, uint64_t offset,
+                      const ir::GlobalVar *&var);
+  /// The registers per thread a launch of `k` uses and where the number comes from.
+  int kernelRegisters(const KernelInfo &k, std::string *source = nullptr) const;
   int32_t recordError(int32_t code, std::string message);
   void reportHostError(std::string message);
   std::string location(uint32_t site) const;
   std::string siteWhat(uint32_t site) const;
   std::string describeFault(const FaultRecord &f, const KernelInfo &k, uint64_t sharedBytes) const;
+  std::string describeTimeout(const LaunchResult &r, const KernelInfo &k, uint64_t blocks) const;
   std::string describeDevicePointer(uint64_t addr) const;
   bool checkDeviceRange(const char *function, const char *what, uint64_t addr, uint64_t n,
                         std::string &message) const;
 
   Options options_;
-  DeviceLimits limits_;
   DeviceMemory device_;
   HostMemory host_;
   Scheduler scheduler_;
@@ -148,6 +274,15 @@ private:
   std::function<std::string(uint32_t)> siteLocation_;
   std::vector<uint64_t> globalAddrs_; // by GlobalVar id; 0 where there is none
   std::set<uint64_t> globalDeviceBases_;
+  std::map<uint64_t, const ir::GlobalVar *> symbols_; // __device__/__constant__ by address
+
+  std::vector<LaunchRecord> launches_;
+  std::vector<TransferRecord> transfers_;
+  std::vector<TimelineEvent> timeline_;
+  CounterCollector counters_;
+  double clock_ = 0; // the modelled clock, seconds
+  std::vector<std::unique_ptr<Handle>> handleStore_;
+  std::map<const void *, Handle *> handles_;
 
   int32_t lastError_ = 0;   // cudaGetLastError
   int32_t stickyError_ = 0; // a kernel fault: returned by every later call

@@ -1,6 +1,7 @@
 // The extern "C" runtime functions that compiled code calls (backend/abi.h): thin wrappers that
 // forward to the Runtime (host side) or to the scheduler (warp side). A wrapper that may unwind
 // to runMain holds no C++ object with a destructor when it does.
+#include "runtime/counter_hooks.h"
 #include "runtime/errors.h"
 #include "runtime/printf_format.h"
 #include "runtime/runtime.h"
@@ -49,21 +50,23 @@ void kern_rt_kprintf(KernWarpCtx *ctx, uint32_t lane, const char *fmt, int32_t n
   kern::runtime::warpPrintf(ctx, lane, fmt, nargs, args);
 }
 
+void kern_rt_assert(KernWarpCtx *ctx, uint32_t site, uint32_t lane, const char *message) {
+  kern::runtime::warpAssert(ctx, site, lane, message);
+}
+
 void kern_rt_barrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask) {
+  kern::runtime::countBarrier(ctx, site);
   kern::runtime::warpBarrier(ctx, site, activeMask, 0, -1);
 }
 
 int32_t kern_rt_barrier_reduce(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask,
                                uint32_t predMask, uint32_t op) {
+  kern::runtime::countBarrier(ctx, site);
   return kern::runtime::warpBarrier(ctx, site, activeMask, predMask,
                                     static_cast<int32_t>(op > 2 ? 0 : op));
 }
 
-// Counters are not collected yet: the hooks exist so that code compiled with counters links.
-void kern_rt_count_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs, uint32_t mask,
-                          uint32_t size, uint32_t flags) {}
-void kern_rt_count_branch(KernWarpCtx *ctx, uint32_t site, uint32_t mask, uint32_t taken) {}
-void kern_rt_count_instr(KernWarpCtx *ctx, uint32_t n, uint32_t activeLanes) {}
+// The counter hooks (kern_rt_count_*) live in counter_hooks.cpp.
 
 // ---- called from warp functions and host code ----------------------------------------------
 
@@ -77,6 +80,11 @@ uint64_t kern_rt_global_addr(void *ctx, uint32_t globalId) {
 
 void kern_rt_host_fault(KernHostCtx *ctx, uint32_t site, uint32_t kind, uint64_t addr) {
   ctx->rt->hostFault(site, kind, addr);
+  Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
+}
+
+void kern_rt_host_assert(KernHostCtx *ctx, uint32_t site, const char *message) {
+  ctx->rt->hostAssert(site, message);
   Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
 }
 
@@ -108,11 +116,11 @@ int32_t kern_rt_snprintf(KernHostCtx *ctx, char *buf, uint64_t size, const char 
 void kern_rt_launch(KernHostCtx *ctx, uint32_t kernel, uint32_t gx, uint32_t gy, uint32_t gz,
                     uint32_t bx, uint32_t by, uint32_t bz, uint64_t sharedBytes, void *stream,
                     const uint8_t *params, uint32_t paramBytes, uint32_t site) {
-  // Streams are accepted and ignored: every launch runs to completion before it returns,
-  // which is one legal ordering of any stream program.
+  // Every launch runs to completion before it returns, whatever its stream: one legal ordering
+  // of any stream program. The stream must still be a valid one.
   const uint32_t grid[3] = {gx, gy, gz};
   const uint32_t block[3] = {bx, by, bz};
-  ctx->rt->launch(kernel, grid, block, sharedBytes, params, paramBytes, site);
+  ctx->rt->launch(kernel, grid, block, sharedBytes, stream, params, paramBytes, site);
 }
 
 uint64_t kern_rt_global_lo(KernHostCtx *ctx) { return ctx->rt->deviceMemory().lo(); }
@@ -257,5 +265,74 @@ int32_t kern_rt_cudaGetDevice(KernHostCtx *ctx, int32_t *dev) {
 }
 int32_t kern_rt_cudaSetDevice(KernHostCtx *ctx, int32_t dev) { return ctx->rt->cudaSetDevice(dev); }
 int32_t kern_rt_cudaDeviceReset(KernHostCtx *ctx) { return ctx->rt->cudaDeviceReset(); }
+
+int32_t kern_rt_cudaMallocHost(KernHostCtx *ctx, void **p, uint64_t size) {
+  return ctx->rt->cudaMallocHost(p, size);
+}
+int32_t kern_rt_cudaHostAlloc(KernHostCtx *ctx, void **p, uint64_t size, uint32_t flags) {
+  return ctx->rt->cudaHostAlloc(p, size, flags);
+}
+int32_t kern_rt_cudaFreeHost(KernHostCtx *ctx, void *p) { return ctx->rt->cudaFreeHost(p); }
+int32_t kern_rt_cudaMemcpyAsync(KernHostCtx *ctx, void *dst, const void *src, uint64_t n,
+                                int32_t kind, void *stream) {
+  return ctx->rt->cudaMemcpyAsync(dst, src, n, kind, stream);
+}
+int32_t kern_rt_cudaMemsetAsync(KernHostCtx *ctx, void *p, int32_t value, uint64_t n,
+                                void *stream) {
+  return ctx->rt->cudaMemsetAsync(p, value, n, stream);
+}
+int32_t kern_rt_cudaStreamCreate(KernHostCtx *ctx, void **stream) {
+  return ctx->rt->cudaStreamCreate(stream);
+}
+int32_t kern_rt_cudaStreamDestroy(KernHostCtx *ctx, void *stream) {
+  return ctx->rt->cudaStreamDestroy(stream);
+}
+int32_t kern_rt_cudaStreamSynchronize(KernHostCtx *ctx, void *stream) {
+  return ctx->rt->cudaStreamSynchronize(stream);
+}
+int32_t kern_rt_cudaEventCreate(KernHostCtx *ctx, void **event) {
+  return ctx->rt->cudaEventCreate(event);
+}
+int32_t kern_rt_cudaEventRecord(KernHostCtx *ctx, void *event, void *stream) {
+  return ctx->rt->cudaEventRecord(event, stream);
+}
+int32_t kern_rt_cudaEventSynchronize(KernHostCtx *ctx, void *event) {
+  return ctx->rt->cudaEventSynchronize(event);
+}
+int32_t kern_rt_cudaEventQuery(KernHostCtx *ctx, void *event) {
+  return ctx->rt->cudaEventQuery(event);
+}
+int32_t kern_rt_cudaEventElapsedTime(KernHostCtx *ctx, float *ms, void *start, void *end) {
+  return ctx->rt->cudaEventElapsedTime(ms, start, end);
+}
+int32_t kern_rt_cudaEventDestroy(KernHostCtx *ctx, void *event) {
+  return ctx->rt->cudaEventDestroy(event);
+}
+int32_t kern_rt_cudaGetDeviceProperties(KernHostCtx *ctx, KernDeviceProp *prop, int32_t device) {
+  return ctx->rt->cudaGetDeviceProperties(prop, device);
+}
+int32_t kern_rt_cudaMemcpyToSymbol(KernHostCtx *ctx, void *symbol, const void *src, uint64_t n,
+                                   uint64_t offset, int32_t kind) {
+  return ctx->rt->cudaMemcpyToSymbol(symbol, src, n, offset, kind);
+}
+int32_t kern_rt_cudaMemcpyFromSymbol(KernHostCtx *ctx, void *dst, const void *symbol, uint64_t n,
+                                     uint64_t offset, int32_t kind) {
+  return ctx->rt->cudaMemcpyFromSymbol(dst, symbol, n, offset, kind);
+}
+int32_t kern_rt_cudaGetSymbolAddress(KernHostCtx *ctx, void **p, void *symbol) {
+  return ctx->rt->cudaGetSymbolAddress(p, symbol);
+}
+int32_t kern_rt_cudaGetSymbolSize(KernHostCtx *ctx, uint64_t *size, void *symbol) {
+  return ctx->rt->cudaGetSymbolSize(size, symbol);
+}
+int32_t kern_rt_cudaFuncGetAttributes(KernHostCtx *ctx, KernFuncAttributes *attr, uint32_t kernel) {
+  return ctx->rt->cudaFuncGetAttributes(attr, kernel);
+}
+int32_t kern_rt_cudaOccupancyMaxActiveBlocksPerMultiprocessor(KernHostCtx *ctx, int32_t *n,
+                                                              uint32_t kernel, int32_t blockSize,
+                                                              uint64_t dynamicShared) {
+  return ctx->rt->cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, kernel, blockSize,
+                                                                dynamicShared);
+}
 
 } // extern "C"

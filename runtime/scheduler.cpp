@@ -85,6 +85,8 @@ struct LaunchState {
   /// Set on a timeout: every block stops.
   std::atomic<bool> stopAll{false};
   std::chrono::steady_clock::time_point start;
+  /// Blocks that ran to the end (for the timeout report).
+  std::atomic<uint64_t> finished{0};
 };
 
 enum class WarpState { NotStarted, AtBarrier, Done };
@@ -114,7 +116,10 @@ struct BlockState {
   /// The block is abandoned (a lower block faulted, or a timeout): warps return as soon as
   /// they ask the runtime anything. Not a fault of this block.
   bool stopping = false;
+  /// A warp function of the block was entered: after a timeout, the block was running.
+  bool started = false;
   std::vector<WarpSlot> *slots = nullptr; // kernels with barriers
+  void *counters = nullptr;               // the worker's counters (KernWarpCtx::counters)
 };
 
 /// One worker's reusable resources and its share of the launch's results.
@@ -125,6 +130,8 @@ struct WorkerState {
   std::vector<WarpSlot> slots;
   std::vector<std::pair<uint64_t, std::string>> outputs;
   std::vector<FaultRecord> faults;
+  std::vector<uint64_t> interrupted; // blocks stopped mid-way by a timeout
+  void *counters = nullptr;          // this launch's counters for this worker, or null
 
   ~WorkerState() { std::free(shared); }
   uint8_t *sharedMemory(uint64_t bytes) {
@@ -201,7 +208,7 @@ void fillContext(KernWarpCtx &ctx, const LaunchState &L, BlockState &b, uint8_t 
   ctx.fault = 0;
   ctx.steps = kPollInterval;
   ctx.block = &b;
-  ctx.counters = nullptr;
+  ctx.counters = b.counters;
   ctx.callDepth = 0;
 }
 
@@ -232,6 +239,7 @@ void runBlockWithFibers(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *
           s.state = WarpState::Done; // never started: nothing to unwind
           continue;
         }
+        b.started = true;
         s.fiber = ctxlib::fiber(std::allocator_arg, PooledStack{&W.stacks},
                                 [&s, fn](ctxlib::fiber &&sink) {
                                   s.sink = std::move(sink);
@@ -314,6 +322,7 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
   BlockState b;
   b.launch = &L;
   b.linear = linear;
+  b.counters = W.counters;
   b.blockIdx[0] = static_cast<uint32_t>(linear % cfg.grid[0]);
   b.blockIdx[1] = static_cast<uint32_t>(linear / cfg.grid[0] % cfg.grid[1]);
   b.blockIdx[2] = static_cast<uint32_t>(linear / (uint64_t(cfg.grid[0]) * cfg.grid[1]));
@@ -328,9 +337,15 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
       if (b.hasFault || mustStop(&b))
         break;
       fillContext(ctx, L, b, shared, w);
+      b.started = true;
       cfg.kernel->fn(&ctx);
     }
   }
+  if (L.stopAll.load(std::memory_order_relaxed) && b.started &&
+      (b.stopping || (b.hasFault && b.fault.kind == KERN_FAULT_TIMEOUT)))
+    W.interrupted.push_back(linear);
+  else if (!b.hasFault && !b.stopping)
+    L.finished.fetch_add(1, std::memory_order_relaxed);
   if (!b.out.empty())
     W.outputs.emplace_back(linear, std::move(b.out));
   if (b.hasFault)
@@ -347,6 +362,11 @@ void warpFault(KernWarpCtx *ctx, uint32_t site, uint32_t kind, uint32_t lane, ui
   if (kind == KERN_FAULT_SHARED_OOB)
     addr -= reinterpret_cast<uint64_t>(ctx->shared);
   recordFault(blockOf(ctx), ctx, site, kind, lane, addr);
+}
+
+void warpAssert(KernWarpCtx *ctx, uint32_t site, uint32_t lane, const char *message) {
+  recordFault(blockOf(ctx), ctx, site, KERN_FAULT_ASSERT, lane, 0,
+              std::string("assertion failed: ") + (message ? message : ""));
 }
 
 int32_t warpPoll(KernWarpCtx *ctx, uint32_t site) {
@@ -424,6 +444,17 @@ int32_t warpBarrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32
 uint64_t warpGlobalAddr(KernWarpCtx *ctx, uint32_t globalId) {
   const std::vector<uint64_t> *addrs = blockOf(ctx)->launch->cfg->globalAddrs;
   return addrs && globalId < addrs->size() ? (*addrs)[globalId] : 0;
+}
+
+BlockPlacement placeBlock(uint64_t linear, int sms, int blocksPerSM) {
+  BlockPlacement p;
+  if (sms <= 0 || blocksPerSM <= 0)
+    return p;
+  const uint64_t perWave = uint64_t(sms) * uint64_t(blocksPerSM);
+  p.wave = linear / perWave;
+  p.sm = static_cast<int>(linear % perWave / uint64_t(blocksPerSM));
+  p.slot = static_cast<int>(linear % uint64_t(blocksPerSM));
+  return p;
 }
 
 // ---- Scheduler ------------------------------------------------------------------------------
@@ -512,6 +543,7 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
   for (auto &s : states_) {
     s->outputs.clear();
     s->faults.clear();
+    s->interrupted.clear();
   }
   // Blocks are taken in increasing linear order, so every block below a faulting one has
   // been started (and runs to completion) whichever worker took it; each block above it stops
@@ -522,6 +554,7 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
   std::atomic<uint64_t> next{0};
   const std::function<void(unsigned)> job = [&](unsigned worker) {
     WorkerState &W = *states_[worker];
+    W.counters = cfg.workerCounters ? cfg.workerCounters[worker] : nullptr;
     for (;;) {
       const uint64_t first = next.fetch_add(chunk, std::memory_order_relaxed);
       for (uint64_t b = first; b < first + chunk; ++b) {
@@ -549,9 +582,14 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
         result.faulted = true;
         result.fault = std::move(f);
       }
+    result.runningBlocks.insert(result.runningBlocks.end(), s->interrupted.begin(),
+                                s->interrupted.end());
     s->outputs.clear();
     s->faults.clear();
+    s->interrupted.clear();
   }
+  std::sort(result.runningBlocks.begin(), result.runningBlocks.end());
+  result.finishedBlocks = L.finished.load();
   std::sort(outputs.begin(), outputs.end(),
             [](const auto &a, const auto &b) { return a.first < b.first; });
   for (auto &o : outputs)

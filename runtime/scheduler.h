@@ -1,6 +1,6 @@
-// Kernel launches: the device limits a configuration is checked against, the worker pool that
-// runs blocks, and the per-block execution of warps (one after another, or as fibers that
-// meet at __syncthreads()).
+// Kernel launches: the worker pool that runs blocks, the per-block execution of warps (one
+// after another, or as fibers that meet at __syncthreads()), and the placement of blocks on the
+// device profile's virtual SMs.
 #pragma once
 
 #include "backend/backend.h"
@@ -16,19 +16,6 @@
 
 namespace kern::runtime {
 
-/// The launch limits of the modelled GPU: an H100, compute capability 9.0 (CUDA C++
-/// Programming Guide, "Compute Capabilities", table "Technical Specifications per Compute
-/// Capability", column 9.0). The full per-profile table of HARDWARE-MODEL.md replaces this.
-struct DeviceLimits {
-  uint32_t maxThreadsPerBlock = 1024;
-  uint32_t maxBlockDim[3] = {1024, 1024, 64};
-  uint32_t maxGridDim[3] = {2147483647u, 65535, 65535};
-  /// Shared memory per block without the cudaFuncSetAttribute opt-in (48 KB; 227 KB opt-in).
-  uint64_t maxSharedPerBlock = 48 * 1024;
-  /// Kernel parameter bytes (4 KB from cc 2.0 on; HARDWARE-MODEL.md).
-  uint32_t maxParamBytes = 4096;
-};
-
 /// A compiled kernel, as the runtime sees it.
 struct KernelInfo {
   std::string name;
@@ -36,7 +23,30 @@ struct KernelInfo {
   uint32_t paramBytes = 0;
   uint64_t staticSharedBytes = 0;
   bool usesBarriers = false;
+  /// Registers per thread, for occupancy and the launch's register check. An estimate: the
+  /// backend does not allocate registers the way ptxas does, so unless it knows better this is
+  /// 32, a typical figure for small kernels (Options::registersPerThread overrides it).
+  int registers = 32;
+  /// False when `registers` is a real count rather than the default estimate. An estimated
+  /// count never makes a launch fail: like ptxas under a block-size bound, it is lowered until
+  /// one block fits, and the launch record says so.
+  bool registersEstimated = true;
+  /// __launch_bounds__'s maxThreadsPerBlock; 0 when the kernel has none.
+  int launchBoundsMaxThreads = 0;
 };
+
+/// Where block `linear` of a launch runs on the virtual GPU. Blocks are placed in linear order,
+/// wave by wave: a wave holds smCount x blocksPerSM blocks; within a wave, consecutive runs of
+/// blocksPerSM blocks share an SM, so block b is in wave b / (sms x bpsm), on SM
+/// (b % (sms x bpsm)) / bpsm, in slot b % bpsm of that SM. The placement is a property of the
+/// launch, not of the host: workers take blocks in any order, and nothing observable depends on
+/// which worker ran which block.
+struct BlockPlacement {
+  uint64_t wave = 0;
+  int sm = 0;
+  int slot = 0;
+};
+BlockPlacement placeBlock(uint64_t linear, int sms, int blocksPerSM);
 
 /// One launch, already validated.
 struct LaunchConfig {
@@ -46,9 +56,12 @@ struct LaunchConfig {
   uint64_t sharedBytes = 0;        // static + dynamic
   const uint8_t *params = nullptr; // kernel->paramBytes bytes
   uint64_t globalLo = 0, globalHi = 0;
-  const uint16_t *shadow = nullptr; // DeviceMemory::shadow()
+  const uint16_t *shadow = nullptr;                   // DeviceMemory::shadow()
   double timeoutSeconds = 0;                          // 0: no wall-clock limit
   const std::vector<uint64_t> *globalAddrs = nullptr; // kern_rt_global_addr, by GlobalVar id
+  /// Counters on: one opaque counter set per worker (CounterCollector::beginLaunch), which
+  /// KernWarpCtx::counters points at. Null: counters off.
+  void *const *workerCounters = nullptr;
 };
 
 /// The fault that ends a launch: the first one of the faulting block with the lowest linear
@@ -70,6 +83,11 @@ struct FaultRecord {
 struct LaunchResult {
   bool faulted = false;
   FaultRecord fault;
+  /// After a timeout: the blocks (linear indices, ascending) that had started and not finished
+  /// when the limit struck, and how many blocks finished. Which blocks these are depends on
+  /// the host's speed and the number of workers: a timeout is the one report that may.
+  std::vector<uint64_t> runningBlocks;
+  uint64_t finishedBlocks = 0;
   /// Kernel printf output, by block (linear index), then in execution order within a block.
   std::string output;
 };
@@ -111,6 +129,8 @@ private:
 
 // The runtime functions that warp functions call (runtime_api.cpp forwards to these).
 void warpFault(KernWarpCtx *ctx, uint32_t site, uint32_t kind, uint32_t lane, uint64_t addr);
+/// A failed device assert(): a KERN_FAULT_ASSERT whose message carries the assertion's text.
+void warpAssert(KernWarpCtx *ctx, uint32_t site, uint32_t lane, const char *message);
 int32_t warpPoll(KernWarpCtx *ctx, uint32_t site);
 void warpPrintf(KernWarpCtx *ctx, uint32_t lane, const char *fmt, int32_t nargs,
                 const uint64_t *args);

@@ -18,6 +18,7 @@ backend::SymbolList runtimeSymbols() {
       KERN_RT_SYMBOL(kern_rt_count_access),
       KERN_RT_SYMBOL(kern_rt_count_branch),
       KERN_RT_SYMBOL(kern_rt_count_instr),
+      KERN_RT_SYMBOL(kern_rt_assert),
       // both sides
       KERN_RT_SYMBOL(kern_rt_global_addr),
       // host code
@@ -61,6 +62,28 @@ backend::SymbolList runtimeSymbols() {
       KERN_RT_SYMBOL(kern_rt_cudaGetDevice),
       KERN_RT_SYMBOL(kern_rt_cudaSetDevice),
       KERN_RT_SYMBOL(kern_rt_cudaDeviceReset),
+      KERN_RT_SYMBOL(kern_rt_host_assert),
+      KERN_RT_SYMBOL(kern_rt_cudaMallocHost),
+      KERN_RT_SYMBOL(kern_rt_cudaHostAlloc),
+      KERN_RT_SYMBOL(kern_rt_cudaFreeHost),
+      KERN_RT_SYMBOL(kern_rt_cudaMemcpyAsync),
+      KERN_RT_SYMBOL(kern_rt_cudaMemsetAsync),
+      KERN_RT_SYMBOL(kern_rt_cudaStreamCreate),
+      KERN_RT_SYMBOL(kern_rt_cudaStreamDestroy),
+      KERN_RT_SYMBOL(kern_rt_cudaStreamSynchronize),
+      KERN_RT_SYMBOL(kern_rt_cudaEventCreate),
+      KERN_RT_SYMBOL(kern_rt_cudaEventRecord),
+      KERN_RT_SYMBOL(kern_rt_cudaEventSynchronize),
+      KERN_RT_SYMBOL(kern_rt_cudaEventQuery),
+      KERN_RT_SYMBOL(kern_rt_cudaEventElapsedTime),
+      KERN_RT_SYMBOL(kern_rt_cudaEventDestroy),
+      KERN_RT_SYMBOL(kern_rt_cudaGetDeviceProperties),
+      KERN_RT_SYMBOL(kern_rt_cudaMemcpyToSymbol),
+      KERN_RT_SYMBOL(kern_rt_cudaMemcpyFromSymbol),
+      KERN_RT_SYMBOL(kern_rt_cudaGetSymbolAddress),
+      KERN_RT_SYMBOL(kern_rt_cudaGetSymbolSize),
+      KERN_RT_SYMBOL(kern_rt_cudaFuncGetAttributes),
+      KERN_RT_SYMBOL(kern_rt_cudaOccupancyMaxActiveBlocksPerMultiprocessor),
   };
 #undef KERN_RT_SYMBOL
 }

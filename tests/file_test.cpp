@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -49,6 +50,16 @@ struct ExpectedLine {
   int annotationLine = 0;
 };
 
+/// A counter the test expects in the counter text (docs/report-schema.md, "Counter text").
+struct ExpectedCounter {
+  std::string device; ///< a device name, or "*" for every device of the run
+  std::string scope;  ///< "line N" or "total"
+  std::string key;
+  double value = 0;
+  std::string valueText;
+  int annotationLine = 0;
+};
+
 /// Everything the annotations of one test file ask for.
 struct TestSpec {
   std::vector<ExpectedLine> stdoutLines;
@@ -57,6 +68,9 @@ struct TestSpec {
   std::vector<std::string> stderrContains;
   std::optional<int> exitCode;
   std::vector<std::string> args;
+  std::vector<std::string> kernArgs;       // options for `kern run`, before the file
+  std::vector<std::string> counterDevices; // one run per device, with --device
+  std::vector<ExpectedCounter> counters;
   std::string mode = "run";
   bool nvccSkip = false;
   std::vector<std::string> problems; // malformed annotations: the test fails on them
@@ -158,11 +172,45 @@ TestSpec parseSpec(const std::string &path, bool &readOk) {
         spec.exitCode = code;
     } else if (key == "args") {
       spec.args = splitWords(value);
+    } else if (key == "kern-args") {
+      std::vector<std::string> words = splitWords(value);
+      spec.kernArgs.insert(spec.kernArgs.end(), words.begin(), words.end());
+    } else if (key == "counter-devices") {
+      spec.counterDevices = splitWords(value);
+    } else if (key == "expect-counter") {
+      std::vector<std::string> w = splitWords(value);
+      ExpectedCounter c;
+      size_t at = 0;
+      if (w.size() == 5 && w[1] == "line") {
+        c.device = w[0];
+        c.scope = "line " + w[2];
+        at = 3;
+      } else if (w.size() == 4 && w[1] == "total") {
+        c.device = w[0];
+        c.scope = "total";
+        at = 2;
+      } else {
+        problem("expect-counter needs 'DEVICE line N KEY VALUE' or 'DEVICE total KEY VALUE', "
+                "got '" +
+                value + "'");
+        continue;
+      }
+      c.key = w[at];
+      c.valueText = w[at + 1];
+      char *end = nullptr;
+      c.value = std::strtod(c.valueText.c_str(), &end);
+      if (!end || *end) {
+        problem("expect-counter value must be a number, got '" + c.valueText + "'");
+        continue;
+      }
+      c.annotationLine = lineNo;
+      spec.counters.push_back(c);
     } else if (key == "run") {
       std::string mode = trimRight(value);
       if (mode != "run" && mode != "check" && mode != "emit-ir" && mode != "emit-llvm" &&
-          mode != "emit-asm")
-        problem("run must be one of run, check, emit-ir, emit-llvm, emit-asm; got '" + mode + "'");
+          mode != "emit-asm" && mode != "annotate")
+        problem("run must be one of run, check, emit-ir, emit-llvm, emit-asm, annotate; got '" +
+                mode + "'");
       else
         spec.mode = mode;
     } else if (key == "nvcc") {
@@ -407,6 +455,22 @@ int runNvcc(const std::string &nvcc, const std::string &file) {
   return 0;
 }
 
+/// The counter text as pairs "SCOPE KEY" -> value ("line 12 global.ld.sectors" -> "8").
+std::vector<std::pair<std::string, std::string>> parseCounterText(const std::string &text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string &line : splitLines(text)) {
+    std::vector<std::string> w = splitWords(line);
+    if (w.size() == 4 && w[0] == "line")
+      out.push_back({"line " + w[1] + " " + w[2], w[3]});
+    else if (w.size() == 3 && w[0] == "total")
+      out.push_back({"total " + w[1], w[2]});
+  }
+  return out;
+}
+
+int runKernOnce(const std::string &kern, const std::string &file, int timeoutSeconds,
+                const TestSpec &spec, const std::string &device);
+
 int runKern(const std::string &kern, const std::string &file, int timeoutSeconds) {
   bool readOk = false;
   TestSpec spec = parseSpec(file, readOk);
@@ -420,10 +484,38 @@ int runKern(const std::string &kern, const std::string &file, int timeoutSeconds
       std::printf("  %s\n", p.c_str());
     return 1;
   }
+  // counter-devices: the same checks once per device.
+  if (spec.counterDevices.empty())
+    return runKernOnce(kern, file, timeoutSeconds, spec, "");
+  int rc = 0;
+  for (const std::string &device : spec.counterDevices)
+    rc |= runKernOnce(kern, file, timeoutSeconds, spec, device);
+  return rc;
+}
 
+int runKernOnce(const std::string &kern, const std::string &file, int timeoutSeconds,
+                const TestSpec &spec, const std::string &device) {
   std::vector<std::string> argv = {kern};
-  if (spec.mode == "run") {
-    argv.insert(argv.end(), {"run", file});
+  // Expected counters are read back from a temporary file in the counter-text format.
+  std::string countersPath;
+  if (!spec.counters.empty()) {
+    char tmpl[] = "/tmp/kern_counters_XXXXXX";
+    int fd = mkstemp(tmpl);
+    if (fd < 0) {
+      std::printf("FAIL: cannot create a temporary file\n");
+      return 1;
+    }
+    close(fd);
+    countersPath = tmpl;
+  }
+  if (spec.mode == "run" || spec.mode == "annotate") {
+    argv.push_back(spec.mode);
+    argv.insert(argv.end(), spec.kernArgs.begin(), spec.kernArgs.end());
+    if (!device.empty())
+      argv.insert(argv.end(), {"--device", device});
+    if (!countersPath.empty())
+      argv.insert(argv.end(), {"--counters-text", countersPath});
+    argv.push_back(file);
     if (!spec.args.empty()) {
       argv.push_back("--");
       argv.insert(argv.end(), spec.args.begin(), spec.args.end());
@@ -436,6 +528,27 @@ int runKern(const std::string &kern, const std::string &file, int timeoutSeconds
 
   ProcessResult r = runProcess(argv, timeoutSeconds);
   std::vector<std::string> failures;
+
+  // Counters, by device; a counter missing from the text is 0.
+  if (!countersPath.empty()) {
+    std::ifstream in(countersPath);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::remove(countersPath.c_str());
+    auto actual = parseCounterText(text.str());
+    for (const ExpectedCounter &c : spec.counters) {
+      if (c.device != "*" && c.device != device)
+        continue;
+      std::string got = "0";
+      for (const auto &[k, v] : actual)
+        if (k == c.scope + " " + c.key)
+          got = v;
+      const double g = std::strtod(got.c_str(), nullptr);
+      if (std::fabs(g - c.value) > 1e-7 * std::fabs(c.value) + 1e-12)
+        failures.push_back("counter " + c.scope + " " + c.key + " is " + got + ", expected " +
+                           c.valueText + "    [line " + std::to_string(c.annotationLine) + "]");
+    }
+  }
 
   // Exit status: a crash, a hang or a wrong code each fail the test.
   int expectedExit = spec.exitCode ? *spec.exitCode : (spec.errors.empty() ? 0 : 1);
@@ -497,7 +610,8 @@ int runKern(const std::string &kern, const std::string &file, int timeoutSeconds
 
   if (failures.empty())
     return 0;
-  std::printf("FAIL: %s\n", commandLine(argv).c_str());
+  std::printf("FAIL%s: %s\n", device.empty() ? "" : (" on " + device).c_str(),
+              commandLine(argv).c_str());
   for (const std::string &f : failures)
     std::printf("  %s\n", f.c_str());
   if (stdoutDiffers)

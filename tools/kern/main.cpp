@@ -20,13 +20,32 @@ commands:
   run FILE [options] [-- ARGS...]   compile and run the program's main (ARGS reach argv)
   check FILE                        compile only; print diagnostics
   emit --ir|--llvm|--asm FILE       print Kern IR, optimised LLVM IR or native assembly
+  annotate FILE [options]           run with counters; print the source with each line's
+                                    counters beside it (the program's output goes to stderr)
+  devices                           list the built-in device profiles
+  occupancy [options]               the occupancy calculator for one block configuration
   --help, -h                        this help (also: kern <command> --help)
   --version                         print the version
 
 run options:
   --workers N      worker threads that run blocks (default: one per hardware thread)
   --timeout S      stop a kernel that runs longer than S seconds (default: no limit)
+  --device NAME    the GPU to model: g80, gt200, fermi, v100, a100, h100 (default h100)
+  --device-file F  the GPU to model, from a JSON profile (docs/devices.md)
+  --regs N         registers per thread of every kernel (default: kern's estimate, 32)
   -O0..-O3         JIT optimisation level (default -O2)
+  --stats          count, and print a table after each launch, a summary and advice (stderr)
+  --counters       count, and print a short summary at the end (stderr)
+  --report F       count, and write every counter as JSON to F ('-': stderr)
+  --counters-text F  count, and write the counters as stable text to F ('-': stderr)
+  --trace F        write a Chrome trace-event file (Perfetto, chrome://tracing) to F
+  Without these, nothing is counted (the fast mode) and nothing extra is printed.
+
+occupancy options:
+  --device NAME, --device-file F   as for run (default h100)
+  --threads T      threads per block (required)
+  --regs R         registers per thread (default 32)
+  --smem S         bytes of shared memory per block, static + dynamic (default 0)
 
 FILE may be '-' to read the program from standard input.
 
@@ -45,6 +64,55 @@ bool parseNumber(const char *s, double &out) {
   char *end = nullptr;
   out = std::strtod(s, &end);
   return end && *end == 0 && end != s;
+}
+
+/// A whole number >= `min` for option `name`; false (with `error` set) otherwise.
+bool parseWhole(const std::string &name, const std::string &text, double min, double &out,
+                std::string &error) {
+  if (!parseNumber(text.c_str(), out) || out < min || out != static_cast<double>(int64_t(out)) ||
+      out > 1e15) {
+    error =
+        name + " needs a whole number >= " + std::to_string(int64_t(min)) + ", got '" + text + "'";
+    return false;
+  }
+  return true;
+}
+
+int occupancyCommand(const std::vector<std::string> &args) {
+  kern::Options opts;
+  double threads = -1, regs = 32, smem = 0;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::printf("%s", kUsage);
+      return 0;
+    }
+    if (a != "--device" && a != "--device-file" && a != "--threads" && a != "--regs" &&
+        a != "--smem")
+      return usage("unknown option '" + a + "' for 'occupancy'");
+    if (i + 1 >= args.size())
+      return usage(a + " needs a value");
+    const std::string &v = args[++i];
+    std::string error;
+    if (a == "--device")
+      opts.device = v;
+    else if (a == "--device-file")
+      opts.deviceFile = v;
+    else if (!parseWhole(a, v, a == "--threads" ? 1 : 0,
+                         a == "--threads" ? threads
+                         : a == "--regs"  ? regs
+                                          : smem,
+                         error))
+      return usage(error);
+  }
+  if (threads < 0)
+    return usage("occupancy needs --threads");
+  std::string out, error;
+  if (!kern::occupancyCalculator(opts, static_cast<int>(threads), static_cast<int>(regs),
+                                 static_cast<uint64_t>(smem), out, error))
+    return usage(error);
+  std::fputs(out.c_str(), stdout);
+  return 0;
 }
 
 std::unique_ptr<kern::Program> load(kern::Engine &engine, const std::string &file) {
@@ -70,6 +138,17 @@ int main(int argc, char **argv) {
     std::printf("kern %s\n", KERN_VERSION_STRING);
     return 0;
   }
+  if (cmd == "devices") {
+    if (args.size() > 1 && args[1] != "--help" && args[1] != "-h")
+      return usage("'devices' takes no arguments");
+    std::fputs((args.size() > 1 ? kUsage : kern::deviceList().c_str()), stdout);
+    return 0;
+  }
+  if (cmd == "occupancy")
+    return occupancyCommand(args);
+  const bool annotate = cmd == "annotate";
+  if (annotate)
+    cmd = "run"; // annotate is a run with counters whose stdout is the annotated source
   if (cmd != "run" && cmd != "check" && cmd != "emit")
     return usage("unknown command '" + cmd + "'");
 
@@ -106,6 +185,35 @@ int main(int argc, char **argv) {
       ++i;
       continue;
     }
+    if (cmd == "run" && (a == "--stats" || a == "--counters")) {
+      (a == "--stats" ? opts.stats : opts.counters) = true;
+      continue;
+    }
+    if (cmd == "run" && (a == "--report" || a == "--trace" || a == "--counters-text")) {
+      if (i + 1 >= args.size())
+        return usage(a + " needs a file name");
+      (a == "--report"  ? opts.reportPath
+       : a == "--trace" ? opts.tracePath
+                        : opts.countersTextPath) = args[++i];
+      continue;
+    }
+    if (cmd == "run" && (a == "--device" || a == "--device-file" || a == "--regs")) {
+      if (i + 1 >= args.size())
+        return usage(a + " needs a value");
+      const std::string &v = args[++i];
+      if (a == "--device")
+        opts.device = v;
+      else if (a == "--device-file")
+        opts.deviceFile = v;
+      else {
+        double n;
+        std::string error;
+        if (!parseWhole(a, v, 1, n, error))
+          return usage(error);
+        opts.registersPerThread = static_cast<int>(n);
+      }
+      continue;
+    }
     if (a.size() == 3 && a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3') {
       opts.optLevel = a[2] - '0';
       continue;
@@ -120,7 +228,14 @@ int main(int argc, char **argv) {
     return usage("no input file");
   if (cmd == "emit" && emitKind.empty())
     return usage("emit needs one of --ir, --llvm, --asm");
+  if (std::string error; !kern::checkDevice(opts, error))
+    return usage(error);
 
+  if (annotate) {
+    opts.annotate = true;
+    // stdout carries the annotated source, so the program's own output goes to stderr.
+    opts.out = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stderr); };
+  }
   kern::Engine engine(opts);
   auto program = load(engine, file);
   if (!program->diagnostics().empty())
@@ -138,6 +253,8 @@ int main(int argc, char **argv) {
   }
   std::fflush(stdout);
   kern::RunResult r = program->run(programArgs);
+  if (annotate)
+    std::fputs(program->annotatedSource().c_str(), stdout);
   std::fflush(stdout);
   if (r.status == kern::Status::Ok)
     return r.exitCode;

@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# Runs the W1-W6 benchmarks: native -O2 references and kern (fast and profile modes, 1 and 2 workers), prints a table of medians and writes bench/results.json.
+#
+# usage: bench/run.sh [--smoke] [--rounds N] [--kern PATH] [--out FILE]
+#   --smoke      tiny sizes, one round, no start-up figure: checks that everything runs and passes
+#   --rounds N   rounds of every measurement (default 3); the figures are medians over rounds
+#   --kern PATH  the kern binary (default: build-bench/kern, else build/kern)
+#   --out FILE   where the JSON goes (default: bench/results.json; --smoke: none unless given)
+#
+# Kernel time: a kern program cannot read a CPU clock, so each .kern program takes
+# `-- REPS [SIZE]` and launches its kernel REPS times. kern runs it with a low and a high REPS;
+# (t(high) - t(low)) / (high - low) is the time of one launch, with compilation, set-up, copies and
+# the host-side check cancelled out. The references time their computation themselves
+# (std::chrono, median of several repetitions) and print `median_ms X`.
+set -euo pipefail
+export LC_ALL=C
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+smoke=0
+rounds=3
+kern=""
+out=""
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --smoke) smoke=1; rounds=1 ;;
+        --rounds) rounds="$2"; shift ;;
+        --kern) kern="$2"; shift ;;
+        --out) out="$2"; shift ;;
+        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+        *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+if [[ -z "$kern" ]]; then
+    for k in build-bench/kern build/kern; do
+        if [[ -x "$k" ]]; then kern="$k"; break; fi
+    done
+fi
+if [[ -z "$kern" || ! -x "$kern" ]]; then
+    echo "run.sh: no kern binary (build one, or pass --kern PATH)" >&2
+    exit 2
+fi
+if [[ -z "$out" && $smoke -eq 0 ]]; then out="bench/results.json"; fi
+
+# The references are built next to the kern binary.
+refdir="$(dirname "$kern")/bench"
+mkdir -p "$refdir"
+cxx="${CXX:-g++}"
+for i in 1 2 3 4 5 6; do
+    "$cxx" -O2 -march=native -std=c++20 -o "$refdir/w$i" "bench/ref/w$i.cpp"
+done
+
+# Profile mode (every counter on) is `kern run --stats` once the flag exists.
+has_stats=0
+if "$kern" run --help 2>&1 | grep -q -- '--stats'; then has_stats=1; fi
+
+# name | .kern file | reference | full size | smoke size | low reps | high reps | ref reps | PoCL ms (- for none)
+workloads=(
+    "W1 vecadd|bench/w1_vecadd.kern|w1|4194304|4096|1|21|9|2.7"
+    "W2 reduction|bench/w2_reduction.kern|w2|4194304|4096|1|6|9|19.7"
+    "W3 matmul 512|bench/w3_matmul.kern|w3|512|64|1|4|5|61"
+    "W4 transpose 2048|bench/w4_transpose.kern|w4|2048|64|1|6|7|10.9"
+    "W5 histogram|bench/w5_histogram.kern|w5|4194304|4096|1|6|9|29.7"
+    "W6 divergence|bench/w6_divergence.kern|w6|4194304|4096|1|4|5|-"
+)
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+# Wall time of a command in ms; its output goes to $tmp/last. Fails the benchmark unless it printed PASS.
+timed() {
+    local t0 t1 rc=0
+    t0=$EPOCHREALTIME
+    "$@" >"$tmp/last" 2>&1 || rc=$?
+    t1=$EPOCHREALTIME
+    if [[ $rc -ne 0 ]] || ! grep -q 'PASS' "$tmp/last"; then
+        echo "FAILED (exit $rc): $*" >&2
+        tail -5 "$tmp/last" >&2
+        echo "$*" >>"$tmp/failed"  # a file: timed runs in a command substitution's subshell
+        echo "nan"
+        return
+    fi
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'
+}
+
+median() {
+    printf '%s\n' "$@" | grep -v nan | sort -g |
+        awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# Per-launch kernel time of one kern configuration: (t(high) - t(low)) / (high - low).
+kern_launch_ms() {
+    local file="$1" size="$2" lo="$3" hi="$4"
+    shift 4
+    local tl th
+    tl=$(timed "$kern" run "$file" "$@" -- "$lo" "$size")
+    th=$(timed "$kern" run "$file" "$@" -- "$hi" "$size")
+    awk -v l="$tl" -v h="$th" -v a="$lo" -v b="$hi" \
+        'BEGIN { if (l == "nan" || h == "nan") print "nan"; else printf "%.4f\n", (h - l) / (b - a) }'
+}
+
+ratio() {
+    awk -v a="$1" -v b="$2" 'BEGIN { if (a == "nan" || b == "nan" || b + 0 == 0) print "n/a"; else printf "%.2f\n", a / b }'
+}
+
+fmt() {
+    awk -v a="$1" 'BEGIN { if (a == "nan" || a == "n/a") print "n/a"; else if (a + 0 < 10) printf "%.2f\n", a; else printf "%.1f\n", a }'
+}
+
+configs=("fast 1" "fast 2")
+if [[ $has_stats -eq 1 ]]; then configs+=("profile 1" "profile 2"); fi
+
+declare -A samples
+for ((round = 1; round <= rounds; ++round)); do
+    echo "round $round of $rounds" >&2
+    for w in "${workloads[@]}"; do
+        IFS='|' read -r name file ref size small lo hi rreps pocl <<<"$w"
+        if [[ $smoke -eq 1 ]]; then size=$small; hi=$((lo + 1)); rreps=1; fi
+        # Interleaved: the reference, then every kern configuration, in the same round.
+        if [[ -n "$(timed "$refdir/$ref" "$rreps" "$size")" ]]; then
+            ms=$(awk '/^median_ms/ { print $2 }' "$tmp/last")
+            samples["$name|native"]+="${ms:-nan} "
+        fi
+        for c in "${configs[@]}"; do
+            read -r mode workers <<<"$c"
+            args=(--workers "$workers")
+            if [[ $mode == profile ]]; then args+=(--stats); fi
+            ms=$(kern_launch_ms "$file" "$size" "$lo" "$hi" "${args[@]}")
+            samples["$name|$mode $workers"]+="$ms "
+        done
+    done
+done
+
+startup="nan"
+if [[ $smoke -eq 0 ]]; then
+    st=()
+    for i in 1 2 3 4 5; do st+=("$(timed "$kern" run samples/vecadd.kern)"); done
+    startup=$(median "${st[@]}")
+fi
+
+failures=0
+if [[ -f "$tmp/failed" ]]; then failures=$(wc -l <"$tmp/failed"); fi
+
+# The table and the JSON.
+header="| workload | native -O2 ms | kern fast 1w ms | kern fast 2w ms | fast 2w / native | 2w speed-up | kern profile 2w ms | profile 2w / native | PoCL 2t ms | fast 2w beats PoCL |"
+echo
+echo "$header"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+json_rows=()
+for w in "${workloads[@]}"; do
+    IFS='|' read -r name file ref size small lo hi rreps pocl <<<"$w"
+    # shellcheck disable=SC2086
+    nat=$(median ${samples["$name|native"]})
+    # shellcheck disable=SC2086
+    f1=$(median ${samples["$name|fast 1"]})
+    # shellcheck disable=SC2086
+    f2=$(median ${samples["$name|fast 2"]})
+    p1="nan"
+    p2="nan"
+    if [[ $has_stats -eq 1 ]]; then
+        # shellcheck disable=SC2086
+        p1=$(median ${samples["$name|profile 1"]})
+        # shellcheck disable=SC2086
+        p2=$(median ${samples["$name|profile 2"]})
+    fi
+    beats="n/a"
+    if [[ $pocl != "-" && $f2 != "nan" ]]; then
+        beats=$(awk -v a="$f2" -v b="$pocl" 'BEGIN { print (a < b) ? "yes" : "no" }')
+    fi
+    [[ $smoke -eq 1 ]] && beats="n/a (smoke)"
+    echo "| $name | $(fmt "$nat") | $(fmt "$f1") | $(fmt "$f2") | $(ratio "$f2" "$nat") | $(ratio "$f1" "$f2") | $(fmt "$p2") | $(ratio "$p2" "$nat") | ${pocl/-/n/a} | $beats |"
+    jnum() { if [[ $1 == nan || $1 == n/a || $1 == - ]]; then echo null; else echo "$1"; fi; }
+    json_rows+=("    {\"workload\": \"$name\", \"size\": $size, \"native_o2_ms\": $(jnum "$nat"), \"fast_1w_ms\": $(jnum "$f1"), \"fast_2w_ms\": $(jnum "$f2"), \"profile_1w_ms\": $(jnum "$p1"), \"profile_2w_ms\": $(jnum "$p2"), \"fast_2w_over_native\": $(jnum "$(ratio "$f2" "$nat")"), \"profile_2w_over_native\": $(jnum "$(ratio "$p2" "$nat")"), \"speedup_2w_over_1w\": $(jnum "$(ratio "$f1" "$f2")"), \"pocl_2t_ms\": $(jnum "$pocl"), \"launches_low\": $lo, \"launches_high\": $hi}")
+done
+echo
+if [[ $has_stats -eq 0 ]]; then echo "profile mode: n/a (this kern has no --stats flag)"; fi
+if [[ $smoke -eq 1 ]]; then echo "smoke run: tiny sizes, one round; the figures mean nothing, only that every program ran and passed"; fi
+if [[ $smoke -eq 0 ]]; then echo "start-up, kern run samples/vecadd.kern end to end (median of 5): $(fmt "$startup") ms (target < 300 ms)"; fi
+
+if [[ -n "$out" ]]; then
+    {
+        echo "{"
+        echo "  \"machine\": {\"nproc\": $(nproc), \"cpu\": \"$(lscpu | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }')\"},"
+        echo "  \"kern\": \"$kern\", \"smoke\": $([[ $smoke -eq 1 ]] && echo true || echo false), \"rounds\": $rounds,"
+        echo "  \"profile_mode\": $([[ $has_stats -eq 1 ]] && echo true || echo false),"
+        echo "  \"startup_vecadd_ms\": $([[ $startup == nan ]] && echo null || echo "$startup"),"
+        echo "  \"failures\": $failures,"
+        echo "  \"workloads\": ["
+        for ((i = 0; i < ${#json_rows[@]}; ++i)); do
+            sep=","
+            [[ $i -eq $((${#json_rows[@]} - 1)) ]] && sep=""
+            echo "${json_rows[$i]}$sep"
+        done
+        echo "  ]"
+        echo "}"
+    } >"$out"
+    echo "wrote $out"
+fi
+
+if [[ $failures -ne 0 ]]; then
+    echo "run.sh: $failures run(s) failed" >&2
+    exit 1
+fi

@@ -1,0 +1,131 @@
+// `kern annotate`: the program's source with each line's counters beside it, like a profiler's
+// source view, and the lines that cost the most marked.
+#include "runtime/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+namespace kern::runtime {
+
+namespace {
+
+std::string fmt1(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+/// What the line cost beyond an ideal GPU: bank conflicts, sectors moved but not asked for, and
+/// divergent branches. Only used to rank lines.
+double excessCost(const SiteCounters &c) {
+  double s = 0;
+  for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
+    s += double(c.shared[k].conflicts());
+    const GlobalOpCounters &g = c.global[k];
+    if (g.bytesMoved > g.bytesRequested)
+      s += double(g.bytesMoved - g.bytesRequested) / 32.0;
+  }
+  return s + double(c.branchesDivergent);
+}
+
+std::string describe(const SiteCounters &c, bool sectorsRule) {
+  static const char *const kOp[kMemoryOpKinds] = {"ld", "st", "atom"};
+  std::vector<std::string> parts;
+  for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
+    const GlobalOpCounters &g = c.global[k];
+    if (!g.instructions)
+      continue;
+    if (sectorsRule)
+      parts.push_back(std::string(kOp[k]) + " " + fmt1(sectorsPerRequest(g)) + " sect/req");
+    else
+      parts.push_back(std::string(kOp[k]) + " " +
+                      fmt1(double(g.transactions) / double(g.instructions)) + " trans/warp");
+    if (globalEfficiency(g) < 99.95)
+      parts.back() += " (" + fmt1(globalEfficiency(g)) + "% eff)";
+  }
+  for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
+    const SharedOpCounters &s = c.shared[k];
+    if (!s.instructions)
+      continue;
+    std::string p = std::string("shared ") + kOp[k] + " " + fmt1(sharedStepsPerInstruction(s)) +
+                    " wavefronts/inst";
+    if (s.conflicts())
+      p += " (" + fmt1(double(s.conflicts()) / double(s.instructions)) + " conflicts/inst)";
+    parts.push_back(p);
+  }
+  if (c.constantRequests)
+    parts.push_back("const " + fmt1(double(c.constantSerialization) / double(c.constantRequests)) +
+                    " addr/req");
+  if (c.branchesExecuted)
+    parts.push_back("branch " + std::to_string(c.branchesDivergent) + "/" +
+                    std::to_string(c.branchesExecuted) + " divergent");
+  if (c.barriersExecuted)
+    parts.push_back("barrier x" + std::to_string(c.barriersExecuted));
+  std::string out;
+  for (const std::string &p : parts)
+    out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+} // namespace
+
+std::string annotateSource(const ReportInput &in) {
+  const Runtime &rt = *in.rt;
+  std::map<uint32_t, SiteCounters> byLine;
+  const std::vector<SiteCounters> &sites = rt.counters().program().sites;
+  for (size_t i = 0; i < sites.size() && i < in.sites.size(); ++i)
+    if (in.sites[i].fileId == in.mainFileId)
+      byLine[in.sites[i].line] += sites[i];
+
+  // The three costliest lines are marked.
+  std::vector<std::pair<double, uint32_t>> ranked;
+  for (const auto &[line, c] : byLine)
+    if (double e = excessCost(c); e > 0)
+      ranked.push_back({e, line});
+  std::sort(ranked.begin(), ranked.end(), [](const auto &a, const auto &b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  });
+  std::map<uint32_t, size_t> rank;
+  for (size_t i = 0; i < ranked.size() && i < 3; ++i)
+    rank[ranked[i].second] = i + 1;
+
+  std::vector<std::string> lines;
+  std::istringstream src(in.source);
+  std::string l;
+  size_t width = 0;
+  while (std::getline(src, l)) {
+    for (size_t p; (p = l.find('\t')) != std::string::npos;)
+      l.replace(p, 1, "    ");
+    lines.push_back(l);
+    width = std::max(width, l.size());
+  }
+  width = std::min<size_t>(width, 64);
+
+  const bool sectorsRule = rt.device().globalRule == GlobalRule::Sectors;
+  std::string out = "// " + in.program + " on " + rt.device().name + ": counters summed over " +
+                    std::to_string(rt.launches().size()) + " launch(es); '<<<' marks the lines " +
+                    "that cost the most (conflicts, wasted sectors, divergence)\n";
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const uint32_t line = static_cast<uint32_t>(i + 1);
+    char num[16];
+    std::snprintf(num, sizeof num, "%5u | ", line);
+    std::string text = num + lines[i];
+    auto it = byLine.find(line);
+    std::string note = it == byLine.end() ? "" : describe(it->second, sectorsRule);
+    if (!note.empty()) {
+      if (lines[i].size() < width)
+        text.append(width - lines[i].size(), ' ');
+      text += "   " + note;
+      if (auto r = rank.find(line); r != rank.end())
+        text += r->second == 1 ? "  <<< worst" : "  <<< #" + std::to_string(r->second);
+    }
+    while (!text.empty() && text.back() == ' ')
+      text.pop_back();
+    out += text + "\n";
+  }
+  return out;
+}
+
+} // namespace kern::runtime

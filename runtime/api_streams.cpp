@@ -1,0 +1,242 @@
+// Pinned host memory, host <-> device transfers on the modelled clock, streams and events.
+#include "runtime/errors.h"
+#include "runtime/runtime.h"
+
+#include <cstring>
+
+namespace kern::runtime {
+
+namespace {
+
+uint64_t addressOf(const void *p) { return reinterpret_cast<uint64_t>(p); }
+
+std::string handleName(const void *p) { return hexAddress(addressOf(p)); }
+
+} // namespace
+
+// ---- pinned host memory ---------------------------------------------------------------------
+
+int32_t Runtime::cudaMallocHost(void **p, uint64_t size, const char *function) {
+  if (stickyError_)
+    return stickyError_;
+  if (!p || device_.contains(addressOf(p)))
+    return recordError(cudaErrorInvalidValue, std::string("kern: ") + function +
+                                                  ": the pointer argument is not a valid host "
+                                                  "pointer");
+  // Page-locked memory on a real system; here ordinary host memory marked pinned, so that
+  // transfers from it use the pinned bandwidth and free() can refuse it.
+  void *q = host_.allocate(size, 64, /*pinned=*/true);
+  if (!q) {
+    *p = nullptr;
+    return recordError(cudaErrorMemoryAllocation, std::string("kern: ") + function +
+                                                      ": out of host memory: cannot allocate " +
+                                                      std::to_string(size) + " bytes");
+  }
+  std::memset(q, 0, size);
+  *p = q;
+  return cudaSuccess;
+}
+
+int32_t Runtime::cudaHostAlloc(void **p, uint64_t size, uint32_t flags) {
+  // cudaHostAllocDefault 0, Portable 1, Mapped 2, WriteCombined 4: every combination gives
+  // pinned memory, which is all kern models of them.
+  if (flags > 7)
+    return recordError(cudaErrorInvalidValue, "kern: cudaHostAlloc: " + std::to_string(flags) +
+                                                  " is not a combination of cudaHostAlloc flags");
+  return cudaMallocHost(p, size, "cudaHostAlloc");
+}
+
+int32_t Runtime::cudaFreeHost(void *p) {
+  if (stickyError_)
+    return stickyError_;
+  if (!p)
+    return cudaSuccess;
+  const uint64_t addr = addressOf(p);
+  if (host_.isPinned(addr)) {
+    host_.release(p);
+    return cudaSuccess;
+  }
+  std::string why;
+  if (device_.contains(addr))
+    why = " is a device pointer (use cudaFree)";
+  else if (host_.find(addr) && host_.find(addr)->base == addr)
+    why = " was allocated by malloc (use free)";
+  else
+    why = " was not returned by cudaMallocHost or cudaHostAlloc";
+  return recordError(cudaErrorInvalidValue, "kern: cudaFreeHost: " + hexAddress(addr) + why);
+}
+
+bool Runtime::isPinned(uint64_t hostAddr) const {
+  const Allocation *a = host_.find(hostAddr);
+  return a && host_.isPinned(a->base);
+}
+
+// ---- transfers and the modelled clock -------------------------------------------------------
+
+void Runtime::recordTransfer(const char *api, TransferDirection direction, uint64_t bytes,
+                             uint64_t hostAddr) {
+  TransferRecord t;
+  t.api = api;
+  t.direction = direction;
+  t.bytes = bytes;
+  t.pinned = isPinned(hostAddr);
+  t.startSeconds = clock_;
+  t.seconds = transferSeconds(options_.device, bytes, t.pinned);
+  // Every copy runs to completion before the call returns (see Runtime's stream comment), so
+  // transfers never overlap each other or kernels on the modelled clock either.
+  clock_ += t.seconds;
+  timeline_.push_back({TimelineEvent::Kind::Transfer, transfers_.size()});
+  transfers_.push_back(std::move(t));
+}
+
+int32_t Runtime::cudaMemcpyAsync(void *dst, const void *src, uint64_t n, int32_t kind,
+                                 void *stream) {
+  if (stickyError_)
+    return stickyError_;
+  if (int32_t e = checkStream("cudaMemcpyAsync", stream))
+    return e;
+  return memcpyImpl("cudaMemcpyAsync", dst, src, n, kind);
+}
+
+int32_t Runtime::cudaMemsetAsync(void *p, int32_t value, uint64_t n, void *stream) {
+  if (stickyError_)
+    return stickyError_;
+  if (int32_t e = checkStream("cudaMemsetAsync", stream))
+    return e;
+  return cudaMemset(p, value, n);
+}
+
+// ---- streams and events ---------------------------------------------------------------------
+
+Runtime::Handle *Runtime::findHandle(const void *p, Handle::Kind kind) const {
+  auto it = handles_.find(p);
+  if (it == handles_.end() || it->second->kind != kind || !it->second->live)
+    return nullptr;
+  return it->second;
+}
+
+int32_t Runtime::checkStream(const char *function, void *stream) {
+  if (!stream || findHandle(stream, Handle::Kind::Stream))
+    return cudaSuccess;
+  return recordError(cudaErrorInvalidResourceHandle,
+                     std::string("kern: ") + function + ": " + handleName(stream) +
+                         " is not a stream (it was not returned by cudaStreamCreate, or was "
+                         "destroyed)");
+}
+
+int32_t Runtime::cudaStreamCreate(void **stream) {
+  if (stickyError_)
+    return stickyError_;
+  if (!stream)
+    return recordError(cudaErrorInvalidValue, "kern: cudaStreamCreate: null pointer argument");
+  // The handle's address is the stream's identity: a heap object, unique and never reused.
+  handleStore_.push_back(std::make_unique<Handle>());
+  Handle *h = handleStore_.back().get();
+  h->kind = Handle::Kind::Stream;
+  handles_[h] = h;
+  *stream = h;
+  return cudaSuccess;
+}
+
+int32_t Runtime::cudaStreamDestroy(void *stream) {
+  if (stickyError_)
+    return stickyError_;
+  Handle *h = stream ? findHandle(stream, Handle::Kind::Stream) : nullptr;
+  if (!h)
+    return recordError(cudaErrorInvalidResourceHandle,
+                       "kern: cudaStreamDestroy: " + handleName(stream) +
+                           (stream ? " is not a stream (it was not returned by cudaStreamCreate, "
+                                     "or was already destroyed)"
+                                   : " is the default stream, which cannot be destroyed"));
+  h->live = false;
+  return cudaSuccess;
+}
+
+int32_t Runtime::cudaStreamSynchronize(void *stream) {
+  if (int32_t e = checkStream("cudaStreamSynchronize", stream))
+    return e;
+  return stickyError_; // the stream's work finished when each call returned
+}
+
+int32_t Runtime::cudaEventCreate(void **event) {
+  if (stickyError_)
+    return stickyError_;
+  if (!event)
+    return recordError(cudaErrorInvalidValue, "kern: cudaEventCreate: null pointer argument");
+  handleStore_.push_back(std::make_unique<Handle>());
+  Handle *h = handleStore_.back().get();
+  h->kind = Handle::Kind::Event;
+  handles_[h] = h;
+  *event = h;
+  return cudaSuccess;
+}
+
+namespace {
+const char *const kNotAnEvent =
+    " is not an event (it was not returned by cudaEventCreate, or was destroyed)";
+}
+
+int32_t Runtime::cudaEventRecord(void *event, void *stream) {
+  if (stickyError_)
+    return stickyError_;
+  Handle *h = findHandle(event, Handle::Kind::Event);
+  if (!h)
+    return recordError(cudaErrorInvalidResourceHandle,
+                       "kern: cudaEventRecord: " + handleName(event) + kNotAnEvent);
+  if (int32_t e = checkStream("cudaEventRecord", stream))
+    return e;
+  // Events measure modelled time (LANGUAGE.md, "Timing"): the clock that transfers advance.
+  h->recorded = true;
+  h->stamp = clock_;
+  return cudaSuccess;
+}
+
+int32_t Runtime::cudaEventSynchronize(void *event) {
+  if (!findHandle(event, Handle::Kind::Event))
+    return recordError(cudaErrorInvalidResourceHandle,
+                       "kern: cudaEventSynchronize: " + handleName(event) + kNotAnEvent);
+  return stickyError_;
+}
+
+int32_t Runtime::cudaEventQuery(void *event) {
+  if (!findHandle(event, Handle::Kind::Event))
+    return recordError(cudaErrorInvalidResourceHandle,
+                       "kern: cudaEventQuery: " + handleName(event) + kNotAnEvent);
+  // All work before the record has completed when cudaEventRecord returned: never
+  // cudaErrorNotReady.
+  return stickyError_;
+}
+
+int32_t Runtime::cudaEventElapsedTime(float *ms, void *start, void *end) {
+  if (stickyError_)
+    return stickyError_;
+  if (!ms)
+    return recordError(cudaErrorInvalidValue, "kern: cudaEventElapsedTime: null pointer argument");
+  const Handle *a = findHandle(start, Handle::Kind::Event);
+  const Handle *b = findHandle(end, Handle::Kind::Event);
+  if (!a || !b)
+    return recordError(cudaErrorInvalidResourceHandle,
+                       "kern: cudaEventElapsedTime: " + handleName(a ? end : start) + kNotAnEvent);
+  if (!a->recorded || !b->recorded)
+    // What CUDA returns for an event that was never recorded.
+    return recordError(cudaErrorInvalidResourceHandle,
+                       "kern: cudaEventElapsedTime: the " +
+                           std::string(!a->recorded ? "start" : "end") + " event " +
+                           handleName(!a->recorded ? start : end) +
+                           " has not been recorded (call cudaEventRecord first)");
+  *ms = static_cast<float>((b->stamp - a->stamp) * 1e3);
+  return cudaSuccess;
+}
+
+int32_t Runtime::cudaEventDestroy(void *event) {
+  if (stickyError_)
+    return stickyError_;
+  Handle *h = findHandle(event, Handle::Kind::Event);
+  if (!h)
+    return recordError(cudaErrorInvalidResourceHandle,
+                       "kern: cudaEventDestroy: " + handleName(event) + kNotAnEvent);
+  h->live = false;
+  return cudaSuccess;
+}
+
+} // namespace kern::runtime

@@ -1,0 +1,215 @@
+// The counter hooks that compiled code calls (kern_rt_count_access / _branch / _instr) and the
+// per-worker counter sets behind them, merged into per-launch and per-program counters.
+#include "runtime/counter_hooks.h"
+
+#include "backend/abi.h"
+
+#include <bit>
+
+namespace kern::runtime {
+
+CounterConfig counterConfigFor(const DeviceProfile &profile) {
+  CounterConfig c;
+  c.sharedRule = profile.bankRule == BankRule::HalfWarp ? SharedBankRule::HalfWarp
+                                                        : SharedBankRule::WarpMulticast;
+  c.sharedBanks = profile.sharedBanks > 0 ? static_cast<uint32_t>(profile.sharedBanks) : 32;
+  switch (profile.globalRule) {
+  case GlobalRule::Cc10:
+    c.globalRule = GlobalCoalescingRule::Cc10;
+    break;
+  case GlobalRule::Cc12:
+    c.globalRule = GlobalCoalescingRule::Cc12;
+    break;
+  case GlobalRule::Cc2x:
+    c.globalRule = GlobalCoalescingRule::Cc2x;
+    break;
+  case GlobalRule::Sectors:
+    c.globalRule = GlobalCoalescingRule::Sectors;
+    break;
+  }
+  // The constant cache of cc1.x serves half-warps (CUDA C Programming Guide 3.2, 5.3.2.4).
+  c.constantHalfWarp = profile.ccMajor == 1;
+  return c;
+}
+
+void WorkerCounters::sample(uint32_t site, uint64_t key, const uint64_t *addrs, uint32_t mask,
+                            uint32_t size, uint64_t base) {
+  if (site >= samples.size())
+    samples.resize(site + 1);
+  AccessSample &s = samples[site];
+  if (key >= s.key)
+    return;
+  s.key = key;
+  s.size = size;
+  s.activeLanes = static_cast<uint32_t>(std::popcount(mask));
+  const int first = std::countr_zero(mask);
+  s.firstOffset = addrs[first] - base;
+  s.affine = true;
+  s.strideBytes = 0;
+  int prev = first;
+  bool haveStride = false;
+  for (uint32_t m = mask & (mask - 1); m; m &= m - 1) {
+    const int lane = std::countr_zero(m);
+    const int64_t d = static_cast<int64_t>(addrs[lane] - addrs[prev]);
+    const int64_t gap = lane - prev;
+    if (d % gap != 0) {
+      s.affine = false;
+      break;
+    }
+    const int64_t stride = d / gap;
+    if (!haveStride) {
+      s.strideBytes = stride;
+      haveStride = true;
+    } else if (stride != s.strideBytes) {
+      s.affine = false;
+      break;
+    }
+    prev = lane;
+  }
+  if (!s.affine)
+    s.strideBytes = 0;
+}
+
+void *const *CounterCollector::beginLaunch(const DeviceProfile &profile, size_t siteCount,
+                                           unsigned workers) {
+  const CounterConfig config = counterConfigFor(profile);
+  if (config != config_ || workers_.size() < workers) {
+    // A new rule set (or more workers): fresh sets. Otherwise the sets are cleared and reused,
+    // so a launch allocates nothing.
+    if (config != config_)
+      workers_.clear();
+    config_ = config;
+    while (workers_.size() < workers)
+      workers_.push_back(std::make_unique<WorkerCounters>(config_, siteCount));
+  }
+  pointers_.clear();
+  for (auto &w : workers_) {
+    w->set.clear();
+    for (AccessSample &s : w->samples)
+      s = AccessSample{};
+    pointers_.push_back(w.get());
+  }
+  return pointers_.data();
+}
+
+namespace {
+
+void addInto(LaunchCounters &into, const LaunchCounters &from) {
+  into.total += from.total;
+  if (into.sites.size() < from.sites.size())
+    into.sites.resize(from.sites.size());
+  for (size_t i = 0; i < from.sites.size(); ++i)
+    into.sites[i] += from.sites[i];
+}
+
+} // namespace
+
+void CounterCollector::endLaunch(size_t launchIndex) {
+  if (workers_.empty())
+    return;
+  // Merging is a sum, so the order of the workers does not matter.
+  CounterSet merged(config_, workers_.front()->set.siteCount());
+  std::vector<AccessSample> samples;
+  for (auto &w : workers_) {
+    merged.merge(w->set);
+    if (samples.size() < w->samples.size())
+      samples.resize(w->samples.size());
+    for (size_t i = 0; i < w->samples.size(); ++i)
+      if (w->samples[i].key < samples[i].key)
+        samples[i] = w->samples[i];
+  }
+  if (launches_.size() <= launchIndex)
+    launches_.resize(launchIndex + 1);
+  launches_[launchIndex] = merged.launchCounters();
+  addInto(program_, launches_[launchIndex]);
+  // The program keeps the sample of the first launch that executed a site.
+  if (samples_.size() < samples.size())
+    samples_.resize(samples.size());
+  for (size_t i = 0; i < samples.size(); ++i)
+    if (samples_[i].key == UINT64_MAX && samples[i].key != UINT64_MAX)
+      samples_[i] = samples[i];
+  ++launchesCounted_;
+}
+
+const LaunchCounters &CounterCollector::launch(size_t i) const {
+  static const LaunchCounters kNone{};
+  return i < launches_.size() ? launches_[i] : kNone;
+}
+
+} // namespace kern::runtime
+
+// ---- the hooks (backend/abi.h) ---------------------------------------------------------------
+
+namespace {
+
+using kern::runtime::MemoryOpKind;
+using kern::runtime::WorkerCounters;
+
+/// Orders warps for AccessSample::key: block linear index, then warp.
+uint64_t warpKey(const KernWarpCtx *ctx) {
+  const uint64_t linear =
+      ctx->blockIdx[0] +
+      uint64_t(ctx->gridDim[0]) * (ctx->blockIdx[1] + uint64_t(ctx->gridDim[1]) * ctx->blockIdx[2]);
+  return (linear << 16) | ctx->warpId;
+}
+
+} // namespace
+
+extern "C" {
+
+void kern_rt_count_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs, uint32_t mask,
+                          uint32_t size, uint32_t flags) {
+  auto *w = static_cast<WorkerCounters *>(ctx->counters);
+  if (!w || mask == 0)
+    return;
+  const MemoryOpKind kind = (flags & 3u) == KERN_ACCESS_ATOMIC  ? MemoryOpKind::Atomic
+                            : (flags & 3u) == KERN_ACCESS_STORE ? MemoryOpKind::Store
+                                                                : MemoryOpKind::Load;
+  const uint64_t key = warpKey(ctx);
+  switch (flags & 12u) {
+  case KERN_ACCESS_SHARED: {
+    // The bank of a word depends on its offset within the block's shared memory, which is
+    // 256-byte aligned, so offsets give the same banks as the GPU's shared addresses.
+    uint64_t offsets[KERN_WARP_SIZE];
+    const uint64_t base = reinterpret_cast<uint64_t>(ctx->shared);
+    for (int l = 0; l < KERN_WARP_SIZE; ++l)
+      offsets[l] = addrs[l] - base;
+    w->set.recordShared(site, offsets, mask, size, kind);
+    w->sample(site, key, addrs, mask, size, base);
+    break;
+  }
+  case KERN_ACCESS_CONSTANT:
+    w->set.recordConstant(site, addrs, mask);
+    break;
+  case KERN_ACCESS_LOCAL:
+    // Local memory is private per thread and interleaved by the hardware so that the same
+    // variable of consecutive threads is contiguous: it costs what a coalesced access costs
+    // and is not what the counters are for. Counted as instructions only.
+    break;
+  default:
+    w->set.recordGlobal(site, addrs, mask, size, kind);
+    w->sample(site, key, addrs, mask, size, 0);
+    break;
+  }
+}
+
+void kern_rt_count_branch(KernWarpCtx *ctx, uint32_t site, uint32_t mask, uint32_t taken) {
+  if (auto *w = static_cast<WorkerCounters *>(ctx->counters))
+    w->set.recordBranch(site, mask, taken);
+}
+
+void kern_rt_count_instr(KernWarpCtx *ctx, uint32_t n, uint32_t activeLanes) {
+  if (auto *w = static_cast<WorkerCounters *>(ctx->counters))
+    w->set.recordInstructions(n, activeLanes);
+}
+
+} // extern "C"
+
+namespace kern::runtime {
+
+void countBarrier(KernWarpCtx *ctx, uint32_t site) {
+  if (auto *w = static_cast<WorkerCounters *>(ctx->counters))
+    w->set.recordBarrier(site);
+}
+
+} // namespace kern::runtime

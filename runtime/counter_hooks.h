@@ -1,0 +1,79 @@
+// The runtime side of counting: one CounterSet per worker for each launch, merged into the
+// launch's counters when it ends, plus a sample of each access site's address pattern (its lane
+// stride and alignment) for the advisor.
+#pragma once
+
+#include "runtime/counters.h"
+#include "runtime/device.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace kern::runtime {
+
+/// The shape of one warp's address vector at an access site, from one warp that executed it:
+/// what the advisor needs to name a pattern ("stride 12 B", "misaligned by 4 B").
+struct AccessSample {
+  /// Orders samples: the warp with the lowest (block linear index, warp index) wins, so the
+  /// kept sample is the same for any number of workers. UINT64_MAX: no sample yet.
+  uint64_t key = UINT64_MAX;
+  uint32_t size = 0; ///< bytes per lane
+  uint32_t activeLanes = 0;
+  bool affine = false;      ///< every active lane's address is base + lane x stride
+  int64_t strideBytes = 0;  ///< between consecutive lanes, when affine
+  uint64_t firstOffset = 0; ///< the lowest lane's address (shared: its byte offset)
+};
+
+/// Counters of one worker during one launch: the CounterSet and the access samples.
+struct WorkerCounters {
+  explicit WorkerCounters(const CounterConfig &config, size_t sites) : set(config, sites) {}
+  CounterSet set;
+  std::vector<AccessSample> samples; // by site id
+  void sample(uint32_t site, uint64_t key, const uint64_t *addrs, uint32_t mask, uint32_t size,
+              uint64_t base);
+};
+
+/// The counter configuration a device profile implies: its bank rule and bank count, its
+/// coalescing rule, and the constant cache's half-warp service on cc1.x.
+CounterConfig counterConfigFor(const DeviceProfile &profile);
+
+/// Everything counted in one program run. The runtime calls beginLaunch / endLaunch around
+/// each launch that runs; launches that fail before running have empty counters.
+class CounterCollector {
+public:
+  /// Prepares one WorkerCounters per worker (reused from launch to launch) and returns the
+  /// array that LaunchConfig::workerCounters points KernWarpCtx::counters into.
+  void *const *beginLaunch(const DeviceProfile &profile, size_t siteCount, unsigned workers);
+  /// Merges the workers' counters (sums only: the same for any number of workers) into the
+  /// counters of launch `launchIndex` and into the program's totals.
+  void endLaunch(size_t launchIndex);
+
+  bool any() const { return launchesCounted_ > 0; }
+  /// Counters of launch `i` (empty if it did not run with counters).
+  const LaunchCounters &launch(size_t i) const;
+  size_t launchCount() const { return launches_.size(); }
+  /// Every launch's counters summed, per site and in total.
+  const LaunchCounters &program() const { return program_; }
+  /// The merged sample of each site (over the whole program).
+  const std::vector<AccessSample> &samples() const { return samples_; }
+
+private:
+  CounterConfig config_;
+  std::vector<std::unique_ptr<WorkerCounters>> workers_;
+  std::vector<void *> pointers_;
+  std::vector<LaunchCounters> launches_;
+  LaunchCounters program_;
+  std::vector<AccessSample> samples_;
+  size_t launchesCounted_ = 0;
+};
+
+} // namespace kern::runtime
+
+struct KernWarpCtx;
+namespace kern::runtime {
+/// One warp reaching __syncthreads() at `site` (kern_rt_barrier calls it; no-op without
+/// counters).
+void countBarrier(KernWarpCtx *ctx, uint32_t site);
+} // namespace kern::runtime

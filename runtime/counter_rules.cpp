@@ -1,0 +1,476 @@
+// The GPU memory rules behind kern's counters: bank conflicts, coalescing and constant-cache
+// serialisation for one warp-level access, with fast paths for the patterns kernels use most.
+#include "runtime/counter_rules.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cassert>
+#include <numeric>
+
+namespace kern::runtime {
+
+namespace {
+
+constexpr uint32_t kWarpSize = 32;
+constexpr uint32_t kHalfWarp = 16;
+constexpr uint32_t kWordBytes = 4;
+
+/// Calls f(lane) for every lane set in `mask`, lowest lane first.
+template <typename F> inline void forEachLane(uint32_t mask, F &&f) {
+  while (mask != 0) {
+    f(static_cast<uint32_t>(std::countr_zero(mask)));
+    mask &= mask - 1;
+  }
+}
+
+/// 32-bit words one lane's access covers: sub-word accesses live inside one word.
+inline uint32_t wordsPerAccess(uint32_t accessBytes) {
+  return accessBytes > kWordBytes ? accessBytes / kWordBytes : 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared memory
+// ---------------------------------------------------------------------------------------------
+
+/// The most entries sharedAccessCost ever compares at once: 32 words per phase (32 lanes x 1
+/// word, 16 x 2 or 8 x 4), 16 lanes per cc1.x half-warp request.
+constexpr uint32_t kMaxEntries = 32;
+
+/// The largest number of distinct keys any bank is asked for. keys[i] goes to bank bank[i].
+/// Each bank keeps a chain of the keys it has seen, so nothing is sorted and nothing allocated;
+/// the worst case (every key in one bank) is 32 x 31 / 2 comparisons.
+uint32_t maxDistinctPerBank(const uint64_t *keys, const uint32_t *bank, uint32_t n) {
+  std::array<int8_t, kMaxSharedBanks> head;
+  head.fill(-1);
+  std::array<uint8_t, kMaxSharedBanks> count{};
+  std::array<int8_t, kMaxEntries> next;
+  uint32_t most = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t b = bank[i];
+    bool seen = false;
+    for (int j = head[b]; j >= 0; j = next[j])
+      if (keys[j] == keys[i]) {
+        seen = true;
+        break;
+      }
+    if (seen)
+      continue;
+    next[i] = head[b];
+    head[b] = static_cast<int8_t>(i);
+    most = std::max<uint32_t>(most, ++count[b]);
+  }
+  return most;
+}
+
+/// Steps of one cc1.x read request (one half-warp, one 32-bit part), by the procedure of the
+/// CUDA Programming Guide 2.0, section 5.1.2.5: "at each step, the subset is built from the
+/// remaining addresses that have yet to be serviced using the following procedure: select one
+/// of the words pointed to by the remaining addresses as the broadcast word; include in the
+/// subset all addresses that are within the broadcast word, and one address for each bank
+/// pointed to by the remaining addresses."
+///
+/// The guide leaves open which word is broadcast; kern takes the word of the lowest-numbered
+/// pending thread, the same choice cc1.2 coalescing makes for its segments. "One address for
+/// each bank" is one thread: in the guide's Figure 5-8 (right) several threads read one word
+/// of bank 5, and the access is 2-way conflicting unless that word is broadcast, so the other
+/// readers of a non-broadcast word are not served with the first one. The guide's char
+/// example (shared[BaseIndex + tid] conflicts, shared[BaseIndex + 4*tid] does not) follows
+/// from the same procedure.
+uint32_t halfWarpReadSteps(const uint64_t *word, const uint32_t *bank, uint32_t n) {
+  uint32_t pending = n == 32 ? ~0u : (1u << n) - 1;
+  uint32_t steps = 0;
+  while (pending != 0) {
+    ++steps;
+    uint32_t first = static_cast<uint32_t>(std::countr_zero(pending));
+    uint64_t broadcast = word[first];
+    uint32_t broadcastBank = bank[first];
+    uint64_t banksUsed = 0;
+    uint32_t served = 0;
+    forEachLane(pending, [&](uint32_t i) {
+      if (word[i] == broadcast) {
+        served |= 1u << i;
+      } else if (bank[i] != broadcastBank && !((banksUsed >> bank[i]) & 1)) {
+        // A bank other than the broadcast word's serves its lowest pending thread.
+        served |= 1u << i;
+        banksUsed |= uint64_t{1} << bank[i];
+      }
+    });
+    pending &= ~served;
+  }
+  return steps;
+}
+
+/// The busiest bank of `lanes` lanes reading words w0 + k l at a constant word stride k != 0:
+/// every lane has its own word, and lanes l, l' share a bank exactly when
+/// (l - l') k = 0 mod banks, i.e. when l = l' mod banks / gcd(k, banks). The busiest bank
+/// then holds ceil(lanes / (banks / g)) words (g when lanes == banks): s[2*tid] is 2-way,
+/// s[17*tid] conflict-free. No sorting, no broadcast search (all words differ).
+uint32_t strideSteps(uint64_t wordStride, uint32_t banks, uint32_t lanes) {
+  uint32_t g = std::gcd(static_cast<uint32_t>(wordStride % banks), banks);
+  uint32_t period = banks / g;
+  return (lanes + period - 1) / period;
+}
+
+/// Whether lanes 1..31 sit at a constant byte distance from lane 0 (all 32 lanes active);
+/// returns the distance (possibly negative, as a two's-complement uint64).
+bool constantStride(const uint64_t *a, uint64_t &stride) {
+  stride = a[1] - a[0];
+  for (uint32_t l = 2; l < kWarpSize; ++l)
+    if (a[l] - a[l - 1] != stride)
+      return false;
+  return true;
+}
+
+SharedAccessCost halfWarpCost(uint32_t banks, const uint64_t *off, uint32_t mask,
+                              uint32_t accessBytes, bool isWrite) {
+  SharedAccessCost cost;
+  uint32_t parts = wordsPerAccess(accessBytes);
+  std::array<uint64_t, kMaxEntries> key;
+  std::array<uint64_t, kMaxEntries> word;
+  std::array<uint32_t, kMaxEntries> bank;
+  for (uint32_t half = 0; half < 2; ++half) {
+    uint32_t hm = (mask >> (half * kHalfWarp)) & 0xFFFFu;
+    if (hm == 0)
+      continue;
+    // A wider access is split into 32-bit requests: part j of a double reads word 2i + j, a
+    // word stride of 2 within the request (CUDA Programming Guide 2.0, 5.1.2.5).
+    for (uint32_t part = 0; part < parts; ++part) {
+      uint32_t n = 0;
+      forEachLane(hm, [&](uint32_t l) {
+        uint64_t o = off[half * kHalfWarp + l];
+        word[n] = o / kWordBytes + (accessBytes >= kWordBytes ? part : 0);
+        // Writes have no broadcast: threads writing the same address count once (one write
+        // succeeds), but different bytes of one word are different writes to one bank.
+        key[n] = accessBytes < kWordBytes ? o : word[n];
+        bank[n] = static_cast<uint32_t>(word[n] % banks);
+        ++n;
+      });
+      ++cost.requests;
+      ++cost.idealSteps;
+      cost.steps += isWrite ? maxDistinctPerBank(key.data(), bank.data(), n)
+                            : halfWarpReadSteps(word.data(), bank.data(), n);
+    }
+  }
+  return cost;
+}
+
+SharedAccessCost multicastCost(uint32_t banks, const uint64_t *off, uint32_t mask,
+                               uint32_t accessBytes) {
+  SharedAccessCost cost;
+  cost.requests = 1;
+  uint32_t words = wordsPerAccess(accessBytes);
+  uint32_t lanesPerPhase = kWarpSize / words; // 32, 16 (64-bit) or 8 (128-bit)
+  uint32_t phaseMask = lanesPerPhase == 32 ? ~0u : (1u << lanesPerPhase) - 1;
+  std::array<uint64_t, kMaxEntries> word;
+  std::array<uint32_t, kMaxEntries> bank;
+  for (uint32_t phase = 0; phase < words; ++phase) {
+    uint32_t pm = (mask >> (phase * lanesPerPhase)) & phaseMask;
+    if (pm == 0)
+      continue;
+    uint32_t n = 0;
+    forEachLane(pm, [&](uint32_t l) {
+      uint64_t first = off[phase * lanesPerPhase + l] / kWordBytes;
+      // Lanes touching one 32-bit word share it, whether they read it whole or a byte of it
+      // (multicast; CUDA C Programming Guide 3.2, G.4.3).
+      for (uint32_t j = 0; j < words; ++j) {
+        word[n] = first + j;
+        bank[n] = static_cast<uint32_t>(word[n] % banks);
+        ++n;
+      }
+    });
+    ++cost.idealSteps;
+    cost.steps += maxDistinctPerBank(word.data(), bank.data(), n);
+  }
+  return cost;
+}
+
+} // namespace
+
+SharedAccessCost sharedAccessCost(SharedBankRule rule, uint32_t banks, const uint64_t *off,
+                                  uint32_t activeMask, uint32_t accessBytes, bool isWrite) {
+  assert(banks >= 1 && banks <= kMaxSharedBanks && "bank count out of range");
+  assert((accessBytes == 1 || accessBytes == 2 || accessBytes == 4 || accessBytes == 8 ||
+          accessBytes == 16) &&
+         "shared access size must be 1, 2, 4, 8 or 16 bytes");
+  if (activeMask == 0)
+    return {};
+  bool halfWarp = rule == SharedBankRule::HalfWarp;
+
+  // Fast paths: a full warp at a constant stride of whole words from a word-aligned offset
+  // (s[tid], s[k*tid], s[3], d[tid], ((float4*)s)[tid]): every lane's words are distinct
+  // unless the stride is 0, so the busiest bank follows from the stride alone.
+  uint64_t stride = 0;
+  if (activeMask == ~0u && accessBytes >= kWordBytes && off[0] % kWordBytes == 0 &&
+      constantStride(off, stride) && stride % kWordBytes == 0) {
+    uint32_t words = wordsPerAccess(accessBytes);
+    uint64_t k = (static_cast<int64_t>(stride) < 0 ? 0 - stride : stride) / kWordBytes;
+    if (halfWarp) {
+      // Each half-warp's part j reads words w0 + j + k*l, l < 16: one word for all when
+      // k = 0 (broadcast read, or one surviving write), else distinct words at stride k.
+      uint32_t requests = 2 * words;
+      uint32_t perRequest = k == 0 ? 1 : strideSteps(k, banks, kHalfWarp);
+      return {requests, requests * perRequest, requests};
+    }
+    if (k == 0) // every phase reads the same `words` consecutive words
+      return {1, words * strideSteps(1, banks, words), words};
+    if (words == 1)
+      return {1, strideSteps(k, banks, kWarpSize), 1};
+    if (k == words) // contiguous: each phase reads 32 consecutive words
+      return {1, words * strideSteps(1, banks, kWarpSize), words};
+  }
+  return halfWarp ? halfWarpCost(banks, off, activeMask, accessBytes, isWrite)
+                  : multicastCost(banks, off, activeMask, accessBytes);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Global memory
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+constexpr uint32_t kSectorShift = 5; // 32-byte sectors
+constexpr uint32_t kLineShift = 7;   // 128-byte lines
+
+/// Distinct 32-byte sectors and 128-byte lines the active lanes' accesses touch.
+struct Footprint {
+  uint32_t sectors = 0;
+  uint32_t lines = 0;
+};
+
+/// Distinct (1 << shift)-byte units of a full warp at a constant non-negative byte stride
+/// `stride` from `a0`, in closed form where the pattern allows: all lanes at one address,
+/// contiguous lanes (stride = size), or lanes in units of their own (stride a multiple of the
+/// unit, at least as long as one lane's units). Returns false for the other strides.
+bool closedFormUnits(uint64_t a0, uint64_t stride, uint32_t size, uint32_t shift, uint32_t &units) {
+  uint64_t unit = uint64_t{1} << shift;
+  uint64_t perLane = ((a0 + size - 1) >> shift) - (a0 >> shift) + 1;
+  if (stride == 0) {
+    units = static_cast<uint32_t>(perLane);
+  } else if (stride == size) {
+    units =
+        static_cast<uint32_t>(((a0 + uint64_t{kWarpSize} * size - 1) >> shift) - (a0 >> shift) + 1);
+  } else if (stride % unit == 0 && stride >= perLane * unit) {
+    units = static_cast<uint32_t>(kWarpSize * perLane);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/// Counts sectors and lines in one pass when the lanes' first units never decrease in lane
+/// order (ascending strides, partial masks of those): every unit up to the highest one seen
+/// is then already counted from the current lane's first unit on. Otherwise the units are
+/// sorted in fixed arrays (32 lanes x at most 2 units: an access of 16 bytes or less spans at
+/// most two 32-byte units).
+Footprint footprint(const uint64_t *addr, uint32_t mask, uint32_t accessBytes) {
+  uint64_t stride = 0;
+  Footprint f;
+  if (mask == ~0u && constantStride(addr, stride) && static_cast<int64_t>(stride) >= 0 &&
+      closedFormUnits(addr[0], stride, accessBytes, kSectorShift, f.sectors) &&
+      closedFormUnits(addr[0], stride, accessBytes, kLineShift, f.lines))
+    return f;
+
+  struct Counter {
+    uint32_t shift;
+    uint32_t count = 0;
+    uint64_t highest = 0;
+    uint64_t prevFirst = 0;
+    bool add(uint64_t a, uint64_t last, bool any) {
+      uint64_t first = a >> shift;
+      last >>= shift;
+      if (any && first < prevFirst)
+        return false;
+      if (!any || first > highest) {
+        count += static_cast<uint32_t>(last - first + 1);
+        highest = last;
+      } else if (last > highest) {
+        count += static_cast<uint32_t>(last - highest);
+        highest = last;
+      }
+      prevFirst = first;
+      return true;
+    }
+  };
+  Counter sectors{kSectorShift}, lines{kLineShift};
+  bool any = false;
+  bool monotone = true;
+  for (uint32_t m = mask; m != 0 && monotone; m &= m - 1) {
+    uint64_t a = addr[std::countr_zero(m)];
+    uint64_t last = a + accessBytes - 1;
+    monotone = sectors.add(a, last, any) && lines.add(a, last, any);
+    any = true;
+  }
+  if (monotone)
+    return {sectors.count, lines.count};
+
+  auto sortedDistinct = [&](uint32_t shift) {
+    std::array<uint64_t, 2 * kWarpSize> units;
+    uint32_t n = 0;
+    forEachLane(mask, [&](uint32_t l) {
+      uint64_t first = addr[l] >> shift;
+      uint64_t last = (addr[l] + accessBytes - 1) >> shift;
+      for (uint64_t u = first; u <= last && n < units.size(); ++u)
+        units[n++] = u;
+    });
+    std::sort(units.begin(), units.begin() + n);
+    return static_cast<uint32_t>(std::unique(units.begin(), units.begin() + n) - units.begin());
+  };
+  return {sortedDistinct(kSectorShift), sortedDistinct(kLineShift)};
+}
+
+/// cc1.0 (CUDA Programming Guide 2.0, 5.1.2.1; HARDWARE-MODEL.md): a half-warp coalesces
+/// only when the access is 4, 8 or 16 bytes and every active thread k accesses word k of one
+/// segment of 16 x size bytes aligned to its size; inactive threads may be anywhere.
+void cc10HalfWarp(const uint64_t *addr, uint32_t hm, uint32_t s, GlobalAccessCost &cost) {
+  uint32_t active = static_cast<uint32_t>(std::popcount(hm));
+  bool coalesced = s == 4 || s == 8 || s == 16;
+  if (coalesced) {
+    uint32_t k0 = static_cast<uint32_t>(std::countr_zero(hm));
+    uint64_t segment = 16ull * s;
+    uint64_t base = addr[k0] - uint64_t{k0} * s;
+    coalesced = addr[k0] >= uint64_t{k0} * s && base % segment == 0;
+    forEachLane(hm,
+                [&](uint32_t k) { coalesced = coalesced && addr[k] == base + uint64_t{k} * s; });
+  }
+  if (coalesced) {
+    // One 64 B transaction (s = 4), one 128 B (s = 8), two 128 B (s = 16).
+    cost.transactions += s == 16 ? 2 : 1;
+    cost.bytesMoved += s == 4 ? 64 : s == 8 ? 128 : 256;
+  } else {
+    // One transaction per active thread, 32 B each (or the access size if larger).
+    cost.transactions += active;
+    cost.bytesMoved += uint64_t{active} * std::max<uint32_t>(32, s);
+  }
+}
+
+/// cc1.2 (CUDA Programming Guide 2.x/3.x, G.3.2.2): until every active thread is served, take
+/// the segment holding the lowest-numbered pending thread's address (32 B for 1-byte words,
+/// 64 B for 2-byte, 128 B otherwise), serve every pending thread whose address is in it, and
+/// shrink the transaction 128 -> 64 B if only its lower or upper half is used, then 64 -> 32 B
+/// likewise.
+void cc12HalfWarp(const uint64_t *addr, uint32_t hm, uint32_t s, GlobalAccessCost &cost) {
+  uint64_t segSize = s == 1 ? 32 : s == 2 ? 64 : 128;
+  uint32_t pending = hm;
+  while (pending != 0) {
+    uint32_t first = static_cast<uint32_t>(std::countr_zero(pending));
+    uint64_t segStart = addr[first] & ~(segSize - 1);
+    uint32_t used = 0; // bit c: 32-byte chunk c of the segment holds a requested byte
+    uint32_t served = 0;
+    forEachLane(pending, [&](uint32_t l) {
+      uint64_t a = addr[l];
+      if (a < segStart || a - segStart >= segSize)
+        return;
+      served |= 1u << l;
+      uint64_t lo = (a - segStart) / 32;
+      uint64_t hi = std::min(a + s - 1 - segStart, segSize - 1) / 32;
+      for (uint64_t c = lo; c <= hi; ++c)
+        used |= 1u << c;
+    });
+    pending &= ~served;
+
+    uint64_t size = segSize;
+    uint32_t window = used; // chunks of the transaction, relative to its start
+    if (size == 128 && (window & 0b1100u) == 0) {
+      size = 64;
+    } else if (size == 128 && (window & 0b0011u) == 0) {
+      size = 64;
+      window >>= 2;
+    }
+    if (size == 64 && (window & 0b10u) == 0)
+      size = 32;
+    else if (size == 64 && (window & 0b01u) == 0)
+      size = 32;
+    ++cost.transactions;
+    cost.bytesMoved += size;
+  }
+}
+
+} // namespace
+
+GlobalAccessCost globalAccessCost(GlobalCoalescingRule rule, const uint64_t *addr,
+                                  uint32_t activeMask, uint32_t accessBytes, bool isWrite) {
+  assert((accessBytes == 1 || accessBytes == 2 || accessBytes == 4 || accessBytes == 8 ||
+          accessBytes == 16) &&
+         "global access size must be 1, 2, 4, 8 or 16 bytes");
+  GlobalAccessCost cost;
+  if (activeMask == 0)
+    return cost;
+  cost.bytesRequested = uint64_t{static_cast<uint32_t>(std::popcount(activeMask))} * accessBytes;
+  Footprint f = footprint(addr, activeMask, accessBytes);
+  cost.sectors = f.sectors;
+  cost.lines128 = f.lines;
+
+  switch (rule) {
+  case GlobalCoalescingRule::Cc10:
+  case GlobalCoalescingRule::Cc12:
+    for (uint32_t half = 0; half < 2; ++half) {
+      uint32_t hm = (activeMask >> (half * kHalfWarp)) & 0xFFFFu;
+      if (hm == 0)
+        continue;
+      ++cost.requests;
+      const uint64_t *a = addr + half * kHalfWarp;
+      if (rule == GlobalCoalescingRule::Cc10)
+        cc10HalfWarp(a, hm, accessBytes, cost);
+      else
+        cc12HalfWarp(a, hm, accessBytes, cost);
+    }
+    break;
+  case GlobalCoalescingRule::Cc2x:
+    // Loads go through L1 in 128-byte lines; stores bypass L1 and are written to L2 in 32-byte
+    // segments (CUDA C Programming Guide 3.2, G.4.2).
+    cost.requests = 1;
+    cost.transactions = isWrite ? cost.sectors : cost.lines128;
+    cost.bytesMoved = isWrite ? uint64_t{cost.sectors} * 32 : uint64_t{cost.lines128} * 128;
+    break;
+  case GlobalCoalescingRule::Sectors:
+    // One request per warp instruction, moving the distinct 32-byte sectors it touches (CUDA
+    // C++ Best Practices Guide, "Coalesced Access to Global Memory").
+    cost.requests = 1;
+    cost.transactions = cost.sectors;
+    cost.bytesMoved = uint64_t{cost.sectors} * 32;
+    break;
+  }
+  return cost;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Constant memory
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+/// Distinct addresses among the lanes of `mask`: one pass when they never decrease in lane
+/// order (same address, ascending), else a sort of at most 32 values in a fixed array.
+uint32_t distinctAddresses(const uint64_t *addr, uint32_t mask) {
+  uint32_t count = 0;
+  uint64_t prev = 0;
+  bool any = false;
+  bool monotone = true;
+  forEachLane(mask, [&](uint32_t l) {
+    if (any && addr[l] < prev)
+      monotone = false;
+    count += !any || addr[l] != prev;
+    prev = addr[l];
+    any = true;
+  });
+  if (monotone)
+    return count;
+  std::array<uint64_t, kWarpSize> v;
+  uint32_t n = 0;
+  forEachLane(mask, [&](uint32_t l) { v[n++] = addr[l]; });
+  std::sort(v.begin(), v.begin() + n);
+  return static_cast<uint32_t>(std::unique(v.begin(), v.begin() + n) - v.begin());
+}
+
+} // namespace
+
+uint32_t constantAccessSerialization(bool halfWarp, const uint64_t *addresses,
+                                     uint32_t activeMask) {
+  if (!halfWarp)
+    return distinctAddresses(addresses, activeMask);
+  return distinctAddresses(addresses, activeMask & 0xFFFFu) +
+         distinctAddresses(addresses, activeMask & 0xFFFF0000u);
+}
+
+} // namespace kern::runtime

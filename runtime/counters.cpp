@@ -1,0 +1,201 @@
+// The per-worker counter tables of a launch: recording through the rules of counter_rules.h,
+// order-independent merging, and the derived figures that reports print.
+#include "runtime/counters.h"
+
+#include <bit>
+#include <cassert>
+
+namespace kern::runtime {
+
+SharedOpCounters &SharedOpCounters::operator+=(const SharedOpCounters &o) {
+  instructions += o.instructions;
+  requests += o.requests;
+  steps += o.steps;
+  idealSteps += o.idealSteps;
+  return *this;
+}
+
+GlobalOpCounters &GlobalOpCounters::operator+=(const GlobalOpCounters &o) {
+  instructions += o.instructions;
+  requests += o.requests;
+  transactions += o.transactions;
+  sectors += o.sectors;
+  lines128 += o.lines128;
+  bytesRequested += o.bytesRequested;
+  bytesMoved += o.bytesMoved;
+  return *this;
+}
+
+SharedOpCounters SiteCounters::sharedTotal() const {
+  SharedOpCounters t;
+  for (const SharedOpCounters &s : shared)
+    t += s;
+  return t;
+}
+
+GlobalOpCounters SiteCounters::globalTotal() const {
+  GlobalOpCounters t;
+  for (const GlobalOpCounters &g : global)
+    t += g;
+  return t;
+}
+
+SiteCounters &SiteCounters::operator+=(const SiteCounters &o) {
+  for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
+    shared[k] += o.shared[k];
+    global[k] += o.global[k];
+  }
+  constantRequests += o.constantRequests;
+  constantSerialization += o.constantSerialization;
+  branchesExecuted += o.branchesExecuted;
+  branchesDivergent += o.branchesDivergent;
+  warpInstructions += o.warpInstructions;
+  threadInstructions += o.threadInstructions;
+  barriersExecuted += o.barriersExecuted;
+  atomicsExecuted += o.atomicsExecuted;
+  atomicThreadOps += o.atomicThreadOps;
+  return *this;
+}
+
+CounterSet::CounterSet(const CounterConfig &config, size_t siteCount)
+    : config_(config), sites_(siteCount) {
+  assert(config.sharedBanks >= 1 && config.sharedBanks <= kMaxSharedBanks &&
+         "bank count out of range");
+}
+
+void CounterSet::grow(CounterSiteId site) { sites_.resize(size_t{site} + 1); }
+
+void CounterSet::recordShared(CounterSiteId site, const uint64_t *offsets, uint32_t mask,
+                              uint32_t size, MemoryOpKind kind) {
+  if (mask == 0)
+    return;
+  // Atomics read and write one word per lane; the banks serve them as writes (no broadcast).
+  bool isWrite = kind != MemoryOpKind::Load;
+  SharedAccessCost cost =
+      sharedAccessCost(config_.sharedRule, config_.sharedBanks, offsets, mask, size, isWrite);
+  SiteCounters &c = at(site);
+  SharedOpCounters &s = c.shared[static_cast<uint32_t>(kind)];
+  ++s.instructions;
+  s.requests += cost.requests;
+  s.steps += cost.steps;
+  s.idealSteps += cost.idealSteps;
+  if (kind == MemoryOpKind::Atomic) {
+    ++c.atomicsExecuted;
+    c.atomicThreadOps += static_cast<uint32_t>(std::popcount(mask));
+  }
+}
+
+void CounterSet::recordGlobal(CounterSiteId site, const uint64_t *addresses, uint32_t mask,
+                              uint32_t size, MemoryOpKind kind) {
+  if (mask == 0)
+    return;
+  // Atomics are performed in L2 like stores on cc2.x; the other rules treat both alike.
+  bool isWrite = kind != MemoryOpKind::Load;
+  GlobalAccessCost cost = globalAccessCost(config_.globalRule, addresses, mask, size, isWrite);
+  SiteCounters &c = at(site);
+  GlobalOpCounters &g = c.global[static_cast<uint32_t>(kind)];
+  ++g.instructions;
+  g.requests += cost.requests;
+  g.transactions += cost.transactions;
+  g.sectors += cost.sectors;
+  g.lines128 += cost.lines128;
+  g.bytesRequested += cost.bytesRequested;
+  g.bytesMoved += cost.bytesMoved;
+  if (kind == MemoryOpKind::Atomic) {
+    ++c.atomicsExecuted;
+    c.atomicThreadOps += static_cast<uint32_t>(std::popcount(mask));
+  }
+}
+
+void CounterSet::recordConstant(CounterSiteId site, const uint64_t *addresses, uint32_t mask) {
+  if (mask == 0)
+    return;
+  SiteCounters &c = at(site);
+  // cc1.x serves the half-warps one after the other: each half with an active lane is a read.
+  c.constantRequests +=
+      config_.constantHalfWarp ? ((mask & 0xFFFFu) != 0) + ((mask >> 16) != 0) : 1;
+  c.constantSerialization += constantAccessSerialization(config_.constantHalfWarp, addresses, mask);
+}
+
+void CounterSet::merge(const CounterSet &other) {
+  assert(config_ == other.config_ && "merging counters gathered under different rules");
+  // Sizes may differ when a worker grew its table; the larger one wins either way round.
+  if (other.sites_.size() > sites_.size())
+    sites_.resize(other.sites_.size());
+  for (size_t i = 0; i < other.sites_.size(); ++i)
+    sites_[i] += other.sites_[i];
+  unattributed_ += other.unattributed_;
+}
+
+void CounterSet::clear() {
+  for (SiteCounters &s : sites_)
+    s = SiteCounters{};
+  unattributed_ = SiteCounters{};
+}
+
+const SiteCounters &CounterSet::site(CounterSiteId id) const {
+  static const SiteCounters kNone{};
+  return id < sites_.size() ? sites_[id] : kNone;
+}
+
+SiteCounters CounterSet::total() const {
+  SiteCounters t = unattributed_;
+  for (const SiteCounters &s : sites_)
+    t += s;
+  return t;
+}
+
+LaunchCounters CounterSet::launchCounters() const { return LaunchCounters{total(), sites_}; }
+
+// ---------------------------------------------------------------------------------------------
+// Derived figures
+// ---------------------------------------------------------------------------------------------
+
+double branchEfficiency(const SiteCounters &c) {
+  if (c.branchesExecuted == 0)
+    return 100.0;
+  return 100.0 * static_cast<double>(c.branchesExecuted - c.branchesDivergent) /
+         static_cast<double>(c.branchesExecuted);
+}
+
+double divergentBranchPercent(const SiteCounters &c) {
+  uint64_t denominator = c.branchesDivergent + c.branchesExecuted;
+  if (denominator == 0)
+    return 0.0;
+  return 100.0 * static_cast<double>(c.branchesDivergent) / static_cast<double>(denominator);
+}
+
+double threadsPerWarpInstruction(const SiteCounters &c) {
+  if (c.warpInstructions == 0)
+    return 0.0;
+  return static_cast<double>(c.threadInstructions) / static_cast<double>(c.warpInstructions);
+}
+
+double warpExecutionEfficiency(const SiteCounters &c) {
+  if (c.warpInstructions == 0)
+    return 100.0;
+  return 100.0 * static_cast<double>(c.threadInstructions) /
+         (32.0 * static_cast<double>(c.warpInstructions));
+}
+
+double controlFlowDivergence(const SiteCounters &c) { return 100.0 - warpExecutionEfficiency(c); }
+
+double globalEfficiency(const GlobalOpCounters &g) {
+  if (g.bytesMoved == 0)
+    return 100.0;
+  return 100.0 * static_cast<double>(g.bytesRequested) / static_cast<double>(g.bytesMoved);
+}
+
+double sectorsPerRequest(const GlobalOpCounters &g) {
+  if (g.requests == 0)
+    return 0.0;
+  return static_cast<double>(g.sectors) / static_cast<double>(g.requests);
+}
+
+double sharedStepsPerInstruction(const SharedOpCounters &s) {
+  if (s.instructions == 0)
+    return 0.0;
+  return static_cast<double>(s.steps) / static_cast<double>(s.instructions);
+}
+
+} // namespace kern::runtime

@@ -1,0 +1,187 @@
+// What a launch counts, per source site and in total: shared and global memory cost, constant
+// serialisation, branches and divergence, instructions, barriers and atomics; one lock-free
+// CounterSet per worker thread, merged when the launch ends.
+#pragma once
+
+#include "runtime/counter_rules.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace kern::runtime {
+
+/// A source site (the same numbering as ir::SiteId; 0 is "no site").
+using CounterSiteId = uint32_t;
+
+/// What a memory instruction does.
+enum class MemoryOpKind : uint8_t { Load, Store, Atomic };
+constexpr uint32_t kMemoryOpKinds = 3;
+
+/// Shared-memory cost of the instructions of one kind at one site.
+struct SharedOpCounters {
+  uint64_t instructions = 0; ///< warp-level instructions with an active lane
+  uint64_t requests = 0;     ///< see SharedAccessCost::requests
+  uint64_t steps = 0;        ///< wavefronts
+  uint64_t idealSteps = 0;   ///< wavefronts a conflict-free access would take
+  uint64_t conflicts() const { return steps - idealSteps; }
+
+  SharedOpCounters &operator+=(const SharedOpCounters &o);
+  bool operator==(const SharedOpCounters &) const = default;
+};
+
+/// Global-memory cost of the instructions of one kind at one site.
+struct GlobalOpCounters {
+  uint64_t instructions = 0; ///< warp-level instructions with an active lane
+  uint64_t requests = 0;     ///< see GlobalAccessCost::requests
+  uint64_t transactions = 0; ///< by the profile's rule (sectors from cc3.0 on)
+  uint64_t sectors = 0;      ///< distinct 32 B sectors per instruction, summed
+  uint64_t lines128 = 0;     ///< distinct 128 B lines per instruction, summed
+  uint64_t bytesRequested = 0;
+  uint64_t bytesMoved = 0;
+
+  GlobalOpCounters &operator+=(const GlobalOpCounters &o);
+  bool operator==(const GlobalOpCounters &) const = default;
+};
+
+/// Everything counted at one site (or, summed, for a whole launch).
+struct SiteCounters {
+  SharedOpCounters shared[kMemoryOpKinds]; ///< indexed by MemoryOpKind
+  GlobalOpCounters global[kMemoryOpKinds]; ///< indexed by MemoryOpKind
+  uint64_t constantRequests = 0;           ///< warp-level reads (half-warp reads on cc1.x)
+  uint64_t constantSerialization = 0;      ///< distinct addresses served, one after another
+  uint64_t branchesExecuted = 0;           ///< warp-level branches
+  uint64_t branchesDivergent = 0;          ///< of those, the ones whose active lanes split
+  uint64_t warpInstructions = 0;           ///< executed operations, one per warp
+  uint64_t threadInstructions = 0;         ///< executed operations, one per active lane
+  uint64_t barriersExecuted = 0;           ///< warp arrivals at __syncthreads()
+  uint64_t atomicsExecuted = 0;            ///< warp-level atomic instructions (shared or global)
+  uint64_t atomicThreadOps = 0;            ///< atomic operations, one per active lane
+
+  const SharedOpCounters &sharedOf(MemoryOpKind k) const {
+    return shared[static_cast<uint32_t>(k)];
+  }
+  const GlobalOpCounters &globalOf(MemoryOpKind k) const {
+    return global[static_cast<uint32_t>(k)];
+  }
+  /// The three kinds summed.
+  SharedOpCounters sharedTotal() const;
+  GlobalOpCounters globalTotal() const;
+
+  SiteCounters &operator+=(const SiteCounters &o);
+  bool operator==(const SiteCounters &) const = default;
+};
+
+/// The counters of one launch: per site (indexed by site id) and their sum.
+struct LaunchCounters {
+  SiteCounters total;
+  std::vector<SiteCounters> sites;
+  bool operator==(const LaunchCounters &) const = default;
+};
+
+/// The rules the counters follow, taken from the device profile.
+struct CounterConfig {
+  SharedBankRule sharedRule = SharedBankRule::WarpMulticast;
+  uint32_t sharedBanks = 32;
+  GlobalCoalescingRule globalRule = GlobalCoalescingRule::Sectors;
+  /// cc1.x: the constant cache serves each half-warp separately.
+  bool constantHalfWarp = false;
+  bool operator==(const CounterConfig &) const = default;
+};
+
+/// The counters one worker thread gathers. Each worker owns one, so recording takes no lock;
+/// the launch merges them at the end. Every counter is a sum of unsigned integers, so the
+/// merged result is the same whichever worker ran which block and in whatever order the sets
+/// are merged.
+class CounterSet {
+public:
+  /// `siteCount` is the number of site ids (ir::Module::sites.size()); recording at a site id
+  /// beyond it still works but grows the table (an allocation).
+  explicit CounterSet(const CounterConfig &config = {}, size_t siteCount = 0);
+
+  const CounterConfig &config() const { return config_; }
+
+  /// One warp-level shared access: 32 lanes' byte offsets within shared memory. Atomics are
+  /// costed as writes.
+  void recordShared(CounterSiteId site, const uint64_t *offsets, uint32_t mask, uint32_t size,
+                    MemoryOpKind kind);
+  /// One warp-level global access: 32 lanes' addresses. Atomics are costed as writes.
+  void recordGlobal(CounterSiteId site, const uint64_t *addresses, uint32_t mask, uint32_t size,
+                    MemoryOpKind kind);
+  /// One warp-level constant-memory read.
+  void recordConstant(CounterSiteId site, const uint64_t *addresses, uint32_t mask);
+  /// One warp-level branch: `mask` the active lanes, `taken` the lanes whose condition holds.
+  void recordBranch(CounterSiteId site, uint32_t mask, uint32_t taken) {
+    if (mask == 0)
+      return;
+    SiteCounters &c = at(site);
+    ++c.branchesExecuted;
+    c.branchesDivergent += isDivergent(mask, taken);
+  }
+  /// `n` executed operations with `activeLanes` lanes each, attributed to no site.
+  void recordInstructions(uint64_t n, uint32_t activeLanes) {
+    unattributed_.warpInstructions += n;
+    unattributed_.threadInstructions += n * activeLanes;
+  }
+  /// `n` executed operations with `activeLanes` lanes each, at `site`.
+  void recordInstructions(CounterSiteId site, uint64_t n, uint32_t activeLanes) {
+    SiteCounters &c = at(site);
+    c.warpInstructions += n;
+    c.threadInstructions += n * activeLanes;
+  }
+  /// One warp reaching a barrier.
+  void recordBarrier(CounterSiteId site) { ++at(site).barriersExecuted; }
+
+  /// Adds `other` (gathered under the same config) into this set.
+  void merge(const CounterSet &other);
+  /// Zeroes every counter, keeping the table's size.
+  void clear();
+
+  size_t siteCount() const { return sites_.size(); }
+  /// The counters of one site (all zero for a site never recorded).
+  const SiteCounters &site(CounterSiteId id) const;
+  /// Counters of operations attributed to no site.
+  const SiteCounters &unattributed() const { return unattributed_; }
+  /// Every site plus the unattributed operations.
+  SiteCounters total() const;
+  /// The launch's counters: `sites` sized siteCount(), `total` their sum.
+  LaunchCounters launchCounters() const;
+
+private:
+  SiteCounters &at(CounterSiteId site) {
+    if (site >= sites_.size()) [[unlikely]]
+      grow(site);
+    return sites_[site];
+  }
+  void grow(CounterSiteId site);
+
+  CounterConfig config_;
+  std::vector<SiteCounters> sites_;
+  SiteCounters unattributed_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Derived figures (HARDWARE-MODEL.md, "Divergence" and "Global memory coalescing")
+// ---------------------------------------------------------------------------------------------
+
+/// 100 (branches - divergent) / branches; 100 when no branch ran (nothing diverged).
+double branchEfficiency(const SiteCounters &c);
+/// computeprof's "divergent branch" figure, 100 divergent / (divergent + branches); 0 when no
+/// branch ran.
+double divergentBranchPercent(const SiteCounters &c);
+/// Active lanes per warp-level instruction (Nsight Compute's
+/// smsp__thread_inst_executed_per_inst_executed.ratio); 0 when nothing ran.
+double threadsPerWarpInstruction(const SiteCounters &c);
+/// Warp execution efficiency in percent: 100 thread instr / (32 warp instr); 100 when nothing
+/// ran.
+double warpExecutionEfficiency(const SiteCounters &c);
+/// Control-flow divergence in percent: 100 - warpExecutionEfficiency.
+double controlFlowDivergence(const SiteCounters &c);
+/// Global efficiency in percent: 100 bytes requested / bytes moved; 100 when nothing moved.
+double globalEfficiency(const GlobalOpCounters &g);
+/// Sectors per request (Nsight Compute's sectors / requests); 0 without requests.
+double sectorsPerRequest(const GlobalOpCounters &g);
+/// Shared wavefronts per instruction; 0 without instructions.
+double sharedStepsPerInstruction(const SharedOpCounters &s);
+
+} // namespace kern::runtime

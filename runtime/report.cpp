@@ -1,0 +1,548 @@
+// The text and JSON reports of a run with counters: the --stats table after each launch, the
+// short summary, the JSON report of docs/report-schema.md and the counter text of the tests.
+#include "runtime/report.h"
+
+#include "ir/ir.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace kern::runtime {
+
+namespace {
+
+const char *const kOpNames[kMemoryOpKinds] = {"load", "store", "atomic"};
+const char *const kOpShort[kMemoryOpKinds] = {"ld", "st", "atom"};
+
+std::string fmt(const char *f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string u(uint64_t v) { return std::to_string(v); }
+
+const char *siteKindName(ir::SiteKind k) {
+  switch (k) {
+  case ir::SiteKind::Load:
+    return "load";
+  case ir::SiteKind::Store:
+    return "store";
+  case ir::SiteKind::Atomic:
+    return "atomic";
+  case ir::SiteKind::Branch:
+    return "branch";
+  case ir::SiteKind::Loop:
+    return "loop";
+  case ir::SiteKind::Barrier:
+    return "barrier";
+  case ir::SiteKind::Call:
+    return "call";
+  case ir::SiteKind::Printf:
+    return "printf";
+  case ir::SiteKind::Launch:
+    return "launch";
+  case ir::SiteKind::Other:
+    break;
+  }
+  return "other";
+}
+
+const char *directionName(int d) { return d == 0 ? "HtoD" : "DtoH"; }
+
+} // namespace
+
+// ---- helpers ------------------------------------------------------------------------------------
+
+std::string formatBytes(uint64_t bytes) {
+  if (bytes >= (1ull << 30))
+    return fmt("%.2f GiB", double(bytes) / double(1ull << 30));
+  if (bytes >= (1ull << 20))
+    return fmt("%.2f MiB", double(bytes) / double(1ull << 20));
+  if (bytes >= (1ull << 10))
+    return fmt("%.2f KiB", double(bytes) / double(1ull << 10));
+  return u(bytes) + " B";
+}
+
+std::string formatSeconds(double s) {
+  if (s >= 1)
+    return fmt("%.3f s", s);
+  if (s >= 1e-3)
+    return fmt("%.3f ms", s * 1e3);
+  return fmt("%.2f us", s * 1e6);
+}
+
+std::string jsonString(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    default:
+      if (static_cast<unsigned char>(c) < 0x20)
+        out += fmt("\\u%04x", static_cast<unsigned char>(c));
+      else
+        out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string jsonNumber(double v) {
+  if (!std::isfinite(v))
+    return "null";
+  if (v == std::floor(v) && std::fabs(v) < 9e15)
+    return std::to_string(static_cast<int64_t>(v));
+  return fmt("%.9g", v);
+}
+
+std::vector<SiteInfo> siteTable(const ir::Module &module,
+                                const std::function<std::string(uint32_t)> &fileName) {
+  std::vector<SiteInfo> out(module.sites.size());
+  for (size_t i = 0; i < module.sites.size(); ++i) {
+    const ir::Site &s = module.sites[i];
+    out[i].fileId = s.loc.file;
+    out[i].file = fileName ? fileName(s.loc.file) : module.sourceName;
+    out[i].line = s.loc.line;
+    out[i].col = s.loc.col;
+    out[i].kind = siteKindName(s.kind);
+    out[i].what = s.what;
+  }
+  return out;
+}
+
+TransferTotals transferTotals(const Runtime &rt) {
+  TransferTotals t;
+  for (const TransferRecord &r : rt.transfers()) {
+    const int d = r.direction == TransferDirection::HostToDevice ? 0 : 1;
+    ++t.count[d];
+    t.bytes[d] += r.bytes;
+    t.seconds[d] += r.seconds;
+    t.pageableCount += !r.pinned;
+  }
+  return t;
+}
+
+std::vector<TransferTotals> transferGaps(const Runtime &rt) {
+  std::vector<TransferTotals> gaps(rt.launches().size() + 1);
+  size_t gap = 0;
+  for (const TimelineEvent &e : rt.timeline()) {
+    if (e.kind == TimelineEvent::Kind::Launch) {
+      gap = e.index + 1;
+      continue;
+    }
+    const TransferRecord &r = rt.transfers()[e.index];
+    const int d = r.direction == TransferDirection::HostToDevice ? 0 : 1;
+    TransferTotals &t = gaps[std::min(gap, gaps.size() - 1)];
+    ++t.count[d];
+    t.bytes[d] += r.bytes;
+    t.seconds[d] += r.seconds;
+    t.pageableCount += !r.pinned;
+  }
+  return gaps;
+}
+
+double kernelSeconds(const Runtime &rt) {
+  double s = 0;
+  for (const LaunchRecord &l : rt.launches())
+    s += l.modelledSeconds;
+  return s;
+}
+
+// ---- --stats ------------------------------------------------------------------------------------
+
+namespace {
+
+std::string dim3(const uint32_t d[3]) {
+  if (d[1] == 1 && d[2] == 1)
+    return u(d[0]);
+  return "(" + u(d[0]) + "," + u(d[1]) + "," + u(d[2]) + ")";
+}
+
+void row(std::string &out, const std::string &name, const std::string &text) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "  %-22s", name.c_str());
+  out += buf + text + "\n";
+}
+
+std::string globalLine(const GlobalOpCounters &g, bool sectorsRule) {
+  std::string s = "inst " + u(g.instructions) + "  requests " + u(g.requests);
+  if (!sectorsRule)
+    s += "  transactions " + u(g.transactions) + " (" +
+         fmt("%.2f", g.instructions ? double(g.transactions) / double(g.instructions) : 0) +
+         "/inst)";
+  s += "  sectors " + u(g.sectors) + " (" + fmt("%.2f", sectorsPerRequest(g)) + "/req)";
+  s += "  efficiency " + fmt("%.1f %%", globalEfficiency(g));
+  return s;
+}
+
+std::string sharedLine(const SharedOpCounters &s) {
+  return "inst " + u(s.instructions) + "  requests " + u(s.requests) + "  wavefronts " +
+         u(s.steps) + " (" + fmt("%.2f", sharedStepsPerInstruction(s)) + "/inst)  conflicts " +
+         u(s.conflicts());
+}
+
+} // namespace
+
+std::string launchStatsTable(const ReportInput &in, size_t i) {
+  const Runtime &rt = *in.rt;
+  const LaunchRecord &l = rt.launches()[i];
+  const DeviceProfile &dev = rt.device();
+  const SiteCounters &c = rt.counters().launch(i).total;
+  std::string out = "== launch " + u(i) + ": " + l.kernel + "<<<" + dim3(l.grid) + ", " +
+                    dim3(l.block) + ">>> on " + dev.name + " (cc " + u(dev.ccMajor) + "." +
+                    u(dev.ccMinor) + ")\n";
+  row(out, "shared memory", u(l.sharedBytes) + " B/block");
+  row(out, "registers", u(l.registersPerThread) + "/thread (" + l.registersSource + ")");
+  if (l.occupancy.blocksPerSM > 0) {
+    row(out, "occupancy",
+        fmt("%.1f %%", 100 * l.occupancy.occupancy) + "  (" + u(l.occupancy.activeWarps) + " of " +
+            u(l.occupancy.maxWarps) + " warps/SM, " + u(l.occupancy.blocksPerSM) +
+            " blocks/SM; limit: " + occupancyLimitName(l.occupancy.limit) + ")");
+    row(out, "waves",
+        u(l.waves.waves) + "  (" + u(l.waves.blocks) + " blocks on " + u(l.waves.sms) + " SMs x " +
+            u(l.waves.blocksPerSM) + "; last wave " +
+            fmt("%.0f %%", 100 * l.waves.lastWaveFullness) + " full)");
+  }
+  const bool sectorsRule = dev.globalRule == GlobalRule::Sectors;
+  for (uint32_t k = 0; k < kMemoryOpKinds; ++k)
+    if (c.global[k].instructions)
+      row(out, std::string("global ") + kOpNames[k] + "s", globalLine(c.global[k], sectorsRule));
+  for (uint32_t k = 0; k < kMemoryOpKinds; ++k)
+    if (c.shared[k].instructions)
+      row(out, std::string("shared ") + kOpNames[k] + "s", sharedLine(c.shared[k]));
+  if (c.constantRequests)
+    row(out, "constant",
+        "requests " + u(c.constantRequests) + "  serialization " + u(c.constantSerialization));
+  row(out, "branches",
+      u(c.branchesExecuted) + "  divergent " + u(c.branchesDivergent) + "  efficiency " +
+          fmt("%.1f %%", branchEfficiency(c)));
+  row(out, "warp execution eff.",
+      fmt("%.1f %%", warpExecutionEfficiency(c)) + "  (" + u(c.threadInstructions) + " thread / " +
+          u(c.warpInstructions) + " warp instructions)");
+  row(out, "barriers", u(c.barriersExecuted));
+  row(out, "atomics", u(c.atomicsExecuted) + " warp-level, " + u(c.atomicThreadOps) + " thread");
+  return out;
+}
+
+std::string programSummary(const ReportInput &in) {
+  const Runtime &rt = *in.rt;
+  std::string out;
+  // By kernel, in order of first launch.
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<uint64_t, SiteCounters>> byKernel;
+  for (size_t i = 0; i < rt.launches().size(); ++i) {
+    const LaunchRecord &l = rt.launches()[i];
+    auto [it, fresh] = byKernel.try_emplace(l.kernel);
+    if (fresh)
+      order.push_back(l.kernel);
+    ++it->second.first;
+    it->second.second += rt.counters().launch(i).total;
+  }
+  out += "kern: counters on " + rt.device().name + ":\n";
+  for (const std::string &k : order) {
+    const auto &[n, c] = byKernel[k];
+    std::string line = "  " + k + " (" + u(n) + (n == 1 ? " launch" : " launches") + "):";
+    const GlobalOpCounters &ld = c.global[0], &st = c.global[1];
+    if (ld.requests)
+      line += " global ld " + fmt("%.2f", sectorsPerRequest(ld)) + " sect/req " +
+              fmt("%.0f%%", globalEfficiency(ld)) + ",";
+    if (st.requests)
+      line += " st " + fmt("%.2f", sectorsPerRequest(st)) + " sect/req " +
+              fmt("%.0f%%", globalEfficiency(st)) + ",";
+    const SharedOpCounters sh = c.sharedTotal();
+    if (sh.instructions)
+      line += " shared " + fmt("%.2f", sharedStepsPerInstruction(sh)) + " wavefronts/inst (" +
+              u(sh.conflicts()) + " conflicts),";
+    line += " branches " + u(c.branchesDivergent) + "/" + u(c.branchesExecuted) +
+            " divergent, warp eff " + fmt("%.1f%%", warpExecutionEfficiency(c));
+    out += line + "\n";
+  }
+  const TransferTotals t = transferTotals(rt);
+  if (t.count[0] + t.count[1]) {
+    out += "  transfers: HtoD " + u(t.count[0]) + " x " + formatBytes(t.bytes[0]) + " " +
+           formatSeconds(t.seconds[0]) + ", DtoH " + u(t.count[1]) + " x " +
+           formatBytes(t.bytes[1]) + " " + formatSeconds(t.seconds[1]);
+    const double k = kernelSeconds(rt);
+    out += ", transfer/kernel time " +
+           (k > 0 ? fmt("%.2f", (t.seconds[0] + t.seconds[1]) / k)
+                  : std::string("n/a (no kernel timing model)")) +
+           "\n";
+  }
+  return out;
+}
+
+// ---- JSON ---------------------------------------------------------------------------------------
+
+namespace {
+
+std::string countersJson(const SiteCounters &c) {
+  std::string o = "{\"global\":{";
+  for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
+    const GlobalOpCounters &g = c.global[k];
+    o += std::string(k ? "," : "") + "\"" + kOpNames[k] +
+         "\":{\"instructions\":" + u(g.instructions) + ",\"requests\":" + u(g.requests) +
+         ",\"transactions\":" + u(g.transactions) + ",\"sectors\":" + u(g.sectors) +
+         ",\"lines128\":" + u(g.lines128) + ",\"bytesRequested\":" + u(g.bytesRequested) +
+         ",\"bytesMoved\":" + u(g.bytesMoved) +
+         ",\"sectorsPerRequest\":" + jsonNumber(sectorsPerRequest(g)) +
+         ",\"efficiency\":" + jsonNumber(globalEfficiency(g)) + "}";
+  }
+  o += "},\"shared\":{";
+  for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
+    const SharedOpCounters &s = c.shared[k];
+    o += std::string(k ? "," : "") + "\"" + kOpNames[k] +
+         "\":{\"instructions\":" + u(s.instructions) + ",\"requests\":" + u(s.requests) +
+         ",\"wavefronts\":" + u(s.steps) + ",\"idealWavefronts\":" + u(s.idealSteps) +
+         ",\"bankConflicts\":" + u(s.conflicts()) +
+         ",\"wavefrontsPerInstruction\":" + jsonNumber(sharedStepsPerInstruction(s)) + "}";
+  }
+  o += "},\"constant\":{\"requests\":" + u(c.constantRequests) +
+       ",\"serialization\":" + u(c.constantSerialization) + "}";
+  o += ",\"branches\":{\"executed\":" + u(c.branchesExecuted) +
+       ",\"divergent\":" + u(c.branchesDivergent) +
+       ",\"efficiency\":" + jsonNumber(branchEfficiency(c)) +
+       ",\"divergentPercent\":" + jsonNumber(divergentBranchPercent(c)) + "}";
+  o += ",\"instructions\":{\"warp\":" + u(c.warpInstructions) +
+       ",\"thread\":" + u(c.threadInstructions) +
+       ",\"warpExecutionEfficiency\":" + jsonNumber(warpExecutionEfficiency(c)) + "}";
+  o += ",\"barriers\":" + u(c.barriersExecuted) + ",\"atomics\":{\"warp\":" + u(c.atomicsExecuted) +
+       ",\"thread\":" + u(c.atomicThreadOps) + "}}";
+  return o;
+}
+
+bool anyCounted(const SiteCounters &c) { return !(c == SiteCounters{}); }
+
+std::string sitesJson(const std::vector<SiteCounters> &sites) {
+  std::string o = "[";
+  bool first = true;
+  for (size_t i = 0; i < sites.size(); ++i) {
+    if (!anyCounted(sites[i]))
+      continue;
+    o += std::string(first ? "" : ",") + "\n      {\"site\":" + u(i) +
+         ",\"counters\":" + countersJson(sites[i]) + "}";
+    first = false;
+  }
+  return o + "]";
+}
+
+std::string transferTotalsJson(const TransferTotals &t) {
+  std::string o = "{";
+  for (int d = 0; d < 2; ++d)
+    o += std::string(d ? "," : "") + "\"" + directionName(d) + "\":{\"count\":" + u(t.count[d]) +
+         ",\"bytes\":" + u(t.bytes[d]) + ",\"seconds\":" + jsonNumber(t.seconds[d]) + "}";
+  return o + ",\"pageableCount\":" + u(t.pageableCount) + "}";
+}
+
+} // namespace
+
+std::string reportJson(const ReportInput &in) {
+  const Runtime &rt = *in.rt;
+  const DeviceProfile &d = rt.device();
+  std::string o = "{\n  \"schema\": \"kern-report\",\n  \"version\": 1,\n";
+  o += "  \"program\": " + jsonString(in.program) + ",\n";
+  o += "  \"device\": {\"name\":" + jsonString(d.name) +
+       ",\"cc\":" + jsonString(u(d.ccMajor) + "." + u(d.ccMinor)) + ",\"sms\":" + u(d.smCount) +
+       ",\"sharedBanks\":" + u(d.sharedBanks) +
+       ",\"bankRule\":" + jsonString(bankRuleName(d.bankRule)) +
+       ",\"globalRule\":" + jsonString(globalRuleName(d.globalRule)) +
+       ",\"pcieGeneration\":" + u(d.pcieGeneration) + ",\"pcieLanes\":" + u(d.pcieLanes) +
+       ",\"pcieBandwidth\":" + jsonNumber(d.pcieBandwidth) +
+       ",\"transferLatencyUs\":" + jsonNumber(d.transferLatencyUs) +
+       ",\"pinnedEfficiency\":" + jsonNumber(d.pinnedEfficiency) +
+       ",\"pageableEfficiency\":" + jsonNumber(d.pageableEfficiency) + "},\n";
+  o += "  \"timing\": {\"kernelModel\": \"none\", \"note\": \"kernels take no modelled time "
+       "yet; transfer times follow the device's link model\"},\n";
+  o += "  \"sites\": [";
+  for (size_t i = 1; i < in.sites.size(); ++i) {
+    const SiteInfo &s = in.sites[i];
+    o += std::string(i > 1 ? "," : "") + "\n    {\"id\":" + u(i) +
+         ",\"file\":" + jsonString(s.file) + ",\"line\":" + u(s.line) + ",\"col\":" + u(s.col) +
+         ",\"kind\":" + jsonString(s.kind) + ",\"what\":" + jsonString(s.what) + "}";
+  }
+  o += "],\n  \"launches\": [";
+  for (size_t i = 0; i < rt.launches().size(); ++i) {
+    const LaunchRecord &l = rt.launches()[i];
+    const LaunchCounters &lc = rt.counters().launch(i);
+    o += std::string(i ? "," : "") + "\n    {\"index\":" + u(i) +
+         ",\"kernel\":" + jsonString(l.kernel) + ",\"grid\":[" + u(l.grid[0]) + "," + u(l.grid[1]) +
+         "," + u(l.grid[2]) + "],\"block\":[" + u(l.block[0]) + "," + u(l.block[1]) + "," +
+         u(l.block[2]) + "],\"sharedBytes\":" + u(l.sharedBytes) +
+         ",\"registersPerThread\":" + u(l.registersPerThread) +
+         ",\"registersSource\":" + jsonString(l.registersSource) +
+         ",\"error\":" + std::to_string(l.error) +
+         ",\"faulted\":" + (l.faulted ? "true" : "false") +
+         ",\"startSeconds\":" + jsonNumber(l.startSeconds) +
+         ",\"modelledSeconds\":" + jsonNumber(l.modelledSeconds) +
+         ",\n     \"occupancy\":{\"blocksPerSM\":" + u(l.occupancy.blocksPerSM) +
+         ",\"activeWarps\":" + u(l.occupancy.activeWarps) +
+         ",\"maxWarps\":" + u(l.occupancy.maxWarps) +
+         ",\"occupancy\":" + jsonNumber(l.occupancy.occupancy) +
+         ",\"limit\":" + jsonString(occupancyLimitName(l.occupancy.limit)) +
+         "},\"waves\":{\"blocks\":" + u(l.waves.blocks) + ",\"sms\":" + u(l.waves.sms) +
+         ",\"blocksPerSM\":" + u(l.waves.blocksPerSM) + ",\"waves\":" + u(l.waves.waves) +
+         ",\"blocksInLastWave\":" + u(l.waves.blocksInLastWave) +
+         ",\"lastWaveFullness\":" + jsonNumber(l.waves.lastWaveFullness) + "}" +
+         ",\n     \"totals\":" + countersJson(lc.total) +
+         ",\n     \"sites\":" + sitesJson(lc.sites) + "}";
+  }
+  o += "],\n  \"transfers\": [";
+  for (size_t i = 0; i < rt.transfers().size(); ++i) {
+    const TransferRecord &t = rt.transfers()[i];
+    o += std::string(i ? "," : "") + "\n    {\"index\":" + u(i) + ",\"api\":" + jsonString(t.api) +
+         ",\"direction\":" +
+         jsonString(directionName(t.direction == TransferDirection::HostToDevice ? 0 : 1)) +
+         ",\"bytes\":" + u(t.bytes) + ",\"pinned\":" + (t.pinned ? "true" : "false") +
+         ",\"startSeconds\":" + jsonNumber(t.startSeconds) +
+         ",\"seconds\":" + jsonNumber(t.seconds) + "}";
+  }
+  o += "],\n  \"transferGaps\": [";
+  const std::vector<TransferTotals> gaps = transferGaps(rt);
+  for (size_t i = 0; i < gaps.size(); ++i)
+    o += std::string(i ? "," : "") +
+         "\n    {\"beforeLaunch\":" + (i < rt.launches().size() ? u(i) : std::string("null")) +
+         ",\"transfers\":" + transferTotalsJson(gaps[i]) + "}";
+  const TransferTotals t = transferTotals(rt);
+  const double k = kernelSeconds(rt);
+  o += "],\n  \"program\": {\"launches\":" + u(rt.launches().size()) +
+       ",\"kernelSeconds\":" + jsonNumber(k) + ",\"transfers\":" + transferTotalsJson(t) +
+       ",\"transferToKernelRatio\":" +
+       (k > 0 ? jsonNumber((t.seconds[0] + t.seconds[1]) / k) : std::string("null")) +
+       ",\n    \"totals\":" + countersJson(rt.counters().program().total) +
+       ",\n    \"sites\":" + sitesJson(rt.counters().program().sites) + "}\n}\n";
+  return o;
+}
+
+// ---- counter text -------------------------------------------------------------------------------
+
+namespace {
+
+void counterLines(std::string &out, const std::string &prefix, const SiteCounters &c) {
+  auto put = [&](const std::string &key, double v) {
+    if (v != 0)
+      out += prefix + " " + key + " " + jsonNumber(v) + "\n";
+  };
+  for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
+    const GlobalOpCounters &g = c.global[k];
+    const std::string p = std::string("global.") + kOpShort[k] + ".";
+    put(p + "inst", double(g.instructions));
+    put(p + "requests", double(g.requests));
+    put(p + "transactions", double(g.transactions));
+    put(p + "sectors", double(g.sectors));
+    put(p + "lines", double(g.lines128));
+    put(p + "bytes_requested", double(g.bytesRequested));
+    put(p + "bytes_moved", double(g.bytesMoved));
+    if (g.instructions) {
+      put(p + "transactions_per_inst", double(g.transactions) / double(g.instructions));
+      put(p + "sectors_per_req", sectorsPerRequest(g));
+      put(p + "sectors_per_inst", double(g.sectors) / double(g.instructions));
+    }
+  }
+  for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
+    const SharedOpCounters &s = c.shared[k];
+    const std::string p = std::string("shared.") + kOpShort[k] + ".";
+    put(p + "inst", double(s.instructions));
+    put(p + "requests", double(s.requests));
+    put(p + "wavefronts", double(s.steps));
+    put(p + "ideal", double(s.idealSteps));
+    put(p + "conflicts", double(s.conflicts()));
+    if (s.instructions) {
+      put(p + "wavefronts_per_inst", sharedStepsPerInstruction(s));
+      put(p + "conflicts_per_inst", double(s.conflicts()) / double(s.instructions));
+    }
+  }
+  put("constant.requests", double(c.constantRequests));
+  put("constant.serialization", double(c.constantSerialization));
+  put("branches", double(c.branchesExecuted));
+  put("branches.divergent", double(c.branchesDivergent));
+  put("inst.warp", double(c.warpInstructions));
+  put("inst.thread", double(c.threadInstructions));
+  put("barriers", double(c.barriersExecuted));
+  put("atomics", double(c.atomicsExecuted));
+  put("atomics.threads", double(c.atomicThreadOps));
+}
+
+} // namespace
+
+std::string countersText(const ReportInput &in) {
+  const Runtime &rt = *in.rt;
+  std::string out;
+  // Per line of the main file: every site on the line, every launch.
+  std::map<uint32_t, SiteCounters> byLine;
+  const std::vector<SiteCounters> &sites = rt.counters().program().sites;
+  for (size_t i = 0; i < sites.size() && i < in.sites.size(); ++i)
+    if (in.sites[i].fileId == in.mainFileId && anyCounted(sites[i]))
+      byLine[in.sites[i].line] += sites[i];
+  for (const auto &[line, c] : byLine)
+    counterLines(out, "line " + u(line), c);
+  counterLines(out, "total", rt.counters().program().total);
+  out += "total launches " + u(rt.launches().size()) + "\n";
+  const TransferTotals t = transferTotals(rt);
+  for (int d = 0; d < 2; ++d) {
+    const std::string p = std::string("total transfers.") + (d == 0 ? "h2d" : "d2h") + ".";
+    out += p + "count " + u(t.count[d]) + "\n";
+    out += p + "bytes " + u(t.bytes[d]) + "\n";
+    out += p + "seconds " + jsonNumber(t.seconds[d]) + "\n";
+  }
+  out += "total transfers.pageable " + u(t.pageableCount) + "\n";
+  return out;
+}
+
+} // namespace kern::runtime
+
+#include <fstream>
+
+namespace kern::runtime {
+
+namespace {
+
+bool writeOut(const std::string &path, const std::string &text,
+              const std::function<void(std::string_view)> &err) {
+  if (path == "-") {
+    err(text);
+    return true;
+  }
+  std::ofstream f(path, std::ios::binary);
+  f << text;
+  if (f.good())
+    return true;
+  err("kern: error: cannot write '" + path + "'\n");
+  return false;
+}
+
+} // namespace
+
+bool finishReports(const ReportInput &in, const ReportRequest &req,
+                   const std::function<void(std::string_view)> &err, std::string &annotated) {
+  bool ok = true;
+  if (req.summary && in.rt->counters().any())
+    err(programSummary(in));
+  if (req.stats || req.annotate)
+    for (const std::string &line : advise(in))
+      err(line + "\n");
+  if (req.annotate)
+    annotated = annotateSource(in);
+  if (!req.reportPath.empty())
+    ok &= writeOut(req.reportPath, reportJson(in), err);
+  if (!req.countersTextPath.empty())
+    ok &= writeOut(req.countersTextPath, countersText(in), err);
+  if (!req.tracePath.empty())
+    ok &= writeOut(req.tracePath, traceJson(in), err);
+  return ok;
+}
+
+} // namespace kern::runtime

@@ -1,0 +1,99 @@
+// What kern tells the user about a run: the per-launch table of --stats, the short summary, the
+// JSON report (docs/report-schema.md), the stable counter text of the tests, the annotated
+// source, the Chrome trace and the advisor's findings. Pure functions of a finished run.
+#pragma once
+
+#include "runtime/counters.h"
+#include "runtime/runtime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kern::runtime {
+
+/// One source site as the reports name it.
+struct SiteInfo {
+  std::string file; ///< the file's name as the user gave it
+  uint32_t fileId = 0;
+  uint32_t line = 0;
+  uint32_t col = 0;
+  std::string kind; ///< "load", "store", "atomic", "branch", "loop", "barrier"...
+  std::string what; ///< ir::Site::what: "load f32 global", "if"...
+};
+
+/// Everything the reports read: the finished run and how to name its sites.
+struct ReportInput {
+  const Runtime *rt = nullptr;
+  std::string program;         ///< the main file's name
+  uint32_t mainFileId = 0;     ///< SiteInfo::fileId of the main file
+  std::string source;          ///< the main file's text (for annotate and the advisor)
+  std::vector<SiteInfo> sites; ///< by site id
+};
+
+/// The site table of a module; `fileName` names a SourceLoc::file.
+std::vector<SiteInfo> siteTable(const ir::Module &module,
+                                const std::function<std::string(uint32_t)> &fileName);
+
+/// The Nsight-Compute-like table printed after a launch by --stats.
+std::string launchStatsTable(const ReportInput &in, size_t launch);
+/// One or two lines per kernel and one for the transfers: printed at the end of a run with
+/// counters.
+std::string programSummary(const ReportInput &in);
+/// The JSON report, docs/report-schema.md.
+std::string reportJson(const ReportInput &in);
+/// The stable, line-oriented counter text of the file tests (docs/report-schema.md,
+/// "Counter text"): "line L KEY VALUE" per source line of the main file, "total KEY VALUE"
+/// for the program, zero counters left out.
+std::string countersText(const ReportInput &in);
+/// The source with each line's counters beside it, worst lines marked (annotate.cpp).
+std::string annotateSource(const ReportInput &in);
+/// A Chrome trace-event file: transfers, launches, blocks on virtual SMs by wave (trace.cpp).
+std::string traceJson(const ReportInput &in);
+/// The advisor's findings, one line each, "FILE:LINE: advice: ..." (advisor.cpp).
+std::vector<std::string> advise(const ReportInput &in);
+
+// Shared by the report files.
+
+/// Transfers summed by direction, over the whole program or one launch gap.
+struct TransferTotals {
+  uint64_t count[2] = {0, 0}; ///< by TransferDirection
+  uint64_t bytes[2] = {0, 0};
+  double seconds[2] = {0, 0};
+  uint64_t pageableCount = 0;
+};
+TransferTotals transferTotals(const Runtime &rt);
+/// The transfers between two launches: gaps[0] before the first launch, gaps[i] between launch
+/// i-1 and launch i, gaps[launches] after the last one.
+std::vector<TransferTotals> transferGaps(const Runtime &rt);
+/// Modelled kernel time of the program (0 until kernels have a timing model).
+double kernelSeconds(const Runtime &rt);
+/// "1.50 MiB", "512 B".
+std::string formatBytes(uint64_t bytes);
+/// "12.3 us", "4.20 ms".
+std::string formatSeconds(double seconds);
+/// JSON string literal with escapes.
+std::string jsonString(std::string_view s);
+/// A number for JSON: integers as such, others with up to 9 significant digits.
+std::string jsonNumber(double v);
+
+} // namespace kern::runtime
+
+namespace kern::runtime {
+
+/// What a run asked to be reported (kern::Options' report fields).
+struct ReportRequest {
+  bool stats = false;     ///< the per-launch tables (printed by onLaunchEnd), summary, advisor
+  bool summary = false;   ///< the short summary at the end
+  bool annotate = false;  ///< annotated source into `annotated`, advisor to `err`
+  std::string reportPath; ///< JSON; "-" to `err`
+  std::string tracePath;  ///< Chrome trace
+  std::string countersTextPath; ///< counter text; "-" to `err`
+};
+
+/// Writes what `req` asks for at the end of a run. A file that cannot be written is reported on
+/// `err` and makes it return false.
+bool finishReports(const ReportInput &in, const ReportRequest &req,
+                   const std::function<void(std::string_view)> &err, std::string &annotated);
+
+} // namespace kern::runtime

@@ -1,0 +1,99 @@
+// `--trace FILE.json`: a Chrome trace-event file (Perfetto, chrome://tracing) of the modelled
+// timeline: transfers on the host link, launches, and each launch's blocks on virtual SMs by
+// wave.
+#include "runtime/report.h"
+
+#include <algorithm>
+
+namespace kern::runtime {
+
+namespace {
+
+/// Kernels have no timing model yet, so each wave of a launch is drawn with this nominal length
+/// (microseconds); the file's metadata says so. Transfers use their modelled time.
+constexpr double kNominalWaveUs = 10.0;
+/// Waves drawn one by one per launch; the rest of a long grid is one event per SM.
+constexpr uint64_t kMaxWavesDrawn = 64;
+
+std::string event(const std::string &name, const char *cat, int pid, int tid, double ts, double dur,
+                  const std::string &args) {
+  return "{\"name\":" + jsonString(name) + ",\"cat\":\"" + cat +
+         "\",\"ph\":\"X\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +
+         ",\"ts\":" + jsonNumber(ts) + ",\"dur\":" + jsonNumber(dur) + ",\"args\":{" + args + "}}";
+}
+
+std::string meta(const char *what, int pid, int tid, const std::string &name) {
+  return std::string("{\"name\":\"") + what + "\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
+         ",\"tid\":" + std::to_string(tid) + ",\"args\":{\"name\":" + jsonString(name) + "}}";
+}
+
+} // namespace
+
+std::string traceJson(const ReportInput &in) {
+  const Runtime &rt = *in.rt;
+  constexpr int kLinkPid = 1, kKernelPid = 2, kSmPid = 3;
+  std::vector<std::string> ev;
+  ev.push_back(meta("process_name", kLinkPid, 0, "host link (" + rt.device().name + ")"));
+  ev.push_back(meta("thread_name", kLinkPid, 1, "HtoD"));
+  ev.push_back(meta("thread_name", kLinkPid, 2, "DtoH"));
+  ev.push_back(meta("process_name", kKernelPid, 0, "kernels"));
+  ev.push_back(meta("process_name", kSmPid, 0, "virtual SMs (nominal wave time)"));
+  int smsUsed = 0;
+  double t = 0; // trace time, microseconds
+  for (const TimelineEvent &e : rt.timeline()) {
+    if (e.kind == TimelineEvent::Kind::Transfer) {
+      const TransferRecord &r = rt.transfers()[e.index];
+      const bool h2d = r.direction == TransferDirection::HostToDevice;
+      ev.push_back(event(r.api + " " + formatBytes(r.bytes) + (r.pinned ? " pinned" : " pageable"),
+                         "transfer", kLinkPid, h2d ? 1 : 2, t, r.seconds * 1e6,
+                         "\"bytes\":" + std::to_string(r.bytes) +
+                             ",\"pinned\":" + (r.pinned ? "true" : "false") +
+                             ",\"modelledSeconds\":" + jsonNumber(r.seconds)));
+      t += r.seconds * 1e6;
+      continue;
+    }
+    const LaunchRecord &l = rt.launches()[e.index];
+    const Waves &w = l.waves;
+    const uint64_t drawn = std::min(w.waves, kMaxWavesDrawn);
+    const double dur = w.waves ? double(w.waves) * kNominalWaveUs : 0;
+    ev.push_back(event(
+        l.kernel, "launch", kKernelPid, 1, t, dur,
+        "\"launch\":" + std::to_string(e.index) + ",\"blocks\":" + std::to_string(w.blocks) +
+            ",\"waves\":" + std::to_string(w.waves) + ",\"error\":" + std::to_string(l.error)));
+    const uint64_t perWave = uint64_t(w.sms) * uint64_t(std::max(w.blocksPerSM, 1));
+    for (uint64_t wave = 0; wave < drawn && perWave; ++wave) {
+      const bool rest = wave + 1 == drawn && drawn < w.waves; // the waves not drawn singly
+      const uint64_t first = wave * perWave;
+      const uint64_t last = rest ? w.blocks : std::min(w.blocks, first + perWave);
+      const double waveDur = rest ? double(w.waves - wave) * kNominalWaveUs : kNominalWaveUs;
+      for (int sm = 0; sm < w.sms; ++sm) {
+        const uint64_t b0 = first + uint64_t(sm) * uint64_t(w.blocksPerSM);
+        if (b0 >= last)
+          break;
+        smsUsed = std::max(smsUsed, sm + 1);
+        const uint64_t b1 = std::min(last, b0 + uint64_t(w.blocksPerSM)) - 1;
+        const std::string name =
+            l.kernel + (rest ? " waves " + std::to_string(wave) + "-" + std::to_string(w.waves - 1)
+                             : " wave " + std::to_string(wave));
+        ev.push_back(event(name, "wave", kSmPid, sm, t + double(wave) * kNominalWaveUs, waveDur,
+                           "\"firstBlock\":" + std::to_string(b0) +
+                               ",\"blocksOnThisSM\":" + std::to_string(b1 - b0 + 1)));
+      }
+    }
+    t += dur;
+  }
+  for (int sm = 0; sm < smsUsed; ++sm)
+    ev.push_back(meta("thread_name", kSmPid, sm, "SM " + std::to_string(sm)));
+  std::string o =
+      "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"program\":" + jsonString(in.program) +
+      ",\"device\":" + jsonString(rt.device().name) +
+      ",\"timeModel\":\"transfers take their modelled time (latency + bytes / "
+      "(bandwidth x efficiency)); kernels have no timing model yet, so each wave "
+      "of blocks is drawn with a nominal 10 us\",\"nominalWaveMicroseconds\":" +
+      jsonNumber(kNominalWaveUs) + "},\n\"traceEvents\":[\n";
+  for (size_t i = 0; i < ev.size(); ++i)
+    o += ev[i] + (i + 1 < ev.size() ? ",\n" : "\n");
+  return o + "]}\n";
+}
+
+} // namespace kern::runtime
