@@ -53,10 +53,10 @@ struct KernWarpCtx {
   void *counters;            // the runtime's counters for this worker (null: counters off)
   uint32_t callDepth;        // device function call depth (recursion bound)
   uint32_t pad_;
-  /// Device memory's shadow map (DeviceMemory::shadow): per 256 bytes from globalLo, how many
-  /// leading bytes are allocated. A global access outside every allocation is a fault even
-  /// when it lands between two allocations.
-  const uint16_t *shadow;
+  /// Device memory's shadow map (DeviceMemory::shadow): per 256 bytes from globalLo, the end
+  /// address of the allocation covering them (0 if none). A global access outside every
+  /// allocation is a fault even when it lands between two allocations.
+  const uint64_t *shadow;
 };
 
 /// What host functions receive as their hidden first parameter (opaque to compiled code).

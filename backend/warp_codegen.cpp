@@ -184,6 +184,12 @@ private:
   Value *emitAtomicLanes(const MemoryAccess &a, Value *mask);
   Value *inRange(Value *addrs, Value *lo, Value *hi, unsigned size, const llvm::Twine &name);
   Value *inAllocation(Value *addrs, Value *inGlobal, Value *mask, unsigned size);
+  struct AddressSummary {
+    Value *min, *max, *bitsOr;
+  };
+  AddressSummary summarise(Value *addrs, Value *m);
+  void emitLaneChecks(const MemoryAccess &a, Value *addrs, Value *m, Value *inShared,
+                      Value *inLocal, unsigned size);
 
   ModuleContext &mc_;
   const ir::Function &f_;
@@ -593,38 +599,45 @@ Value *WarpCodegen::inRange(Value *addrs, Value *lo, Value *hi, unsigned size,
 
 // Inside the device region is not enough: the access must lie inside a live allocation, or
 // an overrun into the gap after a buffer (or into a freed one) would go unnoticed. The shadow
-// map says, per 256-byte granule, how many leading bytes are allocated; cudaMalloc aligns to
-// 256, so an aligned access never straddles two granules.
+// map gives, per 256-byte granule, the end address of the allocation covering it (0 if none);
+// cudaMalloc aligns to 256, so the granule of an address names its allocation.
 Value *WarpCodegen::inAllocation(Value *addrs, Value *inGlobal, Value *mask, unsigned size) {
   Type *i64v = warpVector(b_.getInt64Ty());
   Value *off = b_.CreateSub(addrs, splat(globalLo_), "global.off");
   Value *granule = b_.CreateLShr(off, llvm::ConstantInt::get(i64v, 8), "shadow.index");
-  Value *ptrs = b_.CreateGEP(b_.getInt16Ty(), shadow_, granule, "shadow.ptrs");
+  Value *ptrs = b_.CreateGEP(b_.getInt64Ty(), shadow_, granule, "shadow.ptrs");
   Value *lanes = b_.CreateAnd(mask, inGlobal, "shadow.lanes");
-  Type *i16v = warpVector(b_.getInt16Ty());
-  Value *valid = b_.CreateMaskedGather(i16v, ptrs, llvm::Align(2), lanes,
-                                       llvm::Constant::getNullValue(i16v), "shadow.valid");
-  Value *end = b_.CreateAdd(b_.CreateAnd(off, llvm::ConstantInt::get(i64v, 255)),
-                            llvm::ConstantInt::get(i64v, size), "granule.end");
-  Value *fits = b_.CreateICmpULE(end, b_.CreateZExt(valid, i64v), "in.allocation");
+  Value *ends = b_.CreateMaskedGather(i64v, ptrs, llvm::Align(8), lanes,
+                                      llvm::Constant::getNullValue(i64v), "alloc.end");
+  Value *last = b_.CreateAdd(addrs, llvm::ConstantInt::get(i64v, size), "access.end");
+  Value *fits = b_.CreateICmpULE(last, ends, "in.allocation");
   return b_.CreateAnd(inGlobal, fits, "in.global.live");
 }
 
-Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
-  using ir::AddrSpace;
-  Value *m = cur();
-  unsigned size = a.type.bytes();
+/// The smallest, largest and OR of the active lanes' addresses: enough to check a whole warp
+/// access at once when it stays inside one region, which is nearly always.
+WarpCodegen::AddressSummary WarpCodegen::summarise(Value *addrs, Value *m) {
   Type *i64v = warpVector(b_.getInt64Ty());
-  Value *addrs = a.addrs;
+  AddressSummary r;
+  r.min = b_.CreateUnaryIntrinsic(
+      llvm::Intrinsic::vector_reduce_umin,
+      b_.CreateSelect(m, addrs, llvm::Constant::getAllOnesValue(i64v)), nullptr, "addr.min");
+  Value *zero = llvm::Constant::getNullValue(i64v);
+  r.max = b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_umax,
+                                  b_.CreateSelect(m, addrs, zero), nullptr, "addr.max");
+  r.bitsOr = b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_or,
+                                     b_.CreateSelect(m, addrs, zero), nullptr, "addr.or");
+  return r;
+}
 
-  // 1. Checks, for active lanes only, in CUDA's order of precedence: null, then the address
-  // space window, then alignment. A generic pointer may reach shared memory, so a "global"
-  // access landing in the block's shared window is allowed (the front end could not tell).
+void WarpCodegen::emitLaneChecks(const MemoryAccess &a, Value *addrs, Value *m,
+                                 Value *inShared, Value *inLocal, unsigned size) {
+  using ir::AddrSpace;
+  Type *i64v = warpVector(b_.getInt64Ty());
+  // In CUDA's order of precedence: null, then the address space window, then alignment.
   Value *isNull = b_.CreateICmpULT(addrs, llvm::ConstantInt::get(i64v, kNullPageSize), "is.null");
-  Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
   Value *inDevice = inRange(addrs, globalLo_, globalHi_, size, "in.device");
   Value *inGlobal = inAllocation(addrs, inDevice, m, size);
-  Value *inLocal = inRange(addrs, localLo_, localHi_, size, "in.local");
   Value *ok = nullptr;
   uint32_t rangeFault = KERN_FAULT_HOST_PTR;
   switch (a.space) {
@@ -655,14 +668,76 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
     bad = b_.CreateOr(bad, badAlign, "bad");
   }
   Type *i32v = warpVector(b_.getInt32Ty());
-  Value *kinds =
-      b_.CreateSelect(isNull, llvm::ConstantInt::get(i32v, KERN_FAULT_NULL),
-                      b_.CreateSelect(ok, llvm::ConstantInt::get(i32v, KERN_FAULT_MISALIGNED),
-                                      b_.CreateSelect(inDevice,
-                                                      llvm::ConstantInt::get(i32v, KERN_FAULT_GLOBAL_OOB),
-                                                      llvm::ConstantInt::get(i32v, rangeFault))),
-                      "fault.kinds");
+  Value *kinds = b_.CreateSelect(
+      isNull, llvm::ConstantInt::get(i32v, KERN_FAULT_NULL),
+      b_.CreateSelect(ok, llvm::ConstantInt::get(i32v, KERN_FAULT_MISALIGNED),
+                      b_.CreateSelect(inDevice, llvm::ConstantInt::get(i32v, KERN_FAULT_GLOBAL_OOB),
+                                      llvm::ConstantInt::get(i32v, rangeFault))),
+      "fault.kinds");
   faultWithKind(bad, kinds, a.site, addrs);
+}
+
+Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
+  using ir::AddrSpace;
+  Value *m = cur();
+  unsigned size = a.type.bytes();
+  Type *i64v = warpVector(b_.getInt64Ty());
+  Type *i64 = b_.getInt64Ty();
+  Value *addrs = a.addrs;
+  AddressSummary sum = summarise(addrs, m);
+  Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
+  Value *inLocal = inRange(addrs, localLo_, localHi_, size, "in.local");
+
+  // 1. Checks. The fast path checks the whole warp from the summary: not null, aligned, and
+  // every active lane inside one region (one allocation, the block's shared memory, or this
+  // warp's local frame). Only when that fails does the slow path check each lane, to find and
+  // report the first bad one. A generic pointer may reach shared memory, so a "global" access
+  // landing in the block's shared window is allowed (the front end could not tell).
+  {
+    Value *maxEnd = b_.CreateAdd(sum.max, b_.getInt64(size), "addr.end");
+    Value *aligned = size > 1 ? b_.CreateICmpEQ(b_.CreateAnd(sum.bitsOr, b_.getInt64(size - 1)),
+                                                b_.getInt64(0), "aligned")
+                              : b_.getTrue();
+    Value *notNull = b_.CreateICmpUGE(sum.min, b_.getInt64(kNullPageSize), "not.null");
+    auto within = [&](Value *lo, Value *hi, const char *name) {
+      return b_.CreateAnd(b_.CreateICmpUGE(sum.min, lo), b_.CreateICmpULE(maxEnd, hi), name);
+    };
+    Value *shOk = within(sharedLo_, sharedHi_, "warp.in.shared");
+    Value *locOk = within(localLo_, localHi_, "warp.in.local");
+    Value *inDev = b_.CreateAnd(b_.CreateICmpUGE(sum.min, globalLo_),
+                                b_.CreateICmpULT(sum.min, globalHi_), "warp.in.device");
+    Value *idx = b_.CreateSelect(
+        inDev, b_.CreateLShr(b_.CreateSub(sum.min, globalLo_), b_.getInt64(8)), b_.getInt64(0));
+    Value *end = b_.CreateAlignedLoad(i64, b_.CreateGEP(i64, shadow_, idx), llvm::Align(8),
+                                      "warp.alloc.end");
+    Value *glOk = b_.CreateAnd(inDev, b_.CreateICmpULE(maxEnd, end), "warp.in.allocation");
+    Value *regionOk;
+    switch (a.space) {
+    case AddrSpace::Global:
+    case AddrSpace::Constant:
+      regionOk = b_.CreateOr(glOk, shOk);
+      break;
+    case AddrSpace::Shared:
+      regionOk = shOk;
+      break;
+    case AddrSpace::Local:
+      regionOk = b_.getTrue();
+      break;
+    default:
+      regionOk = b_.CreateOr(b_.CreateOr(glOk, shOk), locOk);
+      break;
+    }
+    Value *none = b_.CreateICmpEQ(bits(m), b_.getInt32(0), "no.lanes");
+    Value *fastOk =
+        b_.CreateOr(none, b_.CreateAnd(b_.CreateAnd(notNull, aligned), regionOk), "checks.ok");
+    auto *slowBB = newBlock("checks.slow");
+    auto *contBB = newBlock("checks.done");
+    b_.CreateCondBr(fastOk, contBB, slowBB);
+    b_.SetInsertPoint(slowBB);
+    emitLaneChecks(a, addrs, m, inShared, inLocal, size);
+    b_.CreateBr(contBB);
+    b_.SetInsertPoint(contBB);
+  }
 
   // 2. Counters: all 32 addresses in hand at once, as the coalescer and the banks see them.
   if (mc_.options.counters) {
@@ -704,23 +779,70 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
         {ctx_, b_.getInt32(a.site), addrBuf_, bits(m, "access.mask"), b_.getInt32(size), flags});
   }
 
-  // 3. The access. Masked gather/scatter: only active lanes touch memory. When several lanes
-  // store to one address the highest lane's value lands (LLVM's scatter writes in lane
-  // order), one of CUDA's allowed outcomes.
+  // 3. The access. Three shapes, chosen per execution from the addresses: consecutive lanes
+  // at consecutive elements (one vector load or store), every lane at one address (one
+  // scalar load, broadcast), anything else (gather/scatter). Only active lanes touch memory.
+  // When several lanes store to one address the highest lane's value lands (LLVM's scatter
+  // writes in lane order), one of CUDA's allowed outcomes.
   Type *memTy = memoryType(c_, a.type);
-  Value *ptrs = b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs");
-  switch (a.op) {
-  case AccessOp::Load: {
-    Value *v = b_.CreateMaskedGather(warpVector(memTy), ptrs, llvm::Align(size), m,
-                                     llvm::Constant::getNullValue(warpVector(memTy)), "load");
-    return fromMemory(b_, v, a.type);
-  }
-  case AccessOp::Store:
-    b_.CreateMaskedScatter(toMemory(b_, a.value, a.type), ptrs, llvm::Align(size), m);
-    return nullptr;
-  case AccessOp::Atomic:
+  Type *vecMemTy = warpVector(memTy);
+  if (a.op == AccessOp::Atomic)
     return emitAtomicLanes(a, m);
+  Value *mbits = bits(m, "access.lanes");
+  Value *first = b_.CreateAnd(
+      b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, mbits, b_.getFalse()), b_.getInt32(31));
+  Value *a0 = b_.CreateExtractElement(addrs, first, "addr.first");
+  Value *base = b_.CreateSub(a0, b_.CreateMul(b_.CreateZExt(first, i64), b_.getInt64(size)),
+                             "addr.base");
+  Value *expected = b_.CreateAdd(
+      splat(base), b_.CreateMul(b_.CreateZExt(laneIds(), i64v), llvm::ConstantInt::get(i64v, size)));
+  Value *matches = b_.CreateOr(b_.CreateICmpEQ(addrs, expected), b_.CreateNot(m));
+  Value *contiguous = b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_and,
+                                              matches, nullptr, "contiguous");
+  auto *vecBB = newBlock("access.vector");
+  auto *otherBB = newBlock("access.other");
+  auto *doneBB = newBlock("access.done");
+  b_.CreateCondBr(contiguous, vecBB, otherBB);
+  Value *basePtr = nullptr;
+  if (a.op == AccessOp::Load) {
+    b_.SetInsertPoint(vecBB);
+    basePtr = b_.CreateIntToPtr(base, b_.getPtrTy());
+    Value *vv = b_.CreateMaskedLoad(vecMemTy, basePtr, llvm::Align(size), m,
+                                    llvm::Constant::getNullValue(vecMemTy), "load.vector");
+    BasicBlock *vecEnd = b_.GetInsertBlock();
+    b_.CreateBr(doneBB);
+    b_.SetInsertPoint(otherBB);
+    auto *uniBB = newBlock("access.uniform");
+    auto *gatherBB = newBlock("access.gather");
+    b_.CreateCondBr(b_.CreateICmpEQ(sum.min, sum.max, "uniform.addr"), uniBB, gatherBB);
+    b_.SetInsertPoint(uniBB);
+    Value *sv = b_.CreateAlignedLoad(memTy, b_.CreateIntToPtr(a0, b_.getPtrTy()),
+                                     llvm::Align(size), "load.uniform");
+    Value *uv = splat(sv);
+    BasicBlock *uniEnd = b_.GetInsertBlock();
+    b_.CreateBr(doneBB);
+    b_.SetInsertPoint(gatherBB);
+    Value *ptrs = b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs");
+    Value *gv = b_.CreateMaskedGather(vecMemTy, ptrs, llvm::Align(size), m,
+                                      llvm::Constant::getNullValue(vecMemTy), "load.gather");
+    BasicBlock *gatherEnd = b_.GetInsertBlock();
+    b_.CreateBr(doneBB);
+    b_.SetInsertPoint(doneBB);
+    auto *phi = b_.CreatePHI(vecMemTy, 3, "load");
+    phi->addIncoming(vv, vecEnd);
+    phi->addIncoming(uv, uniEnd);
+    phi->addIncoming(gv, gatherEnd);
+    return fromMemory(b_, phi, a.type);
   }
+  Value *val = toMemory(b_, a.value, a.type);
+  b_.SetInsertPoint(vecBB);
+  b_.CreateMaskedStore(val, b_.CreateIntToPtr(base, b_.getPtrTy()), llvm::Align(size), m);
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(otherBB);
+  b_.CreateMaskedScatter(val, b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs"),
+                         llvm::Align(size), m);
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(doneBB);
   return nullptr;
 }
 
@@ -797,10 +919,52 @@ Value *WarpCodegen::emitAtomicLanes(const MemoryAccess &a, Value *m) {
       v = b_.CreateBitCast(v, it);
       nv = b_.CreateBitCast(nv, it);
     }
-    auto *x = b_.CreateAtomicCmpXchg(ptr, v, nv, align, order, order);
-    old = b_.CreateExtractValue(x, 0, "cas.old");
+    if (a.space == ir::AddrSpace::Shared) { // one thread owns the block (see below)
+      old = b_.CreateAlignedLoad(v->getType(), ptr, *align, "cas.old");
+      b_.CreateAlignedStore(b_.CreateSelect(b_.CreateICmpEQ(old, v), nv, old), ptr, *align);
+    } else {
+      auto *x = b_.CreateAtomicCmpXchg(ptr, v, nv, align, order, order);
+      old = b_.CreateExtractValue(x, 0, "cas.old");
+    }
     if (isFloat)
       old = b_.CreateBitCast(old, elem);
+  } else if (a.space == ir::AddrSpace::Shared) {
+    // Shared memory belongs to one block, and a block runs on one worker thread: the lanes'
+    // read-modify-writes need no lock prefix (a locked instruction per lane is what makes a
+    // shared-memory histogram slow on CPU executors).
+    Type *elem = v->getType();
+    old = b_.CreateAlignedLoad(elem, ptr, *align, "shared.old");
+    Value *nv = nullptr;
+    switch (op) {
+    case Op::Add: nv = b_.CreateAdd(old, v); break;
+    case Op::FAdd: nv = b_.CreateFAdd(old, v); break;
+    case Op::Sub: nv = b_.CreateSub(old, v); break;
+    case Op::FSub: nv = b_.CreateFSub(old, v); break;
+    case Op::Xchg: nv = v; break;
+    case Op::And: nv = b_.CreateAnd(old, v); break;
+    case Op::Or: nv = b_.CreateOr(old, v); break;
+    case Op::Xor: nv = b_.CreateXor(old, v); break;
+    case Op::Min: nv = b_.CreateSelect(b_.CreateICmpSLT(v, old), v, old); break;
+    case Op::Max: nv = b_.CreateSelect(b_.CreateICmpSGT(v, old), v, old); break;
+    case Op::UMin: nv = b_.CreateSelect(b_.CreateICmpULT(v, old), v, old); break;
+    case Op::UMax: nv = b_.CreateSelect(b_.CreateICmpUGT(v, old), v, old); break;
+    case Op::FMin: nv = b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, old, v); break;
+    case Op::FMax: nv = b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, old, v); break;
+    case Op::UIncWrap: // CUDA atomicInc: (old >= val) ? 0 : old + 1
+      nv = b_.CreateSelect(b_.CreateICmpUGE(old, v), llvm::Constant::getNullValue(elem),
+                           b_.CreateAdd(old, llvm::ConstantInt::get(elem, 1)));
+      break;
+    case Op::UDecWrap: // CUDA atomicDec: (old == 0 || old > val) ? val : old - 1
+      nv = b_.CreateSelect(
+          b_.CreateOr(b_.CreateICmpEQ(old, llvm::Constant::getNullValue(elem)),
+                      b_.CreateICmpUGT(old, v)),
+          v, b_.CreateSub(old, llvm::ConstantInt::get(elem, 1)));
+      break;
+    default:
+      nv = b_.CreateAtomicRMW(op, ptr, v, align, order); // not reached: every CUDA op is above
+      break;
+    }
+    b_.CreateAlignedStore(nv, ptr, *align);
   } else {
     old = b_.CreateAtomicRMW(op, ptr, v, align, order);
   }

@@ -23,6 +23,8 @@ std::unique_ptr<Module> buildModule(frontend::SourceManager &sm, uint32_t fileId
   frontend::TypeContext types;
   if (!frontend::analyze(tu, types, diags))
     return nullptr;
+  if (options.afterSema)
+    options.afterSema(tu);
   // 4. AST -> per-thread structured IR with address spaces and sites.
   std::unique_ptr<Module> m = lower(tu, types, diags, sm.fileName(fileId));
   if (!m)

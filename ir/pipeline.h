@@ -1,6 +1,7 @@
 // The compiler's table of contents: source text -> Kern IR, one line per pass.
 #pragma once
 
+#include "frontend/ast.h"
 #include "frontend/source.h"
 #include "frontend/types.h"
 #include "ir/ir.h"
@@ -15,6 +16,9 @@ struct PipelineOptions {
   /// Called after each pass with the pass name and the module printed as text
   /// (`--print-after-all`). If empty, nothing is printed.
   std::function<void(const std::string &pass, const std::string &ir)> printAfter;
+  /// Called with the checked AST before lowering: how the embedding API learns kernels' C
+  /// parameter types and the REPL the type of an expression. If empty, nothing is called.
+  std::function<void(const frontend::TranslationUnit &)> afterSema;
 };
 
 /// Preprocesses, parses, checks and lowers file `fileId` of `sm`. Diagnostics go to `diags`;

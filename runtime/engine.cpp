@@ -1,12 +1,8 @@
 // kern::Engine and kern::Program (include/kern/kern.hpp): the pipeline, the JIT and the runtime
-// put together behind the public API.
-#include "kern/kern.hpp"
+// put together behind the public API. Launches from the host application: program_api.cpp.
+#include "runtime/engine_impl.h"
+#include "ir/analysis.h"
 
-#include "backend/backend.h"
-#include "frontend/source.h"
-#include "ir/pipeline.h"
-#include "runtime/report.h"
-#include "runtime/runtime.h"
 #include "runtime/symbols.h"
 
 #include <cstdio>
@@ -24,7 +20,8 @@ std::string knownDevices() {
   return names;
 }
 
-/// The profile that `options` name: the JSON file if given, else the built-in by name.
+} // namespace
+
 bool resolveDevice(const Options &options, runtime::DeviceProfile &out, std::string &error) {
   if (!options.deviceFile.empty()) {
     std::ifstream in(options.deviceFile, std::ios::binary);
@@ -51,8 +48,6 @@ bool resolveDevice(const Options &options, runtime::DeviceProfile &out, std::str
   out = *p;
   return true;
 }
-
-} // namespace
 
 bool checkDevice(const Options &options, std::string &error) {
   runtime::DeviceProfile p;
@@ -84,52 +79,118 @@ struct Engine::Impl {
   Options options;
 };
 
-/// Every report but the trace reads the counters, so asking for one turns them on.
 bool countersOn(const Options &o) {
   return o.counters || o.stats || o.annotate || !o.reportPath.empty() ||
          !o.countersTextPath.empty();
 }
 
-struct Program::Impl {
-  std::string annotated; // the last run's annotated source (Options::annotate)
-  const Options *options = nullptr;
-  frontend::SourceManager sources;
-  std::unique_ptr<frontend::DiagnosticEngine> diags;
-  std::string diagnosticText;
-  std::unique_ptr<ir::Module> module;
-  std::unique_ptr<backend::CompiledProgram> native;
-  std::string nativeError;
-  bool nativeTried = false;
+void writeErr(const Options &o, std::string_view text) {
+  if (o.err) {
+    o.err(text);
+    return;
+  }
+  std::fflush(stdout); // the program's output so far comes first on a terminal
+  std::fwrite(text.data(), 1, text.size(), stderr);
+}
 
-  /// JIT-compiles the module on first use (emit --ir never needs it).
-  bool compileNative() {
-    if (nativeTried)
-      return native != nullptr;
-    nativeTried = true;
-    backend::CompileOptions co;
-    co.counters = countersOn(*options);
-    co.optLevel = options->optLevel >= 0 && options->optLevel <= 3 ? options->optLevel : 2;
-    native = backend::compile(*module, co, runtime::runtimeSymbols(), nativeError);
+runtime::Runtime::Options runtimeOptions(const Options &o) {
+  runtime::Runtime::Options ro;
+  ro.registersPerThread = o.registersPerThread;
+  ro.workers = o.workers;
+  ro.out = o.out;
+  ro.err = o.err;
+  ro.timeoutSeconds = o.timeoutSeconds;
+  ro.counters = countersOn(o);
+  return ro;
+}
+
+std::vector<runtime::KernelInfo> kernelInfos(const ir::Module &module,
+                                             const backend::CompiledProgram &native) {
+  std::vector<runtime::KernelInfo> kernels;
+  auto irKernels = module.kernels();
+  for (size_t i = 0; i < irKernels.size(); ++i) {
+    runtime::KernelInfo k;
+    k.name = irKernels[i]->name;
+    k.fn = native.kernel(i);
+    k.paramBytes = irKernels[i]->paramBytes;
+    k.staticSharedBytes = irKernels[i]->staticSharedBytes;
+    k.usesBarriers = irKernels[i]->usesBarriers;
+    k.launchBoundsMaxThreads = irKernels[i]->launchBoundsMaxThreads;
+    // Without --regs, occupancy uses the IR's register estimate (ir/analysis.h).
+    k.registers = ir::estimateRegisters(*irKernels[i]);
+    k.registersEstimated = true;
+    kernels.push_back(std::move(k));
+  }
+  return kernels;
+}
+
+void collectKernelTypes(const frontend::TranslationUnit &tu, KernelTypes &out) {
+  for (const frontend::Decl *d : tu.decls) {
+    auto *f = dynamic_cast<const frontend::FunctionDecl *>(d);
+    if (!f || !f->isKernel() || !f->body)
+      continue;
+    std::vector<std::string> types;
+    for (const frontend::VarDecl *p : f->params)
+      types.push_back(p->type ? p->type->str() : std::string("?"));
+    out[f->name] = std::move(types);
+  }
+}
+
+void buildSignatures(Program::Impl &p, const KernelTypes &types) {
+  p.signatures.clear();
+  if (!p.module)
+    return;
+  for (const ir::Function *k : p.module->kernels()) {
+    KernelSignature sig;
+    sig.name = k->name;
+    auto it = types.find(k->name);
+    for (size_t i = 0; i < k->params.size(); ++i) {
+      const ir::Var *v = k->params[i];
+      ParamInfo info;
+      info.name = v->name;
+      info.type = it != types.end() && i < it->second.size() ? it->second[i] : v->type.str();
+      info.isSigned = v->type.isSigned;
+      if (v->aggregateBytes) {
+        info.kind = ParamKind::Struct;
+        info.size = v->aggregateBytes;
+      } else {
+        info.kind = v->type.isPtr()     ? ParamKind::Pointer
+                    : v->type.isFloat() ? ParamKind::Float
+                                        : ParamKind::Int;
+        info.size = v->type.bytes();
+      }
+      sig.params.push_back(std::move(info));
+    }
+    p.signatures.push_back(std::move(sig));
+  }
+}
+
+bool Program::Impl::compileNative() {
+  if (nativeTried)
     return native != nullptr;
-  }
+  nativeTried = true;
+  backend::CompileOptions co;
+  co.counters = countersOn(*options);
+  co.optLevel = options->optLevel >= 0 && options->optLevel <= 3 ? options->optLevel : 2;
+  native = backend::compile(*module, co, runtime::runtimeSymbols(), nativeError);
+  return native != nullptr;
+}
 
-  void reportInternal(const std::string &what) {
-    std::string text = "kern: internal error: " + what + "\n";
-    if (options->err)
-      options->err(text);
-    else
-      std::fputs(text.c_str(), stderr);
-  }
+void Program::Impl::reportInternal(const std::string &what) {
+  writeErr(*options, "kern: internal error: " + what + "\n");
+}
 
-  std::string siteLocation(uint32_t site) const {
-    if (!module || site == 0 || site >= module->sites.size())
-      return module ? module->sourceName : std::string("<unknown>");
-    const frontend::SourceLoc &loc = module->sites[site].loc;
-    std::string file =
-        loc.file < sources.fileCount() ? sources.fileName(loc.file) : module->sourceName;
-    return file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
-  }
-};
+std::string Program::Impl::fileName(uint32_t f) const {
+  return f < sources.fileCount() ? sources.fileName(f)
+                                 : (module ? module->sourceName : std::string("<unknown>"));
+}
+
+std::string Program::Impl::siteLocation(uint32_t site) const {
+  if (!module || site == 0 || site >= module->sites.size())
+    return module ? module->sourceName : std::string("<unknown>");
+  const frontend::SourceLoc &loc = module->sites[site].loc;
+  return fileName(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
+}
 
 Program::Program(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Program::~Program() = default;
@@ -174,45 +235,25 @@ RunResult Program::run(const std::vector<std::string> &args) {
   }
   backend::MainFunction mainFn = impl_->native->main();
   if (!mainFn) {
-    std::string text = impl_->module->sourceName + ": error: the program has no 'main' function\n";
-    if (impl_->options->err)
-      impl_->options->err(text);
-    else
-      std::fputs(text.c_str(), stderr);
+    writeErr(*impl_->options,
+             impl_->module->sourceName + ": error: the program has no 'main' function\n");
     result.status = Status::UsageError;
     result.exitCode = 2;
     return result;
   }
 
-  runtime::Runtime::Options ro;
+  runtime::Runtime::Options ro = runtimeOptions(*impl_->options);
   std::string deviceError;
   if (!resolveDevice(*impl_->options, ro.device, deviceError)) {
-    std::string text = "kern: " + deviceError + "\n";
-    if (impl_->options->err)
-      impl_->options->err(text);
-    else
-      std::fputs(text.c_str(), stderr);
+    writeErr(*impl_->options, "kern: " + deviceError + "\n");
     result.status = Status::UsageError;
     result.exitCode = 2;
     return result;
   }
-  ro.registersPerThread = impl_->options->registersPerThread;
-  ro.workers = impl_->options->workers;
-  ro.out = impl_->options->out;
-  ro.err = impl_->options->err;
-  ro.timeoutSeconds = impl_->options->timeoutSeconds;
   // Reports (runtime/report.h): the input is filled once the runtime exists.
   const Options &o = *impl_->options;
   runtime::ReportInput report;
-  ro.counters = countersOn(o);
-  auto errOut = [&o](std::string_view text) {
-    if (o.err) {
-      o.err(text);
-      return;
-    }
-    std::fflush(stdout); // the program's output so far comes first on a terminal
-    std::fwrite(text.data(), 1, text.size(), stderr);
-  };
+  auto errOut = [&o](std::string_view text) { writeErr(o, text); };
   if (o.stats)
     ro.onLaunchEnd = [&report, errOut](size_t launch) {
       errOut(runtime::launchStatsTable(report, launch));
@@ -223,9 +264,8 @@ RunResult Program::run(const std::vector<std::string> &args) {
   report.mainFileId = 0;
   if (impl_->sources.fileCount() > 0)
     report.source = impl_->sources.fileText(0);
-  report.sites = runtime::siteTable(*impl_->module, [this](uint32_t f) {
-    return f < impl_->sources.fileCount() ? impl_->sources.fileName(f) : impl_->module->sourceName;
-  });
+  report.sites =
+      runtime::siteTable(*impl_->module, [this](uint32_t f) { return impl_->fileName(f); });
   auto finishReports = [&](runtime::Runtime &, runtime::ReportInput &in) {
     runtime::ReportRequest req;
     req.stats = o.stats;
@@ -239,18 +279,7 @@ RunResult Program::run(const std::vector<std::string> &args) {
       result.status = Status::RuntimeError;
   };
 
-  std::vector<runtime::KernelInfo> kernels;
-  auto irKernels = impl_->module->kernels();
-  for (size_t i = 0; i < irKernels.size(); ++i) {
-    runtime::KernelInfo k;
-    k.name = irKernels[i]->name;
-    k.fn = impl_->native->kernel(i);
-    k.paramBytes = irKernels[i]->paramBytes;
-    k.staticSharedBytes = irKernels[i]->staticSharedBytes;
-    k.usesBarriers = irKernels[i]->usesBarriers;
-    k.launchBoundsMaxThreads = irKernels[i]->launchBoundsMaxThreads;
-    kernels.push_back(std::move(k));
-  }
+  std::vector<runtime::KernelInfo> kernels = kernelInfos(*impl_->module, *impl_->native);
   Impl *impl = impl_.get();
   rt.setProgram(std::move(kernels), impl_->module.get(),
                 [impl](uint32_t site) { return impl->siteLocation(site); });
@@ -275,8 +304,14 @@ std::unique_ptr<Program> Engine::compile(std::string source, std::string name) {
   p->options = &impl_->options;
   p->diags = std::make_unique<frontend::DiagnosticEngine>(p->sources);
   uint32_t file = p->sources.addFile(name, std::move(source));
-  p->module = ir::buildModule(p->sources, file, *p->diags);
+  KernelTypes types;
+  ir::PipelineOptions po;
+  po.afterSema = [&types](const frontend::TranslationUnit &tu) { collectKernelTypes(tu, types); };
+  p->module = ir::buildModule(p->sources, file, *p->diags, po);
   p->diagnosticText = p->diags->renderAll(impl_->options.color);
+  buildSignatures(*p, types);
+  if (!p->diagnosticText.empty() && impl_->options.diagnostics)
+    impl_->options.diagnostics(p->diagnosticText);
   return std::make_unique<Program>(std::move(p));
 }
 
@@ -286,6 +321,8 @@ std::unique_ptr<Program> Engine::compileFile(const std::string &path) {
     auto p = std::make_unique<Program::Impl>();
     p->options = &impl_->options;
     p->diagnosticText = path + ": error: cannot open file\n";
+    if (impl_->options.diagnostics)
+      impl_->options.diagnostics(p->diagnosticText);
     return std::make_unique<Program>(std::move(p));
   }
   std::stringstream ss;

@@ -50,14 +50,14 @@ DeviceMemory::DeviceMemory(uint64_t bytes) {
   if (p == MAP_FAILED)
     return;
   // The shadow map is reserved the same way: only the pages behind live allocations are
-  // ever touched (2 bytes per 256 bytes of device memory).
-  shadowBytes_ = roundUp(bytes / kShadowGranule * sizeof(uint16_t), pageSize());
+  // ever touched (8 bytes per 256 bytes of device memory).
+  shadowBytes_ = roundUp(bytes / kShadowGranule * sizeof(uint64_t), pageSize());
   void *sh = mmap(nullptr, shadowBytes_, prot, flags, -1, 0);
   if (sh == MAP_FAILED) {
     munmap(p, bytes);
     return;
   }
-  shadow_ = static_cast<uint16_t *>(sh);
+  shadow_ = static_cast<uint64_t *>(sh);
   lo_ = reinterpret_cast<uint64_t>(p);
   hi_ = lo_ + bytes;
   top_ = lo_;
@@ -65,11 +65,9 @@ DeviceMemory::DeviceMemory(uint64_t bytes) {
 
 void DeviceMemory::markShadow(uint64_t base, uint64_t size, bool live) {
   uint64_t first = (base - lo_) / kShadowGranule;
-  uint64_t full = size / kShadowGranule;
-  for (uint64_t i = 0; i < full; ++i)
-    shadow_[first + i] = live ? kShadowGranule : 0;
-  if (size % kShadowGranule)
-    shadow_[first + full] = live ? static_cast<uint16_t>(size % kShadowGranule) : 0;
+  uint64_t count = (size + kShadowGranule - 1) / kShadowGranule;
+  for (uint64_t i = 0; i < count; ++i)
+    shadow_[first + i] = live ? base + size : 0;
 }
 
 DeviceMemory::~DeviceMemory() {

@@ -58,10 +58,11 @@ public:
   uint64_t lo() const { return lo_; }
   uint64_t hi() const { return hi_; }
   /// The shadow map compiled kernels check every global access against: one entry per
-  /// kShadowGranule bytes of the region, holding how many leading bytes of that granule
-  /// belong to a live allocation (0..256). Allocations are 256-aligned, so an aligned access
-  /// of `s` bytes at `a` is inside one iff (a % 256) + s <= shadow[(a - lo) / 256].
-  const uint16_t *shadow() const { return shadow_; }
+  /// kShadowGranule bytes of the region, holding the end address of the live allocation that
+  /// covers the granule (0 if none). Allocations are 256-aligned, so an access of `s` bytes at
+  /// `a` is inside one iff a + s <= shadow[(a - lo) / 256]; a warp whose lanes span [min, max]
+  /// is inside one iff max + s <= shadow[(min - lo) / 256] (allocations are contiguous).
+  const uint64_t *shadow() const { return shadow_; }
   static constexpr uint64_t kShadowGranule = 256;
   const std::map<uint64_t, Allocation> &live() const { return live_; }
 
@@ -77,7 +78,7 @@ private:
   void markShadow(uint64_t base, uint64_t size, bool live);
 
   uint64_t lo_ = 0, hi_ = 0;
-  uint16_t *shadow_ = nullptr; // (hi_ - lo_) / kShadowGranule entries, reserved like the region
+  uint64_t *shadow_ = nullptr; // (hi_ - lo_) / kShadowGranule entries, reserved like the region
   uint64_t shadowBytes_ = 0;
   uint64_t top_ = 0;                        // everything above was never handed out
   std::map<uint64_t, Allocation> live_;     // by base

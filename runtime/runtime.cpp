@@ -71,8 +71,12 @@ void Runtime::setProgram(std::vector<KernelInfo> kernels, const ir::Module *modu
   for (const ir::GlobalVar *g : module_->globals) {
     if (g->id >= globalAddrs_.size())
       globalAddrs_.resize(g->id + 1, 0);
-    if (globalAddrs_[g->id])
+    if (globalAddrs_[g->id]) {
+      // The new module's GlobalVar replaces the old one's (a REPL frees the old module).
+      if (g->space != ir::AddrSpace::Host)
+        symbols_[globalAddrs_[g->id]] = g;
       continue;
+    }
     const uint64_t size = std::max<uint64_t>(g->size, 1);
     void *p = nullptr;
     if (g->space == ir::AddrSpace::Host) {

@@ -75,6 +75,12 @@ using ThreadIdxTable = std::array<std::array<uint32_t, KERN_WARP_SIZE>, 3>;
 
 /// What all blocks of one launch share (read-only while blocks run, except the atomics).
 struct LaunchState {
+  /// Distinguishes launches (a LaunchState may reuse the previous one's address).
+  uint64_t serial = nextSerial();
+  static uint64_t nextSerial() {
+    static std::atomic<uint64_t> n{0};
+    return ++n;
+  }
   const LaunchConfig *cfg = nullptr;
   uint32_t warpsPerBlock = 0;
   std::vector<ThreadIdxTable> threadIdx; // per warp of a block
@@ -132,6 +138,11 @@ struct WorkerState {
   std::vector<FaultRecord> faults;
   std::vector<uint64_t> interrupted; // blocks stopped mid-way by a timeout
   void *counters = nullptr;          // this launch's counters for this worker, or null
+  /// Warp contexts of the current launch, one per warp of a block, filled once per launch:
+  /// threadIdx and the live mask do not depend on the block, and a kernel reading a context
+  /// that was just written stalls (masked vector loads do not forward from the store buffer).
+  std::vector<KernWarpCtx> warpContexts;
+  uint64_t warpContextsLaunch = 0;
 
   ~WorkerState() { std::free(shared); }
   uint8_t *sharedMemory(uint64_t bytes) {
@@ -332,11 +343,25 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
   } else {
     // No barrier (or a single warp, which a barrier never has to wait for): the warps run to
     // completion one after another, on the worker's own stack.
-    KernWarpCtx ctx;
+    // The contexts are filled once per launch; per block only the block's fields change (a
+    // full refill per warp costs as much as a small kernel's warp).
+    if (W.warpContextsLaunch != L.serial) {
+      W.warpContexts.resize(L.warpsPerBlock);
+      for (uint32_t w = 0; w < L.warpsPerBlock; ++w)
+        fillContext(W.warpContexts[w], L, b, shared, w);
+      W.warpContextsLaunch = L.serial;
+    }
     for (uint32_t w = 0; w < L.warpsPerBlock; ++w) {
       if (b.hasFault || mustStop(&b))
         break;
-      fillContext(ctx, L, b, shared, w);
+      KernWarpCtx &ctx = W.warpContexts[w];
+      ctx.shared = shared;
+      std::memcpy(ctx.blockIdx, b.blockIdx, sizeof ctx.blockIdx);
+      ctx.block = &b;
+      ctx.counters = b.counters;
+      ctx.fault = 0;
+      ctx.steps = kPollInterval;
+      ctx.callDepth = 0;
       b.started = true;
       cfg.kernel->fn(&ctx);
     }

@@ -56,7 +56,7 @@ struct LaunchConfig {
   uint64_t sharedBytes = 0;        // static + dynamic
   const uint8_t *params = nullptr; // kernel->paramBytes bytes
   uint64_t globalLo = 0, globalHi = 0;
-  const uint16_t *shadow = nullptr;                   // DeviceMemory::shadow()
+  const uint64_t *shadow = nullptr;                   // DeviceMemory::shadow()
   double timeoutSeconds = 0;                          // 0: no wall-clock limit
   const std::vector<uint64_t> *globalAddrs = nullptr; // kern_rt_global_addr, by GlobalVar id
   /// Counters on: one opaque counter set per worker (CounterCollector::beginLaunch), which

@@ -61,6 +61,147 @@ struct Options {
   /// Where the program's standard error and kern's runtime errors go. If empty, to the
   /// process's stderr.
   std::function<void(std::string_view)> err;
+  /// Called with the rendered diagnostics (errors and warnings) of every compile that has any,
+  /// in addition to their being returned. If empty, diagnostics are only returned.
+  std::function<void(std::string_view)> diagnostics;
+};
+
+/// The outcome of a fallible call: a status and, when it is not Ok, what went wrong (rendered
+/// diagnostics or a runtime message, one per line).
+struct Result {
+  Status status = Status::Ok;
+  std::string diagnostics;
+  bool ok() const { return status == Status::Ok; }
+};
+
+/// A grid or block size, as CUDA's dim3: unset axes are 1.
+struct Dim3 {
+  uint32_t x = 1, y = 1, z = 1;
+  Dim3(uint32_t x_ = 1, uint32_t y_ = 1, uint32_t z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+
+/// A block of device memory allocated by Program::allocate. A handle: the host never sees a
+/// device address, so copies go through Program::write and Program::read, which check bounds.
+/// A default-constructed Buffer is invalid (it passes a null pointer to a kernel).
+class Buffer {
+public:
+  Buffer() = default;
+  /// Bytes allocated; 0 for an invalid buffer.
+  uint64_t size() const { return size_; }
+  bool valid() const { return handle_ != 0; }
+  /// The handle's number (unique within its Program; 0 if invalid). For the C API.
+  uint64_t handle() const { return handle_; }
+
+private:
+  friend class Program;
+  uint64_t handle_ = 0;
+  uint64_t size_ = 0;
+};
+
+/// What kind of value a kernel parameter takes.
+enum class ParamKind {
+  Pointer, // a device pointer: pass a Buffer (or Arg::null())
+  Int,     // bool, char, short, int, long, long long, signed or not
+  Float,   // float or double
+  Struct,  // a struct by value: pass Arg::bytes() of exactly `size` bytes
+};
+
+/// One parameter of a kernel's signature.
+struct ParamInfo {
+  std::string name;
+  std::string type; // its C spelling, e.g. "const float *", "int"
+  ParamKind kind = ParamKind::Int;
+  uint32_t size = 0; // bytes
+  bool isSigned = false;
+};
+
+/// A __global__ function of a compiled program.
+struct KernelSignature {
+  std::string name;
+  std::vector<ParamInfo> params;
+};
+
+/// One kernel argument, typed by its C++ type; Program::launch checks it against the parameter.
+/// Integers fit any integer parameter whose range holds the value; a float fits a float or
+/// double parameter, a double only a double one; a Buffer only a pointer parameter.
+class Arg {
+public:
+  enum class Kind { Buffer, Null, Int, UInt, Float, Double, Bytes };
+  Arg(const Buffer &b) : kind_(Kind::Buffer), buffer_(b) {}
+  Arg(int32_t v) : kind_(Kind::Int), i_(v) {}
+  Arg(int64_t v) : kind_(Kind::Int), i_(v) {}
+  Arg(uint32_t v) : kind_(Kind::UInt), u_(v) {}
+  Arg(uint64_t v) : kind_(Kind::UInt), u_(v) {}
+  Arg(float v) : kind_(Kind::Float), d_(v) {}
+  Arg(double v) : kind_(Kind::Double), d_(v) {}
+  /// A null pointer for a pointer parameter.
+  static Arg null() { return Arg(Kind::Null); }
+  /// The raw bytes of a struct passed by value.
+  static Arg bytes(const void *data, size_t size);
+
+  Kind kind() const { return kind_; }
+  const Buffer &buffer() const { return buffer_; }
+  int64_t intValue() const { return i_; }
+  uint64_t uintValue() const { return u_; }
+  double floatValue() const { return d_; }
+  const std::vector<uint8_t> &byteValue() const { return bytes_; }
+
+private:
+  explicit Arg(Kind k) : kind_(k) {}
+  Kind kind_;
+  Buffer buffer_;
+  int64_t i_ = 0;
+  uint64_t u_ = 0;
+  double d_ = 0;
+  std::vector<uint8_t> bytes_;
+};
+
+/// What one launch counted (all zero unless the Engine counts: Options::counters, stats...).
+/// The names follow docs/report-schema.md.
+struct Counters {
+  uint64_t warpInstructions = 0;   // executed operations, one per warp
+  uint64_t threadInstructions = 0; // executed operations, one per active lane
+  uint64_t branches = 0;           // warp-level branches
+  uint64_t divergentBranches = 0;  // of those, the ones whose lanes split
+  uint64_t globalLoadRequests = 0;
+  uint64_t globalLoadTransactions = 0;
+  uint64_t globalStoreRequests = 0;
+  uint64_t globalStoreTransactions = 0;
+  uint64_t globalBytesRequested = 0;
+  uint64_t globalBytesMoved = 0;
+  uint64_t sharedRequests = 0;
+  uint64_t sharedBankConflicts = 0; // extra wavefronts over a conflict-free access
+  uint64_t constantRequests = 0;
+  uint64_t barriers = 0; // warp arrivals at __syncthreads()
+  uint64_t atomics = 0;  // warp-level atomic instructions
+  /// 100 * active lanes per instruction / 32; 0 when nothing ran.
+  double warpExecutionEfficiency = 0;
+  /// 100 * non-divergent / all branches; 100 when no branch ran.
+  double branchEfficiency = 100;
+};
+
+/// One launch as the virtual GPU saw it.
+struct LaunchStats {
+  std::string kernel;
+  Dim3 grid, block;
+  uint64_t sharedBytes = 0;   // static + dynamic
+  int registersPerThread = 0; // what occupancy was computed with
+  int blocksPerSM = 0;        // resident blocks per SM (0 if the launch failed first)
+  double occupancy = 0;       // achieved warps / the SM's maximum, 0-1
+  int errorCode = 0;          // the cudaError_t of the launch; 0 when it ran
+  bool faulted = false;       // the kernel ran and faulted
+  bool counted = false;       // the counters below were gathered
+  Counters counters;
+};
+
+/// The outcome of Program::launch.
+struct LaunchResult : Result {
+  LaunchStats stats;
+};
+
+/// The outcome of Program::allocate.
+struct BufferResult : Result {
+  Buffer buffer;
 };
 
 /// The outcome of running a program's main.
@@ -92,6 +233,37 @@ public:
   /// the costliest lines marked. Empty otherwise.
   const std::string &annotatedSource() const;
 
+  // ---- embedding: kernels launched by the host application ---------------------------------
+  // These calls share one virtual device per Program (created on first use, separate from the
+  // one run() creates for main). A kernel fault makes the device unusable, as on a GPU: later
+  // calls fail until resetDevice().
+
+  /// The program's kernels, in source order.
+  std::vector<KernelSignature> kernels() const;
+  /// The kernel called `name`, or null.
+  const KernelSignature *kernel(std::string_view name) const;
+  /// Allocates `bytes` of device memory (zeroed).
+  BufferResult allocate(uint64_t bytes);
+  /// Copies `bytes` from host memory at `data` into `buffer` at `offset`.
+  Result write(const Buffer &buffer, const void *data, uint64_t bytes, uint64_t offset = 0);
+  /// Copies `bytes` from `buffer` at `offset` into host memory at `data`.
+  Result read(const Buffer &buffer, void *data, uint64_t bytes, uint64_t offset = 0);
+  /// Frees `buffer`; it becomes invalid. Freeing an invalid buffer does nothing.
+  Result release(Buffer &buffer);
+  /// Launches kernel `name` on `grid` x `block` threads with `args`, checked against the
+  /// kernel's signature (wrong count or type: UsageError naming the parameter), and waits for
+  /// it. A rejected configuration or a fault: RuntimeError with the runtime's message.
+  LaunchResult launch(std::string_view name, Dim3 grid, Dim3 block, const std::vector<Arg> &args,
+                      uint64_t dynamicSharedBytes = 0);
+  /// Every launch made through launch(), in order.
+  std::vector<LaunchStats> launches() const;
+  /// The Nsight-Compute-like table of launch `index` (the `--stats` table); empty if none.
+  std::string launchTable(size_t index) const;
+  /// The JSON report (docs/report-schema.md) of the launches made through launch().
+  std::string reportJson() const;
+  /// Discards the virtual device of launch() (its buffers become invalid), e.g. after a fault.
+  void resetDevice();
+
   struct Impl;
   explicit Program(std::unique_ptr<Impl> impl);
 
@@ -112,6 +284,42 @@ std::string deviceList();
 /// the table of occupancy against block size. False with `error` set if the device is unusable.
 bool occupancyCalculator(const Options &options, int threads, int registersPerThread,
                          uint64_t sharedBytes, std::string &out, std::string &error);
+
+/// An interactive session (the REPL's engine): definitions, host variables and statements
+/// arrive a piece at a time and run on one virtual device that persists between them. Every
+/// call reports through Options::out and Options::err; an error leaves the session as it was.
+class Session {
+public:
+  explicit Session(Options options = {});
+  ~Session();
+  Session(const Session &) = delete;
+  Session &operator=(const Session &) = delete;
+
+  /// The outcome of eval().
+  struct EvalResult : Result {
+    bool quit = false; // `:quit` was given
+  };
+  /// Evaluates one complete input: kernels, __device__ functions, structs, typedefs and
+  /// #defines (kept; a redefinition replaces the old one), host variable declarations (they
+  /// persist), statements (run once), a bare expression (its value is printed; a device
+  /// pointer shows its first elements), or a meta-command (`:help` lists them).
+  EvalResult eval(std::string_view input);
+  /// True when `input` has no open brace, parenthesis, bracket, string or comment: what a
+  /// prompt needs to decide between running an input and asking for its next line.
+  static bool isComplete(std::string_view input);
+  /// Names that start with `prefix`: meta-commands (for a ':' prefix), built-in functions,
+  /// keywords and types, and the session's kernels, functions and variables.
+  std::vector<std::string> completions(std::string_view prefix) const;
+  /// The program the session has accumulated (definitions and variables), as source text.
+  std::string source() const;
+  /// Milliseconds the last eval() spent compiling (parse to native code).
+  double lastCompileMilliseconds() const;
+
+  struct Impl;
+
+private:
+  std::unique_ptr<Impl> impl_;
+};
 
 class Engine {
 public:

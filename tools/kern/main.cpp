@@ -1,5 +1,6 @@
 // The `kern` command: run, check and inspect .kern programs. A thin client of include/kern.
 #include "kern/kern.hpp"
+#include "tools/kern/repl.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -14,9 +15,10 @@ namespace {
 
 constexpr int kExitUsage = static_cast<int>(kern::Status::UsageError);
 
-const char *kUsage = R"(usage: kern <command> [options] FILE
+const char *kUsage = R"(usage: kern [<command> [options] FILE]
 
 commands:
+  (none), repl                      the interactive prompt (kern repl --help)
   run FILE [options] [-- ARGS...]   compile and run the program's main (ARGS reach argv)
   check FILE                        compile only; print diagnostics
   emit --ir|--llvm|--asm FILE       print Kern IR, optimised LLVM IR or native assembly
@@ -24,10 +26,16 @@ commands:
                                     counters beside it (the program's output goes to stderr)
   devices                           list the built-in device profiles
   occupancy [options]               the occupancy calculator for one block configuration
-  --help, -h                        this help (also: kern <command> --help)
+  --help, -h                        this help; kern <command> --help: that command's
   --version                         print the version
 
-run options:
+FILE may be '-' to read the program from standard input.
+
+exit codes: 0 ok, 1 compile error, 2 usage error, 3 runtime fault or failed launch,
+otherwise the program's own exit code.
+)";
+
+const char *kRunOptions = R"(options:
   --workers N      worker threads that run blocks (default: one per hardware thread)
   --timeout S      stop a kernel that runs longer than S seconds (default: no limit)
   --device NAME    the GPU to model: g80, gt200, fermi, v100, a100, h100 (default h100)
@@ -40,18 +48,56 @@ run options:
   --counters-text F  count, and write the counters as stable text to F ('-': stderr)
   --trace F        write a Chrome trace-event file (Perfetto, chrome://tracing) to F
   Without these, nothing is counted (the fast mode) and nothing extra is printed.
+)";
 
-occupancy options:
-  --device NAME, --device-file F   as for run (default h100)
+const char *kExitCodes = R"(
+exit codes: 0 ok, 1 compile error, 2 usage error, 3 runtime fault or failed launch,
+otherwise the program's own exit code. FILE may be '-' to read standard input.
+)";
+
+/// The help of one command: its usage line, its options, the exit codes.
+std::string commandHelp(const std::string &cmd) {
+  if (cmd == "run")
+    return std::string("usage: kern run FILE [options] [-- ARGS...]\n\n"
+                       "Compiles FILE and runs its main; ARGS reach main's argv.\n\n") +
+           kRunOptions + kExitCodes;
+  if (cmd == "annotate")
+    return std::string("usage: kern annotate FILE [options]\n\n"
+                       "Runs FILE with counters and prints its source with each line's "
+                       "counters\nbeside it; the program's own output goes to stderr.\n\n") +
+           kRunOptions + kExitCodes;
+  if (cmd == "check")
+    return std::string("usage: kern check FILE\n\nCompiles FILE and prints its diagnostics; "
+                       "runs nothing.\n") +
+           kExitCodes;
+  if (cmd == "emit")
+    return std::string("usage: kern emit --ir|--llvm|--asm [-O0..-O3] FILE\n\n"
+                       "  --ir    Kern IR (per-thread, structured)\n"
+                       "  --llvm  LLVM IR after optimisation (warp functions)\n"
+                       "  --asm   native assembly\n") +
+           kExitCodes;
+  if (cmd == "devices")
+    return "usage: kern devices\n\nLists the built-in device profiles.\n";
+  if (cmd == "occupancy")
+    return R"(usage: kern occupancy --threads T [options]
+
+options:
+  --device NAME, --device-file F   the GPU (default h100)
   --threads T      threads per block (required)
   --regs R         registers per thread (default 32)
   --smem S         bytes of shared memory per block, static + dynamic (default 0)
-
-FILE may be '-' to read the program from standard input.
-
-exit codes: 0 ok, 1 compile error, 2 usage error, 3 runtime fault or failed launch,
-otherwise the program's own exit code.
 )";
+  if (cmd == "repl")
+    return R"(usage: kern [repl] [--device NAME] [--workers N] [--timeout S]
+
+The interactive prompt: define kernels, declare host variables, allocate, copy, launch
+with <<< >>>, and print expressions (an input without ';'). :help at the prompt lists
+the meta-commands (:device, :stats, :annotate, :emit, :load, :reset, :quit).
+History is kept in $KERN_HISTORY (default ~/.kern_history). Standard input that is
+not a terminal is read as a script, without prompts.
+)";
+  return kUsage;
+}
 
 int usage(const std::string &msg) {
   if (!msg.empty())
@@ -84,7 +130,7 @@ int occupancyCommand(const std::vector<std::string> &args) {
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string &a = args[i];
     if (a == "--help" || a == "-h") {
-      std::printf("%s", kUsage);
+      std::printf("%s", commandHelp("occupancy").c_str());
       return 0;
     }
     if (a != "--device" && a != "--device-file" && a != "--threads" && a != "--regs" &&
@@ -123,12 +169,43 @@ std::unique_ptr<kern::Program> load(kern::Engine &engine, const std::string &fil
   return engine.compileFile(file);
 }
 
+/// `kern` and `kern repl [--device D] [--workers N] [--timeout S]`.
+int replCommand(const std::vector<std::string> &args) {
+  kern::Options opts;
+  opts.color = isatty(STDERR_FILENO);
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string &a = args[i];
+    if (a == "--help" || a == "-h") {
+      std::printf("%s", commandHelp("repl").c_str());
+      return 0;
+    }
+    if (a != "--device" && a != "--workers" && a != "--timeout")
+      return usage("unknown option '" + a + "' for 'repl'");
+    if (i + 1 >= args.size())
+      return usage(a + " needs a value");
+    const std::string &v = args[++i];
+    double n;
+    std::string error;
+    if (a == "--device")
+      opts.device = v;
+    else if (a == "--workers" && parseWhole(a, v, 1, n, error))
+      opts.workers = static_cast<unsigned>(n);
+    else if (a == "--timeout" && parseNumber(v.c_str(), n) && n >= 0)
+      opts.timeoutSeconds = n;
+    else
+      return usage(error.empty() ? "bad value '" + v + "' for " + a : error);
+  }
+  if (std::string error; !kern::checkDevice(opts, error))
+    return usage(error);
+  return runRepl(opts);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty())
-    return usage("no command given (the REPL is not available yet)");
+  if (args.empty() || args[0] == "repl")
+    return replCommand(args);
   std::string cmd = args[0];
   if (cmd == "--help" || cmd == "-h" || cmd == "help") {
     std::printf("%s", kUsage);
@@ -141,7 +218,7 @@ int main(int argc, char **argv) {
   if (cmd == "devices") {
     if (args.size() > 1 && args[1] != "--help" && args[1] != "-h")
       return usage("'devices' takes no arguments");
-    std::fputs((args.size() > 1 ? kUsage : kern::deviceList().c_str()), stdout);
+    std::fputs((args.size() > 1 ? commandHelp("devices") : kern::deviceList()).c_str(), stdout);
     return 0;
   }
   if (cmd == "occupancy")
@@ -163,7 +240,7 @@ int main(int argc, char **argv) {
       break;
     }
     if (a == "--help" || a == "-h") {
-      std::printf("%s", kUsage);
+      std::printf("%s", commandHelp(annotate ? "annotate" : cmd).c_str());
       return 0;
     }
     if (cmd == "emit" && (a == "--ir" || a == "--llvm" || a == "--asm")) {

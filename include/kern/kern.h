@@ -1,0 +1,173 @@
+/* kern's C API: compile .kern source, allocate device buffers, launch kernels, read counters.
+ *
+ * Everything hangs off a kern_engine; there is no global state. Every fallible call returns a
+ * kern_status; kern_last_error(engine) then says what went wrong. Strings returned by the API
+ * belong to it and stay valid until the next call on the same engine (or its program). No C++
+ * exception or longjmp crosses this header. */
+#ifndef KERN_H
+#define KERN_H
+
+#include "kern/version.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Result codes; the same numbers as kern::Status and the `kern` command's exit codes. */
+typedef enum kern_status {
+  KERN_OK = 0,
+  KERN_COMPILE_ERROR = 1, /* the program has errors: kern_last_error has the diagnostics */
+  KERN_USAGE_ERROR = 2,   /* the API was used wrongly (bad argument, unknown kernel...) */
+  KERN_RUNTIME_ERROR = 3  /* a failed launch, a kernel fault, a failed copy */
+} kern_status;
+
+typedef struct kern_engine kern_engine;   /* options and the last error */
+typedef struct kern_program kern_program; /* a compiled program and its virtual device */
+typedef struct kern_buffer kern_buffer;   /* device memory of one program */
+
+/* A text sink: printf output of kernels, runtime messages, diagnostics. `text` is not
+ * NUL-terminated; `user` is kern_options.user. */
+typedef void (*kern_write_fn)(void *user, const char *text, size_t size);
+
+typedef struct kern_options {
+  unsigned workers;      /* worker threads; 0: one per hardware thread (default 0) */
+  int counters;          /* nonzero: count what a GPU would suffer (default 0) */
+  const char *device;    /* built-in profile name; NULL or "": h100 (default NULL) */
+  int opt_level;         /* JIT optimisation 0-3 (default 2) */
+  double timeout_seconds; /* stop a kernel that runs longer; 0: no limit (default 0) */
+  kern_write_fn out;     /* kernels' printf output; NULL: the process's stdout (default NULL) */
+  kern_write_fn err;     /* runtime messages; NULL: the process's stderr (default NULL) */
+  kern_write_fn diagnostics; /* compile diagnostics as they happen; NULL: none (default NULL) */
+  void *user;            /* passed to out, err and diagnostics (default NULL) */
+} kern_options;
+
+/* Fills `options` with the defaults above. */
+void kern_options_init(kern_options *options);
+
+/* Creates an engine; `options` may be NULL for the defaults. On failure *engine is NULL. */
+kern_status kern_engine_create(const kern_options *options, kern_engine **engine);
+/* Destroys an engine. Its programs must be destroyed first. NULL is ignored. */
+void kern_engine_destroy(kern_engine *engine);
+/* The message of the last failed call on `engine` or its programs ("" if none). */
+const char *kern_last_error(const kern_engine *engine);
+
+/* Compiles `source` (`name` is the file name in diagnostics; NULL: "<input>"). On a compile
+ * error returns KERN_COMPILE_ERROR, sets *program to NULL and kern_last_error to the
+ * diagnostics. */
+kern_status kern_compile(kern_engine *engine, const char *source, const char *name,
+                         kern_program **program);
+/* Destroys a program. Destroy its buffers first. NULL is ignored. */
+void kern_program_destroy(kern_program *program);
+/* Runs the program's main with argv[1..argc-1] = args; its exit code goes to *exit_code. */
+kern_status kern_program_run(kern_program *program, int argc, const char *const *args,
+                             int *exit_code);
+
+/* What kind of value a kernel parameter takes. */
+typedef enum kern_param_kind {
+  KERN_PARAM_POINTER = 0, /* pass kern_arg_buffer or kern_arg_null */
+  KERN_PARAM_INT = 1,
+  KERN_PARAM_FLOAT = 2,
+  KERN_PARAM_STRUCT = 3 /* pass kern_arg_bytes of exactly `size` bytes */
+} kern_param_kind;
+
+typedef struct kern_param_info {
+  const char *name; /* valid while the program lives */
+  const char *type; /* C spelling, e.g. "const float *" */
+  kern_param_kind kind;
+  uint32_t size;
+  int is_signed;
+} kern_param_info;
+
+/* Number of kernels; the name of kernel `index`; NULL when out of range. */
+size_t kern_kernel_count(const kern_program *program);
+const char *kern_kernel_name(const kern_program *program, size_t index);
+/* Number of parameters of kernel `kernel` in *count. */
+kern_status kern_kernel_param_count(kern_program *program, const char *kernel, size_t *count);
+kern_status kern_kernel_param(kern_program *program, const char *kernel, size_t index,
+                              kern_param_info *info);
+
+/* Device buffers (zeroed when allocated); copies are bounds-checked. */
+kern_status kern_buffer_create(kern_program *program, uint64_t size, kern_buffer **buffer);
+void kern_buffer_destroy(kern_buffer *buffer);
+uint64_t kern_buffer_size(const kern_buffer *buffer);
+kern_status kern_buffer_write(kern_buffer *buffer, uint64_t offset, const void *data,
+                              uint64_t size);
+kern_status kern_buffer_read(kern_buffer *buffer, uint64_t offset, void *data, uint64_t size);
+
+/* One kernel argument; build it with the kern_arg_* functions. */
+typedef enum kern_arg_kind {
+  KERN_ARG_BUFFER,
+  KERN_ARG_NULL,
+  KERN_ARG_INT,
+  KERN_ARG_UINT,
+  KERN_ARG_FLOAT,
+  KERN_ARG_DOUBLE,
+  KERN_ARG_BYTES
+} kern_arg_kind;
+
+typedef struct kern_arg {
+  kern_arg_kind kind;
+  kern_buffer *buffer;
+  int64_t i;
+  uint64_t u;
+  double d;
+  const void *bytes;
+  size_t size;
+} kern_arg;
+
+kern_arg kern_arg_buffer(kern_buffer *buffer);
+kern_arg kern_arg_null(void);
+kern_arg kern_arg_int(int64_t value);
+kern_arg kern_arg_uint(uint64_t value);
+kern_arg kern_arg_float(float value);
+kern_arg kern_arg_double(double value);
+kern_arg kern_arg_bytes(const void *data, size_t size);
+
+typedef struct kern_dim3 {
+  uint32_t x, y, z;
+} kern_dim3;
+
+/* Launches `kernel` and waits for it. Arguments are checked against the kernel's signature
+ * (KERN_USAGE_ERROR naming the parameter); a rejected launch or a fault is KERN_RUNTIME_ERROR.
+ * After a fault the program's device is unusable until kern_program_reset_device. */
+kern_status kern_launch(kern_program *program, const char *kernel, kern_dim3 grid,
+                        kern_dim3 block, const kern_arg *args, size_t arg_count,
+                        uint64_t dynamic_shared_bytes);
+/* Discards the program's device; its buffers become invalid (destroy them still). */
+void kern_program_reset_device(kern_program *program);
+
+/* The last launch's figures (see kern::LaunchStats and kern::Counters). */
+typedef struct kern_launch_stats {
+  int error_code;
+  int faulted;
+  int counted;
+  double occupancy;
+  uint64_t warp_instructions;
+  uint64_t thread_instructions;
+  uint64_t branches;
+  uint64_t divergent_branches;
+  uint64_t global_load_requests;
+  uint64_t global_load_transactions;
+  uint64_t global_store_requests;
+  uint64_t global_store_transactions;
+  uint64_t shared_requests;
+  uint64_t shared_bank_conflicts;
+  uint64_t atomics;
+  uint64_t barriers;
+  double warp_execution_efficiency;
+  double branch_efficiency;
+} kern_launch_stats;
+
+/* The figures of the last launch; KERN_USAGE_ERROR if there was none. */
+kern_status kern_last_launch_stats(kern_program *program, kern_launch_stats *stats);
+/* The JSON report of the program's launches (docs/report-schema.md); "" before any. */
+const char *kern_report_json(kern_program *program);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KERN_H */

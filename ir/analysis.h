@@ -1,0 +1,17 @@
+// Analyses of Kern IR that later stages and the runtime use: register estimates.
+#pragma once
+
+#include "ir/ir.h"
+
+namespace kern::ir {
+
+/// An estimate of the registers per thread that nvcc would give `kernel`, for the occupancy
+/// calculation when the user gave none (--regs). kern does not allocate registers as ptxas
+/// does, so this is a documented heuristic: a base of 16 (thread and block indices, the
+/// parameter pointer, loop bookkeeping), plus one register per 32-bit variable and two per
+/// 64-bit variable or pointer, plus what the device functions it calls need (they are
+/// inlined by nvcc), clamped to [16, 255]. It errs high for kernels with many short-lived
+/// temporaries, which ptxas would reuse.
+int estimateRegisters(const Function &kernel);
+
+} // namespace kern::ir

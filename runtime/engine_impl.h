@@ -1,0 +1,66 @@
+// The insides of kern::Engine and kern::Program, shared by engine.cpp, program_api.cpp,
+// session.cpp and c_api.cpp. Not installed: embedders see include/kern only.
+#pragma once
+
+#include "kern/kern.hpp"
+
+#include "backend/backend.h"
+#include "frontend/source.h"
+#include "ir/pipeline.h"
+#include "runtime/report.h"
+#include "runtime/runtime.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kern {
+
+/// Every report but the trace reads the counters, so asking for one turns them on.
+bool countersOn(const Options &o);
+/// The profile that `options` name: the JSON file if given, else the built-in by name.
+bool resolveDevice(const Options &options, runtime::DeviceProfile &out, std::string &error);
+/// Writes `text` to Options::err, or to the process's stderr after flushing stdout.
+void writeErr(const Options &o, std::string_view text);
+/// The runtime options an Engine's options ask for (device aside).
+runtime::Runtime::Options runtimeOptions(const Options &o);
+/// The kernels of `module` as the runtime wants them, with their native code.
+std::vector<runtime::KernelInfo> kernelInfos(const ir::Module &module,
+                                             const backend::CompiledProgram &native);
+/// The C signature of each kernel by name, from the typed AST (ParamInfo::type).
+using KernelTypes = std::map<std::string, std::vector<std::string>>;
+
+struct Program::Impl {
+  std::string annotated; // the last run's annotated source (Options::annotate)
+  const Options *options = nullptr;
+  frontend::SourceManager sources;
+  std::unique_ptr<frontend::DiagnosticEngine> diags;
+  std::string diagnosticText;
+  std::unique_ptr<ir::Module> module;
+  std::unique_ptr<backend::CompiledProgram> native;
+  std::string nativeError;
+  bool nativeTried = false;
+  std::vector<KernelSignature> signatures;
+
+  // The virtual device of Program::launch (program_api.cpp), created on first use.
+  std::unique_ptr<runtime::Runtime> device;
+  runtime::ReportInput report;
+  std::map<uint64_t, std::pair<uint64_t, uint64_t>> buffers; // handle -> (address, size)
+  uint64_t nextHandle = 1;
+  std::string captured; // the runtime's messages during the current call
+  std::vector<std::string> launchTables;
+
+  /// JIT-compiles the module on first use (emit --ir never needs it).
+  bool compileNative();
+  void reportInternal(const std::string &what);
+  std::string siteLocation(uint32_t site) const;
+  std::string fileName(uint32_t file) const;
+};
+
+/// Fills Program::Impl::signatures from the module and the C spellings in `types`.
+void buildSignatures(Program::Impl &p, const KernelTypes &types);
+/// The C spellings of kernel parameters, gathered after sema (a PipelineOptions::afterSema).
+void collectKernelTypes(const frontend::TranslationUnit &tu, KernelTypes &out);
+
+} // namespace kern

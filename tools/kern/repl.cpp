@@ -1,0 +1,106 @@
+// The kern REPL (`kern` or `kern repl`): a prompt around kern::Session. Line editing, history
+// and completion come from libedit on a terminal; piped input is read line by line.
+#include "tools/kern/repl.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+
+#include <editline/readline.h>
+
+namespace {
+
+// readline's completion callbacks take no context, so the session they complete from is here.
+kern::Session *gSession = nullptr;
+std::vector<std::string> gMatches;
+
+char *completionGenerator(const char *text, int state) {
+  static size_t next = 0;
+  if (state == 0) {
+    gMatches = gSession ? gSession->completions(text) : std::vector<std::string>{};
+    next = 0;
+  }
+  if (next >= gMatches.size())
+    return nullptr;
+  return strdup(gMatches[next++].c_str()); // readline frees it
+}
+
+char **complete(const char *text, int, int) {
+  rl_attempted_completion_over = 1; // no file-name completion after ours
+  return rl_completion_matches(text, completionGenerator);
+}
+
+std::string historyPath() {
+  if (const char *p = std::getenv("KERN_HISTORY"); p && *p)
+    return p;
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.kern_history";
+  return "";
+}
+
+/// Reads one line: through libedit on a terminal, else plain getline. False at end of input.
+bool readLine(bool interactive, const char *prompt, std::string &line) {
+  if (!interactive)
+    return static_cast<bool>(std::getline(std::cin, line));
+  char *raw = readline(prompt);
+  if (!raw)
+    return false;
+  line = raw;
+  std::free(raw);
+  return true;
+}
+
+} // namespace
+
+int runRepl(const kern::Options &options) {
+  const bool interactive = isatty(STDIN_FILENO) != 0;
+  kern::Session session(options);
+  gSession = &session;
+  const std::string history = historyPath();
+  if (interactive) {
+    // ':' starts a meta-command, so it must not split words; '.' and '>' neither matter.
+    static char breaks[] = " \t\n\"\\'`@$<=;|&{(,)}*+-/%[]!~^";
+    rl_completer_word_break_characters = breaks;
+    rl_attempted_completion_function = complete;
+    if (!history.empty())
+      read_history(history.c_str());
+    std::printf("kern %s: CUDA kernels on the CPU. :help for help, :quit to leave.\n",
+                KERN_VERSION_STRING);
+    std::fflush(stdout);
+  }
+  std::string buffer, line;
+  for (;;) {
+    const char *prompt = buffer.empty() ? "kern> " : "  ... ";
+    if (!readLine(interactive, prompt, line))
+      break;
+    if (buffer.empty() && line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    buffer += buffer.empty() ? line : "\n" + line;
+    if (!kern::Session::isComplete(buffer))
+      continue;
+    if (interactive) {
+      add_history(buffer.c_str());
+      if (!history.empty())
+        write_history(history.c_str());
+    }
+    kern::Session::EvalResult r = session.eval(buffer);
+    buffer.clear();
+    std::fflush(stdout);
+    if (r.quit)
+      break;
+  }
+  if (!buffer.empty()) {
+    std::fprintf(stderr, "kern: end of input inside an unfinished definition or statement\n");
+    return static_cast<int>(kern::Status::CompileError);
+  }
+  if (interactive) {
+    if (!history.empty())
+      history_truncate_file(history.c_str(), 1000);
+    std::printf("\n");
+  }
+  gSession = nullptr;
+  return 0;
+}
