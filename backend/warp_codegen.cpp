@@ -77,6 +77,7 @@ struct MemoryAccess {
   Value *value = nullptr;   // store value; atomic operand (compare value for CAS)
   Value *value2 = nullptr;  // CAS: new value
   ir::IntrinsicId atomic{}; // atomic operation
+  const ir::LocalSlot *slot = nullptr; // Local: the slot the address points into, if known
 };
 
 unsigned countOps(const ir::Expr *e) {
@@ -184,6 +185,7 @@ private:
   Value *emitAtomicLanes(const MemoryAccess &a, Value *mask);
   Value *inRange(Value *addrs, Value *lo, Value *hi, unsigned size, const llvm::Twine &name);
   Value *inAllocation(Value *addrs, Value *inGlobal, Value *mask, unsigned size);
+  Value *inOwnSlot(Value *addrs, const ir::LocalSlot *slot, unsigned size);
   struct AddressSummary {
     Value *min, *max, *bitsOr;
   };
@@ -443,6 +445,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     a.space = s.space;
     a.site = s.site;
     a.type = s.value->type;
+    a.slot = s.slot;
     a.addrs = emitExpr(*s.addr);
     a.value = emitExpr(*s.value);
     emitMemoryAccess(a);
@@ -614,6 +617,23 @@ Value *WarpCodegen::inAllocation(Value *addrs, Value *inGlobal, Value *mask, uns
   return b_.CreateAnd(inGlobal, fits, "in.global.live");
 }
 
+/// Each lane inside its own copy of `slot` (lane l's copy at frame + offset + l * stride).
+Value *WarpCodegen::inOwnSlot(Value *addrs, const ir::LocalSlot *slot, unsigned size) {
+  auto it = slots_.find(slot);
+  if (it == slots_.end())
+    return llvm::Constant::getAllOnesValue(maskTy());
+  Type *i64v = warpVector(b_.getInt64Ty());
+  Value *base = b_.CreateAdd(localLo_, b_.getInt64(it->second.first), "slot.base");
+  Value *laneBase = b_.CreateAdd(
+      splat(base),
+      b_.CreateMul(b_.CreateZExt(laneIds(), i64v), splat(b_.getInt64(it->second.second))),
+      "slot.lane.base");
+  Value *lastOk = b_.CreateAdd(laneBase, splat(b_.getInt64(slot->size)), "slot.lane.end");
+  Value *end = b_.CreateAdd(addrs, llvm::ConstantInt::get(i64v, size));
+  return b_.CreateAnd(b_.CreateICmpUGE(addrs, laneBase), b_.CreateICmpULE(end, lastOk),
+                      "in.slot");
+}
+
 /// The smallest, largest and OR of the active lanes' addresses: enough to check a whole warp
 /// access at once when it stays inside one region, which is nearly always.
 WarpCodegen::AddressSummary WarpCodegen::summarise(Value *addrs, Value *m) {
@@ -649,8 +669,9 @@ void WarpCodegen::emitLaneChecks(const MemoryAccess &a, Value *addrs, Value *m,
     ok = inShared;
     rangeFault = KERN_FAULT_SHARED_OOB;
     break;
-  case AddrSpace::Local: // this warp's own frame: in range by construction
-    ok = llvm::Constant::getAllOnesValue(maskTy());
+  case AddrSpace::Local: // this lane's copy of the slot, when the lowering knows the slot
+    ok = a.slot ? inOwnSlot(addrs, a.slot, size) : llvm::Constant::getAllOnesValue(maskTy());
+    rangeFault = KERN_FAULT_LOCAL_OOB;
     break;
   case AddrSpace::Generic:
   case AddrSpace::Host:
@@ -721,7 +742,12 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
       regionOk = shOk;
       break;
     case AddrSpace::Local:
+      // A local array indexed past its end must fault, not reach a neighbour's copy.
       regionOk = b_.getTrue();
+      if (a.slot)
+        regionOk = b_.CreateUnaryIntrinsic(
+            llvm::Intrinsic::vector_reduce_and,
+            b_.CreateOr(inOwnSlot(addrs, a.slot, size), b_.CreateNot(m)), nullptr, "warp.in.slot");
       break;
     default:
       regionOk = b_.CreateOr(b_.CreateOr(glOk, shOk), locOk);
@@ -1296,6 +1322,7 @@ Value *WarpCodegen::emitExpr(const ir::Expr &e) {
     a.space = e.space;
     a.site = e.site;
     a.type = e.type;
+    a.slot = e.slot;
     a.addrs = emitExpr(*e.ops[0]);
     return emitMemoryAccess(a);
   }

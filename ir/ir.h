@@ -186,7 +186,7 @@ struct Expr {
   Var *var = nullptr;
   Function *callee = nullptr;
   GlobalVar *global = nullptr;
-  LocalSlot *slot = nullptr;
+  LocalSlot *slot = nullptr; // LocalAddr; Load: the local slot its address points into, if known
   std::string text; // StringConst
   AddrSpace space = AddrSpace::Generic; // Load
   SiteId site = 0;                      // Load, Call
@@ -249,6 +249,11 @@ struct Stmt {
   Expr *blockDim[3] = {nullptr, nullptr, nullptr};
   Expr *sharedBytes = nullptr;           // Launch: U64
   Expr *stream = nullptr;                // Launch: Ptr (may be a null constant)
+  /// Store: the local slot the address points into, when the lowering knows it (the address
+  /// is the slot's own address plus an offset); the backend then checks the access against
+  /// that slot, so an index past a local array's end faults instead of reaching another
+  /// variable or another thread's copy. (Load: Expr::slot, likewise.)
+  LocalSlot *slot = nullptr;
   explicit Stmt(StmtKind k) : kind(k) {}
 };
 

@@ -85,6 +85,7 @@ private:
   std::map<fe::VarDecl *, Storage> locals_;
   std::vector<Expr *> dynamicSharedRefs_;
   Var *sret_ = nullptr; // the hidden result pointer of a function returning a struct
+  std::map<Var *, LocalSlot *> addressSlots_; // address snapshots into local slots
   uint32_t nextVarId_ = 0;
   // switch lowering: lanes that executed `continue` inside a switch (see switchStmt)
   std::vector<Var *> switchContinueFlags_;
@@ -230,15 +231,36 @@ private:
       return e;
     Var *t = newVar(name, e->type);
     assign(t, e, loc);
+    // A snapshot of an address into a local slot still points into that slot: remember it, so
+    // accesses through the snapshot are checked against the slot.
+    if (e->type.isPtr() && e->type.space == AddrSpace::Local)
+      if (LocalSlot *slot = rootSlot(e))
+        addressSlots_[t] = slot;
     return ref(t);
   }
   Block *newBlock() { return m_.make<Block>(); }
+
+  /// The local slot an address points into, when it is the slot's address plus offsets.
+  LocalSlot *rootSlot(Expr *addr) {
+    while (addr->kind == ir::ExprKind::PtrAdd || addr->kind == ir::ExprKind::Cast)
+      addr = addr->ops[0];
+    if (addr->kind == ir::ExprKind::VarRef) { // an address snapshot (see snapshot())
+      auto it = addressSlots_.find(addr->var);
+      return it == addressSlots_.end() ? nullptr : it->second;
+    }
+    return addr->kind == ir::ExprKind::LocalAddr ? addr->slot : nullptr;
+  }
 
   Expr *load(Expr *addr, Type t, AddrSpace space, fe::SourceLoc loc) {
     Expr *e = node(ir::ExprKind::Load, t);
     e->ops = {addr};
     e->space = space;
-    e->site = m_.addSite(SiteKind::Load, loc, "load " + t.str() + " " + fe::addrSpaceName(space));
+    if (space == AddrSpace::Local)
+      e->slot = rootSlot(addr);
+    std::string what = "load " + t.str() + " " + fe::addrSpaceName(space);
+    if (e->slot)
+      what += " '" + e->slot->name + "'";
+    e->site = m_.addSite(SiteKind::Load, loc, what);
     return e;
   }
   void store(Expr *addr, Expr *value, AddrSpace space, fe::SourceLoc loc) {
@@ -246,8 +268,11 @@ private:
     s->addr = addr;
     s->value = value;
     s->space = space;
+    if (space == AddrSpace::Local)
+      s->slot = rootSlot(addr);
     s->site = m_.addSite(SiteKind::Store, loc,
-                         "store " + value->type.str() + " " + fe::addrSpaceName(space));
+                         "store " + value->type.str() + " " + fe::addrSpaceName(space) +
+                             (s->slot ? " '" + s->slot->name + "'" : std::string()));
   }
   Expr *ptrAdd(Expr *p, Expr *byteOffset, Type resultType) {
     if (byteOffset->kind == ir::ExprKind::Const && byteOffset->intValue == 0 &&

@@ -657,9 +657,15 @@ std::string Runtime::describeFault(const FaultRecord &f, const KernelInfo &k,
   case KERN_FAULT_CONST_OOB:
     what = "out-of-bounds constant " + access + at;
     break;
-  case KERN_FAULT_LOCAL_OOB:
-    what = "out-of-bounds local " + access + at;
+  case KERN_FAULT_LOCAL_OOB: {
+    // The address is on a worker's stack and means nothing to the user: name the variable.
+    const std::string text = siteWhat(f.site);
+    const size_t quote = text.find('\'');
+    what = "out-of-bounds local " + access +
+           (quote == std::string::npos ? std::string(" outside its local variable")
+                                       : " outside local variable " + text.substr(quote));
     break;
+  }
   default:
     what = "fault of kind " + std::to_string(f.kind) + at;
     break;

@@ -260,7 +260,6 @@ struct ValueType {
 };
 
 constexpr const char *kResultVar = "__kern_result";
-constexpr const char *kValueVar = "__kern_value";
 constexpr size_t kResultBytes = 64;
 
 std::string formatScalar(frontend::TypeKind kind, uint64_t size, const uint8_t *p) {
@@ -451,7 +450,7 @@ struct Session::Impl {
   bool compile(const std::vector<Item> &list, const std::string &body,
                const std::map<uint32_t, uint32_t> &bodyMap, uint32_t firstItemLine,
                const std::map<uint32_t, uint32_t> &itemMap, std::string &diagnostics,
-               ValueType *valueType) {
+               ValueType *valueType, bool probeOnly = false) {
     const auto t0 = std::chrono::steady_clock::now();
     uint32_t bodyLine = 0;
     std::string text = programText(list, body, bodyLine);
@@ -477,6 +476,8 @@ struct Session::Impl {
     diagnostics = renderDiagnostics(*p->diags, lineMap, "input");
     if (!p->module)
       return false;
+    if (probeOnly)
+      return true;
     buildSignatures(*p, kernelTypes);
     if (!p->compileNative()) {
       diagnostics += "kern: internal error: " + p->nativeError + "\n";
@@ -488,29 +489,43 @@ struct Session::Impl {
     return true;
   }
 
+  /// The type of the probe's expression: the last statement of main before `return 0;`.
   static void findValueType(const frontend::TranslationUnit &tu, ValueType &vt) {
     for (const frontend::Decl *d : tu.decls) {
       auto *f = dynamic_cast<const frontend::FunctionDecl *>(d);
-      if (!f || f->name != "main" || !f->body)
+      if (!f || f->name != "main" || !f->body || f->body->body.size() < 2)
         continue;
-      for (const frontend::Stmt *s : f->body->body)
-        for (const frontend::Decl *sd : s->decls) {
-          auto *v = dynamic_cast<const frontend::VarDecl *>(sd);
-          if (!v || v->name != kValueVar || !v->type)
-            continue;
-          const frontend::Type *t = v->type;
-          vt.found = true;
-          vt.spelling = t->str();
-          vt.kind = t->kind;
-          vt.size = t->size();
-          vt.isSigned = t->isSigned();
-          if (t->isPointer() && t->elem) {
-            vt.elemKind = t->elem->kind;
-            vt.elemSize = t->elem->size();
-            vt.elemSpelling = t->elem->str();
-          }
-        }
+      const frontend::Stmt *s = f->body->body[f->body->body.size() - 2];
+      if (s->kind != frontend::StmtKind::Expr || !s->expr || !s->expr->type)
+        continue;
+      const frontend::Type *t = s->expr->type;
+      vt.found = true;
+      vt.spelling = t->str();
+      vt.kind = t->kind;
+      vt.size = t->size();
+      vt.isSigned = t->isSigned();
+      if ((t->isPointer() || t->isArray()) && t->elem) {
+        vt.elemKind = t->elem->kind;
+        vt.elemSize = t->elem->size();
+        vt.elemSpelling = t->elem->str();
+      }
     }
+  }
+
+  /// The statement that stores the expression's value in the result slot, in a type wide
+  /// enough for its kind; empty when the value is not shown (void, structs, functions).
+  static std::string storeStatement(const ValueType &vt, const std::string &expr) {
+    std::string type;
+    if (vt.kind == frontend::TypeKind::Float || vt.kind == frontend::TypeKind::Double)
+      type = vt.kind == frontend::TypeKind::Float ? "float" : "double";
+    else if (vt.kind >= frontend::TypeKind::Bool && vt.kind <= frontend::TypeKind::ULongLong)
+      type = vt.isSigned || vt.kind == frontend::TypeKind::Bool ? "long long"
+                                                                : "unsigned long long";
+    else if (vt.kind == frontend::TypeKind::Pointer || vt.kind == frontend::TypeKind::Array)
+      type = "void *";
+    else
+      return "";
+    return "*(" + type + " *)" + kResultVar + " = (" + type + ")(\n" + expr + "\n);";
   }
 
   /// "(float *) 0x... -> device [4 floats of 64]: {1, 2, 3, 4, ...}".
@@ -519,11 +534,11 @@ struct Session::Impl {
     std::string out = "(" + vt.spelling + ") ";
     if (!slot)
       return out + "?";
-    if (vt.kind == frontend::TypeKind::Struct || vt.kind == frontend::TypeKind::Array ||
-        vt.size > kResultBytes)
-      return out + "{...} (" + std::to_string(vt.size) + " bytes)";
-    out += formatScalar(vt.kind, vt.size, slot);
-    if (vt.kind != frontend::TypeKind::Pointer)
+    const bool pointer =
+        vt.kind == frontend::TypeKind::Pointer || vt.kind == frontend::TypeKind::Array;
+    const bool real = vt.kind == frontend::TypeKind::Float || vt.kind == frontend::TypeKind::Double;
+    out += formatScalar(pointer ? frontend::TypeKind::Pointer : vt.kind, real ? vt.size : 8, slot);
+    if (!pointer)
       return out;
     uint64_t addr;
     std::memcpy(&addr, slot, 8);
@@ -844,7 +859,7 @@ Session::EvalResult Session::Impl::evalCode(const std::string &input,
   // Item lines: each added item starts at its own line in the program text; the map from
   // program lines to input lines is computed per item.
   auto compileWith = [&](const std::string &mainBody, const std::map<uint32_t, uint32_t> &bmap,
-                         std::string &diagnostics, ValueType *vt) {
+                         std::string &diagnostics, ValueType *vt, bool probe) {
     // Map item lines: program line = item's first line + offset.
     std::map<uint32_t, uint32_t> itemLineMap;
     uint32_t line = 1;
@@ -856,32 +871,29 @@ Session::EvalResult Session::Impl::evalCode(const std::string &input,
           itemLineMap[line + k - 1] = it->second + k;
       line += n;
     }
-    return compile(list, mainBody, bmap, 1, itemLineMap, diagnostics, vt);
+    return compile(list, mainBody, bmap, 1, itemLineMap, diagnostics, vt, probe);
   };
   ValueType vt;
   std::string diagnostics;
   bool ok = false;
   if (!printExpr.empty()) {
+    // Two compiles: the first learns the expression's type from the checked AST (kern has no
+    // `auto`), the second stores its value where the session can read it after the run.
     std::map<uint32_t, uint32_t> pmap = bodyMap;
     const uint32_t at = static_cast<uint32_t>(std::count(body.begin(), body.end(), '\n'));
-    pmap[at] = printLine;
-    std::string withPrint = body + "auto " + kValueVar + " = (" + printExpr + "\n);\n" +
-                            "memcpy(" + kResultVar + ", &" + kValueVar + ", sizeof(" + kValueVar +
-                            ") < " + std::to_string(kResultBytes) + " ? sizeof(" + kValueVar +
-                            ") : " + std::to_string(kResultBytes) + ");";
-    ok = compileWith(withPrint, pmap, diagnostics, &vt);
-    if (!ok) {
-      // A void call (free(p), a kernel launch without ';') is a statement, not a value.
-      std::string plainDiagnostics;
-      std::map<uint32_t, uint32_t> smap = bodyMap;
-      smap[at] = printLine;
-      if (compileWith(body + printExpr + "\n;", smap, plainDiagnostics, nullptr)) {
-        ok = true;
+    // The expression starts a line of its own, so columns in diagnostics are the user's.
+    for (size_t k = 0; k <= lineCount(printExpr); ++k)
+      pmap[at + static_cast<uint32_t>(k)] = printLine + static_cast<uint32_t>(k ? k - 1 : 0);
+    ok = compileWith(body + "(\n" + printExpr + "\n);", pmap, diagnostics, &vt, true);
+    if (ok) {
+      const std::string store = vt.found ? storeStatement(vt, printExpr) : "";
+      if (store.empty())
         vt.found = false;
-      }
+      ok = compileWith(body + (store.empty() ? "\n" + printExpr + "\n;" : store), pmap, diagnostics,
+                       nullptr, false);
     }
   } else {
-    ok = compileWith(body, bodyMap, diagnostics, nullptr);
+    ok = compileWith(body, bodyMap, diagnostics, nullptr, false);
   }
   if (!ok) {
     typeNames = savedTypes;
@@ -1018,6 +1030,8 @@ Session::EvalResult Session::Impl::meta(const std::string &line) {
           inside = false;
       }
     }
+    if (!text.empty() && text.back() != '\n')
+      text += '\n';
     out(text);
   } else if (cmd == ":load") {
     std::string path = trim(line.substr(line.find(":load") + 5));

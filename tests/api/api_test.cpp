@@ -1,0 +1,199 @@
+// The C++ API (include/kern/kern.hpp) from a host application's side: every call, the error
+// paths included, with the host carrying on after each error.
+#include <kern/kern.hpp>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+static int failures = 0;
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);              \
+      ++failures;                                                                                  \
+    }                                                                                              \
+  } while (0)
+
+static bool contains(const std::string &s, const std::string &what) {
+  return s.find(what) != std::string::npos;
+}
+
+static const char *kSource = R"(
+struct Pair { int a; float b; };
+__global__ void fill(int *out, int value, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = value + i;
+}
+__global__ void hello(int tag) { if (threadIdx.x == 0) printf("hello %d\n", tag); }
+__global__ void scaled(double *out, float f, double d, Pair p) { out[threadIdx.x] = f * d + p.a + p.b; }
+__global__ void oob(int *out) { out[threadIdx.x + 1000000] = 1; }
+int main() { printf("main ran\n"); return 7; }
+)";
+
+int main() {
+  std::string out, err, diags;
+  kern::Options options;
+  options.counters = true;
+  options.workers = 2;
+  options.out = [&out](std::string_view s) { out += s; };
+  options.err = [&err](std::string_view s) { err += s; };
+  options.diagnostics = [&diags](std::string_view s) { diags += s; };
+  kern::Engine engine(options);
+  CHECK(engine.options().workers == 2);
+
+  // A bad source: diagnostics returned and passed to the callback; the host carries on.
+  auto bad = engine.compile("__global__ void k( { }", "bad.kern");
+  CHECK(!bad->ok());
+  CHECK(contains(bad->diagnostics(), "bad.kern:1:"));
+  CHECK(contains(diags, "error"));
+  CHECK(bad->kernels().empty());
+  CHECK(bad->allocate(16).status == kern::Status::UsageError);
+  CHECK(bad->run().status == kern::Status::CompileError);
+  auto missing = engine.compileFile("/nonexistent/file.kern");
+  CHECK(!missing->ok() && contains(missing->diagnostics(), "cannot open"));
+
+  auto p = engine.compile(kSource, "api.kern");
+  CHECK(p->ok());
+  CHECK(p->diagnostics().empty());
+  CHECK(contains(p->ir(), "kernel void @fill"));
+  CHECK(contains(p->llvmIR(), "define"));
+  CHECK(!p->assembly().empty());
+
+  // Signatures.
+  std::vector<kern::KernelSignature> ks = p->kernels();
+  CHECK(ks.size() == 4);
+  const kern::KernelSignature *fill = p->kernel("fill");
+  CHECK(fill && fill->params.size() == 3);
+  if (fill && fill->params.size() == 3) {
+    CHECK(fill->params[0].name == "out" && fill->params[0].kind == kern::ParamKind::Pointer);
+    CHECK(fill->params[0].type == "int *");
+    CHECK(fill->params[1].kind == kern::ParamKind::Int && fill->params[1].size == 4 &&
+          fill->params[1].isSigned);
+    CHECK(fill->params[2].kind == kern::ParamKind::Int && !fill->params[2].isSigned);
+  }
+  const kern::KernelSignature *scaled = p->kernel("scaled");
+  CHECK(scaled && scaled->params[3].kind == kern::ParamKind::Struct &&
+        scaled->params[3].size == 8);
+  CHECK(p->kernel("nope") == nullptr);
+
+  // Buffers.
+  kern::BufferResult b = p->allocate(64 * sizeof(int));
+  CHECK(b.ok() && b.buffer.valid() && b.buffer.size() == 256);
+  std::vector<int> host(64, -1);
+  CHECK(p->read(b.buffer, host.data(), 256).ok());
+  CHECK(host[5] == 0); // zeroed
+  CHECK(p->write(b.buffer, host.data(), 256).ok());
+  kern::Result r = p->read(b.buffer, host.data(), 256, 4);
+  CHECK(r.status == kern::Status::UsageError && contains(r.diagnostics, "do not fit"));
+  CHECK(p->write(b.buffer, nullptr, 4).status == kern::Status::UsageError);
+  CHECK(p->allocate(0).status == kern::Status::UsageError);
+
+  // A launch that works, with counters.
+  kern::LaunchResult l = p->launch("fill", {2}, {32}, {b.buffer, 100, 64u});
+  CHECK(l.ok());
+  CHECK(l.stats.kernel == "fill" && l.stats.grid.x == 2 && l.stats.block.x == 32);
+  CHECK(l.stats.counted && l.stats.counters.warpInstructions > 0);
+  CHECK(l.stats.counters.globalStoreRequests == 2);
+  CHECK(l.stats.occupancy > 0);
+  CHECK(p->read(b.buffer, host.data(), 256).ok());
+  CHECK(host[0] == 100 && host[63] == 163);
+  CHECK(contains(p->launchTable(0), "fill"));
+  CHECK(p->launchTable(99).empty());
+
+  // printf from a kernel reaches the out callback.
+  CHECK(p->launch("hello", {1}, {32}, {int32_t(5)}).ok());
+  CHECK(contains(out, "hello 5"));
+
+  // Floats, doubles and a struct by value.
+  kern::BufferResult db = p->allocate(32 * sizeof(double));
+  struct Pair {
+    int a;
+    float b;
+  } pair{1, 0.5f};
+  CHECK(p->launch("scaled", {1}, {32}, {db.buffer, 2.0f, 3.0, kern::Arg::bytes(&pair, 8)}).ok());
+  double d[32];
+  CHECK(p->read(db.buffer, d, sizeof d).ok());
+  CHECK(d[31] == 7.5);
+
+  // Wrong arguments: UsageError naming the parameter; nothing runs.
+  l = p->launch("fill", {1}, {32}, {b.buffer, 1});
+  CHECK(l.status == kern::Status::UsageError && contains(l.diagnostics, "2 arguments given"));
+  l = p->launch("fill", {1}, {32}, {b.buffer, 1.5f, 64u});
+  CHECK(l.status == kern::Status::UsageError && contains(l.diagnostics, "'value'") &&
+        contains(l.diagnostics, "float"));
+  l = p->launch("fill", {1}, {32}, {7, 1, 64u});
+  CHECK(l.status == kern::Status::UsageError && contains(l.diagnostics, "'out'"));
+  l = p->launch("fill", {1}, {32}, {b.buffer, int64_t(1) << 40, 64u});
+  CHECK(l.status == kern::Status::UsageError && contains(l.diagnostics, "does not fit"));
+  l = p->launch("scaled", {1}, {32}, {db.buffer, 2.0, 3.0, kern::Arg::bytes(&pair, 8)});
+  CHECK(l.status == kern::Status::UsageError && contains(l.diagnostics, "'f'"));
+  l = p->launch("scaled", {1}, {32}, {db.buffer, 2.0f, 3.0, kern::Arg::bytes(&pair, 4)});
+  CHECK(l.status == kern::Status::UsageError && contains(l.diagnostics, "8 bytes"));
+  l = p->launch("nope", {1}, {1}, {});
+  CHECK(l.status == kern::Status::UsageError && contains(l.diagnostics, "no kernel 'nope'"));
+
+  // A failing launch (too many threads): RuntimeError; the device stays usable.
+  l = p->launch("fill", {1}, {4096}, {b.buffer, 1, 64u});
+  CHECK(l.status == kern::Status::RuntimeError && contains(l.diagnostics, "threads per block"));
+  CHECK(p->launch("fill", {1}, {64}, {b.buffer, 1, 64u}).ok());
+
+  // A kernel fault: RuntimeError; later launches fail until resetDevice().
+  err.clear();
+  l = p->launch("oob", {1}, {32}, {b.buffer});
+  CHECK(l.status == kern::Status::RuntimeError && l.stats.faulted);
+  CHECK(!l.diagnostics.empty() && contains(err, l.diagnostics.substr(0, 20)));
+  CHECK(!p->launch("fill", {1}, {32}, {b.buffer, 1, 64u}).ok());
+  std::vector<kern::LaunchStats> all = p->launches();
+  CHECK(all.size() >= 5 && all.back().faulted);
+  CHECK(contains(p->reportJson(), "\"launches\""));
+  p->resetDevice();
+  CHECK(p->write(b.buffer, host.data(), 4).status == kern::Status::UsageError); // lost
+  kern::BufferResult b2 = p->allocate(256);
+  CHECK(b2.ok());
+  CHECK(p->launch("fill", {1}, {64}, {b2.buffer, 9, 64u}).ok());
+  CHECK(p->release(b2.buffer).ok() && !b2.buffer.valid());
+  CHECK(p->launch("fill", {1}, {64}, {b2.buffer, 9, 64u}).status == kern::Status::UsageError);
+  CHECK(p->launch("fill", {1}, {64}, {kern::Arg::null(), 9, 0u}).ok());
+
+  // The program's own main still runs (a separate device).
+  out.clear();
+  kern::RunResult run = p->run();
+  CHECK(run.status == kern::Status::Ok && run.exitCode == 7 && contains(out, "main ran"));
+
+  // Device checks and the tables of the CLI.
+  std::string error;
+  kern::Options unknown;
+  unknown.device = "rtx9090";
+  CHECK(!kern::checkDevice(unknown, error) && contains(error, "h100"));
+  CHECK(contains(kern::deviceList(), "h100"));
+  std::string occ;
+  CHECK(kern::occupancyCalculator({}, 256, 32, 0, occ, error) && !occ.empty());
+
+  // A session: definitions persist, bare expressions print, errors leave it intact.
+  out.clear();
+  err.clear();
+  kern::Session s(options);
+  CHECK(s.eval("__global__ void k(int *o) { o[threadIdx.x] = threadIdx.x * 2; }").ok());
+  CHECK(s.eval("int *d; cudaMalloc(&d, 32 * sizeof(int));").ok());
+  CHECK(s.eval("k<<<1, 32>>>(d);").ok());
+  CHECK(s.eval("d").ok());
+  CHECK(contains(out, "(int *) 0x") && contains(out, "{0, 2, 4, 6, 8, 10, 12, 14, ...}"));
+  CHECK(s.eval("nothing_here + 1").status == kern::Status::CompileError);
+  CHECK(contains(err, "input:1:1: error"));
+  CHECK(s.eval("int x = 6; x * 7").ok() && contains(out, "(int) 42"));
+  CHECK(kern::Session::isComplete("int x = 1;") && !kern::Session::isComplete("void f() {"));
+  std::vector<std::string> c = s.completions("cudaMem");
+  CHECK(!c.empty() && c[0].rfind("cudaMem", 0) == 0);
+  CHECK(!s.completions("k").empty());
+  CHECK(contains(s.source(), "__global__ void k"));
+  CHECK(s.lastCompileMilliseconds() > 0);
+  CHECK(s.eval(":quit").quit);
+
+  if (failures)
+    std::fprintf(stderr, "%d check(s) failed\n", failures);
+  else
+    std::printf("api_test: all checks passed\n");
+  return failures ? 1 : 0;
+}

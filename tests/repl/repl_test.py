@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Drives the kern REPL through a pseudo-terminal (libedit: prompts, history, completion) or
+through a pipe on stdin, and checks what it prints. Usage: repl_test.py KERN pty|stdin"""
+import os
+import pty
+import select
+import subprocess
+import sys
+import tempfile
+import time
+
+KERN, MODE = sys.argv[1], sys.argv[2]
+
+SCRIPT = [
+    "__global__ void scale(float *a, float s, int n) {",
+    "  int i = blockIdx.x * blockDim.x + threadIdx.x;",
+    "  if (i < n)",
+    "    a[i] = a[i] * s + i;",
+    "}",
+    "int n_val = 8;",
+    "float *d;",
+    "cudaMalloc(&d, n_val * sizeof(float));",
+    "scale<<<1, 32>>>(d, 2.0f, n_val);",
+    "d",
+    "n_val * 3",
+    "undefined_thing + 1",
+    "n_val",
+    "printf(\"sum %d\\n\",",
+    "       n_val + 1);",
+    ":stats",
+    ":annotate scale",
+    ":emit ir scale",
+    "__global__ void scale(float *a, float s, int n) { a[threadIdx.x] = s; }",
+    "scale<<<1, 8>>>(d, 5.0f, n_val);",
+    "d",
+    ":device nosuchgpu",
+    ":help",
+]
+
+EXPECT = [
+    "(float *) 0x",
+    "(device, 8 x float) {0, 1, 2, 3, 4, 5, 6, 7}",
+    "(int) 24",
+    "error: use of undeclared identifier 'undefined_thing'",
+    "(int) 8",
+    "sum 9",
+    "== launch 0: scale<<<1, 32>>>",
+    "divergent",
+    "kernel void @scale",
+    "{5, 5, 5, 5, 5, 5, 5, 5}",
+    "unknown device 'nosuchgpu'",
+    ":annotate KERNEL",
+]
+
+
+def fail(msg, out):
+    sys.stderr.write(f"FAIL: {msg}\n--- output ---\n{out}\n")
+    sys.exit(1)
+
+
+def run_stdin():
+    p = subprocess.run([KERN, "repl"], input="\n".join(SCRIPT) + "\n:quit\n",
+                       capture_output=True, text=True, timeout=30)
+    out = p.stdout + p.stderr
+    if p.returncode != 0:
+        fail(f"exit code {p.returncode}", out)
+    if "kern>" in p.stdout:
+        fail("prompts printed for piped input", out)
+    return out
+
+
+def run_pty():
+    history = os.path.join(tempfile.mkdtemp(), "history")
+    env = dict(os.environ, KERN_HISTORY=history, TERM="dumb")
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(KERN, [KERN], env)
+    out = b""
+
+    def read_for(seconds):
+        nonlocal out
+        end = time.time() + seconds
+        while time.time() < end:
+            r, _, _ = select.select([fd], [], [], 0.05)
+            if r:
+                try:
+                    data = os.read(fd, 65536)
+                except OSError:
+                    return False
+                if not data:
+                    return False
+                out += data
+        return True
+
+    def wait_for(text, seconds=10):
+        end = time.time() + seconds
+        while time.time() < end and text.encode() not in out:
+            if not read_for(0.05):
+                break
+
+    wait_for("kern> ")
+    # Tab completion: "n_v<TAB>" completes the session's variable n_val.
+    lines = SCRIPT[:11] + ["n_v\t"] + SCRIPT[11:]
+    for line in lines:
+        os.write(fd, (line + ("" if line.endswith("\t") else "\n")).encode())
+        if line.endswith("\t"):
+            read_for(0.3)
+            os.write(fd, b" + 0\n")
+        read_for(0.15)
+    os.write(fd, b":quit\n")
+    read_for(1.0)
+    _, status = os.waitpid(pid, 0)
+    text = out.decode(errors="replace")
+    if os.waitstatus_to_exitcode(status) != 0:
+        fail(f"exit status {status}", text)
+    if "  ... " not in text:
+        fail("no continuation prompt for the multi-line kernel", text)
+    if text.count("(int) 8") < 2:
+        fail("tab completion of 'n_v' did not give n_val", text)
+    if not os.path.exists(history) or "n_val" not in open(history, errors="replace").read():
+        fail("history file not written", text)
+    return text
+
+
+out = run_pty() if MODE == "pty" else run_stdin()
+for e in EXPECT:
+    if e not in out:
+        fail(f"missing {e!r}", out)
+print(f"repl {MODE}: ok")
