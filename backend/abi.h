@@ -89,6 +89,13 @@ int32_t kern_rt_barrier_reduce(KernWarpCtx *ctx, uint32_t site, uint32_t activeM
 /// `size` the bytes per lane, `flags` a KernAccessFlags combination.
 void kern_rt_count_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs, uint32_t mask,
                           uint32_t size, uint32_t flags);
+/// Checked mode (emitted only when CompileOptions::checked): the same warp access, before it
+/// happens, for the shared-memory race detector and the global "never written" shadow. For a
+/// store with KERN_ACCESS_VALUES in `flags`, addrs[32 + lane] holds the lane's stored value
+/// (its bytes zero-extended to 64 bits), so that lanes of one store writing different values
+/// to one shared word are reported. Never faults: findings are reported after the launch.
+void kern_rt_check_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs, uint32_t mask,
+                          uint32_t size, uint32_t flags);
 /// A branch executed with active mask `mask`, `taken` the lanes whose condition was true.
 void kern_rt_count_branch(KernWarpCtx *ctx, uint32_t site, uint32_t mask, uint32_t taken);
 /// Warp instruction accounting: `n` IR operations executed with `activeLanes` lanes active.
@@ -102,6 +109,7 @@ enum KernAccessFlags : uint32_t {
   KERN_ACCESS_SHARED = 4,
   KERN_ACCESS_CONSTANT = 8,
   KERN_ACCESS_LOCAL = 12,
+  KERN_ACCESS_VALUES = 16, // kern_rt_check_access: the stored values follow the addresses
 };
 
 // ---- called from warp functions and host code ----------------------------------------------

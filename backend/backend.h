@@ -16,6 +16,9 @@ struct CompileOptions {
   /// Emit calls to the counter hooks (kern_rt_count_*) at every memory operation and branch.
   /// If false, compiled code counts nothing (fast mode).
   bool counters = false;
+  /// Emit calls to kern_rt_check_access at every global, shared and generic memory operation
+  /// (checked mode: shared-memory races, reads of never-written global memory).
+  bool checked = false;
   /// LLVM optimisation level, 0-3. If unset, 2.
   int optLevel = 2;
   /// Loop back-edges between two kern_rt_poll calls (runaway-kernel checks). If unset, 1<<16.

@@ -192,6 +192,11 @@ private:
   AddressSummary summarise(Value *addrs, Value *m);
   void emitLaneChecks(const MemoryAccess &a, Value *addrs, Value *m, Value *inShared,
                       Value *inLocal, unsigned size);
+  void emitCountAccess(const MemoryAccess &a, Value *addrs, Value *m, Value *inShared,
+                       Value *inLocal);
+  void emitCheckAccess(const MemoryAccess &a, Value *addrs, Value *m);
+  Value *addressBuffer();
+  Value *emitAccess(const MemoryAccess &a, Value *addrs, Value *m, const AddressSummary &sum);
 
   ModuleContext &mc_;
   const ir::Function &f_;
@@ -702,9 +707,29 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
   using ir::AddrSpace;
   Value *m = cur();
   unsigned size = a.type.bytes();
-  Type *i64v = warpVector(b_.getInt64Ty());
   Type *i64 = b_.getInt64Ty();
   Value *addrs = a.addrs;
+  if (a.space == AddrSpace::Local) {
+    // This thread's own frame: only the variable's bounds need checking (and only when the
+    // lowering knows the variable); no shape analysis, no counters' region guess.
+    if (a.slot) {
+      Value *ok = b_.CreateUnaryIntrinsic(
+          llvm::Intrinsic::vector_reduce_and,
+          b_.CreateOr(inOwnSlot(addrs, a.slot, size), b_.CreateNot(m)), nullptr, "local.ok");
+      auto *slowBB = newBlock("local.check");
+      auto *contBB = newBlock("local.checked");
+      b_.CreateCondBr(ok, contBB, slowBB);
+      b_.SetInsertPoint(slowBB);
+      Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
+      Value *inLocal = inRange(addrs, localLo_, localHi_, size, "in.local");
+      emitLaneChecks(a, addrs, m, inShared, inLocal, size);
+      b_.CreateBr(contBB);
+      b_.SetInsertPoint(contBB);
+    }
+    if (mc_.options.counters)
+      emitCountAccess(a, addrs, m, nullptr, nullptr);
+    return emitAccess(a, addrs, m, AddressSummary{nullptr, nullptr, nullptr});
+  }
   AddressSummary sum = summarise(addrs, m);
   Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
   Value *inLocal = inRange(addrs, localLo_, localHi_, size, "in.local");
@@ -765,46 +790,104 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
     b_.SetInsertPoint(contBB);
   }
 
-  // 2. Counters: all 32 addresses in hand at once, as the coalescer and the banks see them.
-  if (mc_.options.counters) {
-    if (!addrBuf_)
-      addrBuf_ =
-          entryAlloca(b_, llvm::ArrayType::get(b_.getInt64Ty(), kWarpSize), "access.addrs", 8);
-    b_.CreateAlignedStore(addrs, addrBuf_, llvm::Align(8));
-    Value *space;
-    switch (a.space) {
-    case AddrSpace::Global:
-      space = b_.getInt32(KERN_ACCESS_GLOBAL);
-      break;
-    case AddrSpace::Shared:
-      space = b_.getInt32(KERN_ACCESS_SHARED);
-      break;
-    case AddrSpace::Constant:
-      space = b_.getInt32(KERN_ACCESS_CONSTANT);
-      break;
-    case AddrSpace::Local:
-      space = b_.getInt32(KERN_ACCESS_LOCAL);
-      break;
-    default: {
-      // Generic: the space the first active lane's address falls in.
-      Value *lane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, bits(m), b_.getFalse());
-      lane = b_.CreateAnd(lane, b_.getInt32(kWarpSize - 1));
-      space = b_.CreateSelect(
-          b_.CreateExtractElement(inShared, lane), b_.getInt32(KERN_ACCESS_SHARED),
-          b_.CreateSelect(b_.CreateExtractElement(inLocal, lane), b_.getInt32(KERN_ACCESS_LOCAL),
-                          b_.getInt32(KERN_ACCESS_GLOBAL)),
-          "access.space");
-      break;
-    }
-    }
-    Value *flags = b_.CreateOr(b_.getInt32(static_cast<uint32_t>(a.op)), space, "access.flags");
-    Type *i32 = b_.getInt32Ty();
-    b_.CreateCall(
-        runtime("kern_rt_count_access", b_.getVoidTy(),
-                {b_.getPtrTy(), i32, b_.getPtrTy(), i32, i32, i32}),
-        {ctx_, b_.getInt32(a.site), addrBuf_, bits(m, "access.mask"), b_.getInt32(size), flags});
-  }
+  // 2. Checked mode (local and constant memory can neither race nor be unwritten device
+  // memory), then counters: all 32 addresses in hand at once, as the coalescer and the banks
+  // see them.
+  if (mc_.options.checked && a.space != AddrSpace::Constant)
+    emitCheckAccess(a, addrs, m);
+  if (mc_.options.counters)
+    emitCountAccess(a, addrs, m, inShared, inLocal);
+  return emitAccess(a, addrs, m, sum);
+}
 
+void WarpCodegen::emitCountAccess(const MemoryAccess &a, Value *addrs, Value *m, Value *inShared,
+                                  Value *inLocal) {
+  using ir::AddrSpace;
+  unsigned size = a.type.bytes();
+  addressBuffer();
+  b_.CreateAlignedStore(addrs, addrBuf_, llvm::Align(8));
+  Value *space;
+  switch (a.space) {
+  case AddrSpace::Global:
+    space = b_.getInt32(KERN_ACCESS_GLOBAL);
+    break;
+  case AddrSpace::Shared:
+    space = b_.getInt32(KERN_ACCESS_SHARED);
+    break;
+  case AddrSpace::Constant:
+    space = b_.getInt32(KERN_ACCESS_CONSTANT);
+    break;
+  case AddrSpace::Local:
+    space = b_.getInt32(KERN_ACCESS_LOCAL);
+    break;
+  default: {
+    // Generic: the space the first active lane's address falls in.
+    Value *lane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, bits(m), b_.getFalse());
+    lane = b_.CreateAnd(lane, b_.getInt32(kWarpSize - 1));
+    space = b_.CreateSelect(
+        b_.CreateExtractElement(inShared, lane), b_.getInt32(KERN_ACCESS_SHARED),
+        b_.CreateSelect(b_.CreateExtractElement(inLocal, lane), b_.getInt32(KERN_ACCESS_LOCAL),
+                        b_.getInt32(KERN_ACCESS_GLOBAL)),
+        "access.space");
+    break;
+  }
+  }
+  Value *flags = b_.CreateOr(b_.getInt32(static_cast<uint32_t>(a.op)), space, "access.flags");
+  Type *i32 = b_.getInt32Ty();
+  b_.CreateCall(
+      runtime("kern_rt_count_access", b_.getVoidTy(),
+              {b_.getPtrTy(), i32, b_.getPtrTy(), i32, i32, i32}),
+      {ctx_, b_.getInt32(a.site), addrBuf_, bits(m, "access.mask"), b_.getInt32(size), flags});
+}
+
+Value *WarpCodegen::addressBuffer() {
+  // One buffer for both hooks; in checked mode a store's values follow the 32 addresses.
+  if (!addrBuf_)
+    addrBuf_ = entryAlloca(
+        b_,
+        llvm::ArrayType::get(b_.getInt64Ty(), mc_.options.checked ? 2 * kWarpSize : kWarpSize),
+        "access.addrs", 8);
+  return addrBuf_;
+}
+
+void WarpCodegen::emitCheckAccess(const MemoryAccess &a, Value *addrs, Value *m) {
+  Type *i32 = b_.getInt32Ty();
+  Type *i64v = warpVector(b_.getInt64Ty());
+  addressBuffer();
+  b_.CreateAlignedStore(addrs, addrBuf_, llvm::Align(8));
+  // Generic accesses are classified lane by lane by the runtime, like global ones.
+  uint32_t flags = static_cast<uint32_t>(a.op) |
+                   (a.space == ir::AddrSpace::Shared ? KERN_ACCESS_SHARED : KERN_ACCESS_GLOBAL);
+  if (a.op == AccessOp::Store && a.space != ir::AddrSpace::Global) {
+    // The values, so that lanes of one store writing different values to one shared word can
+    // be told from lanes writing the same value (harmless, and common for flags).
+    Value *mv = toMemory(b_, a.value, a.type);
+    Type *et = mv->getType()->getScalarType();
+    if (!et->isIntegerTy() && !et->isFloatingPointTy() && !et->isPointerTy())
+      mv = nullptr; // no scalar to compare: lanes of this store are not compared
+    else if (et->isPointerTy())
+      mv = b_.CreatePtrToInt(mv, i64v);
+    else if (!et->isIntegerTy())
+      mv = b_.CreateBitCast(
+          mv, warpVector(b_.getIntNTy(static_cast<unsigned>(et->getPrimitiveSizeInBits()))));
+    if (mv) {
+      mv = b_.CreateZExtOrTrunc(mv, i64v);
+      b_.CreateAlignedStore(mv, b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), addrBuf_, kWarpSize),
+                            llvm::Align(8));
+      flags |= KERN_ACCESS_VALUES;
+    }
+  }
+  b_.CreateCall(runtime("kern_rt_check_access", b_.getVoidTy(),
+                        {b_.getPtrTy(), i32, b_.getPtrTy(), i32, i32, i32}),
+                {ctx_, b_.getInt32(a.site), addrBuf_, bits(m, "check.mask"),
+                 b_.getInt32(a.type.bytes()), b_.getInt32(flags)});
+}
+
+Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,
+                               const AddressSummary &sum) {
+  unsigned size = a.type.bytes();
+  Type *i64v = warpVector(b_.getInt64Ty());
+  Type *i64 = b_.getInt64Ty();
   // 3. The access. Three shapes, chosen per execution from the addresses: consecutive lanes
   // at consecutive elements (one vector load or store), every lane at one address (one
   // scalar load, broadcast), anything else (gather/scatter). Only active lanes touch memory.
@@ -814,6 +897,18 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
   Type *vecMemTy = warpVector(memTy);
   if (a.op == AccessOp::Atomic)
     return emitAtomicLanes(a, m);
+  if (a.space == ir::AddrSpace::Local) {
+    // Each lane's copy of a local variable lies `stride` bytes from its neighbour's, so lanes
+    // never touch consecutive elements: a gather or scatter, with no shape test.
+    Value *ptrs = b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs");
+    if (a.op == AccessOp::Load)
+      return fromMemory(b_,
+                        b_.CreateMaskedGather(vecMemTy, ptrs, llvm::Align(size), m,
+                                              llvm::Constant::getNullValue(vecMemTy), "load"),
+                        a.type);
+    b_.CreateMaskedScatter(toMemory(b_, a.value, a.type), ptrs, llvm::Align(size), m);
+    return nullptr;
+  }
   Value *mbits = bits(m, "access.lanes");
   Value *first = b_.CreateAnd(
       b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, mbits, b_.getFalse()), b_.getInt32(31));

@@ -262,9 +262,8 @@ kern_arg kern_arg_bytes(const void *data, size_t size) {
   return a;
 }
 
-kern_status kern_launch(kern_program *program, const char *kernel, kern_dim3 grid,
-                        kern_dim3 block, const kern_arg *args, size_t arg_count,
-                        uint64_t dynamic_shared_bytes) {
+kern_status kern_launch(kern_program *program, const char *kernel, kern_dim3 grid, kern_dim3 block,
+                        const kern_arg *args, size_t arg_count, uint64_t dynamic_shared_bytes) {
   if (!program || !kernel || (arg_count && !args))
     return fail(program ? program->engine : nullptr, KERN_USAGE_ERROR,
                 "kern_launch: null argument");

@@ -1,7 +1,7 @@
 // kern::Engine and kern::Program (include/kern/kern.hpp): the pipeline, the JIT and the runtime
 // put together behind the public API. Launches from the host application: program_api.cpp.
-#include "runtime/engine_impl.h"
 #include "ir/analysis.h"
+#include "runtime/engine_impl.h"
 
 #include "runtime/symbols.h"
 
@@ -101,6 +101,7 @@ runtime::Runtime::Options runtimeOptions(const Options &o) {
   ro.err = o.err;
   ro.timeoutSeconds = o.timeoutSeconds;
   ro.counters = countersOn(o);
+  ro.checked = o.checked;
   return ro;
 }
 
@@ -171,6 +172,7 @@ bool Program::Impl::compileNative() {
   nativeTried = true;
   backend::CompileOptions co;
   co.counters = countersOn(*options);
+  co.checked = options->checked;
   co.optLevel = options->optLevel >= 0 && options->optLevel <= 3 ? options->optLevel : 2;
   native = backend::compile(*module, co, runtime::runtimeSymbols(), nativeError);
   return native != nullptr;

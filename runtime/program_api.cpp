@@ -148,9 +148,8 @@ BufferResult Program::allocate(uint64_t bytes) {
   void *p = nullptr;
   if (impl_->device->cudaMalloc(&p, bytes) != 0 || !p ||
       impl_->device->cudaMemset(p, 0, bytes) != 0) {
-    static_cast<Result &>(r) = failure(Status::RuntimeError, impl_->captured.empty()
-                                                                 ? "kern: allocate failed"
-                                                                 : impl_->captured);
+    static_cast<Result &>(r) = failure(
+        Status::RuntimeError, impl_->captured.empty() ? "kern: allocate failed" : impl_->captured);
     return r;
   }
   const uint64_t handle = impl_->nextHandle++;
@@ -170,10 +169,10 @@ static Result bufferRange(Program::Impl &p, const Buffer &b, uint64_t bytes, uin
                                            "or lost by resetDevice)");
   const uint64_t size = it->second.second;
   if (offset > size || bytes > size - offset)
-    return failure(Status::UsageError,
-                   std::string("kern: ") + function + ": " + std::to_string(bytes) +
-                       " bytes at offset " + std::to_string(offset) + " do not fit in the " +
-                       std::to_string(size) + "-byte buffer");
+    return failure(Status::UsageError, std::string("kern: ") + function + ": " +
+                                           std::to_string(bytes) + " bytes at offset " +
+                                           std::to_string(offset) + " do not fit in the " +
+                                           std::to_string(size) + "-byte buffer");
   addr = it->second.first + offset;
   return {};
 }
@@ -280,16 +279,16 @@ LaunchResult Program::launch(std::string_view name, Dim3 grid, Dim3 block,
     for (const ir::Function *k : irKernels)
       known += (known.empty() ? "" : ", ") + k->name;
     return fail(Status::UsageError, "kern: launch: the program has no kernel '" +
-                                        std::string(name) + "' (kernels: " +
-                                        (known.empty() ? "none" : known) + ")");
+                                        std::string(name) +
+                                        "' (kernels: " + (known.empty() ? "none" : known) + ")");
   }
   const ir::Function &k = *irKernels[index];
   const KernelSignature &sig = impl_->signatures[index];
   if (args.size() != sig.params.size())
-    return fail(Status::UsageError, "kern: launch of '" + sig.name + "': " +
-                                        std::to_string(args.size()) + " argument" +
-                                        (args.size() == 1 ? "" : "s") + " given, the kernel takes " +
-                                        std::to_string(sig.params.size()));
+    return fail(Status::UsageError,
+                "kern: launch of '" + sig.name + "': " + std::to_string(args.size()) + " argument" +
+                    (args.size() == 1 ? "" : "s") + " given, the kernel takes " +
+                    std::to_string(sig.params.size()));
 
   // Pack the parameter buffer as the compiled kernel reads it (CUDA's layout, ir paramOffsets).
   std::vector<uint8_t> params(std::max<uint32_t>(k.paramBytes, 1), 0);
@@ -298,9 +297,8 @@ LaunchResult Program::launch(std::string_view name, Dim3 grid, Dim3 block,
     const Arg &a = args[i];
     uint8_t *dst = params.data() + k.paramOffsets[i];
     auto mismatch = [&]() {
-      return fail(Status::UsageError, "kern: launch of '" + sig.name + "': " +
-                                          describeParam(i, p) + " cannot take " +
-                                          argKindName(a.kind()));
+      return fail(Status::UsageError, "kern: launch of '" + sig.name + "': " + describeParam(i, p) +
+                                          " cannot take " + argKindName(a.kind()));
     };
     switch (p.kind) {
     case ParamKind::Pointer: {
@@ -308,8 +306,9 @@ LaunchResult Program::launch(std::string_view name, Dim3 grid, Dim3 block,
       if (a.kind() == Arg::Kind::Buffer) {
         auto it = impl_->buffers.find(a.buffer().handle());
         if (it == impl_->buffers.end())
-          return fail(Status::UsageError, "kern: launch of '" + sig.name + "': " +
-                                              describeParam(i, p) + " is a buffer that is not live");
+          return fail(Status::UsageError, "kern: launch of '" + sig.name +
+                                              "': " + describeParam(i, p) +
+                                              " is a buffer that is not live");
         addr = it->second.first;
       } else if (a.kind() != Arg::Kind::Null)
         return mismatch();
@@ -320,14 +319,13 @@ LaunchResult Program::launch(std::string_view name, Dim3 grid, Dim3 block,
       if (a.kind() != Arg::Kind::Int && a.kind() != Arg::Kind::UInt)
         return mismatch();
       if (!intFits(a, p.size, p.isSigned))
-        return fail(Status::UsageError, "kern: launch of '" + sig.name + "': " +
-                                            describeParam(i, p) + ": the value " +
-                                            (a.kind() == Arg::Kind::Int
-                                                 ? std::to_string(a.intValue())
-                                                 : std::to_string(a.uintValue())) +
-                                            " does not fit");
-      const uint64_t bits = a.kind() == Arg::Kind::Int ? static_cast<uint64_t>(a.intValue())
-                                                       : a.uintValue();
+        return fail(Status::UsageError,
+                    "kern: launch of '" + sig.name + "': " + describeParam(i, p) + ": the value " +
+                        (a.kind() == Arg::Kind::Int ? std::to_string(a.intValue())
+                                                    : std::to_string(a.uintValue())) +
+                        " does not fit");
+      const uint64_t bits =
+          a.kind() == Arg::Kind::Int ? static_cast<uint64_t>(a.intValue()) : a.uintValue();
       std::memcpy(dst, &bits, p.size); // little-endian: the low bytes
       break;
     }
@@ -348,8 +346,8 @@ LaunchResult Program::launch(std::string_view name, Dim3 grid, Dim3 block,
       if (a.kind() != Arg::Kind::Bytes)
         return mismatch();
       if (a.byteValue().size() != p.size)
-        return fail(Status::UsageError, "kern: launch of '" + sig.name + "': " +
-                                            describeParam(i, p) + " takes " +
+        return fail(Status::UsageError, "kern: launch of '" + sig.name +
+                                            "': " + describeParam(i, p) + " takes " +
                                             std::to_string(p.size) + " bytes, " +
                                             std::to_string(a.byteValue().size()) + " given");
       std::memcpy(dst, a.byteValue().data(), p.size);

@@ -54,6 +54,8 @@ Runtime::Runtime(Options options)
       std::fflush(stdout); // so that messages appear after the output that preceded them
       std::fwrite(s.data(), 1, s.size(), stderr);
     };
+  if (options_.checked)
+    checker_ = std::make_unique<Checker>(device_.lo(), device_.hi() - device_.lo());
 }
 
 Runtime::~Runtime() = default;
@@ -100,6 +102,9 @@ void Runtime::setProgram(std::vector<KernelInfo> kernels, const ir::Module *modu
     }
     std::memcpy(p, g->init.data(), std::min<uint64_t>(g->init.size(), size));
     globalAddrs_[g->id] = addressOf(p);
+    // A __device__ variable has its initialiser, or zeros by C's rules: never "unwritten".
+    if (checker_ && g->space != ir::AddrSpace::Host)
+      checker_->init().mark(addressOf(p), size);
   }
 }
 
@@ -164,6 +169,8 @@ int32_t Runtime::cudaMalloc(void **p, uint64_t size) {
                            " are allocated)");
   }
   *p = reinterpret_cast<void *>(base);
+  if (checker_) // CUDA's fresh allocations hold garbage: nothing in them counts as written
+    checker_->init().clear(base, size);
   return cudaSuccess;
 }
 
@@ -261,6 +268,12 @@ int32_t Runtime::memcpyImpl(const char *api, void *dst, const void *src, uint64_
   if (!ok)
     return recordError(cudaErrorInvalidValue, std::move(message));
   std::memmove(dst, src, n);
+  if (checker_ && dstDevice) {
+    if (srcDevice) // unwritten bytes stay unwritten when copied
+      checker_->init().copy(d, s, n);
+    else
+      checker_->init().mark(d, n);
+  }
   if (dstDevice != srcDevice)
     recordTransfer(api,
                    dstDevice ? TransferDirection::HostToDevice : TransferDirection::DeviceToHost, n,
@@ -277,6 +290,8 @@ int32_t Runtime::cudaMemset(void *p, int32_t value, uint64_t n) {
   if (!checkDeviceRange("cudaMemset", "destination", addressOf(p), n, message))
     return recordError(cudaErrorInvalidValue, std::move(message));
   std::memset(p, value, n);
+  if (checker_)
+    checker_->init().mark(addressOf(p), n);
   return cudaSuccess;
 }
 
@@ -505,6 +520,8 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   if (options_.counters)
     cfg.workerCounters =
         counters_.beginLaunch(dev, module_ ? module_->sites.size() : 0, scheduler_.workers());
+  if (checker_)
+    cfg.workerChecked = checker_->beginLaunch(scheduler_.workers());
   LaunchResult result = scheduler_.launch(cfg);
   if (options_.counters)
     counters_.endLaunch(launches_.size());
@@ -516,6 +533,8 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   // Kernel printf output appears at the end of the launch, the synchronisation point on a GPU.
   if (!result.output.empty())
     options_.out(result.output);
+  if (checker_)
+    reportChecked(checker_->endLaunch(), k, result);
   if (options_.onLaunchEnd)
     options_.onLaunchEnd(launches_.size() - 1);
   if (!result.faulted)
@@ -579,6 +598,70 @@ std::string Runtime::describeTimeout(const LaunchResult &r, const KernelInfo &k,
   text += " (" + std::to_string(r.finishedBlocks) + " of " + std::to_string(blocks) +
           " blocks finished, " + std::to_string(notStarted) + " not started)";
   return text;
+}
+
+std::string Runtime::lineCol(uint32_t site) const {
+  const std::string loc = location(site);
+  const size_t col = loc.rfind(':');
+  const size_t line = col == std::string::npos || col == 0 ? col : loc.rfind(':', col - 1);
+  return line == std::string::npos ? loc : loc.substr(line + 1);
+}
+
+void Runtime::reportChecked(const Checker::Findings &f, const KernelInfo &k,
+                            const LaunchResult &r) {
+  // Blocks above a faulting block stop early or never run, depending on timing: only findings
+  // at or below it are the same for every number of workers.
+  const uint64_t limit = r.faulted ? r.fault.blockLinear : UINT64_MAX;
+  auto triple = [](const uint32_t v[3]) {
+    return std::string("(") + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," +
+           std::to_string(v[2]) + ")";
+  };
+  auto report = [&](uint32_t site, const std::string &what) {
+    const std::string loc = location(site);
+    faulted_ = true;
+    lastErrorMessage_ = (loc.empty() ? "kern: error: " : loc + ": error: ") + what;
+    options_.err(lastErrorMessage_ + "\n");
+  };
+  if (const RaceRecord &race = f.race; race.blockLinear <= limit && race.blockLinear != UINT64_MAX) {
+    static const char *const kKinds[] = {"read-after-write", "write-after-read",
+                                         "write-after-write"};
+    const std::string head = std::string("shared-memory data race (") +
+                             kKinds[static_cast<int>(race.kind)] + ") in kernel '" + k.name +
+                             "', block " + triple(race.blockIdx) + ": ";
+    const std::string offset = "shared offset " + std::to_string(race.offset);
+    if (race.sameInstruction) {
+      report(race.secondSite,
+             head + "lanes " + std::to_string(race.firstLane) + " and " +
+                 std::to_string(race.secondLane) + " of warp " + std::to_string(race.secondWarp) +
+                 " (threads " + triple(race.firstThread) + " and " + triple(race.secondThread) +
+                 ") store different values to " + offset + " in one instruction");
+    } else {
+      auto verb = [](bool write, bool atomic, bool past) {
+        return std::string(atomic  ? (past ? "atomically updated" : "atomically updates")
+                           : write ? (past ? "stored to" : "stores to")
+                                   : (past ? "loaded" : "loads"));
+      };
+      const bool secondWrite = race.kind != RaceKind::ReadAfterWrite;
+      const bool firstWrite = race.kind != RaceKind::WriteAfterRead;
+      report(race.secondSite,
+             head + "thread " + triple(race.secondThread) + " (warp " +
+                 std::to_string(race.secondWarp) + ") " +
+                 verb(secondWrite, race.secondAtomic, false) + " " + offset + ", which thread " +
+                 triple(race.firstThread) + " (warp " + std::to_string(race.firstWarp) + ") " +
+                 verb(firstWrite, race.firstAtomic, true) + " at " + lineCol(race.firstSite) +
+                 " with no __syncthreads() in between");
+    }
+  }
+  if (const UninitRecord &u = f.uninit; u.blockLinear <= limit && u.blockLinear != UINT64_MAX) {
+    std::string where = "nothing wrote it since cudaMalloc";
+    if (const Allocation *a = device_.find(u.unwritten))
+      where = "offset " + std::to_string(u.unwritten - a->base) + " of the " +
+              std::to_string(a->size) + "-byte allocation at " + hexAddress(a->base) + "; " +
+              "no cudaMemcpy, cudaMemset or kernel store wrote it since cudaMalloc";
+    report(u.site, std::string(u.atomic ? "atomic" : "load") + " of never-written global memory at " +
+                       hexAddress(u.unwritten) + " (" + where + ") in kernel '" + k.name +
+                       "', block " + triple(u.blockIdx) + ", thread " + triple(u.thread));
+  }
 }
 
 std::string Runtime::siteWhat(uint32_t site) const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "backend/backend.h"
+#include "runtime/checked.h"
 #include "ir/ir.h"
 #include "runtime/counter_hooks.h"
 #include "runtime/device.h"
@@ -71,6 +72,10 @@ struct RuntimeOptions {
   /// Count what the GPU would suffer (counters()); the kernels must be compiled with the
   /// counter hooks (backend::CompileOptions::counters). If false, nothing is counted.
   bool counters = false;
+  /// Checked mode: report shared-memory races and reads of never-written global memory (the
+  /// kernels must be compiled with backend::CompileOptions::checked). Each finding is an
+  /// error that makes faulted() true; the program and its output go on unchanged.
+  bool checked = false;
   /// Called after each launch that ran (faulted or not) with its index in launches(): where
   /// `--stats` prints its table. If empty, nothing is called.
   std::function<void(size_t)> onLaunchEnd;
@@ -262,6 +267,10 @@ private:
   std::string describeFault(const FaultRecord &f, const KernelInfo &k, uint64_t sharedBytes) const;
   std::string describeTimeout(const LaunchResult &r, const KernelInfo &k, uint64_t blocks) const;
   std::string describeDevicePointer(uint64_t addr) const;
+  /// Checked mode's findings of one launch, reported as errors (they do not stop anything).
+  void reportChecked(const Checker::Findings &f, const KernelInfo &k, const LaunchResult &r);
+  /// "LINE:COL" of a site, for naming a second site in a message.
+  std::string lineCol(uint32_t site) const;
   bool checkDeviceRange(const char *function, const char *what, uint64_t addr, uint64_t n,
                         std::string &message) const;
 
@@ -280,6 +289,7 @@ private:
   std::vector<TransferRecord> transfers_;
   std::vector<TimelineEvent> timeline_;
   CounterCollector counters_;
+  std::unique_ptr<Checker> checker_; // checked mode only
   double clock_ = 0; // the modelled clock, seconds
   std::vector<std::unique_ptr<Handle>> handleStore_;
   std::map<const void *, Handle *> handles_;

@@ -3,6 +3,7 @@
 // warp on its own fiber so that a warp reaching __syncthreads() can wait for the others.
 #include "runtime/scheduler.h"
 
+#include "runtime/checked.h"
 #include "runtime/printf_format.h"
 
 #include <boost/context/fiber.hpp>
@@ -126,6 +127,7 @@ struct BlockState {
   bool started = false;
   std::vector<WarpSlot> *slots = nullptr; // kernels with barriers
   void *counters = nullptr;               // the worker's counters (KernWarpCtx::counters)
+  void *checked = nullptr;                // the worker's CheckedWorker (checked mode)
 };
 
 /// One worker's reusable resources and its share of the launch's results.
@@ -138,6 +140,7 @@ struct WorkerState {
   std::vector<FaultRecord> faults;
   std::vector<uint64_t> interrupted; // blocks stopped mid-way by a timeout
   void *counters = nullptr;          // this launch's counters for this worker, or null
+  void *checked = nullptr;           // this launch's CheckedWorker for this worker, or null
   /// Warp contexts of the current launch, one per warp of a block, filled once per launch:
   /// threadIdx and the live mask do not depend on the block, and a kernel reading a context
   /// that was just written stalls (masked vector loads do not forward from the store buffer).
@@ -324,6 +327,8 @@ void runBlockWithFibers(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *
       result = count != 0;
     for (WarpSlot &s : slots)
       s.result = result;
+    if (b.checked) // accesses after the barrier are ordered after those before it
+      checkedBarrier(b.checked);
   }
   b.slots = nullptr;
 }
@@ -338,6 +343,9 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
   b.blockIdx[1] = static_cast<uint32_t>(linear / cfg.grid[0] % cfg.grid[1]);
   b.blockIdx[2] = static_cast<uint32_t>(linear / (uint64_t(cfg.grid[0]) * cfg.grid[1]));
   uint8_t *shared = W.sharedMemory(cfg.sharedBytes);
+  b.checked = W.checked;
+  if (b.checked)
+    checkedBlockBegin(b.checked, linear, b.blockIdx, cfg.block, cfg.sharedBytes);
   if (cfg.kernel->usesBarriers && L.warpsPerBlock > 1) {
     runBlockWithFibers(W, L, b, shared);
   } else {
@@ -471,6 +479,8 @@ uint64_t warpGlobalAddr(KernWarpCtx *ctx, uint32_t globalId) {
   return addrs && globalId < addrs->size() ? (*addrs)[globalId] : 0;
 }
 
+void *checkedStateOf(KernWarpCtx *ctx) { return blockOf(ctx)->checked; }
+
 BlockPlacement placeBlock(uint64_t linear, int sms, int blocksPerSM) {
   BlockPlacement p;
   if (sms <= 0 || blocksPerSM <= 0)
@@ -580,6 +590,7 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
   const std::function<void(unsigned)> job = [&](unsigned worker) {
     WorkerState &W = *states_[worker];
     W.counters = cfg.workerCounters ? cfg.workerCounters[worker] : nullptr;
+    W.checked = cfg.workerChecked ? cfg.workerChecked[worker] : nullptr;
     for (;;) {
       const uint64_t first = next.fetch_add(chunk, std::memory_order_relaxed);
       for (uint64_t b = first; b < first + chunk; ++b) {

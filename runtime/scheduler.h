@@ -62,6 +62,8 @@ struct LaunchConfig {
   /// Counters on: one opaque counter set per worker (CounterCollector::beginLaunch), which
   /// KernWarpCtx::counters points at. Null: counters off.
   void *const *workerCounters = nullptr;
+  /// Checked mode on: one CheckedWorker per worker (Checker::beginLaunch). Null: off.
+  void *const *workerChecked = nullptr;
 };
 
 /// The fault that ends a launch: the first one of the faulting block with the lowest linear
@@ -138,5 +140,7 @@ void warpPrintf(KernWarpCtx *ctx, uint32_t lane, const char *fmt, int32_t nargs,
 int32_t warpBarrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32_t predMask,
                     int32_t op);
 uint64_t warpGlobalAddr(KernWarpCtx *ctx, uint32_t globalId);
+/// The CheckedWorker of the worker running the warp's block, or null (checked mode off).
+void *checkedStateOf(KernWarpCtx *ctx);
 
 } // namespace kern::runtime

@@ -23,7 +23,8 @@ namespace kern {
 
 namespace {
 
-const char *const kHelp = R"(Type C/CUDA at the prompt; an input runs when its braces and parentheses close.
+const char *const kHelp =
+    R"(Type C/CUDA at the prompt; an input runs when its braces and parentheses close.
   __global__ void k(...) { ... }   define (or redefine) a kernel; __device__ functions,
                                    structs, typedefs and #defines are kept the same way
   float *d; int n = 8;             declare host variables: they keep their values
@@ -43,8 +44,8 @@ Meta-commands:
   :quit                 leave (also Ctrl-D)
 )";
 
-const char *const kMetaCommands[] = {":help",  ":device", ":stats", ":annotate", ":emit",
-                                     ":load",  ":source", ":reset", ":quit"};
+const char *const kMetaCommands[] = {":help", ":device", ":stats", ":annotate", ":emit",
+                                     ":load", ":source", ":reset", ":quit"};
 
 const char *const kBuiltinNames[] = {
 #define KERN_BUILTIN(name, signature, side) name,
@@ -52,27 +53,60 @@ const char *const kBuiltinNames[] = {
 #undef KERN_BUILTIN
 };
 
-const char *const kWords[] = {
-    "__global__", "__device__", "__host__", "__shared__", "__constant__", "__syncthreads",
-    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "struct", "typedef", "return",
-    "unsigned", "float", "double", "int", "char", "long", "short", "bool", "void", "const",
-    "size_t", "dim3", "sizeof", "for", "while", "if", "else", "cudaMemcpyHostToDevice",
-    "cudaMemcpyDeviceToHost", "cudaMemcpyDeviceToDevice", "cudaSuccess"};
+const char *const kWords[] = {"__global__",
+                              "__device__",
+                              "__host__",
+                              "__shared__",
+                              "__constant__",
+                              "__syncthreads",
+                              "threadIdx",
+                              "blockIdx",
+                              "blockDim",
+                              "gridDim",
+                              "warpSize",
+                              "struct",
+                              "typedef",
+                              "return",
+                              "unsigned",
+                              "float",
+                              "double",
+                              "int",
+                              "char",
+                              "long",
+                              "short",
+                              "bool",
+                              "void",
+                              "const",
+                              "size_t",
+                              "dim3",
+                              "sizeof",
+                              "for",
+                              "while",
+                              "if",
+                              "else",
+                              "cudaMemcpyHostToDevice",
+                              "cudaMemcpyDeviceToHost",
+                              "cudaMemcpyDeviceToDevice",
+                              "cudaSuccess"};
 
 /// Type names that start a declaration (plus the session's own structs and typedefs).
 const std::set<std::string> kTypeWords = {
-    "int", "float", "double", "char", "unsigned", "signed", "long", "short", "bool", "void",
-    "const", "volatile", "size_t", "dim3", "uint3", "cudaError_t", "cudaEvent_t",
-    "cudaStream_t", "cudaDeviceProp", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t",
-    "uint16_t", "uint32_t", "uint64_t", "uint", "float2", "float3", "float4", "int2", "int3",
-    "int4", "uint2", "uint4", "double2", "auto"};
+    "int",         "float",       "double",       "char",           "unsigned",
+    "signed",      "long",        "short",        "bool",           "void",
+    "const",       "volatile",    "size_t",       "dim3",           "uint3",
+    "cudaError_t", "cudaEvent_t", "cudaStream_t", "cudaDeviceProp", "int8_t",
+    "int16_t",     "int32_t",     "int64_t",      "uint8_t",        "uint16_t",
+    "uint32_t",    "uint64_t",    "uint",         "float2",         "float3",
+    "float4",      "int2",        "int3",         "int4",           "uint2",
+    "uint4",       "double2",     "auto"};
 
 /// Words that make a top-level input a definition kept in the program.
 const std::set<std::string> kDefinitionWords = {
-    "__global__", "__device__", "__host__", "__constant__", "__forceinline__", "__noinline__",
-    "inline", "static", "extern", "typedef", "template", "struct", "union", "enum", "class"};
+    "__global__",   "__device__", "__host__", "__constant__", "__forceinline__",
+    "__noinline__", "inline",     "static",   "extern",       "typedef",
+    "template",     "struct",     "union",    "enum",         "class"};
 
-const std::set<std::string> kStatementWords = {"if",     "for",   "while", "do",   "switch",
+const std::set<std::string> kStatementWords = {"if",     "for",   "while",    "do",   "switch",
                                                "return", "break", "continue", "else", "goto"};
 
 bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -154,9 +188,9 @@ std::vector<Token> tokenize(const std::string &s) {
 
 /// One top-level piece of an input: a directive, a declaration or definition, or a statement.
 struct Chunk {
-  std::string text;   // as typed
-  size_t firstLine;   // its first line within the input, 0-based
-  bool terminated;    // ends with ';' or '}' (or is a directive)
+  std::string text; // as typed
+  size_t firstLine; // its first line within the input, 0-based
+  bool terminated;  // ends with ';' or '}' (or is a directive)
   bool directive;
 };
 
@@ -221,10 +255,10 @@ std::vector<Chunk> splitInput(const std::string &input) {
       const std::string w = firstWord();
       const size_t brace = head.find('{');
       const bool initializer = head.substr(0, brace).find('=') != std::string::npos;
-      const bool funcLike = head.substr(0, brace).find('(') != std::string::npos &&
-                            w != "struct" && w != "union" && w != "enum" && w != "typedef";
-      if (w == "do" || initializer || (!funcLike && (w == "struct" || w == "union" ||
-                                                     w == "enum" || w == "typedef")))
+      const bool funcLike = head.substr(0, brace).find('(') != std::string::npos && w != "struct" &&
+                            w != "union" && w != "enum" && w != "typedef";
+      if (w == "do" || initializer ||
+          (!funcLike && (w == "struct" || w == "union" || w == "enum" || w == "typedef")))
         continue;
       std::vector<Token> next = tokenize(clean.substr(i + 1, 16));
       if (!next.empty() && next[0].text == "else")
@@ -289,8 +323,8 @@ std::string formatScalar(frontend::TypeKind kind, uint64_t size, const uint8_t *
   default:
     break;
   }
-  const bool isSigned = kind == K::Char || kind == K::SChar || kind == K::Short ||
-                        kind == K::Int || kind == K::Long || kind == K::LongLong;
+  const bool isSigned = kind == K::Char || kind == K::SChar || kind == K::Short || kind == K::Int ||
+                        kind == K::Long || kind == K::LongLong;
   int64_t s = 0;
   uint64_t u = 0;
   switch (size) {
@@ -371,9 +405,9 @@ struct Session::Impl {
     lastStats.clear();
     annotations.clear();
     // The result slot of bare expressions comes first, so its GlobalVar id is always 0.
-    items.push_back({ItemKind::Variable, kResultVar, "",
-                     "unsigned char " + std::string(kResultVar) + "[" +
-                         std::to_string(kResultBytes) + "];"});
+    items.push_back(
+        {ItemKind::Variable, kResultVar, "",
+         "unsigned char " + std::string(kResultVar) + "[" + std::to_string(kResultBytes) + "];"});
   }
 
   /// The program text: every item, then main running `body`. Fills itemLines.
@@ -519,8 +553,8 @@ struct Session::Impl {
     if (vt.kind == frontend::TypeKind::Float || vt.kind == frontend::TypeKind::Double)
       type = vt.kind == frontend::TypeKind::Float ? "float" : "double";
     else if (vt.kind >= frontend::TypeKind::Bool && vt.kind <= frontend::TypeKind::ULongLong)
-      type = vt.isSigned || vt.kind == frontend::TypeKind::Bool ? "long long"
-                                                                : "unsigned long long";
+      type =
+          vt.isSigned || vt.kind == frontend::TypeKind::Bool ? "long long" : "unsigned long long";
     else if (vt.kind == frontend::TypeKind::Pointer || vt.kind == frontend::TypeKind::Array)
       type = "void *";
     else
@@ -545,10 +579,9 @@ struct Session::Impl {
     const runtime::Allocation *a = rt->deviceMemory().find(addr);
     if (!a)
       return out;
-    const bool scalarElem = vt.elemSize > 0 && vt.elemSize <= 8 &&
-                            vt.elemKind != frontend::TypeKind::Struct &&
-                            vt.elemKind != frontend::TypeKind::Array &&
-                            vt.elemKind != frontend::TypeKind::Void;
+    const bool scalarElem =
+        vt.elemSize > 0 && vt.elemSize <= 8 && vt.elemKind != frontend::TypeKind::Struct &&
+        vt.elemKind != frontend::TypeKind::Array && vt.elemKind != frontend::TypeKind::Void;
     const uint64_t left = a->end() - addr;
     if (!scalarElem)
       return out + " (device, " + std::to_string(left) + " bytes to the end of its allocation)";
@@ -635,16 +668,16 @@ bool Session::Impl::classify(const Chunk &c, std::vector<Item> &list, std::strin
       else if (clean[i] == '{' && depth == 0) {
         bodyBrace = i;
         break;
-      }
-      else if (clean[i] == '=' && depth == 0)
+      } else if (clean[i] == '=' && depth == 0)
         break;
     }
   }
   auto functionName = [&](size_t end) -> std::string {
     // The identifier before the '(' that matches the last ')' before `end`.
     size_t close = clean.rfind(')', end);
-    if (close == std::string::npos || trim(clean.substr(close + 1, end - close - 1)).find_first_not_of(
-                                          "constvolatile ") != std::string::npos)
+    if (close == std::string::npos ||
+        trim(clean.substr(close + 1, end - close - 1)).find_first_not_of("constvolatile ") !=
+            std::string::npos)
       return "";
     int depth = 0;
     size_t open = close;
@@ -678,9 +711,8 @@ bool Session::Impl::classify(const Chunk &c, std::vector<Item> &list, std::strin
         // A loaded file's main becomes an ordinary function that runs once.
         const std::string renamed = "__kern_main_" + std::to_string(++loadCount);
         size_t at = c.text.find("main");
-        while (at != std::string::npos &&
-               ((at > 0 && isIdentChar(c.text[at - 1])) ||
-                (at + 4 < c.text.size() && isIdentChar(c.text[at + 4]))))
+        while (at != std::string::npos && ((at > 0 && isIdentChar(c.text[at - 1])) ||
+                                           (at + 4 < c.text.size() && isIdentChar(c.text[at + 4]))))
           at = c.text.find("main", at + 4);
         it.text = c.text;
         it.text.replace(at, 4, renamed);
@@ -723,8 +755,8 @@ bool Session::Impl::classify(const Chunk &c, std::vector<Item> &list, std::strin
     return true;
   }
   // File-scope variables written as such (__device__, __constant__, static, extern, const).
-  const bool deviceVar = kDefinitionWords.count(w) > 0 && w != "struct" && w != "union" &&
-                         w != "enum";
+  const bool deviceVar =
+      kDefinitionWords.count(w) > 0 && w != "struct" && w != "union" && w != "enum";
   const bool isType = kTypeWords.count(w) > 0 || typeNames.count(w) > 0 ||
                       ((w == "struct" || w == "union" || w == "enum") && toks.size() > 2);
   if (deviceVar || (isType && (toks.size() < 2 || toks[1].text != "("))) {
@@ -811,15 +843,15 @@ bool Session::Impl::classify(const Chunk &c, std::vector<Item> &list, std::strin
           specifiers + " " + declarator + (keepInit && !init.empty() ? " = " + init : "") + ";";
       int at = findItem(list, name);
       if (at >= 0 && list[at].kind == ItemKind::Variable) {
-        if (list[at].text != declText && (keepInit || list[at].text != specifiers + " " +
-                                                                          declarator + ";")) {
+        if (list[at].text != declText &&
+            (keepInit || list[at].text != specifiers + " " + declarator + ";")) {
           error = "'" + name + "' is already declared as '" + list[at].text +
                   "' (variables keep their type; :reset starts over)";
           return false;
         }
       } else {
-        addItem({ItemKind::Variable, name, name, keepInit ? declText
-                                                           : specifiers + " " + declarator + ";"});
+        addItem({ItemKind::Variable, name, name,
+                 keepInit ? declText : specifiers + " " + declarator + ";"});
       }
       if (!keepInit && !init.empty())
         addBody(name + " = " + init + ";");

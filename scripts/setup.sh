@@ -9,7 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # LLVM's CMake config also looks for zlib, libedit and zstd, but only its static component
 # targets need them; kern links the one shared libLLVM-19, so zstd is not required.
 packages=(cmake ninja-build g++ llvm-19-dev libantlr4-runtime-dev antlr4 catch2
-          libboost-context-dev libedit-dev clang-format zlib1g-dev)
+          libboost-context-dev libedit-dev clang-format zlib1g-dev python3 pkg-config)
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -33,15 +33,15 @@ typedef struct kern_buffer kern_buffer;   /* device memory of one program */
 typedef void (*kern_write_fn)(void *user, const char *text, size_t size);
 
 typedef struct kern_options {
-  unsigned workers;      /* worker threads; 0: one per hardware thread (default 0) */
-  int counters;          /* nonzero: count what a GPU would suffer (default 0) */
-  const char *device;    /* built-in profile name; NULL or "": h100 (default NULL) */
-  int opt_level;         /* JIT optimisation 0-3 (default 2) */
-  double timeout_seconds; /* stop a kernel that runs longer; 0: no limit (default 0) */
-  kern_write_fn out;     /* kernels' printf output; NULL: the process's stdout (default NULL) */
-  kern_write_fn err;     /* runtime messages; NULL: the process's stderr (default NULL) */
+  unsigned workers;          /* worker threads; 0: one per hardware thread (default 0) */
+  int counters;              /* nonzero: count what a GPU would suffer (default 0) */
+  const char *device;        /* built-in profile name; NULL or "": h100 (default NULL) */
+  int opt_level;             /* JIT optimisation 0-3 (default 2) */
+  double timeout_seconds;    /* stop a kernel that runs longer; 0: no limit (default 0) */
+  kern_write_fn out;         /* kernels' printf output; NULL: the process's stdout (default NULL) */
+  kern_write_fn err;         /* runtime messages; NULL: the process's stderr (default NULL) */
   kern_write_fn diagnostics; /* compile diagnostics as they happen; NULL: none (default NULL) */
-  void *user;            /* passed to out, err and diagnostics (default NULL) */
+  void *user;                /* passed to out, err and diagnostics (default NULL) */
 } kern_options;
 
 /* Fills `options` with the defaults above. */
@@ -133,9 +133,8 @@ typedef struct kern_dim3 {
 /* Launches `kernel` and waits for it. Arguments are checked against the kernel's signature
  * (KERN_USAGE_ERROR naming the parameter); a rejected launch or a fault is KERN_RUNTIME_ERROR.
  * After a fault the program's device is unusable until kern_program_reset_device. */
-kern_status kern_launch(kern_program *program, const char *kernel, kern_dim3 grid,
-                        kern_dim3 block, const kern_arg *args, size_t arg_count,
-                        uint64_t dynamic_shared_bytes);
+kern_status kern_launch(kern_program *program, const char *kernel, kern_dim3 grid, kern_dim3 block,
+                        const kern_arg *args, size_t arg_count, uint64_t dynamic_shared_bytes);
 /* Discards the program's device; its buffers become invalid (destroy them still). */
 void kern_program_reset_device(kern_program *program);
 

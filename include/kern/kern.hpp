@@ -29,6 +29,10 @@ struct Options {
   unsigned workers = 0;
   /// Compile the counter hooks into kernels. If false, nothing is counted (fast mode).
   bool counters = false;
+  /// Checked mode: report shared-memory data races between barriers and reads of never-written
+  /// global memory, as errors (a run with any is a RuntimeError); the program and its output
+  /// go on unchanged. Slower: every global and shared access is checked. If false, off.
+  bool checked = false;
   /// Print a table of counters after each launch, and a short summary and the advisor's
   /// findings at the end of the run, to `err`. Turns counters on.
   bool stats = false;

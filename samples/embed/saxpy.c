@@ -4,12 +4,11 @@
 
 #include <stdio.h>
 
-static const char *source =
-    "__global__ void saxpy(float *y, const float *x, float a, int n) {\n"
-    "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n)\n"
-    "    y[i] = a * x[i] + y[i];\n"
-    "}\n";
+static const char *source = "__global__ void saxpy(float *y, const float *x, float a, int n) {\n"
+                            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                            "  if (i < n)\n"
+                            "    y[i] = a * x[i] + y[i];\n"
+                            "}\n";
 
 int main(void) {
   enum { N = 1000 };

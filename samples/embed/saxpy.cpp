@@ -36,8 +36,8 @@ int main() {
   program->write(dx.buffer, x.data(), n * sizeof(float));
   program->write(dy.buffer, y.data(), n * sizeof(float));
 
-  kern::LaunchResult r = program->launch("saxpy", {(n + 255) / 256}, {256},
-                                         {dy.buffer, dx.buffer, 2.0f, n});
+  kern::LaunchResult r =
+      program->launch("saxpy", {(n + 255) / 256}, {256}, {dy.buffer, dx.buffer, 2.0f, n});
   if (!r.ok()) {
     std::fprintf(stderr, "%s", r.diagnostics.c_str());
     return 3;
@@ -50,8 +50,7 @@ int main() {
               "transactions, %llu divergent of %llu branches, occupancy %.0f%%\n",
               r.stats.grid.x, r.stats.block.x, (unsigned long long)c.warpInstructions,
               (unsigned long long)c.globalLoadRequests,
-              (unsigned long long)c.globalLoadTransactions,
-              (unsigned long long)c.divergentBranches, (unsigned long long)c.branches,
-              r.stats.occupancy * 100);
+              (unsigned long long)c.globalLoadTransactions, (unsigned long long)c.divergentBranches,
+              (unsigned long long)c.branches, r.stats.occupancy * 100);
   return y[999] == 2.0f * 999 + 1 ? 0 : 1;
 }

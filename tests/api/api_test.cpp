@@ -11,7 +11,7 @@ static int failures = 0;
 #define CHECK(cond)                                                                                \
   do {                                                                                             \
     if (!(cond)) {                                                                                 \
-      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);              \
+      std::fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                \
       ++failures;                                                                                  \
     }                                                                                              \
   } while (0)
@@ -74,8 +74,7 @@ int main() {
     CHECK(fill->params[2].kind == kern::ParamKind::Int && !fill->params[2].isSigned);
   }
   const kern::KernelSignature *scaled = p->kernel("scaled");
-  CHECK(scaled && scaled->params[3].kind == kern::ParamKind::Struct &&
-        scaled->params[3].size == 8);
+  CHECK(scaled && scaled->params[3].kind == kern::ParamKind::Struct && scaled->params[3].size == 8);
   CHECK(p->kernel("nope") == nullptr);
 
   // Buffers.

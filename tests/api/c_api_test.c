@@ -9,7 +9,7 @@ static int failures = 0;
 #define CHECK(cond)                                                                                \
   do {                                                                                             \
     if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                   \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                     \
       ++failures;                                                                                  \
     }                                                                                              \
   } while (0)
@@ -33,14 +33,13 @@ static void onDiagnostics(void *user, const char *text, size_t size) {
   ++*(int *)user;
 }
 
-static const char *source =
-    "__global__ void fill(int *out, int value, unsigned n) {\n"
-    "  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-    "  if (i < n) out[i] = value + i;\n"
-    "  if (i == 0) printf(\"fill %d\\n\", value);\n"
-    "}\n"
-    "__global__ void oob(int *out) { out[threadIdx.x + 1000000] = 1; }\n"
-    "int main(int argc, char **argv) { return argc; }\n";
+static const char *source = "__global__ void fill(int *out, int value, unsigned n) {\n"
+                            "  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                            "  if (i < n) out[i] = value + i;\n"
+                            "  if (i == 0) printf(\"fill %d\\n\", value);\n"
+                            "}\n"
+                            "__global__ void oob(int *out) { out[threadIdx.x + 1000000] = 1; }\n"
+                            "int main(int argc, char **argv) { return argc; }\n";
 
 int main(void) {
   kern_options options;

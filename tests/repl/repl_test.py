@@ -41,7 +41,7 @@ EXPECT = [
     "(float *) 0x",
     "(device, 8 x float) {0, 1, 2, 3, 4, 5, 6, 7}",
     "(int) 24",
-    "error: use of undeclared identifier 'undefined_thing'",
+    "use of undeclared identifier 'undefined_thing'",
     "(int) 8",
     "sum 9",
     "== launch 0: scale<<<1, 32>>>",

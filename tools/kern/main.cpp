@@ -47,6 +47,8 @@ const char *kRunOptions = R"(options:
   --report F       count, and write every counter as JSON to F ('-': stderr)
   --counters-text F  count, and write the counters as stable text to F ('-': stderr)
   --trace F        write a Chrome trace-event file (Perfetto, chrome://tracing) to F
+  --checked        also report shared-memory data races between barriers and reads of
+                   never-written global memory, as errors (exit code 3); slower
   Without these, nothing is counted (the fast mode) and nothing extra is printed.
 )";
 
@@ -260,6 +262,10 @@ int main(int argc, char **argv) {
       } else
         opts.timeoutSeconds = v;
       ++i;
+      continue;
+    }
+    if (cmd == "run" && a == "--checked") {
+      opts.checked = true;
       continue;
     }
     if (cmd == "run" && (a == "--stats" || a == "--counters")) {

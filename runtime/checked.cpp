@@ -1,0 +1,314 @@
+// Checked mode: kern_rt_check_access, the shared-memory race detector behind it, and the shadow
+// that says which bytes of device memory were ever written.
+#include "runtime/checked.h"
+
+#include "backend/abi.h"
+#include "runtime/scheduler.h"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace kern::runtime {
+
+// ---- InitShadow ------------------------------------------------------------------------------
+
+InitShadow::InitShadow(uint64_t lo, uint64_t bytes) : lo_(lo), bytes_(bytes) {
+  if (!lo || !bytes)
+    return;
+  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+  if (p != MAP_FAILED)
+    base_ = static_cast<uint8_t *>(p);
+}
+
+InitShadow::~InitShadow() {
+  if (base_)
+    munmap(base_, bytes_);
+}
+
+void InitShadow::mark(uint64_t addr, uint64_t n) {
+  if (covers(addr, n))
+    std::memset(at(addr), 1, n);
+}
+
+void InitShadow::clear(uint64_t addr, uint64_t n) {
+  if (covers(addr, n))
+    std::memset(at(addr), 0, n);
+}
+
+void InitShadow::copy(uint64_t dst, uint64_t src, uint64_t n) {
+  if (covers(dst, n) && covers(src, n))
+    std::memmove(at(dst), at(src), n);
+}
+
+// ---- Checker ---------------------------------------------------------------------------------
+
+void *const *Checker::beginLaunch(unsigned workers) {
+  launch_.minRaceBlock.store(UINT64_MAX);
+  launch_.minUninitBlock.store(UINT64_MAX);
+  while (workers_.size() < workers)
+    workers_.push_back(std::make_unique<CheckedWorker>());
+  pointers_.clear();
+  for (auto &w : workers_) {
+    w->launch = &launch_;
+    w->init = &init_;
+    w->race = RaceRecord{};
+    w->uninit = UninitRecord{};
+    pointers_.push_back(w.get());
+  }
+  return pointers_.data();
+}
+
+Checker::Findings Checker::endLaunch() {
+  Findings f;
+  for (auto &w : workers_) {
+    if (w->race.blockLinear < f.race.blockLinear)
+      f.race = w->race;
+    if (w->uninit.blockLinear < f.uninit.blockLinear)
+      f.uninit = w->uninit;
+  }
+  return f;
+}
+
+// ---- the scheduler's calls -------------------------------------------------------------------
+
+void checkedBlockBegin(void *worker, uint64_t linear, const uint32_t blockIdx[3],
+                       const uint32_t blockDim[3], uint64_t sharedBytes) {
+  auto *w = static_cast<CheckedWorker *>(worker);
+  w->blockLinear = linear;
+  std::copy(blockIdx, blockIdx + 3, w->blockIdx);
+  std::copy(blockDim, blockDim + 3, w->blockDim);
+  // Blocks of one worker come in increasing order: once a block of this launch had a finding,
+  // a higher block's finding can never be the one reported.
+  w->checkRaces = linear < std::min(w->race.blockLinear,
+                                    w->launch->minRaceBlock.load(std::memory_order_relaxed));
+  w->checkUninit = linear < std::min(w->uninit.blockLinear,
+                                     w->launch->minUninitBlock.load(std::memory_order_relaxed));
+  if (w->cells.size() < sharedBytes)
+    w->cells.resize(sharedBytes);
+  // Stamps are 32 bits: well before they wrap, start the cells afresh (between blocks, when
+  // no cell matters any more).
+  if (w->stamp > (1u << 31)) {
+    std::fill(w->cells.begin(), w->cells.end(), SharedCell{});
+    w->stamp = 0;
+  }
+  w->barrierStamp = ++w->stamp;
+}
+
+void checkedBarrier(void *worker) {
+  auto *w = static_cast<CheckedWorker *>(worker);
+  w->barrierStamp = ++w->stamp;
+}
+
+namespace {
+
+constexpr uint16_t kAtomicWho = 0x8000;
+
+uint32_t warpOf(uint16_t who) { return (who & 0x7fffu) >> 5; }
+uint32_t laneOf(uint16_t who) { return who & 31u; }
+
+void threadOf(const CheckedWorker &w, uint32_t warp, uint32_t lane, uint32_t out[3]) {
+  const uint64_t t = uint64_t(warp) * KERN_WARP_SIZE + lane;
+  out[0] = static_cast<uint32_t>(t % w.blockDim[0]);
+  out[1] = static_cast<uint32_t>(t / w.blockDim[0] % w.blockDim[1]);
+  out[2] = static_cast<uint32_t>(t / (uint64_t(w.blockDim[0]) * w.blockDim[1]));
+}
+
+void lowerTo(std::atomic<uint64_t> &min, uint64_t v) {
+  uint64_t cur = min.load(std::memory_order_relaxed);
+  while (v < cur && !min.compare_exchange_weak(cur, v))
+    ;
+}
+
+void recordRace(CheckedWorker &w, KernWarpCtx *ctx, RaceKind kind, uint16_t first,
+                uint32_t firstSite, uint32_t site, uint32_t lane, bool atomic, uint64_t offset,
+                bool sameInstruction) {
+  RaceRecord &r = w.race;
+  r.blockLinear = w.blockLinear;
+  std::copy(w.blockIdx, w.blockIdx + 3, r.blockIdx);
+  r.kind = kind;
+  r.sameInstruction = sameInstruction;
+  r.firstSite = firstSite;
+  r.secondSite = site;
+  r.firstWarp = warpOf(first);
+  r.firstLane = laneOf(first);
+  r.firstAtomic = (first & kAtomicWho) != 0;
+  threadOf(w, r.firstWarp, r.firstLane, r.firstThread);
+  r.secondWarp = ctx->warpId;
+  r.secondLane = lane;
+  r.secondAtomic = atomic;
+  for (int d = 0; d < 3; ++d)
+    r.secondThread[d] = ctx->threadIdx[d][lane];
+  r.offset = offset;
+  w.checkRaces = false; // the first race of the block is the one reported
+  lowerTo(w.launch->minRaceBlock, w.blockLinear);
+}
+
+/// One lane's access of `size` bytes at shared offset `off`. Returns false once a race was
+/// recorded.
+bool checkShared(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lane, uint64_t off,
+                 uint32_t size, uint32_t op, const uint64_t *values) {
+  const uint32_t warp = ctx->warpId;
+  const uint32_t stamp = w.stamp, since = w.barrierStamp;
+  const uint16_t who = static_cast<uint16_t>(warp << 5 | lane);
+  const bool atomic = op == KERN_ACCESS_ATOMIC;
+  SharedCell *cells = w.cells.data() + off;
+  for (uint32_t i = 0; i < size; ++i) {
+    SharedCell &c = cells[i];
+    const bool written = c.wStamp > since;
+    if (op == KERN_ACCESS_LOAD) {
+      // Accesses of one warp are ordered (lockstep); atomics are not racing reads' partners
+      // only when both sides are atomics, and a read is never an atomic.
+      if (written && warpOf(c.wWho) != warp) {
+        recordRace(w, ctx, RaceKind::ReadAfterWrite, c.wWho, c.wSite, site, lane, false, off + i,
+                   false);
+        return false;
+      }
+      if (c.rStamp <= since) {
+        c.rStamp = stamp;
+        c.rWho = who;
+        c.rSite = site;
+      } else if (warpOf(c.rWho) != warp && c.r2Stamp <= since) {
+        c.r2Stamp = stamp;
+        c.r2Who = who;
+        c.r2Site = site;
+      }
+      continue;
+    }
+    if (written) {
+      if (warpOf(c.wWho) != warp) {
+        if (!(atomic && (c.wWho & kAtomicWho))) {
+          recordRace(w, ctx, RaceKind::WriteAfterWrite, c.wWho, c.wSite, site, lane, atomic,
+                     off + i, false);
+          return false;
+        }
+      } else if (c.wStamp == stamp && !atomic && values) {
+        // Another lane of this very store: on a GPU one of the values lands, which one is
+        // unspecified. Harmless when they agree.
+        const uint32_t other = laneOf(c.wWho);
+        if (values[other] != values[lane]) {
+          recordRace(w, ctx, RaceKind::WriteAfterWrite, c.wWho, c.wSite, site, lane, false,
+                     off + i, true);
+          return false;
+        }
+      }
+    }
+    if (c.rStamp > since) {
+      const uint16_t reader = warpOf(c.rWho) != warp ? c.rWho : c.r2Who;
+      const uint32_t readerSite = warpOf(c.rWho) != warp ? c.rSite : c.r2Site;
+      if (warpOf(c.rWho) != warp || c.r2Stamp > since) {
+        recordRace(w, ctx, RaceKind::WriteAfterRead, reader, readerSite, site, lane, atomic,
+                   off + i, false);
+        return false;
+      }
+    }
+    c.wStamp = stamp;
+    c.wWho = static_cast<uint16_t>(who | (atomic ? kAtomicWho : 0));
+    c.wSite = site;
+  }
+  return true;
+}
+
+bool allWritten(const uint8_t *p, uint32_t size) {
+  switch (size) {
+  case 4: {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return ((v - 0x01010101u) & ~v & 0x80808080u) == 0; // no zero byte
+  }
+  case 8: {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return ((v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull) == 0;
+  }
+  default:
+    for (uint32_t i = 0; i < size; ++i)
+      if (!p[i])
+        return false;
+    return true;
+  }
+}
+
+void markWritten(uint8_t *p, uint32_t size) {
+  switch (size) {
+  case 4:
+    std::memset(p, 1, 4);
+    break;
+  case 8:
+    std::memset(p, 1, 8);
+    break;
+  default:
+    std::memset(p, 1, size);
+    break;
+  }
+}
+
+void recordUninit(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lane,
+                  uint64_t addr, uint32_t size, bool atomic) {
+  UninitRecord &u = w.uninit;
+  u.blockLinear = w.blockLinear;
+  std::copy(w.blockIdx, w.blockIdx + 3, u.blockIdx);
+  for (int d = 0; d < 3; ++d)
+    u.thread[d] = ctx->threadIdx[d][lane];
+  u.site = site;
+  u.addr = addr;
+  u.size = size;
+  u.atomic = atomic;
+  const uint8_t *p = w.init->at(addr);
+  u.unwritten = addr;
+  for (uint32_t i = 0; i < size; ++i)
+    if (!p[i]) {
+      u.unwritten = addr + i;
+      break;
+    }
+  w.checkUninit = false;
+  lowerTo(w.launch->minUninitBlock, w.blockLinear);
+}
+
+} // namespace
+
+} // namespace kern::runtime
+
+using namespace kern::runtime;
+
+void kern_rt_check_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs, uint32_t mask,
+                          uint32_t size, uint32_t flags) {
+  auto *w = static_cast<CheckedWorker *>(checkedStateOf(ctx));
+  if (!w || !mask)
+    return;
+  const uint32_t op = flags & 3u;
+  const uint64_t shLo = reinterpret_cast<uint64_t>(ctx->shared);
+  const uint64_t shBytes = ctx->sharedSize;
+  const uint64_t glLo = ctx->globalLo, glBytes = ctx->globalHi - ctx->globalLo;
+  const uint64_t *values = flags & KERN_ACCESS_VALUES ? addrs + KERN_WARP_SIZE : nullptr;
+  InitShadow &init = *w->init;
+  const bool sharedOnly = (flags & 12u) == KERN_ACCESS_SHARED;
+  if (sharedOnly && !w->checkRaces)
+    return;
+  ++w->stamp;
+  uint64_t prevAddr = ~0ull, prevValue = 0;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
+    const uint64_t a = addrs[lane];
+    // A lane at the previous active lane's address (broadcasts, rows of a 2-D block) changes
+    // nothing the previous lane did not, unless it stores a different value.
+    const uint64_t value = values ? values[lane] : 0;
+    if (a == prevAddr && (op == KERN_ACCESS_LOAD || value == prevValue))
+      continue;
+    prevAddr = a;
+    prevValue = value;
+    if (a - shLo < shBytes) {
+      if (w->checkRaces && !checkShared(*w, ctx, site, lane, a - shLo, size, op, values))
+        continue;
+    } else if (!sharedOnly && a - glLo < glBytes && init.valid()) {
+      uint8_t *p = init.at(a);
+      if (op != KERN_ACCESS_STORE && w->checkUninit && !allWritten(p, size))
+        recordUninit(*w, ctx, site, lane, a, size, op == KERN_ACCESS_ATOMIC);
+      if (op != KERN_ACCESS_LOAD)
+        markWritten(p, size);
+    }
+    // Anything else is this thread's local memory: neither shared nor initialised-tracked.
+  }
+}

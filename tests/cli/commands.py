@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Runs every kern CLI command and checks its exit code and output (docs/api.md, "The kern
+command"). Usage: commands.py KERN"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+KERN = sys.argv[1]
+tmp = tempfile.mkdtemp()
+failures = []
+
+
+def write(name, text):
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+GOOD = write("good.kern", r'''
+__global__ void add(int *a, int n) { int i = threadIdx.x; if (i < n) a[i] += i; }
+int main(int argc, char **argv) {
+  int *d; cudaMalloc(&d, 32 * sizeof(int)); cudaMemset(d, 0, 32 * sizeof(int));
+  add<<<1, 32>>>(d, 32);
+  int h[32]; cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);
+  printf("h[31]=%d argc=%d\n", h[31], argc);
+  for (int i = 1; i < argc; ++i) printf("arg %s\n", argv[i]);
+  return 0;
+}
+''')
+BAD = write("bad.kern", "int main() { return undefined_name; }\n")
+FAULT = write("fault.kern", r'''
+__global__ void k(int *a) { a[threadIdx.x + 100000000] = 1; }
+int main() { int *d; cudaMalloc(&d, 4); k<<<1, 32>>>(d); cudaDeviceSynchronize(); return 0; }
+''')
+OWN = write("own.kern", "int main() { return 5; }\n")
+
+
+def check(args, code, out=(), err=(), not_out=(), stdin=None):
+    p = subprocess.run([KERN] + args, capture_output=True, text=True, input=stdin, timeout=30)
+    what = "kern " + " ".join(args)
+    if p.returncode != code:
+        failures.append(f"{what}: exit {p.returncode}, expected {code}\n{p.stdout}{p.stderr}")
+    for s in out:
+        if s not in p.stdout:
+            failures.append(f"{what}: stdout lacks {s!r}\n{p.stdout}")
+    for s in not_out:
+        if s in p.stdout:
+            failures.append(f"{what}: stdout has {s!r}")
+    for s in err:
+        if s not in p.stderr:
+            failures.append(f"{what}: stderr lacks {s!r}\n{p.stderr}")
+    return p
+
+
+# Help and version.
+check(["--help"], 0, out=["commands:", "exit codes:", "repl"])
+check(["-h"], 0, out=["commands:"])
+check(["--version"], 0, out=["kern 0.1.0"])
+check(["run", "--help"], 0, out=["usage: kern run", "--workers", "--stats"], not_out=["--threads"])
+check(["annotate", "--help"], 0, out=["usage: kern annotate"])
+check(["check", "--help"], 0, out=["usage: kern check"], not_out=["--workers"])
+check(["emit", "--help"], 0, out=["--llvm"], not_out=["--workers"])
+check(["occupancy", "--help"], 0, out=["--threads"], not_out=["--stats"])
+check(["devices", "--help"], 0, out=["usage: kern devices"])
+check(["repl", "--help"], 0, out=[":load", "KERN_HISTORY"])
+
+# run: ok, arguments, the program's own code, compile error, fault, stdin.
+check(["run", GOOD], 0, out=["h[31]=31 argc=1"])
+check(["run", GOOD, "--", "x", "y z"], 0, out=["argc=3", "arg x", "arg y z"])
+check(["run", "--workers", "2", "--timeout", "10", "--regs", "32", "--device", "a100", "-O1",
+       GOOD], 0, out=["h[31]=31"])
+check(["run", OWN], 5)
+check(["run", BAD], 1, err=["error"])
+check(["run", FAULT], 3, err=["error"])
+check(["run", "-"], 0, out=["h[31]=31"], stdin=open(GOOD).read())
+check(["run", "--stats", GOOD], 0, err=["== launch 0: add<<<1, 32>>>"])
+report = os.path.join(tmp, "report.json")
+trace = os.path.join(tmp, "trace.json")
+check(["run", "--report", report, "--trace", trace, "--counters-text", "-", GOOD], 0)
+for path in (report, trace):
+    try:
+        json.load(open(path))
+    except Exception as e:  # noqa: BLE001
+        failures.append(f"{path}: not JSON: {e}")
+
+# check, emit, annotate.
+check(["check", GOOD], 0)
+check(["check", BAD], 1, err=["bad.kern:1:"])
+check(["check", "-"], 0, stdin=open(GOOD).read())
+check(["emit", "--ir", GOOD], 0, out=["kernel void @add"])
+check(["emit", "--llvm", GOOD], 0, out=["define"])
+check(["emit", "--asm", GOOD], 0, out=["add"])
+check(["emit", GOOD], 2, err=["emit needs one of"])
+check(["annotate", GOOD], 0, out=["a[i] += i"], err=["h[31]=31"])
+
+# devices and occupancy.
+check(["devices"], 0, out=["h100", "g80"])
+check(["occupancy", "--threads", "256"], 0, out=["occupancy"])
+check(["occupancy"], 2, err=["occupancy needs --threads"])
+
+# Usage errors: exit code 2.
+check(["frobnicate"], 2, err=["unknown command"])
+check(["run"], 2, err=["no input file"])
+check(["run", "--bogus", GOOD], 2, err=["unknown option"])
+check(["run", "--workers", "0", GOOD], 2)
+check(["run", "--device", "rtx9090", GOOD], 2, err=["unknown device"])
+check(["run", GOOD, GOOD], 2, err=["more than one input file"])
+check(["run", os.path.join(tmp, "missing.kern")], 1, err=["cannot open"])
+check(["repl", "--bogus"], 2)
+
+# The REPL from the command line, on a pipe.
+check([], 0, out=["(int) 42"], stdin="int x = 6;\nx * 7\n")
+check(["repl", "--device", "g80"], 0, out=["(int) 3"], stdin="1 + 2\n:quit\n")
+
+if failures:
+    print("\n".join(failures))
+    sys.exit(1)
+print("cli commands: ok")
