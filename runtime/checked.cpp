@@ -17,8 +17,8 @@ namespace kern::runtime {
 InitShadow::InitShadow(uint64_t lo, uint64_t bytes) : lo_(lo), bytes_(bytes) {
   if (!lo || !bytes)
     return;
-  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                 -1, 0);
+  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p != MAP_FAILED)
     base_ = static_cast<uint8_t *>(p);
 }
@@ -189,8 +189,8 @@ bool checkShared(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lan
         // unspecified. Harmless when they agree.
         const uint32_t other = laneOf(c.wWho);
         if (values[other] != values[lane]) {
-          recordRace(w, ctx, RaceKind::WriteAfterWrite, c.wWho, c.wSite, site, lane, false,
-                     off + i, true);
+          recordRace(w, ctx, RaceKind::WriteAfterWrite, c.wWho, c.wSite, site, lane, false, off + i,
+                     true);
           return false;
         }
       }
@@ -245,8 +245,8 @@ void markWritten(uint8_t *p, uint32_t size) {
   }
 }
 
-void recordUninit(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lane,
-                  uint64_t addr, uint32_t size, bool atomic) {
+void recordUninit(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lane, uint64_t addr,
+                  uint32_t size, bool atomic) {
   UninitRecord &u = w.uninit;
   u.blockLinear = w.blockLinear;
   std::copy(w.blockIdx, w.blockIdx + 3, u.blockIdx);

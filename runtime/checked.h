@@ -48,7 +48,7 @@ struct RaceRecord {
   uint64_t blockLinear = UINT64_MAX; ///< UINT64_MAX: none
   uint32_t blockIdx[3] = {0, 0, 0};
   RaceKind kind = RaceKind::WriteAfterWrite;
-  bool sameInstruction = false;  ///< two lanes of one store
+  bool sameInstruction = false; ///< two lanes of one store
   uint32_t firstSite = 0, secondSite = 0;
   uint32_t firstThread[3] = {0, 0, 0}, secondThread[3] = {0, 0, 0};
   uint32_t firstWarp = 0, firstLane = 0, secondWarp = 0, secondLane = 0;
@@ -62,8 +62,8 @@ struct UninitRecord {
   uint32_t blockIdx[3] = {0, 0, 0};
   uint32_t thread[3] = {0, 0, 0};
   uint32_t site = 0;
-  uint64_t addr = 0;   ///< the lane's access address
-  uint32_t size = 0;   ///< bytes of the access
+  uint64_t addr = 0;      ///< the lane's access address
+  uint32_t size = 0;      ///< bytes of the access
   uint64_t unwritten = 0; ///< the first unwritten byte
   bool atomic = false;
 };

@@ -1,0 +1,514 @@
+// Semantic analysis of calls: user functions, execution sides, built-ins, kernel launches.
+#include "frontend/sema_impl.h"
+
+namespace kern::frontend::sema_detail {
+
+bool Sema::sideAllows(char builtinSide) {
+  if (builtinSide == 'B')
+    return true;
+  if (side_ == Side::Both)
+    return false;
+  return (builtinSide == 'H') == (side_ == Side::Host);
+}
+
+const char *Sema::sideName() const {
+  if (!fn_)
+    return "host code";
+  if (fn_->quals.global)
+    return "a __global__ function";
+  if (fn_->quals.device && fn_->quals.host)
+    return "a __host__ __device__ function";
+  if (fn_->quals.device)
+    return "a __device__ function";
+  return "host code";
+}
+
+void Sema::call(Expr *e) {
+  Expr *callee = e->operands[0];
+  if (callee->kind != ExprKind::Ident) {
+    error(callee->loc, "called object is not a function (function pointers are not supported)");
+    return;
+  }
+  const std::string &n = callee->name;
+  if (e->isLaunch) {
+    launch(e);
+    return;
+  }
+  Decl *d = lookup(n);
+  if (!d) {
+    if (n == "dim3" || n == "uint3") {
+      constructDim3(e, n == "dim3" ? types_.dim3Ty() : types_.uint3Ty());
+      return;
+    }
+    if (n.rfind("make_", 0) == 0 && vectorTypes_.count(n.substr(5))) {
+      constructVector(e, vectorTypes_[n.substr(5)], n);
+      return;
+    }
+    if (n == "assert") {
+      error(e->loc, "assert is not supported yet");
+      return;
+    }
+    int b = findBuiltin(n);
+    if (b < 0) {
+      error(callee->loc, "use of undeclared identifier '" + n + "'");
+      return;
+    }
+    builtinCall(e, b);
+    return;
+  }
+  auto *f = dynamic_cast<FunctionDecl *>(d);
+  if (!f) {
+    error(callee->loc, "called object type '" +
+                           (d && dynamic_cast<VarDecl *>(d) && static_cast<VarDecl *>(d)->type
+                                ? static_cast<VarDecl *>(d)->type->str()
+                                : std::string("?")) +
+                           "' is not a function");
+    return;
+  }
+  callee->decl = f;
+  callee->type = f->type;
+  e->decl = f;
+  if (f->quals.global) {
+    error(e->loc, "a kernel ('" + n + "') must be launched with <<<...>>>");
+    return;
+  }
+  bool hostOk = f->isHostCallable(), devOk = f->isDeviceCallable();
+  if (side_ == Side::Host && !hostOk) {
+    error(e->loc, "calling a __device__ function ('" + n + "') from host code is not allowed");
+    return;
+  }
+  if (side_ == Side::Device && !devOk) {
+    error(e->loc,
+          "calling a __host__ function ('" + n + "') from " + sideName() + " is not allowed");
+    return;
+  }
+  if (side_ == Side::Both && !(hostOk && devOk)) {
+    error(e->loc, std::string("calling a ") + (hostOk ? "__host__" : "__device__") +
+                      " function ('" + n + "') from a __host__ __device__ function is not allowed");
+    return;
+  }
+  if (!arguments(e, f->type, n))
+    return;
+  e->type = f->type->elem;
+}
+
+bool Sema::arguments(Expr *e, const Type *ft, const std::string &n) {
+  if (e->args.size() != ft->params.size() &&
+      !(ft->variadic && e->args.size() > ft->params.size())) {
+    error(e->loc, std::string(e->args.size() < ft->params.size() ? "too few" : "too many") +
+                      " arguments to function call '" + n + "', expected " +
+                      std::to_string(ft->params.size()) + ", have " +
+                      std::to_string(e->args.size()));
+    return false;
+  }
+  bool ok = true;
+  for (size_t i = 0; i < e->args.size(); ++i) {
+    if (e->args[i]->builtin == -3 || e->args[i]->builtin == -4)
+      continue; // a symbol or kernel named as an argument: resolved by builtinCall
+    if (!check(e->args[i])) {
+      ok = false;
+      continue;
+    }
+    if (i < ft->params.size()) {
+      const Type *pt = ft->params[i];
+      Expr *a = rvalue(e->args[i]);
+      if (pt->isStruct()) {
+        if (a->type != pt && !(pt == types_.dim3Ty() && a->type->isInteger())) {
+          error(a->loc, "cannot pass '" + a->type->str() + "' as '" + pt->str() + "'");
+          ok = false;
+          continue;
+        }
+      }
+      unsigned before = diags_.errorCount();
+      e->args[i] = convert(a, pt, "passing an argument");
+      if (diags_.errorCount() != before)
+        ok = false;
+    } else {
+      e->args[i] = variadicArg(e->args[i]);
+    }
+  }
+  return ok;
+}
+
+Expr *Sema::variadicArg(Expr *a) {
+  a = rvalue(a);
+  const Type *t = a->type;
+  if (t->kind == TypeKind::Float)
+    return implicitCast(a, types_.doubleTy());
+  if (t->isInteger() && t->rank() < types_.intTy()->rank())
+    return implicitCast(a, types_.intTy());
+  if (t->isStruct()) {
+    error(a->loc, "cannot pass a struct through '...'");
+    return a;
+  }
+  return a;
+}
+
+void Sema::constructDim3(Expr *e, const Type *t) {
+  if (e->args.size() > 3) {
+    error(e->loc, "too many arguments to '" + t->str() + "' (at most 3)");
+    return;
+  }
+  for (auto &a : e->args) {
+    if (!check(a))
+      return;
+    Expr *r = rvalue(a);
+    if (!r->type->isArithmetic()) {
+      error(a->loc, "'" + t->str() + "' components must be integers");
+      return;
+    }
+    a = convert(r, types_.uintTy(), "constructing");
+  }
+  e->type = t;
+  e->builtin = -2; // a constructor
+}
+
+void Sema::constructVector(Expr *e, const Type *t, const std::string &n) {
+  auto &fields = t->record->fields;
+  if (e->args.size() != fields.size()) {
+    error(e->loc, std::string(e->args.size() < fields.size() ? "too few" : "too many") +
+                      " arguments to function call '" + n + "', expected " +
+                      std::to_string(fields.size()) + ", have " + std::to_string(e->args.size()));
+    return;
+  }
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (!check(e->args[i]))
+      return;
+    Expr *r = rvalue(e->args[i]);
+    if (!r->type->isArithmetic()) {
+      error(r->loc, "'" + n + "' takes numbers, not '" + r->type->str() + "'");
+      return;
+    }
+    e->args[i] = convert(r, fields[i].type, "constructing");
+  }
+  e->type = t;
+  e->builtin = -2; // a constructor
+}
+
+const Type *Sema::sigType(char c) {
+  switch (c) {
+  case 'v':
+    return types_.voidTy();
+  case 'b':
+    return types_.boolTy();
+  case 'c':
+    return types_.get(TypeKind::Char);
+  case 'i':
+    return types_.intTy();
+  case 'j':
+    return types_.uintTy();
+  case 'l':
+    return types_.get(TypeKind::Long);
+  case 'm':
+    return types_.get(TypeKind::ULong);
+  case 'x':
+    return types_.get(TypeKind::LongLong);
+  case 'y':
+    return types_.get(TypeKind::ULongLong);
+  case 'f':
+    return types_.floatTy();
+  case 'd':
+    return types_.doubleTy();
+  case 's':
+    return types_.pointerTo(types_.get(TypeKind::Char), defaultSpace(), true);
+  case 'S':
+    return types_.pointerTo(types_.get(TypeKind::Char), defaultSpace());
+  case 'p':
+    return types_.pointerTo(types_.voidTy(), defaultSpace());
+  case 'q':
+    return types_.pointerTo(types_.voidTy(), defaultSpace(), true);
+  case 'P':
+    return types_.pointerTo(types_.pointerTo(types_.voidTy(), AddrSpace::Host), AddrSpace::Host);
+  case 'I':
+    return types_.pointerTo(types_.intTy(), defaultSpace());
+  case 'F':
+    return types_.pointerTo(types_.floatTy(), defaultSpace());
+  case 'Z':
+    return types_.pointerTo(types_.sizeTy(), defaultSpace());
+  case 'D':
+    return types_.pointerTo(deviceProp_, defaultSpace());
+  case 'A':
+    return types_.pointerTo(funcAttributes_, defaultSpace());
+  case 'Y': // a symbol: passed as its device address
+  case 'K': // a kernel: passed as its index
+    return types_.pointerTo(types_.voidTy(), AddrSpace::Host);
+  case 'E':
+    return types_.pointerTo(types_.pointerTo(types_.get(TypeKind::Char), defaultSpace()),
+                            defaultSpace());
+  }
+  return types_.intTy();
+}
+
+void Sema::builtinCall(Expr *e, int b) {
+  const BuiltinInfo &info = builtinInfo(b);
+  const std::string n = info.name;
+  e->builtin = b;
+  e->operands[0]->builtin = b;
+  if (!sideAllows(info.side)) {
+    if (info.side == 'H')
+      error(e->loc,
+            "calling a __host__ function ('" + n + "') from " + sideName() + " is not allowed");
+    else
+      error(e->loc,
+            "calling a __device__ function ('" + n + "') from " + sideName() + " is not allowed");
+    return;
+  }
+  std::string sig = info.signature;
+  if (sig.find('g') != std::string::npos) {
+    genericBuiltin(e, n, sig);
+    return;
+  }
+  // Trailing arguments that CUDA's headers give defaults.
+  static const std::map<std::string, std::vector<std::pair<size_t, int64_t>>> defaults = {
+      {"__syncwarp", {{0, 0xffffffffLL}}},
+      {"cudaMemcpyAsync", {{4, 0}}},
+      {"cudaMemsetAsync", {{3, 0}}},
+      {"cudaEventRecord", {{1, 0}}},
+      {"cudaMemcpyToSymbol", {{3, 0}, {4, 1}}},   // offset 0, cudaMemcpyHostToDevice
+      {"cudaMemcpyFromSymbol", {{3, 0}, {4, 2}}}, // offset 0, cudaMemcpyDeviceToHost
+  };
+  if (auto d = defaults.find(n); d != defaults.end())
+    for (auto [index, value] : d->second)
+      if (e->args.size() == index) {
+        Expr *lit = make(ExprKind::IntLit, e->loc);
+        lit->intValue = static_cast<uint64_t>(value);
+        lit->text = std::to_string(value);
+        e->args.push_back(lit);
+      }
+  // cudaMalloc(void**, size_t) and friends accept any T** (C++ templates make that
+  // implicit in CUDA).
+  if ((n == "cudaMalloc" || n == "cudaMallocHost" || n == "cudaHostAlloc" ||
+       n == "cudaGetSymbolAddress") &&
+      !e->args.empty() && check(e->args[0])) {
+    Expr *a = rvalue(e->args[0]);
+    if (a->type->isPointer() && a->type->elem->isPointer()) {
+      e->args[0] = implicitCast(a, sigType('P'));
+    } else {
+      error(a->loc, n + " needs the address of a pointer, not '" + a->type->str() + "'");
+      return;
+    }
+  }
+  // Symbols (__device__/__constant__ variables named by the host) and kernels named as
+  // arguments: resolved here, where host code may name them.
+  for (size_t i = 1; i < sig.size() && i - 1 < e->args.size(); ++i) {
+    char c = sig[i];
+    if (c != 'Y' && c != 'K')
+      continue;
+    Expr *a = e->args[i - 1];
+    while (a->kind == ExprKind::Unary && a->unaryOp == UnaryOp::AddrOf && c == 'Y')
+      a = a->operands[0]; // `&symbol` is accepted too
+    Decl *d = a->kind == ExprKind::Ident ? lookup(a->name) : nullptr;
+    if (c == 'Y') {
+      auto *v = dynamic_cast<VarDecl *>(d);
+      if (!v || !v->isGlobalScope || !(v->quals.device || v->quals.constant) || !v->type) {
+        error(a->loc,
+              "the symbol argument of '" + n + "' must be a __device__ or __constant__ variable");
+        return;
+      }
+      a->decl = v;
+      a->type = v->type;
+      a->isLValue = true;
+      a->builtin = -3; // a symbol reference (see the lowering)
+    } else {
+      auto *f = dynamic_cast<FunctionDecl *>(d);
+      if (!f || !f->quals.global) {
+        error(a->loc, "the kernel argument of '" + n + "' must be a __global__ function");
+        return;
+      }
+      a->decl = f;
+      a->type = f->type;
+      a->builtin = -4; // a kernel reference (see the lowering)
+    }
+    e->args[i - 1] = a;
+  }
+  if ((n == "fprintf") && e->args.size() >= 1 && check(e->args[0])) {
+    Expr *a = e->args[0];
+    if (!(a->kind == ExprKind::Ident &&
+          (a->builtin == kBuiltinStdout || a->builtin == kBuiltinStderr))) {
+      error(a->loc, "fprintf can only write to stdout or stderr (no file access)");
+      return;
+    }
+  }
+  bool variadic = sig.back() == '.';
+  if (variadic)
+    sig.pop_back();
+  std::vector<const Type *> params;
+  for (size_t i = 1; i < sig.size(); ++i)
+    params.push_back(sigType(sig[i]));
+  const Type *ft = types_.function(sigType(sig[0]), params, variadic);
+  if (!arguments(e, ft, n))
+    return;
+  if (n == "printf" || n == "fprintf" || n == "sprintf" || n == "snprintf") {
+    size_t fi = n == "printf" ? 0 : n == "fprintf" ? 1 : n == "sprintf" ? 1 : 2;
+    Expr *f = e->args[fi];
+    while (f->kind == ExprKind::Cast && !f->typeSyntax)
+      f = f->operands[0];
+    if (f->kind != ExprKind::StringLit) {
+      error(e->args[fi]->loc, "the format of '" + n + "' must be a string literal");
+      return;
+    }
+    for (size_t i = fi + 1; i < e->args.size(); ++i) {
+      const Type *t = e->args[i]->type;
+      if (t->isStruct()) {
+        error(e->args[i]->loc, "cannot print a struct");
+        return;
+      }
+    }
+  }
+  e->type = ft->elem;
+}
+
+void Sema::genericBuiltin(Expr *e, const std::string &n, const std::string &sig) {
+  size_t nparams = sig.size() - 1;
+  // The shuffles' last argument, width, defaults to warpSize.
+  bool optionalLast = n.rfind("__shfl", 0) == 0;
+  if (e->args.size() != nparams && !(optionalLast && e->args.size() + 1 == nparams)) {
+    error(e->loc, std::string(e->args.size() < nparams ? "too few" : "too many") +
+                      " arguments to function call '" + n + "', expected " +
+                      std::to_string(nparams) + ", have " + std::to_string(e->args.size()));
+    return;
+  }
+  for (auto *a : e->args)
+    if (!check(a))
+      return;
+  if (n == "min" || n == "max") {
+    Expr *a = rvalue(e->args[0]), *b = rvalue(e->args[1]);
+    if (!a->type->isArithmetic() || !b->type->isArithmetic()) {
+      error(e->loc, "no matching function for call to '" + n + "'");
+      return;
+    }
+    const Type *ct = common(a->type, b->type);
+    e->args[0] = convert(a, ct, "argument");
+    e->args[1] = convert(b, ct, "argument");
+    e->type = ct;
+    return;
+  }
+  if (n == "isnan" || n == "isinf" || n == "isfinite" || n == "signbit") {
+    Expr *a = rvalue(e->args[0]);
+    if (!a->type->isArithmetic()) {
+      error(e->loc, "no matching function for call to '" + n + "'");
+      return;
+    }
+    e->args[0] = convert(a, a->type->isFloating() ? a->type : types_.doubleTy(), "argument");
+    e->type = types_.intTy();
+    return;
+  }
+  if (n == "abs") {
+    Expr *a = rvalue(e->args[0]);
+    if (!a->type->isArithmetic()) {
+      error(e->loc, "no matching function for call to 'abs'");
+      return;
+    }
+    const Type *t = promote(a->type);
+    e->args[0] = convert(a, t, "argument");
+    e->type = t;
+    return;
+  }
+  if (n.rfind("__shfl", 0) == 0) {
+    Expr *v = rvalue(e->args[1]);
+    if (!v->type->isArithmetic()) {
+      error(v->loc, "no matching function for call to '" + n + "' with '" + v->type->str() + "'");
+      return;
+    }
+    const Type *t = promote(v->type);
+    e->args[0] = convert(rvalue(e->args[0]), types_.uintTy(), "argument");
+    e->args[1] = convert(v, t, "argument");
+    e->args[2] = convert(rvalue(e->args[2]), sigType(sig[3]), "argument");
+    if (e->args.size() > 3)
+      e->args[3] = convert(rvalue(e->args[3]), types_.intTy(), "argument");
+    e->type = t;
+    return;
+  }
+  // Atomics: the first argument is a pointer; its pointee type selects the form.
+  Expr *p = rvalue(e->args[0]);
+  if (!p->type->isPointer()) {
+    error(p->loc, "the first argument of '" + n + "' must be a pointer");
+    return;
+  }
+  const Type *t = p->type->elem;
+  static const std::set<std::string> intOnly = {"atomicSub", "atomicMin", "atomicMax",
+                                                "atomicInc", "atomicDec", "atomicAnd",
+                                                "atomicOr",  "atomicXor", "atomicCAS"};
+  bool okType = t->kind == TypeKind::Int || t->kind == TypeKind::UInt ||
+                t->kind == TypeKind::ULongLong || t->kind == TypeKind::LongLong ||
+                t->kind == TypeKind::ULong || t->kind == TypeKind::Long ||
+                (!intOnly.count(n) && t->isFloating());
+  if ((n == "atomicInc" || n == "atomicDec") && t->kind != TypeKind::UInt)
+    okType = false;
+  if (!okType) {
+    error(e->loc, "no matching function for call to '" + n + "' with '" + p->type->str() + "'");
+    return;
+  }
+  if (p->type->pointeeConst) {
+    error(p->loc, "'" + n + "' cannot modify a const object");
+    return;
+  }
+  e->args[0] = p;
+  for (size_t i = 1; i < e->args.size(); ++i)
+    e->args[i] = convert(rvalue(e->args[i]), t, "argument");
+  e->type = t;
+}
+
+void Sema::launch(Expr *e) {
+  Expr *callee = e->operands[0];
+  if (side_ != Side::Host) {
+    error(e->loc, "kernel launches from device code (dynamic parallelism) are not supported");
+    return;
+  }
+  Decl *d = lookup(callee->name);
+  auto *f = dynamic_cast<FunctionDecl *>(d);
+  if (!f) {
+    if (!d)
+      error(callee->loc, "use of undeclared identifier '" + callee->name + "'");
+    else
+      error(callee->loc, "'" + callee->name + "' is not a function");
+    return;
+  }
+  if (!f->quals.global) {
+    error(callee->loc,
+          "'" + callee->name + "' is not a __global__ function and cannot be launched");
+    return;
+  }
+  callee->decl = f;
+  callee->type = f->type;
+  e->decl = f;
+  auto &cfg = e->launchConfig;
+  if (cfg.size() < 2 || cfg.size() > 4) {
+    error(e->loc,
+          "a launch takes 2 to 4 configuration arguments <<<grid, block[, shared[, stream]]>>>");
+    return;
+  }
+  for (size_t i = 0; i < cfg.size(); ++i) {
+    if (!check(cfg[i]))
+      return;
+    Expr *c = rvalue(cfg[i]);
+    if (i < 2) {
+      if (c->type == types_.dim3Ty() || c->type == types_.uint3Ty())
+        cfg[i] = c;
+      else if (c->type->isInteger())
+        cfg[i] = convert(c, types_.uintTy(), "launch configuration");
+      else {
+        error(c->loc,
+              "launch configuration must be an integer or dim3, not '" + c->type->str() + "'");
+        return;
+      }
+    } else if (i == 2) {
+      if (!c->type->isInteger()) {
+        error(c->loc, "dynamic shared memory size must be an integer");
+        return;
+      }
+      cfg[i] = convert(c, types_.sizeTy(), "launch configuration");
+    } else {
+      if (!(c->type->isPointer() || isNullConstant(c))) {
+        error(c->loc, "stream must be a cudaStream_t");
+        return;
+      }
+      cfg[i] = convert(c, types_.pointerTo(types_.voidTy(), AddrSpace::Host), "stream");
+    }
+  }
+  if (!arguments(e, f->type, callee->name))
+    return;
+  e->type = types_.voidTy();
+}
+
+} // namespace kern::frontend::sema_detail

@@ -1,0 +1,333 @@
+// The semantic analyser's class, shared by the files that implement it: sema.cpp
+// (declarations and statements), sema_expr.cpp (expressions), sema_calls.cpp (calls).
+#pragma once
+
+#include "frontend/sema.h"
+
+#include <algorithm>
+#include <cassert>
+#include <deque>
+#include <map>
+#include <set>
+
+namespace kern::frontend::sema_detail {
+
+/// Enumeration constants known without a header: the runtime API's enums.
+const std::map<std::string, int64_t> &builtinEnumerators();
+
+struct Enumerator {
+  int64_t value;
+  EnumDecl *decl;
+};
+
+struct Scope {
+  Scope *parent = nullptr;
+  std::map<std::string, Decl *> names;
+  std::map<std::string, const Type *> typedefs;
+  std::map<std::string, const Type *> structs;
+  std::map<std::string, Enumerator> enumerators;
+};
+
+enum class Side { Host, Device, Both };
+
+class Sema {
+public:
+  Sema(TranslationUnit &tu, TypeContext &types, DiagnosticEngine &diags)
+      : tu_(tu), types_(types), diags_(diags) {
+    scope_ = &fileScope_;
+    auto &td = fileScope_.typedefs;
+    td["size_t"] = types_.get(TypeKind::ULong);
+    td["ssize_t"] = types_.get(TypeKind::Long);
+    td["ptrdiff_t"] = types_.get(TypeKind::Long);
+    td["cudaError_t"] = types_.intTy();
+    td["cudaMemcpyKind"] = types_.intTy();
+    td["cudaStream_t"] = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
+    td["cudaEvent_t"] = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
+    td["int8_t"] = types_.get(TypeKind::SChar);
+    td["uint8_t"] = types_.get(TypeKind::UChar);
+    td["int16_t"] = types_.get(TypeKind::Short);
+    td["uint16_t"] = types_.get(TypeKind::UShort);
+    td["int32_t"] = types_.intTy();
+    td["uint32_t"] = types_.uintTy();
+    td["int64_t"] = types_.get(TypeKind::Long);
+    td["uint64_t"] = types_.get(TypeKind::ULong);
+    td["clock_t"] = types_.get(TypeKind::Long); // x86-64 Linux, as nvcc's host compiler has it
+    td["uint3"] = types_.uint3Ty();
+    td["dim3"] = types_.dim3Ty();
+    declareVectorTypes();
+    declareApiStructs();
+  }
+
+  /// CUDA's vector types (vector_types.h): char1..4 ... double1..4, with CUDA's alignments
+  /// (a float4 is 16-byte aligned, so it moves as one 128-bit access; a float3 is not).
+  void declareVectorTypes();
+
+  const Type *makeStruct(const std::string &name,
+                         const std::vector<std::pair<std::string, const Type *>> &fields);
+
+  /// cudaDeviceProp and cudaFuncAttributes, laid out as backend/abi.h's KernDeviceProp and
+  /// KernFuncAttributes, which the runtime fills.
+  void declareApiStructs();
+
+  bool run() {
+    for (Decl *d : tu_.decls)
+      topLevel(d);
+    return !diags_.hasErrors();
+  }
+
+private:
+  TranslationUnit &tu_;
+  TypeContext &types_;
+  DiagnosticEngine &diags_;
+  Scope fileScope_;
+  Scope *scope_;
+  std::deque<Scope> scopes_;
+  FunctionDecl *fn_ = nullptr; // function being analysed
+  Side side_ = Side::Host;
+  int loopDepth_ = 0;
+  int switchDepth_ = 0;
+  std::set<std::string> reportedUnsupported_;
+  std::set<EnumDecl *> definedEnums_;
+  std::map<std::string, const Type *> vectorTypes_;
+  const Type *deviceProp_ = nullptr;
+  const Type *funcAttributes_ = nullptr;
+
+  void error(SourceLoc loc, std::string msg) { diags_.error(loc, std::move(msg)); }
+
+  // ---- scopes ----
+  void push() {
+    scopes_.emplace_back();
+    scopes_.back().parent = scope_;
+    scope_ = &scopes_.back();
+  }
+  void pop() { scope_ = scope_->parent; }
+
+  Decl *lookup(const std::string &n) {
+    for (Scope *s = scope_; s; s = s->parent) {
+      auto it = s->names.find(n);
+      if (it != s->names.end())
+        return it->second;
+    }
+    return nullptr;
+  }
+  const Type *lookupTypedef(const std::string &n) {
+    for (Scope *s = scope_; s; s = s->parent) {
+      auto it = s->typedefs.find(n);
+      if (it != s->typedefs.end())
+        return it->second;
+    }
+    return nullptr;
+  }
+  const Type *lookupStruct(const std::string &n) {
+    for (Scope *s = scope_; s; s = s->parent) {
+      auto it = s->structs.find(n);
+      if (it != s->structs.end())
+        return it->second;
+    }
+    return nullptr;
+  }
+  const Enumerator *lookupEnumerator(const std::string &n) {
+    for (Scope *s = scope_; s; s = s->parent) {
+      auto it = s->enumerators.find(n);
+      if (it != s->enumerators.end())
+        return &it->second;
+    }
+    return nullptr;
+  }
+
+  // ---- types ----
+  const Type *baseType(TypeSyntax *ts);
+
+  /// Resolves a TypeSyntax. Pointers are created in `space` (the context's default).
+  const Type *resolve(TypeSyntax *ts, AddrSpace space = AddrSpace::Generic);
+
+  const Type *defineStruct(StructDecl *sd);
+
+  void defineEnum(EnumDecl *ed);
+
+  // ---- constant expressions ----
+  bool constantInt(Expr *e, int64_t &out);
+
+  bool evalConst(Expr *e, int64_t &v);
+
+  static int64_t truncate(int64_t v, const Type *t) {
+    if (!t || !t->isInteger())
+      return v;
+    unsigned bits = static_cast<unsigned>(t->size() * 8);
+    if (t->isBool())
+      return v != 0;
+    if (bits >= 64)
+      return v;
+    uint64_t mask = (uint64_t(1) << bits) - 1;
+    uint64_t u = static_cast<uint64_t>(v) & mask;
+    if (t->isSigned() && (u >> (bits - 1)))
+      u |= ~mask;
+    return static_cast<int64_t>(u);
+  }
+
+  // ---- declarations ----
+  void topLevel(Decl *d);
+
+  void declareTypedef(TypedefDecl *td);
+
+  void globalVar(VarDecl *v);
+
+  void function(FunctionDecl *f);
+
+  static bool sameSignature(const Type *a, const Type *b) {
+    if (a->elem != b->elem || a->params.size() != b->params.size() || a->variadic != b->variadic)
+      return false;
+    for (size_t i = 0; i < a->params.size(); ++i)
+      if (!sameIgnoringSpace(a->params[i], b->params[i]))
+        return false;
+    return true;
+  }
+
+  static bool sameIgnoringSpace(const Type *a, const Type *b) {
+    if (a == b)
+      return true;
+    if (a->isPointer() && b->isPointer())
+      return sameIgnoringSpace(a->elem, b->elem);
+    return false;
+  }
+
+  void functionBody(FunctionDecl *f);
+
+  AddrSpace defaultSpace() const {
+    return side_ == Side::Host ? AddrSpace::Host : AddrSpace::Generic;
+  }
+
+  void localVar(VarDecl *v);
+
+  /// Checks `init` for an object of type `t`; rewrites v->init with conversions.
+  void initializer(VarDecl *v, Expr *&init, const Type *t);
+
+  // ---- statements ----
+  void stmt(Stmt *s);
+
+  void checkSwitchLabels(Stmt *s, std::set<int64_t> &seen, bool &hasDefault, const Type *ct);
+
+  void scopedStmt(Stmt *s);
+
+  Expr *condition(Expr *e);
+
+  // ---- expressions ----
+  Expr *make(ExprKind k, SourceLoc loc) {
+    Expr *e = tu_.make<Expr>(k);
+    e->loc = loc;
+    return e;
+  }
+
+  Expr *implicitCast(Expr *e, const Type *to) {
+    Expr *c = make(ExprKind::Cast, e->loc);
+    c->operands.push_back(e);
+    c->type = to;
+    return c;
+  }
+
+  /// Lvalue-to-rvalue and array/function decay.
+  Expr *rvalue(Expr *e);
+
+  /// Which memory an lvalue lives in (for the pointer its address or decay yields).
+  AddrSpace spaceOfObject(Expr *e);
+
+  const Type *promote(const Type *t);
+
+  /// C's usual arithmetic conversions.
+  const Type *common(const Type *a, const Type *b);
+
+  static bool isNullConstant(Expr *e) {
+    while (e->kind == ExprKind::Cast && !e->typeSyntax)
+      e = e->operands[0];
+    return (e->kind == ExprKind::IntLit && e->intValue == 0);
+  }
+
+  /// Implicit conversion of `e` (checked) to `to` (assignment-like contexts).
+  Expr *convert(Expr *e, const Type *to, const char *context);
+
+  bool check(Expr *e);
+
+  void checkExpr(Expr *e);
+
+  const Type *intLiteralType(Expr *e);
+
+  void ident(Expr *e);
+
+  bool isBuiltinObject(Expr *e) {
+    return e->kind == ExprKind::Ident && e->builtin >= kBuiltinThreadIdx &&
+           e->builtin <= kBuiltinWarpSize;
+  }
+
+  /// Is `e` a modifiable lvalue? Reports why not.
+  bool modifiable(Expr *e, const char *what);
+
+  bool isConstLValue(Expr *e);
+
+  void unary(Expr *e);
+
+  void markAddressTaken(Expr *o);
+
+  void binary(Expr *e);
+
+  static BinaryOp compoundBase(BinaryOp op) {
+    switch (op) {
+    case BinaryOp::MulAssign:
+      return BinaryOp::Mul;
+    case BinaryOp::DivAssign:
+      return BinaryOp::Div;
+    case BinaryOp::RemAssign:
+      return BinaryOp::Rem;
+    case BinaryOp::AddAssign:
+      return BinaryOp::Add;
+    case BinaryOp::SubAssign:
+      return BinaryOp::Sub;
+    case BinaryOp::ShlAssign:
+      return BinaryOp::Shl;
+    case BinaryOp::ShrAssign:
+      return BinaryOp::Shr;
+    case BinaryOp::AndAssign:
+      return BinaryOp::BitAnd;
+    case BinaryOp::XorAssign:
+      return BinaryOp::BitXor;
+    case BinaryOp::OrAssign:
+      return BinaryOp::BitOr;
+    default:
+      return op;
+    }
+  }
+
+  void conditional(Expr *e);
+
+  void index(Expr *e);
+
+  void member(Expr *e);
+
+  void cast(Expr *e);
+
+  // ---- calls ----
+  bool sideAllows(char builtinSide);
+
+  const char *sideName() const;
+
+  void call(Expr *e);
+
+  bool arguments(Expr *e, const Type *ft, const std::string &n);
+
+  /// C's default argument promotions for `...`.
+  Expr *variadicArg(Expr *a);
+
+  void constructDim3(Expr *e, const Type *t);
+
+  /// make_float4(x, y, z, w) and friends: one argument per component.
+  void constructVector(Expr *e, const Type *t, const std::string &n);
+
+  const Type *sigType(char c);
+
+  void builtinCall(Expr *e, int b);
+
+  void genericBuiltin(Expr *e, const std::string &n, const std::string &sig);
+
+  void launch(Expr *e);
+};
+
+} // namespace kern::frontend::sema_detail
