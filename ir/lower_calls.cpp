@@ -1,0 +1,351 @@
+// AST -> Kern IR for calls: user functions, built-ins and intrinsics, kernel launches.
+#include "ir/lower_impl.h"
+
+namespace kern::ir::lower_detail {
+
+Expr *Lowerer::call(fe::Expr *e) {
+  if (e->isLaunch) {
+    launch(e);
+    return constInt(Type::i32(true), 0);
+  }
+  if (e->builtin == -2)
+    return construct(e).addr;
+  if (e->builtin >= 0)
+    return builtinCall(e);
+  auto *fd = dynamic_cast<fe::FunctionDecl *>(e->decl);
+  auto it = functions_.find(fd);
+  if (!fd || it == functions_.end()) {
+    error(e->loc,
+          "function '" + (fd ? fd->name : std::string("?")) + "' is declared but never defined");
+    return constInt(irType(e->type), 0);
+  }
+  Function *callee = device_ ? it->second.device : it->second.host;
+  if (!callee) {
+    error(e->loc, "internal: no version of '" + fd->name + "' for this side");
+    return constInt(Type::i32(true), 0);
+  }
+  std::vector<Expr *> args;
+  LocalSlot *result = nullptr;
+  if (e->type->isStruct()) {
+    result = newSlot(fd->name + ".result", e->type);
+    args.push_back(slotAddr(result));
+  }
+  for (size_t i = 0; i < e->args.size(); ++i) {
+    if (e->args[i]->type->isStruct()) {
+      // By value: the callee gets the address of a copy of its own.
+      LValue src = structValue(e->args[i]);
+      LocalSlot *copy = newSlot("arg", e->args[i]->type);
+      copyStruct(slotAddr(copy), slotSpace(), src.addr, src.space, e->args[i]->type, e->loc);
+      args.push_back(slotAddr(copy));
+      continue;
+    }
+    Expr *a = rvalue(e->args[i]);
+    args.push_back(snapshot(a, "arg", e->loc));
+  }
+  Expr *c = node(ir::ExprKind::Call, result ? Type::voidTy() : irType(e->type));
+  c->callee = callee;
+  c->ops = std::move(args);
+  c->site = m_.addSite(SiteKind::Call, e->loc, "call " + fd->name);
+  if (c->type.isVoid()) {
+    Stmt *s = emit(ir::StmtKind::Eval, e->loc);
+    s->value = c;
+    return result ? slotAddr(result) : constInt(Type::i32(true), 0);
+  }
+  // Evaluate the call where it stands in the source order.
+  return snapshot(c, fd->name + ".result", e->loc);
+}
+
+Expr *Lowerer::builtinCall(fe::Expr *e) {
+  std::string n = fe::builtinInfo(e->builtin).name;
+  auto args = [&](size_t from = 0) {
+    std::vector<Expr *> v;
+    for (size_t i = from; i < e->args.size(); ++i)
+      v.push_back(rvalue(e->args[i]));
+    return v;
+  };
+  if (n == "printf" || n == "fprintf") {
+    size_t fi = n == "printf" ? 0 : 1;
+    fe::Expr *f = e->args[fi];
+    while (f->kind == ExprKind::Cast && !f->typeSyntax)
+      f = f->operands[0];
+    std::vector<Expr *> vs;
+    for (size_t i = fi + 1; i < e->args.size(); ++i)
+      vs.push_back(snapshot(rvalue(e->args[i]), "printf.arg", e->loc));
+    Stmt *s = emit(ir::StmtKind::Printf, e->loc);
+    s->text = f->stringValue;
+    s->args = vs;
+    s->site = m_.addSite(SiteKind::Printf, e->loc, n);
+    if (n == "fprintf") {
+      fe::Expr *stream = e->args[0];
+      s->printfStream = stream->builtin == fe::kBuiltinStderr ? 2 : 1;
+    }
+    return constInt(Type::i32(true), 0);
+  }
+  if (n == "sprintf" || n == "snprintf") {
+    bool sized = n == "snprintf";
+    size_t fi = sized ? 2 : 1;
+    fe::Expr *f = e->args[fi];
+    while (f->kind == ExprKind::Cast && !f->typeSyntax)
+      f = f->operands[0];
+    Expr *buf = snapshot(rvalue(e->args[0]), "sprintf.buf", e->loc);
+    Expr *size = sized
+                     ? snapshot(cast(rvalue(e->args[1]), Type::i64(false)), "sprintf.size", e->loc)
+                     : constInt(Type::i64(false), -1);
+    std::vector<Expr *> vs;
+    for (size_t i = fi + 1; i < e->args.size(); ++i)
+      vs.push_back(snapshot(rvalue(e->args[i]), "printf.arg", e->loc));
+    Var *count = newVar(n + ".count", Type::i32(true));
+    Stmt *s = emit(ir::StmtKind::Printf, e->loc);
+    s->printfStream = 0;
+    s->text = f->stringValue;
+    s->args = vs;
+    s->addr = buf;
+    s->value = size;
+    s->var = count;
+    s->site = m_.addSite(SiteKind::Printf, e->loc, n);
+    return ref(count);
+  }
+  if (n == "__kern_assert") {
+    // assert(c): if (!c) fail with the condition's text. Predicated on a GPU, not a branch.
+    Expr *c = toBool(rvalue(e->args[0]));
+    fe::Expr *t = e->args[1];
+    while (t->kind == ExprKind::Cast && !t->typeSyntax)
+      t = t->operands[0];
+    Stmt *s = emit(ir::StmtKind::If, e->loc);
+    s->cond = unaryNot(c);
+    s->isBranch = false;
+    s->site = m_.addSite(SiteKind::Branch, e->loc, "assert");
+    s->thenBody = region([&] {
+      Expr *msg = node(ir::ExprKind::StringConst,
+                       Type::ptr(device_ ? AddrSpace::Constant : AddrSpace::Host));
+      msg->text = t->stringValue;
+      Expr *x = intrinsic(IntrinsicId::AssertFail, Type::voidTy(), {msg});
+      x->site = m_.addSite(SiteKind::Other, e->loc, "assert");
+      Stmt *ev = emit(ir::StmtKind::Eval, e->loc);
+      ev->value = x;
+    });
+    return constInt(Type::i32(true), 0);
+  }
+  if (n == "__syncthreads") {
+    Stmt *s = emit(ir::StmtKind::Barrier, e->loc);
+    s->site = m_.addSite(SiteKind::Barrier, e->loc, "__syncthreads");
+    F->usesBarriers = true;
+    return constInt(Type::i32(true), 0);
+  }
+  if (n == "min" || n == "max") {
+    auto v = args();
+    return bin(n == "min" ? ir::BinaryOp::Min : ir::BinaryOp::Max, v[0], v[1]);
+  }
+  if (n == "isnan" || n == "isinf" || n == "isfinite" || n == "signbit") {
+    Expr *x = snapshot(args()[0], n + ".arg", e->loc);
+    Type t = x->type;
+    Expr *inf = constFloat(t, __builtin_inf());
+    Expr *mag =
+        intrinsic(t.kind == ir::TypeKind::F32 ? IntrinsicId::FabsF : IntrinsicId::Fabs, t, {x});
+    Expr *r;
+    if (n == "isnan")
+      r = bin(ir::BinaryOp::Ne, x, x); // only NaN is unequal to itself
+    else if (n == "isinf")
+      r = bin(ir::BinaryOp::Eq, mag, inf);
+    else if (n == "isfinite")
+      r = bin(ir::BinaryOp::Lt, mag, inf); // false for NaN too: ordered comparison
+    else {
+      Expr *bitsOf = node(ir::ExprKind::Unary,
+                          t.kind == ir::TypeKind::F32 ? Type::i32(true) : Type::i64(true));
+      bitsOf->unaryOp = ir::UnaryOp::Bitcast;
+      bitsOf->ops = {x};
+      r = bin(ir::BinaryOp::Lt, bitsOf, constInt(bitsOf->type, 0));
+    }
+    return cast(r, Type::i32(true));
+  }
+  if (n.size() > 4 && n.rfind("__", 0) == 0 && n.find("_as_") != std::string::npos) {
+    // __int_as_float and friends: the same bits, another type.
+    Expr *x = args()[0];
+    Expr *r = node(ir::ExprKind::Unary, irType(e->type));
+    r->unaryOp = ir::UnaryOp::Bitcast;
+    r->ops = {x};
+    return r;
+  }
+  if (n == "abs" || n == "labs" || n == "llabs") {
+    auto v = args();
+    if (v[0]->type.kind == ir::TypeKind::F32)
+      return intrinsic(IntrinsicId::FabsF, v[0]->type, v);
+    if (v[0]->type.kind == ir::TypeKind::F64)
+      return intrinsic(IntrinsicId::Fabs, v[0]->type, v);
+    return intrinsic(IntrinsicId::Abs, v[0]->type, v);
+  }
+  if (n == "__ballot" || n == "__any" || n == "__all") {
+    auto v = args();
+    IntrinsicId id = n == "__ballot" ? IntrinsicId::Ballot
+                     : n == "__any"  ? IntrinsicId::Any
+                                     : IntrinsicId::All;
+    return intrinsic(id, irType(e->type), {constInt(Type::i32(false), -1), toBool(v[0])});
+  }
+  if (n == "__ballot_sync" || n == "__any_sync" || n == "__all_sync") {
+    auto v = args();
+    IntrinsicId id;
+    intrinsicByName(n, id);
+    return intrinsic(id, irType(e->type), {v[0], toBool(v[1])});
+  }
+  if (n == "__syncthreads_count" || n == "__syncthreads_and" || n == "__syncthreads_or") {
+    auto v = args();
+    IntrinsicId id;
+    intrinsicByName(n, id);
+    F->usesBarriers = true;
+    Expr *x = intrinsic(id, Type::i32(true), {toBool(v[0])});
+    x->site = m_.addSite(SiteKind::Barrier, e->loc, n);
+    return snapshot(x, "sync", e->loc);
+  }
+  if (n.rfind("__shfl", 0) == 0) {
+    auto v = args();
+    if (v.size() == 3)
+      v.push_back(constInt(Type::i32(true), 32));
+    IntrinsicId id;
+    intrinsicByName(n, id);
+    return intrinsic(id, irType(e->type), v);
+  }
+  if (n == "clock" || n == "clock64") {
+    Expr *x = intrinsic(IntrinsicId::Clock, Type::i64(true), {});
+    return snapshot(x, "clock", e->loc);
+  }
+  IntrinsicId id;
+  if (!intrinsicByName(n, id)) {
+    error(e->loc, "'" + n + "' is not supported yet");
+    return constInt(Type::i32(true), 0);
+  }
+  auto v = args();
+  Expr *x = intrinsic(id, irType(e->type), v);
+  if (n.rfind("atomic", 0) == 0) {
+    x->site = m_.addSite(SiteKind::Atomic, e->loc, n);
+    x->space = v[0]->type.space;
+  }
+  if (intrinsicKind(id) == IntrinsicKind::Math)
+    return x;
+  // Calls with effects run where they stand in the source.
+  if (x->type.isVoid()) {
+    Stmt *s = emit(ir::StmtKind::Eval, e->loc);
+    s->value = x;
+    return constInt(Type::i32(true), 0);
+  }
+  return snapshot(x, n, e->loc);
+}
+
+void Lowerer::dimComponents(fe::Expr *c, Expr *out[3]) {
+  if (c->type->isStruct()) {
+    LValue lv = structValue(c);
+    Expr *base = snapshot(lv.addr, "dim", c->loc);
+    for (int d = 0; d < 3; ++d)
+      out[d] =
+          snapshot(load(ptrAdd(base, i64(4 * d), base->type), Type::i32(false), lv.space, c->loc),
+                   "dim", c->loc);
+    return;
+  }
+  out[0] = snapshot(cast(rvalue(c), Type::i32(false)), "dim", c->loc);
+  out[1] = constInt(Type::i32(false), 1);
+  out[2] = constInt(Type::i32(false), 1);
+}
+
+void Lowerer::launch(fe::Expr *e) {
+  auto *fd = dynamic_cast<fe::FunctionDecl *>(e->decl);
+  auto it = functions_.find(fd);
+  if (!fd || it == functions_.end() || !it->second.device) {
+    error(e->loc,
+          "kernel '" + (fd ? fd->name : std::string("?")) + "' is declared but never defined");
+    return;
+  }
+  Function *k = it->second.device;
+  Stmt tmp(ir::StmtKind::Launch);
+  dimComponents(e->launchConfig[0], tmp.grid);
+  dimComponents(e->launchConfig[1], tmp.blockDim);
+  Expr *shared =
+      e->launchConfig.size() > 2
+          ? snapshot(cast(rvalue(e->launchConfig[2]), Type::i64(false)), "shared", e->loc)
+          : constInt(Type::i64(false), 0);
+  Expr *stream = e->launchConfig.size() > 3 ? snapshot(rvalue(e->launchConfig[3]), "stream", e->loc)
+                                            : constInt(Type::ptr(AddrSpace::Host), 0);
+  std::vector<Expr *> args;
+  std::vector<uint32_t> argBytes;
+  for (size_t i = 0; i < e->args.size(); ++i) {
+    if (e->args[i]->type->isStruct()) {
+      // The struct's bytes go into the parameter buffer (argBytes says how many).
+      LValue src = structValue(e->args[i]);
+      LocalSlot *copy = newSlot("karg", e->args[i]->type);
+      copyStruct(slotAddr(copy), slotSpace(), src.addr, src.space, e->args[i]->type, e->loc);
+      args.push_back(slotAddr(copy));
+      argBytes.push_back(static_cast<uint32_t>(e->args[i]->type->size()));
+      continue;
+    }
+    Expr *a = cast(rvalue(e->args[i]),
+                   k->params.size() > i ? k->params[i]->type : irType(e->args[i]->type));
+    args.push_back(snapshot(a, "karg", e->loc));
+    argBytes.push_back(0);
+  }
+  Stmt *s = emit(ir::StmtKind::Launch, e->loc);
+  s->kernel = k;
+  for (int d = 0; d < 3; ++d) {
+    s->grid[d] = tmp.grid[d];
+    s->blockDim[d] = tmp.blockDim[d];
+  }
+  s->sharedBytes = shared;
+  s->stream = stream;
+  s->args = args;
+  s->argBytes = argBytes;
+  s->site = m_.addSite(SiteKind::Launch, e->loc, "launch " + fd->name);
+}
+
+int64_t Lowerer::kernelIndex(fe::FunctionDecl *fd) {
+  auto it = functions_.find(fd);
+  if (it == functions_.end() || !it->second.device)
+    return -1;
+  int64_t i = 0;
+  for (Function *f : m_.functions) {
+    if (f == it->second.device)
+      return i;
+    if (f->kind == FunctionKind::Kernel)
+      ++i;
+  }
+  return -1;
+}
+
+void Lowerer::propagateBarriers() {
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    for (Function *f : m_.functions) {
+      if (f->usesBarriers || f->kind == FunctionKind::Host)
+        continue;
+      if (callsBarrierFunction(f->body)) {
+        f->usesBarriers = true;
+        changed = true;
+      }
+    }
+  }
+}
+
+bool Lowerer::callsBarrierFunction(Block *b) {
+  if (!b)
+    return false;
+  for (Stmt *s : b->stmts) {
+    for (Expr *e : {s->value, s->cond, s->addr})
+      if (e && exprCallsBarrier(e))
+        return true;
+    for (Expr *e : s->args)
+      if (exprCallsBarrier(e))
+        return true;
+    for (Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+      if (callsBarrierFunction(c))
+        return true;
+  }
+  return false;
+}
+
+bool Lowerer::exprCallsBarrier(Expr *e) {
+  if (e->kind == ir::ExprKind::Call && e->callee->usesBarriers)
+    return true;
+  for (Expr *o : e->ops)
+    if (exprCallsBarrier(o))
+      return true;
+  return false;
+}
+
+} // namespace kern::ir::lower_detail

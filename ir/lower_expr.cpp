@@ -1,0 +1,651 @@
+// AST -> Kern IR for expressions: lvalues, side effects as statements, short-circuits.
+#include "ir/lower_impl.h"
+
+namespace kern::ir::lower_detail {
+
+void Lowerer::effect(fe::Expr *e) {
+  if (e->kind == ExprKind::Binary && e->binaryOp == BinaryOp::Comma) {
+    effect(e->operands[0]);
+    effect(e->operands[1]);
+    return;
+  }
+  if (e->kind == ExprKind::Cast && e->type->isVoid()) {
+    effect(e->operands[0]);
+    return;
+  }
+  Expr *v = rvalue(e);
+  if (v && (v->kind == ir::ExprKind::Call || v->kind == ir::ExprKind::Intrinsic)) {
+    Stmt *s = emit(ir::StmtKind::Eval, e->loc);
+    s->value = v;
+  }
+}
+
+Storage *Lowerer::storageOf(fe::Expr *e) {
+  auto *v = dynamic_cast<fe::VarDecl *>(e->decl);
+  if (!v)
+    return nullptr;
+  auto it = locals_.find(v);
+  if (it != locals_.end())
+    return &it->second;
+  auto g = globals_.find(v);
+  if (g != globals_.end())
+    return &g->second;
+  return nullptr;
+}
+
+LValue Lowerer::lvalue(fe::Expr *e) {
+  LValue lv;
+  lv.type = e->type;
+  switch (e->kind) {
+  case ExprKind::Ident: {
+    Storage *st = storageOf(e);
+    if (!st) {
+      error(e->loc, "internal: no storage for '" + e->name + "'");
+      lv.var = newVar("error", irType(e->type));
+      return lv;
+    }
+    if (st->var) {
+      lv.var = st->var;
+      return lv;
+    }
+    if (st->byRef) {
+      lv.addr = ref(st->byRef);
+      lv.space = slotSpace();
+      return lv;
+    }
+    if (st->slot) {
+      lv.addr = slotAddr(st->slot);
+      lv.space = slotSpace();
+      return lv;
+    }
+    if (st->global) {
+      Expr *a = node(ir::ExprKind::GlobalAddr,
+                     Type::ptr(st->global->space == AddrSpace::Host ? AddrSpace::Host
+                               : device_                            ? st->global->space
+                                                                    : AddrSpace::Host));
+      a->global = st->global;
+      lv.addr = a;
+      lv.space = a->type.space;
+      return lv;
+    }
+    Expr *a = node(ir::ExprKind::SharedAddr, Type::ptr(AddrSpace::Shared));
+    a->intValue = st->sharedOffset;
+    if (st->dynamicShared)
+      dynamicSharedRefs_.push_back(a);
+    lv.addr = a;
+    lv.space = AddrSpace::Shared;
+    return lv;
+  }
+  case ExprKind::Unary: {
+    assert(e->unaryOp == UnaryOp::Deref);
+    Expr *p = rvalue(e->operands[0]);
+    lv.addr = p;
+    lv.space = p->type.space;
+    return lv;
+  }
+  case ExprKind::Index: {
+    Expr *p = rvalue(e->operands[0]);
+    Expr *i = rvalue(e->operands[1]);
+    lv.addr = ptrAdd(p, scaled(i, e->type->size()), p->type);
+    lv.space = p->type.space;
+    return lv;
+  }
+  case ExprKind::Member: {
+    const fe::Type *st = e->isArrow ? e->operands[0]->type->elem : e->operands[0]->type;
+    const fe::StructField *f = st->record->field(e->name);
+    if (e->isArrow) {
+      Expr *p = rvalue(e->operands[0]);
+      lv.addr = ptrAdd(p, i64(static_cast<int64_t>(f->offset)), p->type);
+      lv.space = p->type.space;
+      return lv;
+    }
+    LValue base = structValue(e->operands[0]);
+    lv.addr = ptrAdd(base.addr, i64(static_cast<int64_t>(f->offset)), base.addr->type);
+    lv.space = base.space;
+    return lv;
+  }
+  case ExprKind::StringLit: {
+    Expr *s =
+        node(ir::ExprKind::StringConst, Type::ptr(device_ ? AddrSpace::Constant : AddrSpace::Host));
+    s->text = e->stringValue;
+    lv.addr = s;
+    lv.space = s->type.space;
+    return lv;
+  }
+  default: {
+    // An rvalue of struct type (a call result, a constructor): materialise it.
+    if (e->type && e->type->isStruct())
+      return structValue(e);
+    error(e->loc, "internal: expression is not an lvalue");
+    lv.var = newVar("error", irType(e->type));
+    return lv;
+  }
+  }
+}
+
+LValue Lowerer::structValue(fe::Expr *e) {
+  if (e->kind == ExprKind::Call && e->builtin == -2)
+    return construct(e);
+  if (e->kind == ExprKind::Cast && !e->typeSyntax && e->type->isStruct() &&
+      e->operands[0]->type->isInteger())
+    return constructDim3({e->operands[0]}, e->loc);
+  if (e->kind == ExprKind::Cast && e->type->isStruct())
+    return structValue(e->operands[0]);
+  if (e->kind == ExprKind::Ident && e->builtin >= fe::kBuiltinThreadIdx &&
+      e->builtin <= fe::kBuiltinGridDim) {
+    // threadIdx etc. used as a whole uint3: materialise a temporary.
+    LocalSlot *s = newSlot("builtin", e->type);
+    for (int d = 0; d < 3; ++d)
+      store(ptrAdd(slotAddr(s), i64(4 * d), Type::ptr(slotSpace())),
+            builtinComponent(e->builtin, d), slotSpace(), e->loc);
+    LValue lv;
+    lv.addr = slotAddr(s);
+    lv.space = slotSpace();
+    lv.type = e->type;
+    return lv;
+  }
+  if (e->kind == ExprKind::Binary && isAssignment(e->binaryOp)) {
+    rvalue(e);
+    return lvalue(e->operands[0]);
+  }
+  if (e->kind == ExprKind::Call) {
+    LValue lv;
+    lv.addr = call(e);
+    lv.space = slotSpace();
+    lv.type = e->type;
+    return lv;
+  }
+  if (e->kind == ExprKind::Conditional) {
+    error(e->loc, "conditional expressions of struct type are not supported yet");
+    LValue lv;
+    lv.addr = slotAddr(newSlot("error", e->type));
+    lv.space = slotSpace();
+    return lv;
+  }
+  return lvalue(e);
+}
+
+LValue Lowerer::construct(fe::Expr *e) {
+  if (e->type == types_.dim3Ty() || e->type == types_.uint3Ty())
+    return constructDim3(e->args, e->loc);
+  LocalSlot *s = newSlot(e->type->str(), e->type);
+  auto &fields = e->type->record->fields;
+  for (size_t i = 0; i < fields.size() && i < e->args.size(); ++i)
+    store(ptrAdd(slotAddr(s), i64(static_cast<int64_t>(fields[i].offset)), Type::ptr(slotSpace())),
+          cast(rvalue(e->args[i]), irType(fields[i].type)), slotSpace(), e->loc);
+  LValue lv;
+  lv.addr = slotAddr(s);
+  lv.space = slotSpace();
+  lv.type = e->type;
+  return lv;
+}
+
+LValue Lowerer::constructDim3(const std::vector<fe::Expr *> &args, fe::SourceLoc loc) {
+  LocalSlot *s = newSlot("dim3", types_.dim3Ty());
+  for (int d = 0; d < 3; ++d) {
+    Expr *v = d < static_cast<int>(args.size()) ? cast(rvalue(args[d]), Type::i32(false))
+                                                : constInt(Type::i32(false), 1);
+    store(ptrAdd(slotAddr(s), i64(4 * d), Type::ptr(slotSpace())), v, slotSpace(), loc);
+  }
+  LValue lv;
+  lv.addr = slotAddr(s);
+  lv.space = slotSpace();
+  lv.type = types_.dim3Ty();
+  return lv;
+}
+
+Expr *Lowerer::builtinComponent(int object, int d) {
+  static const BuiltinVar base[] = {BuiltinVar::ThreadIdxX, BuiltinVar::BlockIdxX,
+                                    BuiltinVar::BlockDimX, BuiltinVar::GridDimX};
+  Expr *e = node(ir::ExprKind::BuiltinVar, Type::i32(false));
+  e->builtinVar =
+      static_cast<BuiltinVar>(static_cast<int>(base[object - fe::kBuiltinThreadIdx]) + d);
+  return e;
+}
+
+Expr *Lowerer::readLValue(const LValue &lv, fe::SourceLoc loc) {
+  if (lv.var)
+    return ref(lv.var);
+  return load(lv.addr, irType(lv.type), lv.space, loc);
+}
+
+void Lowerer::writeLValue(const LValue &lv, Expr *v, fe::SourceLoc loc) {
+  if (lv.var) {
+    assign(lv.var, cast(v, lv.var->type), loc);
+    return;
+  }
+  store(lv.addr, cast(v, irType(lv.type)), lv.space, loc);
+}
+
+LValue Lowerer::stable(LValue lv, fe::SourceLoc loc) {
+  if (lv.addr)
+    lv.addr = snapshot(lv.addr, "addr", loc);
+  return lv;
+}
+
+bool Lowerer::isPure(fe::Expr *e) {
+  switch (e->kind) {
+  case ExprKind::IntLit:
+  case ExprKind::FloatLit:
+  case ExprKind::CharLit:
+  case ExprKind::SizeofType:
+  case ExprKind::SizeofExpr:
+  case ExprKind::StringLit:
+    return true;
+  case ExprKind::Ident: {
+    if (e->isEnumConst || e->builtin >= 0)
+      return true;
+    Storage *st = storageOf(e);
+    return st && st->var;
+  }
+  case ExprKind::Member:
+    if (!e->isArrow && e->operands[0]->kind == ExprKind::Ident && e->operands[0]->builtin >= 0)
+      return true;
+    return false;
+  case ExprKind::Cast:
+    return isPure(e->operands[0]) && !(e->type && e->type->isStruct());
+  case ExprKind::Unary:
+    if (e->unaryOp == UnaryOp::Deref || e->unaryOp >= UnaryOp::PreInc)
+      return false;
+    if (e->unaryOp == UnaryOp::AddrOf)
+      return false;
+    return isPure(e->operands[0]);
+  case ExprKind::Binary:
+    if (isAssignment(e->binaryOp) || e->binaryOp == BinaryOp::Comma)
+      return false;
+    if ((e->binaryOp == BinaryOp::Div || e->binaryOp == BinaryOp::Rem) && e->type->isInteger())
+      return false; // may fault on lanes the short-circuit would have skipped
+    return isPure(e->operands[0]) && isPure(e->operands[1]);
+  case ExprKind::Conditional:
+    return isPure(e->operands[0]) && isPure(e->operands[1]) && isPure(e->operands[2]);
+  default:
+    return false;
+  }
+}
+
+bool Lowerer::hasEffects(fe::Expr *e) {
+  if (!e)
+    return false;
+  switch (e->kind) {
+  case ExprKind::Unary:
+    if (e->unaryOp >= UnaryOp::PreInc)
+      return true;
+    break;
+  case ExprKind::Binary:
+    if (isAssignment(e->binaryOp))
+      return true;
+    break;
+  case ExprKind::Call:
+    if (e->builtin < 0 || e->builtin == -2)
+      return e->builtin != -2;
+    {
+      std::string n = fe::builtinInfo(e->builtin).name;
+      IntrinsicId id;
+      if (!intrinsicByName(n, id) || intrinsicKind(id) != IntrinsicKind::Math)
+        return true;
+    }
+    break;
+  default:
+    break;
+  }
+  for (auto *o : e->operands)
+    if (hasEffects(o))
+      return true;
+  for (auto *a : e->args)
+    if (hasEffects(a))
+      return true;
+  return false;
+}
+
+ir::BinaryOp Lowerer::irBinary(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Mul:
+  case BinaryOp::MulAssign:
+    return ir::BinaryOp::Mul;
+  case BinaryOp::Div:
+  case BinaryOp::DivAssign:
+    return ir::BinaryOp::Div;
+  case BinaryOp::Rem:
+  case BinaryOp::RemAssign:
+    return ir::BinaryOp::Rem;
+  case BinaryOp::Add:
+  case BinaryOp::AddAssign:
+    return ir::BinaryOp::Add;
+  case BinaryOp::Sub:
+  case BinaryOp::SubAssign:
+    return ir::BinaryOp::Sub;
+  case BinaryOp::Shl:
+  case BinaryOp::ShlAssign:
+    return ir::BinaryOp::Shl;
+  case BinaryOp::Shr:
+  case BinaryOp::ShrAssign:
+    return ir::BinaryOp::Shr;
+  case BinaryOp::BitAnd:
+  case BinaryOp::AndAssign:
+    return ir::BinaryOp::And;
+  case BinaryOp::BitOr:
+  case BinaryOp::OrAssign:
+    return ir::BinaryOp::Or;
+  case BinaryOp::BitXor:
+  case BinaryOp::XorAssign:
+    return ir::BinaryOp::Xor;
+  case BinaryOp::Lt:
+    return ir::BinaryOp::Lt;
+  case BinaryOp::Gt:
+    return ir::BinaryOp::Gt;
+  case BinaryOp::Le:
+    return ir::BinaryOp::Le;
+  case BinaryOp::Ge:
+    return ir::BinaryOp::Ge;
+  case BinaryOp::Eq:
+    return ir::BinaryOp::Eq;
+  case BinaryOp::Ne:
+    return ir::BinaryOp::Ne;
+  default:
+    return ir::BinaryOp::Add;
+  }
+}
+
+Expr *Lowerer::arith(ir::BinaryOp op, Expr *a, Expr *b, const fe::Type *resultType) {
+  if (a->type.isPtr() && (op == ir::BinaryOp::Add || op == ir::BinaryOp::Sub)) {
+    uint64_t size = resultType->isPointer() ? resultType->elem->size() : 1;
+    Expr *off = scaled(b, size);
+    if (op == ir::BinaryOp::Sub)
+      off = neg(off);
+    return ptrAdd(a, off, a->type);
+  }
+  if (op == ir::BinaryOp::Shl || op == ir::BinaryOp::Shr)
+    b = cast(b, a->type);
+  return bin(op, a, b);
+}
+
+Expr *Lowerer::neg(Expr *x) {
+  if (x->kind == ir::ExprKind::Const && x->type.isInt())
+    return constInt(x->type, -x->intValue);
+  Expr *e = node(ir::ExprKind::Unary, x->type);
+  e->unaryOp = ir::UnaryOp::Neg;
+  e->ops = {x};
+  return e;
+}
+
+Expr *Lowerer::rvalue(fe::Expr *e) {
+  switch (e->kind) {
+  case ExprKind::IntLit:
+  case ExprKind::CharLit:
+    return constInt(irType(e->type), static_cast<int64_t>(e->intValue));
+  case ExprKind::FloatLit:
+    return constFloat(irType(e->type), e->type->kind == TypeKind::Float
+                                           ? static_cast<float>(e->floatValue)
+                                           : e->floatValue);
+  case ExprKind::SizeofType:
+  case ExprKind::SizeofExpr:
+    return constInt(Type::i64(false), static_cast<int64_t>(e->intValue));
+  case ExprKind::StringLit:
+    return lvalue(e).addr;
+  case ExprKind::Ident: {
+    if (e->isEnumConst)
+      return constInt(Type::i32(true), e->enumValue);
+    if (e->builtin == -3) { // a symbol named by host code: its device address
+      auto g = globals_.find(dynamic_cast<fe::VarDecl *>(e->decl));
+      if (g == globals_.end() || !g->second.global) {
+        error(e->loc, "internal: no storage for symbol '" + e->name + "'");
+        return constInt(Type::ptr(AddrSpace::Host), 0);
+      }
+      Expr *a = node(ir::ExprKind::GlobalAddr, Type::ptr(AddrSpace::Host));
+      a->global = g->second.global;
+      return a;
+    }
+    if (e->builtin == -4) // a kernel named by host code: its index
+      return constInt(Type::i32(false), kernelIndex(dynamic_cast<fe::FunctionDecl *>(e->decl)));
+    if (e->builtin == fe::kBuiltinWarpSize)
+      return constInt(Type::i32(true), 32);
+    if (e->builtin == fe::kBuiltinStdout || e->builtin == fe::kBuiltinStderr)
+      return constInt(Type::i64(false), e->builtin == fe::kBuiltinStdout ? 1 : 2);
+    if (e->type->isArray() || e->type->isStruct())
+      return lvalue(e).addr;
+    return readLValue(lvalue(e), e->loc);
+  }
+  case ExprKind::Member: {
+    fe::Expr *b = e->operands[0];
+    if (!e->isArrow && b->kind == ExprKind::Ident && b->builtin >= fe::kBuiltinThreadIdx &&
+        b->builtin <= fe::kBuiltinGridDim)
+      return builtinComponent(b->builtin, e->name == "x" ? 0 : e->name == "y" ? 1 : 2);
+    LValue lv = lvalue(e);
+    if (e->type->isArray() || e->type->isStruct())
+      return lv.addr;
+    return readLValue(lv, e->loc);
+  }
+  case ExprKind::Index: {
+    LValue lv = lvalue(e);
+    if (e->type->isArray() || e->type->isStruct())
+      return lv.addr;
+    return readLValue(lv, e->loc);
+  }
+  case ExprKind::Unary:
+    return unary(e);
+  case ExprKind::Binary:
+    return binary(e);
+  case ExprKind::Conditional:
+    return conditional(e);
+  case ExprKind::Call:
+    return call(e);
+  case ExprKind::Cast: {
+    fe::Expr *o = e->operands[0];
+    if (e->type->isVoid()) {
+      effect(o);
+      return constInt(Type::i32(true), 0);
+    }
+    if (o->type->isArray()) // decay: the array's address
+      return cast(lvalue(o).addr, irType(e->type));
+    if (e->type->isStruct())
+      return structValue(e).addr;
+    Expr *v = rvalue(o);
+    Type to = irType(e->type);
+    if (to.isBool())
+      return toBool(v);
+    if (v->type.isPtr() && to.isPtr()) {
+      // Keep what is known about the pointer's memory when the cast's type does not know.
+      if (to.space == AddrSpace::Generic && device_)
+        to.space = v->type.space;
+      return cast(v, to);
+    }
+    return cast(v, to);
+  }
+  case ExprKind::InitList:
+    error(e->loc, "initializer list is only allowed in a declaration");
+    return constInt(Type::i32(true), 0);
+  }
+  return constInt(Type::i32(true), 0);
+}
+
+Expr *Lowerer::unary(fe::Expr *e) {
+  fe::Expr *o = e->operands[0];
+  switch (e->unaryOp) {
+  case UnaryOp::Plus:
+    return rvalue(o);
+  case UnaryOp::Minus:
+    return neg(rvalue(o));
+  case UnaryOp::BitNot: {
+    Expr *v = rvalue(o);
+    Expr *r = node(ir::ExprKind::Unary, v->type);
+    r->unaryOp = ir::UnaryOp::BitNot;
+    r->ops = {v};
+    return r;
+  }
+  case UnaryOp::Not:
+    return cast(unaryNot(toBool(rvalue(o))), Type::i32(true));
+  case UnaryOp::Deref: {
+    LValue lv = lvalue(e);
+    if (e->type->isArray() || e->type->isStruct())
+      return lv.addr;
+    return readLValue(lv, e->loc);
+  }
+  case UnaryOp::AddrOf: {
+    LValue lv = lvalue(o);
+    if (lv.var) {
+      error(e->loc, "internal: address of a register variable");
+      return constInt(Type::ptr(defaultSpace()), 0);
+    }
+    return cast(lv.addr, irType(e->type));
+  }
+  case UnaryOp::PreInc:
+  case UnaryOp::PreDec:
+  case UnaryOp::PostInc:
+  case UnaryOp::PostDec: {
+    bool inc = e->unaryOp == UnaryOp::PreInc || e->unaryOp == UnaryOp::PostInc;
+    bool post = e->unaryOp == UnaryOp::PostInc || e->unaryOp == UnaryOp::PostDec;
+    LValue lv = stable(lvalue(o), e->loc);
+    Expr *old = readLValue(lv, e->loc);
+    if (post)
+      old = snapshot(old, "old", e->loc);
+    Expr *nv;
+    if (old->type.isPtr())
+      nv = ptrAdd(old,
+                  i64(inc ? static_cast<int64_t>(o->type->elem->size())
+                          : -static_cast<int64_t>(o->type->elem->size())),
+                  old->type);
+    else if (old->type.isBool())
+      nv = inc ? constInt(Type::boolTy(), 1) : unaryNot(old);
+    else {
+      // Arithmetic happens in the promoted type, then converts back (char, short wrap).
+      Type pt = old->type.isInt() && old->type.bits() < 32 ? Type::i32(true) : old->type;
+      nv =
+          cast(bin(inc ? ir::BinaryOp::Add : ir::BinaryOp::Sub, cast(old, pt), one(pt)), old->type);
+    }
+    writeLValue(lv, nv, e->loc);
+    if (post)
+      return old;
+    return lv.var ? ref(lv.var) : readLValue(lv, e->loc);
+  }
+  }
+  return constInt(Type::i32(true), 0);
+}
+
+Expr *Lowerer::binary(fe::Expr *e) {
+  BinaryOp op = e->binaryOp;
+  fe::Expr *l = e->operands[0], *r = e->operands[1];
+  if (op == BinaryOp::Comma) {
+    effect(l);
+    return rvalue(r);
+  }
+  if (op == BinaryOp::Assign) {
+    if (l->type->isStruct()) {
+      LValue dst = lvalue(l);
+      LValue src = structValue(r);
+      copyStruct(dst.addr, dst.space, src.addr, src.space, l->type, e->loc);
+      return dst.addr;
+    }
+    Expr *v = rvalue(r);
+    LValue lv = lvalue(l);
+    if (lv.var) {
+      writeLValue(lv, v, e->loc);
+      return ref(lv.var);
+    }
+    lv = stable(lv, e->loc);
+    Expr *val = snapshot(cast(v, irType(l->type)), "val", e->loc);
+    writeLValue(lv, val, e->loc);
+    return val;
+  }
+  if (fe::isAssignment(op)) {
+    Expr *rv = rvalue(r);
+    LValue lv = stable(lvalue(l), e->loc);
+    Expr *old = readLValue(lv, e->loc);
+    ir::BinaryOp iop = irBinary(op);
+    Expr *result;
+    if (old->type.isPtr()) {
+      result = arith(iop, old, rv, l->type);
+    } else {
+      // Computed in sema's computation type (the converted right operand's type; for
+      // shifts, the promoted left operand).
+      Type ct = rv->type;
+      if (iop == ir::BinaryOp::Shl || iop == ir::BinaryOp::Shr)
+        ct = old->type.isInt() && old->type.bits() < 32 ? Type::i32(true) : old->type;
+      if (iop == ir::BinaryOp::Div || iop == ir::BinaryOp::Rem)
+        rv = snapshot(rv, "divisor", e->loc);
+      result =
+          cast(withDivSite(arith(iop, cast(old, ct), cast(rv, ct), l->type), e->loc), old->type);
+    }
+    if (lv.var) {
+      writeLValue(lv, result, e->loc);
+      return ref(lv.var);
+    }
+    Expr *val = snapshot(result, "val", e->loc);
+    writeLValue(lv, val, e->loc);
+    return val;
+  }
+  if (op == BinaryOp::LogAnd || op == BinaryOp::LogOr) {
+    Expr *a = toBool(rvalue(l));
+    if (isPure(r)) {
+      Expr *b = toBool(rvalue(r));
+      return cast(bin(op == BinaryOp::LogAnd ? ir::BinaryOp::And : ir::BinaryOp::Or, a, b),
+                  Type::i32(true));
+    }
+    // Per-lane short-circuit: the right side runs only for lanes that need it.
+    Var *t = newVar(op == BinaryOp::LogAnd ? "and" : "or", Type::boolTy());
+    assign(t, a, e->loc);
+    Stmt *s = emit(ir::StmtKind::If, e->loc);
+    s->cond = op == BinaryOp::LogAnd ? ref(t) : unaryNot(ref(t));
+    s->isBranch = hasEffects(r);
+    s->site = m_.addSite(SiteKind::Branch, e->loc, op == BinaryOp::LogAnd ? "&&" : "||");
+    s->thenBody = region([&] { assign(t, toBool(rvalue(r)), r->loc); });
+    return cast(ref(t), Type::i32(true));
+  }
+  Expr *a = rvalue(l);
+  Expr *b = rvalue(r);
+  if (a->type.isPtr() && b->type.isPtr()) {
+    if (op == BinaryOp::Sub) {
+      Expr *diff = bin(ir::BinaryOp::Sub, cast(a, Type::i64(true)), cast(b, Type::i64(true)));
+      int64_t size = static_cast<int64_t>(l->type->elem->size());
+      return size == 1 ? diff : bin(ir::BinaryOp::Div, diff, i64(size));
+    }
+    // Pointer comparisons compare addresses.
+    return cast(bin(irBinary(op), cast(a, Type::i64(false)), cast(b, Type::i64(false))),
+                Type::i32(true));
+  }
+  ir::BinaryOp iop = irBinary(op);
+  if (iop >= ir::BinaryOp::Lt && iop <= ir::BinaryOp::Ne)
+    return cast(bin(iop, a, b), Type::i32(true));
+  return withDivSite(arith(iop, a, b, e->type), e->loc);
+}
+
+Expr *Lowerer::withDivSite(Expr *x, fe::SourceLoc loc) {
+  if (x->kind == ir::ExprKind::Binary &&
+      (x->binaryOp == ir::BinaryOp::Div || x->binaryOp == ir::BinaryOp::Rem) && x->type.isInt())
+    x->site = m_.addSite(SiteKind::Other, loc, x->binaryOp == ir::BinaryOp::Div ? "/" : "%");
+  return x;
+}
+
+Expr *Lowerer::conditional(fe::Expr *e) {
+  fe::Expr *c = e->operands[0], *a = e->operands[1], *b = e->operands[2];
+  if (e->type->isStruct()) {
+    error(e->loc, "conditional expressions of struct type are not supported yet");
+    return constInt(Type::i32(true), 0);
+  }
+  Expr *cv = toBool(rvalue(c));
+  if (isPure(a) && isPure(b)) {
+    Expr *s = node(ir::ExprKind::Select, irType(e->type));
+    s->ops = {cv, cast(rvalue(a), irType(e->type)), cast(rvalue(b), irType(e->type))};
+    return s;
+  }
+  Type t = irType(e->type);
+  Var *tmp = t.isVoid() ? nullptr : newVar("cond", t);
+  Stmt *s = emit(ir::StmtKind::If, e->loc);
+  s->cond = cv;
+  s->isBranch = hasEffects(a) || hasEffects(b);
+  s->site = m_.addSite(SiteKind::Branch, e->loc, "?:");
+  s->thenBody = region([&] {
+    if (tmp)
+      assign(tmp, cast(rvalue(a), t), a->loc);
+    else
+      effect(a);
+  });
+  s->elseBody = region([&] {
+    if (tmp)
+      assign(tmp, cast(rvalue(b), t), b->loc);
+    else
+      effect(b);
+  });
+  return tmp ? ref(tmp) : constInt(Type::i32(true), 0);
+}
+
+} // namespace kern::ir::lower_detail

@@ -1,0 +1,478 @@
+// The AST -> Kern IR lowering's class, shared by the files that implement it: lower.cpp
+// (declarations and statements), lower_expr.cpp (expressions), lower_calls.cpp (calls).
+#pragma once
+
+#include "ir/lower.h"
+
+#include "frontend/sema.h"
+
+#include <cassert>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <set>
+
+namespace kern::ir::lower_detail {
+
+namespace fe = kern::frontend;
+
+using fe::BinaryOp;
+using fe::ExprKind;
+using fe::StmtKind;
+using fe::TypeKind;
+using fe::UnaryOp;
+
+/// Where an lvalue lives: a register variable, or memory at an address.
+struct LValue {
+  Var *var = nullptr;
+  Expr *addr = nullptr;
+  AddrSpace space = AddrSpace::Generic;
+  const fe::Type *type = nullptr;
+};
+
+/// Per-declaration storage.
+struct Storage {
+  Var *var = nullptr;          // a register variable
+  Var *byRef = nullptr;        // a variable holding the object's address (struct parameters)
+  LocalSlot *slot = nullptr;   // per-thread memory
+  GlobalVar *global = nullptr; // file-scope variable
+  int64_t sharedOffset = -1;   // __shared__ variable: byte offset
+  bool dynamicShared = false;  // extern __shared__
+};
+
+class Lowerer {
+public:
+  Lowerer(fe::TranslationUnit &tu, fe::TypeContext &types, fe::DiagnosticEngine &diags, Module &m)
+      : tu_(tu), types_(types), diags_(diags), m_(m) {}
+
+  void run();
+
+private:
+  fe::TranslationUnit &tu_;
+  fe::TypeContext &types_;
+  fe::DiagnosticEngine &diags_;
+  Module &m_;
+
+  struct Fns {
+    Function *host = nullptr;   // host version (Host functions, main, __host__ __device__)
+    Function *device = nullptr; // kernel or device version
+  };
+  std::map<fe::FunctionDecl *, Fns> functions_;
+  std::map<fe::VarDecl *, Storage> globals_;
+
+  // Per function being lowered
+  Function *F = nullptr;
+  bool device_ = false;
+  Block *cur_ = nullptr;
+  std::map<fe::VarDecl *, Storage> locals_;
+  std::vector<Expr *> dynamicSharedRefs_;
+  Var *sret_ = nullptr; // the hidden result pointer of a function returning a struct
+  std::map<Var *, LocalSlot *> addressSlots_; // address snapshots into local slots
+  uint32_t nextVarId_ = 0;
+  // switch lowering: lanes that executed `continue` inside a switch (see switchStmt)
+  std::vector<Var *> switchContinueFlags_;
+  int loopDepthInSwitch_ = 0;
+
+  void error(fe::SourceLoc loc, const std::string &msg) { diags_.error(loc, msg); }
+
+  // ---------------------------------------------------------------------------------------
+  // Types
+  // ---------------------------------------------------------------------------------------
+
+  Type irType(const fe::Type *t) {
+    switch (t->kind) {
+    case TypeKind::Void:
+      return Type::voidTy();
+    case TypeKind::Bool:
+      return Type::boolTy();
+    case TypeKind::Char:
+    case TypeKind::SChar:
+      return Type::i8(true);
+    case TypeKind::UChar:
+      return Type::i8(false);
+    case TypeKind::Short:
+      return Type::i16(true);
+    case TypeKind::UShort:
+      return Type::i16(false);
+    case TypeKind::Int:
+      return Type::i32(true);
+    case TypeKind::UInt:
+      return Type::i32(false);
+    case TypeKind::Long:
+    case TypeKind::LongLong:
+      return Type::i64(true);
+    case TypeKind::ULong:
+    case TypeKind::ULongLong:
+      return Type::i64(false);
+    case TypeKind::Float:
+      return Type::f32();
+    case TypeKind::Double:
+      return Type::f64();
+    case TypeKind::Pointer:
+      return Type::ptr(fixSpace(t->space));
+    case TypeKind::Array:
+      return Type::ptr(defaultSpace());
+    case TypeKind::Struct:
+    case TypeKind::Function:
+      return Type::ptr(defaultSpace());
+    }
+    return Type::voidTy();
+  }
+
+  AddrSpace defaultSpace() const { return device_ ? AddrSpace::Generic : AddrSpace::Host; }
+  /// Pointers typed in host code point to host memory as far as the static type knows
+  /// (device pointers held by the host are never dereferenced there; a check catches it).
+  AddrSpace fixSpace(AddrSpace s) const {
+    if (!device_)
+      return AddrSpace::Host;
+    return s == AddrSpace::Host ? AddrSpace::Generic : s;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // IR construction helpers
+  // ---------------------------------------------------------------------------------------
+
+  Expr *node(ir::ExprKind k, Type t) { return m_.make<Expr>(k, t); }
+  Expr *constInt(Type t, int64_t v) {
+    Expr *e = node(ir::ExprKind::Const, t);
+    e->intValue = v;
+    return e;
+  }
+  Expr *constFloat(Type t, double v) {
+    Expr *e = node(ir::ExprKind::Const, t);
+    e->floatValue = v;
+    return e;
+  }
+  Expr *i64(int64_t v) { return constInt(Type::i64(true), v); }
+  Expr *bin(ir::BinaryOp op, Expr *a, Expr *b) {
+    bool cmp = op >= ir::BinaryOp::Lt && op <= ir::BinaryOp::Ne;
+    Expr *e = node(ir::ExprKind::Binary, cmp ? Type::boolTy() : a->type);
+    e->binaryOp = op;
+    e->ops = {a, b};
+    return e;
+  }
+  Expr *cast(Expr *e, Type t) {
+    if (e->type == t)
+      return e;
+    // Constant folding of integer constants keeps the IR readable.
+    if (e->kind == ir::ExprKind::Const && e->type.isInt() && t.isInt()) {
+      int64_t v = e->intValue;
+      unsigned bits = t.bits();
+      if (bits < 64) {
+        uint64_t mask = (uint64_t(1) << bits) - 1;
+        uint64_t u = static_cast<uint64_t>(v) & mask;
+        if (t.isSigned && (u >> (bits - 1)))
+          u |= ~mask;
+        v = static_cast<int64_t>(u);
+      }
+      return constInt(t, v);
+    }
+    Expr *c = node(ir::ExprKind::Cast, t);
+    c->ops = {e};
+    return c;
+  }
+  Expr *toBool(Expr *e) {
+    if (e->type.isBool())
+      return e;
+    // `int` produced from a comparison or logical operator: use the bool directly.
+    if (e->kind == ir::ExprKind::Cast && e->ops[0]->type.isBool())
+      return e->ops[0];
+    if (e->type.isPtr())
+      return bin(ir::BinaryOp::Ne, cast(e, Type::i64(false)), constInt(Type::i64(false), 0));
+    return cast(e, Type::boolTy());
+  }
+  Var *newVar(const std::string &name, Type t) {
+    Var *v = m_.make<Var>();
+    v->id = nextVarId_++;
+    v->name = name;
+    v->type = t;
+    F->vars.push_back(v);
+    return v;
+  }
+  Expr *ref(Var *v) {
+    Expr *e = node(ir::ExprKind::VarRef, v->type);
+    e->var = v;
+    return e;
+  }
+  Stmt *emit(ir::StmtKind k, fe::SourceLoc loc) {
+    Stmt *s = m_.make<Stmt>(k);
+    s->loc = loc;
+    cur_->stmts.push_back(s);
+    return s;
+  }
+  void assign(Var *v, Expr *value, fe::SourceLoc loc) {
+    Stmt *s = emit(ir::StmtKind::Assign, loc);
+    s->var = v;
+    s->value = value;
+  }
+  /// Evaluates `e` now into a fresh temporary (its value cannot change afterwards).
+  Expr *snapshot(Expr *e, const std::string &name, fe::SourceLoc loc) {
+    if (e->kind == ir::ExprKind::Const || e->kind == ir::ExprKind::BuiltinVar ||
+        e->kind == ir::ExprKind::SharedAddr || e->kind == ir::ExprKind::LocalAddr ||
+        e->kind == ir::ExprKind::StringConst)
+      return e;
+    Var *t = newVar(name, e->type);
+    assign(t, e, loc);
+    // A snapshot of an address into a local slot still points into that slot: remember it, so
+    // accesses through the snapshot are checked against the slot.
+    if (e->type.isPtr() && e->type.space == AddrSpace::Local)
+      if (LocalSlot *slot = rootSlot(e))
+        addressSlots_[t] = slot;
+    return ref(t);
+  }
+  Block *newBlock() { return m_.make<Block>(); }
+
+  /// The local slot an address points into, when it is the slot's address plus offsets.
+  LocalSlot *rootSlot(Expr *addr) {
+    while (addr->kind == ir::ExprKind::PtrAdd || addr->kind == ir::ExprKind::Cast)
+      addr = addr->ops[0];
+    if (addr->kind == ir::ExprKind::VarRef) { // an address snapshot (see snapshot())
+      auto it = addressSlots_.find(addr->var);
+      return it == addressSlots_.end() ? nullptr : it->second;
+    }
+    return addr->kind == ir::ExprKind::LocalAddr ? addr->slot : nullptr;
+  }
+
+  Expr *load(Expr *addr, Type t, AddrSpace space, fe::SourceLoc loc) {
+    Expr *e = node(ir::ExprKind::Load, t);
+    e->ops = {addr};
+    e->space = space;
+    if (space == AddrSpace::Local)
+      e->slot = rootSlot(addr);
+    std::string what = "load " + t.str() + " " + fe::addrSpaceName(space);
+    if (e->slot)
+      what += " '" + e->slot->name + "'";
+    e->site = m_.addSite(SiteKind::Load, loc, what);
+    return e;
+  }
+  void store(Expr *addr, Expr *value, AddrSpace space, fe::SourceLoc loc) {
+    Stmt *s = emit(ir::StmtKind::Store, loc);
+    s->addr = addr;
+    s->value = value;
+    s->space = space;
+    if (space == AddrSpace::Local)
+      s->slot = rootSlot(addr);
+    s->site = m_.addSite(SiteKind::Store, loc,
+                         "store " + value->type.str() + " " + fe::addrSpaceName(space) +
+                             (s->slot ? " '" + s->slot->name + "'" : std::string()));
+  }
+  Expr *ptrAdd(Expr *p, Expr *byteOffset, Type resultType) {
+    if (byteOffset->kind == ir::ExprKind::Const && byteOffset->intValue == 0 &&
+        p->type == resultType)
+      return p;
+    Expr *e = node(ir::ExprKind::PtrAdd, resultType);
+    e->ops = {p, cast(byteOffset, Type::i64(true))};
+    return e;
+  }
+  Expr *scaled(Expr *index, uint64_t size) {
+    index = cast(index, Type::i64(true));
+    if (size == 1)
+      return index;
+    if (index->kind == ir::ExprKind::Const)
+      return i64(index->intValue * static_cast<int64_t>(size));
+    return bin(ir::BinaryOp::Mul, index, i64(static_cast<int64_t>(size)));
+  }
+  Expr *intrinsic(IntrinsicId id, Type t, std::vector<Expr *> ops) {
+    Expr *e = node(ir::ExprKind::Intrinsic, t);
+    e->intrinsic = id;
+    e->ops = std::move(ops);
+    return e;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Declarations
+  // ---------------------------------------------------------------------------------------
+
+  void globalVar(fe::VarDecl *v);
+
+  bool constantInit(fe::Expr *e, const fe::Type *t, uint8_t *out);
+
+  bool evalArith(fe::Expr *e, int64_t &iv, double &fv, bool &isFloat);
+
+  Function *newFunction(fe::FunctionDecl *f, FunctionKind kind);
+
+  void declare(fe::FunctionDecl *f);
+
+  void body(fe::FunctionDecl *f, Function *fn);
+
+  LocalSlot *newSlot(const std::string &name, const fe::Type *t) {
+    LocalSlot *s = m_.make<LocalSlot>();
+    s->id = static_cast<uint32_t>(F->slots.size());
+    s->name = name;
+    s->size = std::max<uint64_t>(t->size(), 1);
+    s->align = std::max<uint64_t>(t->align(), 1);
+    F->slots.push_back(s);
+    return s;
+  }
+  AddrSpace slotSpace() const { return device_ ? AddrSpace::Local : AddrSpace::Host; }
+  Expr *slotAddr(LocalSlot *s) {
+    Expr *e = node(ir::ExprKind::LocalAddr, Type::ptr(slotSpace()));
+    e->slot = s;
+    return e;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Statements
+  // ---------------------------------------------------------------------------------------
+
+  void stmt(fe::Stmt *s);
+
+  void loopBody(Stmt *loop, fe::Stmt *body);
+
+  Block *region(const std::function<void()> &fn) {
+    Block *saved = cur_;
+    Block *b = newBlock();
+    cur_ = b;
+    fn();
+    cur_ = saved;
+    return b;
+  }
+
+  /// switch: a one-trip loop (so `break` works) whose case sections run under
+  /// `matched |= (value == case)`, which gives C's fall-through per lane.
+  void switchStmt(fe::Stmt *s);
+
+  static bool hasContinue(fe::Stmt *s) {
+    if (!s)
+      return false;
+    switch (s->kind) {
+    case StmtKind::Continue:
+      return true;
+    case StmtKind::For:
+    case StmtKind::While:
+    case StmtKind::DoWhile:
+    case StmtKind::Switch:
+      return false;
+    case StmtKind::Compound:
+      for (auto *c : s->body)
+        if (hasContinue(c))
+          return true;
+      return false;
+    case StmtKind::If:
+      return hasContinue(s->then) || hasContinue(s->elseStmt);
+    default:
+      return hasContinue(s->then);
+    }
+  }
+
+  Expr *unaryNot(Expr *b) {
+    Expr *e = node(ir::ExprKind::Unary, Type::boolTy());
+    e->unaryOp = ir::UnaryOp::LogNot;
+    e->ops = {b};
+    return e;
+  }
+
+  Expr *cond(fe::Expr *e) { return toBool(rvalue(e)); }
+
+  void localVar(fe::VarDecl *v);
+
+  /// Stores initializer `init` for an object of type `t` at `addr`.
+  void initMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::Expr *init, fe::SourceLoc loc,
+                  bool zeroRest);
+
+  void zeroMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::SourceLoc loc);
+
+  /// Copies a struct member by member (scalar leaves).
+  /// Emits `for (i = 0; i < count; ++i) body(byteOffset)`: large arrays are copied or zeroed
+  /// by a loop, not unrolled (a 4 KB struct would otherwise be thousands of statements).
+  void elementLoop(uint64_t count, uint64_t elemSize, fe::SourceLoc loc,
+                   const std::function<void(Expr *offset)> &body);
+
+  static constexpr uint64_t kUnrollLimit = 16;
+
+  void copyStruct(Expr *dst, AddrSpace dspace, Expr *src, AddrSpace sspace, const fe::Type *t,
+                  fe::SourceLoc loc);
+
+  // ---------------------------------------------------------------------------------------
+  // Expressions
+  // ---------------------------------------------------------------------------------------
+
+  /// Evaluates `e` for its side effects only.
+  void effect(fe::Expr *e);
+
+  /// Storage of a variable reference.
+  Storage *storageOf(fe::Expr *e);
+
+  /// The lvalue designated by `e`.
+  LValue lvalue(fe::Expr *e);
+
+  /// The address of a struct-typed value (an lvalue, or a temporary for constructed values).
+  LValue structValue(fe::Expr *e);
+
+  /// dim3(...)/uint3(...) (missing components are 1) or make_<vector>(...).
+  LValue construct(fe::Expr *e);
+
+  LValue constructDim3(const std::vector<fe::Expr *> &args, fe::SourceLoc loc);
+
+  Expr *builtinComponent(int object, int d);
+
+  Expr *readLValue(const LValue &lv, fe::SourceLoc loc);
+
+  void writeLValue(const LValue &lv, Expr *v, fe::SourceLoc loc);
+
+  /// Makes an lvalue's address safe to use twice (read-modify-write).
+  LValue stable(LValue lv, fe::SourceLoc loc);
+
+  /// Is `e` free of side effects and memory reads (safe to evaluate for every lane)?
+  bool isPure(fe::Expr *e);
+
+  /// Does `e` have side effects (writes, calls with effects)? Loads alone are not effects.
+  bool hasEffects(fe::Expr *e);
+
+  static bool intrinsicByName(const std::string &n, IntrinsicId &out) {
+    static const std::map<std::string, IntrinsicId> table = [] {
+      std::map<std::string, IntrinsicId> m;
+#define KERN_INTRINSIC(Id, spelling, kind) m[spelling] = IntrinsicId::Id;
+#include "ir/intrinsics.def"
+#undef KERN_INTRINSIC
+      return m;
+    }();
+    auto it = table.find(n);
+    if (it == table.end())
+      return false;
+    out = it->second;
+    return true;
+  }
+
+  ir::BinaryOp irBinary(BinaryOp op);
+
+  /// a op b for arithmetic operands of one type (or pointer +- integer).
+  Expr *arith(ir::BinaryOp op, Expr *a, Expr *b, const fe::Type *resultType);
+
+  Expr *neg(Expr *x);
+
+  Expr *one(Type t) { return t.isFloat() ? constFloat(t, 1.0) : constInt(t, 1); }
+
+  /// The value of `e` (emitting its side effects as statements first).
+  Expr *rvalue(fe::Expr *e);
+
+  Expr *unary(fe::Expr *e);
+
+  Expr *binary(fe::Expr *e);
+
+  /// Integer division can fault (by zero): give it a site so the fault names its line.
+  Expr *withDivSite(Expr *x, fe::SourceLoc loc);
+
+  Expr *conditional(fe::Expr *e);
+
+  // ---- calls ----
+  Expr *call(fe::Expr *e);
+
+  Expr *builtinCall(fe::Expr *e);
+
+  void dimComponents(fe::Expr *c, Expr *out[3]);
+
+  void launch(fe::Expr *e);
+
+  /// The index of a kernel in Module::kernels() order (the runtime's numbering).
+  int64_t kernelIndex(fe::FunctionDecl *fd);
+
+  /// A kernel uses barriers if it or any device function it calls does.
+  void propagateBarriers();
+
+  bool callsBarrierFunction(Block *b);
+
+  bool exprCallsBarrier(Expr *e);
+};
+
+} // namespace kern::ir::lower_detail
