@@ -923,36 +923,89 @@ Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,
   auto *vecBB = newBlock("access.vector");
   auto *otherBB = newBlock("access.other");
   auto *doneBB = newBlock("access.done");
+  // Half-warp shapes (a 16-wide tile, as in 16x16 blocks): every lane active and each half
+  // contiguous from its own base (two 16-element vector accesses), or each half at one
+  // address (two scalar loads).
+  Type *i32v = warpVector(b_.getInt32Ty());
+  Value *upper = b_.CreateICmpUGE(laneIds(), llvm::ConstantInt::get(i32v, 16), "upper.half");
+  Value *allActive = b_.CreateICmpEQ(mbits, b_.getInt32(-1), "all.active");
+  Value *h0 = b_.CreateExtractElement(addrs, b_.getInt32(0), "half0.addr");
+  Value *h1 = b_.CreateExtractElement(addrs, b_.getInt32(16), "half1.addr");
+  Value *halfBase = b_.CreateSelect(upper, splat(h1), splat(h0), "half.base");
+  Value *inHalf = b_.CreateZExt(b_.CreateAnd(laneIds(), llvm::ConstantInt::get(i32v, 15)), i64v);
+  Value *halvesContiguous = b_.CreateAnd(
+      allActive,
+      b_.CreateUnaryIntrinsic(
+          llvm::Intrinsic::vector_reduce_and,
+          b_.CreateICmpEQ(addrs, b_.CreateAdd(halfBase, b_.CreateMul(
+                                                           inHalf, llvm::ConstantInt::get(i64v, size)))),
+          nullptr),
+      "halves.contiguous");
+  Type *halfTy = llvm::FixedVectorType::get(memTy, 16);
+  llvm::SmallVector<int, 32> concat;
+  for (int i = 0; i < 32; ++i)
+    concat.push_back(i);
   b_.CreateCondBr(contiguous, vecBB, otherBB);
-  Value *basePtr = nullptr;
   if (a.op == AccessOp::Load) {
+    std::vector<std::pair<Value *, BasicBlock *>> results;
     b_.SetInsertPoint(vecBB);
-    basePtr = b_.CreateIntToPtr(base, b_.getPtrTy());
-    Value *vv = b_.CreateMaskedLoad(vecMemTy, basePtr, llvm::Align(size), m,
-                                    llvm::Constant::getNullValue(vecMemTy), "load.vector");
-    BasicBlock *vecEnd = b_.GetInsertBlock();
+    Value *vv = b_.CreateMaskedLoad(vecMemTy, b_.CreateIntToPtr(base, b_.getPtrTy()),
+                                    llvm::Align(size), m, llvm::Constant::getNullValue(vecMemTy),
+                                    "load.vector");
+    results.push_back({vv, b_.GetInsertBlock()});
     b_.CreateBr(doneBB);
+
     b_.SetInsertPoint(otherBB);
+    auto *halvesBB = newBlock("access.halves");
+    auto *notHalvesBB = newBlock("access.not.halves");
+    b_.CreateCondBr(halvesContiguous, halvesBB, notHalvesBB);
+    b_.SetInsertPoint(halvesBB);
+    Value *lo = b_.CreateAlignedLoad(halfTy, b_.CreateIntToPtr(h0, b_.getPtrTy()),
+                                     llvm::Align(size), "load.half0");
+    Value *hi = b_.CreateAlignedLoad(halfTy, b_.CreateIntToPtr(h1, b_.getPtrTy()),
+                                     llvm::Align(size), "load.half1");
+    results.push_back({b_.CreateShuffleVector(lo, hi, concat, "load.halves"), b_.GetInsertBlock()});
+    b_.CreateBr(doneBB);
+
+    b_.SetInsertPoint(notHalvesBB);
     auto *uniBB = newBlock("access.uniform");
-    auto *gatherBB = newBlock("access.gather");
-    b_.CreateCondBr(b_.CreateICmpEQ(sum.min, sum.max, "uniform.addr"), uniBB, gatherBB);
+    auto *notUniBB = newBlock("access.not.uniform");
+    b_.CreateCondBr(b_.CreateICmpEQ(sum.min, sum.max, "uniform.addr"), uniBB, notUniBB);
     b_.SetInsertPoint(uniBB);
     Value *sv = b_.CreateAlignedLoad(memTy, b_.CreateIntToPtr(a0, b_.getPtrTy()),
                                      llvm::Align(size), "load.uniform");
-    Value *uv = splat(sv);
-    BasicBlock *uniEnd = b_.GetInsertBlock();
+    results.push_back({splat(sv), b_.GetInsertBlock()});
     b_.CreateBr(doneBB);
+
+    b_.SetInsertPoint(notUniBB);
+    Value *halvesUniform =
+        b_.CreateAnd(allActive,
+                     b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_and,
+                                             b_.CreateICmpEQ(addrs, halfBase), nullptr),
+                     "halves.uniform");
+    auto *halfUniBB = newBlock("access.halves.uniform");
+    auto *gatherBB = newBlock("access.gather");
+    b_.CreateCondBr(halvesUniform, halfUniBB, gatherBB);
+    b_.SetInsertPoint(halfUniBB);
+    Value *s0 = b_.CreateAlignedLoad(memTy, b_.CreateIntToPtr(h0, b_.getPtrTy()),
+                                     llvm::Align(size), "load.half0.uniform");
+    Value *s1 = b_.CreateAlignedLoad(memTy, b_.CreateIntToPtr(h1, b_.getPtrTy()),
+                                     llvm::Align(size), "load.half1.uniform");
+    results.push_back(
+        {b_.CreateSelect(upper, splat(s1), splat(s0), "load.halves.uniform"), b_.GetInsertBlock()});
+    b_.CreateBr(doneBB);
+
     b_.SetInsertPoint(gatherBB);
     Value *ptrs = b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs");
     Value *gv = b_.CreateMaskedGather(vecMemTy, ptrs, llvm::Align(size), m,
                                       llvm::Constant::getNullValue(vecMemTy), "load.gather");
-    BasicBlock *gatherEnd = b_.GetInsertBlock();
+    results.push_back({gv, b_.GetInsertBlock()});
     b_.CreateBr(doneBB);
+
     b_.SetInsertPoint(doneBB);
-    auto *phi = b_.CreatePHI(vecMemTy, 3, "load");
-    phi->addIncoming(vv, vecEnd);
-    phi->addIncoming(uv, uniEnd);
-    phi->addIncoming(gv, gatherEnd);
+    auto *phi = b_.CreatePHI(vecMemTy, static_cast<unsigned>(results.size()), "load");
+    for (auto &[v, bb] : results)
+      phi->addIncoming(v, bb);
     return fromMemory(b_, phi, a.type);
   }
   Value *val = toMemory(b_, a.value, a.type);
@@ -960,6 +1013,22 @@ Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,
   b_.CreateMaskedStore(val, b_.CreateIntToPtr(base, b_.getPtrTy()), llvm::Align(size), m);
   b_.CreateBr(doneBB);
   b_.SetInsertPoint(otherBB);
+  auto *halvesBB = newBlock("access.halves");
+  auto *scatterBB = newBlock("access.scatter");
+  b_.CreateCondBr(halvesContiguous, halvesBB, scatterBB);
+  b_.SetInsertPoint(halvesBB);
+  llvm::SmallVector<int, 16> lowIdx, highIdx;
+  for (int i = 0; i < 16; ++i) {
+    lowIdx.push_back(i);
+    highIdx.push_back(16 + i);
+  }
+  // Lower half first: where the halves overlap, the higher lanes' values land, as a scatter's.
+  b_.CreateAlignedStore(b_.CreateShuffleVector(val, lowIdx), b_.CreateIntToPtr(h0, b_.getPtrTy()),
+                        llvm::Align(size));
+  b_.CreateAlignedStore(b_.CreateShuffleVector(val, highIdx), b_.CreateIntToPtr(h1, b_.getPtrTy()),
+                        llvm::Align(size));
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(scatterBB);
   b_.CreateMaskedScatter(val, b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs"),
                          llvm::Align(size), m);
   b_.CreateBr(doneBB);
