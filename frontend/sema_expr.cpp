@@ -480,6 +480,20 @@ void Sema::markAddressTaken(Expr *o) {
       v->addressTaken = true;
 }
 
+/// "invalid operands to binary expression ('int *' and 'float')", clang's wording.
+void Sema::invalidOperands(Expr *e, const Type *l, const Type *r) {
+  error(e->loc,
+        "invalid operands to binary expression ('" + l->str() + "' and '" + r->str() + "')");
+}
+
+/// Both operands converted to their common type (C's usual arithmetic conversions).
+void Sema::usualConversions(Expr *e, Expr *&l, Expr *&r, Expr *lv, Expr *rv) {
+  const Type *ct = common(lv->type, rv->type);
+  l = convert(lv, ct, "operand");
+  r = convert(rv, ct, "operand");
+  e->type = ct;
+}
+
 void Sema::binary(Expr *e) {
   Expr *&l = e->operands[0];
   Expr *&r = e->operands[1];
@@ -524,15 +538,13 @@ void Sema::binary(Expr *e) {
       return;
     }
     if (!l->type->isArithmetic() || !rv->type->isArithmetic()) {
-      error(e->loc, "invalid operands to binary expression ('" + l->type->str() + "' and '" +
-                        rv->type->str() + "')");
+      invalidOperands(e, l->type, rv->type);
       return;
     }
     bool intOnly = base == BinaryOp::Rem || base == BinaryOp::Shl || base == BinaryOp::Shr ||
                    base == BinaryOp::BitAnd || base == BinaryOp::BitOr || base == BinaryOp::BitXor;
     if (intOnly && (!l->type->isInteger() || !rv->type->isInteger())) {
-      error(e->loc, "invalid operands to binary expression ('" + l->type->str() + "' and '" +
-                        rv->type->str() + "')");
+      invalidOperands(e, l->type, rv->type);
       return;
     }
     const Type *ct = (base == BinaryOp::Shl || base == BinaryOp::Shr) ? promote(l->type)
@@ -550,8 +562,7 @@ void Sema::binary(Expr *e) {
   case BinaryOp::LogAnd:
   case BinaryOp::LogOr:
     if (!lt->isScalar() || !rt->isScalar()) {
-      error(e->loc,
-            "invalid operands to binary expression ('" + lt->str() + "' and '" + rt->str() + "')");
+      invalidOperands(e, lt, rt);
       return;
     }
     l = convert(lv, types_.boolTy(), "operand");
@@ -589,38 +600,25 @@ void Sema::binary(Expr *e) {
   case BinaryOp::Mul:
   case BinaryOp::Div:
     if (!lt->isArithmetic() || !rt->isArithmetic()) {
-      error(e->loc,
-            "invalid operands to binary expression ('" + lt->str() + "' and '" + rt->str() + "')");
+      invalidOperands(e, lt, rt);
       return;
     }
-    {
-      const Type *ct = common(lt, rt);
-      l = convert(lv, ct, "operand");
-      r = convert(rv, ct, "operand");
-      e->type = ct;
-    }
+    usualConversions(e, l, r, lv, rv);
     return;
   case BinaryOp::Rem:
   case BinaryOp::BitAnd:
   case BinaryOp::BitOr:
   case BinaryOp::BitXor:
     if (!lt->isInteger() || !rt->isInteger()) {
-      error(e->loc,
-            "invalid operands to binary expression ('" + lt->str() + "' and '" + rt->str() + "')");
+      invalidOperands(e, lt, rt);
       return;
     }
-    {
-      const Type *ct = common(lt, rt);
-      l = convert(lv, ct, "operand");
-      r = convert(rv, ct, "operand");
-      e->type = ct;
-    }
+    usualConversions(e, l, r, lv, rv);
     return;
   case BinaryOp::Shl:
   case BinaryOp::Shr:
     if (!lt->isInteger() || !rt->isInteger()) {
-      error(e->loc,
-            "invalid operands to binary expression ('" + lt->str() + "' and '" + rt->str() + "')");
+      invalidOperands(e, lt, rt);
       return;
     }
     l = convert(lv, promote(lt), "operand");
@@ -659,8 +657,7 @@ void Sema::binary(Expr *e) {
       l = implicitCast(lv, rt);
       return;
     }
-    error(e->loc,
-          "invalid operands to binary expression ('" + lt->str() + "' and '" + rt->str() + "')");
+    invalidOperands(e, lt, rt);
     e->type = nullptr;
     return;
   default:

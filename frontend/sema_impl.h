@@ -268,6 +268,8 @@ private:
   void markAddressTaken(Expr *o);
 
   void binary(Expr *e);
+  void invalidOperands(Expr *e, const Type *l, const Type *r);
+  void usualConversions(Expr *e, Expr *&l, Expr *&r, Expr *lv, Expr *rv);
 
   static BinaryOp compoundBase(BinaryOp op) {
     switch (op) {

@@ -1,4 +1,5 @@
-// Register estimates for the occupancy calculation (see analysis.h for the heuristic).
+// Register estimates for the occupancy calculation (see analysis.h for the heuristic), and the
+// uniformity analysis the warp backend uses to keep warp-uniform values scalar.
 #include "ir/analysis.h"
 
 #include <algorithm>
@@ -60,6 +61,217 @@ int estimateRegisters(const Function &kernel) {
     return regs + most;
   };
   return std::clamp(16 + need(kernel), 16, 255);
+}
+
+// ---- uniformity ------------------------------------------------------------------------------
+//
+// "Uniform" means: the same value in every lane that is active where the value is read. The
+// warp backend then computes it once, as a scalar, and stores a uniform variable without a
+// lane mask. The rules, each with the counter-example that forbids anything weaker:
+//
+// Expressions. Uniform: constants, string/global/shared/parameter addresses, blockIdx,
+// blockDim, gridDim, warpSize, a uniform variable, and a pure operation (unary, binary, cast,
+// select, pointer add, math intrinsic) whose operands are all uniform. Everything else is
+// varying:
+//   - threadIdx, the lane id and local addresses differ per lane by definition;
+//   - a load, even from a uniform address, is kept varying (`x = p[0]` is the same in every
+//     lane, but proving it needs the memory lowering's address shapes; not worth it yet);
+//   - a call returns per-lane results (`f(threadIdx.x)` with uniform-looking arguments may
+//     still read threadIdx itself);
+//   - warp intrinsics: __ballot is the same for the active lanes, but __shfl is not, and
+//     telling them apart is not needed by any workload yet.
+//
+// Variables. A kernel parameter starts uniform (one value per launch); a device function's
+// parameter starts varying (`f(threadIdx.x)`); other variables start at zero, uniform. A
+// variable stays uniform only if every assignment to it (1) assigns a uniform value and (2)
+// runs under uniform control, that is:
+//   - not inside an `if` whose condition is varying:
+//       `x = 0; if (threadIdx.x < 5) x = 1;` leaves x = 1 in some lanes and 0 in others;
+//   - not inside a loop whose condition is varying:
+//       `for (i = 0; i < threadIdx.x; ++i) x = i;` stops each lane at a different i;
+//   - not inside a loop with a break or continue under varying control, since lanes that
+//     broke rejoin after the loop, and lanes that continued skipped the rest of an iteration:
+//       `for (i = 0; i < 8; ++i) { if (threadIdx.x == i) break; }` leaves i = lane in lane
+//       i; `for (...) { if (threadIdx.x & 1) continue; x = i; }` updates x in even lanes only.
+//   A return under varying control does not make later assignments varying: lanes that
+//   returned never read a variable of the function again, and the remaining lanes all see
+//   the same assignments (`if (threadIdx.x >= n) return; x = 1;` keeps x uniform).
+// Printf's count output (host side only) is treated as varying.
+//
+// The rules are circular (a loop counter is uniform if the loop's condition is, which reads
+// the counter), so the analysis starts optimistic, every variable uniform, and demotes
+// variables until nothing changes: the greatest fixpoint. A demotion only ever turns more
+// expressions varying, so the iteration ends.
+
+namespace {
+
+bool uniformBuiltin(BuiltinVar b) {
+  switch (b) {
+  case BuiltinVar::BlockIdxX:
+  case BuiltinVar::BlockIdxY:
+  case BuiltinVar::BlockIdxZ:
+  case BuiltinVar::BlockDimX:
+  case BuiltinVar::BlockDimY:
+  case BuiltinVar::BlockDimZ:
+  case BuiltinVar::GridDimX:
+  case BuiltinVar::GridDimY:
+  case BuiltinVar::GridDimZ:
+  case BuiltinVar::WarpSize:
+    return true;
+  default:
+    return false;
+  }
+}
+
+class Uniformity {
+public:
+  explicit Uniformity(Function &f) : f_(f) {}
+
+  void run() {
+    for (Var *v : f_.vars)
+      v->uniform = true;
+    // A by-value struct parameter is an address in the parameter buffer: uniform too.
+    for (Var *v : f_.params)
+      v->uniform = f_.kind == FunctionKind::Kernel;
+    // Each pass recomputes every expression's flag from the current variables, so the last
+    // pass (which demoted nothing) leaves flags consistent with the final variables.
+    do {
+      changed_ = false;
+      walk(f_.body, true);
+    } while (changed_);
+  }
+
+private:
+  /// Computes e->uniform (and its operands') from the variables' current flags.
+  bool expr(Expr *e) {
+    if (!e)
+      return true;
+    bool ops = true;
+    for (Expr *o : e->ops)
+      ops = expr(o) && ops; // every operand gets its flag, even after a varying one
+    bool u = false;
+    switch (e->kind) {
+    case ExprKind::Const:
+    case ExprKind::StringConst:
+    case ExprKind::GlobalAddr:
+    case ExprKind::SharedAddr:
+    case ExprKind::ParamAddr:
+      u = true;
+      break;
+    case ExprKind::BuiltinVar:
+      u = uniformBuiltin(e->builtinVar);
+      break;
+    case ExprKind::VarRef:
+      u = e->var && e->var->uniform;
+      break;
+    case ExprKind::Unary:
+    case ExprKind::Binary:
+    case ExprKind::Cast:
+    case ExprKind::Select:
+    case ExprKind::PtrAdd:
+      u = ops;
+      break;
+    case ExprKind::Intrinsic:
+      u = ops && intrinsicKind(e->intrinsic) == IntrinsicKind::Math;
+      break;
+    case ExprKind::Load:
+    case ExprKind::Call:
+    case ExprKind::LocalAddr:
+      u = false;
+      break;
+    }
+    e->uniform = u;
+    return u;
+  }
+
+  void demote(Var *v) {
+    if (v && v->uniform) {
+      v->uniform = false;
+      changed_ = true;
+    }
+  }
+
+  /// Whether `b` (part of a loop's body) holds a break or continue of that loop under
+  /// varying control; `varying`: `b` itself runs under a varying condition of the loop.
+  bool varyingExit(Block *b, bool varying) {
+    if (!b)
+      return false;
+    for (Stmt *s : b->stmts) {
+      switch (s->kind) {
+      case StmtKind::Break:
+      case StmtKind::Continue:
+        if (varying)
+          return true;
+        break;
+      case StmtKind::If: {
+        bool v = varying || !expr(s->cond);
+        if (varyingExit(s->thenBody, v) || varyingExit(s->elseBody, v))
+          return true;
+        break;
+      }
+      case StmtKind::Block:
+        if (varyingExit(s->body ? s->body : s->thenBody, varying))
+          return true;
+        break;
+      default: // a nested loop's breaks and continues are its own
+        break;
+      }
+    }
+    return false;
+  }
+
+  /// `uniformCtl`: every lane active at the start of the function that has not returned
+  /// executes `b` (or none does).
+  void walk(Block *b, bool uniformCtl) {
+    if (!b)
+      return;
+    for (Stmt *s : b->stmts) {
+      for (Expr *e : {s->value, s->addr, s->cond, s->sharedBytes, s->stream})
+        expr(e);
+      for (Expr *e : s->args)
+        expr(e);
+      switch (s->kind) {
+      case StmtKind::Assign:
+        if (!uniformCtl || !s->value || !s->value->uniform)
+          demote(s->var);
+        break;
+      case StmtKind::Printf:
+        demote(s->var);
+        break;
+      case StmtKind::If: {
+        bool ctl = uniformCtl && s->cond->uniform;
+        walk(s->thenBody, ctl);
+        walk(s->elseBody, ctl);
+        break;
+      }
+      case StmtKind::Loop: {
+        bool ctl = uniformCtl && (!s->cond || s->cond->uniform) &&
+                   !varyingExit(s->preCond, false) && !varyingExit(s->body, false) &&
+                   !varyingExit(s->step, false);
+        walk(s->preCond, ctl);
+        walk(s->body, ctl);
+        walk(s->step, ctl);
+        break;
+      }
+      case StmtKind::Block:
+        walk(s->body ? s->body : s->thenBody, uniformCtl);
+        break;
+      default:
+        break;
+      }
+    }
+  }
+
+  Function &f_;
+  bool changed_ = false;
+};
+
+} // namespace
+
+void analyzeUniformity(Module &m) {
+  for (Function *f : m.functions)
+    if (f->kind != FunctionKind::Host)
+      Uniformity(*f).run();
 }
 
 } // namespace kern::ir

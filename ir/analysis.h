@@ -1,4 +1,4 @@
-// Analyses of Kern IR that later stages and the runtime use: register estimates.
+// Analyses of Kern IR that later stages and the runtime use: register estimates, uniformity.
 #pragma once
 
 #include "ir/ir.h"
@@ -13,5 +13,11 @@ namespace kern::ir {
 /// inlined by nvcc), clamped to [16, 255]. It errs high for kernels with many short-lived
 /// temporaries, which ptxas would reuse.
 int estimateRegisters(const Function &kernel);
+
+/// Fills Expr::uniform and Var::uniform for every kernel and device function of `m`: whether
+/// a value is the same in every active lane of a warp wherever it is read, so that the warp
+/// backend can keep it in one scalar register instead of 32 lanes. Conservative: false when in
+/// doubt. The rules, with a counter-example for each, are in analysis.cpp.
+void analyzeUniformity(Module &m);
 
 } // namespace kern::ir

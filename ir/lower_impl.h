@@ -46,6 +46,9 @@ public:
       : tu_(tu), types_(types), diags_(diags), m_(m) {}
 
   void run();
+  void placeCommonShared();
+  std::map<fe::VarDecl *, int64_t> commonShared_; // file-scope and device-function __shared__
+  uint64_t commonSharedBytes_ = 0;
 
 private:
   fe::TranslationUnit &tu_;

@@ -4,6 +4,7 @@
 #include "frontend/ast_builder.h"
 #include "frontend/preprocessor.h"
 #include "frontend/sema.h"
+#include "ir/analysis.h"
 #include "ir/lower.h"
 
 namespace kern::ir {
@@ -37,6 +38,8 @@ std::unique_ptr<Module> buildModule(frontend::SourceManager &sm, uint32_t fileId
     diags.error({}, "internal error: invalid IR: " + problem);
     return nullptr;
   }
+  // 6. Which values are the same in every lane of a warp (the backend keeps those scalar).
+  analyzeUniformity(*m);
   return m;
 }
 
