@@ -40,7 +40,7 @@ const char *kRunOptions = R"(options:
   --timeout S      stop a kernel that runs longer than S seconds (default: no limit)
   --device NAME    the GPU to model: g80, gt200, fermi, v100, a100, h100 (default h100)
   --device-file F  the GPU to model, from a JSON profile (docs/devices.md)
-  --regs N         registers per thread of every kernel (default: kern's estimate, 32)
+  --regs N         registers per thread of every kernel (default: kern's estimate from the kernel's variables)
   -O0..-O3         JIT optimisation level (default -O2)
   --stats          count, and print a table after each launch, a summary and advice (stderr)
   --counters       count, and print a short summary at the end (stderr)
