@@ -66,11 +66,31 @@ void MaskContext::startIf(Value *cond, bool hasElse, const BranchHook &hook) {
   b_.CreateCondBr(any(t, "if.then.any"), thenBB, hasElse ? elseTest : end);
   b_.SetInsertPoint(thenBB);
   setMask(t);
-  ifs_.push_back({m, e, elseTest, end});
+  ifs_.push_back({m, e, elseTest, end, false});
+}
+
+void MaskContext::startUniformIf(Value *cond, bool hasElse, const BranchHook &hook) {
+  Value *m = currentMask();
+  if (hook) // the same numbers as startIf's: all of the mask taken, or none of it
+    hook(m, b_.CreateSelect(cond, m, noLanes(), "if.then.mask"));
+  auto *thenBB = newBlock("if.then");
+  auto *elseBB = hasElse ? newBlock("if.else") : nullptr;
+  auto *end = newBlock("if.end");
+  // The mask is never empty where code runs (empty regions are skipped), so a true condition
+  // means the then side has lanes, exactly as any(t) would say.
+  b_.CreateCondBr(cond, thenBB, hasElse ? elseBB : end);
+  b_.SetInsertPoint(thenBB);
+  ifs_.push_back({m, nullptr, elseBB, end, true});
 }
 
 void MaskContext::startElse() {
   auto &s = ifs_.back();
+  if (s.uniform) {
+    b_.CreateBr(s.end);
+    b_.SetInsertPoint(s.elseTest);
+    setMask(s.outer);
+    return;
+  }
   b_.CreateBr(s.elseTest);
   b_.SetInsertPoint(s.elseTest);
   auto *elseBB = newBlock("if.else");
@@ -80,11 +100,16 @@ void MaskContext::startElse() {
   setMask(s.elseMask);
 }
 
-void MaskContext::endIf() {
+void MaskContext::endIf(bool lanesMayLeave) {
   IfScope s = ifs_.back();
   ifs_.pop_back();
   b_.CreateBr(s.end);
   b_.SetInsertPoint(s.end);
+  if (!lanesMayLeave) {
+    // The outer mask never holds lanes that left before the if, and none left inside.
+    setMask(s.outer);
+    return;
+  }
   // Reconverge: lanes that returned, broke or continued inside either side stay off.
   setMask(b_.CreateAnd(s.outer, b_.CreateNot(leftLanes()), "if.end.mask"));
 }

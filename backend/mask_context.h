@@ -38,10 +38,18 @@ public:
   /// if (cond) ... : t = m & cond, e = m & ~cond; the then side runs only if any(t). Leaves
   /// the builder in the then side. `hasElse`: startElse() will be called.
   void startIf(llvm::Value *cond, bool hasElse, const BranchHook &hook);
-  /// Leaves the then side; the else side runs only if any(e).
+  /// if (cond) with a uniform condition (a scalar i1): every active lane takes the same side,
+  /// so a plain branch picks it and the mask stays as it is. Counted as startIf counts.
+  void startUniformIf(llvm::Value *cond, bool hasElse, const BranchHook &hook);
+  /// Leaves the then side; the else side runs only if any(e) (uniform: if cond was false).
   void startElse();
   /// Rejoins: the mask before the if, minus lanes that returned, broke or continued inside.
-  void endIf();
+  /// `lanesMayLeave` false: no side can return, break or continue, so that is the mask
+  /// before the if itself (said outright, so that LLVM sees the mask does not change).
+  void endIf(bool lanesMayLeave = true);
+  /// Sets the current mask to `m`, the mask of an earlier point that no lane can have left
+  /// since (after a loop with no break, continue or return; see WarpCodegen's uniform loops).
+  void restoreMask(llvm::Value *m) { setMask(m); }
 
   /// Starts a loop; leaves the builder at the top of an iteration (where preCond goes) with
   /// the lanes still in the loop. Exits when none is.
@@ -67,10 +75,11 @@ public:
 
 private:
   struct IfScope {
-    llvm::Value *outer;    // mask before the if
-    llvm::Value *elseMask; // lanes whose condition was false
-    llvm::BasicBlock *elseTest;
+    llvm::Value *outer;         // mask before the if
+    llvm::Value *elseMask;      // lanes whose condition was false
+    llvm::BasicBlock *elseTest; // uniform: the else side itself
     llvm::BasicBlock *end;
+    bool uniform;
   };
   struct LoopScope {
     llvm::Value *entry; // mask of the lanes that entered the loop

@@ -1,0 +1,202 @@
+// The warp code generator's class, shared by its two source files: warp_codegen.cpp
+// (functions, control flow, expressions) and warp_memory.cpp (the lowering of memory
+// accesses, with their fault checks and counter hooks). Internal to the backend.
+#pragma once
+
+#include "backend/abi.h"
+#include "backend/codegen_common.h"
+#include "backend/mask_context.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <set>
+
+namespace kern::backend::warp {
+
+using llvm::BasicBlock;
+using llvm::Type;
+using llvm::Value;
+
+// Byte offsets of KernWarpCtx fields (abi.h); the generated code addresses the struct by these.
+enum CtxOffset : unsigned {
+  kCtxParams = 0,
+  kCtxShared = 8,
+  kCtxSharedSize = 16,
+  kCtxGlobalLo = 24,
+  kCtxGlobalHi = 32,
+  kCtxGridDim = 40,
+  kCtxBlockDim = 52,
+  kCtxBlockIdx = 64,
+  kCtxLiveMask = 80,
+  kCtxFault = 84,
+  kCtxSteps = 88,
+  kCtxThreadIdx = 96,
+  kCtxCallDepth = 496,
+  kCtxShadow = 504,
+};
+static_assert(offsetof(KernWarpCtx, shadow) == kCtxShadow);
+static_assert(offsetof(KernWarpCtx, params) == kCtxParams);
+static_assert(offsetof(KernWarpCtx, shared) == kCtxShared);
+static_assert(offsetof(KernWarpCtx, sharedSize) == kCtxSharedSize);
+static_assert(offsetof(KernWarpCtx, globalLo) == kCtxGlobalLo);
+static_assert(offsetof(KernWarpCtx, globalHi) == kCtxGlobalHi);
+static_assert(offsetof(KernWarpCtx, gridDim) == kCtxGridDim);
+static_assert(offsetof(KernWarpCtx, blockDim) == kCtxBlockDim);
+static_assert(offsetof(KernWarpCtx, blockIdx) == kCtxBlockIdx);
+static_assert(offsetof(KernWarpCtx, liveMask) == kCtxLiveMask);
+static_assert(offsetof(KernWarpCtx, fault) == kCtxFault);
+static_assert(offsetof(KernWarpCtx, steps) == kCtxSteps);
+static_assert(offsetof(KernWarpCtx, threadIdx) == kCtxThreadIdx);
+static_assert(offsetof(KernWarpCtx, callDepth) == kCtxCallDepth);
+
+// The per-warp state a kernel keeps in its frame and hands to device functions by pointer.
+enum WarpStateOffset : unsigned {
+  kWarpLocalHi = 0, // end of the kernel's local frame: generic pointers below it, down to the
+                    // current function's frame, are this warp's local memory
+  kWarpTicks = 8,   // clock(): a deterministic per-warp counter (see Clock below)
+  kWarpStateBytes = 16,
+};
+
+enum class AccessOp : uint32_t {
+  Load = KERN_ACCESS_LOAD,
+  Store = KERN_ACCESS_STORE,
+  Atomic = KERN_ACCESS_ATOMIC
+};
+
+/// A warp-level memory operation before lowering (habit 2: one lowering point).
+struct MemoryAccess {
+  AccessOp op = AccessOp::Load;
+  ir::AddrSpace space = ir::AddrSpace::Generic;
+  ir::SiteId site = 0;
+  ir::Type type;                       // the value's type (its size is the access size)
+  Value *addrs = nullptr;              // <32 x i64>
+  Value *value = nullptr;              // store value; atomic operand (compare value for CAS)
+  Value *value2 = nullptr;             // CAS: new value
+  ir::IntrinsicId atomic{};            // atomic operation
+  const ir::LocalSlot *slot = nullptr; // Local: the slot the address points into, if known
+};
+
+class WarpCodegen {
+public:
+  WarpCodegen(ModuleContext &mc, const ir::Function &f, llvm::Function *fn)
+      : mc_(mc), f_(f), fn_(fn), c_(mc.llvm), b_(mc.llvm) {}
+  void emit();
+
+private:
+  // ---- small helpers ----
+  Type *vecTy(ir::Type t) { return warpVector(registerType(c_, t)); }
+  Type *maskTy() { return warpVector(b_.getInt1Ty()); }
+  Value *splat(Value *v, const llvm::Twine &name = "") {
+    return b_.CreateVectorSplat(kWarpSize, v, name);
+  }
+  /// `v` as a <32 x T> vector: itself if it already is one, else a uniform scalar broadcast.
+  Value *vec(Value *v) {
+    if (!v || v->getType()->isVectorTy())
+      return v;
+    if (v->hasName())
+      return splat(v, v->getName() + ".splat");
+    return splat(v);
+  }
+  Value *bits(Value *mask, const llvm::Twine &name = "bits") {
+    return b_.CreateBitCast(mask, b_.getInt32Ty(), name);
+  }
+  Value *laneIds() {
+    std::vector<llvm::Constant *> ids;
+    for (unsigned l = 0; l < kWarpSize; ++l)
+      ids.push_back(b_.getInt32(l));
+    return llvm::ConstantVector::get(ids);
+  }
+  Value *ctxAddr(unsigned offset) {
+    return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), ctx_, offset);
+  }
+  Value *loadCtx(unsigned offset, Type *t, const llvm::Twine &name) {
+    return b_.CreateLoad(t, ctxAddr(offset), name);
+  }
+  Value *cur() { return mask_->currentMask(); }
+  BasicBlock *newBlock(const llvm::Twine &name) { return BasicBlock::Create(c_, name, fn_); }
+  llvm::FunctionCallee runtime(const char *name, Type *ret, std::vector<Type *> params) {
+    return mc_.externalFunction(name, llvm::FunctionType::get(ret, params, false));
+  }
+  /// Branches to `then` if `cond`, marked as rare (faults, polls).
+  void unlikelyBr(Value *cond, BasicBlock *then, BasicBlock *other) {
+    llvm::MDBuilder md(c_);
+    b_.CreateCondBr(cond, then, other, md.createBranchWeights(1, 1 << 20));
+  }
+
+  // ---- faults ----
+  void faultIf(Value *bad, uint32_t kind, ir::SiteId site, Value *addrs);
+  void faultWithKind(Value *bad, Value *kind, ir::SiteId site, Value *addrs);
+  void returnIfFaulted();
+
+  // ---- statements ----
+  void emitBlock(const ir::Block *blk);
+  void emitStmt(const ir::Stmt &s);
+  void emitLoop(const ir::Stmt &s);
+  void emitUniformLoop(const ir::Stmt &s);
+  void emitPrintf(const ir::Stmt &s);
+  void emitBackEdge(ir::SiteId site);
+  BranchHook branchHook(ir::SiteId site, bool counted);
+  void countInstr(unsigned n);
+  Value *emitCond(const ir::Expr *e);
+
+  // ---- expressions ----
+  /// A uniform expression's value is a scalar, a varying one's a <32 x T> vector.
+  Value *emitExpr(const ir::Expr &e);
+  /// emitExpr, broadcast to a vector: for consumers that need every lane's value.
+  Value *emitVec(const ir::Expr &e) { return vec(emitExpr(e)); }
+  Value *emitExprShape(const ir::Expr &e);
+  /// An operand of `parent`: scalar when `parent` is computed as a scalar, else a vector.
+  Value *operand(const ir::Expr &parent, const ir::Expr &op) {
+    Value *v = emitExpr(op);
+    return parent.uniform ? v : vec(v);
+  }
+  /// Whether `v` lives in a scalar slot (uniform); device function parameters arrive as
+  /// vectors and stay vectors.
+  bool scalarVar(const ir::Var *v) const { return scalarVars_.count(v) != 0; }
+  Value *emitBuiltin(const ir::Expr &e);
+  Value *emitCall(const ir::Expr &e);
+  Value *emitWarpIntrinsic(const ir::Expr &e);
+  Value *emitShuffle(const ir::Expr &e, Value *v, Value *srcLane);
+  Value *emitMemoryAccess(const MemoryAccess &a);
+  Value *emitAtomicLanes(const MemoryAccess &a, Value *mask);
+  Value *inRange(Value *addrs, Value *lo, Value *hi, unsigned size, const llvm::Twine &name);
+  Value *inAllocation(Value *addrs, Value *inGlobal, Value *mask, unsigned size);
+  Value *inOwnSlot(Value *addrs, const ir::LocalSlot *slot, unsigned size);
+  struct AddressSummary {
+    Value *min, *max, *bitsOr;
+  };
+  AddressSummary summarise(Value *addrs, Value *m);
+  void emitLaneChecks(const MemoryAccess &a, Value *addrs, Value *m, Value *inShared,
+                      Value *inLocal, unsigned size);
+  void emitCountAccess(const MemoryAccess &a, Value *addrs, Value *m, Value *inShared,
+                       Value *inLocal);
+  void emitCheckAccess(const MemoryAccess &a, Value *addrs, Value *m);
+  Value *addressBuffer();
+  Value *emitAccess(const MemoryAccess &a, Value *addrs, Value *m, const AddressSummary &sum);
+
+  ModuleContext &mc_;
+  const ir::Function &f_;
+  llvm::Function *fn_;
+  llvm::LLVMContext &c_;
+  Builder b_;
+  std::unique_ptr<MaskContext> mask_;
+  Value *ctx_ = nullptr;
+  Value *warp_ = nullptr; // per-warp state (WarpStateOffset)
+  Value *sharedLo_ = nullptr, *sharedHi_ = nullptr;
+  Value *globalLo_ = nullptr, *globalHi_ = nullptr, *shadow_ = nullptr;
+  Value *localLo_ = nullptr, *localHi_ = nullptr;
+  Value *frame_ = nullptr; // this function's local slots, 32 copies each
+  std::map<const ir::LocalSlot *, std::pair<uint64_t, uint64_t>> slots_; // offset, lane stride
+  std::map<const ir::Var *, llvm::AllocaInst *> vars_;
+  std::set<const ir::Var *> scalarVars_;
+  llvm::AllocaInst *retval_ = nullptr;
+  llvm::AllocaInst *addrBuf_ = nullptr;
+  BasicBlock *exit_ = nullptr;
+};
+
+} // namespace kern::backend::warp

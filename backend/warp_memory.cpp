@@ -1,0 +1,605 @@
+// Warp-level memory accesses: address checks (null, region, allocation, alignment, own local
+// slot), checked-mode and counter hooks, and the access itself in the cheapest shape the
+// addresses allow. Every load, store and atomic of warp code comes through emitMemoryAccess.
+#include "backend/warp_codegen_impl.h"
+
+namespace kern::backend::warp {
+
+Value *WarpCodegen::inRange(Value *addrs, Value *lo, Value *hi, unsigned size,
+                            const llvm::Twine &name) {
+  Value *end = b_.CreateAdd(addrs, splat(b_.getInt64(size)));
+  Value *ok = b_.CreateAnd(b_.CreateICmpUGE(addrs, splat(lo)), b_.CreateICmpULT(addrs, splat(hi)));
+  return b_.CreateAnd(ok, b_.CreateICmpULE(end, splat(hi)), name);
+}
+
+// Inside the device region is not enough: the access must lie inside a live allocation, or
+// an overrun into the gap after a buffer (or into a freed one) would go unnoticed. The shadow
+// map gives, per 256-byte granule, the end address of the allocation covering it (0 if none);
+// cudaMalloc aligns to 256, so the granule of an address names its allocation.
+Value *WarpCodegen::inAllocation(Value *addrs, Value *inGlobal, Value *mask, unsigned size) {
+  Type *i64v = warpVector(b_.getInt64Ty());
+  Value *off = b_.CreateSub(addrs, splat(globalLo_), "global.off");
+  Value *granule = b_.CreateLShr(off, llvm::ConstantInt::get(i64v, 8), "shadow.index");
+  Value *ptrs = b_.CreateGEP(b_.getInt64Ty(), shadow_, granule, "shadow.ptrs");
+  Value *lanes = b_.CreateAnd(mask, inGlobal, "shadow.lanes");
+  Value *ends = b_.CreateMaskedGather(i64v, ptrs, llvm::Align(8), lanes,
+                                      llvm::Constant::getNullValue(i64v), "alloc.end");
+  Value *last = b_.CreateAdd(addrs, llvm::ConstantInt::get(i64v, size), "access.end");
+  Value *fits = b_.CreateICmpULE(last, ends, "in.allocation");
+  return b_.CreateAnd(inGlobal, fits, "in.global.live");
+}
+
+/// Each lane inside its own copy of `slot` (lane l's copy at frame + offset + l * stride).
+Value *WarpCodegen::inOwnSlot(Value *addrs, const ir::LocalSlot *slot, unsigned size) {
+  auto it = slots_.find(slot);
+  if (it == slots_.end())
+    return llvm::Constant::getAllOnesValue(maskTy());
+  Type *i64v = warpVector(b_.getInt64Ty());
+  Value *base = b_.CreateAdd(localLo_, b_.getInt64(it->second.first), "slot.base");
+  Value *laneBase = b_.CreateAdd(
+      splat(base),
+      b_.CreateMul(b_.CreateZExt(laneIds(), i64v), splat(b_.getInt64(it->second.second))),
+      "slot.lane.base");
+  Value *lastOk = b_.CreateAdd(laneBase, splat(b_.getInt64(slot->size)), "slot.lane.end");
+  Value *end = b_.CreateAdd(addrs, llvm::ConstantInt::get(i64v, size));
+  return b_.CreateAnd(b_.CreateICmpUGE(addrs, laneBase), b_.CreateICmpULE(end, lastOk), "in.slot");
+}
+
+/// The smallest, largest and OR of the active lanes' addresses: enough to check a whole warp
+/// access at once when it stays inside one region, which is nearly always.
+WarpCodegen::AddressSummary WarpCodegen::summarise(Value *addrs, Value *m) {
+  Type *i64v = warpVector(b_.getInt64Ty());
+  AddressSummary r;
+  r.min = b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_umin,
+                                  b_.CreateSelect(m, addrs, llvm::Constant::getAllOnesValue(i64v)),
+                                  nullptr, "addr.min");
+  Value *zero = llvm::Constant::getNullValue(i64v);
+  r.max = b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_umax,
+                                  b_.CreateSelect(m, addrs, zero), nullptr, "addr.max");
+  r.bitsOr = b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_or,
+                                     b_.CreateSelect(m, addrs, zero), nullptr, "addr.or");
+  return r;
+}
+
+void WarpCodegen::emitLaneChecks(const MemoryAccess &a, Value *addrs, Value *m, Value *inShared,
+                                 Value *inLocal, unsigned size) {
+  using ir::AddrSpace;
+  Type *i64v = warpVector(b_.getInt64Ty());
+  // In CUDA's order of precedence: null, then the address space window, then alignment.
+  Value *isNull = b_.CreateICmpULT(addrs, llvm::ConstantInt::get(i64v, kNullPageSize), "is.null");
+  Value *inDevice = inRange(addrs, globalLo_, globalHi_, size, "in.device");
+  Value *inGlobal = inAllocation(addrs, inDevice, m, size);
+  Value *ok = nullptr;
+  uint32_t rangeFault = KERN_FAULT_HOST_PTR;
+  switch (a.space) {
+  case AddrSpace::Global:
+  case AddrSpace::Constant: // constant memory lives in the device range too
+    ok = b_.CreateOr(inGlobal, inShared);
+    break;
+  case AddrSpace::Shared:
+    ok = inShared;
+    rangeFault = KERN_FAULT_SHARED_OOB;
+    break;
+  case AddrSpace::Local: // this lane's copy of the slot, when the lowering knows the slot
+    ok = a.slot ? inOwnSlot(addrs, a.slot, size) : llvm::Constant::getAllOnesValue(maskTy());
+    rangeFault = KERN_FAULT_LOCAL_OOB;
+    break;
+  case AddrSpace::Generic:
+  case AddrSpace::Host:
+    ok = b_.CreateOr(b_.CreateOr(inGlobal, inShared), inLocal);
+    break;
+  }
+  Value *notNull = b_.CreateNot(isNull);
+  Value *badNull = b_.CreateAnd(m, isNull, "bad.null");
+  Value *badRange = b_.CreateAnd(b_.CreateAnd(m, notNull), b_.CreateNot(ok), "bad.range");
+  Value *bad = b_.CreateOr(badNull, badRange);
+  if (size > 1) {
+    Value *mis = b_.CreateICmpNE(b_.CreateAnd(addrs, llvm::ConstantInt::get(i64v, size - 1)),
+                                 llvm::Constant::getNullValue(i64v), "misaligned");
+    Value *badAlign = b_.CreateAnd(b_.CreateAnd(b_.CreateAnd(m, notNull), ok), mis, "bad.align");
+    bad = b_.CreateOr(bad, badAlign, "bad");
+  }
+  Type *i32v = warpVector(b_.getInt32Ty());
+  Value *kinds = b_.CreateSelect(
+      isNull, llvm::ConstantInt::get(i32v, KERN_FAULT_NULL),
+      b_.CreateSelect(ok, llvm::ConstantInt::get(i32v, KERN_FAULT_MISALIGNED),
+                      b_.CreateSelect(inDevice, llvm::ConstantInt::get(i32v, KERN_FAULT_GLOBAL_OOB),
+                                      llvm::ConstantInt::get(i32v, rangeFault))),
+      "fault.kinds");
+  faultWithKind(bad, kinds, a.site, addrs);
+}
+
+Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
+  using ir::AddrSpace;
+  Value *m = cur();
+  unsigned size = a.type.bytes();
+  Type *i64 = b_.getInt64Ty();
+  Value *addrs = a.addrs;
+  if (a.space == AddrSpace::Local) {
+    // This thread's own frame: only the variable's bounds need checking (and only when the
+    // lowering knows the variable); no shape analysis, no counters' region guess.
+    if (a.slot) {
+      Value *ok = b_.CreateUnaryIntrinsic(
+          llvm::Intrinsic::vector_reduce_and,
+          b_.CreateOr(inOwnSlot(addrs, a.slot, size), b_.CreateNot(m)), nullptr, "local.ok");
+      auto *slowBB = newBlock("local.check");
+      auto *contBB = newBlock("local.checked");
+      b_.CreateCondBr(ok, contBB, slowBB);
+      b_.SetInsertPoint(slowBB);
+      Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
+      Value *inLocal = inRange(addrs, localLo_, localHi_, size, "in.local");
+      emitLaneChecks(a, addrs, m, inShared, inLocal, size);
+      b_.CreateBr(contBB);
+      b_.SetInsertPoint(contBB);
+    }
+    if (mc_.options.counters)
+      emitCountAccess(a, addrs, m, nullptr, nullptr);
+    return emitAccess(a, addrs, m, AddressSummary{nullptr, nullptr, nullptr});
+  }
+  AddressSummary sum = summarise(addrs, m);
+  Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
+  Value *inLocal = inRange(addrs, localLo_, localHi_, size, "in.local");
+
+  // 1. Checks. The fast path checks the whole warp from the summary: not null, aligned, and
+  // every active lane inside one region (one allocation, the block's shared memory, or this
+  // warp's local frame). Only when that fails does the slow path check each lane, to find and
+  // report the first bad one. A generic pointer may reach shared memory, so a "global" access
+  // landing in the block's shared window is allowed (the front end could not tell).
+  {
+    Value *maxEnd = b_.CreateAdd(sum.max, b_.getInt64(size), "addr.end");
+    Value *aligned = size > 1 ? b_.CreateICmpEQ(b_.CreateAnd(sum.bitsOr, b_.getInt64(size - 1)),
+                                                b_.getInt64(0), "aligned")
+                              : b_.getTrue();
+    Value *notNull = b_.CreateICmpUGE(sum.min, b_.getInt64(kNullPageSize), "not.null");
+    auto within = [&](Value *lo, Value *hi, const char *name) {
+      return b_.CreateAnd(b_.CreateICmpUGE(sum.min, lo), b_.CreateICmpULE(maxEnd, hi), name);
+    };
+    Value *shOk = within(sharedLo_, sharedHi_, "warp.in.shared");
+    Value *locOk = within(localLo_, localHi_, "warp.in.local");
+    Value *inDev = b_.CreateAnd(b_.CreateICmpUGE(sum.min, globalLo_),
+                                b_.CreateICmpULT(sum.min, globalHi_), "warp.in.device");
+    Value *idx = b_.CreateSelect(
+        inDev, b_.CreateLShr(b_.CreateSub(sum.min, globalLo_), b_.getInt64(8)), b_.getInt64(0));
+    Value *end = b_.CreateAlignedLoad(i64, b_.CreateGEP(i64, shadow_, idx), llvm::Align(8),
+                                      "warp.alloc.end");
+    Value *glOk = b_.CreateAnd(inDev, b_.CreateICmpULE(maxEnd, end), "warp.in.allocation");
+    Value *regionOk;
+    switch (a.space) {
+    case AddrSpace::Global:
+    case AddrSpace::Constant:
+      regionOk = b_.CreateOr(glOk, shOk);
+      break;
+    case AddrSpace::Shared:
+      regionOk = shOk;
+      break;
+    case AddrSpace::Local:
+      // A local array indexed past its end must fault, not reach a neighbour's copy.
+      regionOk = b_.getTrue();
+      if (a.slot)
+        regionOk = b_.CreateUnaryIntrinsic(
+            llvm::Intrinsic::vector_reduce_and,
+            b_.CreateOr(inOwnSlot(addrs, a.slot, size), b_.CreateNot(m)), nullptr, "warp.in.slot");
+      break;
+    default:
+      regionOk = b_.CreateOr(b_.CreateOr(glOk, shOk), locOk);
+      break;
+    }
+    Value *none = b_.CreateICmpEQ(bits(m), b_.getInt32(0), "no.lanes");
+    Value *fastOk =
+        b_.CreateOr(none, b_.CreateAnd(b_.CreateAnd(notNull, aligned), regionOk), "checks.ok");
+    auto *slowBB = newBlock("checks.slow");
+    auto *contBB = newBlock("checks.done");
+    b_.CreateCondBr(fastOk, contBB, slowBB);
+    b_.SetInsertPoint(slowBB);
+    emitLaneChecks(a, addrs, m, inShared, inLocal, size);
+    b_.CreateBr(contBB);
+    b_.SetInsertPoint(contBB);
+  }
+
+  // 2. Checked mode (local and constant memory can neither race nor be unwritten device
+  // memory), then counters: all 32 addresses in hand at once, as the coalescer and the banks
+  // see them.
+  if (mc_.options.checked && a.space != AddrSpace::Constant)
+    emitCheckAccess(a, addrs, m);
+  if (mc_.options.counters)
+    emitCountAccess(a, addrs, m, inShared, inLocal);
+  return emitAccess(a, addrs, m, sum);
+}
+
+void WarpCodegen::emitCountAccess(const MemoryAccess &a, Value *addrs, Value *m, Value *inShared,
+                                  Value *inLocal) {
+  using ir::AddrSpace;
+  unsigned size = a.type.bytes();
+  addressBuffer();
+  b_.CreateAlignedStore(addrs, addrBuf_, llvm::Align(8));
+  Value *space;
+  switch (a.space) {
+  case AddrSpace::Global:
+    space = b_.getInt32(KERN_ACCESS_GLOBAL);
+    break;
+  case AddrSpace::Shared:
+    space = b_.getInt32(KERN_ACCESS_SHARED);
+    break;
+  case AddrSpace::Constant:
+    space = b_.getInt32(KERN_ACCESS_CONSTANT);
+    break;
+  case AddrSpace::Local:
+    space = b_.getInt32(KERN_ACCESS_LOCAL);
+    break;
+  default: {
+    // Generic: the space the first active lane's address falls in.
+    Value *lane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, bits(m), b_.getFalse());
+    lane = b_.CreateAnd(lane, b_.getInt32(kWarpSize - 1));
+    space = b_.CreateSelect(
+        b_.CreateExtractElement(inShared, lane), b_.getInt32(KERN_ACCESS_SHARED),
+        b_.CreateSelect(b_.CreateExtractElement(inLocal, lane), b_.getInt32(KERN_ACCESS_LOCAL),
+                        b_.getInt32(KERN_ACCESS_GLOBAL)),
+        "access.space");
+    break;
+  }
+  }
+  Value *flags = b_.CreateOr(b_.getInt32(static_cast<uint32_t>(a.op)), space, "access.flags");
+  Type *i32 = b_.getInt32Ty();
+  b_.CreateCall(
+      runtime("kern_rt_count_access", b_.getVoidTy(),
+              {b_.getPtrTy(), i32, b_.getPtrTy(), i32, i32, i32}),
+      {ctx_, b_.getInt32(a.site), addrBuf_, bits(m, "access.mask"), b_.getInt32(size), flags});
+}
+
+Value *WarpCodegen::addressBuffer() {
+  // One buffer for both hooks; in checked mode a store's values follow the 32 addresses.
+  if (!addrBuf_)
+    addrBuf_ = entryAlloca(
+        b_, llvm::ArrayType::get(b_.getInt64Ty(), mc_.options.checked ? 2 * kWarpSize : kWarpSize),
+        "access.addrs", 8);
+  return addrBuf_;
+}
+
+void WarpCodegen::emitCheckAccess(const MemoryAccess &a, Value *addrs, Value *m) {
+  Type *i32 = b_.getInt32Ty();
+  Type *i64v = warpVector(b_.getInt64Ty());
+  addressBuffer();
+  b_.CreateAlignedStore(addrs, addrBuf_, llvm::Align(8));
+  // Generic accesses are classified lane by lane by the runtime, like global ones.
+  uint32_t flags = static_cast<uint32_t>(a.op) |
+                   (a.space == ir::AddrSpace::Shared ? KERN_ACCESS_SHARED : KERN_ACCESS_GLOBAL);
+  if (a.op == AccessOp::Store && a.space != ir::AddrSpace::Global) {
+    // The values, so that lanes of one store writing different values to one shared word can
+    // be told from lanes writing the same value (harmless, and common for flags).
+    Value *mv = toMemory(b_, a.value, a.type);
+    Type *et = mv->getType()->getScalarType();
+    if (!et->isIntegerTy() && !et->isFloatingPointTy() && !et->isPointerTy())
+      mv = nullptr; // no scalar to compare: lanes of this store are not compared
+    else if (et->isPointerTy())
+      mv = b_.CreatePtrToInt(mv, i64v);
+    else if (!et->isIntegerTy())
+      mv = b_.CreateBitCast(
+          mv, warpVector(b_.getIntNTy(static_cast<unsigned>(et->getPrimitiveSizeInBits()))));
+    if (mv) {
+      mv = b_.CreateZExtOrTrunc(mv, i64v);
+      b_.CreateAlignedStore(mv, b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), addrBuf_, kWarpSize),
+                            llvm::Align(8));
+      flags |= KERN_ACCESS_VALUES;
+    }
+  }
+  b_.CreateCall(runtime("kern_rt_check_access", b_.getVoidTy(),
+                        {b_.getPtrTy(), i32, b_.getPtrTy(), i32, i32, i32}),
+                {ctx_, b_.getInt32(a.site), addrBuf_, bits(m, "check.mask"),
+                 b_.getInt32(a.type.bytes()), b_.getInt32(flags)});
+}
+
+Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,
+                               const AddressSummary &sum) {
+  unsigned size = a.type.bytes();
+  Type *i64v = warpVector(b_.getInt64Ty());
+  Type *i64 = b_.getInt64Ty();
+  // 3. The access. Three shapes, chosen per execution from the addresses: consecutive lanes
+  // at consecutive elements (one vector load or store), every lane at one address (one
+  // scalar load, broadcast), anything else (gather/scatter). Only active lanes touch memory.
+  // When several lanes store to one address the highest lane's value lands (LLVM's scatter
+  // writes in lane order), one of CUDA's allowed outcomes.
+  Type *memTy = memoryType(c_, a.type);
+  Type *vecMemTy = warpVector(memTy);
+  if (a.op == AccessOp::Atomic)
+    return emitAtomicLanes(a, m);
+  if (a.space == ir::AddrSpace::Local) {
+    // Each lane's copy of a local variable lies `stride` bytes from its neighbour's, so lanes
+    // never touch consecutive elements: a gather or scatter, with no shape test.
+    Value *ptrs = b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs");
+    if (a.op == AccessOp::Load)
+      return fromMemory(b_,
+                        b_.CreateMaskedGather(vecMemTy, ptrs, llvm::Align(size), m,
+                                              llvm::Constant::getNullValue(vecMemTy), "load"),
+                        a.type);
+    b_.CreateMaskedScatter(toMemory(b_, a.value, a.type), ptrs, llvm::Align(size), m);
+    return nullptr;
+  }
+  Value *mbits = bits(m, "access.lanes");
+  Value *first = b_.CreateAnd(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, mbits, b_.getFalse()),
+                              b_.getInt32(31));
+  Value *a0 = b_.CreateExtractElement(addrs, first, "addr.first");
+  Value *base =
+      b_.CreateSub(a0, b_.CreateMul(b_.CreateZExt(first, i64), b_.getInt64(size)), "addr.base");
+  Value *expected = b_.CreateAdd(splat(base), b_.CreateMul(b_.CreateZExt(laneIds(), i64v),
+                                                           llvm::ConstantInt::get(i64v, size)));
+  Value *matches = b_.CreateOr(b_.CreateICmpEQ(addrs, expected), b_.CreateNot(m));
+  Value *contiguous =
+      b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_and, matches, nullptr, "contiguous");
+  auto *vecBB = newBlock("access.vector");
+  auto *otherBB = newBlock("access.other");
+  auto *doneBB = newBlock("access.done");
+  // Half-warp shapes (a 16-wide tile, as in 16x16 blocks): every lane active and each half
+  // contiguous from its own base (two 16-element vector accesses), or each half at one
+  // address (two scalar loads).
+  Type *i32v = warpVector(b_.getInt32Ty());
+  Value *upper = b_.CreateICmpUGE(laneIds(), llvm::ConstantInt::get(i32v, 16), "upper.half");
+  Value *allActive = b_.CreateICmpEQ(mbits, b_.getInt32(-1), "all.active");
+  Value *h0 = b_.CreateExtractElement(addrs, b_.getInt32(0), "half0.addr");
+  Value *h1 = b_.CreateExtractElement(addrs, b_.getInt32(16), "half1.addr");
+  Value *halfBase = b_.CreateSelect(upper, splat(h1), splat(h0), "half.base");
+  Value *inHalf = b_.CreateZExt(b_.CreateAnd(laneIds(), llvm::ConstantInt::get(i32v, 15)), i64v);
+  Value *halvesContiguous = b_.CreateAnd(
+      allActive,
+      b_.CreateUnaryIntrinsic(
+          llvm::Intrinsic::vector_reduce_and,
+          b_.CreateICmpEQ(addrs, b_.CreateAdd(halfBase, b_.CreateMul(inHalf, llvm::ConstantInt::get(
+                                                                                 i64v, size)))),
+          nullptr),
+      "halves.contiguous");
+  Type *halfTy = llvm::FixedVectorType::get(memTy, 16);
+  llvm::SmallVector<int, 32> concat;
+  for (int i = 0; i < 32; ++i)
+    concat.push_back(i);
+  b_.CreateCondBr(contiguous, vecBB, otherBB);
+  if (a.op == AccessOp::Load) {
+    std::vector<std::pair<Value *, BasicBlock *>> results;
+    b_.SetInsertPoint(vecBB);
+    Value *vv =
+        b_.CreateMaskedLoad(vecMemTy, b_.CreateIntToPtr(base, b_.getPtrTy()), llvm::Align(size), m,
+                            llvm::Constant::getNullValue(vecMemTy), "load.vector");
+    results.push_back({vv, b_.GetInsertBlock()});
+    b_.CreateBr(doneBB);
+
+    b_.SetInsertPoint(otherBB);
+    auto *halvesBB = newBlock("access.halves");
+    auto *notHalvesBB = newBlock("access.not.halves");
+    b_.CreateCondBr(halvesContiguous, halvesBB, notHalvesBB);
+    b_.SetInsertPoint(halvesBB);
+    Value *lo = b_.CreateAlignedLoad(halfTy, b_.CreateIntToPtr(h0, b_.getPtrTy()),
+                                     llvm::Align(size), "load.half0");
+    Value *hi = b_.CreateAlignedLoad(halfTy, b_.CreateIntToPtr(h1, b_.getPtrTy()),
+                                     llvm::Align(size), "load.half1");
+    results.push_back({b_.CreateShuffleVector(lo, hi, concat, "load.halves"), b_.GetInsertBlock()});
+    b_.CreateBr(doneBB);
+
+    b_.SetInsertPoint(notHalvesBB);
+    auto *uniBB = newBlock("access.uniform");
+    auto *notUniBB = newBlock("access.not.uniform");
+    b_.CreateCondBr(b_.CreateICmpEQ(sum.min, sum.max, "uniform.addr"), uniBB, notUniBB);
+    b_.SetInsertPoint(uniBB);
+    Value *sv = b_.CreateAlignedLoad(memTy, b_.CreateIntToPtr(a0, b_.getPtrTy()), llvm::Align(size),
+                                     "load.uniform");
+    results.push_back({splat(sv), b_.GetInsertBlock()});
+    b_.CreateBr(doneBB);
+
+    b_.SetInsertPoint(notUniBB);
+    Value *halvesUniform =
+        b_.CreateAnd(allActive,
+                     b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_and,
+                                             b_.CreateICmpEQ(addrs, halfBase), nullptr),
+                     "halves.uniform");
+    auto *halfUniBB = newBlock("access.halves.uniform");
+    auto *gatherBB = newBlock("access.gather");
+    b_.CreateCondBr(halvesUniform, halfUniBB, gatherBB);
+    b_.SetInsertPoint(halfUniBB);
+    Value *s0 = b_.CreateAlignedLoad(memTy, b_.CreateIntToPtr(h0, b_.getPtrTy()), llvm::Align(size),
+                                     "load.half0.uniform");
+    Value *s1 = b_.CreateAlignedLoad(memTy, b_.CreateIntToPtr(h1, b_.getPtrTy()), llvm::Align(size),
+                                     "load.half1.uniform");
+    results.push_back(
+        {b_.CreateSelect(upper, splat(s1), splat(s0), "load.halves.uniform"), b_.GetInsertBlock()});
+    b_.CreateBr(doneBB);
+
+    b_.SetInsertPoint(gatherBB);
+    Value *ptrs = b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs");
+    Value *gv = b_.CreateMaskedGather(vecMemTy, ptrs, llvm::Align(size), m,
+                                      llvm::Constant::getNullValue(vecMemTy), "load.gather");
+    results.push_back({gv, b_.GetInsertBlock()});
+    b_.CreateBr(doneBB);
+
+    b_.SetInsertPoint(doneBB);
+    auto *phi = b_.CreatePHI(vecMemTy, static_cast<unsigned>(results.size()), "load");
+    for (auto &[v, bb] : results)
+      phi->addIncoming(v, bb);
+    return fromMemory(b_, phi, a.type);
+  }
+  Value *val = toMemory(b_, a.value, a.type);
+  b_.SetInsertPoint(vecBB);
+  b_.CreateMaskedStore(val, b_.CreateIntToPtr(base, b_.getPtrTy()), llvm::Align(size), m);
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(otherBB);
+  auto *halvesBB = newBlock("access.halves");
+  auto *scatterBB = newBlock("access.scatter");
+  b_.CreateCondBr(halvesContiguous, halvesBB, scatterBB);
+  b_.SetInsertPoint(halvesBB);
+  llvm::SmallVector<int, 16> lowIdx, highIdx;
+  for (int i = 0; i < 16; ++i) {
+    lowIdx.push_back(i);
+    highIdx.push_back(16 + i);
+  }
+  // Lower half first: where the halves overlap, the higher lanes' values land, as a scatter's.
+  b_.CreateAlignedStore(b_.CreateShuffleVector(val, lowIdx), b_.CreateIntToPtr(h0, b_.getPtrTy()),
+                        llvm::Align(size));
+  b_.CreateAlignedStore(b_.CreateShuffleVector(val, highIdx), b_.CreateIntToPtr(h1, b_.getPtrTy()),
+                        llvm::Align(size));
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(scatterBB);
+  b_.CreateMaskedScatter(val, b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs"),
+                         llvm::Align(size), m);
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(doneBB);
+  return nullptr;
+}
+
+Value *WarpCodegen::emitAtomicLanes(const MemoryAccess &a, Value *m) {
+  using ir::IntrinsicId;
+  using Op = llvm::AtomicRMWInst::BinOp;
+  bool isFloat = a.type.isFloat();
+  bool isSigned = a.type.isInt() && a.type.isSigned;
+  Op op = Op::Add;
+  bool cas = false;
+  switch (a.atomic) {
+  case IntrinsicId::AtomicAdd:
+    op = isFloat ? Op::FAdd : Op::Add;
+    break;
+  case IntrinsicId::AtomicSub:
+    op = isFloat ? Op::FSub : Op::Sub;
+    break;
+  case IntrinsicId::AtomicExch:
+    op = Op::Xchg;
+    break;
+  case IntrinsicId::AtomicMin:
+    op = isFloat ? Op::FMin : isSigned ? Op::Min : Op::UMin;
+    break;
+  case IntrinsicId::AtomicMax:
+    op = isFloat ? Op::FMax : isSigned ? Op::Max : Op::UMax;
+    break;
+  case IntrinsicId::AtomicInc: // CUDA: (old >= val) ? 0 : old + 1 -- exactly uinc_wrap
+    op = Op::UIncWrap;
+    break;
+  case IntrinsicId::AtomicDec: // CUDA: (old == 0 || old > val) ? val : old - 1 -- udec_wrap
+    op = Op::UDecWrap;
+    break;
+  case IntrinsicId::AtomicAnd:
+    op = Op::And;
+    break;
+  case IntrinsicId::AtomicOr:
+    op = Op::Or;
+    break;
+  case IntrinsicId::AtomicXor:
+    op = Op::Xor;
+    break;
+  case IntrinsicId::AtomicCAS:
+    cas = true;
+    break;
+  default:
+    mc_.fail("internal error: not an atomic intrinsic");
+    return llvm::PoisonValue::get(vecTy(a.type));
+  }
+  // Lanes apply one after another in lane order, each a real atomic, so concurrent warps on
+  // other worker threads see a consistent sequence. CUDA's atomics are relaxed: monotonic.
+  Type *i32 = b_.getInt32Ty();
+  Type *resTy = vecTy(a.type);
+  auto *pre = b_.GetInsertBlock();
+  Value *laneBits = bits(m, "atomic.lanes");
+  auto *loop = newBlock("atomic.lane");
+  auto *done = newBlock("atomic.done");
+  b_.CreateCondBr(b_.CreateICmpNE(laneBits, b_.getInt32(0)), loop, done);
+  b_.SetInsertPoint(loop);
+  auto *rem = b_.CreatePHI(i32, 2, "lanes.left");
+  auto *acc = b_.CreatePHI(resTy, 2, "atomic.old");
+  rem->addIncoming(laneBits, pre);
+  acc->addIncoming(llvm::Constant::getNullValue(resTy), pre);
+  Value *lane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, rem, b_.getTrue(), nullptr, "lane");
+  Value *ptr = b_.CreateIntToPtr(b_.CreateExtractElement(a.addrs, lane), b_.getPtrTy(), "ptr");
+  Value *v = b_.CreateExtractElement(a.value, lane, "operand");
+  auto align = llvm::MaybeAlign(a.type.bytes());
+  auto order = llvm::AtomicOrdering::Monotonic;
+  Value *old;
+  if (cas) {
+    Value *nv = b_.CreateExtractElement(a.value2, lane, "new");
+    Type *elem = v->getType();
+    if (isFloat) { // cmpxchg compares bits; CUDA's atomicCAS does too
+      Type *it = b_.getIntNTy(elem->getPrimitiveSizeInBits());
+      v = b_.CreateBitCast(v, it);
+      nv = b_.CreateBitCast(nv, it);
+    }
+    if (a.space == ir::AddrSpace::Shared) { // one thread owns the block (see below)
+      old = b_.CreateAlignedLoad(v->getType(), ptr, *align, "cas.old");
+      b_.CreateAlignedStore(b_.CreateSelect(b_.CreateICmpEQ(old, v), nv, old), ptr, *align);
+    } else {
+      auto *x = b_.CreateAtomicCmpXchg(ptr, v, nv, align, order, order);
+      old = b_.CreateExtractValue(x, 0, "cas.old");
+    }
+    if (isFloat)
+      old = b_.CreateBitCast(old, elem);
+  } else if (a.space == ir::AddrSpace::Shared) {
+    // Shared memory belongs to one block, and a block runs on one worker thread: the lanes'
+    // read-modify-writes need no lock prefix (a locked instruction per lane is what makes a
+    // shared-memory histogram slow on CPU executors).
+    Type *elem = v->getType();
+    old = b_.CreateAlignedLoad(elem, ptr, *align, "shared.old");
+    Value *nv = nullptr;
+    switch (op) {
+    case Op::Add:
+      nv = b_.CreateAdd(old, v);
+      break;
+    case Op::FAdd:
+      nv = b_.CreateFAdd(old, v);
+      break;
+    case Op::Sub:
+      nv = b_.CreateSub(old, v);
+      break;
+    case Op::FSub:
+      nv = b_.CreateFSub(old, v);
+      break;
+    case Op::Xchg:
+      nv = v;
+      break;
+    case Op::And:
+      nv = b_.CreateAnd(old, v);
+      break;
+    case Op::Or:
+      nv = b_.CreateOr(old, v);
+      break;
+    case Op::Xor:
+      nv = b_.CreateXor(old, v);
+      break;
+    case Op::Min:
+      nv = b_.CreateSelect(b_.CreateICmpSLT(v, old), v, old);
+      break;
+    case Op::Max:
+      nv = b_.CreateSelect(b_.CreateICmpSGT(v, old), v, old);
+      break;
+    case Op::UMin:
+      nv = b_.CreateSelect(b_.CreateICmpULT(v, old), v, old);
+      break;
+    case Op::UMax:
+      nv = b_.CreateSelect(b_.CreateICmpUGT(v, old), v, old);
+      break;
+    case Op::FMin:
+      nv = b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, old, v);
+      break;
+    case Op::FMax:
+      nv = b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, old, v);
+      break;
+    case Op::UIncWrap: // CUDA atomicInc: (old >= val) ? 0 : old + 1
+      nv = b_.CreateSelect(b_.CreateICmpUGE(old, v), llvm::Constant::getNullValue(elem),
+                           b_.CreateAdd(old, llvm::ConstantInt::get(elem, 1)));
+      break;
+    case Op::UDecWrap: // CUDA atomicDec: (old == 0 || old > val) ? val : old - 1
+      nv = b_.CreateSelect(b_.CreateOr(b_.CreateICmpEQ(old, llvm::Constant::getNullValue(elem)),
+                                       b_.CreateICmpUGT(old, v)),
+                           v, b_.CreateSub(old, llvm::ConstantInt::get(elem, 1)));
+      break;
+    default:
+      nv = b_.CreateAtomicRMW(op, ptr, v, align, order); // not reached: every CUDA op is above
+      break;
+    }
+    b_.CreateAlignedStore(nv, ptr, *align);
+  } else {
+    old = b_.CreateAtomicRMW(op, ptr, v, align, order);
+  }
+  Value *next = b_.CreateAnd(rem, b_.CreateSub(rem, b_.getInt32(1)), "lanes.next");
+  Value *res = b_.CreateInsertElement(acc, old, lane);
+  rem->addIncoming(next, b_.GetInsertBlock());
+  acc->addIncoming(res, b_.GetInsertBlock());
+  b_.CreateCondBr(b_.CreateICmpNE(next, b_.getInt32(0)), loop, done);
+  b_.SetInsertPoint(done);
+  auto *out = b_.CreatePHI(resTy, 2, "atomic.result");
+  out->addIncoming(llvm::Constant::getNullValue(resTy), pre);
+  out->addIncoming(res, loop);
+  return out;
+}
+
+} // namespace kern::backend::warp
