@@ -107,6 +107,15 @@ uint32_t halfWarpReadSteps(const uint64_t *word, const uint32_t *bank, uint32_t 
 /// then holds ceil(lanes / (banks / g)) words (g when lanes == banks): s[2*tid] is 2-way,
 /// s[17*tid] conflict-free. No sorting, no broadcast search (all words differ).
 uint32_t strideSteps(uint64_t wordStride, uint32_t banks, uint32_t lanes) {
+  if ((banks & (banks - 1)) == 0) {
+    // Every real bank count is a power of two: gcd and quotients are shifts, not divisions
+    // (this runs on every counted shared access).
+    const uint64_t r = wordStride & (banks - 1);
+    const uint32_t gShift =
+        r == 0 ? static_cast<uint32_t>(std::countr_zero(banks)) : std::countr_zero(r);
+    const uint32_t periodShift = static_cast<uint32_t>(std::countr_zero(banks)) - gShift;
+    return (lanes + (1u << periodShift) - 1) >> periodShift;
+  }
   uint32_t g = std::gcd(static_cast<uint32_t>(wordStride % banks), banks);
   uint32_t period = banks / g;
   return (lanes + period - 1) / period;
@@ -120,6 +129,64 @@ bool constantStride(const uint64_t *a, uint64_t &stride) {
     if (a[l] - a[l - 1] != stride)
       return false;
   return true;
+}
+
+/// The busiest bank of one word per lane, when the active lanes of `mask` are one run of
+/// consecutive lanes whose words advance by a constant stride k (s[tid] under `if (tid < s)`,
+/// s[ty][k] in half a warp): k = 0 is one word (1 step), else every word is distinct and
+/// strideSteps applies to the run's length. False for any other shape. Offsets must stay below
+/// 2^42 so that the words' true values, not just their differences modulo 2^64, advance by k
+/// (a bank count that is not a power of two sees the difference).
+bool affineRunSteps(const uint64_t *off, uint32_t mask, uint32_t banks, uint32_t &steps,
+                    uint64_t &firstWord, uint64_t &wordStride) {
+  const uint32_t l0 = static_cast<uint32_t>(std::countr_zero(mask));
+  const uint32_t n = static_cast<uint32_t>(std::popcount(mask));
+  if ((mask >> l0) != (n == kWarpSize ? ~0u : (1u << n) - 1))
+    return false;
+  firstWord = off[l0] / kWordBytes;
+  wordStride = n > 1 ? off[l0 + 1] / kWordBytes - firstWord : 0;
+  uint64_t all = off[l0];
+  for (uint32_t l = l0 + 1; l < l0 + n; ++l) {
+    all |= off[l];
+    if (off[l] / kWordBytes - off[l - 1] / kWordBytes != wordStride)
+      return false;
+  }
+  if (all >> 42)
+    return false;
+  const uint64_t k = static_cast<int64_t>(wordStride) < 0 ? 0 - wordStride : wordStride;
+  steps = k == 0 ? 1 : strideSteps(k, banks, n);
+  return true;
+}
+
+/// The multicast rule for accesses of one word or less per lane (one phase), on the shapes
+/// affineRunSteps names and on a full warp whose two halves are such runs: both halves one word
+/// each (s[ty][k] with 16-wide rows: a broadcast per half), or both halves the same run
+/// (s[k][tx]: each word read by two lanes). False when the shape is none of these.
+bool multicastWordSteps(uint32_t banks, const uint64_t *off, uint32_t mask, uint32_t &steps) {
+  uint64_t w0, k0;
+  if (mask != ~0u)
+    return affineRunSteps(off, mask, banks, steps, w0, k0);
+  // A full warp: each half first, then what the two halves make together.
+  uint64_t w1, k1;
+  uint32_t s0, s1;
+  if (!affineRunSteps(off, 0xFFFFu, banks, s0, w0, k0) ||
+      !affineRunSteps(off, 0xFFFF0000u, banks, s1, w1, k1))
+    return false;
+  if (k0 == k1 && w1 == w0 + kHalfWarp * k0) { // one progression over the warp (s[k*tid])
+    const uint64_t k = static_cast<int64_t>(k0) < 0 ? 0 - k0 : k0;
+    steps = k == 0 ? 1 : strideSteps(k, banks, kWarpSize);
+    return true;
+  }
+  if (k0 == 0 && k1 == 0) {
+    // Two words: one step unless they are distinct words of one bank.
+    steps = w0 != w1 && w0 % banks == w1 % banks ? 2 : 1;
+    return true;
+  }
+  if (k0 == k1 && w0 == w1) { // the same 16 words twice: multicast serves both readers
+    steps = s0;
+    return true;
+  }
+  return false;
 }
 
 SharedAccessCost halfWarpCost(uint32_t banks, const uint64_t *off, uint32_t mask,
@@ -197,6 +264,37 @@ SharedAccessCost sharedAccessCost(SharedBankRule rule, uint32_t banks, const uin
     return {};
   bool halfWarp = rule == SharedBankRule::HalfWarp;
 
+  // Fast paths for accesses of one word or less per lane and for cc1.x half-warps: runs of
+  // lanes at a constant word stride (s[tid] under `if (tid < s)`), and full warps made of two
+  // such halves (s[ty][k] and s[k][tx] with 16-wide rows). They take most counted shared
+  // accesses with one pass over the lanes, and give exactly what the general procedure gives.
+  if (!halfWarp && accessBytes <= kWordBytes) {
+    uint32_t steps;
+    if (multicastWordSteps(banks, off, activeMask, steps))
+      return {1, steps, 1};
+  } else if (halfWarp && (accessBytes >= kWordBytes || !isWrite)) {
+    // Each half-warp with an active lane is a request per 32-bit part; when its active lanes
+    // are a run at a constant word stride, every part has the same busiest bank (part j reads
+    // the words of part 0 plus j). Sub-word writes are left to the general path: their keys
+    // are bytes, not words.
+    SharedAccessCost cost;
+    const uint32_t parts = wordsPerAccess(accessBytes);
+    bool fast = true;
+    for (uint32_t half = 0; half < 2 && fast; ++half) {
+      const uint32_t hm = activeMask & (0xFFFFu << (half * kHalfWarp));
+      uint32_t steps = 0;
+      uint64_t w, k;
+      if (hm == 0)
+        continue;
+      fast = affineRunSteps(off, hm, banks, steps, w, k);
+      cost.requests += parts;
+      cost.idealSteps += parts;
+      cost.steps += parts * steps;
+    }
+    if (fast)
+      return cost;
+  }
+
   // Fast paths: a full warp at a constant stride of whole words from a word-aligned offset
   // (s[tid], s[k*tid], s[3], d[tid], ((float4*)s)[tid]): every lane's words are distinct
   // unless the stride is 0, so the busiest bank follows from the stride alone.
@@ -219,8 +317,16 @@ SharedAccessCost sharedAccessCost(SharedBankRule rule, uint32_t banks, const uin
     if (k == words) // contiguous: each phase reads 32 consecutive words
       return {1, words * strideSteps(1, banks, kWarpSize), words};
   }
-  return halfWarp ? halfWarpCost(banks, off, activeMask, accessBytes, isWrite)
-                  : multicastCost(banks, off, activeMask, accessBytes);
+  return sharedAccessCostGeneral(rule, banks, off, activeMask, accessBytes, isWrite);
+}
+
+SharedAccessCost sharedAccessCostGeneral(SharedBankRule rule, uint32_t banks, const uint64_t *off,
+                                         uint32_t activeMask, uint32_t accessBytes, bool isWrite) {
+  if (activeMask == 0)
+    return {};
+  return rule == SharedBankRule::HalfWarp
+             ? halfWarpCost(banks, off, activeMask, accessBytes, isWrite)
+             : multicastCost(banks, off, activeMask, accessBytes);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -50,6 +50,12 @@ constexpr uint32_t kMaxSharedBanks = 64;
 SharedAccessCost sharedAccessCost(SharedBankRule rule, uint32_t banks, const uint64_t *byteOffsets,
                                   uint32_t activeMask, uint32_t accessBytes, bool isWrite);
 
+/// sharedAccessCost by the rules' general procedure alone, without the fast paths for common
+/// address patterns: the reference the fast paths are tested against.
+SharedAccessCost sharedAccessCostGeneral(SharedBankRule rule, uint32_t banks,
+                                         const uint64_t *byteOffsets, uint32_t activeMask,
+                                         uint32_t accessBytes, bool isWrite);
+
 /// The cost of one warp-level global access.
 struct GlobalAccessCost {
   /// Requests: one per half-warp with an active lane on cc1.x, one per warp afterwards.

@@ -1,6 +1,6 @@
 // The worker pool and the execution of a launch: blocks handed out in linear order to workers,
 // each block's warps run one after another on its worker, or, for kernels with barriers, each
-// warp on its own fiber so that a warp reaching __syncthreads() can wait for the others.
+// warp on a fiber of its worker so that a warp reaching __syncthreads() can wait for the others.
 #include "runtime/scheduler.h"
 
 #include "runtime/checked.h"
@@ -18,6 +18,63 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+
+// Switching between warp fibers. On x86-64 System V kern switches stacks itself: Boost's
+// jump_fcontext returns through an indirect jump, which leaves the return-stack predictor one
+// entry off, so every return in the resumed fiber mispredicts; and it reloads the x87 control
+// word on every switch. Here a switch ends in `ret`: warps suspend at the same call sites, so
+// the predictor's entries from the warp that suspends are the right ones for the warp that
+// resumes. MXCSR is callee-saved and is kept; the x87 control word is never changed by kern.
+#if defined(__x86_64__) && defined(__linux__)
+#define KERN_OWN_FIBER_SWITCH 1
+extern "C" {
+/// Saves the callee-saved registers and MXCSR on the current stack, stores the stack pointer
+/// in *save, and resumes the context whose stack pointer is `to`.
+void kern_fiber_switch(void **save, void *to);
+/// The first return address of a new fiber: calls r13(r12, rbx) and never returns.
+void kern_fiber_start();
+}
+asm(R"(
+  .text
+  .p2align 4
+  .globl kern_fiber_switch
+  .hidden kern_fiber_switch
+  .type kern_fiber_switch, @function
+kern_fiber_switch:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  subq $8, %rsp
+  stmxcsr (%rsp)
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  ldmxcsr (%rsp)
+  addq $8, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size kern_fiber_switch, .-kern_fiber_switch
+  .p2align 4
+  .globl kern_fiber_start
+  .hidden kern_fiber_start
+  .type kern_fiber_start, @function
+kern_fiber_start:
+  movq %r12, %rdi
+  movq %rbx, %rsi
+  callq *%r13
+  ud2
+  .size kern_fiber_start, .-kern_fiber_start
+)");
+#else
+#define KERN_OWN_FIBER_SWITCH 0
+#endif
 
 namespace kern::runtime {
 
@@ -86,6 +143,7 @@ struct LaunchState {
   uint32_t warpsPerBlock = 0;
   std::vector<ThreadIdxTable> threadIdx; // per warp of a block
   std::vector<uint32_t> liveMask;        // per warp of a block
+  uint32_t blockThreads = 0;             // threads of a block
   /// Lowest linear index of a block that faulted: blocks above it stop early, blocks below
   /// it run to completion, so the reported fault is the same for any number of workers.
   std::atomic<uint64_t> minFaultBlock{UINT64_MAX};
@@ -96,21 +154,179 @@ struct LaunchState {
   std::atomic<uint64_t> finished{0};
 };
 
-enum class WarpState { NotStarted, AtBarrier, Done };
-
+/// A warp of a block with barriers, between its start and its end.
 struct WarpSlot {
-  KernWarpCtx ctx;
-  ctxlib::fiber fiber; // the warp, while it waits
-  ctxlib::fiber sink;  // the block's scheduler loop, while the warp runs
-  WarpState state = WarpState::NotStarted;
-  uint32_t site = 0;
-  uint32_t activeMask = 0;
-  uint32_t predMask = 0;
-  int32_t op = -1;
-  int32_t result = 0;
+  bool started = false;
+  /// The next and previous warp, in index order, that has not finished: a barrier phase visits
+  /// exactly these, so finished warps cost nothing in later phases. kListEnd ends the list.
+  uint32_t next = 0, prev = 0;
 };
 
 } // namespace
+
+struct BlockState;
+
+/// The barrier machinery of one worker, reused from block to block and launch to launch: one
+/// fiber per warp index, each running warp w of block after block, and the state of the
+/// current block's barrier phase.
+///
+/// A phase runs every unfinished warp once, in index order, each until it reaches a barrier or
+/// returns; a warp that suspends switches straight to the next warp of the phase (one context
+/// switch per warp per barrier), and the warp that ends the phase judges it: it releases the
+/// barrier, reports a misuse, or ends the block by switching back to the worker's own context.
+/// The order in which warps run, and so every result and every fault, is the same as if a
+/// scheduler loop resumed the warps one by one.
+struct FiberPool {
+  static constexpr uint32_t kListEnd = UINT32_MAX;
+  /// Index of the worker's own context (the one that runs the block) in switchTo.
+  static constexpr uint32_t kMain = UINT32_MAX;
+
+  StackPool stacks;
+  std::thread::id owner; // the thread the fibers were created on
+  bool quit = false;     // set when the pool is released: each fiber leaves its loop
+
+#if KERN_OWN_FIBER_SWITCH
+  /// The saved stack pointer of each warp fiber and of the worker's own context, while they
+  /// are suspended.
+  std::vector<void *> sps;
+  std::vector<ctxlib::stack_context> stackOf;
+  void *mainSp = nullptr;
+
+  ~FiberPool() { release(); }
+
+  /// Forgets every fiber. A suspended fiber sits in its loop between two warps, where its
+  /// stack holds nothing that needs destroying, so its stack simply goes back to the pool.
+  void release() {
+    for (ctxlib::stack_context &sc : stackOf)
+      stacks.deallocate(sc);
+    stackOf.clear();
+    sps.clear();
+  }
+
+  /// Leaves context `self` for context `target` (a warp fiber, or kMain) and returns when some
+  /// context switches back to `self`.
+  void switchTo(uint32_t self, uint32_t target) {
+    kern_fiber_switch(self == kMain ? &mainSp : &sps[self], target == kMain ? mainSp : sps[target]);
+  }
+
+  static void entry(FiberPool *pool, uint64_t self) { pool->loop(static_cast<uint32_t>(self)); }
+
+  /// At least `n` warp fibers, created on this thread (fibers stay on the thread that made
+  /// them: code on their stacks may have cached the address of thread-local data).
+  void ensure(uint32_t n) {
+    if (owner != std::this_thread::get_id()) {
+      release();
+      owner = std::this_thread::get_id();
+    }
+    while (sps.size() < n) {
+      // The frame kern_fiber_switch pops on the first switch to the fiber: MXCSR, r15..rbx,
+      // rbp, then the return address, kern_fiber_start, which calls r13(r12, rbx) on a
+      // 16-byte aligned stack.
+      ctxlib::stack_context sc = stacks.allocate();
+      auto *frame = reinterpret_cast<uint64_t *>(static_cast<char *>(sc.sp) - 80);
+      std::memset(frame, 0, 80);
+      uint32_t mxcsr;
+      asm volatile("stmxcsr %0" : "=m"(mxcsr));
+      frame[0] = mxcsr;
+      frame[3] = reinterpret_cast<uint64_t>(&FiberPool::entry); // r13
+      frame[4] = reinterpret_cast<uint64_t>(this);              // r12
+      frame[5] = sps.size();                                    // rbx
+      frame[7] = reinterpret_cast<uint64_t>(&kern_fiber_start);
+      sps.push_back(frame);
+      stackOf.push_back(sc);
+    }
+  }
+#else
+  /// The suspended continuation of each warp fiber (empty while it runs); destroyed before
+  /// `stacks` (declared before it) so that the stacks go back to a pool that still exists.
+  std::vector<ctxlib::fiber> fibers;
+  ctxlib::fiber main;    // the worker's own context, while a fiber runs
+  uint32_t from = kMain; // the context that switched to the one now resuming
+
+  ~FiberPool() { release(); }
+
+  /// Lets every fiber's loop return (each one's stack then holds nothing of ours).
+  void release() {
+    quit = true;
+    for (uint32_t i = 0; i < fibers.size(); ++i)
+      if (fibers[i])
+        switchTo(kMain, i);
+    fibers.clear();
+    quit = false;
+  }
+
+  /// Leaves context `self` for context `target` (a warp fiber, or kMain) and returns when some
+  /// context switches back to `self`; that one's continuation is kept under its own index.
+  void switchTo(uint32_t self, uint32_t target) {
+    ctxlib::fiber &to = target == kMain ? main : fibers[target];
+    from = self;
+    park(std::move(to).resume());
+  }
+  void park(ctxlib::fiber &&back) { (from == kMain ? main : fibers[from]) = std::move(back); }
+
+  /// At least `n` warp fibers, created on this thread (fibers stay on the thread that made
+  /// them: code on their stacks may have cached the address of thread-local data).
+  void ensure(uint32_t n) {
+    if (owner != std::this_thread::get_id()) {
+      release();
+      owner = std::this_thread::get_id();
+    }
+    while (fibers.size() < n) {
+      const uint32_t self = static_cast<uint32_t>(fibers.size());
+      fibers.emplace_back(std::allocator_arg, PooledStack{&stacks},
+                          [this, self](ctxlib::fiber &&caller) {
+                            park(std::move(caller));
+                            loop(self);
+                            from = self;
+                            return std::move(main);
+                          });
+    }
+  }
+#endif
+
+  /// A warp fiber's life: warp `self` of one block after another.
+  void loop(uint32_t self) {
+    for (;;) {
+#if KERN_OWN_FIBER_SWITCH
+      if (quit) [[unlikely]]
+        switchTo(self, kMain); // never resumed
+#else
+      if (quit)
+        return;
+#endif
+      fn(&contexts[self]);
+      finish(self);
+      advance(self, slots[self].next);
+    }
+  }
+
+  // The current block.
+  BlockState *block = nullptr;
+  backend::WarpFunction fn = nullptr;
+  KernWarpCtx *contexts = nullptr;
+  std::vector<WarpSlot> slots;
+  uint32_t head = kListEnd; // first unfinished warp
+  uint32_t threads = 0;     // live threads of the block (for __syncthreads_and)
+
+  // The current barrier phase.
+  uint32_t arrived = 0;              // warps waiting at a barrier in this phase
+  uint32_t firstArrived = 0;         // the lowest of them (they arrive in index order)
+  uint32_t site = 0;                 // where the first one waits
+  int32_t op = -1;                   // and with which form of __syncthreads
+  uint32_t mismatch = kListEnd;      // the first warp waiting elsewhere
+  uint32_t count = 0;                // predicate lanes set, summed over the arrived warps
+  uint32_t finished = 0;             // warps of the block that have returned (or never started)
+  uint32_t firstFinished = kListEnd; // the lowest of them
+  int32_t result = 0;                // the released barrier's value, read by every warp
+
+  FiberPool() = default;
+  FiberPool(const FiberPool &) = delete;
+
+  void finish(uint32_t w);
+  void advance(uint32_t self, uint32_t candidate);
+  uint32_t pick(uint32_t candidate);
+  bool endPhase();
+};
 
 /// Per-block state; KernWarpCtx::block points here.
 struct BlockState {
@@ -125,17 +341,16 @@ struct BlockState {
   bool stopping = false;
   /// A warp function of the block was entered: after a timeout, the block was running.
   bool started = false;
-  std::vector<WarpSlot> *slots = nullptr; // kernels with barriers
-  void *counters = nullptr;               // the worker's counters (KernWarpCtx::counters)
-  void *checked = nullptr;                // the worker's CheckedWorker (checked mode)
+  FiberPool *fibers = nullptr; // kernels with barriers: the worker's fibers, running this block
+  void *counters = nullptr;    // the worker's counters (KernWarpCtx::counters)
+  void *checked = nullptr;     // the worker's CheckedWorker (checked mode)
 };
 
 /// One worker's reusable resources and its share of the launch's results.
 struct WorkerState {
-  StackPool stacks;
+  FiberPool fibers;
   uint8_t *shared = nullptr;
   uint64_t sharedCapacity = 0;
-  std::vector<WarpSlot> slots;
   std::vector<std::pair<uint64_t, std::string>> outputs;
   std::vector<FaultRecord> faults;
   std::vector<uint64_t> interrupted; // blocks stopped mid-way by a timeout
@@ -231,106 +446,133 @@ std::string threadRange(uint32_t warp) {
          std::to_string(warp * KERN_WARP_SIZE + KERN_WARP_SIZE - 1);
 }
 
-/// Runs a block of a kernel with barriers: one fiber per warp, in rounds. In each round every
-/// waiting warp runs until it reaches a barrier or returns; a barrier is released when every
-/// live warp of the block waits at it.
-void runBlockWithFibers(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *shared) {
-  const backend::WarpFunction fn = L.cfg->kernel->fn;
-  std::vector<WarpSlot> &slots = W.slots;
-  slots.resize(L.warpsPerBlock);
-  b.slots = &slots;
-  for (uint32_t w = 0; w < L.warpsPerBlock; ++w) {
-    slots[w].state = WarpState::NotStarted;
-    slots[w].op = -1;
-    fillContext(slots[w].ctx, L, b, shared, w);
+} // namespace
+
+void FiberPool::finish(uint32_t w) {
+  WarpSlot &s = slots[w];
+  (s.prev == kListEnd ? head : slots[s.prev].next) = s.next;
+  if (s.next != kListEnd)
+    slots[s.next].prev = s.prev;
+  ++finished;
+  firstFinished = std::min(firstFinished, w);
+}
+
+/// The warp to run next in this phase, from `w` on in index order: a warp not started yet
+/// starts only while the block has no fault and need not stop (else it is finished without
+/// running: nothing to unwind). kListEnd: the phase is over.
+uint32_t FiberPool::pick(uint32_t w) {
+  while (w != kListEnd && !slots[w].started) {
+    if (!block->hasFault && !mustStop(block)) {
+      slots[w].started = true;
+      block->started = true;
+      return w;
+    }
+    const uint32_t after = slots[w].next;
+    finish(w);
+    w = after;
   }
-  for (;;) {
-    for (WarpSlot &s : slots) {
-      if (s.state == WarpState::Done)
-        continue;
-      if (s.state == WarpState::NotStarted) {
-        if (b.hasFault || mustStop(&b)) {
-          s.state = WarpState::Done; // never started: nothing to unwind
-          continue;
-        }
-        b.started = true;
-        s.fiber = ctxlib::fiber(std::allocator_arg, PooledStack{&W.stacks},
-                                [&s, fn](ctxlib::fiber &&sink) {
-                                  s.sink = std::move(sink);
-                                  fn(&s.ctx);
-                                  s.state = WarpState::Done;
-                                  return std::move(s.sink);
-                                });
-      }
-      // A warp waiting at a barrier of a block that faulted or stops resumes too: the barrier
-      // then returns with ctx->fault set and the warp function returns, so its stack unwinds
-      // through its own code rather than by an exception through compiled frames.
-      s.fiber = std::move(s.fiber).resume();
-    }
-    uint32_t waiting = 0, done = 0;
-    int32_t firstWaiting = -1, firstDone = -1;
-    for (uint32_t w = 0; w < slots.size(); ++w) {
-      if (slots[w].state == WarpState::AtBarrier) {
-        ++waiting;
-        if (firstWaiting < 0)
-          firstWaiting = static_cast<int32_t>(w);
-      } else {
-        ++done;
-        if (firstDone < 0)
-          firstDone = static_cast<int32_t>(w);
-      }
-    }
-    if (waiting == 0)
-      break;
-    if (b.hasFault || mustStop(&b))
-      continue; // the next round lets the waiting warps return
-    WarpSlot &first = slots[static_cast<uint32_t>(firstWaiting)];
-    if (done) {
-      // On a GPU this hangs or silently misbehaves (undefined behaviour); kern says so.
-      recordFault(&b, &first.ctx, first.site, KERN_FAULT_BARRIER, 0, 0,
-                  "__syncthreads() is not reached by every thread of the block: warp " +
-                      std::to_string(firstDone) + " (" +
-                      threadRange(static_cast<uint32_t>(firstDone)) + ") has returned while warp " +
-                      std::to_string(firstWaiting) + " (" +
-                      threadRange(static_cast<uint32_t>(firstWaiting)) + ") waits here");
-      continue;
-    }
-    bool sameSite = true;
-    uint32_t other = 0;
-    for (uint32_t w = 0; w < slots.size(); ++w)
-      if (slots[w].site != first.site || slots[w].op != first.op) {
-        sameSite = false;
-        other = w;
-        break;
-      }
-    if (!sameSite) {
-      recordFault(&b, &first.ctx, first.site, KERN_FAULT_BARRIER, 0, 0,
-                  "warps of the block wait at different __syncthreads(): warp " +
-                      std::to_string(firstWaiting) + " waits here, warp " + std::to_string(other) +
-                      " elsewhere (a barrier in code that not every "
-                      "thread of the block executes)");
-      continue;
-    }
-    // Every live warp is here: combine the predicates (for the _count/_and/_or forms) and
-    // release them all in the next round.
-    uint32_t count = 0, threads = 0;
-    for (const WarpSlot &s : slots) {
-      count += static_cast<uint32_t>(std::popcount(s.predMask & s.activeMask));
-      threads += static_cast<uint32_t>(std::popcount(s.ctx.liveMask));
-    }
-    int32_t result = 0;
-    if (first.op == 0)
-      result = static_cast<int32_t>(count);
-    else if (first.op == 1)
-      result = count == threads;
-    else if (first.op == 2)
-      result = count != 0;
-    for (WarpSlot &s : slots)
-      s.result = result;
+  return w;
+}
+
+/// Context `self` (a warp that suspended or returned, or the worker starting the block) hands
+/// over to the next warp of the phase, or ends the phase and hands over to its first warp, or
+/// ends the block and hands over to the worker. Returns when `self` is resumed.
+void FiberPool::advance(uint32_t self, uint32_t candidate) {
+  uint32_t target = pick(candidate);
+  if (target == kListEnd)
+    target = endPhase() ? head : kMain;
+  if (target != self)
+    switchTo(self, target);
+}
+
+/// Judges a phase whose every unfinished warp has run: false when no warp waits (the block is
+/// over); else the barrier is released, or a misuse reported, or (after a fault or a stop) the
+/// waiting warps are let go so that they return through their own code rather than by an
+/// exception through compiled frames; the next phase then runs every unfinished warp.
+bool FiberPool::endPhase() {
+  if (arrived == 0)
+    return false;
+  BlockState &b = *block;
+  KernWarpCtx &first = contexts[firstArrived];
+  if (b.hasFault || mustStop(&b)) {
+    // the waiting warps return at their barrier with ctx->fault set
+  } else if (finished) {
+    // On a GPU this hangs or silently misbehaves (undefined behaviour); kern says so.
+    recordFault(&b, &first, site, KERN_FAULT_BARRIER, 0, 0,
+                "__syncthreads() is not reached by every thread of the block: warp " +
+                    std::to_string(firstFinished) + " (" + threadRange(firstFinished) +
+                    ") has returned while warp " + std::to_string(firstArrived) + " (" +
+                    threadRange(firstArrived) + ") waits here");
+  } else if (mismatch != kListEnd) {
+    recordFault(&b, &first, site, KERN_FAULT_BARRIER, 0, 0,
+                "warps of the block wait at different __syncthreads(): warp " +
+                    std::to_string(firstArrived) + " waits here, warp " + std::to_string(mismatch) +
+                    " elsewhere (a barrier in code that not every "
+                    "thread of the block executes)");
+  } else {
+    // Every live warp is here: combine the predicates (for the _count/_and/_or forms).
+    result = op == 0   ? static_cast<int32_t>(count)
+             : op == 1 ? count == threads
+             : op == 2 ? count != 0
+                       : 0;
     if (b.checked) // accesses after the barrier are ordered after those before it
       checkedBarrier(b.checked);
   }
-  b.slots = nullptr;
+  arrived = 0;
+  mismatch = kListEnd;
+  count = 0;
+  return true;
+}
+
+namespace {
+
+/// The warp contexts of block `b`, one per warp. They are filled once per launch; per block
+/// only the block's fields change (a full refill per warp costs as much as a small kernel's
+/// warp, and a kernel reading a context that was just written stalls: masked vector loads do
+/// not forward from the store buffer).
+KernWarpCtx *blockContexts(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *shared) {
+  if (W.warpContextsLaunch != L.serial) {
+    W.warpContexts.resize(L.warpsPerBlock);
+    for (uint32_t w = 0; w < L.warpsPerBlock; ++w)
+      fillContext(W.warpContexts[w], L, b, shared, w);
+    W.warpContextsLaunch = L.serial;
+  }
+  for (uint32_t w = 0; w < L.warpsPerBlock; ++w) {
+    KernWarpCtx &ctx = W.warpContexts[w];
+    ctx.shared = shared;
+    std::memcpy(ctx.blockIdx, b.blockIdx, sizeof ctx.blockIdx);
+    ctx.block = &b;
+    ctx.counters = b.counters;
+    ctx.fault = 0;
+    ctx.steps = kPollInterval;
+    ctx.callDepth = 0;
+  }
+  return W.warpContexts.data();
+}
+
+/// Runs a block of a kernel with barriers on the worker's fibers, phase by phase (FiberPool);
+/// returns when every warp of the block has returned or was abandoned.
+void runBlockWithFibers(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *shared) {
+  FiberPool &P = W.fibers;
+  const uint32_t n = L.warpsPerBlock;
+  P.ensure(n);
+  P.block = &b;
+  P.fn = L.cfg->kernel->fn;
+  P.contexts = blockContexts(W, L, b, shared);
+  P.slots.resize(n);
+  for (uint32_t w = 0; w < n; ++w)
+    P.slots[w] = {false, w + 1 < n ? w + 1 : FiberPool::kListEnd,
+                  w > 0 ? w - 1 : FiberPool::kListEnd};
+  P.head = 0;
+  P.threads = L.blockThreads;
+  P.arrived = 0;
+  P.mismatch = FiberPool::kListEnd;
+  P.count = 0;
+  P.finished = 0;
+  P.firstFinished = FiberPool::kListEnd;
+  b.fibers = &P;
+  P.advance(FiberPool::kMain, P.head);
+  b.fibers = nullptr;
 }
 
 void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
@@ -351,27 +593,12 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
   } else {
     // No barrier (or a single warp, which a barrier never has to wait for): the warps run to
     // completion one after another, on the worker's own stack.
-    // The contexts are filled once per launch; per block only the block's fields change (a
-    // full refill per warp costs as much as a small kernel's warp).
-    if (W.warpContextsLaunch != L.serial) {
-      W.warpContexts.resize(L.warpsPerBlock);
-      for (uint32_t w = 0; w < L.warpsPerBlock; ++w)
-        fillContext(W.warpContexts[w], L, b, shared, w);
-      W.warpContextsLaunch = L.serial;
-    }
+    KernWarpCtx *contexts = blockContexts(W, L, b, shared);
     for (uint32_t w = 0; w < L.warpsPerBlock; ++w) {
       if (b.hasFault || mustStop(&b))
         break;
-      KernWarpCtx &ctx = W.warpContexts[w];
-      ctx.shared = shared;
-      std::memcpy(ctx.blockIdx, b.blockIdx, sizeof ctx.blockIdx);
-      ctx.block = &b;
-      ctx.counters = b.counters;
-      ctx.fault = 0;
-      ctx.steps = kPollInterval;
-      ctx.callDepth = 0;
       b.started = true;
-      cfg.kernel->fn(&ctx);
+      cfg.kernel->fn(&contexts[w]);
     }
   }
   if (L.stopAll.load(std::memory_order_relaxed) && b.started &&
@@ -448,30 +675,35 @@ int32_t warpBarrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32
   const auto combine = [&](uint32_t count, uint32_t threads) -> int32_t {
     return op == 0 ? static_cast<int32_t>(count) : op == 1 ? count == threads : count != 0;
   };
-  if (!b->slots && b->launch->warpsPerBlock > 1) {
+  if (!b->fibers && b->launch->warpsPerBlock > 1) {
     // The kernel was compiled as barrier-free (Function::usesBarriers) yet reached one.
     recordFault(b, ctx, site, KERN_FAULT_BARRIER, 0, 0,
                 "internal error: __syncthreads() in a kernel compiled without barriers");
     return 0;
   }
-  if (!b->slots) // a block of one warp: everyone is already here
+  if (!b->fibers) // a block of one warp: everyone is already here
     return op < 0 ? 0
                   : combine(static_cast<uint32_t>(std::popcount(predMask & activeMask)),
                             static_cast<uint32_t>(std::popcount(ctx->liveMask)));
-  WarpSlot &s = (*b->slots)[ctx->warpId];
-  s.state = WarpState::AtBarrier;
-  s.site = site;
-  s.activeMask = activeMask;
-  s.predMask = predMask;
-  s.op = op;
-  s.sink = std::move(s.sink).resume();
+  FiberPool &P = *b->fibers;
+  const uint32_t w = ctx->warpId;
+  // Warps arrive in index order, so the first arrival is the lowest waiting warp, and the
+  // first one that waits elsewhere is the lowest such warp.
+  if (P.arrived++ == 0) {
+    P.firstArrived = w;
+    P.site = site;
+    P.op = op;
+  } else if (P.mismatch == FiberPool::kListEnd && (site != P.site || op != P.op)) {
+    P.mismatch = w;
+  }
+  P.count += static_cast<uint32_t>(std::popcount(predMask & activeMask));
+  P.advance(w, P.slots[w].next);
   // Resumed: either every warp arrived, or the block is being abandoned.
-  s.op = -1;
   if (b->hasFault || b->stopping) {
     ctx->fault = 1;
     return 0;
   }
-  return s.result;
+  return P.result;
 }
 
 uint64_t warpGlobalAddr(KernWarpCtx *ctx, uint32_t globalId) {
@@ -553,6 +785,7 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
   L.cfg = &cfg;
   const uint64_t threads = uint64_t(cfg.block[0]) * cfg.block[1] * cfg.block[2];
   L.warpsPerBlock = static_cast<uint32_t>((threads + KERN_WARP_SIZE - 1) / KERN_WARP_SIZE);
+  L.blockThreads = static_cast<uint32_t>(threads);
   L.threadIdx.resize(L.warpsPerBlock);
   L.liveMask.resize(L.warpsPerBlock);
   // Threads are numbered x + y*Dx + z*Dx*Dy; warp w holds threads 32w..32w+31.
