@@ -4,7 +4,7 @@
 # usage: bench/run.sh [--smoke] [--rounds N] [--kern PATH] [--out FILE]
 #   --smoke      tiny sizes, one round, no start-up figure: checks that everything runs and passes
 #   --rounds N   rounds of every measurement (default 3); the figures are medians over rounds
-#   --kern PATH  the kern binary (default: build-bench/kern, else build/kern)
+#   --kern PATH  the kern binary (default: build/kern, as scripts/setup.sh builds it)
 #   --out FILE   where the JSON goes (default: bench/results.json; --smoke: none unless given)
 #
 # Kernel time: a kern program cannot read a CPU clock, so each .kern program takes
@@ -34,7 +34,7 @@ while [[ $# -gt 0 ]]; do
     shift
 done
 if [[ -z "$kern" ]]; then
-    for k in build-bench/kern build/kern; do
+    for k in build/kern; do
         if [[ -x "$k" ]]; then kern="$k"; break; fi
     done
 fi
