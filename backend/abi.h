@@ -17,41 +17,41 @@ extern "C" {
 /// Fault kinds reported by compiled code through kern_rt_fault / kern_rt_host_fault.
 enum KernFaultKind : uint32_t {
   KERN_FAULT_NONE = 0,
-  KERN_FAULT_GLOBAL_OOB = 1,   // global access outside every device allocation
-  KERN_FAULT_SHARED_OOB = 2,   // shared access outside the block's shared memory
-  KERN_FAULT_HOST_PTR = 3,     // kernel dereferences a host pointer
-  KERN_FAULT_DEVICE_PTR = 4,   // host code dereferences a device pointer
-  KERN_FAULT_NULL = 5,         // dereference of a null (or near-null) pointer
-  KERN_FAULT_DIV_ZERO = 6,     // integer division or remainder by zero
-  KERN_FAULT_MISALIGNED = 7,   // access not aligned to its size
-  KERN_FAULT_TIMEOUT = 8,      // step or wall-clock limit exceeded
-  KERN_FAULT_RECURSION = 9,    // device call depth limit exceeded
-  KERN_FAULT_BARRIER = 10,     // __syncthreads under divergence / not reached by all
-  KERN_FAULT_ASSERT = 11,      // assert() failed in a kernel
-  KERN_FAULT_CONST_OOB = 12,   // constant access out of range
-  KERN_FAULT_LOCAL_OOB = 13,   // local access out of range
+  KERN_FAULT_GLOBAL_OOB = 1, // global access outside every device allocation
+  KERN_FAULT_SHARED_OOB = 2, // shared access outside the block's shared memory
+  KERN_FAULT_HOST_PTR = 3,   // kernel dereferences a host pointer
+  KERN_FAULT_DEVICE_PTR = 4, // host code dereferences a device pointer
+  KERN_FAULT_NULL = 5,       // dereference of a null (or near-null) pointer
+  KERN_FAULT_DIV_ZERO = 6,   // integer division or remainder by zero
+  KERN_FAULT_MISALIGNED = 7, // access not aligned to its size
+  KERN_FAULT_TIMEOUT = 8,    // step or wall-clock limit exceeded
+  KERN_FAULT_RECURSION = 9,  // device call depth limit exceeded
+  KERN_FAULT_BARRIER = 10,   // __syncthreads under divergence / not reached by all
+  KERN_FAULT_ASSERT = 11,    // assert() failed in a kernel
+  KERN_FAULT_CONST_OOB = 12, // constant access out of range
+  KERN_FAULT_LOCAL_OOB = 13, // local access out of range
 };
 
 /// What a warp function sees. Filled by the runtime before each call; the warp function
 /// reads the launch geometry from it and writes only `fault` (through kern_rt_fault) and
 /// `steps`.
 struct KernWarpCtx {
-  const uint8_t *params;     // packed kernel parameters (Function::paramOffsets)
-  uint8_t *shared;           // this block's shared memory (256-byte aligned)
-  uint64_t sharedSize;       // bytes of shared memory (static + dynamic)
-  uint64_t globalLo;         // device global memory: [globalLo, globalHi) holds every
-  uint64_t globalHi;         //   allocation; an address outside it is not device memory
+  const uint8_t *params; // packed kernel parameters (Function::paramOffsets)
+  uint8_t *shared;       // this block's shared memory (256-byte aligned)
+  uint64_t sharedSize;   // bytes of shared memory (static + dynamic)
+  uint64_t globalLo;     // device global memory: [globalLo, globalHi) holds every
+  uint64_t globalHi;     //   allocation; an address outside it is not device memory
   uint32_t gridDim[3];
   uint32_t blockDim[3];
   uint32_t blockIdx[3];
-  uint32_t warpId;           // warp index within the block
-  uint32_t liveMask;         // lanes that exist (the last warp of a block may be partial)
-  uint32_t fault;            // nonzero once a fault was reported: the warp function returns
-  int64_t steps;             // loop back-edges left before kern_rt_poll is consulted
+  uint32_t warpId;   // warp index within the block
+  uint32_t liveMask; // lanes that exist (the last warp of a block may be partial)
+  uint32_t fault;    // nonzero once a fault was reported: the warp function returns
+  int64_t steps;     // loop back-edges left before kern_rt_poll is consulted
   uint32_t threadIdx[3][KERN_WARP_SIZE]; // per lane: threadIdx.x, .y, .z
-  void *block;               // the runtime's per-block state (opaque to compiled code)
-  void *counters;            // the runtime's counters for this worker (null: counters off)
-  uint32_t callDepth;        // device function call depth (recursion bound)
+  void *block;                           // the runtime's per-block state (opaque to compiled code)
+  void *counters;     // the runtime's counters for this worker (null: counters off)
+  uint32_t callDepth; // device function call depth (recursion bound)
   uint32_t pad_;
   /// Device memory's shadow map (DeviceMemory::shadow): per 256 bytes from globalLo, the end
   /// address of the allocation covering them (0 if none). A global access outside every
@@ -123,16 +123,15 @@ uint64_t kern_rt_global_addr(void *ctx, uint32_t globalId);
 
 /// Host code faulted (dereferenced a device pointer, divided by zero...). Does not return:
 /// it unwinds to the runner, which reports the fault.
-[[noreturn]] void kern_rt_host_fault(KernHostCtx *ctx, uint32_t site, uint32_t kind,
-                                     uint64_t addr);
+[[noreturn]] void kern_rt_host_fault(KernHostCtx *ctx, uint32_t site, uint32_t kind, uint64_t addr);
 /// Host printf: same argument convention as kern_rt_kprintf. Returns characters printed.
 int32_t kern_rt_printf(KernHostCtx *ctx, const char *fmt, int32_t nargs, const uint64_t *args);
 /// fprintf(stderr|stdout, ...): stream 1 = stdout, 2 = stderr.
 int32_t kern_rt_fprintf(KernHostCtx *ctx, int32_t stream, const char *fmt, int32_t nargs,
                         const uint64_t *args);
 /// sprintf/snprintf (size = UINT64_MAX for sprintf).
-int32_t kern_rt_snprintf(KernHostCtx *ctx, char *buf, uint64_t size, const char *fmt,
-                         int32_t nargs, const uint64_t *args);
+int32_t kern_rt_snprintf(KernHostCtx *ctx, char *buf, uint64_t size, const char *fmt, int32_t nargs,
+                         const uint64_t *args);
 /// kernel<<<grid, block, shared, stream>>>(args): `params` packed as the kernel's
 /// Function::paramOffsets say. `kernel` indexes the module's kernels in Module order.
 /// Launch errors are recorded for cudaGetLastError; the host program goes on.
@@ -167,8 +166,7 @@ int32_t kern_rt_puts(KernHostCtx *ctx, const char *s);
 int32_t kern_rt_putchar(KernHostCtx *ctx, int32_t c);
 int32_t kern_rt_cudaMalloc(KernHostCtx *ctx, void **p, uint64_t size);
 int32_t kern_rt_cudaFree(KernHostCtx *ctx, void *p);
-int32_t kern_rt_cudaMemcpy(KernHostCtx *ctx, void *dst, const void *src, uint64_t n,
-                           int32_t kind);
+int32_t kern_rt_cudaMemcpy(KernHostCtx *ctx, void *dst, const void *src, uint64_t n, int32_t kind);
 int32_t kern_rt_cudaMemset(KernHostCtx *ctx, void *p, int32_t value, uint64_t n);
 int32_t kern_rt_cudaDeviceSynchronize(KernHostCtx *ctx);
 int32_t kern_rt_cudaThreadSynchronize(KernHostCtx *ctx);
@@ -243,8 +241,7 @@ int32_t kern_rt_cudaHostAlloc(KernHostCtx *ctx, void **p, uint64_t size, uint32_
 int32_t kern_rt_cudaFreeHost(KernHostCtx *ctx, void *p);
 int32_t kern_rt_cudaMemcpyAsync(KernHostCtx *ctx, void *dst, const void *src, uint64_t n,
                                 int32_t kind, void *stream);
-int32_t kern_rt_cudaMemsetAsync(KernHostCtx *ctx, void *p, int32_t value, uint64_t n,
-                                void *stream);
+int32_t kern_rt_cudaMemsetAsync(KernHostCtx *ctx, void *p, int32_t value, uint64_t n, void *stream);
 int32_t kern_rt_cudaStreamCreate(KernHostCtx *ctx, void **stream);
 int32_t kern_rt_cudaStreamDestroy(KernHostCtx *ctx, void *stream);
 int32_t kern_rt_cudaStreamSynchronize(KernHostCtx *ctx, void *stream);
@@ -257,12 +254,11 @@ int32_t kern_rt_cudaEventDestroy(KernHostCtx *ctx, void *event);
 int32_t kern_rt_cudaGetDeviceProperties(KernHostCtx *ctx, KernDeviceProp *prop, int32_t device);
 int32_t kern_rt_cudaMemcpyToSymbol(KernHostCtx *ctx, void *symbol, const void *src, uint64_t n,
                                    uint64_t offset, int32_t kind);
-int32_t kern_rt_cudaMemcpyFromSymbol(KernHostCtx *ctx, void *dst, const void *symbol,
-                                     uint64_t n, uint64_t offset, int32_t kind);
+int32_t kern_rt_cudaMemcpyFromSymbol(KernHostCtx *ctx, void *dst, const void *symbol, uint64_t n,
+                                     uint64_t offset, int32_t kind);
 int32_t kern_rt_cudaGetSymbolAddress(KernHostCtx *ctx, void **p, void *symbol);
 int32_t kern_rt_cudaGetSymbolSize(KernHostCtx *ctx, uint64_t *size, void *symbol);
-int32_t kern_rt_cudaFuncGetAttributes(KernHostCtx *ctx, KernFuncAttributes *attr,
-                                      uint32_t kernel);
+int32_t kern_rt_cudaFuncGetAttributes(KernHostCtx *ctx, KernFuncAttributes *attr, uint32_t kernel);
 int32_t kern_rt_cudaOccupancyMaxActiveBlocksPerMultiprocessor(KernHostCtx *ctx, int32_t *n,
                                                               uint32_t kernel, int32_t blockSize,
                                                               uint64_t dynamicShared);

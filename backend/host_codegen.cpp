@@ -276,9 +276,9 @@ void HostCodegen::emitPrintf(const ir::Stmt &s) {
     // sprintf/snprintf: into the host buffer `addr` of `value` bytes; the count to `var`.
     Value *dst = b_.CreateIntToPtr(emitExpr(*s.addr), ptr, "sprintf.buf");
     Value *size = emitCast(b_, emitExpr(*s.value), s.value->type, ir::Type::i64(false));
-    Value *r = b_.CreateCall(
-        runtime("kern_rt_snprintf", i32, {ptr, ptr, b_.getInt64Ty(), ptr, i32, ptr}),
-        {ctx_, dst, size, fmt, n, buf}, "sprintf.count");
+    Value *r =
+        b_.CreateCall(runtime("kern_rt_snprintf", i32, {ptr, ptr, b_.getInt64Ty(), ptr, i32, ptr}),
+                      {ctx_, dst, size, fmt, n, buf}, "sprintf.count");
     if (s.var) {
       auto it = vars_.find(s.var);
       if (it != vars_.end())

@@ -28,8 +28,8 @@ struct StructDecl;
 /// declarator ops [Pointer, Array(4)] read as C reads them (see TypeSyntax::ops).
 struct TypeOp {
   enum class Kind { Pointer, Array } kind = Kind::Pointer;
-  bool isConst = false;    // Pointer: `* const`
-  Expr *size = nullptr;    // Array: the size expression; nullptr for `[]`
+  bool isConst = false; // Pointer: `* const`
+  Expr *size = nullptr; // Array: the size expression; nullptr for `[]`
 };
 
 /// A type as written: specifiers plus declarator operators.
@@ -39,12 +39,12 @@ struct TypeSyntax {
   /// Builtin type keywords in source order, e.g. {"unsigned","long","long"}; empty when the
   /// base type is named (typedef name such as `size_t`, `float4`, `dim3`) or a struct/enum.
   std::vector<std::string> keywords;
-  std::string name;             // a typedef / builtin type name, e.g. "size_t", "dim3"
-  std::string structName;       // `struct S` (used with or without structDef)
+  std::string name;                // a typedef / builtin type name, e.g. "size_t", "dim3"
+  std::string structName;          // `struct S` (used with or without structDef)
   StructDecl *structDef = nullptr; // `struct S { ... }` written inline
-  std::string enumName;         // `enum E` (no definition)
-  Decl *enumDef = nullptr;      // `enum E { ... }` written inline (an EnumDecl)
-  bool isConst = false;         // applies to the base type
+  std::string enumName;            // `enum E` (no definition)
+  Decl *enumDef = nullptr;         // `enum E { ... }` written inline (an EnumDecl)
+  bool isConst = false;            // applies to the base type
   bool isVolatile = false;
   /// Declarator operators in C's binding order, applied to the base type one after another:
   /// `int *a[4]` (array of 4 pointers to int) -> {Pointer, Array(4)};
@@ -78,10 +78,35 @@ enum class ExprKind {
 enum class UnaryOp { Plus, Minus, Not, BitNot, Deref, AddrOf, PreInc, PreDec, PostInc, PostDec };
 
 enum class BinaryOp {
-  Mul, Div, Rem, Add, Sub, Shl, Shr, Lt, Gt, Le, Ge, Eq, Ne, BitAnd, BitXor, BitOr,
-  LogAnd, LogOr,
-  Assign, MulAssign, DivAssign, RemAssign, AddAssign, SubAssign, ShlAssign, ShrAssign,
-  AndAssign, XorAssign, OrAssign,
+  Mul,
+  Div,
+  Rem,
+  Add,
+  Sub,
+  Shl,
+  Shr,
+  Lt,
+  Gt,
+  Le,
+  Ge,
+  Eq,
+  Ne,
+  BitAnd,
+  BitXor,
+  BitOr,
+  LogAnd,
+  LogOr,
+  Assign,
+  MulAssign,
+  DivAssign,
+  RemAssign,
+  AddAssign,
+  SubAssign,
+  ShlAssign,
+  ShrAssign,
+  AndAssign,
+  XorAssign,
+  OrAssign,
   Comma,
 };
 const char *binaryOpSpelling(BinaryOp op);
@@ -111,8 +136,8 @@ struct Expr {
   // ---- filled by sema ----
   const Type *type = nullptr;
   bool isLValue = false;
-  Decl *decl = nullptr; // Ident: the variable or function it names; Call: the callee
-  int builtin = -1;     // Ident/Call: index into the builtins table when it names one
+  Decl *decl = nullptr;  // Ident: the variable or function it names; Call: the callee
+  int builtin = -1;      // Ident/Call: index into the builtins table when it names one
   int64_t enumValue = 0; // Ident naming an enumerator
   bool isEnumConst = false;
 
@@ -128,34 +153,34 @@ enum class StmtKind {
   Decl,     // decls (one per declarator: `int a, b;` gives two VarDecls)
   Expr,     // expr (may be null for `;`)
   If,       // cond, then, elseStmt (may be null)
-  For,      // init (Decl or Expr stmt, may be null), cond (may be null), step (may be null), then=body
-  While,    // cond, then=body
-  DoWhile,  // then=body, cond
-  Switch,   // cond, then=body (a Compound holding Case/Default labels among its statements)
-  Case,     // caseValue; the labelled statement follows it in the enclosing body (then may be set)
-  Default,  // as Case
+  For,   // init (Decl or Expr stmt, may be null), cond (may be null), step (may be null), then=body
+  While, // cond, then=body
+  DoWhile, // then=body, cond
+  Switch,  // cond, then=body (a Compound holding Case/Default labels among its statements)
+  Case,    // caseValue; the labelled statement follows it in the enclosing body (then may be set)
+  Default, // as Case
   Break,
   Continue,
-  Return,   // expr (may be null)
-  Goto,     // unsupported: sema reports it (name = label)
-  Label,    // unsupported label `name:`; then = labelled statement
-  Pragma,   // `#pragma unroll [n]` kept by the preprocessor: text
+  Return, // expr (may be null)
+  Goto,   // unsupported: sema reports it (name = label)
+  Label,  // unsupported label `name:`; then = labelled statement
+  Pragma, // `#pragma unroll [n]` kept by the preprocessor: text
 };
 
 struct Stmt {
   StmtKind kind;
   SourceLoc loc;
-  std::vector<Stmt *> body;     // Compound
-  std::vector<Decl *> decls;    // Decl
-  Expr *expr = nullptr;         // Expr, Return
-  Expr *cond = nullptr;         // If, For, While, DoWhile, Switch
-  Stmt *init = nullptr;         // For
-  Expr *step = nullptr;         // For
-  Stmt *then = nullptr;         // If then-branch; loop/switch body; Case/Label's statement
-  Stmt *elseStmt = nullptr;     // If
-  Expr *caseValue = nullptr;    // Case
-  std::string name;             // Goto, Label
-  std::string text;             // Pragma
+  std::vector<Stmt *> body;  // Compound
+  std::vector<Decl *> decls; // Decl
+  Expr *expr = nullptr;      // Expr, Return
+  Expr *cond = nullptr;      // If, For, While, DoWhile, Switch
+  Stmt *init = nullptr;      // For
+  Expr *step = nullptr;      // For
+  Stmt *then = nullptr;      // If then-branch; loop/switch body; Case/Label's statement
+  Stmt *elseStmt = nullptr;  // If
+  Expr *caseValue = nullptr; // Case
+  std::string name;          // Goto, Label
+  std::string text;          // Pragma
   explicit Stmt(StmtKind k) : kind(k) {}
 };
 
@@ -167,19 +192,19 @@ enum class DeclKind { Var, Function, Struct, Typedef, Enum, Unsupported };
 
 /// CUDA and C qualifiers and storage classes found in declaration specifiers.
 struct Qualifiers {
-  bool global = false;     // __global__
-  bool device = false;     // __device__
-  bool host = false;       // __host__
-  bool shared = false;     // __shared__
-  bool constant = false;   // __constant__
+  bool global = false;   // __global__
+  bool device = false;   // __device__
+  bool host = false;     // __host__
+  bool shared = false;   // __shared__
+  bool constant = false; // __constant__
   bool isExtern = false;
   bool isStatic = false;
-  bool isInline = false;   // inline / __inline__ / __forceinline__
-  bool noinline = false;   // __noinline__
-  bool restrict = false;   // __restrict__ (anywhere in the declaration)
+  bool isInline = false;          // inline / __inline__ / __forceinline__
+  bool noinline = false;          // __noinline__
+  bool restrict = false;          // __restrict__ (anywhere in the declaration)
   int launchBoundsMaxThreads = 0; // __launch_bounds__(max[, min])
   int launchBoundsMinBlocks = 0;
-  uint64_t alignAs = 0;    // __align__(n) on a struct
+  uint64_t alignAs = 0; // __align__(n) on a struct
 };
 
 struct Decl {

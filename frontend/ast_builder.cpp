@@ -836,7 +836,7 @@ private:
     if (ctx->Union())
       if (!reportedUnion_) // one diagnostic for the construct, not one per use
         error(loc(ctx->Union()), "unions are not supported");
-      reportedUnion_ = true;
+    reportedUnion_ = true;
     uint64_t align = 0;
     for (auto *al : ctx->alignSpecifier())
       align = alignment(al);
@@ -1516,8 +1516,8 @@ private:
 /// CUDA features that are spelled as ordinary names (no keyword announces them): reported once,
 /// at the first use, naming the feature, before the parser trips over them with a vaguer
 /// message (an unknown type name, an unexpected '<').
-static bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens,
-                                   const PreprocessedSource &src, DiagnosticEngine &diags) {
+static bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const PreprocessedSource &src,
+                                   DiagnosticEngine &diags) {
   static const std::map<std::string, std::string> names = {
       {"cooperative_groups", "cooperative groups are not supported"},
       {"cudaTextureObject_t", "texture objects are not supported"},

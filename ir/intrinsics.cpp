@@ -5,8 +5,8 @@ namespace kern::ir {
 
 const char *intrinsicName(IntrinsicId id) {
   switch (id) {
-#define KERN_INTRINSIC(Id, spelling, kind)                                                        \
-  case IntrinsicId::Id:                                                                           \
+#define KERN_INTRINSIC(Id, spelling, kind)                                                         \
+  case IntrinsicId::Id:                                                                            \
     return spelling;
 #include "ir/intrinsics.def"
 #undef KERN_INTRINSIC
@@ -16,8 +16,8 @@ const char *intrinsicName(IntrinsicId id) {
 
 IntrinsicKind intrinsicKind(IntrinsicId id) {
   switch (id) {
-#define KERN_INTRINSIC(Id, spelling, kind)                                                        \
-  case IntrinsicId::Id:                                                                           \
+#define KERN_INTRINSIC(Id, spelling, kind)                                                         \
+  case IntrinsicId::Id:                                                                            \
     return IntrinsicKind::kind;
 #include "ir/intrinsics.def"
 #undef KERN_INTRINSIC

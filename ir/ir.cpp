@@ -55,24 +55,42 @@ namespace {
 
 const char *binaryName(BinaryOp op) {
   switch (op) {
-  case BinaryOp::Add: return "add";
-  case BinaryOp::Sub: return "sub";
-  case BinaryOp::Mul: return "mul";
-  case BinaryOp::Div: return "div";
-  case BinaryOp::Rem: return "rem";
-  case BinaryOp::Shl: return "shl";
-  case BinaryOp::Shr: return "shr";
-  case BinaryOp::And: return "and";
-  case BinaryOp::Or: return "or";
-  case BinaryOp::Xor: return "xor";
-  case BinaryOp::Lt: return "lt";
-  case BinaryOp::Le: return "le";
-  case BinaryOp::Gt: return "gt";
-  case BinaryOp::Ge: return "ge";
-  case BinaryOp::Eq: return "eq";
-  case BinaryOp::Ne: return "ne";
-  case BinaryOp::Min: return "min";
-  case BinaryOp::Max: return "max";
+  case BinaryOp::Add:
+    return "add";
+  case BinaryOp::Sub:
+    return "sub";
+  case BinaryOp::Mul:
+    return "mul";
+  case BinaryOp::Div:
+    return "div";
+  case BinaryOp::Rem:
+    return "rem";
+  case BinaryOp::Shl:
+    return "shl";
+  case BinaryOp::Shr:
+    return "shr";
+  case BinaryOp::And:
+    return "and";
+  case BinaryOp::Or:
+    return "or";
+  case BinaryOp::Xor:
+    return "xor";
+  case BinaryOp::Lt:
+    return "lt";
+  case BinaryOp::Le:
+    return "le";
+  case BinaryOp::Gt:
+    return "gt";
+  case BinaryOp::Ge:
+    return "ge";
+  case BinaryOp::Eq:
+    return "eq";
+  case BinaryOp::Ne:
+    return "ne";
+  case BinaryOp::Min:
+    return "min";
+  case BinaryOp::Max:
+    return "max";
   }
   return "?";
 }
@@ -89,11 +107,20 @@ std::string escape(const std::string &s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-    case '\n': out += "\\n"; break;
-    case '\t': out += "\\t"; break;
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    default: out += c;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    default:
+      out += c;
     }
   }
   return out;
@@ -218,8 +245,8 @@ public:
       os << site(s->site) << "\n";
       break;
     case StmtKind::Launch:
-      os << "launch @" << s->kernel->name << "<<<(" << expr(s->grid[0]) << ", "
-         << expr(s->grid[1]) << ", " << expr(s->grid[2]) << "), (" << expr(s->blockDim[0]) << ", "
+      os << "launch @" << s->kernel->name << "<<<(" << expr(s->grid[0]) << ", " << expr(s->grid[1])
+         << ", " << expr(s->grid[2]) << "), (" << expr(s->blockDim[0]) << ", "
          << expr(s->blockDim[1]) << ", " << expr(s->blockDim[2]) << "), " << expr(s->sharedBytes)
          << ", " << expr(s->stream) << ">>>(";
       for (size_t i = 0; i < s->args.size(); ++i)
@@ -246,8 +273,9 @@ public:
       } else if (e->type.isPtr())
         o << "null";
       else
-        o << e->type.str() << " " << (e->type.isSigned ? std::to_string(e->intValue)
-                                                        : std::to_string(static_cast<uint64_t>(e->intValue)));
+        o << e->type.str() << " "
+          << (e->type.isSigned ? std::to_string(e->intValue)
+                               : std::to_string(static_cast<uint64_t>(e->intValue)));
       break;
     case ExprKind::VarRef:
       o << "%" << e->var->name << "." << e->var->id;
@@ -256,15 +284,15 @@ public:
       o << builtinVarName(e->builtinVar);
       break;
     case ExprKind::Unary:
-      o << (e->unaryOp == UnaryOp::Neg      ? "neg"
-            : e->unaryOp == UnaryOp::BitNot ? "not"
+      o << (e->unaryOp == UnaryOp::Neg       ? "neg"
+            : e->unaryOp == UnaryOp::BitNot  ? "not"
             : e->unaryOp == UnaryOp::Bitcast ? "bitcast." + e->type.str()
                                              : std::string("lnot"))
         << "(" << expr(e->ops[0]) << ")";
       break;
     case ExprKind::Binary:
-      o << binaryName(e->binaryOp) << "." << e->ops[0]->type.str() << "(" << expr(e->ops[0])
-        << ", " << expr(e->ops[1]) << ")";
+      o << binaryName(e->binaryOp) << "." << e->ops[0]->type.str() << "(" << expr(e->ops[0]) << ", "
+        << expr(e->ops[1]) << ")";
       break;
     case ExprKind::Cast:
       o << "cast." << e->type.str() << "(" << expr(e->ops[0]) << ")";

@@ -64,7 +64,18 @@ struct Type {
 
 using SiteId = uint32_t;
 
-enum class SiteKind : uint8_t { Load, Store, Atomic, Branch, Loop, Barrier, Call, Printf, Launch, Other };
+enum class SiteKind : uint8_t {
+  Load,
+  Store,
+  Atomic,
+  Branch,
+  Loop,
+  Barrier,
+  Call,
+  Printf,
+  Launch,
+  Other
+};
 
 struct Site {
   SiteId id = 0;
@@ -120,42 +131,64 @@ struct GlobalVar {
 // ---------------------------------------------------------------------------------------------
 
 enum class ExprKind : uint8_t {
-  Const,      // intValue or floatValue, of `type`
-  VarRef,     // var
-  BuiltinVar, // builtinVar
-  Unary,      // unaryOp, ops[0]
-  Binary,     // binaryOp, ops[0], ops[1] (same type; comparisons yield Bool)
-  Cast,       // ops[0] converted to `type` (C conversion semantics)
-  Select,     // ops[0] (Bool) ? ops[1] : ops[2]; both arms evaluated, no side effects
-  Load,       // *(type*)ops[0] in `space`; site
-  Call,       // callee(args = ops); device or host function, same side as the caller
-  Intrinsic,  // intrinsic(args = ops): math, warp functions, runtime API calls
-  StringConst,// address of a NUL-terminated constant string (text)
-  GlobalAddr, // address of global (a GlobalVar)
-  SharedAddr, // address of byte intValue of the block's shared memory
-  LocalAddr,  // address of local slot (a LocalSlot) of this thread
-  ParamAddr,  // kernels: address of byte intValue of the packed parameter buffer (uniform)
-  PtrAdd,     // ops[0] (Ptr) + ops[1] (I64 byte offset, signed) -> Ptr of `type`
+  Const,       // intValue or floatValue, of `type`
+  VarRef,      // var
+  BuiltinVar,  // builtinVar
+  Unary,       // unaryOp, ops[0]
+  Binary,      // binaryOp, ops[0], ops[1] (same type; comparisons yield Bool)
+  Cast,        // ops[0] converted to `type` (C conversion semantics)
+  Select,      // ops[0] (Bool) ? ops[1] : ops[2]; both arms evaluated, no side effects
+  Load,        // *(type*)ops[0] in `space`; site
+  Call,        // callee(args = ops); device or host function, same side as the caller
+  Intrinsic,   // intrinsic(args = ops): math, warp functions, runtime API calls
+  StringConst, // address of a NUL-terminated constant string (text)
+  GlobalAddr,  // address of global (a GlobalVar)
+  SharedAddr,  // address of byte intValue of the block's shared memory
+  LocalAddr,   // address of local slot (a LocalSlot) of this thread
+  ParamAddr,   // kernels: address of byte intValue of the packed parameter buffer (uniform)
+  PtrAdd,      // ops[0] (Ptr) + ops[1] (I64 byte offset, signed) -> Ptr of `type`
 };
 
 /// Bitcast: the operand's bits as `type` (same width; __int_as_float and friends).
 enum class UnaryOp : uint8_t { Neg, BitNot, LogNot, Bitcast };
 
 enum class BinaryOp : uint8_t {
-  Add, Sub, Mul, Div, Rem, // Div/Rem: signed or unsigned by operand type; integer division by
-                           // zero is a reported fault, never a trap
-  Shl, Shr,                // Shr: arithmetic for signed operands
-  And, Or, Xor,            // bitwise (also on Bool)
-  Lt, Le, Gt, Ge, Eq, Ne,  // result Bool; ordered comparisons for floats (C semantics)
-  Min, Max,                // used by intrinsics lowering; signed/unsigned/float by type
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Rem, // Div/Rem: signed or unsigned by operand type; integer division by
+       // zero is a reported fault, never a trap
+  Shl,
+  Shr, // Shr: arithmetic for signed operands
+  And,
+  Or,
+  Xor, // bitwise (also on Bool)
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne, // result Bool; ordered comparisons for floats (C semantics)
+  Min,
+  Max, // used by intrinsics lowering; signed/unsigned/float by type
 };
 
 enum class BuiltinVar : uint8_t {
-  ThreadIdxX, ThreadIdxY, ThreadIdxZ,
-  BlockIdxX, BlockIdxY, BlockIdxZ,
-  BlockDimX, BlockDimY, BlockDimZ,
-  GridDimX, GridDimY, GridDimZ,
-  WarpSize, LaneId,
+  ThreadIdxX,
+  ThreadIdxY,
+  ThreadIdxZ,
+  BlockIdxX,
+  BlockIdxY,
+  BlockIdxZ,
+  BlockDimX,
+  BlockDimY,
+  BlockDimZ,
+  GridDimX,
+  GridDimY,
+  GridDimZ,
+  WarpSize,
+  LaneId,
 };
 
 enum class IntrinsicId : uint16_t {
@@ -187,7 +220,7 @@ struct Expr {
   Function *callee = nullptr;
   GlobalVar *global = nullptr;
   LocalSlot *slot = nullptr; // LocalAddr; Load: the local slot its address points into, if known
-  std::string text; // StringConst
+  std::string text;          // StringConst
   AddrSpace space = AddrSpace::Generic; // Load
   SiteId site = 0;                      // Load, Call
   std::vector<Expr *> ops;
@@ -220,13 +253,13 @@ struct Stmt {
   StmtKind kind;
   SourceLoc loc;
   SiteId site = 0;
-  Var *var = nullptr;       // Assign
-  Expr *addr = nullptr;     // Store
-  Expr *value = nullptr;    // Assign, Store, Return, Eval
+  Var *var = nullptr;                   // Assign
+  Expr *addr = nullptr;                 // Store
+  Expr *value = nullptr;                // Assign, Store, Return, Eval
   AddrSpace space = AddrSpace::Generic; // Store
-  Expr *cond = nullptr;     // If, Loop (null = always true)
-  Block *thenBody = nullptr; // If
-  Block *elseBody = nullptr; // If (may be null)
+  Expr *cond = nullptr;                 // If, Loop (null = always true)
+  Block *thenBody = nullptr;            // If
+  Block *elseBody = nullptr;            // If (may be null)
   /// If: false when the `if` only implements per-lane short-circuit evaluation (&&, ||, ?:
   /// whose arms load memory), which the hardware predicates instead of branching; such an if
   /// is not counted as a branch.
@@ -236,19 +269,19 @@ struct Stmt {
   // that is: for/while have testFirst = true; do-while has testFirst = false (cond after step).
   Block *preCond = nullptr; // statements evaluated before each test of cond (may be null)
   Block *body = nullptr;
-  Block *step = nullptr;    // may be null
+  Block *step = nullptr; // may be null
   bool testFirst = true;
   std::vector<Expr *> args; // Printf args; Launch kernel arguments
   /// Launch: per argument, 0 when args[i] is the value itself, else args[i] is the address of
   /// a struct whose argBytes[i] bytes are copied into the parameter buffer.
   std::vector<uint32_t> argBytes;
-  std::string text;         // Printf format
-  int printfStream = 1;     // Printf: 1 stdout, 2 stderr (host fprintf)
-  Function *kernel = nullptr;            // Launch
-  Expr *grid[3] = {nullptr, nullptr, nullptr};  // Launch: U32 each
+  std::string text;                            // Printf format
+  int printfStream = 1;                        // Printf: 1 stdout, 2 stderr (host fprintf)
+  Function *kernel = nullptr;                  // Launch
+  Expr *grid[3] = {nullptr, nullptr, nullptr}; // Launch: U32 each
   Expr *blockDim[3] = {nullptr, nullptr, nullptr};
-  Expr *sharedBytes = nullptr;           // Launch: U64
-  Expr *stream = nullptr;                // Launch: Ptr (may be a null constant)
+  Expr *sharedBytes = nullptr; // Launch: U64
+  Expr *stream = nullptr;      // Launch: Ptr (may be a null constant)
   /// Store: the local slot the address points into, when the lowering knows it (the address
   /// is the slot's own address plus an offset); the backend then checks the access against
   /// that slot, so an index past a local array's end faults instead of reaching another

@@ -622,7 +622,8 @@ void Runtime::reportChecked(const Checker::Findings &f, const KernelInfo &k,
     lastErrorMessage_ = (loc.empty() ? "kern: error: " : loc + ": error: ") + what;
     options_.err(lastErrorMessage_ + "\n");
   };
-  if (const RaceRecord &race = f.race; race.blockLinear <= limit && race.blockLinear != UINT64_MAX) {
+  if (const RaceRecord &race = f.race;
+      race.blockLinear <= limit && race.blockLinear != UINT64_MAX) {
     static const char *const kKinds[] = {"read-after-write", "write-after-read",
                                          "write-after-write"};
     const std::string head = std::string("shared-memory data race (") +
@@ -630,11 +631,11 @@ void Runtime::reportChecked(const Checker::Findings &f, const KernelInfo &k,
                              "', block " + triple(race.blockIdx) + ": ";
     const std::string offset = "shared offset " + std::to_string(race.offset);
     if (race.sameInstruction) {
-      report(race.secondSite,
-             head + "lanes " + std::to_string(race.firstLane) + " and " +
-                 std::to_string(race.secondLane) + " of warp " + std::to_string(race.secondWarp) +
-                 " (threads " + triple(race.firstThread) + " and " + triple(race.secondThread) +
-                 ") store different values to " + offset + " in one instruction");
+      report(race.secondSite, head + "lanes " + std::to_string(race.firstLane) + " and " +
+                                  std::to_string(race.secondLane) + " of warp " +
+                                  std::to_string(race.secondWarp) + " (threads " +
+                                  triple(race.firstThread) + " and " + triple(race.secondThread) +
+                                  ") store different values to " + offset + " in one instruction");
     } else {
       auto verb = [](bool write, bool atomic, bool past) {
         return std::string(atomic  ? (past ? "atomically updated" : "atomically updates")
@@ -643,13 +644,13 @@ void Runtime::reportChecked(const Checker::Findings &f, const KernelInfo &k,
       };
       const bool secondWrite = race.kind != RaceKind::ReadAfterWrite;
       const bool firstWrite = race.kind != RaceKind::WriteAfterRead;
-      report(race.secondSite,
-             head + "thread " + triple(race.secondThread) + " (warp " +
-                 std::to_string(race.secondWarp) + ") " +
-                 verb(secondWrite, race.secondAtomic, false) + " " + offset + ", which thread " +
-                 triple(race.firstThread) + " (warp " + std::to_string(race.firstWarp) + ") " +
-                 verb(firstWrite, race.firstAtomic, true) + " at " + lineCol(race.firstSite) +
-                 " with no __syncthreads() in between");
+      report(race.secondSite, head + "thread " + triple(race.secondThread) + " (warp " +
+                                  std::to_string(race.secondWarp) + ") " +
+                                  verb(secondWrite, race.secondAtomic, false) + " " + offset +
+                                  ", which thread " + triple(race.firstThread) + " (warp " +
+                                  std::to_string(race.firstWarp) + ") " +
+                                  verb(firstWrite, race.firstAtomic, true) + " at " +
+                                  lineCol(race.firstSite) + " with no __syncthreads() in between");
     }
   }
   if (const UninitRecord &u = f.uninit; u.blockLinear <= limit && u.blockLinear != UINT64_MAX) {
@@ -658,9 +659,10 @@ void Runtime::reportChecked(const Checker::Findings &f, const KernelInfo &k,
       where = "offset " + std::to_string(u.unwritten - a->base) + " of the " +
               std::to_string(a->size) + "-byte allocation at " + hexAddress(a->base) + "; " +
               "no cudaMemcpy, cudaMemset or kernel store wrote it since cudaMalloc";
-    report(u.site, std::string(u.atomic ? "atomic" : "load") + " of never-written global memory at " +
-                       hexAddress(u.unwritten) + " (" + where + ") in kernel '" + k.name +
-                       "', block " + triple(u.blockIdx) + ", thread " + triple(u.thread));
+    report(u.site, std::string(u.atomic ? "atomic" : "load") +
+                       " of never-written global memory at " + hexAddress(u.unwritten) + " (" +
+                       where + ") in kernel '" + k.name + "', block " + triple(u.blockIdx) +
+                       ", thread " + triple(u.thread));
   }
 }
 

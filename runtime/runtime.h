@@ -3,8 +3,8 @@
 #pragma once
 
 #include "backend/backend.h"
-#include "runtime/checked.h"
 #include "ir/ir.h"
+#include "runtime/checked.h"
 #include "runtime/counter_hooks.h"
 #include "runtime/device.h"
 #include "runtime/memory.h"
@@ -290,7 +290,7 @@ private:
   std::vector<TimelineEvent> timeline_;
   CounterCollector counters_;
   std::unique_ptr<Checker> checker_; // checked mode only
-  double clock_ = 0; // the modelled clock, seconds
+  double clock_ = 0;                 // the modelled clock, seconds
   std::vector<std::unique_ptr<Handle>> handleStore_;
   std::map<const void *, Handle *> handles_;
 
