@@ -45,7 +45,7 @@ void Sema::call(Expr *e) {
       return;
     }
     if (n == "assert") {
-      error(e->loc, "assert is not supported yet");
+      error(e->loc, "assert must be used as the assert(condition) macro");
       return;
     }
     int b = findBuiltin(n);

@@ -156,10 +156,25 @@ LValue Lowerer::structValue(fe::Expr *e) {
     return lv;
   }
   if (e->kind == ExprKind::Conditional) {
-    error(e->loc, "conditional expressions of struct type are not supported yet");
+    // `c ? s1 : s2` of struct type: each lane copies its side into a temporary.
+    fe::Expr *a = e->operands[1], *b = e->operands[2];
+    LocalSlot *tmp = newSlot("cond", e->type);
+    Stmt *s = emit(ir::StmtKind::If, e->loc);
+    s->cond = toBool(rvalue(e->operands[0]));
+    s->isBranch = hasEffects(a) || hasEffects(b);
+    s->site = m_.addSite(SiteKind::Branch, e->loc, "?:");
+    auto side = [&](fe::Expr *x) {
+      return region([&] {
+        LValue src = structValue(x);
+        copyStruct(slotAddr(tmp), slotSpace(), src.addr, src.space, e->type, x->loc);
+      });
+    };
+    s->thenBody = side(a);
+    s->elseBody = side(b);
     LValue lv;
-    lv.addr = slotAddr(newSlot("error", e->type));
+    lv.addr = slotAddr(tmp);
     lv.space = slotSpace();
+    lv.type = e->type;
     return lv;
   }
   return lvalue(e);
@@ -617,10 +632,8 @@ Expr *Lowerer::withDivSite(Expr *x, fe::SourceLoc loc) {
 
 Expr *Lowerer::conditional(fe::Expr *e) {
   fe::Expr *c = e->operands[0], *a = e->operands[1], *b = e->operands[2];
-  if (e->type->isStruct()) {
-    error(e->loc, "conditional expressions of struct type are not supported yet");
-    return constInt(Type::i32(true), 0);
-  }
+  if (e->type->isStruct())
+    return structValue(e).addr;
   Expr *cv = toBool(rvalue(c));
   if (isPure(a) && isPure(b)) {
     Expr *s = node(ir::ExprKind::Select, irType(e->type));
