@@ -60,7 +60,7 @@ if "$kern" run --help 2>&1 | grep -q -- '--stats'; then has_stats=1; fi
 workloads=(
     "W1 vecadd|bench/w1_vecadd.kern|w1|4194304|4096|1|21|9|2.7"
     "W2 reduction|bench/w2_reduction.kern|w2|4194304|4096|1|6|9|19.7"
-    "W3 matmul 512|bench/w3_matmul.kern|w3|512|64|1|4|5|61"
+    "W3 matmul 512|bench/w3_matmul.kern|w3|512|64|1|11|5|61"
     "W4 transpose 2048|bench/w4_transpose.kern|w4|2048|64|1|6|7|10.9"
     "W5 histogram|bench/w5_histogram.kern|w5|4194304|4096|1|6|9|29.7"
     "W6 divergence|bench/w6_divergence.kern|w6|4194304|4096|1|4|5|-"
