@@ -150,8 +150,6 @@ struct LaunchState {
   /// Set on a timeout: every block stops.
   std::atomic<bool> stopAll{false};
   std::chrono::steady_clock::time_point start;
-  /// Blocks that ran to the end (for the timeout report).
-  std::atomic<uint64_t> finished{0};
 };
 
 /// A warp of a block with barriers, between its start and its end.
@@ -354,8 +352,11 @@ struct WorkerState {
   std::vector<std::pair<uint64_t, std::string>> outputs;
   std::vector<FaultRecord> faults;
   std::vector<uint64_t> interrupted; // blocks stopped mid-way by a timeout
-  void *counters = nullptr;          // this launch's counters for this worker, or null
-  void *checked = nullptr;           // this launch's CheckedWorker for this worker, or null
+  /// Blocks this worker ran to the end in the current launch (summed after it: a shared
+  /// atomic counter bounces its cache line between workers on every block).
+  uint64_t finishedBlocks = 0;
+  void *counters = nullptr; // this launch's counters for this worker, or null
+  void *checked = nullptr;  // this launch's CheckedWorker for this worker, or null
   /// Warp contexts of the current launch, one per warp of a block, filled once per launch:
   /// threadIdx and the live mask do not depend on the block, and a kernel reading a context
   /// that was just written stalls (masked vector loads do not forward from the store buffer).
@@ -605,7 +606,7 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
       (b.stopping || (b.hasFault && b.fault.kind == KERN_FAULT_TIMEOUT)))
     W.interrupted.push_back(linear);
   else if (!b.hasFault && !b.stopping)
-    L.finished.fetch_add(1, std::memory_order_relaxed);
+    ++W.finishedBlocks;
   if (!b.out.empty())
     W.outputs.emplace_back(linear, std::move(b.out));
   if (b.hasFault)
@@ -812,6 +813,7 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
     s->outputs.clear();
     s->faults.clear();
     s->interrupted.clear();
+    s->finishedBlocks = 0;
   }
   // Blocks are taken in increasing linear order, so every block below a faulting one has
   // been started (and runs to completion) whichever worker took it; each block above it stops
@@ -853,12 +855,13 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
       }
     result.runningBlocks.insert(result.runningBlocks.end(), s->interrupted.begin(),
                                 s->interrupted.end());
+    result.finishedBlocks += s->finishedBlocks;
     s->outputs.clear();
     s->faults.clear();
     s->interrupted.clear();
+    s->finishedBlocks = 0;
   }
   std::sort(result.runningBlocks.begin(), result.runningBlocks.end());
-  result.finishedBlocks = L.finished.load();
   std::sort(outputs.begin(), outputs.end(),
             [](const auto &a, const auto &b) { return a.first < b.first; });
   for (auto &o : outputs)
