@@ -328,29 +328,34 @@ Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,
   auto *vecBB = newBlock("access.vector");
   auto *otherBB = newBlock("access.other");
   auto *doneBB = newBlock("access.done");
-  // Half-warp shapes (a 16-wide tile, as in 16x16 blocks): every lane active and each half
-  // contiguous from its own base (two 16-element vector accesses), or each half at one
-  // address (two scalar loads).
+  b_.CreateCondBr(contiguous, vecBB, otherBB);
   Type *i32v = warpVector(b_.getInt32Ty());
-  Value *upper = b_.CreateICmpUGE(laneIds(), llvm::ConstantInt::get(i32v, 16), "upper.half");
-  Value *allActive = b_.CreateICmpEQ(mbits, b_.getInt32(-1), "all.active");
-  Value *h0 = b_.CreateExtractElement(addrs, b_.getInt32(0), "half0.addr");
-  Value *h1 = b_.CreateExtractElement(addrs, b_.getInt32(16), "half1.addr");
-  Value *halfBase = b_.CreateSelect(upper, splat(h1), splat(h0), "half.base");
-  Value *inHalf = b_.CreateZExt(b_.CreateAnd(laneIds(), llvm::ConstantInt::get(i32v, 15)), i64v);
-  Value *halvesContiguous = b_.CreateAnd(
-      allActive,
-      b_.CreateUnaryIntrinsic(
-          llvm::Intrinsic::vector_reduce_and,
-          b_.CreateICmpEQ(addrs, b_.CreateAdd(halfBase, b_.CreateMul(inHalf, llvm::ConstantInt::get(
-                                                                                 i64v, size)))),
-          nullptr),
-      "halves.contiguous");
+  Value *upper, *allActive, *h0, *h1, *halfBase, *inHalf, *halvesContiguous;
+  // Computed where the contiguous test failed, so the common case pays nothing for it.
+  auto computeHalves = [&] {
+    // Half-warp shapes (a 16-wide tile, as in 16x16 blocks): every lane active and each half
+    // contiguous from its own base (two 16-element vector accesses), or each half at one
+    // address (two scalar loads).
+    upper = b_.CreateICmpUGE(laneIds(), llvm::ConstantInt::get(i32v, 16), "upper.half");
+    allActive = b_.CreateICmpEQ(mbits, b_.getInt32(-1), "all.active");
+    h0 = b_.CreateExtractElement(addrs, b_.getInt32(0), "half0.addr");
+    h1 = b_.CreateExtractElement(addrs, b_.getInt32(16), "half1.addr");
+    halfBase = b_.CreateSelect(upper, splat(h1), splat(h0), "half.base");
+    inHalf = b_.CreateZExt(b_.CreateAnd(laneIds(), llvm::ConstantInt::get(i32v, 15)), i64v);
+    halvesContiguous = b_.CreateAnd(
+        allActive,
+        b_.CreateUnaryIntrinsic(
+            llvm::Intrinsic::vector_reduce_and,
+            b_.CreateICmpEQ(
+                addrs,
+                b_.CreateAdd(halfBase, b_.CreateMul(inHalf, llvm::ConstantInt::get(i64v, size)))),
+            nullptr),
+        "halves.contiguous");
+  };
   Type *halfTy = llvm::FixedVectorType::get(memTy, 16);
   llvm::SmallVector<int, 32> concat;
   for (int i = 0; i < 32; ++i)
     concat.push_back(i);
-  b_.CreateCondBr(contiguous, vecBB, otherBB);
   if (a.op == AccessOp::Load) {
     std::vector<std::pair<Value *, BasicBlock *>> results;
     b_.SetInsertPoint(vecBB);
@@ -361,6 +366,7 @@ Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,
     b_.CreateBr(doneBB);
 
     b_.SetInsertPoint(otherBB);
+    computeHalves();
     auto *halvesBB = newBlock("access.halves");
     auto *notHalvesBB = newBlock("access.not.halves");
     b_.CreateCondBr(halvesContiguous, halvesBB, notHalvesBB);
@@ -418,6 +424,7 @@ Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,
   b_.CreateMaskedStore(val, b_.CreateIntToPtr(base, b_.getPtrTy()), llvm::Align(size), m);
   b_.CreateBr(doneBB);
   b_.SetInsertPoint(otherBB);
+  computeHalves();
   auto *halvesBB = newBlock("access.halves");
   auto *scatterBB = newBlock("access.scatter");
   b_.CreateCondBr(halvesContiguous, halvesBB, scatterBB);
