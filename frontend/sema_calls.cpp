@@ -321,11 +321,11 @@ void Sema::builtinCall(Expr *e, int b) {
     }
     e->args[i - 1] = a;
   }
-  if ((n == "fprintf") && e->args.size() >= 1 && check(e->args[0])) {
+  if ((n == "fprintf" || n == "fflush") && e->args.size() >= 1 && check(e->args[0])) {
     Expr *a = e->args[0];
     if (!(a->kind == ExprKind::Ident &&
           (a->builtin == kBuiltinStdout || a->builtin == kBuiltinStderr))) {
-      error(a->loc, "fprintf can only write to stdout or stderr (no file access)");
+      error(a->loc, n + " can only use stdout or stderr (no file access)");
       return;
     }
   }

@@ -5,6 +5,7 @@
 #include "runtime/errors.h"
 
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -36,8 +37,61 @@ uint64_t addressOf(const void *p) { return reinterpret_cast<uint64_t>(p); }
 int32_t callMain(KernHostCtx *ctx, backend::MainFunction main, int32_t argc, char **argv) {
   if (setjmp(ctx->exitJump) != 0)
     return ctx->exitCode;
+  if (sigsetjmp(ctx->signalJump, 1) != 0)
+    return kHostFaultExitCode;
   return main(ctx, argc, argv);
 }
+
+/// The host context of the program running on this thread, for the signal guard.
+thread_local KernHostCtx *tlsHostCtx = nullptr;
+
+/// SIGSEGV/SIGBUS/SIGFPE in the compiled host code: kern's own checks (device pointers,
+/// null, division by zero, and every runtime function's ranges) did not catch the access, so
+/// it was a wild one, e.g. past the end of a malloc block. The program is stopped with an
+/// error instead of taking the process (a REPL, an embedding application) down with it.
+void onHostSignal(int sig, siginfo_t *info, void *) {
+  KernHostCtx *ctx = tlsHostCtx;
+  if (!ctx) { // not compiled host code: the default action
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  ctx->signal = sig;
+  ctx->signalAddr = reinterpret_cast<uint64_t>(info ? info->si_addr : nullptr);
+  siglongjmp(ctx->signalJump, 1);
+}
+
+/// Installs onHostSignal (with an alternate stack, so a runaway recursion is caught too) for
+/// the duration of one run of host code, and restores what was there before.
+class HostSignalGuard {
+public:
+  explicit HostSignalGuard(KernHostCtx *ctx) : stack_(kStackBytes) {
+    tlsHostCtx = ctx;
+    stack_t ss{};
+    ss.ss_sp = stack_.data();
+    ss.ss_size = stack_.size();
+    sigaltstack(&ss, &oldStack_);
+    struct sigaction sa {};
+    sa.sa_sigaction = onHostSignal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; ++i)
+      sigaction(kSignals[i], &sa, &old_[i]);
+  }
+  ~HostSignalGuard() {
+    for (int i = 0; i < 3; ++i)
+      sigaction(kSignals[i], &old_[i], nullptr);
+    sigaltstack(&oldStack_, nullptr);
+    tlsHostCtx = nullptr;
+  }
+
+private:
+  static constexpr size_t kStackBytes = 64 * 1024;
+  static constexpr int kSignals[3] = {SIGSEGV, SIGBUS, SIGFPE};
+  std::vector<char> stack_;
+  stack_t oldStack_{};
+  struct sigaction old_[3]{};
+};
 
 } // namespace
 
@@ -944,7 +998,22 @@ int Runtime::runMain(backend::MainFunction main, const std::vector<std::string> 
   argv.push_back(nullptr);
   KernHostCtx ctx;
   ctx.rt = this;
-  const int32_t code = callMain(&ctx, main, static_cast<int32_t>(argvStrings.size()), argv.data());
+  int32_t code;
+  {
+    HostSignalGuard guard(&ctx);
+    code = callMain(&ctx, main, static_cast<int32_t>(argvStrings.size()), argv.data());
+  }
+  if (ctx.signal) {
+    faulted_ = true;
+    lastErrorMessage_ =
+        std::string("kern: error: host code ") +
+        (ctx.signal == SIGFPE
+             ? "raised an arithmetic exception"
+             : "made an invalid memory access at address " + hexAddress(ctx.signalAddr)) +
+        " that kern's checks did not catch (for example an index past the end of a malloc "
+        "block, or a runaway recursion); the program was stopped";
+    options_.err(lastErrorMessage_ + "\n");
+  }
   std::fflush(stdout);
   std::fflush(stderr);
   return code;

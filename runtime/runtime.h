@@ -13,11 +13,13 @@
 #include "runtime/scheduler.h"
 
 #include <csetjmp>
+#include <csignal>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <set>
+#include <setjmp.h>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +48,11 @@ struct KernHostCtx {
   /// destructors to run, so unwinding by longjmp is safe.
   std::jmp_buf exitJump;
   int32_t exitCode = 0;
+  /// A memory fault of host code that no check of kern's caught (e.g. a write past the end of
+  /// a malloc block into unmapped memory) lands here through the signal guard of runMain.
+  sigjmp_buf signalJump;
+  int signal = 0;
+  uint64_t signalAddr = 0;
 };
 
 namespace kern::runtime {
