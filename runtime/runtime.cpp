@@ -576,7 +576,12 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
         counters_.beginLaunch(dev, module_ ? module_->sites.size() : 0, scheduler_.workers());
   if (checker_)
     cfg.workerChecked = checker_->beginLaunch(scheduler_.workers());
+  // Kernels run partly on this thread (worker 0): the host code's signal guard must not
+  // unwind out of the middle of a launch while other workers still run it.
+  KernHostCtx *hostCtx = tlsHostCtx;
+  tlsHostCtx = nullptr;
   LaunchResult result = scheduler_.launch(cfg);
+  tlsHostCtx = hostCtx;
   if (options_.counters)
     counters_.endLaunch(launches_.size());
   rec.modelledSeconds = modelledKernelSeconds(dev, rec);
