@@ -100,6 +100,10 @@ void kern_rt_check_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs
 void kern_rt_count_branch(KernWarpCtx *ctx, uint32_t site, uint32_t mask, uint32_t taken);
 /// Warp instruction accounting: `n` IR operations executed with `activeLanes` lanes active.
 void kern_rt_count_instr(KernWarpCtx *ctx, uint32_t n, uint32_t activeLanes);
+/// The same for a whole call of a warp function: totals of warp instructions and of thread
+/// instructions (compiled code adds them up locally and reports once, at its exit).
+void kern_rt_count_instr_totals(KernWarpCtx *ctx, uint64_t warpInstructions,
+                                uint64_t threadInstructions);
 
 enum KernAccessFlags : uint32_t {
   KERN_ACCESS_LOAD = 0,

@@ -114,6 +114,12 @@ void WarpCodegen::emit() {
 
   mask_ = std::make_unique<MaskContext>(b_, entryMask);
   exit_ = BasicBlock::Create(c_, "fn.exit");
+  if (mc_.options.counters) {
+    instrWarp_ = entryAlloca(b_, b_.getInt64Ty(), "instr.warp");
+    instrThread_ = entryAlloca(b_, b_.getInt64Ty(), "instr.thread");
+    b_.CreateStore(b_.getInt64(0), instrWarp_);
+    b_.CreateStore(b_.getInt64(0), instrThread_);
+  }
 
   if (!isKernel) {
     Value *depth = loadCtx(kCtxCallDepth, b_.getInt32Ty(), "call.depth");
@@ -175,6 +181,11 @@ void WarpCodegen::emit() {
 
   exit_->insertInto(fn_);
   b_.SetInsertPoint(exit_);
+  if (instrWarp_) // every way out (the end, a return, a fault, a timeout) passes here
+    b_.CreateCall(runtime("kern_rt_count_instr_totals", b_.getVoidTy(),
+                          {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}),
+                  {ctx_, b_.CreateLoad(b_.getInt64Ty(), instrWarp_, "instr.warp.total"),
+                   b_.CreateLoad(b_.getInt64Ty(), instrThread_, "instr.thread.total")});
   if (isKernel) {
     b_.CreateRetVoid();
     return;
@@ -264,10 +275,12 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool counted) {
 void WarpCodegen::countInstr(unsigned n) {
   if (!mc_.options.counters || n == 0)
     return;
-  Type *i32 = b_.getInt32Ty();
+  Type *i64 = b_.getInt64Ty();
   Value *active = b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, bits(cur()), nullptr, "active");
-  b_.CreateCall(runtime("kern_rt_count_instr", b_.getVoidTy(), {b_.getPtrTy(), i32, i32}),
-                {ctx_, b_.getInt32(n), active});
+  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, instrWarp_), b_.getInt64(n)), instrWarp_);
+  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, instrThread_),
+                              b_.CreateMul(b_.CreateZExt(active, i64), b_.getInt64(n))),
+                 instrThread_);
 }
 
 Value *WarpCodegen::emitCond(const ir::Expr *e) {

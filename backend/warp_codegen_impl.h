@@ -186,6 +186,9 @@ private:
   Builder b_;
   std::unique_ptr<MaskContext> mask_;
   Value *ctx_ = nullptr;
+  /// Counters on: this call's warp and thread instruction totals, added to the runtime's
+  /// counters once at the function's exit instead of by a call per statement.
+  llvm::AllocaInst *instrWarp_ = nullptr, *instrThread_ = nullptr;
   Value *warp_ = nullptr; // per-warp state (WarpStateOffset)
   Value *sharedLo_ = nullptr, *sharedHi_ = nullptr;
   Value *globalLo_ = nullptr, *globalHi_ = nullptr, *shadow_ = nullptr;

@@ -203,6 +203,12 @@ void kern_rt_count_instr(KernWarpCtx *ctx, uint32_t n, uint32_t activeLanes) {
     w->set.recordInstructions(n, activeLanes);
 }
 
+void kern_rt_count_instr_totals(KernWarpCtx *ctx, uint64_t warpInstructions,
+                                uint64_t threadInstructions) {
+  if (auto *w = static_cast<WorkerCounters *>(ctx->counters))
+    w->set.recordInstructionTotals(warpInstructions, threadInstructions);
+}
+
 } // extern "C"
 
 namespace kern::runtime {

@@ -123,6 +123,11 @@ public:
     unattributed_.warpInstructions += n;
     unattributed_.threadInstructions += n * activeLanes;
   }
+  /// Totals of warp and thread instructions, attributed to no site.
+  void recordInstructionTotals(uint64_t warpInstructions, uint64_t threadInstructions) {
+    unattributed_.warpInstructions += warpInstructions;
+    unattributed_.threadInstructions += threadInstructions;
+  }
   /// `n` executed operations with `activeLanes` lanes each, at `site`.
   void recordInstructions(CounterSiteId site, uint64_t n, uint32_t activeLanes) {
     SiteCounters &c = at(site);

@@ -18,6 +18,7 @@ backend::SymbolList runtimeSymbols() {
       KERN_RT_SYMBOL(kern_rt_count_access),
       KERN_RT_SYMBOL(kern_rt_count_branch),
       KERN_RT_SYMBOL(kern_rt_count_instr),
+      KERN_RT_SYMBOL(kern_rt_count_instr_totals),
       KERN_RT_SYMBOL(kern_rt_check_access),
       KERN_RT_SYMBOL(kern_rt_assert),
       // both sides
