@@ -541,7 +541,22 @@ bool setField(DeviceProfile &profile, const Field &field, const JsonValue &value
   return false;
 }
 
-std::string jsonEscape(const std::string &text) {
+/// 1024-based sizes as CUDA's documents write them: "48 KB", "80 GB"; exact bytes otherwise.
+std::string formatBytes(uint64_t bytes) {
+  const uint64_t kb = 1024, mb = kb * 1024, gb = mb * 1024;
+  if (bytes >= gb && bytes % gb == 0)
+    return std::to_string(bytes / gb) + " GB";
+  if (bytes >= mb && bytes % mb == 0)
+    return std::to_string(bytes / mb) + " MB";
+  if (bytes >= kb && bytes % kb == 0)
+    return std::to_string(bytes / kb) + " KB";
+  return std::to_string(bytes) + " B";
+}
+
+} // namespace
+
+/// The text with JSON's escapes (no quotes around it): profiles and reports both write JSON.
+std::string jsonEscape(std::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
@@ -569,20 +584,6 @@ std::string jsonEscape(const std::string &text) {
   }
   return out;
 }
-
-/// 1024-based sizes as CUDA's documents write them: "48 KB", "80 GB"; exact bytes otherwise.
-std::string formatBytes(uint64_t bytes) {
-  const uint64_t kb = 1024, mb = kb * 1024, gb = mb * 1024;
-  if (bytes >= gb && bytes % gb == 0)
-    return std::to_string(bytes / gb) + " GB";
-  if (bytes >= mb && bytes % mb == 0)
-    return std::to_string(bytes / mb) + " MB";
-  if (bytes >= kb && bytes % kb == 0)
-    return std::to_string(bytes / kb) + " KB";
-  return std::to_string(bytes) + " B";
-}
-
-} // namespace
 
 const std::vector<DeviceProfile> &builtinProfiles() {
   static const std::vector<DeviceProfile> profiles = makeBuiltinProfiles();

@@ -133,4 +133,7 @@ const char *bankRuleName(BankRule rule);
 const char *globalRuleName(GlobalRule rule);
 const char *registerAllocationName(RegisterAllocation allocation);
 
+/// `text` with JSON's string escapes (no surrounding quotes).
+std::string jsonEscape(std::string_view text);
+
 } // namespace kern::runtime

@@ -73,34 +73,7 @@ std::string formatSeconds(double s) {
   return fmt("%.2f us", s * 1e6);
 }
 
-std::string jsonString(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    case '\r':
-      out += "\\r";
-      break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20)
-        out += fmt("\\u%04x", static_cast<unsigned char>(c));
-      else
-        out += c;
-    }
-  }
-  return out + "\"";
-}
+std::string jsonString(std::string_view s) { return "\"" + jsonEscape(s) + "\""; }
 
 std::string jsonNumber(double v) {
   if (!std::isfinite(v))
