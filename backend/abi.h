@@ -116,6 +116,85 @@ enum KernAccessFlags : uint32_t {
   KERN_ACCESS_VALUES = 16, // kern_rt_check_access: the stored values follow the addresses
 };
 
+// ---- counting without a call ------------------------------------------------------------------
+//
+// What a warp-level access costs by any of the rules depends only on its lanes' offsets from
+// lane 0's address, the active mask, and lane 0's position within an aligned window of
+// kern_access_window(size) bytes: every coalescing rule works in aligned segments of at most
+// 16 x size or 128 bytes, every bank rule within 128 bytes, and shared memory is 256-byte
+// aligned, so moving a whole access by a multiple of the window changes nothing. The runtime
+// costs each access it is called for by its rules in kern_rt_count_access and remembers the
+// shape and the counters it added in a memo of the (site, operation); compiled code that meets
+// the same shape again adds the remembered counters itself. The rules stay in the runtime; the
+// memo only replays their results.
+
+/// The per-site counters the runtime keeps (kern::runtime::SiteCounters), as compiled code
+/// addresses them: shared counters of operation k (4 x u64) at KERN_SITE_SHARED + 32 k, global
+/// counters of operation k (7 x u64) at KERN_SITE_GLOBAL + 56 k, branches executed at
+/// KERN_SITE_BRANCHES, atomics executed and atomic thread operations (2 x u64) at
+/// KERN_SITE_ATOMICS. The runtime checks this layout with static_asserts.
+#define KERN_SITE_COUNTERS_BYTES 336
+#define KERN_SITE_SHARED 0
+#define KERN_SITE_SHARED_FIELDS 4
+#define KERN_SITE_GLOBAL 96
+#define KERN_SITE_GLOBAL_FIELDS 7
+#define KERN_SITE_BRANCHES 280
+#define KERN_SITE_ATOMICS 320
+
+/// A remembered cost. `tag` names the access (kern_access_memo_tag; 0: none), `mask` its
+/// active lanes and `pattern` each lane's offset from lane 0's address (a contiguous full-warp
+/// access has KERN_MEMO_CONTIGUOUS in its tag: lane l at l x size, so compiled code that knows
+/// its access is one need not compare the pattern). `sampleKey` is the warp key
+/// (kern_warp_key) of the site's address sample: a warp with a lower key must go to the runtime
+/// to become the sample. `delta` holds the operation's counters to add (4 shared or 7 global
+/// fields) and then the two atomic counters (added for atomics only).
+struct KernAccessMemo {
+  uint64_t tag;
+  uint64_t sampleKey;
+  uint32_t mask;
+  uint32_t pad_;
+  uint64_t delta[KERN_SITE_GLOBAL_FIELDS + 2];
+  int64_t pattern[KERN_WARP_SIZE];
+};
+
+/// What KernWarpCtx::counters points at (the start of the runtime's per-worker counters).
+struct KernCounterView {
+  uint8_t *sites;        // site s's counters at sites + s * KERN_SITE_COUNTERS_BYTES
+  KernAccessMemo *memos; // the memos of (site s, operation k) at memos[KERN_MEMO_SLOTS (3 s + k)]
+};
+
+/// Tag bit of a contiguous full-warp access.
+#define KERN_MEMO_CONTIGUOUS (uint64_t(1) << 41)
+/// The aligned window whose offset decides an access's cost, given its lanes' pattern. Global
+/// memory: the largest segment of any rule. Shared memory: banks are (address / 4) mod banks,
+/// and moving every lane by one 4-byte word (or by one access of 8 or 16 bytes) only renames
+/// the banks, which no bank rule can tell, so only the offset within a word (or access) counts.
+inline uint64_t kern_access_window(uint32_t size, uint32_t flags) {
+  if ((flags & 12u) == KERN_ACCESS_SHARED)
+    return size > 4u ? size : 4u;
+  return size * 16u > 128u ? size * 16u : 128u;
+}
+/// Memo slots per (site, operation), chosen by the offset of lane 0 within the window in
+/// 32-byte steps: an access that moves by 64 bytes a loop iteration finds its slot again.
+#define KERN_MEMO_SLOTS 4
+inline uint32_t kern_access_memo_slot(uint64_t lane0, uint32_t size, uint32_t flags) {
+  return static_cast<uint32_t>(((lane0 & (kern_access_window(size, flags) - 1)) >> 5) &
+                               (KERN_MEMO_SLOTS - 1));
+}
+/// The memo tag of an access whose lane 0 is at `lane0`, of `size`-byte lanes with `flags`.
+inline uint64_t kern_access_memo_tag(uint64_t lane0, uint32_t size, uint32_t flags,
+                                     bool contiguous) {
+  return (lane0 & (kern_access_window(size, flags) - 1)) | (uint64_t(size) << 16) |
+         (uint64_t(flags) << 24) | (uint64_t(1) << 40) | (contiguous ? KERN_MEMO_CONTIGUOUS : 0);
+}
+/// Orders warps for address samples: block linear index, then warp.
+inline uint64_t kern_warp_key(const KernWarpCtx *ctx) {
+  const uint64_t linear =
+      ctx->blockIdx[0] +
+      uint64_t(ctx->gridDim[0]) * (ctx->blockIdx[1] + uint64_t(ctx->gridDim[1]) * ctx->blockIdx[2]);
+  return (linear << 16) | ctx->warpId;
+}
+
 // ---- called from warp functions and host code ----------------------------------------------
 
 /// The address of the module's global variable `globalId` (ir::GlobalVar::id): __device__ and

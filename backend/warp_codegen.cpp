@@ -119,6 +119,19 @@ void WarpCodegen::emit() {
     instrThread_ = entryAlloca(b_, b_.getInt64Ty(), "instr.thread");
     b_.CreateStore(b_.getInt64(0), instrWarp_);
     b_.CreateStore(b_.getInt64(0), instrThread_);
+    counterView_ = loadCtx(kCtxCounters, b_.getPtrTy(), "counter.view");
+    // kern_warp_key: (block linear index << 16) | warp.
+    Type *i64 = b_.getInt64Ty();
+    auto field = [&](unsigned off, const char *name) {
+      return b_.CreateZExt(loadCtx(off, b_.getInt32Ty(), name), i64);
+    };
+    Value *linear =
+        b_.CreateAdd(field(kCtxBlockIdx, "bx"),
+                     b_.CreateMul(field(kCtxGridDim, "gx"),
+                                  b_.CreateAdd(field(kCtxBlockIdx + 4, "by"),
+                                               b_.CreateMul(field(kCtxGridDim + 4, "gy"),
+                                                            field(kCtxBlockIdx + 8, "bz")))));
+    warpKey_ = b_.CreateOr(b_.CreateShl(linear, 16), field(kCtxWarpId, "warp.id"), "warp.key");
   }
 
   if (!isKernel) {
@@ -267,8 +280,31 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool counted) {
     return {};
   return [this, site](Value *m, Value *taken) {
     Type *i32 = b_.getInt32Ty();
+    Type *i64 = b_.getInt64Ty();
+    // A branch whose active lanes all go one way only adds to branches executed: that add is
+    // done here. A split branch goes to the runtime, whose rule (isDivergent) judges it.
+    Value *mb = bits(m, "branch.mask");
+    Value *tb = b_.CreateAnd(bits(taken, "branch.taken"), mb);
+    Value *oneWay = b_.CreateAnd(
+        b_.CreateICmpNE(mb, b_.getInt32(0)),
+        b_.CreateOr(b_.CreateICmpEQ(tb, b_.getInt32(0)), b_.CreateICmpEQ(tb, mb)), "one.way");
+    Value *inline_ = b_.CreateAnd(
+        oneWay, b_.CreateICmpNE(counterView_, llvm::ConstantPointerNull::get(b_.getPtrTy())));
+    auto *addBB = newBlock("branch.count");
+    auto *callBB = newBlock("branch.count.call");
+    auto *doneBB = newBlock("branch.counted");
+    b_.CreateCondBr(inline_, addBB, callBB);
+    b_.SetInsertPoint(addBB);
+    Value *sites = b_.CreateLoad(b_.getPtrTy(), counterView_, "site.table");
+    Value *p = b_.CreateConstInBoundsGEP1_64(
+        b_.getInt8Ty(), sites, uint64_t(site) * KERN_SITE_COUNTERS_BYTES + KERN_SITE_BRANCHES);
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, p), b_.getInt64(1)), p);
+    b_.CreateBr(doneBB);
+    b_.SetInsertPoint(callBB);
     b_.CreateCall(runtime("kern_rt_count_branch", b_.getVoidTy(), {b_.getPtrTy(), i32, i32, i32}),
-                  {ctx_, b_.getInt32(site), bits(m, "branch.mask"), bits(taken, "branch.taken")});
+                  {ctx_, b_.getInt32(site), mb, bits(taken)});
+    b_.CreateBr(doneBB);
+    b_.SetInsertPoint(doneBB);
   };
 }
 

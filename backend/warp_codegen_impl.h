@@ -35,7 +35,9 @@ enum CtxOffset : unsigned {
   kCtxLiveMask = 80,
   kCtxFault = 84,
   kCtxSteps = 88,
+  kCtxWarpId = 76,
   kCtxThreadIdx = 96,
+  kCtxCounters = 488,
   kCtxCallDepth = 496,
   kCtxShadow = 504,
 };
@@ -53,6 +55,21 @@ static_assert(offsetof(KernWarpCtx, fault) == kCtxFault);
 static_assert(offsetof(KernWarpCtx, steps) == kCtxSteps);
 static_assert(offsetof(KernWarpCtx, threadIdx) == kCtxThreadIdx);
 static_assert(offsetof(KernWarpCtx, callDepth) == kCtxCallDepth);
+static_assert(offsetof(KernWarpCtx, warpId) == kCtxWarpId);
+static_assert(offsetof(KernWarpCtx, counters) == kCtxCounters);
+static_assert(offsetof(KernCounterView, sites) == 0 && offsetof(KernCounterView, memos) == 8);
+enum MemoOffset : unsigned {
+  kMemoTag = 0,
+  kMemoSampleKey = 8,
+  kMemoMask = 16,
+  kMemoDelta = 24,
+  kMemoPattern = 96,
+};
+static_assert(offsetof(KernAccessMemo, tag) == kMemoTag &&
+              offsetof(KernAccessMemo, sampleKey) == kMemoSampleKey &&
+              offsetof(KernAccessMemo, mask) == kMemoMask &&
+              offsetof(KernAccessMemo, delta) == kMemoDelta &&
+              offsetof(KernAccessMemo, pattern) == kMemoPattern);
 
 // The per-warp state a kernel keeps in its frame and hands to device functions by pointer.
 enum WarpStateOffset : unsigned {
@@ -178,6 +195,13 @@ private:
   void emitCheckAccess(const MemoryAccess &a, Value *addrs, Value *m);
   Value *addressBuffer();
   Value *emitAccess(const MemoryAccess &a, Value *addrs, Value *m, const AddressSummary &sum);
+  Value *emitGeneralAccess(const MemoryAccess &a, Value *addrs, Value *m);
+  Value *emitContiguousAccess(const MemoryAccess &a, Value *addrs, Value *m, Value *base);
+  /// Whether the warp's addresses [lo, end) lie in one region `space` may reach.
+  Value *regionOk(ir::AddrSpace space, Value *lo, Value *end);
+  /// Counters of a global or shared access: from the memo when it knows the shape, else by a
+  /// call. `contiguous`: the access is known to be lane l at lane 0's address + l x size.
+  void emitCountMemo(const MemoryAccess &a, Value *addrs, Value *m, bool contiguous);
 
   ModuleContext &mc_;
   const ir::Function &f_;
@@ -189,6 +213,9 @@ private:
   /// Counters on: this call's warp and thread instruction totals, added to the runtime's
   /// counters once at the function's exit instead of by a call per statement.
   llvm::AllocaInst *instrWarp_ = nullptr, *instrThread_ = nullptr;
+  /// Counters on: KernWarpCtx::counters (a KernCounterView, or null) and this warp's
+  /// kern_warp_key, for the counting that needs no call.
+  Value *counterView_ = nullptr, *warpKey_ = nullptr;
   Value *warp_ = nullptr; // per-warp state (WarpStateOffset)
   Value *sharedLo_ = nullptr, *sharedHi_ = nullptr;
   Value *globalLo_ = nullptr, *globalHi_ = nullptr, *shadow_ = nullptr;

@@ -136,6 +136,191 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
       emitCountAccess(a, addrs, m, nullptr, nullptr);
     return emitAccess(a, addrs, m, AddressSummary{nullptr, nullptr, nullptr});
   }
+  if (a.op == AccessOp::Atomic)
+    return emitGeneralAccess(a, addrs, m);
+
+  // The common case first: lane l at base + l * size (every lane, active or not, so no search
+  // for the first active lane). Its checks are a few scalar compares on the first and last
+  // active lanes' addresses, and the access is one vector load or store. Anything else (or a
+  // contiguous access that fails a check) takes the general path, which also reports faults.
+  Type *i64v = warpVector(i64);
+  Value *mbits = bits(m, "access.lanes");
+  Value *base = b_.CreateExtractElement(addrs, b_.getInt32(0), "addr.lane0");
+  Value *expected = b_.CreateAdd(
+      splat(base), b_.CreateMul(b_.CreateZExt(laneIds(), i64v), llvm::ConstantInt::get(i64v, size)),
+      "addr.expected");
+  Value *contiguous =
+      b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_and, b_.CreateICmpEQ(addrs, expected),
+                              nullptr, "addr.contiguous");
+  Value *first = b_.CreateZExt(
+      b_.CreateAnd(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, mbits, b_.getFalse()),
+                   b_.getInt32(kWarpSize - 1)),
+      i64);
+  Value *lastEnd = b_.CreateZExt(
+      b_.CreateSub(b_.getInt32(kWarpSize),
+                   b_.CreateBinaryIntrinsic(llvm::Intrinsic::ctlz, mbits, b_.getFalse())),
+      i64);
+  Value *lo = b_.CreateAdd(base, b_.CreateMul(first, b_.getInt64(size)), "contig.lo");
+  Value *end = b_.CreateAdd(base, b_.CreateMul(lastEnd, b_.getInt64(size)), "contig.end");
+  Value *aligned = size > 1 ? b_.CreateICmpEQ(b_.CreateAnd(base, b_.getInt64(size - 1)),
+                                              b_.getInt64(0), "contig.aligned")
+                            : b_.getTrue();
+  Value *notNull = b_.CreateICmpUGE(lo, b_.getInt64(kNullPageSize), "contig.not.null");
+  Value *none = b_.CreateICmpEQ(mbits, b_.getInt32(0), "no.lanes");
+  Value *fastOk = b_.CreateAnd(
+      contiguous,
+      b_.CreateOr(none, b_.CreateAnd(b_.CreateAnd(notNull, aligned), regionOk(a.space, lo, end))),
+      "contig.ok");
+  auto *fastBB = newBlock("access.contiguous");
+  auto *generalBB = newBlock("access.general");
+  auto *doneBB = newBlock("access.joined");
+  b_.CreateCondBr(fastOk, fastBB, generalBB);
+  b_.SetInsertPoint(fastBB);
+  Value *fastValue = emitContiguousAccess(a, addrs, m, base);
+  auto *fastEnd = b_.GetInsertBlock();
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(generalBB);
+  Value *generalValue = emitGeneralAccess(a, addrs, m);
+  auto *generalEnd = b_.GetInsertBlock();
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(doneBB);
+  if (!fastValue)
+    return nullptr;
+  auto *phi = b_.CreatePHI(fastValue->getType(), 2, "access.value");
+  phi->addIncoming(fastValue, fastEnd);
+  phi->addIncoming(generalValue, generalEnd);
+  return phi;
+}
+
+Value *WarpCodegen::regionOk(ir::AddrSpace space, Value *lo, Value *end) {
+  using ir::AddrSpace;
+  Type *i64 = b_.getInt64Ty();
+  auto within = [&](Value *rlo, Value *rhi, const char *name) {
+    return b_.CreateAnd(b_.CreateICmpUGE(lo, rlo), b_.CreateICmpULE(end, rhi), name);
+  };
+  Value *shOk = within(sharedLo_, sharedHi_, "warp.in.shared");
+  if (space == AddrSpace::Shared)
+    return shOk;
+  Value *inDev = b_.CreateAnd(b_.CreateICmpUGE(lo, globalLo_), b_.CreateICmpULT(lo, globalHi_),
+                              "warp.in.device");
+  Value *idx = b_.CreateSelect(inDev, b_.CreateLShr(b_.CreateSub(lo, globalLo_), b_.getInt64(8)),
+                               b_.getInt64(0));
+  Value *allocEnd =
+      b_.CreateAlignedLoad(i64, b_.CreateGEP(i64, shadow_, idx), llvm::Align(8), "warp.alloc.end");
+  Value *glOk = b_.CreateAnd(inDev, b_.CreateICmpULE(end, allocEnd), "warp.in.allocation");
+  if (space == AddrSpace::Global || space == AddrSpace::Constant)
+    return b_.CreateOr(glOk, shOk);
+  return b_.CreateOr(b_.CreateOr(glOk, shOk), within(localLo_, localHi_, "warp.in.local"));
+}
+
+Value *WarpCodegen::emitContiguousAccess(const MemoryAccess &a, Value *addrs, Value *m,
+                                         Value *base) {
+  unsigned size = a.type.bytes();
+  if (mc_.options.checked && a.space != ir::AddrSpace::Constant)
+    emitCheckAccess(a, addrs, m);
+  if (mc_.options.counters) {
+    if (a.space == ir::AddrSpace::Global || a.space == ir::AddrSpace::Shared) {
+      emitCountMemo(a, addrs, m, true);
+    } else {
+      Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
+      Value *inLocal = inRange(addrs, localLo_, localHi_, size, "in.local");
+      emitCountAccess(a, addrs, m, inShared, inLocal);
+    }
+  }
+  Type *vecMemTy = warpVector(memoryType(c_, a.type));
+  Value *ptr = b_.CreateIntToPtr(base, b_.getPtrTy());
+  if (a.op == AccessOp::Load)
+    return fromMemory(b_,
+                      b_.CreateMaskedLoad(vecMemTy, ptr, llvm::Align(size), m,
+                                          llvm::Constant::getNullValue(vecMemTy), "load.vector"),
+                      a.type);
+  b_.CreateMaskedStore(toMemory(b_, a.value, a.type), ptr, llvm::Align(size), m);
+  return nullptr;
+}
+
+void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *addrs, Value *m, bool contiguous) {
+  using ir::AddrSpace;
+  unsigned size = a.type.bytes();
+  Type *i64 = b_.getInt64Ty();
+  Type *i64v = warpVector(i64);
+  const bool shared = a.space == AddrSpace::Shared;
+  const uint32_t op = static_cast<uint32_t>(a.op);
+  const uint32_t flags = op | (shared ? KERN_ACCESS_SHARED : KERN_ACCESS_GLOBAL);
+  auto *memoBB = newBlock("count.memo");
+  auto *addBB = newBlock("count.memo.add");
+  auto *callBB = newBlock("count.call");
+  auto *doneBB = newBlock("count.done");
+  Value *mbits = bits(m, "count.lanes");
+  Value *want = contiguous ? b_.CreateICmpEQ(mbits, b_.getInt32(-1), "count.full")
+                           : b_.CreateICmpNE(mbits, b_.getInt32(0), "count.any");
+  want = b_.CreateAnd(want,
+                      b_.CreateICmpNE(counterView_, llvm::ConstantPointerNull::get(b_.getPtrTy())));
+  b_.CreateCondBr(want, memoBB, callBB);
+
+  b_.SetInsertPoint(memoBB);
+  auto at = [&](Value *p, uint64_t off) {
+    return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), p, off);
+  };
+  Value *memos = b_.CreateLoad(b_.getPtrTy(), at(counterView_, 8), "memos");
+  // kern_access_memo_slot and kern_access_memo_tag, as abi.h computes them.
+  Value *lane0 = b_.CreateExtractElement(addrs, b_.getInt32(0), "memo.lane0");
+  Value *phase = b_.CreateAnd(lane0, b_.getInt64(kern_access_window(size, flags) - 1), "phase");
+  Value *slot =
+      b_.CreateAnd(b_.CreateLShr(phase, b_.getInt64(5)), b_.getInt64(KERN_MEMO_SLOTS - 1));
+  Value *memo = b_.CreateGEP(
+      b_.getInt8Ty(), memos,
+      b_.CreateMul(b_.CreateAdd(b_.getInt64(KERN_MEMO_SLOTS * (3 * uint64_t(a.site) + op)), slot),
+                   b_.getInt64(sizeof(KernAccessMemo))),
+      "memo");
+  Value *tag =
+      b_.CreateOr(phase,
+                  b_.getInt64((uint64_t(size) << 16) | (uint64_t(flags) << 24) |
+                              (uint64_t(1) << 40) | (contiguous ? KERN_MEMO_CONTIGUOUS : 0)),
+                  "memo.want");
+  Value *hit = b_.CreateAnd(
+      b_.CreateICmpEQ(b_.CreateLoad(i64, at(memo, kMemoTag), "memo.tag"), tag),
+      b_.CreateICmpUGE(warpKey_, b_.CreateLoad(i64, at(memo, kMemoSampleKey), "memo.sample.key")),
+      "memo.hit");
+  if (!contiguous) {
+    // The same active lanes at the same offsets from lane 0.
+    Value *sameMask =
+        b_.CreateICmpEQ(b_.CreateLoad(b_.getInt32Ty(), at(memo, kMemoMask), "memo.mask"), mbits);
+    Value *pattern =
+        b_.CreateAlignedLoad(i64v, at(memo, kMemoPattern), llvm::Align(8), "memo.pattern");
+    Value *samePattern = b_.CreateUnaryIntrinsic(
+        llvm::Intrinsic::vector_reduce_and,
+        b_.CreateICmpEQ(b_.CreateSub(addrs, splat(lane0)), pattern), nullptr, "memo.same");
+    hit = b_.CreateAnd(hit, b_.CreateAnd(sameMask, samePattern), "memo.hit.pattern");
+  }
+  b_.CreateCondBr(hit, addBB, callBB);
+
+  b_.SetInsertPoint(addBB);
+  Value *sites = b_.CreateLoad(b_.getPtrTy(), counterView_, "site.table");
+  const unsigned fields = shared ? KERN_SITE_SHARED_FIELDS : KERN_SITE_GLOBAL_FIELDS;
+  const uint64_t siteOff = uint64_t(a.site) * KERN_SITE_COUNTERS_BYTES;
+  const uint64_t off = siteOff + (shared ? KERN_SITE_SHARED + 32 * op : KERN_SITE_GLOBAL + 56 * op);
+  auto add = [&](uint64_t counter, uint64_t delta) {
+    Value *d = b_.CreateLoad(i64, at(memo, kMemoDelta + 8 * delta));
+    Value *p = at(sites, counter);
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, p), d), p);
+  };
+  for (unsigned k = 0; k < fields; ++k)
+    add(off + 8 * k, k);
+  if (a.op == AccessOp::Atomic) {
+    add(siteOff + KERN_SITE_ATOMICS, KERN_SITE_GLOBAL_FIELDS);
+    add(siteOff + KERN_SITE_ATOMICS + 8, KERN_SITE_GLOBAL_FIELDS + 1);
+  }
+  b_.CreateBr(doneBB);
+
+  b_.SetInsertPoint(callBB);
+  emitCountAccess(a, addrs, m, nullptr, nullptr);
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(doneBB);
+}
+
+Value *WarpCodegen::emitGeneralAccess(const MemoryAccess &a, Value *addrs, Value *m) {
+  using ir::AddrSpace;
+  unsigned size = a.type.bytes();
   AddressSummary sum = summarise(addrs, m);
   Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
   Value *inLocal = inRange(addrs, localLo_, localHi_, size, "in.local");
@@ -151,42 +336,11 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
                                                 b_.getInt64(0), "aligned")
                               : b_.getTrue();
     Value *notNull = b_.CreateICmpUGE(sum.min, b_.getInt64(kNullPageSize), "not.null");
-    auto within = [&](Value *lo, Value *hi, const char *name) {
-      return b_.CreateAnd(b_.CreateICmpUGE(sum.min, lo), b_.CreateICmpULE(maxEnd, hi), name);
-    };
-    Value *shOk = within(sharedLo_, sharedHi_, "warp.in.shared");
-    Value *locOk = within(localLo_, localHi_, "warp.in.local");
-    Value *inDev = b_.CreateAnd(b_.CreateICmpUGE(sum.min, globalLo_),
-                                b_.CreateICmpULT(sum.min, globalHi_), "warp.in.device");
-    Value *idx = b_.CreateSelect(
-        inDev, b_.CreateLShr(b_.CreateSub(sum.min, globalLo_), b_.getInt64(8)), b_.getInt64(0));
-    Value *end = b_.CreateAlignedLoad(i64, b_.CreateGEP(i64, shadow_, idx), llvm::Align(8),
-                                      "warp.alloc.end");
-    Value *glOk = b_.CreateAnd(inDev, b_.CreateICmpULE(maxEnd, end), "warp.in.allocation");
-    Value *regionOk;
-    switch (a.space) {
-    case AddrSpace::Global:
-    case AddrSpace::Constant:
-      regionOk = b_.CreateOr(glOk, shOk);
-      break;
-    case AddrSpace::Shared:
-      regionOk = shOk;
-      break;
-    case AddrSpace::Local:
-      // A local array indexed past its end must fault, not reach a neighbour's copy.
-      regionOk = b_.getTrue();
-      if (a.slot)
-        regionOk = b_.CreateUnaryIntrinsic(
-            llvm::Intrinsic::vector_reduce_and,
-            b_.CreateOr(inOwnSlot(addrs, a.slot, size), b_.CreateNot(m)), nullptr, "warp.in.slot");
-      break;
-    default:
-      regionOk = b_.CreateOr(b_.CreateOr(glOk, shOk), locOk);
-      break;
-    }
+    // Local accesses never come here (emitMemoryAccess checks them against their slot).
+    Value *inRegion = regionOk(a.space, sum.min, maxEnd);
     Value *none = b_.CreateICmpEQ(bits(m), b_.getInt32(0), "no.lanes");
     Value *fastOk =
-        b_.CreateOr(none, b_.CreateAnd(b_.CreateAnd(notNull, aligned), regionOk), "checks.ok");
+        b_.CreateOr(none, b_.CreateAnd(b_.CreateAnd(notNull, aligned), inRegion), "checks.ok");
     auto *slowBB = newBlock("checks.slow");
     auto *contBB = newBlock("checks.done");
     b_.CreateCondBr(fastOk, contBB, slowBB);
@@ -201,8 +355,12 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
   // see them.
   if (mc_.options.checked && a.space != AddrSpace::Constant)
     emitCheckAccess(a, addrs, m);
-  if (mc_.options.counters)
-    emitCountAccess(a, addrs, m, inShared, inLocal);
+  if (mc_.options.counters) {
+    if (a.space == AddrSpace::Global || a.space == AddrSpace::Shared)
+      emitCountMemo(a, addrs, m, false);
+    else
+      emitCountAccess(a, addrs, m, inShared, inLocal);
+  }
   return emitAccess(a, addrs, m, sum);
 }
 

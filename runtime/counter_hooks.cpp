@@ -5,6 +5,7 @@
 #include "backend/abi.h"
 
 #include <bit>
+#include <cstring>
 
 namespace kern::runtime {
 
@@ -30,6 +31,92 @@ CounterConfig counterConfigFor(const DeviceProfile &profile) {
   // The constant cache of cc1.x serves half-warps (CUDA C Programming Guide 3.2, 5.3.2.4).
   c.constantHalfWarp = profile.ccMajor == 1;
   return c;
+}
+
+// Compiled code addresses these by the layout backend/abi.h gives.
+static_assert(sizeof(SiteCounters) == KERN_SITE_COUNTERS_BYTES);
+static_assert(offsetof(SiteCounters, shared) == KERN_SITE_SHARED);
+static_assert(sizeof(SharedOpCounters) == KERN_SITE_SHARED_FIELDS * sizeof(uint64_t));
+static_assert(offsetof(SiteCounters, global) == KERN_SITE_GLOBAL);
+static_assert(sizeof(GlobalOpCounters) == KERN_SITE_GLOBAL_FIELDS * sizeof(uint64_t));
+static_assert(offsetof(SiteCounters, branchesExecuted) == KERN_SITE_BRANCHES);
+static_assert(offsetof(SiteCounters, atomicsExecuted) == KERN_SITE_ATOMICS &&
+              offsetof(SiteCounters, atomicThreadOps) == KERN_SITE_ATOMICS + 8);
+static_assert(uint32_t(MemoryOpKind::Load) == KERN_ACCESS_LOAD &&
+              uint32_t(MemoryOpKind::Store) == KERN_ACCESS_STORE &&
+              uint32_t(MemoryOpKind::Atomic) == KERN_ACCESS_ATOMIC);
+static_assert(offsetof(WorkerCounters, view) == 0);
+
+WorkerCounters::WorkerCounters(const CounterConfig &config, size_t sites) : set(config, sites) {
+  reset(sites);
+}
+
+void WorkerCounters::reset(size_t sites) {
+  set.clear();
+  set.reserveSites(sites);
+  for (AccessSample &s : samples)
+    s = AccessSample{};
+  // Only the tags need clearing: a memo with tag 0 is never read.
+  memos.resize(KERN_MEMO_SLOTS * 3 * set.siteCount());
+  for (KernAccessMemo &m : memos)
+    m.tag = 0;
+  syncView();
+}
+
+void WorkerCounters::syncView() {
+  view.sites = reinterpret_cast<uint8_t *>(set.siteData());
+  view.memos = memos.data();
+}
+
+void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *addrs, uint32_t mask,
+                                uint32_t size, uint64_t key, uint64_t sharedBase) {
+  const uint32_t op = flags & 3u;
+  const auto kind = static_cast<MemoryOpKind>(op);
+  const bool shared = (flags & 12u) == KERN_ACCESS_SHARED;
+  const size_t fields = shared ? KERN_SITE_SHARED_FIELDS : KERN_SITE_GLOBAL_FIELDS;
+  uint64_t before[KERN_SITE_GLOBAL_FIELDS + 2] = {};
+  uint64_t after[KERN_SITE_GLOBAL_FIELDS + 2] = {};
+  auto snapshot = [&](uint64_t *into) {
+    const SiteCounters &c = set.site(site);
+    if (shared)
+      std::memcpy(into, &c.sharedOf(kind), fields * sizeof(uint64_t));
+    else
+      std::memcpy(into, &c.globalOf(kind), fields * sizeof(uint64_t));
+    into[fields] = c.atomicsExecuted;
+    into[fields + 1] = c.atomicThreadOps;
+  };
+  snapshot(before);
+  if (shared) {
+    // The bank of a word depends on its offset within the block's shared memory, which is
+    // 256-byte aligned, so offsets give the same banks as the GPU's shared addresses.
+    uint64_t offsets[KERN_WARP_SIZE];
+    for (int l = 0; l < KERN_WARP_SIZE; ++l)
+      offsets[l] = addrs[l] - sharedBase;
+    set.recordShared(site, offsets, mask, size, kind);
+  } else {
+    set.recordGlobal(site, addrs, mask, size, kind);
+  }
+  sample(site, key, addrs, mask, size, sharedBase);
+  syncView();
+  snapshot(after);
+  const size_t index =
+      KERN_MEMO_SLOTS * (3 * size_t{site} + op) + kern_access_memo_slot(addrs[0], size, flags);
+  if (index >= memos.size())
+    return;
+  KernAccessMemo &m = memos[index];
+  bool contiguous = mask == 0xFFFFFFFFu;
+  for (int l = 0; l < KERN_WARP_SIZE; ++l) {
+    m.pattern[l] = static_cast<int64_t>(addrs[l] - addrs[0]);
+    contiguous = contiguous && addrs[l] == addrs[0] + uint64_t(l) * size;
+  }
+  m.tag = kern_access_memo_tag(addrs[0], size, flags, contiguous);
+  m.mask = mask;
+  m.sampleKey = samples[site].key;
+  std::memset(m.delta, 0, sizeof m.delta);
+  for (size_t i = 0; i < fields; ++i)
+    m.delta[i] = after[i] - before[i];
+  m.delta[KERN_SITE_GLOBAL_FIELDS] = after[fields] - before[fields];
+  m.delta[KERN_SITE_GLOBAL_FIELDS + 1] = after[fields + 1] - before[fields + 1];
 }
 
 void WorkerCounters::sample(uint32_t site, uint64_t key, const uint64_t *addrs, uint32_t mask,
@@ -84,9 +171,7 @@ void *const *CounterCollector::beginLaunch(const DeviceProfile &profile, size_t 
   }
   pointers_.clear();
   for (auto &w : workers_) {
-    w->set.clear();
-    for (AccessSample &s : w->samples)
-      s = AccessSample{};
+    w->reset(siteCount);
     pointers_.push_back(w.get());
   }
   return pointers_.data();
@@ -145,14 +230,6 @@ namespace {
 using kern::runtime::MemoryOpKind;
 using kern::runtime::WorkerCounters;
 
-/// Orders warps for AccessSample::key: block linear index, then warp.
-uint64_t warpKey(const KernWarpCtx *ctx) {
-  const uint64_t linear =
-      ctx->blockIdx[0] +
-      uint64_t(ctx->gridDim[0]) * (ctx->blockIdx[1] + uint64_t(ctx->gridDim[1]) * ctx->blockIdx[2]);
-  return (linear << 16) | ctx->warpId;
-}
-
 } // namespace
 
 extern "C" {
@@ -162,22 +239,12 @@ void kern_rt_count_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs
   auto *w = static_cast<WorkerCounters *>(ctx->counters);
   if (!w || mask == 0)
     return;
-  const MemoryOpKind kind = (flags & 3u) == KERN_ACCESS_ATOMIC  ? MemoryOpKind::Atomic
-                            : (flags & 3u) == KERN_ACCESS_STORE ? MemoryOpKind::Store
-                                                                : MemoryOpKind::Load;
-  const uint64_t key = warpKey(ctx);
+  const uint64_t key = kern_warp_key(ctx);
   switch (flags & 12u) {
-  case KERN_ACCESS_SHARED: {
-    // The bank of a word depends on its offset within the block's shared memory, which is
-    // 256-byte aligned, so offsets give the same banks as the GPU's shared addresses.
-    uint64_t offsets[KERN_WARP_SIZE];
-    const uint64_t base = reinterpret_cast<uint64_t>(ctx->shared);
-    for (int l = 0; l < KERN_WARP_SIZE; ++l)
-      offsets[l] = addrs[l] - base;
-    w->set.recordShared(site, offsets, mask, size, kind);
-    w->sample(site, key, addrs, mask, size, base);
-    break;
-  }
+  case KERN_ACCESS_SHARED:
+    w->recordMemo(site, flags & 15u, addrs, mask, size, key,
+                  reinterpret_cast<uint64_t>(ctx->shared));
+    return;
   case KERN_ACCESS_CONSTANT:
     w->set.recordConstant(site, addrs, mask);
     break;
@@ -187,15 +254,17 @@ void kern_rt_count_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs
     // and is not what the counters are for. Counted as instructions only.
     break;
   default:
-    w->set.recordGlobal(site, addrs, mask, size, kind);
-    w->sample(site, key, addrs, mask, size, 0);
-    break;
+    w->recordMemo(site, flags & 15u, addrs, mask, size, key, 0);
+    return;
   }
+  w->syncView();
 }
 
 void kern_rt_count_branch(KernWarpCtx *ctx, uint32_t site, uint32_t mask, uint32_t taken) {
-  if (auto *w = static_cast<WorkerCounters *>(ctx->counters))
+  if (auto *w = static_cast<WorkerCounters *>(ctx->counters)) {
     w->set.recordBranch(site, mask, taken);
+    w->syncView();
+  }
 }
 
 void kern_rt_count_instr(KernWarpCtx *ctx, uint32_t n, uint32_t activeLanes) {
@@ -214,8 +283,10 @@ void kern_rt_count_instr_totals(KernWarpCtx *ctx, uint64_t warpInstructions,
 namespace kern::runtime {
 
 void countBarrier(KernWarpCtx *ctx, uint32_t site) {
-  if (auto *w = static_cast<WorkerCounters *>(ctx->counters))
+  if (auto *w = static_cast<WorkerCounters *>(ctx->counters)) {
     w->set.recordBarrier(site);
+    w->syncView();
+  }
 }
 
 } // namespace kern::runtime

@@ -3,6 +3,7 @@
 // stride and alignment) for the advisor.
 #pragma once
 
+#include "backend/abi.h"
 #include "runtime/counters.h"
 #include "runtime/device.h"
 
@@ -27,12 +28,25 @@ struct AccessSample {
 };
 
 /// Counters of one worker during one launch: the CounterSet and the access samples.
+/// KernWarpCtx::counters points at it: `view` must stay its first member (compiled code reads
+/// it to update the site table and the memos without a call).
 struct WorkerCounters {
-  explicit WorkerCounters(const CounterConfig &config, size_t sites) : set(config, sites) {}
+  explicit WorkerCounters(const CounterConfig &config, size_t sites);
+  KernCounterView view{};
   CounterSet set;
   std::vector<AccessSample> samples; // by site id
+  std::vector<KernAccessMemo> memos; // by 3 x site id + operation
   void sample(uint32_t site, uint64_t key, const uint64_t *addrs, uint32_t mask, uint32_t size,
               uint64_t base);
+  /// Clears the counters, samples and memos for a new launch of a module with `sites` sites
+  /// (the tables then hold every site compiled code may name).
+  void reset(size_t sites);
+  /// Points `view` at the current tables (after anything that may have grown them).
+  void syncView();
+  /// Records a global or shared access through the rules, and remembers its shape and what
+  /// the rules added in the memo of (site, operation) (backend/abi.h).
+  void recordMemo(uint32_t site, uint32_t flags, const uint64_t *addrs, uint32_t mask,
+                  uint32_t size, uint64_t key, uint64_t sharedBase);
 };
 
 /// The counter configuration a device profile implies: its bank rule and bank count, its

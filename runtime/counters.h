@@ -141,8 +141,16 @@ public:
   void merge(const CounterSet &other);
   /// Zeroes every counter, keeping the table's size.
   void clear();
+  /// Makes the table hold at least `sites` sites.
+  void reserveSites(size_t sites) {
+    if (sites > sites_.size())
+      sites_.resize(sites);
+  }
 
   size_t siteCount() const { return sites_.size(); }
+  /// The per-site table (siteCount() entries) that compiled code updates in place; it moves
+  /// only when a site beyond siteCount() is recorded.
+  SiteCounters *siteData() { return sites_.data(); }
   /// The counters of one site (all zero for a site never recorded).
   const SiteCounters &site(CounterSiteId id) const;
   /// Counters of operations attributed to no site.

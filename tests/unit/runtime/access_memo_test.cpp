@@ -1,0 +1,145 @@
+// The memo that lets compiled code count a contiguous full-warp access without a call
+// (backend/abi.h, "counting without a call") is only right if every rule costs such an access
+// by the base's offset within kern_access_window(size) bytes. These tests check that property
+// for every rule, bank count and access size, and that a worker's recorded memo replays
+// exactly what the rules add.
+#include "backend/abi.h"
+#include "runtime/counter_hooks.h"
+#include "runtime/counter_rules.h"
+
+#include <catch2/catch.hpp>
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <random>
+
+using namespace kern::runtime;
+
+namespace {
+
+using Lanes = std::array<uint64_t, 32>;
+
+[[maybe_unused]] Lanes contiguous(uint64_t base, uint32_t size) {
+  Lanes a{};
+  for (uint32_t l = 0; l < 32; ++l)
+    a[l] = base + uint64_t{l} * size;
+  return a;
+}
+
+bool same(const GlobalAccessCost &x, const GlobalAccessCost &y) {
+  return x.requests == y.requests && x.transactions == y.transactions && x.sectors == y.sectors &&
+         x.lines128 == y.lines128 && x.bytesRequested == y.bytesRequested &&
+         x.bytesMoved == y.bytesMoved;
+}
+
+bool same(const SharedAccessCost &x, const SharedAccessCost &y) {
+  return x.requests == y.requests && x.steps == y.steps && x.idealSteps == y.idealSteps;
+}
+
+} // namespace
+
+TEST_CASE("accesses cost the same at every shift by whole memo windows", "[runtime][counters]") {
+  std::mt19937_64 rng(7);
+  const GlobalCoalescingRule globalRules[] = {
+      GlobalCoalescingRule::Cc10, GlobalCoalescingRule::Cc12, GlobalCoalescingRule::Cc2x,
+      GlobalCoalescingRule::Sectors};
+  const SharedBankRule sharedRules[] = {SharedBankRule::HalfWarp, SharedBankRule::WarpMulticast};
+  const uint32_t sizes[] = {1, 2, 4, 8, 16};
+  // Global memory: any pattern of aligned lanes under any mask, moved by whole windows.
+  for (uint32_t size : sizes) {
+    const uint64_t window = kern_access_window(size, KERN_ACCESS_GLOBAL);
+    for (int trial = 0; trial < 3000; ++trial) {
+      Lanes a{};
+      const uint64_t lane0 = (0x200000000000ull + (rng() % (1u << 20))) & ~uint64_t{size - 1};
+      const int kind = static_cast<int>(rng() % 4);
+      for (uint32_t l = 0; l < 32; ++l) {
+        const uint64_t stride = kind == 0 ? size : kind == 1 ? size * (rng() % 40) : 0;
+        a[l] = kind == 3 ? lane0 + ((rng() % 65536) & ~uint64_t{size - 1}) : lane0 + l * stride;
+      }
+      const uint32_t mask = rng() % 3 == 0 ? static_cast<uint32_t>(rng()) : ~0u;
+      const uint64_t shift = window * (1 + rng() % 4096);
+      Lanes b = a;
+      for (auto &x : b)
+        x += shift;
+      for (auto rule : globalRules)
+        for (bool write : {false, true}) {
+          INFO("global rule " << int(rule) << " size " << size << " lane 0 " << lane0);
+          CHECK(same(globalAccessCost(rule, a.data(), mask, size, write),
+                     globalAccessCost(rule, b.data(), mask, size, write)));
+        }
+    }
+  }
+  // Shared memory: any pattern of aligned lanes (offsets within the block's shared memory),
+  // moved by whole windows (a word, or an access of 8 or 16 bytes), under any mask.
+  for (uint32_t size : sizes) {
+    const uint64_t window = kern_access_window(size, KERN_ACCESS_SHARED);
+    for (int trial = 0; trial < 3000; ++trial) {
+      Lanes sa{};
+      const uint64_t lane0 = (rng() % 4096) & ~uint64_t{size - 1};
+      const int kind = static_cast<int>(rng() % 4);
+      for (uint32_t l = 0; l < 32; ++l) {
+        const uint64_t stride = kind == 0 ? size : kind == 1 ? size * (rng() % 40) : 0;
+        sa[l] = kind == 3 ? (rng() % 4096) & ~uint64_t{size - 1} : lane0 + l * stride;
+      }
+      const uint32_t mask = rng() % 3 == 0 ? static_cast<uint32_t>(rng()) : ~0u;
+      const uint64_t shift = window * (1 + rng() % 64);
+      Lanes sb = sa;
+      for (auto &x : sb)
+        x += shift;
+      for (auto rule : sharedRules)
+        for (uint32_t banks : {16u, 32u})
+          for (bool write : {false, true}) {
+            INFO("shared rule " << int(rule) << " banks " << banks << " size " << size);
+            CHECK(same(sharedAccessCost(rule, banks, sa.data(), mask, size, write),
+                       sharedAccessCost(rule, banks, sb.data(), mask, size, write)));
+          }
+    }
+  }
+}
+
+TEST_CASE("a recorded memo replays exactly what the rules added", "[runtime][counters]") {
+  CounterConfig config;
+  config.globalRule = GlobalCoalescingRule::Cc12;
+  WorkerCounters w(config, 4);
+  const Lanes a = contiguous(0x200000000040ull, 4); // 64 bytes past a 128-byte line
+  w.recordMemo(2, KERN_ACCESS_LOAD | KERN_ACCESS_GLOBAL, a.data(), ~0u, 4, 7, 0);
+  auto memoOf = [&](uint32_t op, uint64_t lane0, uint32_t flags) -> const KernAccessMemo & {
+    return w.memos[KERN_MEMO_SLOTS * (3 * 2 + op) + kern_access_memo_slot(lane0, 4, flags)];
+  };
+  const KernAccessMemo &m = memoOf(KERN_ACCESS_LOAD, a[0], KERN_ACCESS_GLOBAL);
+  CHECK(m.tag == kern_access_memo_tag(a[0], 4, KERN_ACCESS_LOAD | KERN_ACCESS_GLOBAL, true));
+  CHECK(m.mask == ~0u);
+  CHECK(m.pattern[31] == 31 * 4);
+  CHECK(m.sampleKey == 7);
+  const GlobalAccessCost cost = globalAccessCost(config.globalRule, a.data(), ~0u, 4, false);
+  CHECK(m.delta[0] == 1);
+  CHECK(m.delta[1] == cost.requests);
+  CHECK(m.delta[2] == cost.transactions);
+  CHECK(m.delta[3] == cost.sectors);
+  CHECK(m.delta[4] == cost.lines128);
+  CHECK(m.delta[5] == cost.bytesRequested);
+  CHECK(m.delta[6] == cost.bytesMoved);
+  // The view compiled code reads points at the same tables.
+  CHECK(w.view.memos == w.memos.data());
+  const auto &g = w.set.site(2).globalOf(MemoryOpKind::Load);
+  uint64_t fields[KERN_SITE_GLOBAL_FIELDS];
+  std::memcpy(fields, w.view.sites + 2 * KERN_SITE_COUNTERS_BYTES + KERN_SITE_GLOBAL,
+              sizeof fields);
+  CHECK(fields[0] == g.instructions);
+  CHECK(fields[3] == g.sectors);
+  // A non-contiguous shape is remembered with its pattern and without the contiguous bit.
+  Lanes scattered = a;
+  scattered[5] += 4096;
+  w.recordMemo(2, KERN_ACCESS_STORE | KERN_ACCESS_GLOBAL, scattered.data(), 0xFFFFu, 4, 9, 0);
+  const KernAccessMemo &st = memoOf(KERN_ACCESS_STORE, scattered[0], KERN_ACCESS_GLOBAL);
+  CHECK(st.tag ==
+        kern_access_memo_tag(scattered[0], 4, KERN_ACCESS_STORE | KERN_ACCESS_GLOBAL, false));
+  CHECK(st.mask == 0xFFFFu);
+  CHECK(st.pattern[5] == 5 * 4 + 4096);
+  CHECK(st.sampleKey == 7); // the site's sample stays the lower key's
+  // A new launch forgets the memos.
+  w.reset(4);
+  CHECK(memoOf(KERN_ACCESS_LOAD, a[0], KERN_ACCESS_GLOBAL).tag == 0);
+  CHECK(w.set.site(2).globalOf(MemoryOpKind::Load).instructions == 0);
+}
