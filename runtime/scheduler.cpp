@@ -538,10 +538,13 @@ KernWarpCtx *blockContexts(WorkerState &W, LaunchState &L, BlockState &b, uint8_
       fillContext(W.warpContexts[w], L, b, shared, w);
     W.warpContextsLaunch = L.serial;
   }
+  const uint32_t bx = b.blockIdx[0], by = b.blockIdx[1], bz = b.blockIdx[2];
   for (uint32_t w = 0; w < L.warpsPerBlock; ++w) {
     KernWarpCtx &ctx = W.warpContexts[w];
     ctx.shared = shared;
-    std::memcpy(ctx.blockIdx, b.blockIdx, sizeof ctx.blockIdx);
+    ctx.blockIdx[0] = bx;
+    ctx.blockIdx[1] = by;
+    ctx.blockIdx[2] = bz;
     ctx.block = &b;
     ctx.counters = b.counters;
     ctx.fault = 0;
@@ -582,9 +585,21 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
   b.launch = &L;
   b.linear = linear;
   b.counters = W.counters;
-  b.blockIdx[0] = static_cast<uint32_t>(linear % cfg.grid[0]);
-  b.blockIdx[1] = static_cast<uint32_t>(linear / cfg.grid[0] % cfg.grid[1]);
-  b.blockIdx[2] = static_cast<uint32_t>(linear / (uint64_t(cfg.grid[0]) * cfg.grid[1]));
+  if (cfg.grid[1] == 1 && cfg.grid[2] == 1) {
+    // A 1-D grid (the common case): no division, whose latency every warp of the block would
+    // wait for when it reads its context.
+    b.blockIdx[0] = static_cast<uint32_t>(linear);
+    b.blockIdx[1] = b.blockIdx[2] = 0;
+  } else if (linear <= UINT32_MAX) {
+    const uint32_t l = static_cast<uint32_t>(linear), xy = l / cfg.grid[0];
+    b.blockIdx[0] = l - xy * cfg.grid[0];
+    b.blockIdx[1] = xy % cfg.grid[1];
+    b.blockIdx[2] = xy / cfg.grid[1];
+  } else {
+    b.blockIdx[0] = static_cast<uint32_t>(linear % cfg.grid[0]);
+    b.blockIdx[1] = static_cast<uint32_t>(linear / cfg.grid[0] % cfg.grid[1]);
+    b.blockIdx[2] = static_cast<uint32_t>(linear / (uint64_t(cfg.grid[0]) * cfg.grid[1]));
+  }
   uint8_t *shared = W.sharedMemory(cfg.sharedBytes);
   b.checked = W.checked;
   if (b.checked)
