@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the W1-W6 benchmarks: native -O2 references and kern (fast and profile modes, 1 and 2 workers), prints a table of medians and writes bench/results.json.
+# Runs the W1-W6 benchmarks: native -O2 references and kern (fast, profile and checked modes, 1 and 2 workers), prints a table of medians and writes bench/results.json.
 #
 # usage: bench/run.sh [--smoke] [--rounds N] [--kern PATH] [--out FILE]
 #   --smoke      tiny sizes, one round, no start-up figure: checks that everything runs and passes
@@ -52,9 +52,12 @@ for i in 1 2 3 4 5 6; do
     "$cxx" -O2 -march=native -std=c++20 -o "$refdir/w$i" "bench/ref/w$i.cpp"
 done
 
-# Profile mode (every counter on) is `kern run --stats` once the flag exists.
+# Profile mode (every counter on) is `kern run --stats` once the flag exists; checked mode is
+# `kern run --checked`.
 has_stats=0
 if "$kern" run --help 2>&1 | grep -q -- '--stats'; then has_stats=1; fi
+has_checked=0
+if "$kern" run --help 2>&1 | grep -q -- '--checked'; then has_checked=1; fi
 
 # name | .kern file | reference | full size | smoke size | low reps | high reps | ref reps | PoCL ms (- for none)
 workloads=(
@@ -111,6 +114,7 @@ fmt() {
 
 configs=("fast 1" "fast 2")
 if [[ $has_stats -eq 1 ]]; then configs+=("profile 1" "profile 2"); fi
+if [[ $has_checked -eq 1 ]]; then configs+=("checked 1" "checked 2"); fi
 
 declare -A samples
 for ((round = 1; round <= rounds; ++round)); do
@@ -127,6 +131,7 @@ for ((round = 1; round <= rounds; ++round)); do
             read -r mode workers <<<"$c"
             args=(--workers "$workers")
             if [[ $mode == profile ]]; then args+=(--stats); fi
+            if [[ $mode == checked ]]; then args+=(--checked); fi
             ms=$(kern_launch_ms "$file" "$size" "$lo" "$hi" "${args[@]}")
             samples["$name|$mode $workers"]+="$ms "
         done
@@ -144,10 +149,10 @@ failures=0
 if [[ -f "$tmp/failed" ]]; then failures=$(wc -l <"$tmp/failed"); fi
 
 # The table and the JSON.
-header="| workload | native -O2 ms | kern fast 1w ms | kern fast 2w ms | fast 2w / native | 2w speed-up | kern profile 2w ms | profile 2w / native | PoCL 2t ms | fast 2w beats PoCL |"
+header="| workload | native -O2 ms | kern fast 1w ms | kern fast 2w ms | fast 2w / native | 2w speed-up | kern profile 2w ms | profile 2w / native | kern checked 2w ms | checked 2w / native | PoCL 2t ms | fast 2w beats PoCL |"
 echo
 echo "$header"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 json_rows=()
 for w in "${workloads[@]}"; do
     IFS='|' read -r name file ref size small lo hi rreps pocl <<<"$w"
@@ -165,14 +170,22 @@ for w in "${workloads[@]}"; do
         # shellcheck disable=SC2086
         p2=$(median ${samples["$name|profile 2"]})
     fi
+    c1="nan"
+    c2="nan"
+    if [[ $has_checked -eq 1 ]]; then
+        # shellcheck disable=SC2086
+        c1=$(median ${samples["$name|checked 1"]})
+        # shellcheck disable=SC2086
+        c2=$(median ${samples["$name|checked 2"]})
+    fi
     beats="n/a"
     if [[ $pocl != "-" && $f2 != "nan" ]]; then
         beats=$(awk -v a="$f2" -v b="$pocl" 'BEGIN { print (a < b) ? "yes" : "no" }')
     fi
     [[ $smoke -eq 1 ]] && beats="n/a (smoke)"
-    echo "| $name | $(fmt "$nat") | $(fmt "$f1") | $(fmt "$f2") | $(ratio "$f2" "$nat") | $(ratio "$f1" "$f2") | $(fmt "$p2") | $(ratio "$p2" "$nat") | ${pocl/-/n/a} | $beats |"
+    echo "| $name | $(fmt "$nat") | $(fmt "$f1") | $(fmt "$f2") | $(ratio "$f2" "$nat") | $(ratio "$f1" "$f2") | $(fmt "$p2") | $(ratio "$p2" "$nat") | $(fmt "$c2") | $(ratio "$c2" "$nat") | ${pocl/-/n/a} | $beats |"
     jnum() { if [[ $1 == nan || $1 == n/a || $1 == - ]]; then echo null; else echo "$1"; fi; }
-    json_rows+=("    {\"workload\": \"$name\", \"size\": $size, \"native_o2_ms\": $(jnum "$nat"), \"fast_1w_ms\": $(jnum "$f1"), \"fast_2w_ms\": $(jnum "$f2"), \"profile_1w_ms\": $(jnum "$p1"), \"profile_2w_ms\": $(jnum "$p2"), \"fast_2w_over_native\": $(jnum "$(ratio "$f2" "$nat")"), \"profile_2w_over_native\": $(jnum "$(ratio "$p2" "$nat")"), \"speedup_2w_over_1w\": $(jnum "$(ratio "$f1" "$f2")"), \"pocl_2t_ms\": $(jnum "$pocl"), \"launches_low\": $lo, \"launches_high\": $hi}")
+    json_rows+=("    {\"workload\": \"$name\", \"size\": $size, \"native_o2_ms\": $(jnum "$nat"), \"fast_1w_ms\": $(jnum "$f1"), \"fast_2w_ms\": $(jnum "$f2"), \"profile_1w_ms\": $(jnum "$p1"), \"profile_2w_ms\": $(jnum "$p2"), \"checked_1w_ms\": $(jnum "$c1"), \"checked_2w_ms\": $(jnum "$c2"), \"checked_2w_over_native\": $(jnum "$(ratio "$c2" "$nat")"), \"fast_2w_over_native\": $(jnum "$(ratio "$f2" "$nat")"), \"profile_2w_over_native\": $(jnum "$(ratio "$p2" "$nat")"), \"speedup_2w_over_1w\": $(jnum "$(ratio "$f1" "$f2")"), \"pocl_2t_ms\": $(jnum "$pocl"), \"launches_low\": $lo, \"launches_high\": $hi}")
 done
 echo
 if [[ $has_stats -eq 0 ]]; then echo "profile mode: n/a (this kern has no --stats flag)"; fi
@@ -185,6 +198,7 @@ if [[ -n "$out" ]]; then
         echo "  \"machine\": {\"nproc\": $(nproc), \"cpu\": \"$(lscpu | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }')\"},"
         echo "  \"kern\": \"$kern\", \"smoke\": $([[ $smoke -eq 1 ]] && echo true || echo false), \"rounds\": $rounds,"
         echo "  \"profile_mode\": $([[ $has_stats -eq 1 ]] && echo true || echo false),"
+        echo "  \"checked_mode\": $([[ $has_checked -eq 1 ]] && echo true || echo false),"
         echo "  \"startup_vecadd_ms\": $([[ $startup == nan ]] && echo null || echo "$startup"),"
         echo "  \"failures\": $failures,"
         echo "  \"workloads\": ["
