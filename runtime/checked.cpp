@@ -297,6 +297,11 @@ void kern_rt_check_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs
     const uint64_t value = values ? values[lane] : 0;
     if (a == prevAddr && (op == KERN_ACCESS_LOAD || value == prevValue))
       continue;
+    // A load at the address of the same lane of the other half-warp (rows of a 16-wide block)
+    // finds what that lane left: this warp's own read of this very instruction.
+    if (op == KERN_ACCESS_LOAD && lane >= 16 && ((mask >> (lane - 16)) & 1u) &&
+        addrs[lane - 16] == a)
+      continue;
     prevAddr = a;
     prevValue = value;
     if (a - shLo < shBytes) {
