@@ -252,6 +252,9 @@ int32_t kern_rt_cudaFree(KernHostCtx *ctx, void *p);
 int32_t kern_rt_cudaMemcpy(KernHostCtx *ctx, void *dst, const void *src, uint64_t n, int32_t kind);
 int32_t kern_rt_cudaMemset(KernHostCtx *ctx, void *p, int32_t value, uint64_t n);
 int32_t kern_rt_cudaDeviceSynchronize(KernHostCtx *ctx);
+/// cudaProfilerStart/Stop (cuda_profiler_api.h): open and close the range of profiled launches.
+int32_t kern_rt_cudaProfilerStart(KernHostCtx *ctx);
+int32_t kern_rt_cudaProfilerStop(KernHostCtx *ctx);
 int32_t kern_rt_cudaThreadSynchronize(KernHostCtx *ctx);
 int32_t kern_rt_cudaGetLastError(KernHostCtx *ctx);
 int32_t kern_rt_cudaPeekAtLastError(KernHostCtx *ctx);

@@ -58,7 +58,8 @@ std::vector<std::string> advise(const ReportInput &in) {
 
   // Launch configuration.
   for (const LaunchRecord &l : rt.launches()) {
-    if (l.occupancy.blocksPerSM == 0)
+    // The advisor covers the profiled launches only (as the counters do).
+    if (l.occupancy.blocksPerSM == 0 || !l.profiled)
       continue;
     const std::string where = launchWhere(in, l);
     const uint64_t threads = uint64_t(l.block[0]) * l.block[1] * l.block[2];

@@ -104,9 +104,16 @@ std::string annotateSource(const ReportInput &in) {
   width = std::min<size_t>(width, 64);
 
   const bool sectorsRule = rt.device().globalRule == GlobalRule::Sectors;
+  size_t profiled = 0;
+  for (const auto &launch : rt.launches())
+    profiled += launch.profiled;
+  const std::string over = profiled == rt.launches().size()
+                               ? std::to_string(profiled) + " launch(es)"
+                               : std::to_string(profiled) + " profiled launch(es) of " +
+                                     std::to_string(rt.launches().size());
   std::string out = "// " + in.program + " on " + rt.device().name + ": counters summed over " +
-                    std::to_string(rt.launches().size()) + " launch(es); '<<<' marks the lines " +
-                    "that cost the most (conflicts, wasted sectors, divergence)\n";
+                    over + "; '<<<' marks the lines that cost the most (conflicts, wasted " +
+                    "sectors, divergence)\n";
   for (size_t i = 0; i < lines.size(); ++i) {
     const uint32_t line = static_cast<uint32_t>(i + 1);
     char num[16];

@@ -1,5 +1,6 @@
 // The runtime API about the device itself: cudaGetDeviceProperties from the profile, the
-// __device__/__constant__ symbol functions, kernel attributes and the occupancy API, asserts.
+// __device__/__constant__ symbol functions, kernel attributes and the occupancy API, asserts,
+// and the profiler's range (cuda_profiler_api.h).
 #include "runtime/errors.h"
 #include "runtime/runtime.h"
 
@@ -263,4 +264,26 @@ void Runtime::hostAssert(uint32_t site, const char *message) {
   options_.err(lastErrorMessage_ + "\n");
 }
 
+// ---- the profiler's range (cuda_profiler_api.h) ---------------------------------------------
+
+// As under Nsight Compute: the range only decides which launches are eligible for profiling
+// (LaunchFilter); a run that does not count ignores it. Like the other calls, both report an
+// earlier kernel fault.
+int32_t Runtime::cudaProfilerStart() {
+  profilerActive_ = true;
+  return stickyError_;
+}
+
+int32_t Runtime::cudaProfilerStop() {
+  profilerActive_ = false;
+  return stickyError_;
+}
+
 } // namespace kern::runtime
+
+// The host functions behind cudaProfilerStart/Stop; the host code generator calls
+// kern_rt_<name>(ctx) for every Runtime intrinsic (ir/intrinsics.def).
+extern "C" {
+int32_t kern_rt_cudaProfilerStart(KernHostCtx *ctx) { return ctx->rt->cudaProfilerStart(); }
+int32_t kern_rt_cudaProfilerStop(KernHostCtx *ctx) { return ctx->rt->cudaProfilerStop(); }
+}

@@ -73,6 +73,8 @@ void kern_options_init(kern_options *o) {
     return;
   *o = kern_options{};
   o->opt_level = 2;
+  o->mode = KERN_MODE_FAST;
+  o->profile_from_start = 1;
 }
 
 kern_status kern_engine_create(const kern_options *options, kern_engine **engine) {
@@ -94,8 +96,34 @@ kern_status kern_engine_create(const kern_options *options, kern_engine **engine
   o.out = sink(e->copts.out, e->copts.user);
   o.err = sink(e->copts.err, e->copts.user);
   o.diagnostics = sink(e->copts.diagnostics, e->copts.user);
+  switch (e->copts.mode) {
+  case KERN_MODE_FAST:
+    o.mode = kern::Mode::Fast;
+    break;
+  case KERN_MODE_PROFILE:
+    o.mode = kern::Mode::Profile;
+    break;
+  case KERN_MODE_CHECKED:
+    o.mode = kern::Mode::Checked;
+    break;
+  default:
+    delete e;
+    return KERN_USAGE_ERROR;
+  }
+  o.kernelName = e->copts.kernel_name ? e->copts.kernel_name : "";
+  e->copts.kernel_name = nullptr; // copied: the caller's string need not outlive the call
+  o.launchSkip = e->copts.launch_skip;
+  o.launchCount = e->copts.launch_count;
+  o.profileFromStart = e->copts.profile_from_start != 0;
+  if (kern_launch_filter_fn fn = e->copts.launch_filter) {
+    void *user = e->copts.launch_filter_user;
+    o.launchFilter = [fn, user](std::string_view kernel, uint64_t index) {
+      const std::string name(kernel); // NUL-terminated for C
+      return fn(user, name.c_str(), index) != 0;
+    };
+  }
   std::string error;
-  if (!kern::checkDevice(o, error)) {
+  if (!kern::checkDevice(o, error) || !kern::checkLaunchFilter(o, error)) {
     delete e;
     return KERN_USAGE_ERROR;
   }
@@ -334,6 +362,18 @@ kern_status kern_launch(kern_program *program, const char *kernel, kern_dim3 gri
 void kern_program_reset_device(kern_program *program) {
   if (program)
     program->program->resetDevice();
+}
+
+kern_status kern_profiler_start(kern_program *program) {
+  if (!program)
+    return KERN_USAGE_ERROR;
+  return take(program->engine, program->program->profilerStart());
+}
+
+kern_status kern_profiler_stop(kern_program *program) {
+  if (!program)
+    return KERN_USAGE_ERROR;
+  return take(program->engine, program->program->profilerStop());
 }
 
 kern_status kern_last_launch_stats(kern_program *program, kern_launch_stats *stats) {

@@ -79,9 +79,27 @@ struct Engine::Impl {
   Options options;
 };
 
+runtime::LaunchFilter launchFilter(const Options &o) {
+  runtime::LaunchFilter f;
+  f.kernelName = o.kernelName;
+  f.launchSkip = o.launchSkip;
+  f.launchCount = o.launchCount;
+  f.profileFromStart = o.profileFromStart;
+  f.predicate = o.launchFilter;
+  return f;
+}
+
 bool countersOn(const Options &o) {
-  return o.counters || o.stats || o.annotate || !o.reportPath.empty() ||
-         !o.countersTextPath.empty();
+  return o.mode == Mode::Profile || o.counters || o.stats || o.annotate || !o.reportPath.empty() ||
+         !o.countersTextPath.empty() || launchFilter(o).selects();
+}
+
+bool checkedOn(const Options &o) { return o.mode == Mode::Checked || o.checked; }
+
+bool selectsLaunches(const Options &o) { return countersOn(o) && launchFilter(o).selects(); }
+
+bool checkLaunchFilter(const Options &options, std::string &error) {
+  return runtime::checkLaunchFilter(launchFilter(options), error);
 }
 
 void writeErr(const Options &o, std::string_view text) {
@@ -101,7 +119,8 @@ runtime::Runtime::Options runtimeOptions(const Options &o) {
   ro.err = o.err;
   ro.timeoutSeconds = o.timeoutSeconds;
   ro.counters = countersOn(o);
-  ro.checked = o.checked;
+  ro.checked = checkedOn(o);
+  ro.filter = launchFilter(o);
   return ro;
 }
 
@@ -166,16 +185,57 @@ void buildSignatures(Program::Impl &p, const KernelTypes &types) {
   }
 }
 
+namespace {
+
+/// What compiled code may call: the runtime's functions.
+const backend::SymbolList &jitSymbols() {
+  static const backend::SymbolList symbols = runtime::runtimeSymbols();
+  return symbols;
+}
+
+backend::CompileOptions compileOptions(const Options &o, bool counters) {
+  backend::CompileOptions co;
+  co.counters = counters;
+  co.checked = checkedOn(o);
+  co.optLevel = o.optLevel >= 0 && o.optLevel <= 3 ? o.optLevel : 2;
+  return co;
+}
+
+} // namespace
+
 bool Program::Impl::compileNative() {
   if (nativeTried)
     return native != nullptr;
   nativeTried = true;
-  backend::CompileOptions co;
-  co.counters = countersOn(*options);
-  co.checked = options->checked;
-  co.optLevel = options->optLevel >= 0 && options->optLevel <= 3 ? options->optLevel : 2;
-  native = backend::compile(*module, co, runtime::runtimeSymbols(), nativeError);
+  // A run that selects launches one by one starts with the fast variant only: the counting one
+  // is compiled when a launch needs it, so a filter that selects nothing costs nothing.
+  const bool counters = countersOn(*options) && !selectsLaunches(*options);
+  native = backend::compile(*module, compileOptions(*options, counters), jitSymbols(), nativeError);
   return native != nullptr;
+}
+
+bool Program::Impl::compileCounting() {
+  if (countingTried)
+    return countingNative != nullptr;
+  countingTried = true;
+  countingNative =
+      backend::compile(*module, compileOptions(*options, true), jitSymbols(), countingError);
+  return countingNative != nullptr;
+}
+
+runtime::CountingVariant Program::Impl::countingVariant() {
+  if (!selectsLaunches(*options))
+    return {};
+  return [this](std::vector<backend::WarpFunction> &kernels, std::string &error) {
+    if (!compileCounting()) {
+      error = countingError;
+      return false;
+    }
+    kernels.clear();
+    for (size_t i = 0; i < module->kernels().size(); ++i)
+      kernels.push_back(countingNative->kernel(i));
+    return true;
+  };
 }
 
 void Program::Impl::reportInternal(const std::string &what) {
@@ -246,7 +306,8 @@ RunResult Program::run(const std::vector<std::string> &args) {
 
   runtime::Runtime::Options ro = runtimeOptions(*impl_->options);
   std::string deviceError;
-  if (!resolveDevice(*impl_->options, ro.device, deviceError)) {
+  if (!checkLaunchFilter(*impl_->options, deviceError) ||
+      !resolveDevice(*impl_->options, ro.device, deviceError)) {
     writeErr(*impl_->options, "kern: " + deviceError + "\n");
     result.status = Status::UsageError;
     result.exitCode = 2;
@@ -258,7 +319,8 @@ RunResult Program::run(const std::vector<std::string> &args) {
   auto errOut = [&o](std::string_view text) { writeErr(o, text); };
   if (o.stats)
     ro.onLaunchEnd = [&report, errOut](size_t launch) {
-      errOut(runtime::launchStatsTable(report, launch));
+      if (report.rt->launches()[launch].profiled) // no table for a launch that counted nothing
+        errOut(runtime::launchStatsTable(report, launch));
     };
   runtime::Runtime rt(ro);
   report.rt = &rt;
@@ -283,8 +345,9 @@ RunResult Program::run(const std::vector<std::string> &args) {
 
   std::vector<runtime::KernelInfo> kernels = kernelInfos(*impl_->module, *impl_->native);
   Impl *impl = impl_.get();
-  rt.setProgram(std::move(kernels), impl_->module.get(),
-                [impl](uint32_t site) { return impl->siteLocation(site); });
+  rt.setProgram(
+      std::move(kernels), impl_->module.get(),
+      [impl](uint32_t site) { return impl->siteLocation(site); }, impl_->countingVariant());
   // runMain puts the program's name in argv[0] itself.
   result.exitCode = rt.runMain(mainFn, args);
   result.faulted = rt.faulted();

@@ -17,8 +17,16 @@
 
 namespace kern {
 
-/// Every report but the trace reads the counters, so asking for one turns them on.
+/// Whether a run counts: Mode::Profile, or any field that needs counters (every report but
+/// the trace, and the launch filter).
 bool countersOn(const Options &o);
+/// Whether a run checks: Mode::Checked or Options::checked.
+bool checkedOn(const Options &o);
+/// The launch filter that `o` describes (Options::kernelName, launchSkip...).
+runtime::LaunchFilter launchFilter(const Options &o);
+/// Whether runs select the launches they profile one by one (counters on and a filter): the
+/// program is then compiled fast, and its counting variant on the first profiled launch.
+bool selectsLaunches(const Options &o);
 /// The profile that `options` name: the JSON file if given, else the built-in by name.
 bool resolveDevice(const Options &options, runtime::DeviceProfile &out, std::string &error);
 /// Writes `text` to Options::err, or to the process's stderr after flushing stdout.
@@ -41,6 +49,11 @@ struct Program::Impl {
   std::unique_ptr<backend::CompiledProgram> native;
   std::string nativeError;
   bool nativeTried = false;
+  // With per-launch selection (selectsLaunches), `native` is the fast variant and this the
+  // one with the counter hooks, compiled once, when the first profiled launch needs it.
+  std::unique_ptr<backend::CompiledProgram> countingNative;
+  std::string countingError;
+  bool countingTried = false;
   std::vector<KernelSignature> signatures;
 
   // The virtual device of Program::launch (program_api.cpp), created on first use.
@@ -53,6 +66,11 @@ struct Program::Impl {
 
   /// JIT-compiles the module on first use (emit --ir never needs it).
   bool compileNative();
+  /// JIT-compiles the counting variant on first use (per-launch selection only).
+  bool compileCounting();
+  /// What Runtime::setProgram takes for the counting variant: empty unless the run selects
+  /// launches one by one.
+  runtime::CountingVariant countingVariant();
   void reportInternal(const std::string &what);
   std::string siteLocation(uint32_t site) const;
   std::string fileName(uint32_t file) const;

@@ -99,7 +99,7 @@ static bool ensureDevice(Program::Impl &p, std::string &error) {
   }
   const Options &o = *p.options;
   runtime::Runtime::Options ro = runtimeOptions(o);
-  if (!resolveDevice(o, ro.device, error))
+  if (!checkLaunchFilter(o, error) || !resolveDevice(o, ro.device, error))
     return false;
   // The runtime's messages are both returned with the call's result and passed on.
   Program::Impl *impl = &p;
@@ -111,7 +111,9 @@ static bool ensureDevice(Program::Impl &p, std::string &error) {
     ro.onLaunchEnd = [impl](size_t i) {
       if (impl->launchTables.size() <= i)
         impl->launchTables.resize(i + 1);
-      impl->launchTables[i] = runtime::launchStatsTable(impl->report, i);
+      // A launch that was not profiled has no table (launchTable() gives "").
+      if (impl->device->launches()[i].profiled)
+        impl->launchTables[i] = runtime::launchStatsTable(impl->report, i);
     };
   p.device = std::make_unique<runtime::Runtime>(std::move(ro));
   p.report = {};
@@ -120,8 +122,9 @@ static bool ensureDevice(Program::Impl &p, std::string &error) {
   if (p.sources.fileCount() > 0)
     p.report.source = p.sources.fileText(0);
   p.report.sites = runtime::siteTable(*p.module, [impl](uint32_t f) { return impl->fileName(f); });
-  p.device->setProgram(kernelInfos(*p.module, *p.native), p.module.get(),
-                       [impl](uint32_t site) { return impl->siteLocation(site); });
+  p.device->setProgram(
+      kernelInfos(*p.module, *p.native), p.module.get(),
+      [impl](uint32_t site) { return impl->siteLocation(site); }, p.countingVariant());
   p.buffers.clear();
   p.launchTables.clear();
   return true;
@@ -231,7 +234,7 @@ static LaunchStats toStats(const runtime::Runtime &rt, size_t i) {
   s.occupancy = rec.occupancy.occupancy;
   s.errorCode = rec.error;
   s.faulted = rec.faulted;
-  if (i < rt.counters().launchCount() && rt.counters().any()) {
+  if (rec.profiled) {
     const runtime::SiteCounters &c = rt.counters().launch(i).total;
     using runtime::MemoryOpKind;
     s.counted = true;
@@ -388,6 +391,22 @@ std::vector<LaunchStats> Program::launches() const {
 std::string Program::launchTable(size_t index) const {
   return index < impl_->launchTables.size() ? impl_->launchTables[index] : std::string();
 }
+
+/// The embedding side of cudaProfilerStart (`start`) and cudaProfilerStop.
+static Result profilerRange(Program::Impl &p, bool start) {
+  std::string error;
+  if (!ensureDevice(p, error))
+    return failure(Status::UsageError, "kern: " + error);
+  if (start)
+    p.device->cudaProfilerStart();
+  else
+    p.device->cudaProfilerStop();
+  return {};
+}
+
+Result Program::profilerStart() { return profilerRange(*impl_, true); }
+
+Result Program::profilerStop() { return profilerRange(*impl_, false); }
 
 std::string Program::reportJson() const {
   if (!impl_->device)

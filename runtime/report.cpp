@@ -220,13 +220,19 @@ std::string programSummary(const ReportInput &in) {
   std::map<std::string, std::pair<uint64_t, SiteCounters>> byKernel;
   for (size_t i = 0; i < rt.launches().size(); ++i) {
     const LaunchRecord &l = rt.launches()[i];
+    if (!l.profiled) // the summary covers the profiled launches only
+      continue;
     auto [it, fresh] = byKernel.try_emplace(l.kernel);
     if (fresh)
       order.push_back(l.kernel);
     ++it->second.first;
     it->second.second += rt.counters().launch(i).total;
   }
-  out += "kern: counters on " + rt.device().name + ":\n";
+  out += "kern: counters on " + rt.device().name;
+  if (rt.profiledLaunches() != rt.launches().size())
+    out +=
+        " (" + u(rt.profiledLaunches()) + " of " + u(rt.launches().size()) + " launches profiled)";
+  out += ":\n";
   for (const std::string &k : order) {
     const auto &[n, c] = byKernel[k];
     std::string line = "  " + k + " (" + u(n) + (n == 1 ? " launch" : " launches") + "):";
@@ -359,6 +365,7 @@ std::string reportJson(const ReportInput &in) {
          ",\"registersSource\":" + jsonString(l.registersSource) +
          ",\"error\":" + std::to_string(l.error) +
          ",\"faulted\":" + (l.faulted ? "true" : "false") +
+         ",\"profiled\":" + (l.profiled ? "true" : "false") +
          ",\"startSeconds\":" + jsonNumber(l.startSeconds) +
          ",\"modelledSeconds\":" + jsonNumber(l.modelledSeconds) +
          ",\n     \"occupancy\":{\"blocksPerSM\":" + u(l.occupancy.blocksPerSM) +
@@ -392,8 +399,8 @@ std::string reportJson(const ReportInput &in) {
   const TransferTotals t = transferTotals(rt);
   const double k = kernelSeconds(rt);
   o += "],\n  \"program\": {\"launches\":" + u(rt.launches().size()) +
-       ",\"kernelSeconds\":" + jsonNumber(k) + ",\"transfers\":" + transferTotalsJson(t) +
-       ",\"transferToKernelRatio\":" +
+       ",\"profiledLaunches\":" + u(rt.profiledLaunches()) + ",\"kernelSeconds\":" + jsonNumber(k) +
+       ",\"transfers\":" + transferTotalsJson(t) + ",\"transferToKernelRatio\":" +
        (k > 0 ? jsonNumber((t.seconds[0] + t.seconds[1]) / k) : std::string("null")) +
        ",\n    \"totals\":" + countersJson(rt.counters().program().total) +
        ",\n    \"sites\":" + sitesJson(rt.counters().program().sites) + "}\n}\n";
@@ -464,6 +471,7 @@ std::string countersText(const ReportInput &in) {
     counterLines(out, "line " + u(line), c);
   counterLines(out, "total", rt.counters().program().total);
   out += "total launches " + u(rt.launches().size()) + "\n";
+  out += "total launches.profiled " + u(rt.profiledLaunches()) + "\n";
   const TransferTotals t = transferTotals(rt);
   for (int d = 0; d < 2; ++d) {
     const std::string p = std::string("total transfers.") + (d == 0 ? "h2d" : "d2h") + ".";
@@ -504,6 +512,10 @@ bool finishReports(const ReportInput &in, const ReportRequest &req,
   bool ok = true;
   if (req.summary && in.rt->counters().any())
     err(programSummary(in));
+  else if (req.summary && !in.rt->launches().empty())
+    err(in.rt->launches().size() == 1
+            ? std::string("kern: the launch was not profiled\n")
+            : "kern: none of the " + u(in.rt->launches().size()) + " launches was profiled\n");
   if (req.stats || req.annotate)
     for (const std::string &line : advise(in))
       err(line + "\n");

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <regex>
 #include <thread>
 
 namespace kern::runtime {
@@ -16,6 +17,9 @@ namespace kern::runtime {
 const char kHostCtxTag = 0;
 
 namespace {
+
+// LaunchFilter::kernelName's prefix for a regular expression (Nsight Compute's spelling).
+constexpr std::string_view kRegexPrefix = "regex:";
 
 // Addresses below this are "near null": a null struct pointer plus a field offset.
 constexpr uint64_t kNullPage = 4096;
@@ -110,13 +114,51 @@ Runtime::Runtime(Options options)
     };
   if (options_.checked)
     checker_ = std::make_unique<Checker>(device_.lo(), device_.hi() - device_.lo());
+  profilerActive_ = options_.filter.profileFromStart;
+  const std::string &name = options_.filter.kernelName;
+  if (name.rfind(kRegexPrefix, 0) == 0) {
+    // Checked by checkLaunchFilter before a run; a pattern that still fails matches nothing.
+    try {
+      auto re = std::make_shared<const std::regex>(name.substr(kRegexPrefix.size()));
+      kernelMatches_ = [re](std::string_view k) {
+        return std::regex_search(k.begin(), k.end(), *re);
+      };
+    } catch (const std::regex_error &) {
+      kernelMatches_ = [](std::string_view) { return false; };
+    }
+  } else if (!name.empty()) {
+    kernelMatches_ = [name](std::string_view k) { return k == name; };
+  }
+}
+
+bool checkLaunchFilter(const LaunchFilter &filter, std::string &error) {
+  const std::string &name = filter.kernelName;
+  if (name.rfind(kRegexPrefix, 0) != 0)
+    return true;
+  const std::string pattern = name.substr(kRegexPrefix.size());
+  if (pattern.empty()) {
+    error = "the kernel name filter 'regex:' has no pattern";
+    return false;
+  }
+  try {
+    std::regex re(pattern);
+  } catch (const std::regex_error &e) {
+    error = "the kernel name filter '" + name + "' is not a valid regular expression (" + e.what() +
+            ")";
+    return false;
+  }
+  return true;
 }
 
 Runtime::~Runtime() = default;
 
 void Runtime::setProgram(std::vector<KernelInfo> kernels, const ir::Module *module,
-                         std::function<std::string(uint32_t)> siteLocation) {
+                         std::function<std::string(uint32_t)> siteLocation,
+                         CountingVariant counting) {
   kernels_ = std::move(kernels);
+  countingVariant_ = std::move(counting);
+  countingKernels_.clear();
+  countingFetched_ = false;
   module_ = module;
   siteLocation_ = std::move(siteLocation);
   if (!module_)
@@ -410,6 +452,41 @@ int Runtime::kernelRegisters(const KernelInfo &k, std::string *source) const {
   return k.registers;
 }
 
+bool Runtime::selectForProfile(const KernelInfo &k, uint64_t index) {
+  if (!options_.counters || !profilerActive_)
+    return false;
+  const LaunchFilter &f = options_.filter;
+  if (kernelMatches_ && !kernelMatches_(k.name))
+    return false;
+  if (f.predicate && !f.predicate(k.name, index))
+    return false;
+  // Nsight Compute's --launch-skip and --launch-count count launches that passed the filters.
+  const uint64_t passed = filterPassed_++;
+  if (passed < f.launchSkip)
+    return false;
+  return f.launchCount == 0 || passed - f.launchSkip < f.launchCount;
+}
+
+const KernelInfo *Runtime::countingKernel(uint32_t kernel) {
+  if (!countingVariant_)
+    return &kernels_[kernel]; // the kernels were compiled as the run counts
+  if (!countingFetched_) {
+    countingFetched_ = true;
+    std::vector<backend::WarpFunction> fns;
+    std::string error;
+    if (!countingVariant_(fns, error) || fns.size() != kernels_.size()) {
+      reportHostError("internal error: the kernels with counters are not available" +
+                      (error.empty() ? std::string() : ": " + error));
+    } else {
+      countingKernels_ = kernels_;
+      for (size_t i = 0; i < fns.size(); ++i)
+        countingKernels_[i].fn = fns[i];
+    }
+  }
+  return kernel < countingKernels_.size() && countingKernels_[kernel].fn ? &countingKernels_[kernel]
+                                                                         : nullptr;
+}
+
 double modelledKernelSeconds(const DeviceProfile &, const LaunchRecord &) {
   // No kernel timing model yet (HARDWARE-MODEL.md leaves it for later): kernels take no
   // modelled time, so cudaEventElapsedTime around a launch measures only the transfers.
@@ -560,8 +637,24 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   if (paramBytes)
     std::memcpy(paramBuffer.data(), params, paramBytes);
 
+  // Per-launch selection: a profiled launch runs the kernel with the counter hooks, any other
+  // the fast one (with counters().launch(i) left empty).
+  const KernelInfo *run = &k;
+  rec.profiled = selectForProfile(k, launches_.size());
+  if (rec.profiled) {
+    // The variant with hooks may be compiled now: nothing of the host program may unwind it.
+    KernHostCtx *hostCtx = tlsHostCtx;
+    tlsHostCtx = nullptr;
+    run = countingKernel(kernel);
+    tlsHostCtx = hostCtx;
+    if (!run) {
+      rec.profiled = false;
+      run = &k;
+    }
+  }
+
   LaunchConfig cfg;
-  cfg.kernel = &k;
+  cfg.kernel = run;
   std::copy(grid, grid + 3, cfg.grid);
   std::copy(block, block + 3, cfg.block);
   cfg.sharedBytes = shared;
@@ -571,7 +664,7 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   cfg.shadow = device_.shadow();
   cfg.timeoutSeconds = options_.timeoutSeconds;
   cfg.globalAddrs = &globalAddrs_;
-  if (options_.counters)
+  if (rec.profiled)
     cfg.workerCounters =
         counters_.beginLaunch(dev, module_ ? module_->sites.size() : 0, scheduler_.workers());
   if (checker_)
@@ -582,8 +675,10 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   tlsHostCtx = nullptr;
   LaunchResult result = scheduler_.launch(cfg);
   tlsHostCtx = hostCtx;
-  if (options_.counters)
+  if (rec.profiled) {
     counters_.endLaunch(launches_.size());
+    ++profiledLaunches_;
+  }
   rec.modelledSeconds = modelledKernelSeconds(dev, rec);
   clock_ += rec.modelledSeconds;
   rec.faulted = result.faulted;

@@ -57,6 +57,45 @@ struct KernHostCtx {
 
 namespace kern::runtime {
 
+/// Which launches of a run that counts are profiled (Nsight Compute's launch filter, kern's
+/// --kernel-name, --launch-skip, --launch-count, --profile-from-start). A launch that runs is
+/// profiled when, in this order: the profiler is active (from the start, or after
+/// cudaProfilerStart(); cudaProfilerStop() ends it), its kernel matches `kernelName`,
+/// `predicate` accepts it, the first `launchSkip` launches that got this far are past, and
+/// fewer than `launchCount` have been profiled. Launches rejected before they run are not
+/// profiled and do not count towards the skip or the limit.
+struct LaunchFilter {
+  /// The kernel's name, exactly; "regex:PATTERN": names in which the ECMAScript regular
+  /// expression PATTERN finds a match (std::regex_search). If empty, every kernel.
+  std::string kernelName;
+  /// Launches (that match the name and predicate) to let pass unprofiled first. If 0, none.
+  uint64_t launchSkip = 0;
+  /// Launches to profile at most, after the skipped ones. If 0, no limit.
+  uint64_t launchCount = 0;
+  /// Whether the profiler is active from the start. If false, nothing is profiled until the
+  /// program calls cudaProfilerStart().
+  bool profileFromStart = true;
+  /// Called with the kernel's name and the launch's index in Runtime::launches(); false: not
+  /// profiled. If empty, every launch passes.
+  std::function<bool(std::string_view kernel, uint64_t launchIndex)> predicate;
+
+  /// True when a field differs from its default, i.e. launches are selected one by one.
+  bool selects() const {
+    return !kernelName.empty() || launchSkip != 0 || launchCount != 0 || !profileFromStart ||
+           predicate != nullptr;
+  }
+};
+
+/// Checks that `filter` can be used (a "regex:" name must be a valid regular expression);
+/// false with `error` set otherwise.
+bool checkLaunchFilter(const LaunchFilter &filter, std::string &error);
+
+/// The program's kernels compiled with the counter hooks, by kernel index, for a run whose
+/// setProgram kernels are the fast variant (see Runtime::setProgram). False with `error` set
+/// if they cannot be compiled.
+using CountingVariant =
+    std::function<bool(std::vector<backend::WarpFunction> &kernels, std::string &error)>;
+
 /// How a Runtime behaves; every field has a usable default.
 struct RuntimeOptions {
   /// The GPU the runtime plays: launch limits, occupancy, SMs, the host link, the properties
@@ -77,8 +116,11 @@ struct RuntimeOptions {
   /// Wall-clock limit of one launch in seconds. If 0, none.
   double timeoutSeconds = 0;
   /// Count what the GPU would suffer (counters()); the kernels must be compiled with the
-  /// counter hooks (backend::CompileOptions::counters). If false, nothing is counted.
+  /// counter hooks (backend::CompileOptions::counters), or setProgram given the counting
+  /// variant. If false, nothing is counted (setCounting() changes it between launches).
   bool counters = false;
+  /// Which launches count when `counters` is on. If it selects nothing, every launch.
+  LaunchFilter filter;
   /// Checked mode: report shared-memory races and reads of never-written global memory (the
   /// kernels must be compiled with backend::CompileOptions::checked). Each finding is an
   /// error that makes faulted() true; the program and its output go on unchanged.
@@ -105,6 +147,9 @@ struct LaunchRecord {
   double modelledSeconds = 0; ///< modelledKernelSeconds(): 0 until a timing model exists
   int32_t error = 0;          ///< the cudaError_t of the launch (0: it ran; see also faulted)
   bool faulted = false;       ///< the kernel ran and faulted (error is then the fault's code)
+  /// The launch ran with counters (the run counts and the launch passed the LaunchFilter);
+  /// false: nothing was counted and counters().launch(i) is empty.
+  bool profiled = false;
 };
 
 /// Which way a host <-> device copy goes.
@@ -144,9 +189,14 @@ public:
   /// The compiled program: `kernels` in ir::Module::kernels() order; `module` for sites and
   /// global variables (may be null); `siteLocation` renders a site as "file:line:col" (if
   /// empty, the module's sourceName and the site's line and column). Allocates and
-  /// initialises the module's global variables.
+  /// initialises the module's global variables. `counting`: when given,
+  /// `kernels` are the fast variant (compiled without the counter hooks) and run the launches
+  /// that are not profiled, and `counting` is called once, at the first launch that is, for
+  /// the variant with the hooks (cached until the next setProgram). When empty, `kernels`
+  /// run every launch, compiled as they are.
   void setProgram(std::vector<KernelInfo> kernels, const ir::Module *module,
-                  std::function<std::string(uint32_t)> siteLocation = {});
+                  std::function<std::string(uint32_t)> siteLocation = {},
+                  CountingVariant counting = {});
 
   /// Runs the program's main with argv = {program name, args...}; returns its exit code
   /// (exit()'s argument; kHostFaultExitCode after a host fault). Flushes all output before
@@ -164,8 +214,16 @@ public:
   const std::vector<TimelineEvent> &timeline() const { return timeline_; }
   /// The modelled clock, in seconds since the program started: what events measure.
   double modelledClock() const { return clock_; }
-  /// The counters of every launch and of the program (empty unless Options::counters).
+  /// The counters of every profiled launch and of the program (empty unless
+  /// Options::counters).
   const CounterCollector &counters() const { return counters_; }
+  /// Whether the following launches count (Options::counters, then setCounting()).
+  bool counting() const { return options_.counters; }
+  /// Turns counting on or off for the following launches (the REPL's `:mode`). The kernels
+  /// must have the counter hooks (or setProgram a counting variant) for them to count.
+  void setCounting(bool on) { options_.counters = on; }
+  /// Launches profiled so far.
+  uint64_t profiledLaunches() const { return profiledLaunches_; }
 
   // ---- the runtime API: runtime_api.cpp forwards each kern_rt_* function here ----------------
   // Functions that return bool report a host fault when they return false; the caller then
@@ -182,6 +240,10 @@ public:
   int32_t cudaGetDevice(int32_t *dev);
   int32_t cudaSetDevice(int32_t dev);
   int32_t cudaDeviceReset();
+  /// cuda_profiler_api.h (api_device.cpp): the profiler's active range. Start makes the
+  /// following launches eligible for profiling, Stop ends that until the next Start.
+  int32_t cudaProfilerStart();
+  int32_t cudaProfilerStop();
   void launch(uint32_t kernel, const uint32_t grid[3], const uint32_t block[3],
               uint64_t sharedBytes, void *stream, const uint8_t *params, uint32_t paramBytes,
               uint32_t site);
@@ -265,6 +327,11 @@ private:
   const ir::GlobalVar *findSymbol(uint64_t addr) const;
   int32_t checkSymbol(const char *function, uint64_t addr, uint64_t n, uint64_t offset,
                       const ir::GlobalVar *&var);
+  /// Whether a launch of `k`, about to run as launch `index`, is profiled (LaunchFilter).
+  bool selectForProfile(const KernelInfo &k, uint64_t index);
+  /// The counting variant of kernel `kernel` (fetched on first use), or null when it cannot
+  /// be had (an internal error, reported).
+  const KernelInfo *countingKernel(uint32_t kernel);
   /// The registers per thread a launch of `k` uses and where the number comes from.
   int kernelRegisters(const KernelInfo &k, std::string *source = nullptr) const;
   int32_t recordError(int32_t code, std::string message);
@@ -286,6 +353,13 @@ private:
   HostMemory host_;
   Scheduler scheduler_;
   std::vector<KernelInfo> kernels_;
+  CountingVariant countingVariant_;         // see setProgram
+  std::vector<KernelInfo> countingKernels_; // fetched from countingVariant_ on first use
+  bool countingFetched_ = false;
+  std::function<bool(std::string_view)> kernelMatches_; // LaunchFilter::kernelName; empty: all
+  bool profilerActive_ = true;                          // cudaProfilerStart/Stop
+  uint64_t filterPassed_ = 0;     // launches that passed the name and predicate so far
+  uint64_t profiledLaunches_ = 0; // launches profiled so far
   const ir::Module *module_ = nullptr;
   std::function<std::string(uint32_t)> siteLocation_;
   std::vector<uint64_t> globalAddrs_; // by GlobalVar id; 0 where there is none

@@ -24,11 +24,12 @@
 // entry off, so every return in the resumed fiber mispredicts; and it reloads the x87 control
 // word on every switch. Here a switch ends in `ret`: warps suspend at the same call sites, so
 // the predictor's entries from the warp that suspends are the right ones for the warp that
-// resumes. MXCSR is callee-saved and is kept; the x87 control word is never changed by kern.
+// resumes. kern never changes MXCSR or the x87 control word, so the fibers of a thread share them
+// and a switch saves neither.
 #if defined(__x86_64__) && defined(__linux__)
 #define KERN_OWN_FIBER_SWITCH 1
 extern "C" {
-/// Saves the callee-saved registers and MXCSR on the current stack, stores the stack pointer
+/// Saves the callee-saved general registers on the current stack, stores the stack pointer
 /// in *save, and resumes the context whose stack pointer is `to`.
 void kern_fiber_switch(void **save, void *to);
 /// The first return address of a new fiber: calls r13(r12, rbx) and never returns.
@@ -48,10 +49,8 @@ kern_fiber_switch:
   pushq %r14
   pushq %r15
   subq $8, %rsp
-  stmxcsr (%rsp)
   movq %rsp, (%rdi)
   movq %rsi, %rsp
-  ldmxcsr (%rsp)
   addq $8, %rsp
   popq %r15
   popq %r14
@@ -217,15 +216,12 @@ struct FiberPool {
       owner = std::this_thread::get_id();
     }
     while (sps.size() < n) {
-      // The frame kern_fiber_switch pops on the first switch to the fiber: MXCSR, r15..rbx,
-      // rbp, then the return address, kern_fiber_start, which calls r13(r12, rbx) on a
-      // 16-byte aligned stack.
+      // The frame kern_fiber_switch pops on the first switch to the fiber: a spare slot,
+      // r15..rbx, rbp, then the return address, kern_fiber_start, which calls r13(r12, rbx) on
+      // a 16-byte aligned stack.
       ctxlib::stack_context sc = stacks.allocate();
       auto *frame = reinterpret_cast<uint64_t *>(static_cast<char *>(sc.sp) - 80);
       std::memset(frame, 0, 80);
-      uint32_t mxcsr;
-      asm volatile("stmxcsr %0" : "=m"(mxcsr));
-      frame[0] = mxcsr;
       frame[3] = reinterpret_cast<uint64_t>(&FiberPool::entry); // r13
       frame[4] = reinterpret_cast<uint64_t>(this);              // r12
       frame[5] = sps.size();                                    // rbx

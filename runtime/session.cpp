@@ -35,6 +35,8 @@ const char *const kHelp =
 Meta-commands:
   :help                 this text
   :device NAME          model another GPU (starts a new device: variables are reset)
+  :mode [fast|profile]  show the mode, or switch it for the following launches: profile
+                        (the default) counts every launch, fast counts nothing
   :stats                the counters of the last launch
   :annotate KERNEL      the kernel's source with the counters of its last launch
   :emit ir|llvm|asm KERNEL   the kernel's Kern IR, LLVM IR or assembly
@@ -44,8 +46,8 @@ Meta-commands:
   :quit                 leave (also Ctrl-D)
 )";
 
-const char *const kMetaCommands[] = {":help", ":device", ":stats", ":annotate", ":emit",
-                                     ":load", ":source", ":reset", ":quit"};
+const char *const kMetaCommands[] = {":help", ":device", ":mode",   ":stats", ":annotate",
+                                     ":emit", ":load",   ":source", ":reset", ":quit"};
 
 const char *const kBuiltinNames[] = {
 #define KERN_BUILTIN(name, signature, side) name,
@@ -360,6 +362,10 @@ std::string formatScalar(frontend::TypeKind kind, uint64_t size, const uint8_t *
 
 struct Session::Impl {
   Options options;
+  // Profile counts every launch (the REPL's default); Fast counts none. The kernels are always
+  // compiled with the counter hooks: in fast mode they run with counting off, so switching
+  // needs no recompile.
+  Mode mode = Mode::Profile;
   std::vector<Item> items;
   std::set<std::string> typeNames;
   std::unique_ptr<runtime::Runtime> rt;
@@ -386,6 +392,12 @@ struct Session::Impl {
   }
   void err(std::string_view s) { writeErr(options, s); }
 
+  void setMode(Mode m) {
+    mode = m;
+    if (rt)
+      rt->setCounting(mode == Mode::Profile);
+  }
+
   bool ensureRuntime(std::string &error) {
     if (rt)
       return true;
@@ -393,6 +405,7 @@ struct Session::Impl {
     if (!resolveDevice(options, ro.device, error))
       return false;
     ro.onLaunchEnd = [this](size_t i) { onLaunchEnd(i); };
+    ro.counters = mode == Mode::Profile;
     rt = std::make_unique<runtime::Runtime>(std::move(ro));
     return true;
   }
@@ -432,6 +445,20 @@ struct Session::Impl {
   void onLaunchEnd(size_t i) {
     if (!current || !current->module)
       return;
+    const runtime::LaunchRecord &rec = rt->launches()[i];
+    if (!rec.profiled) {
+      auto dim = [](const uint32_t d[3]) {
+        return d[1] == 1 && d[2] == 1 ? std::to_string(d[0])
+                                      : "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) +
+                                            "," + std::to_string(d[2]) + ")";
+      };
+      lastStats =
+          "== launch " + std::to_string(i) + ": " + rec.kernel + "<<<" + dim(rec.grid) + ", " +
+          dim(rec.block) + ">>> was not profiled" +
+          (mode == Mode::Fast ? " (fast mode: :mode profile counts the following launches)" : "") +
+          "\n";
+      return;
+    }
     runtime::ReportInput report;
     report.rt = rt.get();
     report.program = "session";
@@ -440,7 +467,6 @@ struct Session::Impl {
     report.sites = runtime::siteTable(*p->module, [p](uint32_t f) { return p->fileName(f); });
     lastStats = runtime::launchStatsTable(report, i);
     // Per-line counters of the kernel's definition, while its module's sites are at hand.
-    const runtime::LaunchRecord &rec = rt->launches()[i];
     if (i >= rt->counters().launchCount())
       return;
     const runtime::LaunchCounters &lc = rt->counters().launch(i);
@@ -944,8 +970,10 @@ Session::EvalResult Session::Impl::evalCode(const std::string &input,
     err(result.diagnostics);
     return result;
   }
-  rt->setProgram(kernelInfos(*current->module, *current->native), current->module.get(),
-                 [p = current.get()](uint32_t site) { return p->siteLocation(site); });
+  rt->setProgram(
+      kernelInfos(*current->module, *current->native), current->module.get(),
+      [p = current.get()](uint32_t site) { return p->siteLocation(site); },
+      current->countingVariant());
   backend::MainFunction mainFn = current->native->main();
   const bool faultedBefore = rt->faulted();
   const std::string errorBefore = rt->lastErrorMessage();
@@ -1001,6 +1029,20 @@ Session::EvalResult Session::Impl::meta(const std::string &line) {
     rt.reset(); // a new device: variables start again from their initial values
     lastStats.clear();
     out("device " + arg + " (variables were reset: a new device has new memory)\n");
+  } else if (cmd == ":mode") {
+    if (arg.empty()) {
+      out(std::string("mode ") + (mode == Mode::Fast ? "fast" : "profile") + "\n");
+      return r;
+    }
+    if (!arg2.empty() || (arg != "fast" && arg != "profile"))
+      return usage("usage: :mode [fast|profile]" +
+                   std::string(arg == "checked" ? " (checked mode is for whole runs: kern run "
+                                                  "--mode checked)"
+                                                : ""));
+    setMode(arg == "fast" ? Mode::Fast : Mode::Profile);
+    out("mode " + arg +
+        (arg == "fast" ? " (the following launches count nothing)\n"
+                       : " (the following launches are counted)\n"));
   } else if (cmd == ":stats") {
     out(lastStats.empty() ? "no launch yet\n" : lastStats);
   } else if (cmd == ":annotate") {
@@ -1159,5 +1201,19 @@ std::string Session::source() const {
 }
 
 double Session::lastCompileMilliseconds() const { return impl_->compileMs; }
+
+Result Session::setMode(Mode mode) {
+  if (mode == Mode::Checked) {
+    Result r;
+    r.status = Status::UsageError;
+    r.diagnostics = "kern: a session runs in fast or profile mode (checked mode is for whole "
+                    "runs: kern run --mode checked)\n";
+    return r;
+  }
+  impl_->setMode(mode);
+  return {};
+}
+
+Mode Session::mode() const { return impl_->mode; }
 
 } // namespace kern

@@ -55,6 +55,8 @@ backend::SymbolList runtimeSymbols() {
       KERN_RT_SYMBOL(kern_rt_cudaMemcpy),
       KERN_RT_SYMBOL(kern_rt_cudaMemset),
       KERN_RT_SYMBOL(kern_rt_cudaDeviceSynchronize),
+      KERN_RT_SYMBOL(kern_rt_cudaProfilerStart),
+      KERN_RT_SYMBOL(kern_rt_cudaProfilerStop),
       KERN_RT_SYMBOL(kern_rt_cudaThreadSynchronize),
       KERN_RT_SYMBOL(kern_rt_cudaGetLastError),
       KERN_RT_SYMBOL(kern_rt_cudaPeekAtLastError),

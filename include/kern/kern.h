@@ -32,6 +32,18 @@ typedef struct kern_buffer kern_buffer;   /* device memory of one program */
  * NUL-terminated; `user` is kern_options.user. */
 typedef void (*kern_write_fn)(void *user, const char *text, size_t size);
 
+/* How a run treats its kernels (kern::Mode). */
+typedef enum kern_mode {
+  KERN_MODE_FAST = 0,    /* nothing counted or checked (the default) */
+  KERN_MODE_PROFILE = 1, /* count what a GPU would suffer; the same as counters = 1 */
+  KERN_MODE_CHECKED = 2  /* report shared-memory races and reads of never-written memory */
+} kern_mode;
+
+/* Decides whether a launch is profiled (kern::Options::launchFilter): called with the
+ * kernel's name (NUL-terminated, valid during the call) and the launch's index; nonzero:
+ * profile it. `user` is kern_options.launch_filter_user. */
+typedef int (*kern_launch_filter_fn)(void *user, const char *kernel, uint64_t launch_index);
+
 typedef struct kern_options {
   unsigned workers;          /* worker threads; 0: one per hardware thread (default 0) */
   int counters;              /* nonzero: count what a GPU would suffer (default 0) */
@@ -42,12 +54,24 @@ typedef struct kern_options {
   kern_write_fn err;         /* runtime messages; NULL: the process's stderr (default NULL) */
   kern_write_fn diagnostics; /* compile diagnostics as they happen; NULL: none (default NULL) */
   void *user;                /* passed to out, err and diagnostics (default NULL) */
+  kern_mode mode;            /* the run-wide mode (default KERN_MODE_FAST) */
+  /* Which launches are profiled when the run counts (kern::Options, "which launches are
+   * profiled"); setting any of these turns counting on. A launch that is not profiled runs
+   * the fast kernel and counts nothing (kern_launch_stats.counted is 0). */
+  const char *kernel_name; /* only this kernel (exact), or "regex:PATTERN"; NULL or "": all
+                              (default NULL; copied by kern_engine_create) */
+  uint64_t launch_skip;    /* let this many matching launches go unprofiled first (default 0) */
+  uint64_t launch_count;   /* profile at most this many; 0: no limit (default 0) */
+  int profile_from_start;  /* 0: nothing is profiled until cudaProfilerStart() (default 1) */
+  kern_launch_filter_fn launch_filter; /* NULL: every launch passes (default NULL) */
+  void *launch_filter_user;            /* passed to launch_filter (default NULL) */
 } kern_options;
 
 /* Fills `options` with the defaults above. */
 void kern_options_init(kern_options *options);
 
-/* Creates an engine; `options` may be NULL for the defaults. On failure *engine is NULL. */
+/* Creates an engine; `options` may be NULL for the defaults. On failure *engine is NULL:
+ * KERN_USAGE_ERROR for an unknown device, a bad mode or an invalid "regex:" kernel_name. */
 kern_status kern_engine_create(const kern_options *options, kern_engine **engine);
 /* Destroys an engine. Its programs must be destroyed first. NULL is ignored. */
 void kern_engine_destroy(kern_engine *engine);
@@ -137,12 +161,17 @@ kern_status kern_launch(kern_program *program, const char *kernel, kern_dim3 gri
                         const kern_arg *args, size_t arg_count, uint64_t dynamic_shared_bytes);
 /* Discards the program's device; its buffers become invalid (destroy them still). */
 void kern_program_reset_device(kern_program *program);
+/* cudaProfilerStart / cudaProfilerStop for the launches of kern_launch: with
+ * profile_from_start 0, launches are profiled only after kern_profiler_start; kern_profiler_stop
+ * pauses profiling until the next start. */
+kern_status kern_profiler_start(kern_program *program);
+kern_status kern_profiler_stop(kern_program *program);
 
 /* The last launch's figures (see kern::LaunchStats and kern::Counters). */
 typedef struct kern_launch_stats {
   int error_code;
   int faulted;
-  int counted;
+  int counted; /* the launch was profiled (0 in fast mode or when the filter left it out) */
   double occupancy;
   uint64_t warp_instructions;
   uint64_t thread_instructions;

@@ -23,10 +23,22 @@ enum class Status {
   RuntimeError = 3, // a kernel or host fault, or a failed launch
 };
 
+/// How a run treats its kernels (docs/api.md, "Modes"). The default of the API and of
+/// `kern run` is Fast; a Session (the REPL) profiles.
+enum class Mode {
+  Fast,    // nothing counted or checked: kernels are compiled without hooks
+  Profile, // count what a GPU would suffer (coalescing, bank conflicts, divergence...)
+  Checked, // report shared-memory data races and reads of never-written global memory
+};
+
 /// What an Engine does. Every field has a default that works.
 struct Options {
   /// Worker threads that run blocks. If 0, one per hardware thread.
   unsigned workers = 0;
+  /// The run-wide mode. If Fast (the default), the fields below still turn counting on
+  /// (counters, stats, reportPath, countersTextPath, annotate, the launch filter) or checking
+  /// (checked); Profile is the same as counters = true, Checked as checked = true.
+  Mode mode = Mode::Fast;
   /// Compile the counter hooks into kernels. If false, nothing is counted (fast mode).
   bool counters = false;
   /// Checked mode: report shared-memory data races between barriers and reads of never-written
@@ -68,6 +80,34 @@ struct Options {
   /// Called with the rendered diagnostics (errors and warnings) of every compile that has any,
   /// in addition to their being returned. If empty, diagnostics are only returned.
   std::function<void(std::string_view)> diagnostics;
+
+  // ---- which launches are profiled (Nsight Compute's launch filter) -------------------------
+  // When the run counts, a launch that runs is profiled if, in this order: the profiler is
+  // active (profileFromStart, cudaProfilerStart/Stop), its kernel matches kernelName,
+  // launchFilter accepts it, launchSkip earlier ones got this far, and fewer than launchCount
+  // were profiled. Any other launch runs the fast variant of its kernel and counts nothing
+  // (LaunchStats::counted false, no --stats table, left out of the summary and the advisor).
+  // Setting any of these fields turns counters on. Program::run and Program::launch fail with
+  // UsageError for an invalid "regex:" pattern.
+
+  /// Profile only launches of this kernel: its exact name, or "regex:PATTERN" for the kernels
+  /// in whose name the ECMAScript regular expression PATTERN finds a match. If empty, every
+  /// kernel.
+  std::string kernelName;
+  /// Let this many launches that pass kernelName and launchFilter go unprofiled first. If 0,
+  /// none.
+  uint64_t launchSkip = 0;
+  /// Profile at most this many launches (after the skipped ones). If 0, no limit.
+  uint64_t launchCount = 0;
+  /// Profile from the start. If false, nothing is profiled until the program calls
+  /// cudaProfilerStart(). Either way cudaProfilerStop() stops profiling until the next
+  /// cudaProfilerStart().
+  bool profileFromStart = true;
+  /// Called for each launch that passes kernelName while the profiler is active, with the
+  /// kernel's name and the launch's index (its position in the run's launches, or in
+  /// Program::launches()); false: not profiled. It runs on the thread that launches and must
+  /// not throw. If empty, every launch passes.
+  std::function<bool(std::string_view kernel, uint64_t launchIndex)> launchFilter;
 };
 
 /// The outcome of a fallible call: a status and, when it is not Ok, what went wrong (rendered
@@ -194,7 +234,9 @@ struct LaunchStats {
   double occupancy = 0;       // achieved warps / the SM's maximum, 0-1
   int errorCode = 0;          // the cudaError_t of the launch; 0 when it ran
   bool faulted = false;       // the kernel ran and faulted
-  bool counted = false;       // the counters below were gathered
+  /// The launch was profiled: the counters below were gathered. False in fast mode, for a
+  /// launch the launch filter (Options::kernelName...) left out, and for one that did not run.
+  bool counted = false;
   Counters counters;
 };
 
@@ -267,6 +309,12 @@ public:
   std::string reportJson() const;
   /// Discards the virtual device of launch() (its buffers become invalid), e.g. after a fault.
   void resetDevice();
+  /// cudaProfilerStart() / cudaProfilerStop() for the launches of launch(): with
+  /// Options::profileFromStart false, launches are profiled only after profilerStart(), and
+  /// profilerStop() pauses profiling until the next profilerStart() (see the launch filter).
+  /// UsageError if the program cannot run.
+  Result profilerStart();
+  Result profilerStop();
 
   struct Impl;
   explicit Program(std::unique_ptr<Impl> impl);
@@ -279,6 +327,11 @@ private:
 /// JSON profile). On failure returns false and sets `error` (for an unknown name it lists the
 /// known ones). Program::run makes the same check and fails with Status::UsageError.
 bool checkDevice(const Options &options, std::string &error);
+
+/// Checks the launch filter of `options` (a "regex:" kernel name must be a valid regular
+/// expression). On failure returns false and sets `error`. Program::run and Program::launch
+/// make the same check and fail with Status::UsageError.
+bool checkLaunchFilter(const Options &options, std::string &error);
 
 /// The built-in device profiles, one line each: name, GPU, compute capability, main limits.
 std::string deviceList();
@@ -318,6 +371,11 @@ public:
   std::string source() const;
   /// Milliseconds the last eval() spent compiling (parse to native code).
   double lastCompileMilliseconds() const;
+  /// The mode of the following launches: Profile (a session's default) counts each launch
+  /// (`:stats`, `:annotate`), Fast counts none. The same as `:mode fast|profile`; Checked is a
+  /// UsageError (checked mode is for whole runs).
+  Result setMode(Mode mode);
+  Mode mode() const;
 
   struct Impl;
 

@@ -35,6 +35,15 @@ SCRIPT = [
     "d",
     ":device nosuchgpu",
     ":help",
+    ":mode",
+    ":mode fast",
+    "scale<<<1, 8>>>(d, 1.0f, n_val);",
+    ":stats",
+    ":mode",
+    ":mode turbo",
+    ":mode profile",
+    "scale<<<1, 8>>>(d, 1.0f, n_val);",
+    ":stats",
 ]
 
 EXPECT = [
@@ -50,6 +59,14 @@ EXPECT = [
     "{5, 5, 5, 5, 5, 5, 5, 5}",
     "unknown device 'nosuchgpu'",
     ":annotate KERNEL",
+    ":mode [fast|profile]",
+    "mode profile\n",
+    "mode fast (the following launches count nothing)",
+    "== launch 2: scale<<<1, 8>>> was not profiled (fast mode",
+    "mode fast\n",
+    "usage: :mode [fast|profile]",
+    "mode profile (the following launches are counted)",
+    "== launch 3: scale<<<1, 8>>> on h100",
 ]
 
 
@@ -99,13 +116,14 @@ def run_pty():
                 break
 
     wait_for("kern> ")
-    # Tab completion: "n_v<TAB>" completes the session's variable n_val.
-    lines = SCRIPT[:11] + ["n_v\t"] + SCRIPT[11:]
+    # Tab completion: "n_v<TAB>" completes the session's variable n_val, ":mo<TAB>" the
+    # meta-command :mode.
+    lines = SCRIPT[:11] + ["n_v\t"] + SCRIPT[11:] + [":mo\t"]
     for line in lines:
         os.write(fd, (line + ("" if line.endswith("\t") else "\n")).encode())
         if line.endswith("\t"):
             read_for(0.3)
-            os.write(fd, b" + 0\n")
+            os.write(fd, b" + 0\n" if line == "n_v\t" else b"\n")
         read_for(0.15)
     os.write(fd, b":quit\n")
     read_for(1.0)
@@ -117,12 +135,15 @@ def run_pty():
         fail("no continuation prompt for the multi-line kernel", text)
     if text.count("(int) 8") < 2:
         fail("tab completion of 'n_v' did not give n_val", text)
+    if text.count("mode profile\r\n") < 2:
+        fail("tab completion of ':mo' did not give :mode", text)
     if not os.path.exists(history) or "n_val" not in open(history, errors="replace").read():
         fail("history file not written", text)
     return text
 
 
 out = run_pty() if MODE == "pty" else run_stdin()
+out = out.replace("\r\n", "\n")  # a terminal's line ends
 for e in EXPECT:
     if e not in out:
         fail(f"missing {e!r}", out)

@@ -42,14 +42,29 @@ const char *kRunOptions = R"(options:
   --device-file F  the GPU to model, from a JSON profile (docs/devices.md)
   --regs N         registers per thread of every kernel (default: kern's estimate from the kernel's variables)
   -O0..-O3         JIT optimisation level (default -O2)
+  --mode MODE      fast (the default of kern run and of the API): nothing counted or
+                   checked; profile: count what a GPU would suffer and print a short
+                   summary at the end (stderr); checked: see --checked. (The REPL's
+                   default is profile; :mode there switches.)
   --stats          count, and print a table after each launch, a summary and advice (stderr)
-  --counters       count, and print a short summary at the end (stderr)
+  --counters       count, and print a short summary at the end (stderr); = --mode profile
   --report F       count, and write every counter as JSON to F ('-': stderr)
   --counters-text F  count, and write the counters as stable text to F ('-': stderr)
   --trace F        write a Chrome trace-event file (Perfetto, chrome://tracing) to F
   --checked        also report shared-memory data races between barriers and reads of
                    never-written global memory, as errors (exit code 3); slower
   Without these, nothing is counted (the fast mode) and nothing extra is printed.
+
+which launches are profiled (as Nsight Compute's options; each one implies --mode profile
+and is a usage error with --mode fast; by default every launch of a counting run is):
+  -k, --kernel-name NAME   only launches of kernel NAME (exact); regex:PATTERN for the
+                   kernels in whose name the regular expression PATTERN matches
+  --launch-skip N  let the first N launches that match the name go unprofiled (default 0)
+  --launch-count N profile at most N launches after those (default: no limit)
+  --profile-from-start on|off   off: profile nothing until the program calls
+                   cudaProfilerStart() (default on); cudaProfilerStop() pauses either way
+  Launches that are not profiled run the fast kernel, count nothing and get no --stats
+  table; the summary, the advice and the counters cover the profiled launches only.
 )";
 
 const char *kExitCodes = R"(
@@ -90,11 +105,13 @@ options:
   --smem S         bytes of shared memory per block, static + dynamic (default 0)
 )";
   if (cmd == "repl")
-    return R"(usage: kern [repl] [--device NAME] [--workers N] [--timeout S]
+    return R"(usage: kern [repl] [--device NAME] [--workers N] [--timeout S] [--mode fast|profile]
 
 The interactive prompt: define kernels, declare host variables, allocate, copy, launch
 with <<< >>>, and print expressions (an input without ';'). :help at the prompt lists
-the meta-commands (:device, :stats, :annotate, :emit, :load, :reset, :quit).
+the meta-commands (:device, :mode, :stats, :annotate, :emit, :load, :reset, :quit).
+The REPL profiles every launch by default (--mode profile); --mode fast, or :mode fast
+at the prompt, stops counting for the following launches.
 History is kept in $KERN_HISTORY (default ~/.kern_history). Standard input that is
 not a terminal is read as a script, without prompts.
 )";
@@ -163,6 +180,38 @@ int occupancyCommand(const std::vector<std::string> &args) {
   return 0;
 }
 
+/// Sets opts.mode from `--mode` (empty if not given) and checks it against the options that
+/// count (`counting`: the last of --stats, --counters, --report, --counters-text) and filter
+/// launches (`filter`: the last of -k, --launch-skip...). Those imply profile mode; --mode
+/// fast contradicts them, and --mode checked counts only with a counting option.
+bool applyMode(kern::Options &opts, const std::string &mode, const std::string &counting,
+               const std::string &filter, bool annotate, std::string &error) {
+  if (mode == "fast") {
+    const std::string clash = annotate            ? std::string("annotate")
+                              : !counting.empty() ? counting
+                              : !filter.empty()   ? filter
+                              : opts.checked      ? std::string("--checked")
+                                                  : std::string();
+    if (!clash.empty()) {
+      error = "--mode fast counts and checks nothing, so it cannot go with " +
+              (clash == "annotate" ? std::string("'kern annotate'") : clash) +
+              (filter == clash ? " (which selects launches to profile)" : "");
+      return false;
+    }
+    opts.mode = kern::Mode::Fast;
+  } else if (mode == "profile") {
+    opts.mode = kern::Mode::Profile;
+  } else if (mode == "checked") {
+    if (!filter.empty() && counting.empty() && !annotate) {
+      error = filter + " selects launches to profile, but --mode checked counts nothing (add " +
+              "--counters or --stats to count as well)";
+      return false;
+    }
+    opts.mode = kern::Mode::Checked;
+  }
+  return true;
+}
+
 std::unique_ptr<kern::Program> load(kern::Engine &engine, const std::string &file) {
   if (file == "-") {
     std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
@@ -171,24 +220,29 @@ std::unique_ptr<kern::Program> load(kern::Engine &engine, const std::string &fil
   return engine.compileFile(file);
 }
 
-/// `kern` and `kern repl [--device D] [--workers N] [--timeout S]`.
+/// `kern` and `kern repl [--device D] [--workers N] [--timeout S] [--mode fast|profile]`.
 int replCommand(const std::vector<std::string> &args) {
   kern::Options opts;
   opts.color = isatty(STDERR_FILENO);
+  bool fastRepl = false;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string &a = args[i];
     if (a == "--help" || a == "-h") {
       std::printf("%s", commandHelp("repl").c_str());
       return 0;
     }
-    if (a != "--device" && a != "--workers" && a != "--timeout")
+    if (a != "--device" && a != "--workers" && a != "--timeout" && a != "--mode")
       return usage("unknown option '" + a + "' for 'repl'");
     if (i + 1 >= args.size())
       return usage(a + " needs a value");
     const std::string &v = args[++i];
     double n;
     std::string error;
-    if (a == "--device")
+    if (a == "--mode") {
+      if (v != "fast" && v != "profile")
+        return usage("--mode of the REPL is fast or profile, got '" + v + "'");
+      fastRepl = v == "fast";
+    } else if (a == "--device")
       opts.device = v;
     else if (a == "--workers" && parseWhole(a, v, 1, n, error))
       opts.workers = static_cast<unsigned>(n);
@@ -199,7 +253,7 @@ int replCommand(const std::vector<std::string> &args) {
   }
   if (std::string error; !kern::checkDevice(opts, error))
     return usage(error);
-  return runRepl(opts);
+  return runRepl(opts, fastRepl ? kern::Mode::Fast : kern::Mode::Profile);
 }
 
 } // namespace
@@ -234,6 +288,8 @@ int main(int argc, char **argv) {
   kern::Options opts;
   opts.color = isatty(STDERR_FILENO);
   std::string file, emitKind;
+  // The last --mode, and the last option that counts or filters launches (for messages).
+  std::string mode, counting, filter;
   std::vector<std::string> programArgs;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string &a = args[i];
@@ -270,6 +326,37 @@ int main(int argc, char **argv) {
     }
     if (cmd == "run" && (a == "--stats" || a == "--counters")) {
       (a == "--stats" ? opts.stats : opts.counters) = true;
+      counting = a;
+      continue;
+    }
+    if (cmd == "run" &&
+        (a == "--mode" || a == "-k" || a == "--kernel-name" || a == "--launch-skip" ||
+         a == "--launch-count" || a == "--profile-from-start")) {
+      if (i + 1 >= args.size())
+        return usage(a + " needs a value");
+      const std::string &v = args[++i];
+      if (a == "--mode") {
+        if (v != "fast" && v != "profile" && v != "checked")
+          return usage("--mode needs fast, profile or checked, got '" + v + "'");
+        mode = v;
+        continue;
+      }
+      filter = a;
+      if (a == "-k" || a == "--kernel-name") {
+        if (v.empty())
+          return usage(a + " needs a kernel name");
+        opts.kernelName = v;
+      } else if (a == "--profile-from-start") {
+        if (v != "on" && v != "off")
+          return usage("--profile-from-start needs on or off, got '" + v + "'");
+        opts.profileFromStart = v == "on";
+      } else {
+        double n;
+        std::string error;
+        if (!parseWhole(a, v, a == "--launch-count" ? 1 : 0, n, error))
+          return usage(error);
+        (a == "--launch-skip" ? opts.launchSkip : opts.launchCount) = static_cast<uint64_t>(n);
+      }
       continue;
     }
     if (cmd == "run" && (a == "--report" || a == "--trace" || a == "--counters-text")) {
@@ -278,6 +365,8 @@ int main(int argc, char **argv) {
       (a == "--report"  ? opts.reportPath
        : a == "--trace" ? opts.tracePath
                         : opts.countersTextPath) = args[++i];
+      if (a != "--trace")
+        counting = a;
       continue;
     }
     if (cmd == "run" && (a == "--device" || a == "--device-file" || a == "--regs")) {
@@ -311,7 +400,9 @@ int main(int argc, char **argv) {
     return usage("no input file");
   if (cmd == "emit" && emitKind.empty())
     return usage("emit needs one of --ir, --llvm, --asm");
-  if (std::string error; !kern::checkDevice(opts, error))
+  if (std::string error; !applyMode(opts, mode, counting, filter, annotate, error))
+    return usage(error);
+  if (std::string error; !kern::checkLaunchFilter(opts, error) || !kern::checkDevice(opts, error))
     return usage(error);
 
   if (annotate) {

@@ -55,9 +55,10 @@ bool readLine(bool interactive, const char *prompt, std::string &line) {
 
 } // namespace
 
-int runRepl(const kern::Options &options) {
+int runRepl(const kern::Options &options, kern::Mode mode) {
   const bool interactive = isatty(STDIN_FILENO) != 0;
   kern::Session session(options);
+  session.setMode(mode);
   gSession = &session;
   const std::string history = historyPath();
   if (interactive) {

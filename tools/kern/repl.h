@@ -3,5 +3,6 @@
 
 #include "kern/kern.hpp"
 
-/// Reads inputs from standard input until `:quit` or its end; returns the exit code.
-int runRepl(const kern::Options &options);
+/// Reads inputs from standard input until `:quit` or its end; returns the exit code. `mode`:
+/// the session's mode at the start (Profile, the REPL's default, or Fast; `:mode` switches).
+int runRepl(const kern::Options &options, kern::Mode mode = kern::Mode::Profile);
