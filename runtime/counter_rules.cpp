@@ -222,15 +222,49 @@ SharedAccessCost halfWarpCost(uint32_t banks, const uint64_t *off, uint32_t mask
   return cost;
 }
 
-SharedAccessCost multicastCost(uint32_t banks, const uint64_t *off, uint32_t mask,
-                               uint32_t accessBytes) {
-  SharedAccessCost cost;
-  cost.requests = 1;
+/// maxDistinctPerBank for entries that are 32-bit word indices in banks word % banks, without
+/// a data-dependent branch or a division: per bank, one bit for each of 64 rows above the
+/// lowest word. Returns UINT32_MAX where that does not fit (a bank count that is not a power
+/// of two, or words more than 64 rows apart); the caller then takes maxDistinctPerBank.
+uint32_t maxWordsPerBankRows(const uint64_t *word, uint32_t n, uint32_t banks) {
+  if (n == 0)
+    return 0;
+  if ((banks & (banks - 1)) != 0)
+    return UINT32_MAX;
+  const uint32_t shift = static_cast<uint32_t>(std::countr_zero(banks));
+  uint64_t lo = word[0], hi = word[0];
+  for (uint32_t i = 1; i < n; ++i) {
+    lo = std::min(lo, word[i]);
+    hi = std::max(hi, word[i]);
+  }
+  lo &= ~uint64_t{banks - 1};
+  if (((hi - lo) >> shift) >= 64)
+    return UINT32_MAX;
+  std::array<uint64_t, kMaxSharedBanks> rows{};
+  std::array<uint8_t, kMaxSharedBanks> count{};
+  uint32_t most = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint64_t d = word[i] - lo;
+    const uint32_t b = static_cast<uint32_t>(d & (banks - 1));
+    const uint64_t bit = uint64_t{1} << (d >> shift);
+    count[b] = static_cast<uint8_t>(count[b] + ((rows[b] & bit) == 0));
+    rows[b] |= bit;
+    most = std::max<uint32_t>(most, count[b]);
+  }
+  return most;
+}
+
+/// The wavefronts of a multicast access, and in `ideal` those of a conflict-free one. Kept apart
+/// from the SharedAccessCost it feeds: packing that struct from a large frame made the compiler
+/// reload two 32-bit stores as one 64-bit word, which waits for the frame's stores to drain.
+[[gnu::noinline]] uint32_t multicastSteps(uint32_t banks, const uint64_t *off, uint32_t mask,
+                                          uint32_t accessBytes, uint32_t &ideal) {
   uint32_t words = wordsPerAccess(accessBytes);
   uint32_t lanesPerPhase = kWarpSize / words; // 32, 16 (64-bit) or 8 (128-bit)
   uint32_t phaseMask = lanesPerPhase == 32 ? ~0u : (1u << lanesPerPhase) - 1;
   std::array<uint64_t, kMaxEntries> word;
   std::array<uint32_t, kMaxEntries> bank;
+  uint32_t total = 0, phases = 0;
   for (uint32_t phase = 0; phase < words; ++phase) {
     uint32_t pm = (mask >> (phase * lanesPerPhase)) & phaseMask;
     if (pm == 0)
@@ -240,15 +274,29 @@ SharedAccessCost multicastCost(uint32_t banks, const uint64_t *off, uint32_t mas
       uint64_t first = off[phase * lanesPerPhase + l] / kWordBytes;
       // Lanes touching one 32-bit word share it, whether they read it whole or a byte of it
       // (multicast; CUDA C Programming Guide 3.2, G.4.3).
-      for (uint32_t j = 0; j < words; ++j) {
-        word[n] = first + j;
-        bank[n] = static_cast<uint32_t>(word[n] % banks);
-        ++n;
-      }
+      for (uint32_t j = 0; j < words; ++j)
+        word[n++] = first + j;
     });
-    ++cost.idealSteps;
-    cost.steps += maxDistinctPerBank(word.data(), bank.data(), n);
+    ++phases;
+    uint32_t steps = maxWordsPerBankRows(word.data(), n, banks);
+    if (steps == UINT32_MAX) {
+      for (uint32_t i = 0; i < n; ++i)
+        bank[i] = static_cast<uint32_t>(word[i] % banks);
+      steps = maxDistinctPerBank(word.data(), bank.data(), n);
+    }
+    total += steps;
   }
+  ideal = phases;
+  return total;
+}
+
+SharedAccessCost multicastCost(uint32_t banks, const uint64_t *off, uint32_t mask,
+                               uint32_t accessBytes) {
+  SharedAccessCost cost;
+  cost.requests = 1;
+  uint32_t ideal = 0;
+  cost.steps = multicastSteps(banks, off, mask, accessBytes, ideal);
+  cost.idealSteps = ideal;
   return cost;
 }
 

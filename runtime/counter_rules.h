@@ -29,16 +29,19 @@ enum class GlobalCoalescingRule : uint8_t {
 };
 
 /// The cost of one warp-level shared-memory access.
+// 64-bit fields although the values are small: a 12-byte struct comes back packed in a
+// register, which GCC assembles by storing two 32-bit halves and reloading them as one 64-bit
+// word, a store-forwarding stall at every call.
 struct SharedAccessCost {
   /// Requests the hardware issues: one per warp on WarpMulticast; on HalfWarp one per
   /// half-warp with an active lane and per 32-bit part of the access (a double is two).
-  uint32_t requests = 0;
+  uint64_t requests = 0;
   /// Steps (Nsight Compute: wavefronts) the banks take to serve the access.
-  uint32_t steps = 0;
+  uint64_t steps = 0;
   /// Steps a conflict-free access of the same width and mask takes: one per request on
   /// HalfWarp, one per phase with an active lane on WarpMulticast.
-  uint32_t idealSteps = 0;
-  uint32_t conflicts() const { return steps - idealSteps; }
+  uint64_t idealSteps = 0;
+  uint64_t conflicts() const { return steps - idealSteps; }
 };
 
 /// Banks the rules can handle; real hardware has 16 (cc1.x) or 32.

@@ -339,14 +339,18 @@ TEST_CASE("shared general path agrees with the rules on pseudo-random accesses",
   };
   for (int trial = 0; trial < 3000; ++trial) {
     uint32_t bytes = 1u << (next() % 5);
-    uint64_t span = 8 + next() % 512; // small spans make repeated words and banks likely
+    // Small spans make repeated words and banks likely; large ones spread the words over more
+    // rows of a bank than a 64-bit row mask holds.
+    uint64_t span = 8 + next() % (trial % 4 == 3 ? 32768 : 512);
     Lanes a{};
     for (uint64_t &o : a)
       o = (next() % span) / bytes * bytes;
     uint32_t mask = trial % 3 == 0 ? ~0u : static_cast<uint32_t>(next());
     bool w = next() % 2;
-    for (auto [rule, banks] : {std::pair{SharedBankRule::HalfWarp, 16u},
-                               std::pair{SharedBankRule::WarpMulticast, 32u}}) {
+    for (auto [rule, banks] :
+         {std::pair{SharedBankRule::HalfWarp, 16u}, std::pair{SharedBankRule::WarpMulticast, 32u},
+          std::pair{SharedBankRule::WarpMulticast, 64u},
+          std::pair{SharedBankRule::WarpMulticast, 24u}}) {
       SharedAccessCost got = sharedAccessCost(rule, banks, a.data(), mask, bytes, w);
       SharedAccessCost want = reference(rule, banks, a, mask, bytes, w);
       INFO("trial " << trial << " bytes " << bytes << " mask " << mask << " write " << w);
