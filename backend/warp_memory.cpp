@@ -654,25 +654,41 @@ Value *WarpCodegen::emitAtomicLanes(const MemoryAccess &a, Value *m) {
   // Lanes apply one after another in lane order, each a real atomic, so concurrent warps on
   // other worker threads see a consistent sequence. CUDA's atomics are relaxed: monotonic.
   Type *i32 = b_.getInt32Ty();
+  Type *i64 = b_.getInt64Ty();
   Type *resTy = vecTy(a.type);
+  Type *elemTy = llvm::cast<llvm::VectorType>(resTy)->getElementType();
+  // The lanes' addresses, operands and results go through arrays in the frame, written and
+  // read once: picking a vector element by a variable lane index would spill the whole vector
+  // again in every iteration.
+  auto buffer = [&](Type *t, Value *init, const char *name) {
+    auto *buf = entryAlloca(b_, t, name, 64);
+    b_.CreateAlignedStore(init, buf, llvm::Align(64));
+    return buf;
+  };
   auto *pre = b_.GetInsertBlock();
+  Value *addrBuf = buffer(a.addrs->getType(), a.addrs, "atomic.addrs");
+  Value *valBuf = buffer(a.value->getType(), a.value, "atomic.operands");
+  Value *val2Buf = cas ? buffer(a.value2->getType(), a.value2, "atomic.new") : nullptr;
+  Value *resBuf = buffer(resTy, llvm::Constant::getNullValue(resTy), "atomic.results");
+  auto lanePtr = [&](Value *buf, Type *t, Value *lane) {
+    return b_.CreateGEP(t, buf, b_.CreateZExt(lane, i64));
+  };
   Value *laneBits = bits(m, "atomic.lanes");
   auto *loop = newBlock("atomic.lane");
   auto *done = newBlock("atomic.done");
   b_.CreateCondBr(b_.CreateICmpNE(laneBits, b_.getInt32(0)), loop, done);
   b_.SetInsertPoint(loop);
   auto *rem = b_.CreatePHI(i32, 2, "lanes.left");
-  auto *acc = b_.CreatePHI(resTy, 2, "atomic.old");
   rem->addIncoming(laneBits, pre);
-  acc->addIncoming(llvm::Constant::getNullValue(resTy), pre);
   Value *lane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, rem, b_.getTrue(), nullptr, "lane");
-  Value *ptr = b_.CreateIntToPtr(b_.CreateExtractElement(a.addrs, lane), b_.getPtrTy(), "ptr");
-  Value *v = b_.CreateExtractElement(a.value, lane, "operand");
+  Value *ptr = b_.CreateIntToPtr(b_.CreateLoad(i64, lanePtr(addrBuf, i64, lane), "addr"),
+                                 b_.getPtrTy(), "ptr");
+  Value *v = b_.CreateLoad(elemTy, lanePtr(valBuf, elemTy, lane), "operand");
   auto align = llvm::MaybeAlign(a.type.bytes());
   auto order = llvm::AtomicOrdering::Monotonic;
   Value *old;
   if (cas) {
-    Value *nv = b_.CreateExtractElement(a.value2, lane, "new");
+    Value *nv = b_.CreateLoad(elemTy, lanePtr(val2Buf, elemTy, lane), "new");
     Type *elem = v->getType();
     if (isFloat) { // cmpxchg compares bits; CUDA's atomicCAS does too
       Type *it = b_.getIntNTy(elem->getPrimitiveSizeInBits());
@@ -755,16 +771,12 @@ Value *WarpCodegen::emitAtomicLanes(const MemoryAccess &a, Value *m) {
   } else {
     old = b_.CreateAtomicRMW(op, ptr, v, align, order);
   }
+  b_.CreateStore(old, lanePtr(resBuf, elemTy, lane));
   Value *next = b_.CreateAnd(rem, b_.CreateSub(rem, b_.getInt32(1)), "lanes.next");
-  Value *res = b_.CreateInsertElement(acc, old, lane);
   rem->addIncoming(next, b_.GetInsertBlock());
-  acc->addIncoming(res, b_.GetInsertBlock());
   b_.CreateCondBr(b_.CreateICmpNE(next, b_.getInt32(0)), loop, done);
   b_.SetInsertPoint(done);
-  auto *out = b_.CreatePHI(resTy, 2, "atomic.result");
-  out->addIncoming(llvm::Constant::getNullValue(resTy), pre);
-  out->addIncoming(res, loop);
-  return out;
+  return b_.CreateAlignedLoad(resTy, resBuf, llvm::Align(64), "atomic.result");
 }
 
 } // namespace kern::backend::warp
