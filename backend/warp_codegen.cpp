@@ -90,6 +90,9 @@ void WarpCodegen::emit() {
   frame->setAlignment(llvm::Align(frameAlign));
   frame_ = frame;
   localLo_ = b_.CreatePtrToInt(frame_, b_.getInt64Ty(), "local.lo");
+  windowLo_ = b_.CreatePtrToInt(
+      b_.CreateIntrinsic(llvm::Intrinsic::stacksave, {b_.getPtrTy()}, {}, nullptr, "stack.low"),
+      b_.getInt64Ty(), "local.window.lo");
   if (isKernel) {
     auto *state = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kWarpStateBytes), nullptr,
                                   "warp.state");
@@ -363,7 +366,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     a.site = s.site;
     a.type = s.value->type;
     a.slot = s.slot;
-    a.addrs = emitVec(*s.addr);
+    emitAddress(a, *s.addr);
     a.value = emitVec(*s.value);
     emitMemoryAccess(a);
     return;
@@ -904,7 +907,7 @@ Value *WarpCodegen::emitExprShape(const ir::Expr &e) {
     a.site = e.site;
     a.type = e.type;
     a.slot = e.slot;
-    a.addrs = emitVec(*e.ops[0]);
+    emitAddress(a, *e.ops[0]);
     return emitMemoryAccess(a);
   }
   case ExprKind::Call:

@@ -96,6 +96,13 @@ struct MemoryAccess {
   Value *value2 = nullptr;             // CAS: new value
   ir::IntrinsicId atomic{};            // atomic operation
   const ir::LocalSlot *slot = nullptr; // Local: the slot the address points into, if known
+  /// When the address is base + ext(index) x scale (a uniform pointer indexed by a varying
+  /// 32-bit integer, as in a[i]): its parts, and `addrs` null until addressVector() builds it.
+  /// The contiguous case is then recognised from the 32-bit indices alone.
+  Value *affineBase = nullptr;  // i64 scalar
+  Value *affineIndex = nullptr; // <32 x i32>
+  bool affineSigned = false;
+  uint64_t affineScale = 0;
 };
 
 class WarpCodegen {
@@ -179,7 +186,13 @@ private:
   Value *emitCall(const ir::Expr &e);
   Value *emitWarpIntrinsic(const ir::Expr &e);
   Value *emitShuffle(const ir::Expr &e, Value *v, Value *srcLane);
-  Value *emitMemoryAccess(const MemoryAccess &a);
+  Value *emitMemoryAccess(MemoryAccess a);
+  /// Fills `a`'s address from the address expression `addr`: the affine parts when it has
+  /// that form, else the address vector.
+  void emitAddress(MemoryAccess &a, const ir::Expr &addr);
+  /// The per-lane address vector of `a` (built from its affine parts where it has them).
+  Value *addressVector(const MemoryAccess &a);
+  Value *addressVectorOf(Value *base, Value *index, bool isSigned, uint64_t scale);
   Value *emitAtomicLanes(const MemoryAccess &a, Value *mask);
   Value *inRange(Value *addrs, Value *lo, Value *hi, unsigned size, const llvm::Twine &name);
   Value *inAllocation(Value *addrs, Value *inGlobal, Value *mask, unsigned size);
@@ -196,12 +209,14 @@ private:
   Value *addressBuffer();
   Value *emitAccess(const MemoryAccess &a, Value *addrs, Value *m, const AddressSummary &sum);
   Value *emitGeneralAccess(const MemoryAccess &a, Value *addrs, Value *m);
-  Value *emitContiguousAccess(const MemoryAccess &a, Value *addrs, Value *m, Value *base);
+  Value *emitContiguousAccess(const MemoryAccess &a, Value *m, Value *base);
   /// Whether the warp's addresses [lo, end) lie in one region `space` may reach.
   Value *regionOk(ir::AddrSpace space, Value *lo, Value *end);
   /// Counters of a global or shared access: from the memo when it knows the shape, else by a
   /// call. `contiguous`: the access is known to be lane l at lane 0's address + l x size.
-  void emitCountMemo(const MemoryAccess &a, Value *addrs, Value *m, bool contiguous);
+  /// `lane0`: lane 0's address; `addrs` every lane's, or null to build them (addressVector)
+  /// only where they are needed. Non-contiguous accesses must pass `addrs`.
+  void emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addrs, Value *m, bool contiguous);
 
   ModuleContext &mc_;
   const ir::Function &f_;
@@ -220,6 +235,10 @@ private:
   Value *sharedLo_ = nullptr, *sharedHi_ = nullptr;
   Value *globalLo_ = nullptr, *globalHi_ = nullptr, *shadow_ = nullptr;
   Value *localLo_ = nullptr, *localHi_ = nullptr;
+  /// The low end of this warp's local memory as a generic pointer may reach it: the stack
+  /// pointer below this function's frame. (The frame's own address is not enough: once a
+  /// device function is inlined, its slots and its callers' share one frame in any order.)
+  Value *windowLo_ = nullptr;
   Value *frame_ = nullptr; // this function's local slots, 32 copies each
   std::map<const ir::LocalSlot *, std::pair<uint64_t, uint64_t>> slots_; // offset, lane stride
   std::map<const ir::Var *, llvm::AllocaInst *> vars_;

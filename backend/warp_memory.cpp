@@ -109,11 +109,67 @@ void WarpCodegen::emitLaneChecks(const MemoryAccess &a, Value *addrs, Value *m, 
   faultWithKind(bad, kinds, a.site, addrs);
 }
 
-Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
+void WarpCodegen::emitAddress(MemoryAccess &a, const ir::Expr &addr) {
+  // ptradd(p, mul(cast.i64(i), scale)) or ptradd(p, cast.i64(i)), p uniform, i a varying
+  // 32-bit integer: a[i] and its kin.
+  const ir::Expr *offset = addr.kind == ir::ExprKind::PtrAdd ? addr.ops[1] : nullptr;
+  const ir::Expr *index = nullptr;
+  uint64_t scale = 1;
+  if (offset && offset->kind == ir::ExprKind::Binary && offset->binaryOp == ir::BinaryOp::Mul &&
+      offset->ops[1]->kind == ir::ExprKind::Const && offset->ops[1]->intValue > 0) {
+    scale = static_cast<uint64_t>(offset->ops[1]->intValue);
+    offset = offset->ops[0];
+  }
+  if (offset && offset->kind == ir::ExprKind::Cast && offset->type.bits() == 64 &&
+      offset->ops[0]->type.isInt() && offset->ops[0]->type.bits() == 32 && !offset->ops[0]->uniform)
+    index = offset->ops[0];
+  if (!index || !addr.ops[0]->uniform || addr.uniform) {
+    a.addrs = emitVec(addr);
+    return;
+  }
+  Value *base = emitExpr(*addr.ops[0]);
+  Value *idx = emitExpr(*index);
+  if (base->getType()->isPointerTy())
+    base = b_.CreatePtrToInt(base, b_.getInt64Ty(), "addr.base");
+  a.affineBase = base;
+  a.affineIndex = idx;
+  a.affineSigned = index->type.isSigned;
+  a.affineScale = scale;
+  if (base->getType()->isVectorTy() || !idx->getType()->isVectorTy()) {
+    // Not the shapes the analysis promised: the plain vector, built from the parts.
+    a.affineBase = vec(base);
+    a.affineIndex = vec(idx);
+    a.addrs = addressVectorOf(a.affineBase, a.affineIndex, a.affineSigned, scale);
+    a.affineBase = a.affineIndex = nullptr;
+  }
+}
+
+Value *WarpCodegen::addressVectorOf(Value *base, Value *index, bool isSigned, uint64_t scale) {
+  Type *i64v = warpVector(b_.getInt64Ty());
+  Value *ext = isSigned ? b_.CreateSExt(index, i64v, "index.wide")
+                        : b_.CreateZExt(index, i64v, "index.wide");
+  return b_.CreateAdd(vec(base), b_.CreateMul(ext, splat(b_.getInt64(scale))), "addrs");
+}
+
+Value *WarpCodegen::addressVector(const MemoryAccess &a) {
+  if (a.addrs)
+    return a.addrs;
+  // Built where it is needed (the general path, the hooks): the freeze keeps the optimiser
+  // from merging it with the vectors of other accesses of the same index and hoisting the
+  // result into the fast path, which never needs it.
+  return addressVectorOf(a.affineBase, b_.CreateFreeze(a.affineIndex, "index.here"), a.affineSigned,
+                         a.affineScale);
+}
+
+Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   using ir::AddrSpace;
   Value *m = cur();
   unsigned size = a.type.bytes();
   Type *i64 = b_.getInt64Ty();
+  const bool affine =
+      !a.addrs && a.affineScale == size && a.space != AddrSpace::Local && a.op != AccessOp::Atomic;
+  if (!affine)
+    a.addrs = addressVector(a);
   Value *addrs = a.addrs;
   if (a.space == AddrSpace::Local) {
     // This thread's own frame: only the variable's bounds need checking (and only when the
@@ -127,7 +183,7 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
       b_.CreateCondBr(ok, contBB, slowBB);
       b_.SetInsertPoint(slowBB);
       Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
-      Value *inLocal = inRange(addrs, localLo_, localHi_, size, "in.local");
+      Value *inLocal = inRange(addrs, windowLo_, localHi_, size, "in.local");
       emitLaneChecks(a, addrs, m, inShared, inLocal, size);
       b_.CreateBr(contBB);
       b_.SetInsertPoint(contBB);
@@ -143,15 +199,32 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
   // for the first active lane). Its checks are a few scalar compares on the first and last
   // active lanes' addresses, and the access is one vector load or store. Anything else (or a
   // contiguous access that fails a check) takes the general path, which also reports faults.
-  Type *i64v = warpVector(i64);
+  // An affine address is recognised from its 32-bit indices (index l = index 0 + l, with no
+  // wrap-around), without building the 64-bit address vector at all.
   Value *mbits = bits(m, "access.lanes");
-  Value *base = b_.CreateExtractElement(addrs, b_.getInt32(0), "addr.lane0");
-  Value *expected = b_.CreateAdd(
-      splat(base), b_.CreateMul(b_.CreateZExt(laneIds(), i64v), llvm::ConstantInt::get(i64v, size)),
-      "addr.expected");
-  Value *contiguous =
-      b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_and, b_.CreateICmpEQ(addrs, expected),
-                              nullptr, "addr.contiguous");
+  Value *base, *contiguous;
+  if (affine) {
+    Value *i0 = b_.CreateExtractElement(a.affineIndex, b_.getInt32(0), "index.lane0");
+    Value *steps = b_.CreateICmpEQ(a.affineIndex, b_.CreateAdd(splat(i0), laneIds()));
+    Value *noWrap = a.affineSigned
+                        ? b_.CreateICmpSLE(i0, b_.getInt32(INT32_MAX - (kWarpSize - 1)))
+                        : b_.CreateICmpULE(i0, b_.getInt32(UINT32_MAX - (kWarpSize - 1)));
+    contiguous =
+        b_.CreateAnd(b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_and, steps, nullptr),
+                     noWrap, "index.contiguous");
+    Value *wide = a.affineSigned ? b_.CreateSExt(i0, i64) : b_.CreateZExt(i0, i64);
+    base = b_.CreateAdd(a.affineBase, b_.CreateMul(wide, b_.getInt64(a.affineScale)), "addr.lane0");
+  } else {
+    Type *i64v = warpVector(i64);
+    base = b_.CreateExtractElement(addrs, b_.getInt32(0), "addr.lane0");
+    Value *expected = b_.CreateAdd(
+        splat(base),
+        b_.CreateMul(b_.CreateZExt(laneIds(), i64v), llvm::ConstantInt::get(i64v, size)),
+        "addr.expected");
+    contiguous =
+        b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_and,
+                                b_.CreateICmpEQ(addrs, expected), nullptr, "addr.contiguous");
+  }
   Value *first = b_.CreateZExt(
       b_.CreateAnd(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, mbits, b_.getFalse()),
                    b_.getInt32(kWarpSize - 1)),
@@ -174,13 +247,13 @@ Value *WarpCodegen::emitMemoryAccess(const MemoryAccess &a) {
   auto *fastBB = newBlock("access.contiguous");
   auto *generalBB = newBlock("access.general");
   auto *doneBB = newBlock("access.joined");
-  b_.CreateCondBr(fastOk, fastBB, generalBB);
+  b_.CreateCondBr(fastOk, fastBB, generalBB, llvm::MDBuilder(c_).createBranchWeights(1 << 10, 1));
   b_.SetInsertPoint(fastBB);
-  Value *fastValue = emitContiguousAccess(a, addrs, m, base);
+  Value *fastValue = emitContiguousAccess(a, m, base);
   auto *fastEnd = b_.GetInsertBlock();
   b_.CreateBr(doneBB);
   b_.SetInsertPoint(generalBB);
-  Value *generalValue = emitGeneralAccess(a, addrs, m);
+  Value *generalValue = emitGeneralAccess(a, addressVector(a), m);
   auto *generalEnd = b_.GetInsertBlock();
   b_.CreateBr(doneBB);
   b_.SetInsertPoint(doneBB);
@@ -210,20 +283,21 @@ Value *WarpCodegen::regionOk(ir::AddrSpace space, Value *lo, Value *end) {
   Value *glOk = b_.CreateAnd(inDev, b_.CreateICmpULE(end, allocEnd), "warp.in.allocation");
   if (space == AddrSpace::Global || space == AddrSpace::Constant)
     return b_.CreateOr(glOk, shOk);
-  return b_.CreateOr(b_.CreateOr(glOk, shOk), within(localLo_, localHi_, "warp.in.local"));
+  return b_.CreateOr(b_.CreateOr(glOk, shOk), within(windowLo_, localHi_, "warp.in.local"));
 }
 
-Value *WarpCodegen::emitContiguousAccess(const MemoryAccess &a, Value *addrs, Value *m,
-                                         Value *base) {
+Value *WarpCodegen::emitContiguousAccess(const MemoryAccess &a, Value *m, Value *base) {
   unsigned size = a.type.bytes();
+  // Only the hooks need every lane's address (built where they need it, when affine).
   if (mc_.options.checked && a.space != ir::AddrSpace::Constant)
-    emitCheckAccess(a, addrs, m);
+    emitCheckAccess(a, addressVector(a), m);
   if (mc_.options.counters) {
     if (a.space == ir::AddrSpace::Global || a.space == ir::AddrSpace::Shared) {
-      emitCountMemo(a, addrs, m, true);
+      emitCountMemo(a, base, nullptr, m, true);
     } else {
+      Value *addrs = addressVector(a);
       Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
-      Value *inLocal = inRange(addrs, localLo_, localHi_, size, "in.local");
+      Value *inLocal = inRange(addrs, windowLo_, localHi_, size, "in.local");
       emitCountAccess(a, addrs, m, inShared, inLocal);
     }
   }
@@ -238,7 +312,8 @@ Value *WarpCodegen::emitContiguousAccess(const MemoryAccess &a, Value *addrs, Va
   return nullptr;
 }
 
-void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *addrs, Value *m, bool contiguous) {
+void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addrs, Value *m,
+                                bool contiguous) {
   using ir::AddrSpace;
   unsigned size = a.type.bytes();
   Type *i64 = b_.getInt64Ty();
@@ -263,7 +338,6 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *addrs, Value *m, b
   };
   Value *memos = b_.CreateLoad(b_.getPtrTy(), at(counterView_, 8), "memos");
   // kern_access_memo_slot and kern_access_memo_tag, as abi.h computes them.
-  Value *lane0 = b_.CreateExtractElement(addrs, b_.getInt32(0), "memo.lane0");
   Value *phase = b_.CreateAnd(lane0, b_.getInt64(kern_access_window(size, flags) - 1), "phase");
   Value *slot =
       b_.CreateAnd(b_.CreateLShr(phase, b_.getInt64(5)), b_.getInt64(KERN_MEMO_SLOTS - 1));
@@ -313,7 +387,7 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *addrs, Value *m, b
   b_.CreateBr(doneBB);
 
   b_.SetInsertPoint(callBB);
-  emitCountAccess(a, addrs, m, nullptr, nullptr);
+  emitCountAccess(a, addrs ? addrs : addressVector(a), m, nullptr, nullptr);
   b_.CreateBr(doneBB);
   b_.SetInsertPoint(doneBB);
 }
@@ -323,7 +397,7 @@ Value *WarpCodegen::emitGeneralAccess(const MemoryAccess &a, Value *addrs, Value
   unsigned size = a.type.bytes();
   AddressSummary sum = summarise(addrs, m);
   Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
-  Value *inLocal = inRange(addrs, localLo_, localHi_, size, "in.local");
+  Value *inLocal = inRange(addrs, windowLo_, localHi_, size, "in.local");
 
   // 1. Checks. The fast path checks the whole warp from the summary: not null, aligned, and
   // every active lane inside one region (one allocation, the block's shared memory, or this
@@ -357,7 +431,8 @@ Value *WarpCodegen::emitGeneralAccess(const MemoryAccess &a, Value *addrs, Value
     emitCheckAccess(a, addrs, m);
   if (mc_.options.counters) {
     if (a.space == AddrSpace::Global || a.space == AddrSpace::Shared)
-      emitCountMemo(a, addrs, m, false);
+      emitCountMemo(a, b_.CreateExtractElement(addrs, b_.getInt32(0), "memo.lane0"), addrs, m,
+                    false);
     else
       emitCountAccess(a, addrs, m, inShared, inLocal);
   }

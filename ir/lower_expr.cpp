@@ -556,7 +556,9 @@ Expr *Lowerer::binary(fe::Expr *e) {
       writeLValue(lv, v, e->loc);
       return ref(lv.var);
     }
-    lv = stable(lv, e->loc);
+    // The address is used once, by the store, right after the value's snapshot: it needs no
+    // snapshot of its own (C++17 sequences the right operand before the left anyway), and
+    // left in place the backend sees its form (a uniform pointer plus a scaled index).
     Expr *val = snapshot(cast(v, irType(l->type)), "val", e->loc);
     writeLValue(lv, val, e->loc);
     return val;

@@ -527,14 +527,18 @@ namespace {
 /// only the block's fields change (a full refill per warp costs as much as a small kernel's
 /// warp, and a kernel reading a context that was just written stalls: masked vector loads do
 /// not forward from the store buffer).
-KernWarpCtx *blockContexts(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *shared) {
+/// (bx, by, bz) is b.blockIdx handed over in registers, one by one: the block state was just
+/// written by 32-bit stores, and reading two of them back as one 64-bit word (as the compiler
+/// likes to, for an array or a struct too) cannot be forwarded from the store buffer: a stall
+/// at every block.
+KernWarpCtx *blockContexts(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *shared,
+                           uint32_t bx, uint32_t by, uint32_t bz) {
   if (W.warpContextsLaunch != L.serial) {
     W.warpContexts.resize(L.warpsPerBlock);
     for (uint32_t w = 0; w < L.warpsPerBlock; ++w)
       fillContext(W.warpContexts[w], L, b, shared, w);
     W.warpContextsLaunch = L.serial;
   }
-  const uint32_t bx = b.blockIdx[0], by = b.blockIdx[1], bz = b.blockIdx[2];
   for (uint32_t w = 0; w < L.warpsPerBlock; ++w) {
     KernWarpCtx &ctx = W.warpContexts[w];
     ctx.shared = shared;
@@ -552,13 +556,14 @@ KernWarpCtx *blockContexts(WorkerState &W, LaunchState &L, BlockState &b, uint8_
 
 /// Runs a block of a kernel with barriers on the worker's fibers, phase by phase (FiberPool);
 /// returns when every warp of the block has returned or was abandoned.
-void runBlockWithFibers(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *shared) {
+void runBlockWithFibers(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *shared, uint32_t bx,
+                        uint32_t by, uint32_t bz) {
   FiberPool &P = W.fibers;
   const uint32_t n = L.warpsPerBlock;
   P.ensure(n);
   P.block = &b;
   P.fn = L.cfg->kernel->fn;
-  P.contexts = blockContexts(W, L, b, shared);
+  P.contexts = blockContexts(W, L, b, shared, bx, by, bz);
   P.slots.resize(n);
   for (uint32_t w = 0; w < n; ++w)
     P.slots[w] = {false, w + 1 < n ? w + 1 : FiberPool::kListEnd,
@@ -581,31 +586,34 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
   b.launch = &L;
   b.linear = linear;
   b.counters = W.counters;
+  uint32_t bx, by = 0, bz = 0;
   if (cfg.grid[1] == 1 && cfg.grid[2] == 1) {
     // A 1-D grid (the common case): no division, whose latency every warp of the block would
     // wait for when it reads its context.
-    b.blockIdx[0] = static_cast<uint32_t>(linear);
-    b.blockIdx[1] = b.blockIdx[2] = 0;
+    bx = static_cast<uint32_t>(linear);
   } else if (linear <= UINT32_MAX) {
     const uint32_t l = static_cast<uint32_t>(linear), xy = l / cfg.grid[0];
-    b.blockIdx[0] = l - xy * cfg.grid[0];
-    b.blockIdx[1] = xy % cfg.grid[1];
-    b.blockIdx[2] = xy / cfg.grid[1];
+    bx = l - xy * cfg.grid[0];
+    by = xy % cfg.grid[1];
+    bz = xy / cfg.grid[1];
   } else {
-    b.blockIdx[0] = static_cast<uint32_t>(linear % cfg.grid[0]);
-    b.blockIdx[1] = static_cast<uint32_t>(linear / cfg.grid[0] % cfg.grid[1]);
-    b.blockIdx[2] = static_cast<uint32_t>(linear / (uint64_t(cfg.grid[0]) * cfg.grid[1]));
+    bx = static_cast<uint32_t>(linear % cfg.grid[0]);
+    by = static_cast<uint32_t>(linear / cfg.grid[0] % cfg.grid[1]);
+    bz = static_cast<uint32_t>(linear / (uint64_t(cfg.grid[0]) * cfg.grid[1]));
   }
+  b.blockIdx[0] = bx;
+  b.blockIdx[1] = by;
+  b.blockIdx[2] = bz;
   uint8_t *shared = W.sharedMemory(cfg.sharedBytes);
   b.checked = W.checked;
   if (b.checked)
     checkedBlockBegin(b.checked, linear, b.blockIdx, cfg.block, cfg.sharedBytes);
   if (cfg.kernel->usesBarriers && L.warpsPerBlock > 1) {
-    runBlockWithFibers(W, L, b, shared);
+    runBlockWithFibers(W, L, b, shared, bx, by, bz);
   } else {
     // No barrier (or a single warp, which a barrier never has to wait for): the warps run to
     // completion one after another, on the worker's own stack.
-    KernWarpCtx *contexts = blockContexts(W, L, b, shared);
+    KernWarpCtx *contexts = blockContexts(W, L, b, shared, bx, by, bz);
     for (uint32_t w = 0; w < L.warpsPerBlock; ++w) {
       if (b.hasFault || mustStop(&b))
         break;
