@@ -232,8 +232,45 @@ void Lowerer::writeLValue(const LValue &lv, Expr *v, fe::SourceLoc loc) {
   store(lv.addr, cast(v, irType(lv.type)), lv.space, loc);
 }
 
+namespace {
+
+/// Whether evaluating `e` twice gives the same value and does nothing else: arithmetic on
+/// variables and addresses, no load, call or intrinsic.
+bool recomputable(const ir::Expr *e) {
+  switch (e->kind) {
+  case ir::ExprKind::Const:
+  case ir::ExprKind::VarRef:
+  case ir::ExprKind::BuiltinVar:
+  case ir::ExprKind::GlobalAddr:
+  case ir::ExprKind::SharedAddr:
+  case ir::ExprKind::LocalAddr:
+  case ir::ExprKind::ParamAddr:
+  case ir::ExprKind::StringConst:
+    return true;
+  case ir::ExprKind::Binary:
+    // Integer division may fault: evaluated once.
+    if ((e->binaryOp == ir::BinaryOp::Div || e->binaryOp == ir::BinaryOp::Rem) && e->type.isInt())
+      return false;
+    [[fallthrough]];
+  case ir::ExprKind::Unary:
+  case ir::ExprKind::Cast:
+  case ir::ExprKind::PtrAdd:
+    for (const ir::Expr *op : e->ops)
+      if (!recomputable(op))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
+} // namespace
+
 LValue Lowerer::stable(LValue lv, fe::SourceLoc loc) {
-  if (lv.addr)
+  // The address is read, then written, with nothing in between that could change what it is
+  // made of; one without loads or calls is simply computed twice (the backend folds it, and
+  // sees its form: a uniform pointer plus a scaled index).
+  if (lv.addr && !recomputable(lv.addr))
     lv.addr = snapshot(lv.addr, "addr", loc);
   return lv;
 }
