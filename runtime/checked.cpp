@@ -288,6 +288,25 @@ void kern_rt_check_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs
   if (sharedOnly && !w->checkRaces)
     return;
   ++w->stamp;
+  // A whole warp on consecutive elements of global memory (the common case): its shadow bytes
+  // are one range, checked with one scan and marked with one fill. A range with an unwritten
+  // byte goes through the lanes below, which find and report the first one.
+  if (!sharedOnly && mask == 0xFFFFFFFFu && init.valid()) {
+    const uint64_t a0 = addrs[0], n = uint64_t{KERN_WARP_SIZE} * size;
+    bool contiguous =
+        a0 - glLo < glBytes && a0 + n - glLo <= glBytes && (a0 + n <= shLo || a0 >= shLo + shBytes);
+    for (uint32_t l = 1; l < KERN_WARP_SIZE && contiguous; ++l)
+      contiguous = addrs[l] == a0 + uint64_t{l} * size;
+    if (contiguous) {
+      uint8_t *p = init.at(a0);
+      const bool mustBeWritten = op != KERN_ACCESS_STORE && w->checkUninit;
+      if (!mustBeWritten || std::memchr(p, 0, n) == nullptr) {
+        if (op != KERN_ACCESS_LOAD)
+          std::memset(p, 1, n);
+        return;
+      }
+    }
+  }
   uint64_t prevAddr = ~0ull, prevValue = 0;
   for (uint32_t m = mask; m; m &= m - 1) {
     const uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
