@@ -86,8 +86,13 @@ void checkedBlockBegin(void *worker, uint64_t linear, const uint32_t blockIdx[3]
                                     w->launch->minRaceBlock.load(std::memory_order_relaxed));
   w->checkUninit = linear < std::min(w->uninit.blockLinear,
                                      w->launch->minUninitBlock.load(std::memory_order_relaxed));
-  if (w->cells.size() < sharedBytes)
-    w->cells.resize(sharedBytes);
+  // Whole words: a word's cells are all there even when the size is not a multiple of 4.
+  const uint64_t words = (sharedBytes + 3) / 4;
+  if (w->cells.size() < 4 * words)
+    w->cells.resize(4 * words);
+  if (w->split.size() < words)
+    w->split.resize(words);
+  std::fill(w->split.begin(), w->split.begin() + static_cast<std::ptrdiff_t>(words), 0);
   // Stamps are 32 bits: well before they wrap, start the cells afresh (between blocks, when
   // no cell matters any more).
   if (w->stamp > (1u << 31)) {
@@ -146,67 +151,92 @@ void recordRace(CheckedWorker &w, KernWarpCtx *ctx, RaceKind kind, uint16_t firs
   lowerTo(w.launch->minRaceBlock, w.blockLinear);
 }
 
-/// One lane's access of `size` bytes at shared offset `off`. Returns false once a race was
-/// recorded.
-bool checkShared(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lane, uint64_t off,
-                 uint32_t size, uint32_t op, const uint64_t *values) {
+/// What one byte of shared memory (cell `c`, at offset `byte`) says about an access by `lane`
+/// of this warp. Returns false once a race was recorded.
+bool checkCell(CheckedWorker &w, KernWarpCtx *ctx, SharedCell &c, uint64_t byte, uint32_t site,
+               uint32_t lane, uint32_t op, const uint64_t *values) {
   const uint32_t warp = ctx->warpId;
   const uint32_t stamp = w.stamp, since = w.barrierStamp;
   const uint16_t who = static_cast<uint16_t>(warp << 5 | lane);
   const bool atomic = op == KERN_ACCESS_ATOMIC;
-  SharedCell *cells = w.cells.data() + off;
-  for (uint32_t i = 0; i < size; ++i) {
-    SharedCell &c = cells[i];
-    const bool written = c.wStamp > since;
-    if (op == KERN_ACCESS_LOAD) {
-      // Accesses of one warp are ordered (lockstep); atomics are not racing reads' partners
-      // only when both sides are atomics, and a read is never an atomic.
-      if (written && warpOf(c.wWho) != warp) {
-        recordRace(w, ctx, RaceKind::ReadAfterWrite, c.wWho, c.wSite, site, lane, false, off + i,
+  const bool written = c.wStamp > since;
+  if (op == KERN_ACCESS_LOAD) {
+    // Accesses of one warp are ordered (lockstep); atomics are not racing reads' partners
+    // only when both sides are atomics, and a read is never an atomic.
+    if (written && warpOf(c.wWho) != warp) {
+      recordRace(w, ctx, RaceKind::ReadAfterWrite, c.wWho, c.wSite, site, lane, false, byte, false);
+      return false;
+    }
+    if (c.rStamp <= since) {
+      c.rStamp = stamp;
+      c.rWho = who;
+      c.rSite = site;
+    } else if (warpOf(c.rWho) != warp && c.r2Stamp <= since) {
+      c.r2Stamp = stamp;
+      c.r2Who = who;
+      c.r2Site = site;
+    }
+    return true;
+  }
+  if (written) {
+    if (warpOf(c.wWho) != warp) {
+      if (!(atomic && (c.wWho & kAtomicWho))) {
+        recordRace(w, ctx, RaceKind::WriteAfterWrite, c.wWho, c.wSite, site, lane, atomic, byte,
                    false);
         return false;
       }
-      if (c.rStamp <= since) {
-        c.rStamp = stamp;
-        c.rWho = who;
-        c.rSite = site;
-      } else if (warpOf(c.rWho) != warp && c.r2Stamp <= since) {
-        c.r2Stamp = stamp;
-        c.r2Who = who;
-        c.r2Site = site;
-      }
-      continue;
-    }
-    if (written) {
-      if (warpOf(c.wWho) != warp) {
-        if (!(atomic && (c.wWho & kAtomicWho))) {
-          recordRace(w, ctx, RaceKind::WriteAfterWrite, c.wWho, c.wSite, site, lane, atomic,
-                     off + i, false);
-          return false;
-        }
-      } else if (c.wStamp == stamp && !atomic && values) {
-        // Another lane of this very store: on a GPU one of the values lands, which one is
-        // unspecified. Harmless when they agree.
-        const uint32_t other = laneOf(c.wWho);
-        if (values[other] != values[lane]) {
-          recordRace(w, ctx, RaceKind::WriteAfterWrite, c.wWho, c.wSite, site, lane, false, off + i,
-                     true);
-          return false;
-        }
-      }
-    }
-    if (c.rStamp > since) {
-      const uint16_t reader = warpOf(c.rWho) != warp ? c.rWho : c.r2Who;
-      const uint32_t readerSite = warpOf(c.rWho) != warp ? c.rSite : c.r2Site;
-      if (warpOf(c.rWho) != warp || c.r2Stamp > since) {
-        recordRace(w, ctx, RaceKind::WriteAfterRead, reader, readerSite, site, lane, atomic,
-                   off + i, false);
+    } else if (c.wStamp == stamp && !atomic && values) {
+      // Another lane of this very store: on a GPU one of the values lands, which one is
+      // unspecified. Harmless when they agree.
+      const uint32_t other = laneOf(c.wWho);
+      if (values[other] != values[lane]) {
+        recordRace(w, ctx, RaceKind::WriteAfterWrite, c.wWho, c.wSite, site, lane, false, byte,
+                   true);
         return false;
       }
     }
-    c.wStamp = stamp;
-    c.wWho = static_cast<uint16_t>(who | (atomic ? kAtomicWho : 0));
-    c.wSite = site;
+  }
+  if (c.rStamp > since) {
+    const uint16_t reader = warpOf(c.rWho) != warp ? c.rWho : c.r2Who;
+    const uint32_t readerSite = warpOf(c.rWho) != warp ? c.rSite : c.r2Site;
+    if (warpOf(c.rWho) != warp || c.r2Stamp > since) {
+      recordRace(w, ctx, RaceKind::WriteAfterRead, reader, readerSite, site, lane, atomic, byte,
+                 false);
+      return false;
+    }
+  }
+  c.wStamp = stamp;
+  c.wWho = static_cast<uint16_t>(who | (atomic ? kAtomicWho : 0));
+  c.wSite = site;
+  return true;
+}
+
+/// One lane's access of `size` bytes at shared offset `off`. Returns false once a race was
+/// recorded. A word that was only ever accessed whole (CheckedWorker::split) keeps one history,
+/// in the cell of its first byte: judged once, it gives the same verdict, at the same first
+/// byte, as its four bytes one by one.
+bool checkShared(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lane, uint64_t off,
+                 uint32_t size, uint32_t op, const uint64_t *values) {
+  SharedCell *cells = w.cells.data();
+  uint8_t *split = w.split.data();
+  for (uint64_t i = 0; i < size;) {
+    const uint64_t byte = off + i, word = byte / 4;
+    if ((byte & 3) == 0 && size - i >= 4 && !split[word]) {
+      if (!checkCell(w, ctx, cells[byte], byte, site, lane, op, values))
+        return false;
+      i += 4;
+      continue;
+    }
+    if (!split[word]) {
+      // Part of a word: from now on its bytes keep their own histories, starting from the
+      // word's.
+      for (uint64_t k = 1; k < 4; ++k)
+        cells[4 * word + k] = cells[4 * word];
+      split[word] = 1;
+    }
+    if (!checkCell(w, ctx, cells[byte], byte, site, lane, op, values))
+      return false;
+    ++i;
   }
   return true;
 }

@@ -87,6 +87,9 @@ struct CheckedWorker {
   CheckedLaunch *launch = nullptr;
   InitShadow *init = nullptr;
   std::vector<SharedCell> cells;
+  /// Per 4-byte word of shared memory: 0 while the word was only accessed whole in this block
+  /// (its first byte's cell then stands for all four), 1 once part of it was.
+  std::vector<uint8_t> split;
   uint32_t stamp = 0;        ///< the last checked access of this worker
   uint32_t barrierStamp = 0; ///< `stamp` at the block's last barrier (or its start)
   uint64_t blockLinear = 0;
