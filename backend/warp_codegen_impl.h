@@ -211,7 +211,8 @@ private:
   Value *emitGeneralAccess(const MemoryAccess &a, Value *addrs, Value *m);
   Value *emitContiguousAccess(const MemoryAccess &a, Value *m, Value *base);
   /// Whether the warp's addresses [lo, end) lie in one region `space` may reach.
-  Value *regionOk(ir::AddrSpace space, Value *lo, Value *end);
+  /// `fast`: for the contiguous fast path, which may leave rare cases to the general one.
+  Value *regionOk(ir::AddrSpace space, Value *lo, Value *end, bool fast = false);
   /// Counters of a global or shared access: from the memo when it knows the shape, else by a
   /// call. `contiguous`: the access is known to be lane l at lane 0's address + l x size.
   /// `lane0`: lane 0's address; `addrs` every lane's, or null to build them (addressVector)

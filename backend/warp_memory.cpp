@@ -238,11 +238,10 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   Value *aligned = size > 1 ? b_.CreateICmpEQ(b_.CreateAnd(base, b_.getInt64(size - 1)),
                                               b_.getInt64(0), "contig.aligned")
                             : b_.getTrue();
-  Value *notNull = b_.CreateICmpUGE(lo, b_.getInt64(kNullPageSize), "contig.not.null");
+  // Every region lies far above the null page, so inside one is not null.
   Value *none = b_.CreateICmpEQ(mbits, b_.getInt32(0), "no.lanes");
   Value *fastOk = b_.CreateAnd(
-      contiguous,
-      b_.CreateOr(none, b_.CreateAnd(b_.CreateAnd(notNull, aligned), regionOk(a.space, lo, end))),
+      contiguous, b_.CreateOr(none, b_.CreateAnd(aligned, regionOk(a.space, lo, end, true))),
       "contig.ok");
   auto *fastBB = newBlock("access.contiguous");
   auto *generalBB = newBlock("access.general");
@@ -265,22 +264,25 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   return phi;
 }
 
-Value *WarpCodegen::regionOk(ir::AddrSpace space, Value *lo, Value *end) {
+Value *WarpCodegen::regionOk(ir::AddrSpace space, Value *lo, Value *end, bool fast) {
   using ir::AddrSpace;
   Type *i64 = b_.getInt64Ty();
   auto within = [&](Value *rlo, Value *rhi, const char *name) {
     return b_.CreateAnd(b_.CreateICmpUGE(lo, rlo), b_.CreateICmpULE(end, rhi), name);
   };
-  Value *shOk = within(sharedLo_, sharedHi_, "warp.in.shared");
   if (space == AddrSpace::Shared)
-    return shOk;
-  Value *inDev = b_.CreateAnd(b_.CreateICmpUGE(lo, globalLo_), b_.CreateICmpULT(lo, globalHi_),
-                              "warp.in.device");
-  Value *idx = b_.CreateSelect(inDev, b_.CreateLShr(b_.CreateSub(lo, globalLo_), b_.getInt64(8)),
-                               b_.getInt64(0));
+    return within(sharedLo_, sharedHi_, "warp.in.shared");
+  Value *off = b_.CreateSub(lo, globalLo_, "global.offset");
+  Value *inDev = b_.CreateICmpULT(off, b_.CreateSub(globalHi_, globalLo_), "warp.in.device");
+  Value *idx = b_.CreateSelect(inDev, b_.CreateLShr(off, b_.getInt64(8)), b_.getInt64(0));
   Value *allocEnd =
       b_.CreateAlignedLoad(i64, b_.CreateGEP(i64, shadow_, idx), llvm::Align(8), "warp.alloc.end");
   Value *glOk = b_.CreateAnd(inDev, b_.CreateICmpULE(end, allocEnd), "warp.in.allocation");
+  // A global access that lands in the block's shared memory (a generic pointer the front end
+  // typed as global) is allowed, but rare: the fast path leaves it to the general one.
+  if (fast && (space == AddrSpace::Global || space == AddrSpace::Constant))
+    return glOk;
+  Value *shOk = within(sharedLo_, sharedHi_, "warp.in.shared");
   if (space == AddrSpace::Global || space == AddrSpace::Constant)
     return b_.CreateOr(glOk, shOk);
   return b_.CreateOr(b_.CreateOr(glOk, shOk), within(windowLo_, localHi_, "warp.in.local"));
