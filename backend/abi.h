@@ -142,12 +142,12 @@ enum KernAccessFlags : uint32_t {
 #define KERN_SITE_ATOMICS 320
 
 /// A remembered cost. `tag` names the access (kern_access_memo_tag; 0: none), `mask` its
-/// active lanes and `pattern` each lane's offset from lane 0's address (a contiguous full-warp
-/// access has KERN_MEMO_CONTIGUOUS in its tag: lane l at l x size, so compiled code that knows
-/// its access is one need not compare the pattern). `sampleKey` is the warp key
-/// (kern_warp_key) of the site's address sample: a warp with a lower key must go to the runtime
-/// to become the sample. `delta` holds the operation's counters to add (4 shared or 7 global
-/// fields) and then the two atomic counters (added for atomics only).
+/// active lanes and `pattern` each lane's offset from lane 0's address (a contiguous access,
+/// all 32 lanes at lane 0's address + l x size whether active or not, has KERN_MEMO_CONTIGUOUS
+/// in its tag, so compiled code that knows its access is one need not compare the pattern).
+/// `sampleKey` is the warp key (kern_warp_key) of the site's address sample: a warp with a lower
+/// key must go to the runtime to become the sample. `delta` holds the operation's counters to add
+/// (4 shared or 7 global fields) and then the two atomic counters (added for atomics only).
 struct KernAccessMemo {
   uint64_t tag;
   uint64_t sampleKey;
@@ -163,7 +163,7 @@ struct KernCounterView {
   KernAccessMemo *memos; // the memos of (site s, operation k) at memos[KERN_MEMO_SLOTS (3 s + k)]
 };
 
-/// Tag bit of a contiguous full-warp access.
+/// Tag bit of a contiguous access (every lane, active or not, at lane 0's + l x size).
 #define KERN_MEMO_CONTIGUOUS (uint64_t(1) << 41)
 /// The aligned window whose offset decides an access's cost, given its lanes' pattern. Global
 /// memory: the largest segment of any rule. Shared memory: banks are (address / 4) mod banks,

@@ -328,8 +328,7 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   auto *callBB = newBlock("count.call");
   auto *doneBB = newBlock("count.done");
   Value *mbits = bits(m, "count.lanes");
-  Value *want = contiguous ? b_.CreateICmpEQ(mbits, b_.getInt32(-1), "count.full")
-                           : b_.CreateICmpNE(mbits, b_.getInt32(0), "count.any");
+  Value *want = b_.CreateICmpNE(mbits, b_.getInt32(0), "count.any");
   want = b_.CreateAnd(want,
                       b_.CreateICmpNE(counterView_, llvm::ConstantPointerNull::get(b_.getPtrTy())));
   b_.CreateCondBr(want, memoBB, callBB);
@@ -357,16 +356,17 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
       b_.CreateICmpEQ(b_.CreateLoad(i64, at(memo, kMemoTag), "memo.tag"), tag),
       b_.CreateICmpUGE(warpKey_, b_.CreateLoad(i64, at(memo, kMemoSampleKey), "memo.sample.key")),
       "memo.hit");
+  // The same active lanes (and, unless contiguous, at the same offsets from lane 0).
+  Value *sameMask =
+      b_.CreateICmpEQ(b_.CreateLoad(b_.getInt32Ty(), at(memo, kMemoMask), "memo.mask"), mbits);
+  hit = b_.CreateAnd(hit, sameMask);
   if (!contiguous) {
-    // The same active lanes at the same offsets from lane 0.
-    Value *sameMask =
-        b_.CreateICmpEQ(b_.CreateLoad(b_.getInt32Ty(), at(memo, kMemoMask), "memo.mask"), mbits);
     Value *pattern =
         b_.CreateAlignedLoad(i64v, at(memo, kMemoPattern), llvm::Align(8), "memo.pattern");
     Value *samePattern = b_.CreateUnaryIntrinsic(
         llvm::Intrinsic::vector_reduce_and,
         b_.CreateICmpEQ(b_.CreateSub(addrs, splat(lane0)), pattern), nullptr, "memo.same");
-    hit = b_.CreateAnd(hit, b_.CreateAnd(sameMask, samePattern), "memo.hit.pattern");
+    hit = b_.CreateAnd(hit, samePattern, "memo.hit.pattern");
   }
   b_.CreateCondBr(hit, addBB, callBB);
 

@@ -104,7 +104,9 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
   if (index >= memos.size())
     return;
   KernAccessMemo &m = memos[index];
-  bool contiguous = mask == 0xFFFFFFFFu;
+  // Contiguous over all 32 lanes, active or not (as compiled code tests it); the mask is
+  // compared on its own.
+  bool contiguous = true;
   for (int l = 0; l < KERN_WARP_SIZE; ++l) {
     m.pattern[l] = static_cast<int64_t>(addrs[l] - addrs[0]);
     contiguous = contiguous && addrs[l] == addrs[0] + uint64_t(l) * size;

@@ -137,6 +137,13 @@ TEST_CASE("a recorded memo replays exactly what the rules added", "[runtime][cou
         kern_access_memo_tag(scattered[0], 4, KERN_ACCESS_STORE | KERN_ACCESS_GLOBAL, false));
   CHECK(st.mask == 0xFFFFu);
   CHECK(st.pattern[5] == 5 * 4 + 4096);
+  // Contiguous under a partial mask: the contiguous bit, and the mask kept beside it.
+  w.recordMemo(3, KERN_ACCESS_LOAD | KERN_ACCESS_GLOBAL, a.data(), 0x0000FFFFu, 4, 11, 0);
+  const KernAccessMemo &partial = w.memos[KERN_MEMO_SLOTS * (3 * 3 + KERN_ACCESS_LOAD) +
+                                          kern_access_memo_slot(a[0], 4, KERN_ACCESS_GLOBAL)];
+  CHECK(partial.tag == kern_access_memo_tag(a[0], 4, KERN_ACCESS_LOAD | KERN_ACCESS_GLOBAL, true));
+  CHECK(partial.mask == 0x0000FFFFu);
+  CHECK(partial.delta[0] == 1);
   CHECK(st.sampleKey == 7); // the site's sample stays the lower key's
   // A new launch forgets the memos.
   w.reset(4);
