@@ -52,11 +52,16 @@ struct KernWarpCtx {
   void *block;                           // the runtime's per-block state (opaque to compiled code)
   void *counters;     // the runtime's counters for this worker (null: counters off)
   uint32_t callDepth; // device function call depth (recursion bound)
-  uint32_t pad_;
+  /// Kernels compiled as coroutines (CompiledProgram::kernelSuspends): 1 once the warp
+  /// function has returned for good, 0 while it is suspended at a barrier.
+  uint32_t finished;
   /// Device memory's shadow map (DeviceMemory::shadow): per 256 bytes from globalLo, the end
   /// address of the allocation covering them (0 if none). A global access outside every
   /// allocation is a fault even when it lands between two allocations.
   const uint64_t *shadow;
+  /// Kernels compiled as coroutines: the handle of this warp's coroutine while it is suspended
+  /// at a barrier (resumed by calling the function pointer at its start with the handle).
+  void *coro;
 };
 
 /// What host functions receive as their hidden first parameter (opaque to compiled code).
@@ -84,6 +89,17 @@ void kern_rt_barrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask);
 /// count, or 0/1 for and/or (every warp gets the same value).
 int32_t kern_rt_barrier_reduce(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask,
                                uint32_t predMask, uint32_t op);
+/// Barriers of kernels compiled as coroutines: the warp (lanes `activeMask`) arrives at the
+/// barrier at `site` (`op` -1 for __syncthreads, else as kern_rt_barrier_reduce, with
+/// `predMask`). Returns 0: the warp function suspends, and is resumed once every warp of the
+/// block has arrived; nonzero: a fault (ctx->fault is set), the warp function returns.
+int32_t kern_rt_barrier_arrive(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask,
+                               uint32_t predMask, int32_t op);
+/// After a resumed __syncthreads_count/and/or: the combined value.
+int32_t kern_rt_barrier_result(KernWarpCtx *ctx);
+/// The memory of a coroutine kernel's frame for this warp (`size` bytes, aligned to `align`):
+/// the runtime's, reused from block to block; never freed by compiled code.
+void *kern_rt_coro_frame(KernWarpCtx *ctx, uint64_t size, uint64_t align);
 /// Counter hooks (emitted only when counters are compiled in).
 /// A warp-level memory access: `addrs` has one address per lane (only `mask` lanes valid),
 /// `size` the bytes per lane, `flags` a KernAccessFlags combination.
@@ -359,4 +375,6 @@ void kern_rt_assert(KernWarpCtx *ctx, uint32_t site, uint32_t lane, const char *
 static_assert(offsetof(KernWarpCtx, params) == 0);
 static_assert(offsetof(KernWarpCtx, threadIdx) == 96);
 static_assert(offsetof(KernWarpCtx, shadow) == 504);
-static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 32);
+static_assert(offsetof(KernWarpCtx, finished) == 500);
+static_assert(offsetof(KernWarpCtx, coro) == 512);
+static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 40);

@@ -11,6 +11,7 @@
 #include <llvm/IR/Module.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ struct ModuleContext {
   std::map<const ir::Function *, llvm::Function *> warpFunctions;
   /// Host functions (`@name.host`).
   std::map<const ir::Function *, llvm::Function *> hostFunctions;
+  /// Kernels compiled as coroutines that suspend at their barriers (warp::suspendsAtBarriers).
+  std::set<const ir::Function *> coroutines;
   /// The first internal error met while generating code (empty: none).
   std::string error;
 

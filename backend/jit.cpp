@@ -198,6 +198,10 @@ public:
   std::vector<WarpFunction> kernels;
   MainFunction mainFn = nullptr;
 
+  std::vector<bool> suspends;
+  bool kernelSuspends(size_t index) const override {
+    return index < suspends.size() && suspends[index];
+  }
   WarpFunction kernel(size_t index) const override {
     return index < kernels.size() ? kernels[index] : nullptr;
   }
@@ -286,6 +290,7 @@ std::unique_ptr<CompiledProgram> compile(const ir::Module &module, const Compile
       return nullptr;
     }
     program->kernels.push_back(reinterpret_cast<WarpFunction>(*addr));
+    program->suspends.push_back(mc.coroutines.count(k) != 0);
   }
   if (mainFn) {
     auto addr = j.lookup(kMainSymbol);

@@ -54,7 +54,73 @@ bool mayRemoveLanes(const ir::Block *b, int loopDepth) {
   return false;
 }
 
+bool callsAnything(const ir::Expr *e) {
+  if (!e)
+    return false;
+  if (e->kind == ir::ExprKind::Call)
+    return true;
+  for (auto *o : e->ops)
+    if (callsAnything(o))
+      return true;
+  return false;
+}
+
+bool callsAnything(const ir::Block *b);
+bool callsAnything(const ir::Stmt &s) {
+  if (callsAnything(s.addr) || callsAnything(s.value) || callsAnything(s.cond))
+    return true;
+  for (auto *a : s.args)
+    if (callsAnything(a))
+      return true;
+  return callsAnything(s.thenBody) || callsAnything(s.elseBody) || callsAnything(s.preCond) ||
+         callsAnything(s.body) || callsAnything(s.step);
+}
+bool callsAnything(const ir::Block *b) {
+  if (!b)
+    return false;
+  for (auto *s : b->stmts)
+    if (callsAnything(*s))
+      return true;
+  return false;
+}
+
+bool contains(const ir::Block *b, ir::StmtKind kind);
+bool contains(const ir::Stmt &s, ir::StmtKind kind) {
+  return s.kind == kind || contains(s.thenBody, kind) || contains(s.elseBody, kind) ||
+         contains(s.preCond, kind) || contains(s.body, kind) || contains(s.step, kind);
+}
+bool contains(const ir::Block *b, ir::StmtKind kind) {
+  if (!b)
+    return false;
+  for (auto *s : b->stmts)
+    if (contains(*s, kind))
+      return true;
+  return false;
+}
+
 } // namespace
+
+/// A loop whose body reaches a barrier and holds no loop of its own, anywhere in `b`.
+bool tightBarrierLoop(const ir::Block *b) {
+  if (!b)
+    return false;
+  for (auto *s : b->stmts) {
+    if (s->kind == ir::StmtKind::Loop) {
+      const bool barrier = contains(s->preCond, ir::StmtKind::Barrier) ||
+                           contains(s->body, ir::StmtKind::Barrier) ||
+                           contains(s->step, ir::StmtKind::Barrier);
+      const bool inner = contains(s->preCond, ir::StmtKind::Loop) ||
+                         contains(s->body, ir::StmtKind::Loop) ||
+                         contains(s->step, ir::StmtKind::Loop);
+      if (barrier && !inner)
+        return true;
+    }
+    if (tightBarrierLoop(s->thenBody) || tightBarrierLoop(s->elseBody) ||
+        tightBarrierLoop(s->preCond) || tightBarrierLoop(s->body) || tightBarrierLoop(s->step))
+      return true;
+  }
+  return false;
+}
 
 // ---- function ------------------------------------------------------------------------------
 
@@ -64,6 +130,26 @@ void WarpCodegen::emit() {
   b_.SetInsertPoint(entry);
   auto argIt = fn_->arg_begin();
   ctx_ = &*argIt++;
+  coro_ = mc_.coroutines.count(&f_) != 0;
+  if (coro_) {
+    // A switch-resumed coroutine (LLVM's coroutine lowering keeps what lives across a
+    // suspension in the frame): its frame is the runtime's, one per warp, reused.
+    Type *ptr = b_.getPtrTy();
+    Value *nullPtr = llvm::ConstantPointerNull::get(b_.getPtrTy());
+    Value *id = b_.CreateIntrinsic(llvm::Intrinsic::coro_id, {},
+                                   {b_.getInt32(0), nullPtr, nullPtr, nullPtr}, nullptr, "coro.id");
+    Value *size = b_.CreateIntrinsic(llvm::Intrinsic::coro_size, {b_.getInt64Ty()}, {}, nullptr,
+                                     "frame.size");
+    Value *align = b_.CreateIntrinsic(llvm::Intrinsic::coro_align, {b_.getInt64Ty()}, {}, nullptr,
+                                      "frame.align");
+    Value *mem =
+        b_.CreateCall(runtime("kern_rt_coro_frame", ptr, {ptr, b_.getInt64Ty(), b_.getInt64Ty()}),
+                      {ctx_, size, align}, "frame.mem");
+    coroHandle_ = b_.CreateIntrinsic(llvm::Intrinsic::coro_begin, {}, {id, mem}, nullptr, "coro");
+    b_.CreateStore(coroHandle_, ctxAddr(kCtxCoro));
+    b_.CreateStore(b_.getInt32(0), ctxAddr(kCtxFinished));
+    coroEnd_ = BasicBlock::Create(c_, "coro.end");
+  }
   Value *entryMask;
   if (isKernel) {
     entryMask =
@@ -202,6 +288,17 @@ void WarpCodegen::emit() {
                           {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}),
                   {ctx_, b_.CreateLoad(b_.getInt64Ty(), instrWarp_, "instr.warp.total"),
                    b_.CreateLoad(b_.getInt64Ty(), instrThread_, "instr.thread.total")});
+  if (coro_) {
+    // Done for good: the runtime sees `finished` and never resumes this warp again.
+    b_.CreateStore(b_.getInt32(1), ctxAddr(kCtxFinished));
+    b_.CreateBr(coroEnd_);
+    coroEnd_->insertInto(fn_);
+    b_.SetInsertPoint(coroEnd_);
+    b_.CreateIntrinsic(llvm::Intrinsic::coro_end, {},
+                       {coroHandle_, b_.getFalse(), llvm::ConstantTokenNone::get(c_)});
+    b_.CreateRetVoid();
+    return;
+  }
   if (isKernel) {
     b_.CreateRetVoid();
     return;
@@ -239,6 +336,26 @@ void WarpCodegen::faultWithKind(Value *bad, Value *kind, ir::SiteId site, Value 
 
 void WarpCodegen::faultIf(Value *bad, uint32_t kind, ir::SiteId site, Value *addrs) {
   faultWithKind(bad, b_.getInt32(kind), site, addrs);
+}
+
+void WarpCodegen::emitCoroBarrier(ir::SiteId site, Value *mask, Value *pred, int32_t op) {
+  Type *i32 = b_.getInt32Ty();
+  Value *r = b_.CreateCall(
+      runtime("kern_rt_barrier_arrive", i32, {b_.getPtrTy(), i32, i32, i32, i32}),
+      {ctx_, b_.getInt32(site), mask, pred, b_.getInt32(static_cast<uint32_t>(op))}, "arrived");
+  auto *suspendBB = newBlock("barrier.suspend");
+  auto *resumedBB = newBlock("barrier.resumed");
+  unlikelyBr(b_.CreateICmpNE(r, b_.getInt32(0)), exit_, suspendBB);
+  b_.SetInsertPoint(suspendBB);
+  Value *st =
+      b_.CreateIntrinsic(llvm::Intrinsic::coro_suspend, {},
+                         {llvm::ConstantTokenNone::get(c_), b_.getFalse()}, nullptr, "suspend");
+  // 0: resumed; 1: destroyed (never done: the runtime drops frames); otherwise: suspended.
+  auto *sw = b_.CreateSwitch(st, coroEnd_, 2);
+  sw->addCase(b_.getInt8(0), resumedBB);
+  sw->addCase(b_.getInt8(1), coroEnd_);
+  b_.SetInsertPoint(resumedBB);
+  returnIfFaulted();
 }
 
 void WarpCodegen::returnIfFaulted() {
@@ -426,6 +543,10 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
   case StmtKind::Barrier: {
     countInstr(1);
     Type *i32 = b_.getInt32Ty();
+    if (coro_) {
+      emitCoroBarrier(s.site, bits(cur(), "barrier.mask"), b_.getInt32(0), -1);
+      return;
+    }
     b_.CreateCall(runtime("kern_rt_barrier", b_.getVoidTy(), {b_.getPtrTy(), i32, i32}),
                   {ctx_, b_.getInt32(s.site), bits(cur(), "barrier.mask")});
     returnIfFaulted();
@@ -810,12 +931,19 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
     uint32_t kind = e.intrinsic == IntrinsicId::SyncCount ? 0
                     : e.intrinsic == IntrinsicId::SyncAnd ? 1
                                                           : 2;
-    Value *r =
-        b_.CreateCall(runtime("kern_rt_barrier_reduce", i32, {b_.getPtrTy(), i32, i32, i32, i32}),
-                      {ctx_, b_.getInt32(e.site), bits(m, "barrier.mask"),
-                       bits(b_.CreateAnd(m, pred), "barrier.pred"), b_.getInt32(kind)},
-                      "barrier.result");
-    returnIfFaulted();
+    Value *r;
+    if (coro_) {
+      emitCoroBarrier(e.site, bits(m, "barrier.mask"), bits(b_.CreateAnd(m, pred), "barrier.pred"),
+                      static_cast<int32_t>(kind));
+      r = b_.CreateCall(runtime("kern_rt_barrier_result", i32, {b_.getPtrTy()}), {ctx_},
+                        "barrier.result");
+    } else {
+      r = b_.CreateCall(runtime("kern_rt_barrier_reduce", i32, {b_.getPtrTy(), i32, i32, i32, i32}),
+                        {ctx_, b_.getInt32(e.site), bits(m, "barrier.mask"),
+                         bits(b_.CreateAnd(m, pred), "barrier.pred"), b_.getInt32(kind)},
+                        "barrier.result");
+      returnIfFaulted();
+    }
     return emitCast(b_, splat(r), ir::Type::i32(true), e.type);
   }
   case IntrinsicId::AtomicAdd:
@@ -977,6 +1105,18 @@ Value *WarpCodegen::emitExprShape(const ir::Expr &e) {
 
 namespace kern::backend {
 
+bool suspendsAtBarriers(const ir::Function &f) {
+  // Local slots would live in the coroutine's frame, away from the stack that the local-memory
+  // window of generic pointers and of called device functions assumes; a device function that
+  // reaches a barrier would have to suspend its caller. Such kernels keep their fibers.
+  // Measured (bench/RESULTS.md): resuming a coroutine reloads what lives across the barrier
+  // from its frame, and its code between barriers is a little slower than a fiber's; it wins
+  // where barriers come often (a loop around a barrier with no loop inside it, as in a tree
+  // reduction: 20% on W2) and loses up to 10% elsewhere (matmul, transpose).
+  return f.kind == ir::FunctionKind::Kernel && f.usesBarriers && f.slots.empty() &&
+         !warp::callsAnything(f.body) && warp::tightBarrierLoop(f.body);
+}
+
 using llvm::Type;
 
 llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f) {
@@ -1003,6 +1143,10 @@ llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f) {
       fn->getArg(3 + i)->setName(f.params[i]->name);
   }
   setCommonAttributes(fn);
+  if (suspendsAtBarriers(f)) {
+    fn->setPresplitCoroutine();
+    mc.coroutines.insert(&f);
+  }
   mc.warpFunctions[&f] = fn;
   return fn;
 }

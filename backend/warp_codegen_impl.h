@@ -39,7 +39,9 @@ enum CtxOffset : unsigned {
   kCtxThreadIdx = 96,
   kCtxCounters = 488,
   kCtxCallDepth = 496,
+  kCtxFinished = 500,
   kCtxShadow = 504,
+  kCtxCoro = 512,
 };
 static_assert(offsetof(KernWarpCtx, shadow) == kCtxShadow);
 static_assert(offsetof(KernWarpCtx, params) == kCtxParams);
@@ -56,6 +58,8 @@ static_assert(offsetof(KernWarpCtx, steps) == kCtxSteps);
 static_assert(offsetof(KernWarpCtx, threadIdx) == kCtxThreadIdx);
 static_assert(offsetof(KernWarpCtx, callDepth) == kCtxCallDepth);
 static_assert(offsetof(KernWarpCtx, warpId) == kCtxWarpId);
+static_assert(offsetof(KernWarpCtx, finished) == kCtxFinished);
+static_assert(offsetof(KernWarpCtx, coro) == kCtxCoro);
 static_assert(offsetof(KernWarpCtx, counters) == kCtxCounters);
 static_assert(offsetof(KernCounterView, sites) == 0 && offsetof(KernCounterView, memos) == 8);
 enum MemoOffset : unsigned {
@@ -232,6 +236,14 @@ private:
   /// Counters on: KernWarpCtx::counters (a KernCounterView, or null) and this warp's
   /// kern_warp_key, for the counting that needs no call.
   Value *counterView_ = nullptr, *warpKey_ = nullptr;
+  /// A kernel compiled as a coroutine (suspendsAtBarriers): its handle, and the blocks every
+  /// suspension leads to when the coroutine is destroyed or suspends.
+  bool coro_ = false;
+  Value *coroHandle_ = nullptr;
+  BasicBlock *coroEnd_ = nullptr;
+  /// A barrier of a coroutine kernel: arrive, suspend, and on resumption go on (or return when
+  /// the runtime set ctx->fault). `pred`/`op` as kern_rt_barrier_arrive.
+  void emitCoroBarrier(ir::SiteId site, Value *mask, Value *pred, int32_t op);
   Value *warp_ = nullptr; // per-warp state (WarpStateOffset)
   Value *sharedLo_ = nullptr, *sharedHi_ = nullptr;
   Value *globalLo_ = nullptr, *globalHi_ = nullptr, *shadow_ = nullptr;

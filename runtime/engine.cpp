@@ -135,6 +135,7 @@ std::vector<runtime::KernelInfo> kernelInfos(const ir::Module &module,
     k.paramBytes = irKernels[i]->paramBytes;
     k.staticSharedBytes = irKernels[i]->staticSharedBytes;
     k.usesBarriers = irKernels[i]->usesBarriers;
+    k.suspends = native.kernelSuspends(i);
     k.launchBoundsMaxThreads = irKernels[i]->launchBoundsMaxThreads;
     // Without --regs, occupancy uses the IR's register estimate (ir/analysis.h).
     k.registers = ir::estimateRegisters(*irKernels[i]);

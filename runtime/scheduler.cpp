@@ -3,6 +3,8 @@
 // warp on a fiber of its worker so that a warp reaching __syncthreads() can wait for the others.
 #include "runtime/scheduler.h"
 
+#include "runtime/counter_hooks.h"
+
 #include "runtime/checked.h"
 #include "runtime/printf_format.h"
 
@@ -336,13 +338,20 @@ struct BlockState {
   /// A warp function of the block was entered: after a timeout, the block was running.
   bool started = false;
   FiberPool *fibers = nullptr; // kernels with barriers: the worker's fibers, running this block
-  void *counters = nullptr;    // the worker's counters (KernWarpCtx::counters)
-  void *checked = nullptr;     // the worker's CheckedWorker (checked mode)
+  FiberPool *phases = nullptr; // coroutine kernels: the barrier phases of this block (no fibers)
+  WorkerState *worker = nullptr;
+  void *counters = nullptr; // the worker's counters (KernWarpCtx::counters)
+  void *checked = nullptr;  // the worker's CheckedWorker (checked mode)
 };
 
 /// One worker's reusable resources and its share of the launch's results.
 struct WorkerState {
   FiberPool fibers;
+  /// Coroutine kernels: the phase bookkeeping of the running block, and one frame per warp
+  /// (reused from block to block: compiled code never frees them).
+  FiberPool phases;
+  std::vector<std::unique_ptr<uint8_t[]>> coroFrames;
+  std::vector<uint64_t> coroFrameBytes;
   uint8_t *shared = nullptr;
   uint64_t sharedCapacity = 0;
   std::vector<std::pair<uint64_t, std::string>> outputs;
@@ -547,6 +556,8 @@ KernWarpCtx *blockContexts(WorkerState &W, LaunchState &L, BlockState &b, uint8_
     ctx.blockIdx[2] = bz;
     ctx.block = &b;
     ctx.counters = b.counters;
+    ctx.coro = nullptr;
+    ctx.finished = 0;
     ctx.fault = 0;
     ctx.steps = kPollInterval;
     ctx.callDepth = 0;
@@ -580,6 +591,51 @@ void runBlockWithFibers(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *
   b.fibers = nullptr;
 }
 
+/// Runs a block of a coroutine kernel: each phase calls (the first time) or resumes every
+/// unfinished warp in index order until it returns or suspends at a barrier; the phase is then
+/// judged as FiberPool::endPhase judges it. The order of everything is the fibers' order.
+void runBlockSuspending(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *shared, uint32_t bx,
+                        uint32_t by, uint32_t bz) {
+  FiberPool &P = W.phases;
+  const uint32_t n = L.warpsPerBlock;
+  P.block = &b;
+  P.fn = L.cfg->kernel->fn;
+  P.contexts = blockContexts(W, L, b, shared, bx, by, bz);
+  P.slots.resize(n);
+  for (uint32_t w = 0; w < n; ++w)
+    P.slots[w] = {false, w + 1 < n ? w + 1 : FiberPool::kListEnd,
+                  w > 0 ? w - 1 : FiberPool::kListEnd};
+  P.head = 0;
+  P.threads = L.blockThreads;
+  P.arrived = 0;
+  P.mismatch = FiberPool::kListEnd;
+  P.count = 0;
+  P.finished = 0;
+  P.firstFinished = FiberPool::kListEnd;
+  b.phases = &P;
+  b.worker = &W;
+  for (;;) {
+    for (uint32_t w = P.pick(P.head); w != FiberPool::kListEnd;) {
+      KernWarpCtx &ctx = P.contexts[w];
+      if (ctx.coro == nullptr) // the first call runs to the first barrier or to the end
+        P.fn(&ctx);
+      else // a switch-lowered coroutine's frame starts with its resume function
+        (*static_cast<void (**)(void *)>(ctx.coro))(ctx.coro);
+      const uint32_t next = P.slots[w].next;
+      if (ctx.finished)
+        P.finish(w);
+      w = P.pick(next);
+    }
+    if (!P.endPhase())
+      break;
+    // Released, or let go after a fault or a stop: waiting warps see ctx->fault and return.
+    if (b.hasFault || b.stopping)
+      for (uint32_t w = P.head; w != FiberPool::kListEnd; w = P.slots[w].next)
+        P.contexts[w].fault = 1;
+  }
+  b.phases = nullptr;
+}
+
 void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
   const LaunchConfig &cfg = *L.cfg;
   BlockState b;
@@ -608,7 +664,9 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
   b.checked = W.checked;
   if (b.checked)
     checkedBlockBegin(b.checked, linear, b.blockIdx, cfg.block, cfg.sharedBytes);
-  if (cfg.kernel->usesBarriers && L.warpsPerBlock > 1) {
+  if (cfg.kernel->suspends) {
+    runBlockSuspending(W, L, b, shared, bx, by, bz);
+  } else if (cfg.kernel->usesBarriers && L.warpsPerBlock > 1) {
     runBlockWithFibers(W, L, b, shared, bx, by, bz);
   } else {
     // No barrier (or a single warp, which a barrier never has to wait for): the warps run to
@@ -725,6 +783,79 @@ int32_t warpBarrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32
   }
   return P.result;
 }
+
+int32_t warpArrive(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32_t predMask,
+                   int32_t op) {
+  BlockState *b = blockOf(ctx);
+  if (ctx->fault || b->hasFault || mustStop(b)) {
+    ctx->fault = 1;
+    return 1;
+  }
+  if (activeMask != ctx->liveMask) {
+    const uint32_t missing = ctx->liveMask & ~activeMask;
+    char masks[64];
+    std::snprintf(masks, sizeof masks, "active lanes 0x%08x of 0x%08x", activeMask, ctx->liveMask);
+    recordFault(b, ctx, site, KERN_FAULT_BARRIER, static_cast<uint32_t>(std::countr_zero(missing)),
+                0,
+                "__syncthreads() in divergent code: only part of warp " +
+                    std::to_string(ctx->warpId) + " reaches it (" + masks + ")");
+    ctx->fault = 1;
+    return 1;
+  }
+  FiberPool &P = *b->phases;
+  const uint32_t w = ctx->warpId;
+  if (P.arrived++ == 0) {
+    P.firstArrived = w;
+    P.site = site;
+    P.op = op;
+  } else if (P.mismatch == FiberPool::kListEnd && (site != P.site || op != P.op)) {
+    P.mismatch = w;
+  }
+  P.count += static_cast<uint32_t>(std::popcount(predMask & activeMask));
+  return 0;
+}
+
+int32_t warpBarrierResult(KernWarpCtx *ctx) {
+  const BlockState *b = blockOf(ctx);
+  return b->phases ? b->phases->result : 0;
+}
+
+void *warpCoroFrame(KernWarpCtx *ctx, uint64_t size, uint64_t align) {
+  WorkerState &W = *blockOf(ctx)->worker;
+  const uint32_t w = ctx->warpId;
+  if (W.coroFrames.size() <= w) {
+    W.coroFrames.resize(w + 1);
+    W.coroFrameBytes.resize(w + 1, 0);
+  }
+  const uint64_t a = std::max<uint64_t>(align, 16);
+  if (W.coroFrameBytes[w] < size + a) {
+    W.coroFrames[w] = std::make_unique<uint8_t[]>(size + a);
+    W.coroFrameBytes[w] = size + a;
+  }
+  const auto p = reinterpret_cast<uintptr_t>(W.coroFrames[w].get());
+  return reinterpret_cast<void *>((p + a - 1) / a * a);
+}
+
+} // namespace kern::runtime
+
+extern "C" {
+
+int32_t kern_rt_barrier_arrive(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask,
+                               uint32_t predMask, int32_t op) {
+  if (ctx->counters)
+    kern::runtime::countBarrier(ctx, site);
+  return kern::runtime::warpArrive(ctx, site, activeMask, predMask, op > 2 ? 0 : op);
+}
+
+int32_t kern_rt_barrier_result(KernWarpCtx *ctx) { return kern::runtime::warpBarrierResult(ctx); }
+
+void *kern_rt_coro_frame(KernWarpCtx *ctx, uint64_t size, uint64_t align) {
+  return kern::runtime::warpCoroFrame(ctx, size, align);
+}
+
+} // extern "C"
+
+namespace kern::runtime {
 
 uint64_t warpGlobalAddr(KernWarpCtx *ctx, uint32_t globalId) {
   const std::vector<uint64_t> *addrs = blockOf(ctx)->launch->cfg->globalAddrs;

@@ -23,6 +23,9 @@ struct KernelInfo {
   uint32_t paramBytes = 0;
   uint64_t staticSharedBytes = 0;
   bool usesBarriers = false;
+  /// Compiled as a coroutine that returns at each barrier (backend::CompiledProgram::
+  /// kernelSuspends): its warps are resumed one after another, with no fiber.
+  bool suspends = false;
   /// Registers per thread, for occupancy and the launch's register check. An estimate: the
   /// backend does not allocate registers the way ptxas does, so unless it knows better this is
   /// 32, a typical figure for small kernels (Options::registersPerThread overrides it).
@@ -140,6 +143,14 @@ void warpPrintf(KernWarpCtx *ctx, uint32_t lane, const char *fmt, int32_t nargs,
 int32_t warpBarrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32_t predMask,
                     int32_t op);
 uint64_t warpGlobalAddr(KernWarpCtx *ctx, uint32_t globalId);
+/// Coroutine kernels (KernelInfo::suspends): the warp arrives at a barrier (warpBarrier's
+/// checks and bookkeeping, without waiting). 0: suspend; nonzero: ctx->fault is set.
+int32_t warpArrive(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32_t predMask,
+                   int32_t op);
+/// The value of the barrier the warp was just resumed from (__syncthreads_count/and/or).
+int32_t warpBarrierResult(KernWarpCtx *ctx);
+/// This warp's coroutine frame: `size` bytes aligned to `align` (at most 64), the worker's.
+void *warpCoroFrame(KernWarpCtx *ctx, uint64_t size, uint64_t align);
 /// The CheckedWorker of the worker running the warp's block, or null (checked mode off).
 void *checkedStateOf(KernWarpCtx *ctx);
 
