@@ -191,6 +191,11 @@ void addInto(LaunchCounters &into, const LaunchCounters &from) {
 
 } // namespace
 
+void CounterCollector::dropLaunch() {
+  for (auto &w : workers_)
+    w->reset(w->set.siteCount());
+}
+
 void CounterCollector::endLaunch(size_t launchIndex) {
   if (workers_.empty())
     return;

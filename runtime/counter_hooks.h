@@ -63,6 +63,9 @@ public:
   /// Merges the workers' counters (sums only: the same for any number of workers) into the
   /// counters of launch `launchIndex` and into the program's totals.
   void endLaunch(size_t launchIndex);
+  /// Ends a launch whose counters are not kept (it faulted: which blocks above the faulting one
+  /// ran, and how far, depends on timing, so its counters would differ from run to run).
+  void dropLaunch();
 
   bool any() const { return launchesCounted_ > 0; }
   /// Counters of launch `i` (empty if it did not run with counters).

@@ -229,9 +229,14 @@ std::string programSummary(const ReportInput &in) {
     it->second.second += rt.counters().launch(i).total;
   }
   out += "kern: counters on " + rt.device().name;
-  if (rt.profiledLaunches() != rt.launches().size())
-    out +=
-        " (" + u(rt.profiledLaunches()) + " of " + u(rt.launches().size()) + " launches profiled)";
+  if (rt.profiledLaunches() != rt.launches().size()) {
+    size_t faulted = 0;
+    for (const auto &l : rt.launches())
+      faulted += l.faulted;
+    out += " (" + u(rt.profiledLaunches()) + " of " + u(rt.launches().size()) +
+           " launches profiled" + (faulted ? "; a launch that faulted keeps no counters" : "") +
+           ")";
+  }
   out += ":\n";
   for (const std::string &k : order) {
     const auto &[n, c] = byKernel[k];

@@ -675,7 +675,12 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   tlsHostCtx = nullptr;
   LaunchResult result = scheduler_.launch(cfg);
   tlsHostCtx = hostCtx;
-  if (rec.profiled) {
+  if (rec.profiled && result.faulted) {
+    // Blocks above the faulting one ran, or ran partly, as the timing of the workers had it:
+    // the launch's counters would differ from run to run, so none are kept.
+    counters_.dropLaunch();
+    rec.profiled = false;
+  } else if (rec.profiled) {
     counters_.endLaunch(launches_.size());
     ++profiledLaunches_;
   }

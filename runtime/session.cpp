@@ -455,7 +455,9 @@ struct Session::Impl {
       lastStats =
           "== launch " + std::to_string(i) + ": " + rec.kernel + "<<<" + dim(rec.grid) + ", " +
           dim(rec.block) + ">>> was not profiled" +
-          (mode == Mode::Fast ? " (fast mode: :mode profile counts the following launches)" : "") +
+          (rec.faulted          ? " (it faulted: a launch that faulted keeps no counters)"
+           : mode == Mode::Fast ? " (fast mode: :mode profile counts the following launches)"
+                                : "") +
           "\n";
       return;
     }

@@ -1,24 +1,27 @@
 #!/bin/sh
-# Runs a program with 1, 2 and 4 workers and checks that stdout, stderr and the exit code are
-# the same every time (ARCHITECTURE.md: nothing observable depends on the number of workers).
+# Runs a program with 1, 2 and 4 workers (2 and 4 twice) and checks that stdout, stderr, the exit
+# code and every counter (--counters-text) are the same every time (ARCHITECTURE.md: nothing
+# observable depends on the number of workers or on their timing).
 #   identical.sh KERN FILE.kern
 kern=$1 file=$2
 tmp=${TMPDIR:-/tmp}/kern_workers.$$
 mkdir -p "$tmp"
-for w in 1 2 4; do
-  "$kern" run --workers $w "$file" >"$tmp/out$w" 2>"$tmp/err$w"
-  echo $? >"$tmp/rc$w"
+for run in 1 2 2b 4 4b; do
+  w=${run%b}
+  "$kern" run --workers $w --counters-text "$tmp/counters$run" "$file" >"$tmp/out$run" 2>"$tmp/err$run"
+  echo $? >"$tmp/rc$run"
 done
 status=0
-for w in 2 4; do
-  for f in out err rc; do
-    if ! cmp -s "$tmp/${f}1" "$tmp/$f$w"; then
-      echo "FAIL: $f with --workers $w differs from --workers 1"
-      diff "$tmp/${f}1" "$tmp/$f$w" | head -20
+for run in 2 2b 4 4b; do
+  for f in out err rc counters; do
+    if ! cmp -s "$tmp/${f}1" "$tmp/$f$run"; then
+      echo "FAIL: $f of run $run (--workers ${run%b}) differs from --workers 1"
+      diff "$tmp/${f}1" "$tmp/$f$run" | head -20
       status=1
     fi
   done
 done
 [ -s "$tmp/out1" ] || { echo "FAIL: no output"; status=1; }
+[ -s "$tmp/counters1" ] || { echo "FAIL: no counters"; status=1; }
 rm -rf "$tmp"
 exit $status
