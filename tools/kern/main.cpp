@@ -88,10 +88,11 @@ std::string commandHelp(const std::string &cmd) {
                        "runs nothing.\n") +
            kExitCodes;
   if (cmd == "emit")
-    return std::string("usage: kern emit --ir|--llvm|--asm [-O0..-O3] FILE\n\n"
+    return std::string("usage: kern emit --ir|--llvm|--asm [-O0..-O3] [--mode MODE] FILE\n\n"
                        "  --ir    Kern IR (per-thread, structured)\n"
                        "  --llvm  LLVM IR after optimisation (warp functions)\n"
-                       "  --asm   native assembly\n") +
+                       "  --asm   native assembly\n"
+                       "  --mode fast|profile|checked   the code of that mode (default fast)\n") +
            kExitCodes;
   if (cmd == "devices")
     return "usage: kern devices\n\nLists the built-in device profiles.\n";
@@ -303,6 +304,17 @@ int main(int argc, char **argv) {
     }
     if (cmd == "emit" && (a == "--ir" || a == "--llvm" || a == "--asm")) {
       emitKind = a.substr(2);
+      continue;
+    }
+    if (cmd == "emit" && a == "--mode") {
+      // The code of a mode: profile compiles the counter hooks in, checked the checks.
+      if (i + 1 >= args.size())
+        return usage(a + " needs a value");
+      const std::string &v = args[++i];
+      if (v != "fast" && v != "profile" && v != "checked")
+        return usage("--mode needs fast, profile or checked, got '" + v + "'");
+      opts.counters = v == "profile";
+      opts.checked = v == "checked";
       continue;
     }
     if (cmd == "run" && (a == "--workers" || a == "--timeout")) {
