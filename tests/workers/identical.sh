@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs a program with 1, 2 and 4 workers (2 and 4 twice) and checks that stdout, stderr, the exit
 # code and every counter (--counters-text) are the same every time (ARCHITECTURE.md: nothing
-# observable depends on the number of workers or on their timing).
+# observable depends on the number of workers or on their timing), and that its stdout is the
+# same in fast and checked mode.
 #   identical.sh KERN FILE.kern
 kern=$1 file=$2
 tmp=${TMPDIR:-/tmp}/kern_workers.$$
@@ -20,6 +21,17 @@ for run in 2 2b 4 4b; do
       status=1
     fi
   done
+done
+# The program's own output is the same in fast and checked mode too (counting and checking
+# never change what a program does).
+"$kern" run --workers 2 "$file" >"$tmp/outfast" 2>/dev/null
+"$kern" run --workers 2 --checked "$file" >"$tmp/outchecked" 2>/dev/null
+for m in fast checked; do
+  if ! cmp -s "$tmp/out1" "$tmp/out$m"; then
+    echo "FAIL: stdout in $m mode differs from profile mode"
+    diff "$tmp/out1" "$tmp/out$m" | head -20
+    status=1
+  fi
 done
 [ -s "$tmp/out1" ] || { echo "FAIL: no output"; status=1; }
 [ -s "$tmp/counters1" ] || { echo "FAIL: no counters"; status=1; }
