@@ -252,16 +252,106 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   auto *fastEnd = b_.GetInsertBlock();
   b_.CreateBr(doneBB);
   b_.SetInsertPoint(generalBB);
+  std::vector<std::pair<Value *, BasicBlock *>> others;
+  if (a.op == AccessOp::Load)
+    others = emitHalfWarpLoads(a, m, mbits, doneBB);
   Value *generalValue = emitGeneralAccess(a, addressVector(a), m);
   auto *generalEnd = b_.GetInsertBlock();
   b_.CreateBr(doneBB);
   b_.SetInsertPoint(doneBB);
   if (!fastValue)
     return nullptr;
-  auto *phi = b_.CreatePHI(fastValue->getType(), 2, "access.value");
+  auto *phi = b_.CreatePHI(fastValue->getType(), 2 + others.size(), "access.value");
   phi->addIncoming(fastValue, fastEnd);
+  for (auto &[v, bb] : others)
+    phi->addIncoming(v, bb);
   phi->addIncoming(generalValue, generalEnd);
   return phi;
+}
+
+std::vector<std::pair<Value *, BasicBlock *>>
+WarpCodegen::emitHalfWarpLoads(const MemoryAccess &a, Value *m, Value *mbits, BasicBlock *doneBB) {
+  // The shapes of 16-wide tiles (16x16 blocks: a warp is two rows), checked as cheaply as the
+  // contiguous one: both halves reading the same 16 consecutive elements (`Bs[k][tx]`), or each
+  // half one element (`As[ty][k]`). A full warp only; anything else goes on to the general path.
+  unsigned size = a.type.bytes();
+  Type *i64 = b_.getInt64Ty();
+  Type *i64v = warpVector(i64);
+  Value *addrs = addressVector(a);
+  std::vector<llvm::Constant *> inHalf, upperLanes;
+  for (unsigned l = 0; l < kWarpSize; ++l) {
+    inHalf.push_back(b_.getInt64((l & 15) * size));
+    upperLanes.push_back(b_.getInt1(l >= 16));
+  }
+  Value *upper = llvm::ConstantVector::get(upperLanes);
+  Value *full = b_.CreateICmpEQ(mbits, b_.getInt32(-1), "all.active");
+  Value *a0 = b_.CreateExtractElement(addrs, b_.getInt32(0), "half0.addr");
+  Value *a16 = b_.CreateExtractElement(addrs, b_.getInt32(16), "half1.addr");
+  auto aligned = [&](Value *x) {
+    return size > 1 ? b_.CreateICmpEQ(b_.CreateAnd(x, b_.getInt64(size - 1)), b_.getInt64(0))
+                    : b_.getTrue();
+  };
+  auto allEq = [&](Value *want) {
+    return b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_and,
+                                   b_.CreateICmpEQ(addrs, want));
+  };
+  Value *same16 = b_.CreateAnd(
+      b_.CreateAnd(full, allEq(b_.CreateAdd(splat(a0), llvm::ConstantVector::get(inHalf)))),
+      b_.CreateAnd(aligned(a0),
+                   regionOk(a.space, a0, b_.CreateAdd(a0, b_.getInt64(16 * uint64_t(size))), true)),
+      "halves.same.ok");
+  Value *twoOne = b_.CreateAnd(
+      b_.CreateAnd(full, allEq(b_.CreateSelect(upper, splat(a16), splat(a0)))),
+      b_.CreateAnd(
+          b_.CreateAnd(aligned(a0), aligned(a16)),
+          b_.CreateAnd(regionOk(a.space, a0, b_.CreateAdd(a0, b_.getInt64(size)), true),
+                       regionOk(a.space, a16, b_.CreateAdd(a16, b_.getInt64(size)), true))),
+      "halves.uniform.ok");
+  auto hooks = [&] {
+    if (mc_.options.checked && a.space != ir::AddrSpace::Constant)
+      emitCheckAccess(a, addrs, m);
+    if (!mc_.options.counters)
+      return;
+    if (a.space == ir::AddrSpace::Global || a.space == ir::AddrSpace::Shared) {
+      emitCountMemo(a, a0, addrs, m, false);
+    } else {
+      Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
+      Value *inLocal = inRange(addrs, windowLo_, localHi_, size, "in.local");
+      emitCountAccess(a, addrs, m, inShared, inLocal);
+    }
+  };
+  Type *memTy = memoryType(c_, a.type);
+  std::vector<std::pair<Value *, BasicBlock *>> results;
+  auto *sameBB = newBlock("access.halves.same");
+  auto *notSameBB = newBlock("access.halves.not.same");
+  auto *oneBB = newBlock("access.halves.one");
+  auto *restBB = newBlock("access.rest");
+  b_.CreateCondBr(same16, sameBB, notSameBB);
+  b_.SetInsertPoint(sameBB);
+  hooks();
+  Value *row = b_.CreateAlignedLoad(llvm::FixedVectorType::get(memTy, 16),
+                                    b_.CreateIntToPtr(a0, b_.getPtrTy()), llvm::Align(size),
+                                    "load.half.row");
+  llvm::SmallVector<int, 32> twice;
+  for (unsigned l = 0; l < kWarpSize; ++l)
+    twice.push_back(static_cast<int>(l & 15));
+  results.push_back({fromMemory(b_, b_.CreateShuffleVector(row, row, twice, "load.rows"), a.type),
+                     b_.GetInsertBlock()});
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(notSameBB);
+  b_.CreateCondBr(twoOne, oneBB, restBB);
+  b_.SetInsertPoint(oneBB);
+  hooks();
+  Value *s0 = b_.CreateAlignedLoad(memTy, b_.CreateIntToPtr(a0, b_.getPtrTy()), llvm::Align(size),
+                                   "load.half0.one");
+  Value *s1 = b_.CreateAlignedLoad(memTy, b_.CreateIntToPtr(a16, b_.getPtrTy()), llvm::Align(size),
+                                   "load.half1.one");
+  results.push_back(
+      {fromMemory(b_, b_.CreateSelect(upper, splat(s1), splat(s0), "load.halves.one"), a.type),
+       b_.GetInsertBlock()});
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(restBB);
+  return results;
 }
 
 Value *WarpCodegen::regionOk(ir::AddrSpace space, Value *lo, Value *end, bool fast) {
