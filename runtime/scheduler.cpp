@@ -787,11 +787,9 @@ int32_t warpBarrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32
 int32_t warpArrive(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32_t predMask,
                    int32_t op) {
   BlockState *b = blockOf(ctx);
-  if (ctx->fault || b->hasFault || mustStop(b)) {
-    ctx->fault = 1;
-    return 1;
-  }
-  if (activeMask != ctx->liveMask) {
+  // A fault or a stop elsewhere is seen when the phase ends (FiberPool::endPhase): the waiting
+  // warps are then let go with ctx->fault set, so an arrival need not ask.
+  if (activeMask != ctx->liveMask) [[unlikely]] {
     const uint32_t missing = ctx->liveMask & ~activeMask;
     char masks[64];
     std::snprintf(masks, sizeof masks, "active lanes 0x%08x of 0x%08x", activeMask, ctx->liveMask);
