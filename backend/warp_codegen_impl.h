@@ -223,6 +223,10 @@ private:
   Value *regionOk(ir::AddrSpace space, Value *lo, Value *end, bool fast = false);
   /// Counters of a global or shared access: from the memo when it knows the shape, else by a
   /// call. `contiguous`: the access is known to be lane l at lane 0's address + l x size.
+  /// Checked mode's and the counters' hooks of one access, in that order. `lane0`: lane 0's
+  /// address; `addrs` every lane's, or null to build them only where needed (then the access
+  /// must be `contiguous`, or not global or shared).
+  void emitHooks(const MemoryAccess &a, Value *m, Value *lane0, Value *addrs, bool contiguous);
   /// `lane0`: lane 0's address; `addrs` every lane's, or null to build them (addressVector)
   /// only where they are needed. Non-contiguous accesses must pass `addrs`.
   void emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addrs, Value *m, bool contiguous);

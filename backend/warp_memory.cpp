@@ -275,8 +275,6 @@ WarpCodegen::emitHalfWarpLoads(const MemoryAccess &a, Value *m, Value *mbits, Ba
   // contiguous one: both halves reading the same 16 consecutive elements (`Bs[k][tx]`), or each
   // half one element (`As[ty][k]`). A full warp only; anything else goes on to the general path.
   unsigned size = a.type.bytes();
-  Type *i64 = b_.getInt64Ty();
-  Type *i64v = warpVector(i64);
   Value *addrs = addressVector(a);
   std::vector<llvm::Constant *> inHalf, upperLanes;
   for (unsigned l = 0; l < kWarpSize; ++l) {
@@ -307,19 +305,6 @@ WarpCodegen::emitHalfWarpLoads(const MemoryAccess &a, Value *m, Value *mbits, Ba
           b_.CreateAnd(regionOk(a.space, a0, b_.CreateAdd(a0, b_.getInt64(size)), true),
                        regionOk(a.space, a16, b_.CreateAdd(a16, b_.getInt64(size)), true))),
       "halves.uniform.ok");
-  auto hooks = [&] {
-    if (mc_.options.checked && a.space != ir::AddrSpace::Constant)
-      emitCheckAccess(a, addrs, m);
-    if (!mc_.options.counters)
-      return;
-    if (a.space == ir::AddrSpace::Global || a.space == ir::AddrSpace::Shared) {
-      emitCountMemo(a, a0, addrs, m, false);
-    } else {
-      Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
-      Value *inLocal = inRange(addrs, windowLo_, localHi_, size, "in.local");
-      emitCountAccess(a, addrs, m, inShared, inLocal);
-    }
-  };
   Type *memTy = memoryType(c_, a.type);
   std::vector<std::pair<Value *, BasicBlock *>> results;
   auto *sameBB = newBlock("access.halves.same");
@@ -328,7 +313,7 @@ WarpCodegen::emitHalfWarpLoads(const MemoryAccess &a, Value *m, Value *mbits, Ba
   auto *restBB = newBlock("access.rest");
   b_.CreateCondBr(same16, sameBB, notSameBB);
   b_.SetInsertPoint(sameBB);
-  hooks();
+  emitHooks(a, m, a0, addrs, false);
   Value *row = b_.CreateAlignedLoad(llvm::FixedVectorType::get(memTy, 16),
                                     b_.CreateIntToPtr(a0, b_.getPtrTy()), llvm::Align(size),
                                     "load.half.row");
@@ -341,7 +326,7 @@ WarpCodegen::emitHalfWarpLoads(const MemoryAccess &a, Value *m, Value *mbits, Ba
   b_.SetInsertPoint(notSameBB);
   b_.CreateCondBr(twoOne, oneBB, restBB);
   b_.SetInsertPoint(oneBB);
-  hooks();
+  emitHooks(a, m, a0, addrs, false);
   Value *s0 = b_.CreateAlignedLoad(memTy, b_.CreateIntToPtr(a0, b_.getPtrTy()), llvm::Align(size),
                                    "load.half0.one");
   Value *s1 = b_.CreateAlignedLoad(memTy, b_.CreateIntToPtr(a16, b_.getPtrTy()), llvm::Align(size),
@@ -380,19 +365,7 @@ Value *WarpCodegen::regionOk(ir::AddrSpace space, Value *lo, Value *end, bool fa
 
 Value *WarpCodegen::emitContiguousAccess(const MemoryAccess &a, Value *m, Value *base) {
   unsigned size = a.type.bytes();
-  // Only the hooks need every lane's address (built where they need it, when affine).
-  if (mc_.options.checked && a.space != ir::AddrSpace::Constant)
-    emitCheckAccess(a, addressVector(a), m);
-  if (mc_.options.counters) {
-    if (a.space == ir::AddrSpace::Global || a.space == ir::AddrSpace::Shared) {
-      emitCountMemo(a, base, nullptr, m, true);
-    } else {
-      Value *addrs = addressVector(a);
-      Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
-      Value *inLocal = inRange(addrs, windowLo_, localHi_, size, "in.local");
-      emitCountAccess(a, addrs, m, inShared, inLocal);
-    }
-  }
+  emitHooks(a, m, base, nullptr, true);
   Type *vecMemTy = warpVector(memoryType(c_, a.type));
   Value *ptr = b_.CreateIntToPtr(base, b_.getPtrTy());
   if (a.op == AccessOp::Load)
@@ -519,16 +492,25 @@ Value *WarpCodegen::emitGeneralAccess(const MemoryAccess &a, Value *addrs, Value
   // 2. Checked mode (local and constant memory can neither race nor be unwritten device
   // memory), then counters: all 32 addresses in hand at once, as the coalescer and the banks
   // see them.
-  if (mc_.options.checked && a.space != AddrSpace::Constant)
-    emitCheckAccess(a, addrs, m);
-  if (mc_.options.counters) {
-    if (a.space == AddrSpace::Global || a.space == AddrSpace::Shared)
-      emitCountMemo(a, b_.CreateExtractElement(addrs, b_.getInt32(0), "memo.lane0"), addrs, m,
-                    false);
-    else
-      emitCountAccess(a, addrs, m, inShared, inLocal);
-  }
+  emitHooks(a, m, b_.CreateExtractElement(addrs, b_.getInt32(0), "addr.lane0"), addrs, false);
   return emitAccess(a, addrs, m, sum);
+}
+
+void WarpCodegen::emitHooks(const MemoryAccess &a, Value *m, Value *lane0, Value *addrs,
+                            bool contiguous) {
+  // Every lane's address is built here only where a hook needs it (affine accesses have none).
+  if (mc_.options.checked && a.space != ir::AddrSpace::Constant)
+    emitCheckAccess(a, addrs ? addrs : addressVector(a), m);
+  if (!mc_.options.counters)
+    return;
+  if (a.space == ir::AddrSpace::Global || a.space == ir::AddrSpace::Shared) {
+    emitCountMemo(a, lane0, addrs, m, contiguous);
+    return;
+  }
+  unsigned size = a.type.bytes();
+  Value *all = addrs ? addrs : addressVector(a);
+  emitCountAccess(a, all, m, inRange(all, sharedLo_, sharedHi_, size, "in.shared"),
+                  inRange(all, windowLo_, localHi_, size, "in.local"));
 }
 
 void WarpCodegen::emitCountAccess(const MemoryAccess &a, Value *addrs, Value *m, Value *inShared,

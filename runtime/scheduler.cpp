@@ -318,6 +318,23 @@ struct FiberPool {
   FiberPool() = default;
   FiberPool(const FiberPool &) = delete;
 
+  /// Prepares the phases of block `b`: `n` warps with these contexts, none started.
+  void startBlock(BlockState &b, backend::WarpFunction f, KernWarpCtx *ctxs, uint32_t n,
+                  uint32_t blockThreads);
+  /// Warp `w` waits at the barrier at `site` (`op` as kern_rt_barrier_reduce, -1 for a plain
+  /// one) with its predicate lanes `pred`.
+  void arrive(uint32_t w, uint32_t site, int32_t op, uint32_t pred) {
+    // Warps arrive in index order, so the first arrival is the lowest waiting warp, and the
+    // first one that waits elsewhere is the lowest such warp.
+    if (arrived++ == 0) {
+      firstArrived = w;
+      this->site = site;
+      this->op = op;
+    } else if (mismatch == kListEnd && (site != this->site || op != this->op)) {
+      mismatch = w;
+    }
+    count += static_cast<uint32_t>(std::popcount(pred));
+  }
   void finish(uint32_t w);
   void advance(uint32_t self, uint32_t candidate);
   uint32_t pick(uint32_t candidate);
@@ -454,6 +471,23 @@ std::string threadRange(uint32_t warp) {
 
 } // namespace
 
+void FiberPool::startBlock(BlockState &b, backend::WarpFunction f, KernWarpCtx *ctxs, uint32_t n,
+                           uint32_t blockThreads) {
+  block = &b;
+  fn = f;
+  contexts = ctxs;
+  slots.resize(n);
+  for (uint32_t w = 0; w < n; ++w)
+    slots[w] = {false, w + 1 < n ? w + 1 : kListEnd, w > 0 ? w - 1 : kListEnd};
+  head = 0;
+  threads = blockThreads;
+  arrived = 0;
+  mismatch = kListEnd;
+  count = 0;
+  finished = 0;
+  firstFinished = kListEnd;
+}
+
 void FiberPool::finish(uint32_t w) {
   WarpSlot &s = slots[w];
   (s.prev == kListEnd ? head : slots[s.prev].next) = s.next;
@@ -570,22 +604,9 @@ KernWarpCtx *blockContexts(WorkerState &W, LaunchState &L, BlockState &b, uint8_
 void runBlockWithFibers(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *shared, uint32_t bx,
                         uint32_t by, uint32_t bz) {
   FiberPool &P = W.fibers;
-  const uint32_t n = L.warpsPerBlock;
-  P.ensure(n);
-  P.block = &b;
-  P.fn = L.cfg->kernel->fn;
-  P.contexts = blockContexts(W, L, b, shared, bx, by, bz);
-  P.slots.resize(n);
-  for (uint32_t w = 0; w < n; ++w)
-    P.slots[w] = {false, w + 1 < n ? w + 1 : FiberPool::kListEnd,
-                  w > 0 ? w - 1 : FiberPool::kListEnd};
-  P.head = 0;
-  P.threads = L.blockThreads;
-  P.arrived = 0;
-  P.mismatch = FiberPool::kListEnd;
-  P.count = 0;
-  P.finished = 0;
-  P.firstFinished = FiberPool::kListEnd;
+  P.ensure(L.warpsPerBlock);
+  P.startBlock(b, L.cfg->kernel->fn, blockContexts(W, L, b, shared, bx, by, bz), L.warpsPerBlock,
+               L.blockThreads);
   b.fibers = &P;
   P.advance(FiberPool::kMain, P.head);
   b.fibers = nullptr;
@@ -597,21 +618,8 @@ void runBlockWithFibers(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *
 void runBlockSuspending(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *shared, uint32_t bx,
                         uint32_t by, uint32_t bz) {
   FiberPool &P = W.phases;
-  const uint32_t n = L.warpsPerBlock;
-  P.block = &b;
-  P.fn = L.cfg->kernel->fn;
-  P.contexts = blockContexts(W, L, b, shared, bx, by, bz);
-  P.slots.resize(n);
-  for (uint32_t w = 0; w < n; ++w)
-    P.slots[w] = {false, w + 1 < n ? w + 1 : FiberPool::kListEnd,
-                  w > 0 ? w - 1 : FiberPool::kListEnd};
-  P.head = 0;
-  P.threads = L.blockThreads;
-  P.arrived = 0;
-  P.mismatch = FiberPool::kListEnd;
-  P.count = 0;
-  P.finished = 0;
-  P.firstFinished = FiberPool::kListEnd;
+  P.startBlock(b, L.cfg->kernel->fn, blockContexts(W, L, b, shared, bx, by, bz), L.warpsPerBlock,
+               L.blockThreads);
   b.phases = &P;
   b.worker = &W;
   for (;;) {
@@ -733,6 +741,19 @@ void warpPrintf(KernWarpCtx *ctx, uint32_t lane, const char *fmt, int32_t nargs,
   formatPrintf(blockOf(ctx)->out, fmt, nargs, args);
 }
 
+/// Whether every live lane of the warp reached the barrier; if not, records the fault.
+bool wholeWarpArrives(BlockState *b, KernWarpCtx *ctx, uint32_t site, uint32_t activeMask) {
+  if (activeMask == ctx->liveMask)
+    return true;
+  const uint32_t missing = ctx->liveMask & ~activeMask;
+  char masks[64];
+  std::snprintf(masks, sizeof masks, "active lanes 0x%08x of 0x%08x", activeMask, ctx->liveMask);
+  recordFault(b, ctx, site, KERN_FAULT_BARRIER, static_cast<uint32_t>(std::countr_zero(missing)), 0,
+              "__syncthreads() in divergent code: only part of warp " +
+                  std::to_string(ctx->warpId) + " reaches it (" + masks + ")");
+  return false;
+}
+
 int32_t warpBarrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32_t predMask,
                     int32_t op) {
   BlockState *b = blockOf(ctx);
@@ -740,16 +761,8 @@ int32_t warpBarrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32
     ctx->fault = 1;
     return 0;
   }
-  if (activeMask != ctx->liveMask) {
-    const uint32_t missing = ctx->liveMask & ~activeMask;
-    char masks[64];
-    std::snprintf(masks, sizeof masks, "active lanes 0x%08x of 0x%08x", activeMask, ctx->liveMask);
-    recordFault(b, ctx, site, KERN_FAULT_BARRIER, static_cast<uint32_t>(std::countr_zero(missing)),
-                0,
-                "__syncthreads() in divergent code: only part of warp " +
-                    std::to_string(ctx->warpId) + " reaches it (" + masks + ")");
+  if (!wholeWarpArrives(b, ctx, site, activeMask))
     return 0;
-  }
   const auto combine = [&](uint32_t count, uint32_t threads) -> int32_t {
     return op == 0 ? static_cast<int32_t>(count) : op == 1 ? count == threads : count != 0;
   };
@@ -765,16 +778,7 @@ int32_t warpBarrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32
                             static_cast<uint32_t>(std::popcount(ctx->liveMask)));
   FiberPool &P = *b->fibers;
   const uint32_t w = ctx->warpId;
-  // Warps arrive in index order, so the first arrival is the lowest waiting warp, and the
-  // first one that waits elsewhere is the lowest such warp.
-  if (P.arrived++ == 0) {
-    P.firstArrived = w;
-    P.site = site;
-    P.op = op;
-  } else if (P.mismatch == FiberPool::kListEnd && (site != P.site || op != P.op)) {
-    P.mismatch = w;
-  }
-  P.count += static_cast<uint32_t>(std::popcount(predMask & activeMask));
+  P.arrive(w, site, op, predMask & activeMask);
   P.advance(w, P.slots[w].next);
   // Resumed: either every warp arrived, or the block is being abandoned.
   if (b->hasFault || b->stopping) {
@@ -789,27 +793,11 @@ int32_t warpArrive(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32_
   BlockState *b = blockOf(ctx);
   // A fault or a stop elsewhere is seen when the phase ends (FiberPool::endPhase): the waiting
   // warps are then let go with ctx->fault set, so an arrival need not ask.
-  if (activeMask != ctx->liveMask) [[unlikely]] {
-    const uint32_t missing = ctx->liveMask & ~activeMask;
-    char masks[64];
-    std::snprintf(masks, sizeof masks, "active lanes 0x%08x of 0x%08x", activeMask, ctx->liveMask);
-    recordFault(b, ctx, site, KERN_FAULT_BARRIER, static_cast<uint32_t>(std::countr_zero(missing)),
-                0,
-                "__syncthreads() in divergent code: only part of warp " +
-                    std::to_string(ctx->warpId) + " reaches it (" + masks + ")");
+  if (!wholeWarpArrives(b, ctx, site, activeMask)) [[unlikely]] {
     ctx->fault = 1;
     return 1;
   }
-  FiberPool &P = *b->phases;
-  const uint32_t w = ctx->warpId;
-  if (P.arrived++ == 0) {
-    P.firstArrived = w;
-    P.site = site;
-    P.op = op;
-  } else if (P.mismatch == FiberPool::kListEnd && (site != P.site || op != P.op)) {
-    P.mismatch = w;
-  }
-  P.count += static_cast<uint32_t>(std::popcount(predMask & activeMask));
+  b->phases->arrive(ctx->warpId, site, op, predMask & activeMask);
   return 0;
 }
 
