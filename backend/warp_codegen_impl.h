@@ -215,7 +215,8 @@ private:
   Value *emitGeneralAccess(const MemoryAccess &a, Value *addrs, Value *m);
   /// Loads of the two 16-wide tile shapes, when the access has one; the values and their blocks
   /// (each branching to `doneBB`), the insertion point left where neither shape holds.
-  std::vector<std::pair<Value *, BasicBlock *>> emitHalfWarpLoads(const MemoryAccess &a, Value *m,
+  std::vector<std::pair<Value *, BasicBlock *>> emitHalfWarpLoads(const MemoryAccess &a,
+                                                                  Value *addrs, Value *m,
                                                                   Value *mbits, BasicBlock *doneBB);
   Value *emitContiguousAccess(const MemoryAccess &a, Value *m, Value *base);
   /// Whether the warp's addresses [lo, end) lie in one region `space` may reach.

@@ -252,10 +252,12 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   auto *fastEnd = b_.GetInsertBlock();
   b_.CreateBr(doneBB);
   b_.SetInsertPoint(generalBB);
+  // Every lane's address, once for both paths below.
+  addrs = addressVector(a);
   std::vector<std::pair<Value *, BasicBlock *>> others;
   if (a.op == AccessOp::Load)
-    others = emitHalfWarpLoads(a, m, mbits, doneBB);
-  Value *generalValue = emitGeneralAccess(a, addressVector(a), m);
+    others = emitHalfWarpLoads(a, addrs, m, mbits, doneBB);
+  Value *generalValue = emitGeneralAccess(a, addrs, m);
   auto *generalEnd = b_.GetInsertBlock();
   b_.CreateBr(doneBB);
   b_.SetInsertPoint(doneBB);
@@ -269,13 +271,14 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   return phi;
 }
 
-std::vector<std::pair<Value *, BasicBlock *>>
-WarpCodegen::emitHalfWarpLoads(const MemoryAccess &a, Value *m, Value *mbits, BasicBlock *doneBB) {
+std::vector<std::pair<Value *, BasicBlock *>> WarpCodegen::emitHalfWarpLoads(const MemoryAccess &a,
+                                                                             Value *addrs, Value *m,
+                                                                             Value *mbits,
+                                                                             BasicBlock *doneBB) {
   // The shapes of 16-wide tiles (16x16 blocks: a warp is two rows), checked as cheaply as the
   // contiguous one: both halves reading the same 16 consecutive elements (`Bs[k][tx]`), or each
   // half one element (`As[ty][k]`). A full warp only; anything else goes on to the general path.
   unsigned size = a.type.bytes();
-  Value *addrs = addressVector(a);
   std::vector<llvm::Constant *> inHalf, upperLanes;
   for (unsigned l = 0; l < kWarpSize; ++l) {
     inHalf.push_back(b_.getInt64((l & 15) * size));
