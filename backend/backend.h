@@ -3,6 +3,7 @@
 #pragma once
 
 #include "backend/abi.h"
+#include "backend/program_image.h"
 #include "ir/ir.h"
 
 #include <memory>
@@ -24,15 +25,6 @@ struct CompileOptions {
   /// Loop back-edges between two kern_rt_poll calls (runaway-kernel checks). If unset, 1<<16.
   int64_t pollInterval = 1 << 16;
 };
-
-/// A runtime symbol the JIT may resolve: name and address. The JIT resolves these, the C math
-/// library functions that LLVM lowers intrinsics to, and nothing else in the process.
-using SymbolList = std::vector<std::pair<std::string, void *>>;
-
-/// Signature of a compiled kernel: one call runs one warp of one block.
-using WarpFunction = void (*)(KernWarpCtx *ctx);
-/// Signature of the compiled host `main`: argc/argv are passed whether or not main takes them.
-using MainFunction = int32_t (*)(KernHostCtx *ctx, int32_t argc, char **argv);
 
 class CompiledProgram {
 public:

@@ -107,13 +107,13 @@ int32_t Runtime::cudaGetDeviceProperties(KernDeviceProp *prop, int32_t device) {
 
 // ---- symbols --------------------------------------------------------------------------------
 
-const ir::GlobalVar *Runtime::findSymbol(uint64_t addr) const {
+const backend::GlobalImage *Runtime::findSymbol(uint64_t addr) const {
   auto it = symbols_.find(addr);
-  return it == symbols_.end() ? nullptr : it->second;
+  return it == symbols_.end() ? nullptr : &image_.globals[it->second];
 }
 
 int32_t Runtime::checkSymbol(const char *function, uint64_t addr, uint64_t n, uint64_t offset,
-                             const ir::GlobalVar *&var) {
+                             const backend::GlobalImage *&var) {
   var = findSymbol(addr);
   if (!var) {
     std::string what = hexAddress(addr) + " is not a __device__ or __constant__ variable";
@@ -135,7 +135,7 @@ int32_t Runtime::cudaMemcpyToSymbol(void *symbol, const void *src, uint64_t n, u
                                     int32_t kind) {
   if (stickyError_)
     return stickyError_;
-  const ir::GlobalVar *var = nullptr;
+  const backend::GlobalImage *var = nullptr;
   if (int32_t e = checkSymbol("cudaMemcpyToSymbol", addressOf(symbol), n, offset, var))
     return e;
   if (kind != 1 && kind != 3 && kind != 4)
@@ -150,7 +150,7 @@ int32_t Runtime::cudaMemcpyFromSymbol(void *dst, const void *symbol, uint64_t n,
                                       int32_t kind) {
   if (stickyError_)
     return stickyError_;
-  const ir::GlobalVar *var = nullptr;
+  const backend::GlobalImage *var = nullptr;
   if (int32_t e = checkSymbol("cudaMemcpyFromSymbol", addressOf(symbol), n, offset, var))
     return e;
   if (kind != 2 && kind != 3 && kind != 4)
@@ -166,7 +166,7 @@ int32_t Runtime::cudaGetSymbolAddress(void **p, void *symbol) {
     return stickyError_;
   if (!p)
     return recordError(cudaErrorInvalidValue, "kern: cudaGetSymbolAddress: null pointer argument");
-  const ir::GlobalVar *var = nullptr;
+  const backend::GlobalImage *var = nullptr;
   if (int32_t e = checkSymbol("cudaGetSymbolAddress", addressOf(symbol), 0, 0, var))
     return e;
   *p = symbol;
@@ -178,7 +178,7 @@ int32_t Runtime::cudaGetSymbolSize(uint64_t *size, void *symbol) {
     return stickyError_;
   if (!size)
     return recordError(cudaErrorInvalidValue, "kern: cudaGetSymbolSize: null pointer argument");
-  const ir::GlobalVar *var = nullptr;
+  const backend::GlobalImage *var = nullptr;
   if (int32_t e = checkSymbol("cudaGetSymbolSize", addressOf(symbol), 0, 0, var))
     return e;
   *size = var->size;
@@ -192,20 +192,19 @@ int32_t Runtime::cudaFuncGetAttributes(KernFuncAttributes *attr, uint32_t kernel
     return stickyError_;
   if (!attr)
     return recordError(cudaErrorInvalidValue, "kern: cudaFuncGetAttributes: null pointer argument");
-  if (kernel >= kernels_.size() || !kernels_[kernel].fn)
+  if (kernel >= image_.kernels.size() || !image_.kernels[kernel].fn)
     return recordError(cudaErrorInvalidDeviceFunction,
                        "kern: cudaFuncGetAttributes: kernel number " + std::to_string(kernel) +
                            " does not exist");
   const DeviceProfile &p = options_.device;
-  const KernelInfo &k = kernels_[kernel];
+  const KernelInfo &k = image_.kernels[kernel];
   const int regs = kernelRegisters(k);
   std::memset(attr, 0, sizeof *attr);
   attr->sharedSizeBytes = k.staticSharedBytes;
   uint64_t constBytes = 0;
-  if (module_)
-    for (const ir::GlobalVar *g : module_->globals)
-      if (g->space == ir::AddrSpace::Constant)
-        constBytes += g->size;
+  for (const backend::GlobalImage &g : image_.globals)
+    if (g.space == backend::GlobalSpace::Constant)
+      constBytes += g.size;
   attr->constSizeBytes = constBytes;
   attr->localSizeBytes = 0;
   // The largest block the kernel can be launched with: the device's limit, lowered by
@@ -235,14 +234,14 @@ int32_t Runtime::cudaOccupancyMaxActiveBlocksPerMultiprocessor(int32_t *n, uint3
   const char *fn = "kern: cudaOccupancyMaxActiveBlocksPerMultiprocessor: ";
   if (!n)
     return recordError(cudaErrorInvalidValue, std::string(fn) + "null pointer argument");
-  if (kernel >= kernels_.size() || !kernels_[kernel].fn)
+  if (kernel >= image_.kernels.size() || !image_.kernels[kernel].fn)
     return recordError(cudaErrorInvalidDeviceFunction, std::string(fn) + "kernel number " +
                                                            std::to_string(kernel) +
                                                            " does not exist");
   if (blockSize <= 0)
     return recordError(cudaErrorInvalidValue, std::string(fn) + "block size " +
                                                   std::to_string(blockSize) + " is not positive");
-  const KernelInfo &k = kernels_[kernel];
+  const KernelInfo &k = image_.kernels[kernel];
   OccupancyInput in;
   in.threadsPerBlock = blockSize;
   in.registersPerThread = kernelRegisters(k);

@@ -11,7 +11,7 @@
 
 namespace kern::runtime {
 
-/// A source site (the same numbering as ir::SiteId; 0 is "no site").
+/// A source site (the numbering of ProgramImage::sites; 0 is "no site").
 using CounterSiteId = uint32_t;
 
 /// What a memory instruction does.
@@ -95,7 +95,7 @@ struct CounterConfig {
 /// are merged.
 class CounterSet {
 public:
-  /// `siteCount` is the number of site ids (ir::Module::sites.size()); recording at a site id
+  /// `siteCount` is the number of site ids (ProgramImage::sites.size()); recording at a site id
   /// beyond it still works but grows the table (an allocation).
   explicit CounterSet(const CounterConfig &config = {}, size_t siteCount = 0);
 

@@ -2,8 +2,6 @@
 // short summary, the JSON report of docs/report-schema.md and the counter text of the tests.
 #include "runtime/report.h"
 
-#include "ir/ir.h"
-
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -23,27 +21,27 @@ std::string fmt(const char *f, double v) {
 
 std::string u(uint64_t v) { return std::to_string(v); }
 
-const char *siteKindName(ir::SiteKind k) {
+const char *siteKindName(backend::SiteKind k) {
   switch (k) {
-  case ir::SiteKind::Load:
+  case backend::SiteKind::Load:
     return "load";
-  case ir::SiteKind::Store:
+  case backend::SiteKind::Store:
     return "store";
-  case ir::SiteKind::Atomic:
+  case backend::SiteKind::Atomic:
     return "atomic";
-  case ir::SiteKind::Branch:
+  case backend::SiteKind::Branch:
     return "branch";
-  case ir::SiteKind::Loop:
+  case backend::SiteKind::Loop:
     return "loop";
-  case ir::SiteKind::Barrier:
+  case backend::SiteKind::Barrier:
     return "barrier";
-  case ir::SiteKind::Call:
+  case backend::SiteKind::Call:
     return "call";
-  case ir::SiteKind::Printf:
+  case backend::SiteKind::Printf:
     return "printf";
-  case ir::SiteKind::Launch:
+  case backend::SiteKind::Launch:
     return "launch";
-  case ir::SiteKind::Other:
+  case backend::SiteKind::Other:
     break;
   }
   return "other";
@@ -83,15 +81,14 @@ std::string jsonNumber(double v) {
   return fmt("%.9g", v);
 }
 
-std::vector<SiteInfo> siteTable(const ir::Module &module,
-                                const std::function<std::string(uint32_t)> &fileName) {
-  std::vector<SiteInfo> out(module.sites.size());
-  for (size_t i = 0; i < module.sites.size(); ++i) {
-    const ir::Site &s = module.sites[i];
-    out[i].fileId = s.loc.file;
-    out[i].file = fileName ? fileName(s.loc.file) : module.sourceName;
-    out[i].line = s.loc.line;
-    out[i].col = s.loc.col;
+std::vector<SiteInfo> siteTable(const backend::ProgramImage &image) {
+  std::vector<SiteInfo> out(image.sites.size());
+  for (size_t i = 0; i < image.sites.size(); ++i) {
+    const backend::SiteImage &s = image.sites[i];
+    out[i].fileId = s.file;
+    out[i].file = image.fileName(s.file);
+    out[i].line = s.line;
+    out[i].col = s.col;
     out[i].kind = siteKindName(s.kind);
     out[i].what = s.what;
   }

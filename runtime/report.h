@@ -19,7 +19,7 @@ struct SiteInfo {
   uint32_t line = 0;
   uint32_t col = 0;
   std::string kind; ///< "load", "store", "atomic", "branch", "loop", "barrier"...
-  std::string what; ///< ir::Site::what: "load f32 global", "if"...
+  std::string what; ///< SiteImage::what: "load f32 global", "if"...
 };
 
 /// Everything the reports read: the finished run and how to name its sites.
@@ -31,9 +31,8 @@ struct ReportInput {
   std::vector<SiteInfo> sites; ///< by site id
 };
 
-/// The site table of a module; `fileName` names a SourceLoc::file.
-std::vector<SiteInfo> siteTable(const ir::Module &module,
-                                const std::function<std::string(uint32_t)> &fileName);
+/// The site table of a program image.
+std::vector<SiteInfo> siteTable(const backend::ProgramImage &image);
 
 /// The Nsight-Compute-like table printed after a launch by --stats.
 std::string launchStatsTable(const ReportInput &in, size_t launch);

@@ -152,33 +152,28 @@ bool checkLaunchFilter(const LaunchFilter &filter, std::string &error) {
 
 Runtime::~Runtime() = default;
 
-void Runtime::setProgram(std::vector<KernelInfo> kernels, const ir::Module *module,
-                         std::function<std::string(uint32_t)> siteLocation,
-                         CountingVariant counting) {
-  kernels_ = std::move(kernels);
-  countingVariant_ = std::move(counting);
+void Runtime::setProgram(backend::ProgramImage image) {
+  image_ = std::move(image);
   countingKernels_.clear();
   countingFetched_ = false;
-  module_ = module;
-  siteLocation_ = std::move(siteLocation);
-  if (!module_)
-    return;
+  symbols_.clear();
   // Globals keep their addresses when the program grows (a REPL adds definitions): only the
   // new ones are allocated. They are allocated before the program runs, so their device
   // addresses come first and are the same on every run.
-  for (const ir::GlobalVar *g : module_->globals) {
-    if (g->id >= globalAddrs_.size())
-      globalAddrs_.resize(g->id + 1, 0);
-    if (globalAddrs_[g->id]) {
-      // The new module's GlobalVar replaces the old one's (a REPL frees the old module).
-      if (g->space != ir::AddrSpace::Host)
-        symbols_[globalAddrs_[g->id]] = g;
+  for (size_t index = 0; index < image_.globals.size(); ++index) {
+    const backend::GlobalImage &g = image_.globals[index];
+    const bool onDevice = g.space != backend::GlobalSpace::Host;
+    if (g.id >= globalAddrs_.size())
+      globalAddrs_.resize(g.id + 1, 0);
+    if (globalAddrs_[g.id]) {
+      if (onDevice)
+        symbols_[globalAddrs_[g.id]] = index;
       continue;
     }
-    const uint64_t size = std::max<uint64_t>(g->size, 1);
+    const uint64_t size = std::max<uint64_t>(g.size, 1);
     void *p = nullptr;
-    if (g->space == ir::AddrSpace::Host) {
-      p = host_.allocate(size, g->align);
+    if (!onDevice) {
+      p = host_.allocate(size, g.align);
       if (p)
         std::memset(p, 0, size);
     } else {
@@ -187,35 +182,26 @@ void Runtime::setProgram(std::vector<KernelInfo> kernels, const ir::Module *modu
       const uint64_t base = device_.allocate(size);
       if (base) {
         globalDeviceBases_.insert(base);
-        symbols_[base] = g;
+        symbols_[base] = index;
       }
       p = reinterpret_cast<void *>(base);
     }
     if (!p) {
-      reportHostError("cannot allocate the " + bytes(size) + " of global variable '" + g->name +
+      reportHostError("cannot allocate the " + bytes(size) + " of global variable '" + g.name +
                       "'");
       continue;
     }
-    std::memcpy(p, g->init.data(), std::min<uint64_t>(g->init.size(), size));
-    globalAddrs_[g->id] = addressOf(p);
+    std::memcpy(p, g.init.data(), std::min<uint64_t>(g.init.size(), size));
+    globalAddrs_[g.id] = addressOf(p);
     // A __device__ variable has its initialiser, or zeros by C's rules: never "unwritten".
-    if (checker_ && g->space != ir::AddrSpace::Host)
+    if (checker_ && onDevice)
       checker_->init().mark(addressOf(p), size);
   }
 }
 
 // ---- errors and messages --------------------------------------------------------------------
 
-std::string Runtime::location(uint32_t site) const {
-  if (site == 0)
-    return "";
-  if (siteLocation_)
-    return siteLocation_(site);
-  if (!module_ || site >= module_->sites.size() || !module_->sites[site].loc.isValid())
-    return "";
-  const ir::SourceLoc &loc = module_->sites[site].loc;
-  return module_->sourceName + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
-}
+std::string Runtime::location(uint32_t site) const { return image_.location(site); }
 
 int32_t Runtime::recordError(int32_t code, std::string message) {
   lastError_ = code;
@@ -468,17 +454,17 @@ bool Runtime::selectForProfile(const KernelInfo &k, uint64_t index) {
 }
 
 const KernelInfo *Runtime::countingKernel(uint32_t kernel) {
-  if (!countingVariant_)
-    return &kernels_[kernel]; // the kernels were compiled as the run counts
+  if (!image_.countingKernels)
+    return &image_.kernels[kernel]; // the kernels were compiled as the run counts
   if (!countingFetched_) {
     countingFetched_ = true;
     std::vector<backend::WarpFunction> fns;
     std::string error;
-    if (!countingVariant_(fns, error) || fns.size() != kernels_.size()) {
+    if (!image_.countingKernels(fns, error) || fns.size() != image_.kernels.size()) {
       reportHostError("internal error: the kernels with counters are not available" +
                       (error.empty() ? std::string() : ": " + error));
     } else {
-      countingKernels_ = kernels_;
+      countingKernels_ = image_.kernels;
       for (size_t i = 0; i < fns.size(); ++i)
         countingKernels_[i].fn = fns[i];
     }
@@ -503,13 +489,13 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   // A rejected launch is an error value that the program may check and survive, as on a
   // GPU, not a fault: it is reported as a warning, and faulted() stays false.
   const std::string prefix = loc.empty() ? "kern: warning: " : loc + ": warning: ";
-  if (kernel >= kernels_.size() || !kernels_[kernel].fn) {
+  if (kernel >= image_.kernels.size() || !image_.kernels[kernel].fn) {
     recordError(cudaErrorInvalidDeviceFunction, prefix + "launch of kernel number " +
                                                     std::to_string(kernel) +
                                                     ", which the program does not have");
     return;
   }
-  const KernelInfo &k = kernels_[kernel];
+  const KernelInfo &k = image_.kernels[kernel];
   const std::string head = prefix + "launch of '" + k.name + "': ";
 
   LaunchRecord rec;
@@ -665,8 +651,7 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   cfg.timeoutSeconds = options_.timeoutSeconds;
   cfg.globalAddrs = &globalAddrs_;
   if (rec.profiled)
-    cfg.workerCounters =
-        counters_.beginLaunch(dev, module_ ? module_->sites.size() : 0, scheduler_.workers());
+    cfg.workerCounters = counters_.beginLaunch(dev, image_.sites.size(), scheduler_.workers());
   if (checker_)
     cfg.workerChecked = checker_->beginLaunch(scheduler_.workers());
   // Kernels run partly on this thread (worker 0): the host code's signal guard must not
@@ -826,24 +811,24 @@ void Runtime::reportChecked(const Checker::Findings &f, const KernelInfo &k,
 }
 
 std::string Runtime::siteWhat(uint32_t site) const {
-  if (!module_ || site == 0 || site >= module_->sites.size())
+  if (site == 0 || site >= image_.sites.size())
     return "";
-  return module_->sites[site].what;
+  return image_.sites[site].what;
 }
 
 std::string Runtime::describeFault(const FaultRecord &f, const KernelInfo &k,
                                    uint64_t sharedBytes) const {
   const std::string loc = location(f.site);
   std::string access = "access";
-  if (module_ && f.site && f.site < module_->sites.size()) {
-    switch (module_->sites[f.site].kind) {
-    case ir::SiteKind::Load:
+  if (f.site && f.site < image_.sites.size()) {
+    switch (image_.sites[f.site].kind) {
+    case backend::SiteKind::Load:
       access = "load";
       break;
-    case ir::SiteKind::Store:
+    case backend::SiteKind::Store:
       access = "store";
       break;
-    case ir::SiteKind::Atomic:
+    case backend::SiteKind::Atomic:
       access = "atomic";
       break;
     default:
@@ -1093,9 +1078,11 @@ void Runtime::unwind(KernHostCtx *ctx, int32_t code) {
   std::longjmp(ctx->exitJump, 1);
 }
 
-int Runtime::runMain(backend::MainFunction main, const std::vector<std::string> &args) {
+int Runtime::runMain(const std::vector<std::string> &args) {
+  if (!image_.main)
+    return 0;
   std::vector<std::string> argvStrings;
-  argvStrings.push_back(module_ && !module_->sourceName.empty() ? module_->sourceName : "kern");
+  argvStrings.push_back(image_.name.empty() ? std::string("kern") : image_.name);
   argvStrings.insert(argvStrings.end(), args.begin(), args.end());
   std::vector<char *> argv;
   for (std::string &s : argvStrings)
@@ -1106,7 +1093,7 @@ int Runtime::runMain(backend::MainFunction main, const std::vector<std::string> 
   int32_t code;
   {
     HostSignalGuard guard(&ctx);
-    code = callMain(&ctx, main, static_cast<int32_t>(argvStrings.size()), argv.data());
+    code = callMain(&ctx, image_.main, static_cast<int32_t>(argvStrings.size()), argv.data());
   }
   if (ctx.signal) {
     faulted_ = true;

@@ -2,8 +2,7 @@
 // kernel launches, printf, faults) and runs its host main.
 #pragma once
 
-#include "backend/backend.h"
-#include "ir/ir.h"
+#include "backend/program_image.h"
 #include "runtime/checked.h"
 #include "runtime/counter_hooks.h"
 #include "runtime/device.h"
@@ -90,12 +89,6 @@ struct LaunchFilter {
 /// false with `error` set otherwise.
 bool checkLaunchFilter(const LaunchFilter &filter, std::string &error);
 
-/// The program's kernels compiled with the counter hooks, by kernel index, for a run whose
-/// setProgram kernels are the fast variant (see Runtime::setProgram). False with `error` set
-/// if they cannot be compiled.
-using CountingVariant =
-    std::function<bool(std::vector<backend::WarpFunction> &kernels, std::string &error)>;
-
 /// How a Runtime behaves; every field has a usable default.
 struct RuntimeOptions {
   /// The GPU the runtime plays: launch limits, occupancy, SMs, the host link, the properties
@@ -116,13 +109,13 @@ struct RuntimeOptions {
   /// Wall-clock limit of one launch in seconds. If 0, none.
   double timeoutSeconds = 0;
   /// Count what the GPU would suffer (counters()); the kernels must be compiled with the
-  /// counter hooks (backend::CompileOptions::counters), or setProgram given the counting
-  /// variant. If false, nothing is counted (setCounting() changes it between launches).
+  /// counter hooks, or the program image carry the counting variant. If false, nothing is counted
+  /// (setCounting() changes it between launches).
   bool counters = false;
   /// Which launches count when `counters` is on. If it selects nothing, every launch.
   LaunchFilter filter;
   /// Checked mode: report shared-memory races and reads of never-written global memory (the
-  /// kernels must be compiled with backend::CompileOptions::checked). Each finding is an
+  /// kernels must be compiled checked). Each finding is an
   /// error that makes faulted() true; the program and its output go on unchanged.
   bool checked = false;
   /// Called after each launch that ran (faulted or not) with its index in launches(): where
@@ -133,7 +126,7 @@ struct RuntimeOptions {
 /// One kernel launch as the virtual GPU saw it, failed launches included.
 struct LaunchRecord {
   std::string kernel;
-  uint32_t site = 0; ///< the launch's source site (ir::SiteId), 0 if unknown
+  uint32_t site = 0; ///< the launch's source site (ProgramImage::sites), 0 if unknown
   uint32_t grid[3] = {0, 0, 0};
   uint32_t block[3] = {0, 0, 0};
   uint64_t sharedBytes = 0;   ///< static + dynamic
@@ -186,22 +179,18 @@ public:
   Runtime(const Runtime &) = delete;
   Runtime &operator=(const Runtime &) = delete;
 
-  /// The compiled program: `kernels` in ir::Module::kernels() order; `module` for sites and
-  /// global variables (may be null); `siteLocation` renders a site as "file:line:col" (if
-  /// empty, the module's sourceName and the site's line and column). Allocates and
-  /// initialises the module's global variables. `counting`: when given,
-  /// `kernels` are the fast variant (compiled without the counter hooks) and run the launches
-  /// that are not profiled, and `counting` is called once, at the first launch that is, for
-  /// the variant with the hooks (cached until the next setProgram). When empty, `kernels`
-  /// run every launch, compiled as they are.
-  void setProgram(std::vector<KernelInfo> kernels, const ir::Module *module,
-                  std::function<std::string(uint32_t)> siteLocation = {},
-                  CountingVariant counting = {});
+  /// The compiled program. Allocates and initialises its global variables that are new (a REPL
+  /// session hands a grown image for each input: variables it had keep their storage). When
+  /// the image has ProgramImage::countingKernels, its kernels are the fast variant and run the
+  /// launches that are not profiled; the counting variant is asked for once, at the first launch
+  /// that is (and kept until the next setProgram).
+  void setProgram(backend::ProgramImage image);
 
   /// Runs the program's main with argv = {program name, args...}; returns its exit code
   /// (exit()'s argument; kHostFaultExitCode after a host fault). Flushes all output before
   /// returning.
-  int runMain(backend::MainFunction main, const std::vector<std::string> &args);
+  /// (Returns 0 at once when the image has no main.)
+  int runMain(const std::vector<std::string> &args);
   /// Whether a kernel or host fault happened.
   bool faulted() const { return faulted_; }
   /// The message of the last error reported (empty if none).
@@ -324,9 +313,9 @@ private:
                       uint64_t hostAddr);
   bool isPinned(uint64_t hostAddr) const;
   /// The __device__ or __constant__ variable whose address is `addr`, or null.
-  const ir::GlobalVar *findSymbol(uint64_t addr) const;
+  const backend::GlobalImage *findSymbol(uint64_t addr) const;
   int32_t checkSymbol(const char *function, uint64_t addr, uint64_t n, uint64_t offset,
-                      const ir::GlobalVar *&var);
+                      const backend::GlobalImage *&var);
   /// Whether a launch of `k`, about to run as launch `index`, is profiled (LaunchFilter).
   bool selectForProfile(const KernelInfo &k, uint64_t index);
   /// The counting variant of kernel `kernel` (fetched on first use), or null when it cannot
@@ -352,19 +341,17 @@ private:
   DeviceMemory device_;
   HostMemory host_;
   Scheduler scheduler_;
-  std::vector<KernelInfo> kernels_;
-  CountingVariant countingVariant_;         // see setProgram
-  std::vector<KernelInfo> countingKernels_; // fetched from countingVariant_ on first use
+  backend::ProgramImage image_;
+  std::vector<KernelInfo> countingKernels_; // fetched from image_.countingKernels on first use
   bool countingFetched_ = false;
   std::function<bool(std::string_view)> kernelMatches_; // LaunchFilter::kernelName; empty: all
   bool profilerActive_ = true;                          // cudaProfilerStart/Stop
-  uint64_t filterPassed_ = 0;     // launches that passed the name and predicate so far
-  uint64_t profiledLaunches_ = 0; // launches profiled so far
-  const ir::Module *module_ = nullptr;
-  std::function<std::string(uint32_t)> siteLocation_;
-  std::vector<uint64_t> globalAddrs_; // by GlobalVar id; 0 where there is none
+  uint64_t filterPassed_ = 0;         // launches that passed the name and predicate so far
+  uint64_t profiledLaunches_ = 0;     // launches profiled so far
+  std::vector<uint64_t> globalAddrs_; // by GlobalImage::id; 0 where there is none
   std::set<uint64_t> globalDeviceBases_;
-  std::map<uint64_t, const ir::GlobalVar *> symbols_; // __device__/__constant__ by address
+  // __device__/__constant__ variables by address: their index in image_.globals.
+  std::map<uint64_t, size_t> symbols_;
 
   std::vector<LaunchRecord> launches_;
   std::vector<TransferRecord> transfers_;

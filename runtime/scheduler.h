@@ -3,7 +3,7 @@
 // device profile's virtual SMs.
 #pragma once
 
-#include "backend/backend.h"
+#include "backend/program_image.h"
 
 #include <condition_variable>
 #include <cstdint>
@@ -16,27 +16,8 @@
 
 namespace kern::runtime {
 
-/// A compiled kernel, as the runtime sees it.
-struct KernelInfo {
-  std::string name;
-  backend::WarpFunction fn = nullptr;
-  uint32_t paramBytes = 0;
-  uint64_t staticSharedBytes = 0;
-  bool usesBarriers = false;
-  /// Compiled as a coroutine that returns at each barrier (backend::CompiledProgram::
-  /// kernelSuspends): its warps are resumed one after another, with no fiber.
-  bool suspends = false;
-  /// Registers per thread, for occupancy and the launch's register check. An estimate: the
-  /// backend does not allocate registers the way ptxas does, so unless it knows better this is
-  /// 32, a typical figure for small kernels (Options::registersPerThread overrides it).
-  int registers = 32;
-  /// False when `registers` is a real count rather than the default estimate. An estimated
-  /// count never makes a launch fail: like ptxas under a block-size bound, it is lowered until
-  /// one block fits, and the launch record says so.
-  bool registersEstimated = true;
-  /// __launch_bounds__'s maxThreadsPerBlock; 0 when the kernel has none.
-  int launchBoundsMaxThreads = 0;
-};
+/// A compiled kernel, as the runtime sees it: the program image's entry (backend/program_image.h).
+using KernelInfo = backend::KernelImage;
 
 /// Where block `linear` of a launch runs on the virtual GPU. Blocks are placed in linear order,
 /// wave by wave: a wave holds smCount x blocksPerSM blocks; within a wave, consecutive runs of
@@ -97,7 +78,7 @@ struct LaunchResult {
   std::string output;
 };
 
-/// Loop back-edges between two kern_rt_poll calls (backend::CompileOptions::pollInterval).
+/// Loop back-edges between two kern_rt_poll calls (the backend's CompileOptions::pollInterval).
 constexpr int64_t kPollInterval = 1 << 16;
 
 struct WorkerState;

@@ -1,7 +1,7 @@
 // The JIT's allow-list: every runtime function that compiled code may call, by name.
 #pragma once
 
-#include "backend/backend.h"
+#include "backend/program_image.h"
 
 namespace kern::runtime {
 

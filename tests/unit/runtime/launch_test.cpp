@@ -28,7 +28,9 @@ struct Fixture {
     k.name = "k";
     k.fn = &countWarps;
     k.paramBytes = paramBytes;
-    rt.setProgram({k}, nullptr);
+    kern::backend::ProgramImage image;
+    image.kernels = {k};
+    rt.setProgram(std::move(image));
   }
   RuntimeOptions makeOptions(const char *profile, int regs, unsigned workers) {
     RuntimeOptions o;

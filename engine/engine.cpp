@@ -1,7 +1,7 @@
 // kern::Engine and kern::Program (include/kern/kern.hpp): the pipeline, the JIT and the runtime
 // put together behind the public API. Launches from the host application: program_api.cpp.
+#include "engine/engine_impl.h"
 #include "ir/analysis.h"
-#include "runtime/engine_impl.h"
 
 #include "runtime/symbols.h"
 
@@ -124,27 +124,6 @@ runtime::Runtime::Options runtimeOptions(const Options &o) {
   return ro;
 }
 
-std::vector<runtime::KernelInfo> kernelInfos(const ir::Module &module,
-                                             const backend::CompiledProgram &native) {
-  std::vector<runtime::KernelInfo> kernels;
-  auto irKernels = module.kernels();
-  for (size_t i = 0; i < irKernels.size(); ++i) {
-    runtime::KernelInfo k;
-    k.name = irKernels[i]->name;
-    k.fn = native.kernel(i);
-    k.paramBytes = irKernels[i]->paramBytes;
-    k.staticSharedBytes = irKernels[i]->staticSharedBytes;
-    k.usesBarriers = irKernels[i]->usesBarriers;
-    k.suspends = native.kernelSuspends(i);
-    k.launchBoundsMaxThreads = irKernels[i]->launchBoundsMaxThreads;
-    // Without --regs, occupancy uses the IR's register estimate (ir/analysis.h).
-    k.registers = ir::estimateRegisters(*irKernels[i]);
-    k.registersEstimated = true;
-    kernels.push_back(std::move(k));
-  }
-  return kernels;
-}
-
 void collectKernelTypes(const frontend::TranslationUnit &tu, KernelTypes &out) {
   for (const frontend::Decl *d : tu.decls) {
     auto *f = dynamic_cast<const frontend::FunctionDecl *>(d);
@@ -224,35 +203,8 @@ bool Program::Impl::compileCounting() {
   return countingNative != nullptr;
 }
 
-runtime::CountingVariant Program::Impl::countingVariant() {
-  if (!selectsLaunches(*options))
-    return {};
-  return [this](std::vector<backend::WarpFunction> &kernels, std::string &error) {
-    if (!compileCounting()) {
-      error = countingError;
-      return false;
-    }
-    kernels.clear();
-    for (size_t i = 0; i < module->kernels().size(); ++i)
-      kernels.push_back(countingNative->kernel(i));
-    return true;
-  };
-}
-
 void Program::Impl::reportInternal(const std::string &what) {
   writeErr(*options, "kern: internal error: " + what + "\n");
-}
-
-std::string Program::Impl::fileName(uint32_t f) const {
-  return f < sources.fileCount() ? sources.fileName(f)
-                                 : (module ? module->sourceName : std::string("<unknown>"));
-}
-
-std::string Program::Impl::siteLocation(uint32_t site) const {
-  if (!module || site == 0 || site >= module->sites.size())
-    return module ? module->sourceName : std::string("<unknown>");
-  const frontend::SourceLoc &loc = module->sites[site].loc;
-  return fileName(loc.file) + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
 }
 
 Program::Program(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -329,8 +281,8 @@ RunResult Program::run(const std::vector<std::string> &args) {
   report.mainFileId = 0;
   if (impl_->sources.fileCount() > 0)
     report.source = impl_->sources.fileText(0);
-  report.sites =
-      runtime::siteTable(*impl_->module, [this](uint32_t f) { return impl_->fileName(f); });
+  backend::ProgramImage image = impl_->image();
+  report.sites = runtime::siteTable(image);
   auto finishReports = [&](runtime::Runtime &, runtime::ReportInput &in) {
     runtime::ReportRequest req;
     req.stats = o.stats;
@@ -344,13 +296,9 @@ RunResult Program::run(const std::vector<std::string> &args) {
       result.status = Status::RuntimeError;
   };
 
-  std::vector<runtime::KernelInfo> kernels = kernelInfos(*impl_->module, *impl_->native);
-  Impl *impl = impl_.get();
-  rt.setProgram(
-      std::move(kernels), impl_->module.get(),
-      [impl](uint32_t site) { return impl->siteLocation(site); }, impl_->countingVariant());
+  rt.setProgram(std::move(image));
   // runMain puts the program's name in argv[0] itself.
-  result.exitCode = rt.runMain(mainFn, args);
+  result.exitCode = rt.runMain(args);
   result.faulted = rt.faulted();
   result.status = result.faulted ? Status::RuntimeError : Status::Ok;
   finishReports(rt, report);

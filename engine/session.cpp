@@ -7,7 +7,7 @@
 // unit at once (names, types, execution sides). Recompiling the text keeps every input checked
 // exactly as a file would be, redefinitions replace in place, and the Runtime keeps device
 // memory and host variables because GlobalVar ids follow declaration order, which only grows.
-#include "runtime/engine_impl.h"
+#include "engine/engine_impl.h"
 
 #include "frontend/sema.h"
 #include "runtime/symbols.h"
@@ -466,7 +466,7 @@ struct Session::Impl {
     report.program = "session";
     report.source = current->sources.fileText(0);
     Program::Impl *p = current.get();
-    report.sites = runtime::siteTable(*p->module, [p](uint32_t f) { return p->fileName(f); });
+    report.sites = runtime::siteTable(p->image());
     lastStats = runtime::launchStatsTable(report, i);
     // Per-line counters of the kernel's definition, while its module's sites are at hand.
     if (i >= rt->counters().launchCount())
@@ -972,14 +972,10 @@ Session::EvalResult Session::Impl::evalCode(const std::string &input,
     err(result.diagnostics);
     return result;
   }
-  rt->setProgram(
-      kernelInfos(*current->module, *current->native), current->module.get(),
-      [p = current.get()](uint32_t site) { return p->siteLocation(site); },
-      current->countingVariant());
-  backend::MainFunction mainFn = current->native->main();
+  rt->setProgram(current->image());
   const bool faultedBefore = rt->faulted();
   const std::string errorBefore = rt->lastErrorMessage();
-  const int code = mainFn ? rt->runMain(mainFn, {}) : 0;
+  const int code = rt->runMain({});
   if (rt->faulted() && (!faultedBefore || rt->lastErrorMessage() != errorBefore)) {
     result.status = Status::RuntimeError;
     result.diagnostics = rt->lastErrorMessage() + "\n";

@@ -33,9 +33,6 @@ bool resolveDevice(const Options &options, runtime::DeviceProfile &out, std::str
 void writeErr(const Options &o, std::string_view text);
 /// The runtime options an Engine's options ask for (device aside).
 runtime::Runtime::Options runtimeOptions(const Options &o);
-/// The kernels of `module` as the runtime wants them, with their native code.
-std::vector<runtime::KernelInfo> kernelInfos(const ir::Module &module,
-                                             const backend::CompiledProgram &native);
 /// The C signature of each kernel by name, from the typed AST (ParamInfo::type).
 using KernelTypes = std::map<std::string, std::vector<std::string>>;
 
@@ -68,12 +65,11 @@ struct Program::Impl {
   bool compileNative();
   /// JIT-compiles the counting variant on first use (per-launch selection only).
   bool compileCounting();
-  /// What Runtime::setProgram takes for the counting variant: empty unless the run selects
-  /// launches one by one.
-  runtime::CountingVariant countingVariant();
+  /// The program image the runtime runs (engine/image.cpp): the module's kernels with their
+  /// native code, sites, globals and main; the counting variant on demand when the run selects
+  /// launches one by one. The native code must be compiled.
+  backend::ProgramImage image();
   void reportInternal(const std::string &what);
-  std::string siteLocation(uint32_t site) const;
-  std::string fileName(uint32_t file) const;
 };
 
 /// Fills Program::Impl::signatures from the module and the C spellings in `types`.

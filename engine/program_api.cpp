@@ -1,6 +1,6 @@
 // Program's embedding calls (include/kern/kern.hpp): kernel signatures, device buffers, launches
 // by name with arguments checked against the signature, and the launches' counters.
-#include "runtime/engine_impl.h"
+#include "engine/engine_impl.h"
 
 #include <cmath>
 #include <cstring>
@@ -121,10 +121,9 @@ static bool ensureDevice(Program::Impl &p, std::string &error) {
   p.report.program = p.module->sourceName;
   if (p.sources.fileCount() > 0)
     p.report.source = p.sources.fileText(0);
-  p.report.sites = runtime::siteTable(*p.module, [impl](uint32_t f) { return impl->fileName(f); });
-  p.device->setProgram(
-      kernelInfos(*p.module, *p.native), p.module.get(),
-      [impl](uint32_t site) { return impl->siteLocation(site); }, p.countingVariant());
+  backend::ProgramImage image = p.image();
+  p.report.sites = runtime::siteTable(image);
+  p.device->setProgram(std::move(image));
   p.buffers.clear();
   p.launchTables.clear();
   return true;

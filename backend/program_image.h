@@ -1,0 +1,125 @@
+// The program image: everything the runtime needs of a compiled program — its kernels with their
+// entry points and launch metadata, the source sites that counters and messages name, the
+// global variables with their initialisers, and the host main. The engine builds it from the
+// IR and the JIT's code; the runtime reads it and nothing else of the compiler (no AST, no IR).
+//
+// Plain C++ types only, beside backend/abi.h (the calling contract of compiled code).
+#pragma once
+
+#include "backend/abi.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kern::backend {
+
+/// Signature of a compiled kernel: one call runs one warp of one block.
+using WarpFunction = void (*)(KernWarpCtx *ctx);
+/// Signature of the compiled host `main`: argc/argv are passed whether or not main takes them.
+using MainFunction = int32_t (*)(KernHostCtx *ctx, int32_t argc, char **argv);
+
+/// A runtime symbol the JIT may resolve: name and address. The JIT resolves these, the C math
+/// library functions that LLVM lowers intrinsics to, and nothing else in the process.
+using SymbolList = std::vector<std::pair<std::string, void *>>;
+
+/// A compiled kernel, as the runtime sees it.
+struct KernelImage {
+  std::string name;
+  /// The warp function that runs a launch of this kernel (compiled as the run asked: with or
+  /// without the counter hooks, checked or not).
+  WarpFunction fn = nullptr;
+  uint32_t paramBytes = 0;
+  uint64_t staticSharedBytes = 0;
+  bool usesBarriers = false;
+  /// Compiled as a coroutine that returns at each barrier: its warps are resumed one after
+  /// another, with no fiber.
+  bool suspends = false;
+  /// Registers per thread, for occupancy and the launch's register check. An estimate: the
+  /// backend does not allocate registers the way ptxas does (the engine fills in the IR's
+  /// estimate; Options::registersPerThread overrides it).
+  int registers = 32;
+  /// False when `registers` is a real count rather than an estimate. An estimated count never
+  /// makes a launch fail: like ptxas under a block-size bound, it is lowered until one block
+  /// fits, and the launch record says so.
+  bool registersEstimated = true;
+  /// __launch_bounds__'s maxThreadsPerBlock; 0 when the kernel has none.
+  int launchBoundsMaxThreads = 0;
+};
+
+/// What a source site is (the counters and the reports name sites by it).
+enum class SiteKind : uint8_t {
+  Load,
+  Store,
+  Atomic,
+  Branch,
+  Loop,
+  Barrier,
+  Call,
+  Printf,
+  Launch,
+  Other
+};
+
+/// One source site: the unit that counters, faults and reports are attributed to.
+struct SiteImage {
+  uint32_t file = 0; ///< index into ProgramImage::files
+  uint32_t line = 0; ///< 0: no location
+  uint32_t col = 0;
+  SiteKind kind = SiteKind::Other;
+  std::string what; ///< short description: "load f32 global", "if", "for"...
+};
+
+/// Where a global variable lives.
+enum class GlobalSpace : uint8_t { Host, Device, Constant };
+
+/// A file-scope variable: allocated and initialised by the runtime before main runs.
+struct GlobalImage {
+  /// The id compiled code passes to kern_rt_global_addr. Ids only grow as a REPL session adds
+  /// definitions, so a variable keeps its storage from one image to the next.
+  uint32_t id = 0;
+  std::string name;
+  GlobalSpace space = GlobalSpace::Device;
+  uint64_t size = 0;
+  uint64_t align = 1;
+  std::vector<uint8_t> init; ///< the first bytes; the rest (all of it when empty) zero
+};
+
+/// The kernels compiled with the counter hooks, by kernel index (the same order as
+/// ProgramImage::kernels). Given to a run that compiled its kernels fast and profiles only some
+/// launches: the runtime asks once, at the first launch it profiles. False with `error` set if
+/// they cannot be had.
+using CountingKernels = std::function<bool(std::vector<WarpFunction> &out, std::string &error)>;
+
+/// A compiled program, as the runtime receives it.
+struct ProgramImage {
+  std::vector<KernelImage> kernels;
+  /// By site id; entry 0 is "no site".
+  std::vector<SiteImage> sites;
+  /// File names by SiteImage::file, as the user gave them; files[0] is the main file.
+  std::vector<std::string> files;
+  /// The main file's name: argv[0] of the program, and the file of sites without one.
+  std::string name = "kern";
+  std::vector<GlobalImage> globals;
+  /// The program's main, or null when it has none.
+  MainFunction main = nullptr;
+  /// If set, `kernels` are the fast variant and this supplies the counting one (see
+  /// CountingKernels); if empty, `kernels` run every launch as they are.
+  CountingKernels countingKernels;
+
+  /// "file:line:col" of `site`; "" for site 0, the program's name for an unknown site.
+  std::string location(uint32_t site) const {
+    if (site == 0)
+      return "";
+    if (site >= sites.size())
+      return name;
+    const SiteImage &s = sites[site];
+    return fileName(s.file) + ":" + std::to_string(s.line) + ":" + std::to_string(s.col);
+  }
+  /// The name of file `file`, or the program's name for an unknown file.
+  std::string fileName(uint32_t file) const { return file < files.size() ? files[file] : name; }
+};
+
+} // namespace kern::backend

@@ -1,0 +1,97 @@
+// The program image (backend/program_image.h) of a compiled program: what the runtime is handed
+// instead of the IR — kernels with their entry points, sites, globals and main.
+#include "engine/engine_impl.h"
+
+#include "ir/analysis.h"
+
+namespace kern {
+namespace {
+
+backend::SiteKind siteKind(ir::SiteKind k) {
+  switch (k) {
+  case ir::SiteKind::Load:
+    return backend::SiteKind::Load;
+  case ir::SiteKind::Store:
+    return backend::SiteKind::Store;
+  case ir::SiteKind::Atomic:
+    return backend::SiteKind::Atomic;
+  case ir::SiteKind::Branch:
+    return backend::SiteKind::Branch;
+  case ir::SiteKind::Loop:
+    return backend::SiteKind::Loop;
+  case ir::SiteKind::Barrier:
+    return backend::SiteKind::Barrier;
+  case ir::SiteKind::Call:
+    return backend::SiteKind::Call;
+  case ir::SiteKind::Printf:
+    return backend::SiteKind::Printf;
+  case ir::SiteKind::Launch:
+    return backend::SiteKind::Launch;
+  case ir::SiteKind::Other:
+    break;
+  }
+  return backend::SiteKind::Other;
+}
+
+backend::GlobalSpace globalSpace(ir::AddrSpace s) {
+  switch (s) {
+  case ir::AddrSpace::Host:
+    return backend::GlobalSpace::Host;
+  case ir::AddrSpace::Constant:
+    return backend::GlobalSpace::Constant;
+  default:
+    return backend::GlobalSpace::Device;
+  }
+}
+
+} // namespace
+
+backend::ProgramImage Program::Impl::image() {
+  backend::ProgramImage img;
+  img.name = module->sourceName;
+  for (uint32_t f = 0; f < sources.fileCount(); ++f)
+    img.files.push_back(sources.fileName(f));
+
+  const std::vector<ir::Function *> irKernels = module->kernels();
+  for (size_t i = 0; i < irKernels.size(); ++i) {
+    const ir::Function &f = *irKernels[i];
+    backend::KernelImage k;
+    k.name = f.name;
+    k.fn = native->kernel(i);
+    k.paramBytes = f.paramBytes;
+    k.staticSharedBytes = f.staticSharedBytes;
+    k.usesBarriers = f.usesBarriers;
+    k.suspends = native->kernelSuspends(i);
+    k.launchBoundsMaxThreads = f.launchBoundsMaxThreads;
+    // Without --regs, occupancy uses the IR's register estimate (ir/analysis.h).
+    k.registers = ir::estimateRegisters(f);
+    k.registersEstimated = true;
+    img.kernels.push_back(std::move(k));
+  }
+
+  img.sites.reserve(module->sites.size());
+  for (const ir::Site &s : module->sites)
+    img.sites.push_back({s.loc.file, s.loc.line, s.loc.col, siteKind(s.kind), s.what});
+
+  for (const ir::GlobalVar *g : module->globals)
+    img.globals.push_back({g->id, g->name, globalSpace(g->space), g->size, g->align, g->init});
+
+  img.main = native->main();
+
+  // A run that selects launches one by one was compiled fast: the counting variant is compiled
+  // when the runtime first profiles a launch.
+  if (selectsLaunches(*options))
+    img.countingKernels = [this](std::vector<backend::WarpFunction> &kernels, std::string &error) {
+      if (!compileCounting()) {
+        error = countingError;
+        return false;
+      }
+      kernels.clear();
+      for (size_t i = 0; i < module->kernels().size(); ++i)
+        kernels.push_back(countingNative->kernel(i));
+      return true;
+    };
+  return img;
+}
+
+} // namespace kern
