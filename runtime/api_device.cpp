@@ -11,8 +11,6 @@ namespace kern::runtime {
 
 namespace {
 
-uint64_t addressOf(const void *p) { return reinterpret_cast<uint64_t>(p); }
-
 /// What cudaDeviceProp reports that the profiles do not hold, for the built-in GPUs (deviceQuery
 /// output of each board; L2 sizes from the architecture whitepapers). A user profile takes the
 /// row of the built-in profile with the same compute capability major, else the last row.

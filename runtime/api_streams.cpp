@@ -8,8 +8,6 @@ namespace kern::runtime {
 
 namespace {
 
-uint64_t addressOf(const void *p) { return reinterpret_cast<uint64_t>(p); }
-
 std::string handleName(const void *p) { return hexAddress(addressOf(p)); }
 
 } // namespace

@@ -26,6 +26,12 @@ std::string plural(uint64_t n, const char *unit) {
 
 } // namespace
 
+std::string hexRange(uint64_t addr, uint64_t n) {
+  return std::string("[") + hexAddress(addr) + ", " + hexAddress(addr + n) + ")";
+}
+
+std::string byteCount(uint64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
+
 std::string hexAddress(uint64_t addr) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(addr));

@@ -118,5 +118,14 @@ private:
 
 /// "0x200000000000": how kern prints addresses in messages.
 std::string hexAddress(uint64_t addr);
+/// "[0x..., 0x...)": the half-open range [addr, addr + n) in messages.
+std::string hexRange(uint64_t addr, uint64_t n);
+/// "1 byte", "16 bytes".
+std::string byteCount(uint64_t n);
+/// A pointer as the address that messages and the memory maps use.
+inline uint64_t addressOf(const void *p) { return reinterpret_cast<uint64_t>(p); }
+
+/// Addresses below this are "near null": a null struct pointer plus a field offset.
+constexpr uint64_t kNullPage = 4096;
 
 } // namespace kern::runtime

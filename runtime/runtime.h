@@ -56,6 +56,20 @@ struct KernHostCtx {
 
 namespace kern::runtime {
 
+/// While one lives, the host signal guard of runMain lets this thread's faults through to the
+/// default action instead of unwinding host code: a launch runs kernels on this thread, and
+/// nothing may unwind out of the middle of one while other workers still run it.
+class HostSignalPause {
+public:
+  HostSignalPause();
+  ~HostSignalPause();
+  HostSignalPause(const HostSignalPause &) = delete;
+  HostSignalPause &operator=(const HostSignalPause &) = delete;
+
+private:
+  KernHostCtx *saved_;
+};
+
 /// Which launches of a run that counts are profiled (Nsight Compute's launch filter, kern's
 /// --kernel-name, --launch-skip, --launch-count, --profile-from-start). A launch that runs is
 /// profiled when, in this order: the profiler is active (from the start, or after
@@ -84,6 +98,9 @@ struct LaunchFilter {
            predicate != nullptr;
   }
 };
+
+/// LaunchFilter::kernelName's prefix for a regular expression (Nsight Compute's spelling).
+constexpr std::string_view kRegexPrefix = "regex:";
 
 /// Checks that `filter` can be used (a "regex:" name must be a valid regular expression);
 /// false with `error` set otherwise.

@@ -1,0 +1,149 @@
+// The host C library that compiled host code calls: output, the checked heap (malloc, calloc,
+// realloc, free), range checks of the string and memory functions, and rand.
+#include "runtime/runtime.h"
+
+#include "runtime/errors.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace kern::runtime {
+
+// ---- host side ------------------------------------------------------------------------------
+
+void Runtime::write(int32_t stream, std::string_view text) {
+  if (text.empty())
+    return;
+  if (stream == 2)
+    options_.err(text);
+  else
+    options_.out(text);
+}
+
+FormatOptions Runtime::hostFormatOptions() const {
+  FormatOptions o;
+  o.unreadableLo = device_.lo();
+  o.unreadableHi = device_.hi();
+  return o;
+}
+
+void *Runtime::hostMalloc(uint64_t size) { return host_.allocate(size); }
+
+void *Runtime::hostCalloc(uint64_t n, uint64_t size) {
+  if (size && n > UINT64_MAX / size)
+    return nullptr;
+  void *p = host_.allocate(n * size);
+  if (p)
+    std::memset(p, 0, n * size);
+  return p;
+}
+
+bool Runtime::hostRealloc(void *p, uint64_t size, void *&result) {
+  if (device_.contains(addressOf(p))) {
+    reportHostError("realloc: " + describeDevicePointer(addressOf(p)) +
+                    " is a device pointer (it was not returned by malloc)");
+    return false;
+  }
+  if (p && host_.isPinned(addressOf(p))) {
+    reportHostError("realloc: " + hexAddress(addressOf(p)) +
+                    " was allocated by cudaMallocHost or cudaHostAlloc (pinned memory cannot be "
+                    "resized)");
+    return false;
+  }
+  bool ok;
+  result = host_.reallocate(p, size, ok);
+  if (!ok) {
+    reportHostError("realloc: " + hexAddress(addressOf(p)) + " was not returned by malloc");
+    return false;
+  }
+  return true;
+}
+
+bool Runtime::hostFree(void *p) {
+  const uint64_t addr = addressOf(p);
+  if (device_.contains(addr)) {
+    reportHostError("free: " + describeDevicePointer(addr) + " is a device pointer (use cudaFree)");
+    return false;
+  }
+  if (p && host_.isPinned(addr)) {
+    // On a real system free() of page-locked memory corrupts the heap or crashes later.
+    reportHostError("free: " + hexAddress(addr) +
+                    " was allocated by cudaMallocHost or cudaHostAlloc (use cudaFreeHost)");
+    return false;
+  }
+  switch (host_.release(p)) {
+  case HostMemory::FreeResult::Ok:
+    return true;
+  case HostMemory::FreeResult::DoubleFree:
+    reportHostError("free: " + hexAddress(addr) + " was already freed (double free)");
+    return false;
+  case HostMemory::FreeResult::NotAllocated:
+    break;
+  }
+  if (const Allocation *a = host_.find(addr))
+    reportHostError("free: " + hexAddress(addr) + " is not the start of a block (it is at offset " +
+                    std::to_string(addr - a->base) + " of a " + std::to_string(a->size) +
+                    "-byte block allocated by malloc at " + hexAddress(a->base) + ")");
+  else
+    reportHostError("free: " + hexAddress(addr) + " was not returned by malloc");
+  return false;
+}
+
+bool Runtime::checkHostRange(const char *function, const char *what, const void *p, uint64_t n) {
+  if (n == 0)
+    return true;
+  const uint64_t addr = addressOf(p);
+  const std::string head = std::string(function) + ": the " + what + " ";
+  if (addr < kNullPage) {
+    reportHostError(head + "is a null pointer");
+    return false;
+  }
+  if (device_.contains(addr)) {
+    reportHostError(head + describeDevicePointer(addr) +
+                    " is a device pointer (host code cannot access device memory; use "
+                    "cudaMemcpy)");
+    return false;
+  }
+  if (const Allocation *a = host_.find(addr); a && n > a->end() - addr) {
+    reportHostError(head + "range " + hexRange(addr, n) + " (" + byteCount(n) + ") runs " +
+                    byteCount(addr + n - a->end()) + " past the end of a " +
+                    std::to_string(a->size) + "-byte block allocated by malloc at " +
+                    hexAddress(a->base));
+    return false;
+  }
+  return true;
+}
+
+bool Runtime::checkHostString(const char *function, const char *what, const char *s,
+                              uint64_t &len) {
+  const uint64_t addr = addressOf(s);
+  if (!checkHostRange(function, what, s, 1))
+    return false;
+  if (const Allocation *a = host_.find(addr)) {
+    const uint64_t room = a->end() - addr;
+    len = strnlen(s, room);
+    if (len == room) {
+      reportHostError(std::string(function) + ": the " + what + " at " + hexAddress(addr) +
+                      " is not NUL-terminated within its " + std::to_string(a->size) +
+                      "-byte block allocated by malloc");
+      return false;
+    }
+    return true;
+  }
+  len = std::strlen(s);
+  return true;
+}
+
+int32_t Runtime::rand() {
+  // kern's rand(): a 64-bit linear congruential generator (Knuth's MMIX constants), the top
+  // 31 bits returned, so that values span [0, RAND_MAX = 2147483647] and every platform
+  // produces the same sequence for the same seed. It does not reproduce glibc's sequence.
+  randState_ = randState_ * 6364136223846793005ull + 1442695040888963407ull;
+  return static_cast<int32_t>(randState_ >> 33);
+}
+
+void Runtime::srand(uint32_t seed) { randState_ = seed; }
+
+} // namespace kern::runtime

@@ -1,0 +1,518 @@
+// Kernel launches: the launch filter, validation of the execution configuration, occupancy
+// and register fitting, the run on the scheduler, and faults, timeouts and checked-mode
+// findings mapped back to source lines.
+#include "runtime/runtime.h"
+
+#include "runtime/errors.h"
+
+#include <algorithm>
+#include <cstring>
+#include <regex>
+
+namespace kern::runtime {
+
+bool checkLaunchFilter(const LaunchFilter &filter, std::string &error) {
+  const std::string &name = filter.kernelName;
+  if (name.rfind(kRegexPrefix, 0) != 0)
+    return true;
+  const std::string pattern = name.substr(kRegexPrefix.size());
+  if (pattern.empty()) {
+    error = "the kernel name filter 'regex:' has no pattern";
+    return false;
+  }
+  try {
+    std::regex re(pattern);
+  } catch (const std::regex_error &e) {
+    error = "the kernel name filter '" + name + "' is not a valid regular expression (" + e.what() +
+            ")";
+    return false;
+  }
+  return true;
+}
+
+Runtime::~Runtime() = default;
+
+// ---- launches -------------------------------------------------------------------------------
+
+int Runtime::kernelRegisters(const KernelInfo &k, std::string *source) const {
+  if (options_.registersPerThread > 0) {
+    if (source)
+      *source = "--regs";
+    return options_.registersPerThread;
+  }
+  if (source)
+    *source = k.registersEstimated ? "estimate" : "kernel";
+  return k.registers;
+}
+
+bool Runtime::selectForProfile(const KernelInfo &k, uint64_t index) {
+  if (!options_.counters || !profilerActive_)
+    return false;
+  const LaunchFilter &f = options_.filter;
+  if (kernelMatches_ && !kernelMatches_(k.name))
+    return false;
+  if (f.predicate && !f.predicate(k.name, index))
+    return false;
+  // Nsight Compute's --launch-skip and --launch-count count launches that passed the filters.
+  const uint64_t passed = filterPassed_++;
+  if (passed < f.launchSkip)
+    return false;
+  return f.launchCount == 0 || passed - f.launchSkip < f.launchCount;
+}
+
+const KernelInfo *Runtime::countingKernel(uint32_t kernel) {
+  if (!image_.countingKernels)
+    return &image_.kernels[kernel]; // the kernels were compiled as the run counts
+  if (!countingFetched_) {
+    countingFetched_ = true;
+    std::vector<backend::WarpFunction> fns;
+    std::string error;
+    if (!image_.countingKernels(fns, error) || fns.size() != image_.kernels.size()) {
+      reportHostError("internal error: the kernels with counters are not available" +
+                      (error.empty() ? std::string() : ": " + error));
+    } else {
+      countingKernels_ = image_.kernels;
+      for (size_t i = 0; i < fns.size(); ++i)
+        countingKernels_[i].fn = fns[i];
+    }
+  }
+  return kernel < countingKernels_.size() && countingKernels_[kernel].fn ? &countingKernels_[kernel]
+                                                                         : nullptr;
+}
+
+double modelledKernelSeconds(const DeviceProfile &, const LaunchRecord &) {
+  // No kernel timing model yet (HARDWARE-MODEL.md leaves it for later): kernels take no
+  // modelled time, so cudaEventElapsedTime around a launch measures only the transfers.
+  return 0;
+}
+
+void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t block[3],
+                     uint64_t sharedBytes, void *stream, const uint8_t *params, uint32_t paramBytes,
+                     uint32_t site) {
+  if (stickyError_)
+    return; // the context is unusable after a fault: the launch does nothing
+  const DeviceProfile &dev = options_.device;
+  const std::string loc = location(site);
+  // A rejected launch is an error value that the program may check and survive, as on a
+  // GPU, not a fault: it is reported as a warning, and faulted() stays false.
+  const std::string prefix = loc.empty() ? "kern: warning: " : loc + ": warning: ";
+  if (kernel >= image_.kernels.size() || !image_.kernels[kernel].fn) {
+    recordError(cudaErrorInvalidDeviceFunction, prefix + "launch of kernel number " +
+                                                    std::to_string(kernel) +
+                                                    ", which the program does not have");
+    return;
+  }
+  const KernelInfo &k = image_.kernels[kernel];
+  const std::string head = prefix + "launch of '" + k.name + "': ";
+
+  LaunchRecord rec;
+  rec.kernel = k.name;
+  rec.site = site;
+  std::copy(grid, grid + 3, rec.grid);
+  std::copy(block, block + 3, rec.block);
+  rec.sharedBytes = k.staticSharedBytes + sharedBytes;
+  rec.startSeconds = clock_;
+  rec.registersPerThread = kernelRegisters(k, &rec.registersSource);
+  // Every launch, failed or not, is on the timeline: a failed one is recorded with its error.
+  auto fail = [&](int32_t code, const std::string &message) {
+    rec.error = code;
+    timeline_.push_back({TimelineEvent::Kind::Launch, launches_.size()});
+    launches_.push_back(rec);
+    recordError(code, head + message);
+  };
+
+  // An invalid handle is checked first: CUDA rejects it before looking at the configuration.
+  if (stream && !findHandle(stream, Handle::Kind::Stream)) {
+    fail(cudaErrorInvalidResourceHandle,
+         "stream " + hexAddress(addressOf(stream)) +
+             " is not a stream (it was not returned by cudaStreamCreate, or was destroyed)");
+    return;
+  }
+  static const char *const kAxis[] = {"x", "y", "z"};
+  for (int d = 0; d < 3; ++d) {
+    if (grid[d] == 0 || block[d] == 0) {
+      fail(cudaErrorInvalidConfiguration,
+           std::string(grid[d] == 0 ? "grid" : "block") + " dimension " + kAxis[d] + " is 0");
+      return;
+    }
+  }
+  // The total first: for <<<1, 2048>>> it is the number the programmer thinks of.
+  const uint64_t threads = uint64_t(block[0]) * block[1] * block[2];
+  if (threads > uint64_t(dev.maxThreadsPerBlock)) {
+    fail(cudaErrorInvalidConfiguration,
+         std::to_string(threads) + " threads per block exceeds the limit of " +
+             std::to_string(dev.maxThreadsPerBlock) + " on " + dev.name);
+    return;
+  }
+  const int maxBlock[3] = {dev.maxBlockX, dev.maxBlockY, dev.maxBlockZ};
+  for (int d = 0; d < 3; ++d) {
+    if (block[d] > uint32_t(maxBlock[d])) {
+      fail(cudaErrorInvalidConfiguration, "block dimension " + std::string(kAxis[d]) + " of " +
+                                              std::to_string(block[d]) + " exceeds the limit of " +
+                                              std::to_string(maxBlock[d]) + " on " + dev.name);
+      return;
+    }
+  }
+  const int maxGrid[3] = {dev.maxGridX, dev.maxGridY, dev.maxGridZ};
+  for (int d = 0; d < 3; ++d) {
+    if (grid[d] > uint32_t(maxGrid[d])) {
+      fail(cudaErrorInvalidConfiguration, "grid dimension " + std::string(kAxis[d]) + " of " +
+                                              std::to_string(grid[d]) + " exceeds the limit of " +
+                                              std::to_string(maxGrid[d]) + " on " + dev.name);
+      return;
+    }
+  }
+  // __launch_bounds__ promises the compiler a block size; a larger block cannot run the code
+  // compiled under that promise (CUDA: "too many resources requested for launch").
+  if (k.launchBoundsMaxThreads > 0 && threads > uint64_t(k.launchBoundsMaxThreads)) {
+    fail(cudaErrorLaunchOutOfResources,
+         std::to_string(threads) + " threads per block exceeds the kernel's __launch_bounds__ of " +
+             std::to_string(k.launchBoundsMaxThreads));
+    return;
+  }
+  // Only the default per-block limit: raising it takes cudaFuncSetAttribute, which kern does
+  // not have, so the opt-in sizes of cc7.0+ are never available to a launch.
+  const uint64_t shared = rec.sharedBytes;
+  if (sharedBytes > dev.sharedPerBlockDefault || shared > dev.sharedPerBlockDefault) {
+    fail(cudaErrorLaunchOutOfResources,
+         std::to_string(shared) + " bytes of shared memory per block (" +
+             std::to_string(k.staticSharedBytes) + " static + " + std::to_string(sharedBytes) +
+             " dynamic) exceed the limit of " + std::to_string(dev.sharedPerBlockDefault) + " on " +
+             dev.name);
+    return;
+  }
+  if (paramBytes != k.paramBytes || (paramBytes && !params)) {
+    fail(cudaErrorInvalidValue, "internal error: " + std::to_string(paramBytes) +
+                                    " bytes of parameters passed, the kernel takes " +
+                                    std::to_string(k.paramBytes));
+    return;
+  }
+  if (paramBytes > dev.maxKernelParamBytes) {
+    fail(cudaErrorInvalidValue, std::to_string(paramBytes) +
+                                    " bytes of kernel parameters exceed the limit of " +
+                                    std::to_string(dev.maxKernelParamBytes) + " on " + dev.name);
+    return;
+  }
+  // Occupancy: how many blocks an SM holds. None means the registers do not fit (threads and
+  // shared memory were checked above).
+  OccupancyInput in;
+  in.threadsPerBlock = static_cast<int>(threads);
+  in.registersPerThread = rec.registersPerThread;
+  in.sharedPerBlock = shared;
+  in.sharedOptIn = false;
+  rec.occupancy = computeOccupancy(dev, in);
+  if (rec.occupancy.blocksPerSM == 0 && rec.registersSource == "estimate") {
+    // An estimate is not the compiler's word: ptxas, told the block size, would spill rather
+    // than produce a kernel that cannot launch. Lower the estimate until one block fits.
+    for (int r = std::min(rec.registersPerThread, dev.maxRegistersPerThread); r > 0; --r) {
+      in.registersPerThread = r;
+      OccupancyResult o = computeOccupancy(dev, in);
+      if (o.blocksPerSM > 0) {
+        rec.occupancy = o;
+        rec.registersPerThread = r;
+        rec.registersSource = "estimate, lowered to fit";
+        break;
+      }
+    }
+  }
+  if (rec.occupancy.blocksPerSM == 0) {
+    fail(rec.occupancy.limitByWarps == 0 ? cudaErrorInvalidConfiguration
+                                         : cudaErrorLaunchOutOfResources,
+         rec.occupancy.error + " on " + dev.name);
+    return;
+  }
+  const uint64_t blocks = uint64_t(grid[0]) * grid[1] * grid[2];
+  rec.waves = computeWaves(dev, blocks, rec.occupancy.blocksPerSM);
+
+  // The parameters get their own aligned buffer: compiled code may load them with aligned
+  // vector loads, and the pointer must never be null (see KernHostCtx::tag).
+  std::vector<uint64_t> paramBuffer((paramBytes + 7) / 8 + 2, 0);
+  if (paramBytes)
+    std::memcpy(paramBuffer.data(), params, paramBytes);
+
+  // Per-launch selection: a profiled launch runs the kernel with the counter hooks, any other
+  // the fast one (with counters().launch(i) left empty).
+  const KernelInfo *run = &k;
+  rec.profiled = selectForProfile(k, launches_.size());
+  if (rec.profiled) {
+    // The variant with hooks may be compiled now: nothing of the host program may unwind it.
+    HostSignalPause pause;
+    run = countingKernel(kernel);
+    if (!run) {
+      rec.profiled = false;
+      run = &k;
+    }
+  }
+
+  LaunchConfig cfg;
+  cfg.kernel = run;
+  std::copy(grid, grid + 3, cfg.grid);
+  std::copy(block, block + 3, cfg.block);
+  cfg.sharedBytes = shared;
+  cfg.params = reinterpret_cast<const uint8_t *>(paramBuffer.data());
+  cfg.globalLo = device_.lo();
+  cfg.globalHi = device_.hi();
+  cfg.shadow = device_.shadow();
+  cfg.timeoutSeconds = options_.timeoutSeconds;
+  cfg.globalAddrs = &globalAddrs_;
+  if (rec.profiled)
+    cfg.workerCounters = counters_.beginLaunch(dev, image_.sites.size(), scheduler_.workers());
+  if (checker_)
+    cfg.workerChecked = checker_->beginLaunch(scheduler_.workers());
+  // Kernels run partly on this thread (worker 0): the host code's signal guard must not
+  // unwind out of the middle of a launch while other workers still run it.
+  LaunchResult result;
+  {
+    HostSignalPause pause;
+    result = scheduler_.launch(cfg);
+  }
+  if (rec.profiled && result.faulted) {
+    // Blocks above the faulting one ran, or ran partly, as the timing of the workers had it:
+    // the launch's counters would differ from run to run, so none are kept.
+    counters_.dropLaunch();
+    rec.profiled = false;
+  } else if (rec.profiled) {
+    counters_.endLaunch(launches_.size());
+    ++profiledLaunches_;
+  }
+  rec.modelledSeconds = modelledKernelSeconds(dev, rec);
+  clock_ += rec.modelledSeconds;
+  rec.faulted = result.faulted;
+  timeline_.push_back({TimelineEvent::Kind::Launch, launches_.size()});
+  launches_.push_back(rec);
+  // Kernel printf output appears at the end of the launch, the synchronisation point on a GPU.
+  if (!result.output.empty())
+    options_.out(result.output);
+  if (checker_)
+    reportChecked(checker_->endLaunch(), k, result);
+  if (options_.onLaunchEnd)
+    options_.onLaunchEnd(launches_.size() - 1);
+  if (!result.faulted)
+    return;
+  faulted_ = true;
+  int32_t code;
+  switch (result.fault.kind) {
+  case KERN_FAULT_GLOBAL_OOB:
+  case KERN_FAULT_SHARED_OOB:
+  case KERN_FAULT_HOST_PTR:
+  case KERN_FAULT_DEVICE_PTR:
+  case KERN_FAULT_NULL:
+  case KERN_FAULT_CONST_OOB:
+  case KERN_FAULT_LOCAL_OOB:
+    code = cudaErrorIllegalAddress;
+    break;
+  case KERN_FAULT_MISALIGNED:
+    code = cudaErrorMisalignedAddress;
+    break;
+  case KERN_FAULT_TIMEOUT:
+    code = cudaErrorLaunchTimeout;
+    break;
+  case KERN_FAULT_ASSERT:
+    code = cudaErrorAssert;
+    break;
+  default:
+    code = cudaErrorLaunchFailure;
+    break;
+  }
+  launches_.back().error = code;
+  recordError(code, result.fault.kind == KERN_FAULT_TIMEOUT
+                        ? describeTimeout(result, k, blocks)
+                        : describeFault(result.fault, k, shared));
+}
+
+std::string Runtime::describeTimeout(const LaunchResult &r, const KernelInfo &k,
+                                     uint64_t blocks) const {
+  const std::string loc = location(r.fault.site);
+  const uint32_t *grid = launches_.back().grid; // this launch, recorded just before
+  auto blockName = [&](uint64_t linear) {
+    return "(" + std::to_string(linear % grid[0]) + "," +
+           std::to_string(linear / grid[0] % grid[1]) + "," +
+           std::to_string(linear / (uint64_t(grid[0]) * grid[1])) + ")";
+  };
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.1f", options_.timeoutSeconds);
+  std::string text = (loc.empty() ? "kern: error: " : loc + ": error: ") + "kernel '" + k.name +
+                     "' stopped after " + secs + " s (--timeout): ";
+  const std::vector<uint64_t> &running = r.runningBlocks;
+  constexpr size_t kShown = 8;
+  text += running.size() == 1 ? "block " : "blocks ";
+  for (size_t i = 0; i < running.size() && i < kShown; ++i)
+    text += (i ? ", " : "") + blockName(running[i]);
+  if (running.size() > kShown)
+    text += " and " + std::to_string(running.size() - kShown) + " more";
+  if (running.empty())
+    text += blockName(r.fault.blockLinear);
+  text += running.size() > 1 ? " were still running" : " was still running";
+  const uint64_t notStarted =
+      blocks - std::min<uint64_t>(blocks, r.finishedBlocks + std::max<size_t>(running.size(), 1));
+  text += " (" + std::to_string(r.finishedBlocks) + " of " + std::to_string(blocks) +
+          " blocks finished, " + std::to_string(notStarted) + " not started)";
+  return text;
+}
+
+std::string Runtime::lineCol(uint32_t site) const {
+  const std::string loc = location(site);
+  const size_t col = loc.rfind(':');
+  const size_t line = col == std::string::npos || col == 0 ? col : loc.rfind(':', col - 1);
+  return line == std::string::npos ? loc : loc.substr(line + 1);
+}
+
+void Runtime::reportChecked(const Checker::Findings &f, const KernelInfo &k,
+                            const LaunchResult &r) {
+  // Blocks above a faulting block stop early or never run, depending on timing: only findings
+  // at or below it are the same for every number of workers.
+  const uint64_t limit = r.faulted ? r.fault.blockLinear : UINT64_MAX;
+  auto triple = [](const uint32_t v[3]) {
+    return std::string("(") + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," +
+           std::to_string(v[2]) + ")";
+  };
+  auto report = [&](uint32_t site, const std::string &what) {
+    const std::string loc = location(site);
+    faulted_ = true;
+    lastErrorMessage_ = (loc.empty() ? "kern: error: " : loc + ": error: ") + what;
+    options_.err(lastErrorMessage_ + "\n");
+  };
+  if (const RaceRecord &race = f.race;
+      race.blockLinear <= limit && race.blockLinear != UINT64_MAX) {
+    static const char *const kKinds[] = {"read-after-write", "write-after-read",
+                                         "write-after-write"};
+    const std::string head = std::string("shared-memory data race (") +
+                             kKinds[static_cast<int>(race.kind)] + ") in kernel '" + k.name +
+                             "', block " + triple(race.blockIdx) + ": ";
+    const std::string offset = "shared offset " + std::to_string(race.offset);
+    if (race.sameInstruction) {
+      report(race.secondSite, head + "lanes " + std::to_string(race.firstLane) + " and " +
+                                  std::to_string(race.secondLane) + " of warp " +
+                                  std::to_string(race.secondWarp) + " (threads " +
+                                  triple(race.firstThread) + " and " + triple(race.secondThread) +
+                                  ") store different values to " + offset + " in one instruction");
+    } else {
+      auto verb = [](bool write, bool atomic, bool past) {
+        return std::string(atomic  ? (past ? "atomically updated" : "atomically updates")
+                           : write ? (past ? "stored to" : "stores to")
+                                   : (past ? "loaded" : "loads"));
+      };
+      const bool secondWrite = race.kind != RaceKind::ReadAfterWrite;
+      const bool firstWrite = race.kind != RaceKind::WriteAfterRead;
+      report(race.secondSite, head + "thread " + triple(race.secondThread) + " (warp " +
+                                  std::to_string(race.secondWarp) + ") " +
+                                  verb(secondWrite, race.secondAtomic, false) + " " + offset +
+                                  ", which thread " + triple(race.firstThread) + " (warp " +
+                                  std::to_string(race.firstWarp) + ") " +
+                                  verb(firstWrite, race.firstAtomic, true) + " at " +
+                                  lineCol(race.firstSite) + " with no __syncthreads() in between");
+    }
+  }
+  if (const UninitRecord &u = f.uninit; u.blockLinear <= limit && u.blockLinear != UINT64_MAX) {
+    std::string where = "nothing wrote it since cudaMalloc";
+    if (const Allocation *a = device_.find(u.unwritten))
+      where = "offset " + std::to_string(u.unwritten - a->base) + " of the " +
+              std::to_string(a->size) + "-byte allocation at " + hexAddress(a->base) + "; " +
+              "no cudaMemcpy, cudaMemset or kernel store wrote it since cudaMalloc";
+    report(u.site, std::string(u.atomic ? "atomic" : "load") +
+                       " of never-written global memory at " + hexAddress(u.unwritten) + " (" +
+                       where + ") in kernel '" + k.name + "', block " + triple(u.blockIdx) +
+                       ", thread " + triple(u.thread));
+  }
+}
+
+std::string Runtime::siteWhat(uint32_t site) const {
+  if (site == 0 || site >= image_.sites.size())
+    return "";
+  return image_.sites[site].what;
+}
+
+std::string Runtime::describeFault(const FaultRecord &f, const KernelInfo &k,
+                                   uint64_t sharedBytes) const {
+  const std::string loc = location(f.site);
+  std::string access = "access";
+  if (f.site && f.site < image_.sites.size()) {
+    switch (image_.sites[f.site].kind) {
+    case backend::SiteKind::Load:
+      access = "load";
+      break;
+    case backend::SiteKind::Store:
+      access = "store";
+      break;
+    case backend::SiteKind::Atomic:
+      access = "atomic";
+      break;
+    default:
+      break;
+    }
+  }
+  const std::string at = " at address " + hexAddress(f.addr);
+  std::string what;
+  switch (f.kind) {
+  case KERN_FAULT_GLOBAL_OOB: {
+    const std::string where = device_.describe(f.addr, 1);
+    what = "out-of-bounds global " + access + at + (where.empty() ? "" : " (" + where + ")");
+    break;
+  }
+  case KERN_FAULT_SHARED_OOB:
+    // The scheduler turned the address into an offset from the block's shared memory: the
+    // absolute address depends on the worker and means nothing to the user.
+    what = "out-of-bounds shared " + access + " at offset " +
+           std::to_string(static_cast<int64_t>(f.addr)) + " (the block has " +
+           byteCount(sharedBytes) + " of shared memory)";
+    break;
+  case KERN_FAULT_HOST_PTR:
+    what = "kernel " + access + " through host pointer " + hexAddress(f.addr) +
+           " (kernels can only access device memory)";
+    break;
+  case KERN_FAULT_DEVICE_PTR:
+    what = "device pointer fault" + at;
+    break;
+  case KERN_FAULT_NULL:
+    what = "null pointer " + access + at;
+    break;
+  case KERN_FAULT_DIV_ZERO:
+    what = "integer division by zero";
+    break;
+  case KERN_FAULT_MISALIGNED:
+    what = "misaligned " + access + at;
+    break;
+  case KERN_FAULT_TIMEOUT: {
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%g", options_.timeoutSeconds);
+    what = std::string("kernel ran longer than the time limit of ") + secs + " seconds";
+    break;
+  }
+  case KERN_FAULT_RECURSION:
+    what = "device function calls nested too deeply (call depth limit exceeded)";
+    break;
+  case KERN_FAULT_BARRIER:
+    what = f.message;
+    break;
+  case KERN_FAULT_ASSERT: {
+    const std::string text = siteWhat(f.site);
+    what = "assertion failed" + (text.empty() ? "" : ": " + text);
+    break;
+  }
+  case KERN_FAULT_CONST_OOB:
+    what = "out-of-bounds constant " + access + at;
+    break;
+  case KERN_FAULT_LOCAL_OOB: {
+    // The address is on a worker's stack and means nothing to the user: name the variable.
+    const std::string text = siteWhat(f.site);
+    const size_t quote = text.find('\'');
+    what = "out-of-bounds local " + access +
+           (quote == std::string::npos ? std::string(" outside its local variable")
+                                       : " outside local variable " + text.substr(quote));
+    break;
+  }
+  default:
+    what = "fault of kind " + std::to_string(f.kind) + at;
+    break;
+  }
+  if (!f.message.empty() && f.kind != KERN_FAULT_BARRIER)
+    what = f.message;
+  auto triple = [](const uint32_t v[3]) {
+    return std::string("(") + std::to_string(v[0]) + "," + std::to_string(v[1]) + "," +
+           std::to_string(v[2]) + ")";
+  };
+  return (loc.empty() ? "kern: error: " : loc + ": error: ") + what + " in kernel '" + k.name +
+         "', block " + triple(f.blockIdx) + ", thread " + triple(f.thread);
+}
+
+} // namespace kern::runtime
