@@ -45,7 +45,7 @@ void InitShadow::copy(uint64_t dst, uint64_t src, uint64_t n) {
 
 // ---- Checker ---------------------------------------------------------------------------------
 
-void *const *Checker::beginLaunch(unsigned workers) {
+CheckedWorker *const *Checker::beginLaunch(unsigned workers) {
   launch_.minRaceBlock.store(UINT64_MAX);
   launch_.minUninitBlock.store(UINT64_MAX);
   while (workers_.size() < workers)
@@ -74,9 +74,9 @@ Checker::Findings Checker::endLaunch() {
 
 // ---- the scheduler's calls -------------------------------------------------------------------
 
-void checkedBlockBegin(void *worker, uint64_t linear, const uint32_t blockIdx[3],
+void checkedBlockBegin(CheckedWorker *worker, uint64_t linear, const uint32_t blockIdx[3],
                        const uint32_t blockDim[3], uint64_t sharedBytes) {
-  auto *w = static_cast<CheckedWorker *>(worker);
+  CheckedWorker *w = worker;
   w->blockLinear = linear;
   std::copy(blockIdx, blockIdx + 3, w->blockIdx);
   std::copy(blockDim, blockDim + 3, w->blockDim);
@@ -102,8 +102,8 @@ void checkedBlockBegin(void *worker, uint64_t linear, const uint32_t blockIdx[3]
   w->barrierStamp = ++w->stamp;
 }
 
-void checkedBarrier(void *worker) {
-  auto *w = static_cast<CheckedWorker *>(worker);
+void checkedBarrier(CheckedWorker *worker) {
+  CheckedWorker *w = worker;
   w->barrierStamp = ++w->stamp;
 }
 
@@ -305,7 +305,7 @@ using namespace kern::runtime;
 
 void kern_rt_check_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs, uint32_t mask,
                           uint32_t size, uint32_t flags) {
-  auto *w = static_cast<CheckedWorker *>(checkedStateOf(ctx));
+  CheckedWorker *w = checkedStateOf(ctx);
   if (!w || !mask)
     return;
   const uint32_t op = flags & 3u;

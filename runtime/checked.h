@@ -114,7 +114,7 @@ public:
   Checker(uint64_t deviceLo, uint64_t deviceBytes) : init_(deviceLo, deviceBytes) {}
   InitShadow &init() { return init_; }
   /// One CheckedWorker per worker; LaunchConfig::workerChecked points at the returned array.
-  void *const *beginLaunch(unsigned workers);
+  CheckedWorker *const *beginLaunch(unsigned workers);
   struct Findings {
     RaceRecord race;     ///< of the lowest block that had one
     UninitRecord uninit; ///< likewise
@@ -125,14 +125,14 @@ private:
   InitShadow init_;
   CheckedLaunch launch_;
   std::vector<std::unique_ptr<CheckedWorker>> workers_;
-  std::vector<void *> pointers_;
+  std::vector<CheckedWorker *> pointers_;
 };
 
 /// Called by the scheduler when a worker starts block `linear` (`worker`: its CheckedWorker).
-void checkedBlockBegin(void *worker, uint64_t linear, const uint32_t blockIdx[3],
+void checkedBlockBegin(CheckedWorker *worker, uint64_t linear, const uint32_t blockIdx[3],
                        const uint32_t blockDim[3], uint64_t sharedBytes);
 /// Called by the scheduler when every warp of the block has reached a barrier: accesses after
 /// it are ordered after every access before it.
-void checkedBarrier(void *worker);
+void checkedBarrier(CheckedWorker *worker);
 
 } // namespace kern::runtime

@@ -357,8 +357,8 @@ struct BlockState {
   FiberPool *fibers = nullptr; // kernels with barriers: the worker's fibers, running this block
   FiberPool *phases = nullptr; // coroutine kernels: the barrier phases of this block (no fibers)
   WorkerState *worker = nullptr;
-  void *counters = nullptr; // the worker's counters (KernWarpCtx::counters)
-  void *checked = nullptr;  // the worker's CheckedWorker (checked mode)
+  void *counters = nullptr;         // the worker's counters (KernWarpCtx::counters)
+  CheckedWorker *checked = nullptr; // the worker's (checked mode)
 };
 
 /// One worker's reusable resources and its share of the launch's results.
@@ -377,8 +377,8 @@ struct WorkerState {
   /// Blocks this worker ran to the end in the current launch (summed after it: a shared
   /// atomic counter bounces its cache line between workers on every block).
   uint64_t finishedBlocks = 0;
-  void *counters = nullptr; // this launch's counters for this worker, or null
-  void *checked = nullptr;  // this launch's CheckedWorker for this worker, or null
+  void *counters = nullptr;         // this launch's counters for this worker, or null
+  CheckedWorker *checked = nullptr; // this launch's for this worker, or null
   /// Warp contexts of the current launch, one per warp of a block, filled once per launch:
   /// threadIdx and the live mask do not depend on the block, and a kernel reading a context
   /// that was just written stalls (masked vector loads do not forward from the store buffer).
@@ -848,7 +848,7 @@ uint64_t warpGlobalAddr(KernWarpCtx *ctx, uint32_t globalId) {
   return addrs && globalId < addrs->size() ? (*addrs)[globalId] : 0;
 }
 
-void *checkedStateOf(KernWarpCtx *ctx) { return blockOf(ctx)->checked; }
+CheckedWorker *checkedStateOf(KernWarpCtx *ctx) { return blockOf(ctx)->checked; }
 
 BlockPlacement placeBlock(uint64_t linear, int sms, int blocksPerSM) {
   BlockPlacement p;

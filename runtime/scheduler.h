@@ -16,6 +16,9 @@
 
 namespace kern::runtime {
 
+/// Checked mode's state of one worker (runtime/checked.h): the scheduler only hands it on.
+struct CheckedWorker;
+
 /// A compiled kernel, as the runtime sees it: the program image's entry (backend/program_image.h).
 using KernelInfo = backend::KernelImage;
 
@@ -47,7 +50,7 @@ struct LaunchConfig {
   /// KernWarpCtx::counters points at. Null: counters off.
   void *const *workerCounters = nullptr;
   /// Checked mode on: one CheckedWorker per worker (Checker::beginLaunch). Null: off.
-  void *const *workerChecked = nullptr;
+  CheckedWorker *const *workerChecked = nullptr;
 };
 
 /// The fault that ends a launch: the first one of the faulting block with the lowest linear
@@ -133,6 +136,6 @@ int32_t warpBarrierResult(KernWarpCtx *ctx);
 /// This warp's coroutine frame: `size` bytes aligned to `align` (at most 64), the worker's.
 void *warpCoroFrame(KernWarpCtx *ctx, uint64_t size, uint64_t align);
 /// The CheckedWorker of the worker running the warp's block, or null (checked mode off).
-void *checkedStateOf(KernWarpCtx *ctx);
+CheckedWorker *checkedStateOf(KernWarpCtx *ctx);
 
 } // namespace kern::runtime
