@@ -1,5 +1,5 @@
 // The host C library that compiled host code calls: output, the checked heap (malloc, calloc,
-// realloc, free), range checks of the string and memory functions, and rand.
+// realloc, free), range checks of the string and memory functions.
 #include "runtime/runtime.h"
 
 #include "runtime/errors.h"
@@ -136,14 +136,8 @@ bool Runtime::checkHostString(const char *function, const char *what, const char
   return true;
 }
 
-int32_t Runtime::rand() {
-  // kern's rand(): a 64-bit linear congruential generator (Knuth's MMIX constants), the top
-  // 31 bits returned, so that values span [0, RAND_MAX = 2147483647] and every platform
-  // produces the same sequence for the same seed. It does not reproduce glibc's sequence.
-  randState_ = randState_ * 6364136223846793005ull + 1442695040888963407ull;
-  return static_cast<int32_t>(randState_ >> 33);
-}
+int32_t Runtime::rand() { return rand_.next(); }
 
-void Runtime::srand(uint32_t seed) { randState_ = seed; }
+void Runtime::srand(uint32_t seed) { rand_.seed(seed); }
 
 } // namespace kern::runtime

@@ -9,6 +9,7 @@
 #include "runtime/memory.h"
 #include "runtime/occupancy.h"
 #include "runtime/printf_format.h"
+#include "runtime/random.h"
 #include "runtime/scheduler.h"
 
 #include <csetjmp>
@@ -383,7 +384,7 @@ private:
   int32_t stickyError_ = 0; // a kernel fault: returned by every later call
   std::string lastErrorMessage_;
   bool faulted_ = false;
-  uint64_t randState_ = 1;
+  GlibcRandom rand_; // rand() and srand(): the same sequences as a native build
 };
 
 } // namespace kern::runtime
