@@ -9,6 +9,7 @@
 // memory and host variables because GlobalVar ids follow declaration order, which only grows.
 #include "engine/engine_impl.h"
 
+#include "frontend/repl_input.h"
 #include "frontend/sema.h"
 #include "runtime/symbols.h"
 
@@ -91,29 +92,6 @@ const char *const kWords[] = {"__global__",
                               "cudaMemcpyDeviceToDevice",
                               "cudaSuccess"};
 
-/// Type names that start a declaration (plus the session's own structs and typedefs).
-const std::set<std::string> kTypeWords = {
-    "int",         "float",       "double",       "char",           "unsigned",
-    "signed",      "long",        "short",        "bool",           "void",
-    "const",       "volatile",    "size_t",       "dim3",           "uint3",
-    "cudaError_t", "cudaEvent_t", "cudaStream_t", "cudaDeviceProp", "int8_t",
-    "int16_t",     "int32_t",     "int64_t",      "uint8_t",        "uint16_t",
-    "uint32_t",    "uint64_t",    "uint",         "float2",         "float3",
-    "float4",      "int2",        "int3",         "int4",           "uint2",
-    "uint4",       "double2",     "auto"};
-
-/// Words that make a top-level input a definition kept in the program.
-const std::set<std::string> kDefinitionWords = {
-    "__global__",   "__device__", "__host__", "__constant__", "__forceinline__",
-    "__noinline__", "inline",     "static",   "extern",       "typedef",
-    "template",     "struct",     "union",    "enum",         "class"};
-
-const std::set<std::string> kStatementWords = {"if",     "for",   "while",    "do",   "switch",
-                                               "return", "break", "continue", "else", "goto"};
-
-bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
 std::string trim(std::string_view s) {
   size_t a = 0, b = s.size();
   while (a < b && std::isspace(static_cast<unsigned char>(s[a])))
@@ -121,156 +99,6 @@ std::string trim(std::string_view s) {
   while (b > a && std::isspace(static_cast<unsigned char>(s[b - 1])))
     --b;
   return std::string(s.substr(a, b - a));
-}
-
-/// `s` with comments replaced by spaces and string/char literals kept: what the classifier
-/// looks at (the program keeps the original text).
-std::string stripComments(std::string_view s) {
-  std::string out(s);
-  for (size_t i = 0; i < out.size(); ++i) {
-    char c = out[i];
-    if (c == '"' || c == '\'') {
-      for (++i; i < out.size() && out[i] != c; ++i)
-        if (out[i] == '\\')
-          ++i;
-    } else if (c == '/' && i + 1 < out.size() && out[i + 1] == '/') {
-      while (i < out.size() && out[i] != '\n')
-        out[i++] = ' ';
-    } else if (c == '/' && i + 1 < out.size() && out[i + 1] == '*') {
-      size_t end = out.find("*/", i + 2);
-      end = end == std::string::npos ? out.size() : end + 2;
-      for (; i < end; ++i)
-        if (out[i] != '\n')
-          out[i] = ' ';
-      --i;
-    }
-  }
-  return out;
-}
-
-/// A rough token: an identifier, a number, or one punctuation character.
-struct Token {
-  std::string text;
-  size_t pos = 0;
-  bool ident = false;
-};
-
-std::vector<Token> tokenize(const std::string &s) {
-  std::vector<Token> out;
-  for (size_t i = 0; i < s.size();) {
-    char c = s[i];
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      ++i;
-    } else if (isIdentStart(c)) {
-      size_t j = i;
-      while (j < s.size() && isIdentChar(s[j]))
-        ++j;
-      out.push_back({s.substr(i, j - i), i, true});
-      i = j;
-    } else if (c == '"' || c == '\'') {
-      size_t j = i + 1;
-      for (; j < s.size() && s[j] != c; ++j)
-        if (s[j] == '\\')
-          ++j;
-      out.push_back({s.substr(i, j + 1 - i), i, false});
-      i = j + 1;
-    } else if (std::isdigit(static_cast<unsigned char>(c))) {
-      size_t j = i;
-      while (j < s.size() && (isIdentChar(s[j]) || s[j] == '.'))
-        ++j;
-      out.push_back({s.substr(i, j - i), i, false});
-      i = j;
-    } else {
-      out.push_back({std::string(1, c), i, false});
-      ++i;
-    }
-  }
-  return out;
-}
-
-/// One top-level piece of an input: a directive, a declaration or definition, or a statement.
-struct Chunk {
-  std::string text; // as typed
-  size_t firstLine; // its first line within the input, 0-based
-  bool terminated;  // ends with ';' or '}' (or is a directive)
-  bool directive;
-};
-
-/// Splits an input at top-level ';' and '}' (C's statement and definition boundaries).
-std::vector<Chunk> splitInput(const std::string &input) {
-  const std::string clean = stripComments(input);
-  std::vector<Chunk> chunks;
-  size_t start = 0, line = 0, startLine = 0;
-  int depth = 0;
-  auto emit = [&](size_t end, bool terminated, bool directive) {
-    std::string text = input.substr(start, end - start);
-    // Skip leading blank lines so that firstLine points at the first character.
-    size_t lead = 0;
-    while (lead < text.size() && std::isspace(static_cast<unsigned char>(text[lead]))) {
-      if (text[lead] == '\n')
-        ++startLine;
-      ++lead;
-    }
-    if (!trim(stripComments(text)).empty())
-      chunks.push_back({text.substr(lead), startLine, terminated, directive});
-    start = end;
-    startLine = line;
-  };
-  auto firstWord = [&]() {
-    std::vector<Token> t = tokenize(clean.substr(start, 64));
-    return t.empty() ? std::string() : t[0].text;
-  };
-  for (size_t i = 0; i < clean.size(); ++i) {
-    const char c = clean[i];
-    if (c == '\n')
-      ++line;
-    if (c == '"' || c == '\'') {
-      for (++i; i < clean.size() && clean[i] != c; ++i)
-        if (clean[i] == '\\')
-          ++i;
-      continue;
-    }
-    if (depth == 0 && c == '#' && trim(clean.substr(start, i - start)).empty()) {
-      size_t end = i;
-      while (end < clean.size() && (clean[end] != '\n' || clean[end - 1] == '\\'))
-        ++end;
-      i = end;
-      emit(end, true, true);
-      if (end < clean.size()) {
-        ++line;
-        startLine = line;
-      }
-      continue;
-    }
-    if (c == '(' || c == '[' || c == '{')
-      ++depth;
-    else if (c == ')' || c == ']' || c == '}')
-      --depth;
-    if (depth != 0)
-      continue;
-    if (c == ';') {
-      emit(i + 1, true, false);
-    } else if (c == '}') {
-      // `struct S {...};`, `int a[] = {...};` and `do {...} while (c);` go on to their ';';
-      // `if (...) {...} else {...}` goes on to the else branch.
-      const std::string head = clean.substr(start, i - start);
-      const std::string w = firstWord();
-      const size_t brace = head.find('{');
-      const bool initializer = head.substr(0, brace).find('=') != std::string::npos;
-      const bool funcLike = head.substr(0, brace).find('(') != std::string::npos && w != "struct" &&
-                            w != "union" && w != "enum" && w != "typedef";
-      if (w == "do" || initializer ||
-          (!funcLike && (w == "struct" || w == "union" || w == "enum" || w == "typedef")))
-        continue;
-      std::vector<Token> next = tokenize(clean.substr(i + 1, 16));
-      if (!next.empty() && next[0].text == "else")
-        continue;
-      emit(i + 1, true, false);
-    }
-  }
-  if (start < input.size())
-    emit(input.size(), false, false);
-  return chunks;
 }
 
 enum class ItemKind { Directive, Definition, Variable };
@@ -626,9 +454,10 @@ struct Session::Impl {
 
   Session::EvalResult meta(const std::string &line);
   Session::EvalResult evalCode(const std::string &input, const std::string &inputName);
-  bool classify(const Chunk &c, std::vector<Item> &list, std::string &body,
-                std::map<uint32_t, uint32_t> &bodyMap, std::map<uint32_t, uint32_t> &itemMap,
-                bool last, std::string &printExpr, uint32_t &printLine, std::string &error);
+  bool classify(const std::string &input, const frontend::InputPiece &c, std::vector<Item> &list,
+                std::string &body, std::map<uint32_t, uint32_t> &bodyMap,
+                std::map<uint32_t, uint32_t> &itemMap, std::string &printExpr, uint32_t &printLine,
+                std::string &error);
   int loadCount = 0;
 };
 
@@ -646,19 +475,21 @@ size_t lineCount(const std::string &s) { return std::count(s.begin(), s.end(), '
 
 } // namespace
 
-/// Sorts one chunk into the program (a definition or variable) or into main's body.
-bool Session::Impl::classify(const Chunk &c, std::vector<Item> &list, std::string &body,
+/// Sorts one piece into the program (a definition or variable) or into main's body.
+bool Session::Impl::classify(const std::string &input, const frontend::InputPiece &c,
+                             std::vector<Item> &list, std::string &body,
                              std::map<uint32_t, uint32_t> &bodyMap,
-                             std::map<uint32_t, uint32_t> &itemMap, bool last,
-                             std::string &printExpr, uint32_t &printLine, std::string &error) {
-  const std::string clean = trim(stripComments(c.text));
-  const std::vector<Token> toks = tokenize(clean);
-  auto addBody = [&](const std::string &text) {
+                             std::map<uint32_t, uint32_t> &itemMap, std::string &printExpr,
+                             uint32_t &printLine, std::string &error) {
+  using Kind = frontend::InputPieceKind;
+  auto slice = [&](size_t begin, size_t end) { return input.substr(begin, end - begin); };
+  const std::string text = slice(c.begin, c.end);
+  auto addBody = [&](const std::string &t) {
     const uint32_t at = static_cast<uint32_t>(std::count(body.begin(), body.end(), '\n'));
-    const size_t n = lineCount(text);
+    const size_t n = lineCount(t);
     for (size_t i = 0; i < n; ++i)
-      bodyMap[at + static_cast<uint32_t>(i)] = static_cast<uint32_t>(c.firstLine + i + 1);
-    body += text;
+      bodyMap[at + static_cast<uint32_t>(i)] = c.line + static_cast<uint32_t>(i);
+    body += t;
     body += "\n";
   };
   // Items added by this input are mapped to input lines after the fact (see evalCode).
@@ -666,250 +497,110 @@ bool Session::Impl::classify(const Chunk &c, std::vector<Item> &list, std::strin
     int at = findItem(list, item.key);
     if (at >= 0 && list[at].kind == ItemKind::Definition && item.kind == ItemKind::Definition) {
       list[at] = std::move(item); // a redefinition replaces the old one in place
-      itemMap[static_cast<uint32_t>(at)] = static_cast<uint32_t>(c.firstLine + 1);
+      itemMap[static_cast<uint32_t>(at)] = c.line;
       return;
     }
     list.push_back(std::move(item));
-    itemMap[static_cast<uint32_t>(list.size() - 1)] = static_cast<uint32_t>(c.firstLine + 1);
+    itemMap[static_cast<uint32_t>(list.size() - 1)] = c.line;
   };
-  if (c.directive) {
-    Item it{ItemKind::Directive, "#" + clean, "", c.text};
-    if (toks.size() >= 3 && toks[1].text == "define")
-      it.name = toks[2].text, it.key = "#define " + toks[2].text;
-    addItem(std::move(it));
+  switch (c.kind) {
+  case Kind::Directive:
+    if (c.name.empty())
+      addItem({ItemKind::Directive, "#" + text, "", text});
+    else
+      addItem({ItemKind::Directive, "#define " + c.name, c.name, text});
     return true;
-  }
-  if (toks.empty())
-    return true;
-  const std::string &w = toks[0].text;
-
-  // A function definition or prototype: `... name(params) {` or `... name(params);` with at
-  // least a type before the name.
-  size_t bodyBrace = std::string::npos;
-  {
-    int depth = 0;
-    for (size_t i = 0; i < clean.size(); ++i) {
-      if (clean[i] == '(' || clean[i] == '[')
-        ++depth;
-      else if (clean[i] == ')' || clean[i] == ']')
-        --depth;
-      else if (clean[i] == '{' && depth == 0) {
-        bodyBrace = i;
-        break;
-      } else if (clean[i] == '=' && depth == 0)
-        break;
-    }
-  }
-  auto functionName = [&](size_t end) -> std::string {
-    // The identifier before the '(' that matches the last ')' before `end`.
-    size_t close = clean.rfind(')', end);
-    if (close == std::string::npos ||
-        trim(clean.substr(close + 1, end - close - 1)).find_first_not_of("constvolatile ") !=
-            std::string::npos)
-      return "";
-    int depth = 0;
-    size_t open = close;
-    for (size_t i = close + 1; i-- > 0;) {
-      if (clean[i] == ')')
-        ++depth;
-      else if (clean[i] == '(' && --depth == 0) {
-        open = i;
-        break;
-      }
-    }
-    size_t e = open;
-    while (e > 0 && std::isspace(static_cast<unsigned char>(clean[e - 1])))
-      --e;
-    size_t b = e;
-    while (b > 0 && isIdentChar(clean[b - 1]))
-      --b;
-    if (b == e)
-      return "";
-    // At least one word (the type) before the name.
-    if (trim(clean.substr(0, b)).empty())
-      return "";
-    return clean.substr(b, e - b);
-  };
-  const bool statementWord = kStatementWords.count(w) > 0;
-  if (!statementWord && bodyBrace != std::string::npos && clean.back() == '}') {
-    std::string name = functionName(bodyBrace);
-    if (!name.empty()) {
-      Item it{ItemKind::Definition, name, name, c.text};
-      if (name == "main") {
-        // A loaded file's main becomes an ordinary function that runs once.
-        const std::string renamed = "__kern_main_" + std::to_string(++loadCount);
-        size_t at = c.text.find("main");
-        while (at != std::string::npos && ((at > 0 && isIdentChar(c.text[at - 1])) ||
-                                           (at + 4 < c.text.size() && isIdentChar(c.text[at + 4]))))
-          at = c.text.find("main", at + 4);
-        it.text = c.text;
-        it.text.replace(at, 4, renamed);
-        it.key = it.name = renamed;
-        const bool takesArgs =
-            clean.find("argc") != std::string::npos && clean.find("argc") < bodyBrace;
-        addItem(std::move(it));
-        addBody(renamed + (takesArgs ? "(0, 0);" : "();"));
-        return true;
-      }
-      addItem(std::move(it));
+  case Kind::FunctionDefinition:
+    if (c.name == "main") {
+      // A loaded file's main becomes an ordinary function that runs once.
+      const std::string renamed = "__kern_main_" + std::to_string(++loadCount);
+      std::string renamedText = text;
+      renamedText.replace(c.nameBegin - c.begin, 4, renamed);
+      addItem({ItemKind::Definition, renamed, renamed, renamedText});
+      std::string args;
+      for (size_t i = 0; i < c.parameterCount; ++i)
+        args += i ? ", 0" : "0";
+      addBody(renamed + "(" + args + ");");
       return true;
     }
-  }
-  if (!statementWord && clean.back() == ';' && bodyBrace == std::string::npos &&
-      clean.find('=') == std::string::npos) {
-    std::string name = functionName(clean.size() - 1);
-    if (!name.empty() && (kDefinitionWords.count(w) || kTypeWords.count(w) || typeNames.count(w))) {
-      addItem({ItemKind::Definition, "prototype " + name, name, c.text});
-      return true;
-    }
-  }
-  // Types: struct/union/enum definitions and typedefs.
-  if (w == "typedef" || ((w == "struct" || w == "union" || w == "enum") &&
-                         bodyBrace != std::string::npos && toks.size() > 1)) {
-    std::string name;
-    if (w == "typedef") {
-      for (size_t i = toks.size(); i-- > 0;)
-        if (toks[i].ident) {
-          name = toks[i].text;
-          break;
-        }
-    } else {
-      name = toks[1].ident ? toks[1].text : "";
-    }
-    if (!name.empty())
-      typeNames.insert(name);
+    addItem({ItemKind::Definition, c.name, c.name, text});
+    return true;
+  case Kind::Prototype:
+    addItem({ItemKind::Definition, "prototype " + c.name, c.name, text});
+    return true;
+  case Kind::TypeDefinition:
     // A struct defined with a variable after it (`struct S {...} s;`) is still one item.
-    addItem({ItemKind::Definition, "type " + (name.empty() ? clean : name), name, c.text});
+    typeNames.insert(c.declaredTypes.begin(), c.declaredTypes.end());
+    if (!c.name.empty())
+      typeNames.insert(c.name);
+    addItem({ItemKind::Definition, "type " + (c.name.empty() ? text : c.name), c.name, text});
+    return true;
+  case Kind::Declaration:
+    addItem({ItemKind::Definition, text, "", text});
+    return true;
+  case Kind::Variable:
+    break;
+  case Kind::Expression:
+    printExpr = text;
+    printLine = c.line;
+    return true;
+  case Kind::Statement:
+  case Kind::Invalid: // compiled in main, where its syntax error is reported
+    addBody(text);
     return true;
   }
-  // File-scope variables written as such (__device__, __constant__, static, extern, const).
-  const bool deviceVar =
-      kDefinitionWords.count(w) > 0 && w != "struct" && w != "union" && w != "enum";
-  const bool isType = kTypeWords.count(w) > 0 || typeNames.count(w) > 0 ||
-                      ((w == "struct" || w == "union" || w == "enum") && toks.size() > 2);
-  if (deviceVar || (isType && (toks.size() < 2 || toks[1].text != "("))) {
-    if (w == "auto") {
-      error = "'auto' variables are not kept between inputs; give the type";
+  // Variables: each declarator becomes an item of its own; an initialiser runs in main, where
+  // it may call the runtime, unless the variable lives on the device, is const, or is
+  // initialised with braces (those keep their initialiser in the declaration).
+  if (c.isAuto) {
+    error = "'auto' variables are not kept between inputs; give the type";
+    return false;
+  }
+  const std::string specifiers = slice(c.specifiersBegin, c.specifiersEnd);
+  const bool verbatim = c.fileScopeQualifier || c.isConst;
+  for (const frontend::InputDeclarator &d : c.declarators) {
+    if (d.name.empty()) {
+      error = "cannot read the declaration '" + text + "'";
       return false;
     }
-    // Declarators: split at top-level commas; each keeps its name.
-    std::vector<std::string> parts;
-    {
-      int depth = 0;
-      size_t s = 0;
-      std::string decl = clean.back() == ';' ? clean.substr(0, clean.size() - 1) : clean;
-      for (size_t i = 0; i < decl.size(); ++i) {
-        char ch = decl[i];
-        if (ch == '(' || ch == '[' || ch == '{')
-          ++depth;
-        else if (ch == ')' || ch == ']' || ch == '}')
-          --depth;
-        else if (ch == '"' || ch == '\'') {
-          for (++i; i < decl.size() && decl[i] != ch; ++i)
-            if (decl[i] == '\\')
-              ++i;
-        } else if (ch == ',' && depth == 0) {
-          parts.push_back(decl.substr(s, i - s));
-          s = i + 1;
-        }
+    const std::string declarator = slice(d.begin, d.end);
+    const std::string init = d.hasInit ? slice(d.initBegin, d.initEnd) : "";
+    const bool keepInit = verbatim || (!init.empty() && init[0] == '{');
+    const std::string bare = specifiers + " " + declarator + ";";
+    const std::string declText =
+        !keepInit || init.empty()
+            ? bare
+            : specifiers + " " + declarator + (d.constructorInit ? init : " = " + init) + ";";
+    int at = findItem(list, d.name);
+    if (at >= 0 && list[at].kind == ItemKind::Variable) {
+      if (list[at].text != declText && (keepInit || list[at].text != bare)) {
+        error = "'" + d.name + "' is already declared as '" + list[at].text +
+                "' (variables keep their type; :reset starts over)";
+        return false;
       }
-      parts.push_back(decl.substr(s));
+    } else {
+      addItem({ItemKind::Variable, d.name, d.name, declText});
     }
-    // Specifiers: the first part's text before its declarator's name and stars.
-    auto declaratorName = [](const std::string &d, size_t &nameAt, size_t &stop) {
-      stop = d.size();
-      int depth = 0;
-      for (size_t i = 0; i < d.size(); ++i) {
-        if (depth == 0 && (d[i] == '=' || d[i] == '[' || d[i] == '(')) {
-          stop = i;
-          break;
-        }
-        if (d[i] == '<')
-          ++depth;
-        else if (d[i] == '>')
-          --depth;
-      }
-      size_t e = stop;
-      while (e > 0 && std::isspace(static_cast<unsigned char>(d[e - 1])))
-        --e;
-      size_t b = e;
-      while (b > 0 && isIdentChar(d[b - 1]))
-        --b;
-      nameAt = b;
-      return d.substr(b, e - b);
-    };
-    size_t nameAt = 0, stop = 0;
-    std::string first = parts[0];
-    std::string firstName = declaratorName(first, nameAt, stop);
-    size_t specEnd = nameAt;
-    while (specEnd > 0 && (first[specEnd - 1] == '*' || first[specEnd - 1] == '&' ||
-                           std::isspace(static_cast<unsigned char>(first[specEnd - 1]))))
-      --specEnd;
-    const std::string specifiers = trim(first.substr(0, specEnd));
-    parts[0] = first.substr(specEnd);
-    if (firstName.empty() || specifiers.empty() || kTypeWords.count(firstName)) {
-      error = "cannot read the declaration '" + clean + "'";
-      return false;
-    }
-    const bool verbatim = deviceVar || specifiers.rfind("const", 0) == 0;
-    for (std::string part : parts) {
-      std::string name = declaratorName(part, nameAt, stop);
-      std::string declarator = trim(part.substr(0, stop));
-      std::string rest = trim(part.substr(stop));
-      std::string init;
-      if (!rest.empty() && rest[0] == '[') {
-        size_t eq = rest.find('=');
-        declarator += " " + trim(rest.substr(0, eq));
-        rest = eq == std::string::npos ? "" : trim(rest.substr(eq));
-      }
-      if (!rest.empty() && rest[0] == '=')
-        init = trim(rest.substr(1));
-      else if (!rest.empty() && rest[0] == '(') // dim3 g(4, 2): a constructor call
-        init = specifiers + rest;
-      const bool keepInit = verbatim || (!init.empty() && init[0] == '{');
-      const std::string declText =
-          specifiers + " " + declarator + (keepInit && !init.empty() ? " = " + init : "") + ";";
-      int at = findItem(list, name);
-      if (at >= 0 && list[at].kind == ItemKind::Variable) {
-        if (list[at].text != declText &&
-            (keepInit || list[at].text != specifiers + " " + declarator + ";")) {
-          error = "'" + name + "' is already declared as '" + list[at].text +
-                  "' (variables keep their type; :reset starts over)";
-          return false;
-        }
-      } else {
-        addItem({ItemKind::Variable, name, name,
-                 keepInit ? declText : specifiers + " " + declarator + ";"});
-      }
-      if (!keepInit && !init.empty())
-        addBody(name + " = " + init + ";");
-    }
-    return true;
+    // dim3 g(4, 2): a constructor call, assigned as `g = dim3(4, 2);`.
+    if (!keepInit && !init.empty())
+      addBody(d.name + " = " + (d.constructorInit ? specifiers + init : init) + ";");
   }
-  // A statement, or a bare expression to print.
-  if (last && !c.terminated) {
-    printExpr = c.text;
-    printLine = static_cast<uint32_t>(c.firstLine + 1);
-    return true;
-  }
-  addBody(c.text);
   return true;
 }
 
 Session::EvalResult Session::Impl::evalCode(const std::string &input,
                                             const std::string &inputName) {
   Session::EvalResult result;
-  std::vector<Chunk> chunks = splitInput(input);
-  if (chunks.empty())
+  const frontend::ReplInput parsed = frontend::readReplInput(input, typeNames);
+  if (parsed.pieces.empty())
     return result;
   std::vector<Item> list = items;
   const std::set<std::string> savedTypes = typeNames;
   std::string body, printExpr, error;
   uint32_t printLine = 0;
   std::map<uint32_t, uint32_t> bodyMap, itemMap;
-  for (size_t i = 0; i < chunks.size(); ++i)
-    if (!classify(chunks[i], list, body, bodyMap, itemMap, i + 1 == chunks.size(), printExpr,
-                  printLine, error)) {
+  for (const frontend::InputPiece &piece : parsed.pieces)
+    if (!classify(input, piece, list, body, bodyMap, itemMap, printExpr, printLine, error)) {
       typeNames = savedTypes;
       result.status = Status::CompileError;
       result.diagnostics = inputName + ": error: " + error + "\n";
@@ -1141,30 +832,8 @@ Session::EvalResult Session::eval(std::string_view input) {
 }
 
 bool Session::isComplete(std::string_view input) {
-  const std::string clean = stripComments(input);
-  // An unterminated block comment: stripComments blanks to the end, so look for it directly.
-  size_t open = std::string(input).rfind("/*");
-  if (open != std::string::npos && std::string(input).find("*/", open) == std::string::npos)
-    return false;
-  int depth = 0;
-  for (size_t i = 0; i < clean.size(); ++i) {
-    char c = clean[i];
-    if (c == '"' || c == '\'') {
-      size_t j = i + 1;
-      for (; j < clean.size() && clean[j] != c && clean[j] != '\n'; ++j)
-        if (clean[j] == '\\')
-          ++j;
-      if (j >= clean.size())
-        return false;
-      i = j;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  const std::string t = trim(input);
-  return depth <= 0 && !(t.size() && t.back() == '\\');
+  const std::string text = trim(input);
+  return (!text.empty() && text[0] == ':') || frontend::isReplInputComplete(input);
 }
 
 std::vector<std::string> Session::completions(std::string_view prefix) const {
