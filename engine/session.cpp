@@ -174,6 +174,7 @@ bool Session::Impl::classify(const std::string &input, const frontend::InputPiec
   };
   switch (c.kind) {
   case Kind::Directive:
+    typeNames.insert(c.declaredTypes.begin(), c.declaredTypes.end()); // #define REAL float
     if (c.name.empty())
       addItem({ItemKind::Directive, "#" + text, "", text});
     else

@@ -42,8 +42,10 @@ struct Lexed {
 struct DirectiveLine {
   size_t begin = 0, end = 0;
   uint32_t line = 1;
-  bool topLevel = false; // outside every bracket: a piece of its own
-  std::string name;      // the macro of a #define
+  bool topLevel = false;               // outside every bracket: a piece of its own
+  std::string name;                    // the macro of a #define
+  size_t firstToken = 0, endToken = 0; // its tokens: '#' up to the first after the line
+  bool namesType = false;              // `#define REAL float`: the macro reads as a type name
 };
 
 std::vector<DirectiveLine> findDirectives(const std::string &text,
@@ -60,6 +62,7 @@ std::vector<DirectiveLine> findDirectives(const std::string &text,
     if (t->getType() == P::Hash && t->getLine() != lastLine) {
       DirectiveLine d;
       d.begin = t->getStartIndex();
+      d.firstToken = i;
       d.line = static_cast<uint32_t>(t->getLine());
       d.topLevel = depth == 0;
       size_t e = d.begin;
@@ -75,6 +78,11 @@ std::vector<DirectiveLine> findDirectives(const std::string &text,
       lastLine =
           d.line + static_cast<size_t>(std::count(text.begin() + d.begin, text.begin() + e, '\n'));
       skipUntil = e;
+      for (d.endToken = i;
+           d.endToken < tokens.size() && tokens[d.endToken]->getType() != Token::EOF &&
+           tokens[d.endToken]->getStartIndex() < e;
+           ++d.endToken)
+        ;
       out.push_back(std::move(d));
       continue;
     }
@@ -148,6 +156,31 @@ size_t parameterCount(P::DeclaratorSuffixContext *s) {
   if (list.size() == 1 && list[0]->getText() == "void")
     return 0;
   return list.size() + (params->Ellipsis() ? 1 : 0);
+}
+
+/// A word that may stand in a type: a type keyword, a qualifier, '*', or a known type name.
+bool isTypeWord(Token *t, const P &parser) {
+  switch (t->getType()) {
+  case P::Void:
+  case P::Char:
+  case P::Short:
+  case P::Int:
+  case P::Long:
+  case P::Float:
+  case P::Double:
+  case P::Signed:
+  case P::Unsigned:
+  case P::Bool:
+  case P::CBool:
+  case P::Const:
+  case P::Volatile:
+  case P::Star:
+    return true;
+  case P::Identifier:
+    return parser.isTypeName(t->getText());
+  default:
+    return false;
+  }
 }
 
 size_t startOf(antlr4::ParserRuleContext *c) { return c->getStart()->getStartIndex(); }
@@ -264,6 +297,20 @@ public:
     parser_->removeErrorListeners();
     parser_->addErrorListener(&lexed_->silent);
     parser_->typeNames.insert(typeNames.begin(), typeNames.end());
+    // An object-like macro whose replacement is made of type words only names a type: the
+    // grammar reads the text before preprocessing, so it must know `REAL` in `REAL *a`.
+    const std::vector<Token *> &all = raw.tokens.getTokens();
+    for (DirectiveLine &d : directives_) {
+      const size_t name = d.firstToken + 2;
+      if (d.name.empty() || name + 1 >= d.endToken ||
+          all[name + 1]->getStartIndex() == all[name]->getStopIndex() + 1) // NAME( or NAME"
+        continue;
+      d.namesType = true;
+      for (size_t i = name + 1; i < d.endToken && d.namesType; ++i)
+        d.namesType = isTypeWord(all[i], *parser_);
+      if (d.namesType)
+        parser_->typeNames.insert(d.name);
+    }
     bail_ = std::make_shared<BailAtFirstError>();
     parser_->setErrorHandler(bail_);
   }
@@ -321,6 +368,8 @@ public:
       piece.end = d.end;
       piece.line = d.line;
       piece.name = d.name;
+      if (d.namesType)
+        piece.declaredTypes.push_back(d.name);
       result.pieces.push_back(std::move(piece));
     }
     std::stable_sort(result.pieces.begin(), result.pieces.end(),

@@ -130,6 +130,18 @@ TEST_CASE("repl input: control statements, main and directives") {
   CHECK(body.pieces[0].kind == InputPieceKind::FunctionDefinition);
 }
 
+TEST_CASE("repl input: a macro that names a type reads as one") {
+  ReplInput r = readReplInput("#define REAL float\n#define N 4\n#define SQ(x) x\n"
+                              "__global__ void k(REAL *a) { a[0] = N; }\nREAL r;");
+  REQUIRE(r.pieces.size() == 5);
+  CHECK(r.pieces[0].declaredTypes == std::vector<std::string>{"REAL"});
+  CHECK(r.pieces[1].declaredTypes.empty());
+  CHECK(r.pieces[2].declaredTypes.empty());
+  CHECK(r.pieces[3].kind == InputPieceKind::FunctionDefinition);
+  CHECK(r.pieces[4].kind == InputPieceKind::Variable);
+  CHECK(readReplInput("REAL r;", {"REAL"}).pieces.at(0).kind == InputPieceKind::Variable);
+}
+
 TEST_CASE("repl input: text that no rule reads runs to the end") {
   const std::string in = "int x = 1;\nx + ;\ny = 2;";
   ReplInput r = readReplInput(in);
