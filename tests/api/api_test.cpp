@@ -183,6 +183,9 @@ int main() {
   CHECK(contains(err, "input:1:1: error"));
   CHECK(s.eval("int x = 6; x * 7").ok() && contains(out, "(int) 42"));
   CHECK(kern::Session::isComplete("int x = 1;") && !kern::Session::isComplete("void f() {"));
+  CHECK(!kern::Session::isComplete("for (int i = 0; i < 4; ++i)"));
+  CHECK(s.eval("struct P { int v; };").ok() && s.eval("P p; p.v = 5;").ok());
+  CHECK(s.eval("p.v * 3").ok() && contains(out, "(int) 15"));
   std::vector<std::string> c = s.completions("cudaMem");
   CHECK(!c.empty() && c[0].rfind("cudaMem", 0) == 0);
   CHECK(!s.completions("k").empty());

@@ -44,6 +44,24 @@ SCRIPT = [
     ":mode profile",
     "scale<<<1, 8>>>(d, 1.0f, n_val);",
     ":stats",
+    # Read with the grammar: a declaration kern rejects gets its own diagnostic, a struct
+    # declared in one input is a type in the next, a loop's body may follow on the next line,
+    # a comment alone is nothing.
+    "int (*fp)(int) = 0;",
+    "struct P { float x; };",
+    "P p;",
+    "p.x = 2.5f;",
+    "p.x",
+    "int s = 0;",
+    "for (int i = 0; i < 4; ++i)",
+    "  s += i * 10;",
+    "s",
+    "int a[4] = {1, 2, 3, 4};",
+    "a[3] + 40",
+    "// only a comment",
+    "do { s--; }",
+    "while (s > 50);",
+    "s",
 ]
 
 EXPECT = [
@@ -67,6 +85,11 @@ EXPECT = [
     "usage: :mode [fast|profile]",
     "mode profile (the following launches are counted)",
     "== launch 3: scale<<<1, 8>>> on h100",
+    "function pointers are not supported",
+    "(float) 2.5",
+    "(int) 60",
+    "(int) 44",
+    "(int) 50",
 ]
 
 

@@ -1,0 +1,288 @@
+// The REPL's meta-commands (:help, :mode, :stats, :annotate, :emit, :load, ...), the launch
+// statistics they show, and completion of names.
+#include "engine/session_impl.h"
+
+#include "runtime/symbols.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace kern {
+
+namespace {
+
+const char *const kHelp =
+    R"(Type C/CUDA at the prompt; an input runs when its braces and parentheses close.
+  __global__ void k(...) { ... }   define (or redefine) a kernel; __device__ functions,
+                                   structs, typedefs and #defines are kept the same way
+  float *d; int n = 8;             declare host variables: they keep their values
+  cudaMalloc(&d, n * 4);           statements run once, in order
+  k<<<1, n>>>(d, n);               launch
+  n * 2                            an expression without ';' prints its value; a device
+                                   pointer prints its first elements
+Meta-commands:
+  :help                 this text
+  :device NAME          model another GPU (starts a new device: variables are reset)
+  :mode [fast|profile]  show the mode, or switch it for the following launches: profile
+                        (the default) counts every launch, fast counts nothing
+  :stats                the counters of the last launch
+  :annotate KERNEL      the kernel's source with the counters of its last launch
+  :emit ir|llvm|asm KERNEL   the kernel's Kern IR, LLVM IR or assembly
+  :load FILE            evaluate a file (its main, if any, runs once)
+  :source               the program the session has accumulated
+  :reset                forget everything and start a new device
+  :quit                 leave (also Ctrl-D)
+)";
+
+const char *const kMetaCommands[] = {":help", ":device", ":mode",   ":stats", ":annotate",
+                                     ":emit", ":load",   ":source", ":reset", ":quit"};
+
+const char *const kBuiltinNames[] = {
+#define KERN_BUILTIN(name, signature, side) name,
+#include "frontend/builtins.def"
+#undef KERN_BUILTIN
+};
+
+const char *const kWords[] = {"__global__",
+                              "__device__",
+                              "__host__",
+                              "__shared__",
+                              "__constant__",
+                              "__syncthreads",
+                              "threadIdx",
+                              "blockIdx",
+                              "blockDim",
+                              "gridDim",
+                              "warpSize",
+                              "struct",
+                              "typedef",
+                              "return",
+                              "unsigned",
+                              "float",
+                              "double",
+                              "int",
+                              "char",
+                              "long",
+                              "short",
+                              "bool",
+                              "void",
+                              "const",
+                              "size_t",
+                              "dim3",
+                              "sizeof",
+                              "for",
+                              "while",
+                              "if",
+                              "else",
+                              "cudaMemcpyHostToDevice",
+                              "cudaMemcpyDeviceToHost",
+                              "cudaMemcpyDeviceToDevice",
+                              "cudaSuccess"};
+
+} // namespace
+
+void Session::Impl::onLaunchEnd(size_t i) {
+  if (!current || !current->module)
+    return;
+  const runtime::LaunchRecord &rec = rt->launches()[i];
+  if (!rec.profiled) {
+    auto dim = [](const uint32_t d[3]) {
+      char buf[40];
+      if (d[1] == 1 && d[2] == 1)
+        std::snprintf(buf, sizeof buf, "%u", d[0]);
+      else
+        std::snprintf(buf, sizeof buf, "(%u,%u,%u)", d[0], d[1], d[2]);
+      return std::string(buf);
+    };
+    lastStats = "== launch " + std::to_string(i) + ": " + rec.kernel + "<<<" + dim(rec.grid) +
+                ", " + dim(rec.block) + ">>> was not profiled" +
+                (rec.faulted          ? " (it faulted: a launch that faulted keeps no counters)"
+                 : mode == Mode::Fast ? " (fast mode: :mode profile counts the following launches)"
+                                      : "") +
+                "\n";
+    return;
+  }
+  runtime::ReportInput report;
+  report.rt = rt.get();
+  report.program = "session";
+  report.source = current->sources.fileText(0);
+  Program::Impl *p = current.get();
+  report.sites = runtime::siteTable(p->image());
+  lastStats = runtime::launchStatsTable(report, i);
+  // Per-line counters of the kernel's definition, while its module's sites are at hand.
+  if (i >= rt->counters().launchCount())
+    return;
+  const runtime::LaunchCounters &lc = rt->counters().launch(i);
+  for (size_t k = 0; k < itemLines.size(); ++k) {
+    const Item &item = items[itemLines[k].second];
+    if (item.kind != ItemKind::Definition || item.key != rec.kernel)
+      continue;
+    const uint32_t first = itemLines[k].first;
+    const uint32_t count =
+        static_cast<uint32_t>(std::count(item.text.begin(), item.text.end(), '\n')) + 1;
+    Annotation a;
+    a.text = item.text;
+    for (size_t s = 1; s < lc.sites.size() && s < p->module->sites.size(); ++s) {
+      const uint32_t line = p->module->sites[s].loc.line;
+      if (line >= first && line < first + count)
+        a.lines[line - first + 1] += lc.sites[s];
+    }
+    annotations[rec.kernel] = std::move(a);
+  }
+}
+
+Session::EvalResult Session::Impl::meta(const std::string &line) {
+  Session::EvalResult r;
+  std::istringstream in(line);
+  std::string cmd, arg, arg2;
+  in >> cmd >> arg >> arg2;
+  auto usage = [&](const std::string &msg) {
+    r.status = Status::UsageError;
+    r.diagnostics = msg + "\n";
+    err(r.diagnostics);
+    return r;
+  };
+  if (cmd == ":help" || cmd == ":h" || cmd == ":?") {
+    out(kHelp);
+  } else if (cmd == ":quit" || cmd == ":q" || cmd == ":exit") {
+    r.quit = true;
+  } else if (cmd == ":reset") {
+    resetAll();
+    out("session reset\n");
+  } else if (cmd == ":source") {
+    std::string text;
+    for (size_t i = 1; i < items.size(); ++i)
+      text += items[i].text + "\n";
+    out(text);
+  } else if (cmd == ":device") {
+    if (arg.empty())
+      return usage(":device needs a name (" + trimSpace(deviceList()) + ")");
+    Options probe = options;
+    probe.device = arg;
+    probe.deviceFile.clear();
+    std::string error;
+    if (!checkDevice(probe, error))
+      return usage("kern: " + error);
+    options.device = arg;
+    options.deviceFile.clear();
+    rt.reset(); // a new device: variables start again from their initial values
+    lastStats.clear();
+    out("device " + arg + " (variables were reset: a new device has new memory)\n");
+  } else if (cmd == ":mode") {
+    if (arg.empty()) {
+      out(std::string("mode ") + (mode == Mode::Fast ? "fast" : "profile") + "\n");
+      return r;
+    }
+    if (!arg2.empty() || (arg != "fast" && arg != "profile"))
+      return usage("usage: :mode [fast|profile]" +
+                   std::string(arg == "checked" ? " (checked mode is for whole runs: kern run "
+                                                  "--mode checked)"
+                                                : ""));
+    setMode(arg == "fast" ? Mode::Fast : Mode::Profile);
+    out("mode " + arg +
+        (arg == "fast" ? " (the following launches count nothing)\n"
+                       : " (the following launches are counted)\n"));
+  } else if (cmd == ":stats") {
+    out(lastStats.empty() ? "no launch yet\n" : lastStats);
+  } else if (cmd == ":annotate") {
+    auto it = annotations.find(arg);
+    if (arg.empty() || it == annotations.end())
+      return usage(arg.empty() ? ":annotate needs a kernel name"
+                               : "no launch of '" + arg + "' yet");
+    std::istringstream src(it->second.text);
+    std::string text, codeLine;
+    for (uint32_t n = 1; std::getline(src, codeLine); ++n) {
+      std::string note;
+      auto c = it->second.lines.find(n);
+      if (c != it->second.lines.end()) {
+        const runtime::SiteCounters &s = c->second;
+        auto add = [&note](const std::string &k, uint64_t v) {
+          if (v)
+            note += (note.empty() ? "" : "  ") + k + " " + std::to_string(v);
+        };
+        add("instr", s.warpInstructions);
+        add("branches", s.branchesExecuted);
+        add("divergent", s.branchesDivergent);
+        add("gmem-req", s.globalTotal().requests);
+        add("gmem-trans", s.globalTotal().transactions);
+        add("smem-req", s.sharedTotal().requests);
+        add("bank-conflicts", s.sharedTotal().conflicts());
+        add("atomics", s.atomicsExecuted);
+        add("barriers", s.barriersExecuted);
+      }
+      char num[16];
+      std::snprintf(num, sizeof num, "%3u | ", n);
+      text += num + codeLine + (note.empty() ? "" : "    // " + note) + "\n";
+    }
+    out(text);
+  } else if (cmd == ":emit") {
+    if ((arg != "ir" && arg != "llvm" && arg != "asm") || arg2.empty())
+      return usage("usage: :emit ir|llvm|asm KERNEL");
+    if (!current || !current->module || !current->module->findFunction(arg2))
+      return usage("no kernel or function '" + arg2 + "'");
+    std::string text;
+    if (arg == "ir") {
+      text = ir::print(*current->module->findFunction(arg2), *current->module);
+    } else {
+      // The whole module's text, cut down to the functions whose name mentions the kernel.
+      std::string all = arg == "llvm" ? current->native->llvmIR() : current->native->assembly();
+      std::istringstream src(all);
+      std::string l;
+      bool inside = false;
+      for (; std::getline(src, l);) {
+        const bool start = arg == "llvm" ? l.rfind("define ", 0) == 0
+                                         : (!l.empty() && l[0] != '\t' && l[0] != ' ' &&
+                                            l[0] != '.' && l.back() == ':');
+        if (start)
+          inside = l.find(arg2) != std::string::npos;
+        if (inside)
+          text += l + "\n";
+        if (arg == "llvm" && l == "}")
+          inside = false;
+        if (arg == "asm" && l.find(".Lfunc_end") == 0)
+          inside = false;
+      }
+    }
+    if (!text.empty() && text.back() != '\n')
+      text += '\n';
+    out(text);
+  } else if (cmd == ":load") {
+    std::string path = trimSpace(line.substr(line.find(":load") + 5));
+    std::ifstream f(path, std::ios::binary);
+    if (!f)
+      return usage("kern: cannot open file '" + path + "'");
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return evalCode(ss.str(), path);
+  } else {
+    return usage("unknown command '" + cmd + "' (:help lists them)");
+  }
+  return r;
+}
+
+std::vector<std::string> Session::completions(std::string_view prefix) const {
+  std::set<std::string> names;
+  auto add = [&](const std::string &n) {
+    if (n.size() >= prefix.size() && n.compare(0, prefix.size(), prefix) == 0 &&
+        n.rfind("__kern_", 0) != 0)
+      names.insert(n);
+  };
+  if (!prefix.empty() && prefix[0] == ':') {
+    for (const char *m : kMetaCommands)
+      add(m);
+    return {names.begin(), names.end()};
+  }
+  for (const char *b : kBuiltinNames)
+    add(b);
+  for (const char *w : kWords)
+    add(w);
+  for (const Item &it : impl_->items)
+    if (!it.name.empty())
+      add(it.name);
+  for (const std::string &t : impl_->typeNames)
+    add(t);
+  return {names.begin(), names.end()};
+}
+
+} // namespace kern

@@ -1,0 +1,149 @@
+// How the REPL shows a bare expression's value: its type from the checked AST, a store into
+// the result slot, and the text of the value (a device pointer shows its first elements).
+#include "engine/session_impl.h"
+
+#include "frontend/ast.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+namespace kern {
+
+namespace {
+
+std::string formatScalar(frontend::TypeKind kind, uint64_t size, const uint8_t *p) {
+  using K = frontend::TypeKind;
+  char buf[64];
+  switch (kind) {
+  case K::Bool:
+    return p[0] ? "true" : "false";
+  case K::Float: {
+    float f;
+    std::memcpy(&f, p, 4);
+    std::snprintf(buf, sizeof buf, "%.7g", f);
+    return buf;
+  }
+  case K::Double: {
+    double d;
+    std::memcpy(&d, p, 8);
+    std::snprintf(buf, sizeof buf, "%.15g", d);
+    return buf;
+  }
+  case K::Pointer: {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+    return buf;
+  }
+  default:
+    break;
+  }
+  const bool isSigned = kind == K::Char || kind == K::SChar || kind == K::Short || kind == K::Int ||
+                        kind == K::Long || kind == K::LongLong;
+  int64_t s = 0;
+  uint64_t u = 0;
+  switch (size) {
+  case 1:
+    s = static_cast<int8_t>(p[0]);
+    u = p[0];
+    break;
+  case 2: {
+    int16_t v;
+    std::memcpy(&v, p, 2);
+    s = v;
+    u = static_cast<uint16_t>(v);
+    break;
+  }
+  case 4: {
+    int32_t v;
+    std::memcpy(&v, p, 4);
+    s = v;
+    u = static_cast<uint32_t>(v);
+    break;
+  }
+  default:
+    std::memcpy(&s, p, 8);
+    std::memcpy(&u, p, 8);
+  }
+  std::string out = isSigned ? std::to_string(s) : std::to_string(u);
+  if ((kind == K::Char || kind == K::SChar || kind == K::UChar) && u >= 32 && u < 127)
+    out += std::string(" '") + static_cast<char>(u) + "'";
+  return out;
+}
+
+} // namespace
+
+/// The type of the probe's expression: the last statement of main before `return 0;`.
+void Session::Impl::findValueType(const frontend::TranslationUnit &tu, ValueType &vt) {
+  for (const frontend::Decl *d : tu.decls) {
+    auto *f = dynamic_cast<const frontend::FunctionDecl *>(d);
+    if (!f || f->name != "main" || !f->body || f->body->body.size() < 2)
+      continue;
+    const frontend::Stmt *s = f->body->body[f->body->body.size() - 2];
+    if (s->kind != frontend::StmtKind::Expr || !s->expr || !s->expr->type)
+      continue;
+    const frontend::Type *t = s->expr->type;
+    vt.found = true;
+    vt.spelling = t->str();
+    vt.kind = t->kind;
+    vt.size = t->size();
+    vt.isSigned = t->isSigned();
+    if ((t->isPointer() || t->isArray()) && t->elem) {
+      vt.elemKind = t->elem->kind;
+      vt.elemSize = t->elem->size();
+      vt.elemSpelling = t->elem->str();
+    }
+  }
+}
+
+/// The statement that stores the expression's value in the result slot, in a type wide
+/// enough for its kind; empty when the value is not shown (void, structs, functions).
+std::string Session::Impl::storeStatement(const ValueType &vt, const std::string &expr) {
+  std::string type;
+  if (vt.kind == frontend::TypeKind::Float || vt.kind == frontend::TypeKind::Double)
+    type = vt.kind == frontend::TypeKind::Float ? "float" : "double";
+  else if (vt.kind >= frontend::TypeKind::Bool && vt.kind <= frontend::TypeKind::ULongLong)
+    type = vt.isSigned || vt.kind == frontend::TypeKind::Bool ? "long long" : "unsigned long long";
+  else if (vt.kind == frontend::TypeKind::Pointer || vt.kind == frontend::TypeKind::Array)
+    type = "void *";
+  else
+    return "";
+  return "*(" + type + " *)" + kResultVar + " = (" + type + ")(\n" + expr + "\n);";
+}
+
+/// "(float *) 0x... -> device [4 floats of 64]: {1, 2, 3, 4, ...}".
+std::string Session::Impl::formatValue(const ValueType &vt) {
+  const uint8_t *slot = reinterpret_cast<const uint8_t *>(rt->globalAddress(0));
+  std::string out = "(" + vt.spelling + ") ";
+  if (!slot)
+    return out + "?";
+  const bool pointer =
+      vt.kind == frontend::TypeKind::Pointer || vt.kind == frontend::TypeKind::Array;
+  const bool real = vt.kind == frontend::TypeKind::Float || vt.kind == frontend::TypeKind::Double;
+  out += formatScalar(pointer ? frontend::TypeKind::Pointer : vt.kind, real ? vt.size : 8, slot);
+  if (!pointer)
+    return out;
+  uint64_t addr;
+  std::memcpy(&addr, slot, 8);
+  const runtime::Allocation *a = rt->deviceMemory().find(addr);
+  if (!a)
+    return out;
+  const bool scalarElem =
+      vt.elemSize > 0 && vt.elemSize <= 8 && vt.elemKind != frontend::TypeKind::Struct &&
+      vt.elemKind != frontend::TypeKind::Array && vt.elemKind != frontend::TypeKind::Void;
+  const uint64_t left = a->end() - addr;
+  if (!scalarElem)
+    return out + " (device, " + std::to_string(left) + " bytes to the end of its allocation)";
+  const uint64_t count = left / vt.elemSize;
+  const uint64_t shown = std::min<uint64_t>(count, 8);
+  out += " (device, " + std::to_string(count) + " x " + vt.elemSpelling + ") {";
+  for (uint64_t i = 0; i < shown; ++i) {
+    // Device memory is this process's memory: reading it directly records no transfer.
+    const auto *e = reinterpret_cast<const uint8_t *>(addr + i * vt.elemSize);
+    out += (i ? ", " : "") + formatScalar(vt.elemKind, vt.elemSize, e);
+  }
+  return out + (count > shown ? ", ...}" : "}");
+}
+
+} // namespace kern
