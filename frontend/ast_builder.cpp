@@ -2,6 +2,8 @@
 // syntax errors become one clang-style diagnostic at the original location.
 #include "frontend/ast_builder.h"
 
+#include "frontend/const_eval.h"
+
 // The ANTLR runtime's headers are not warning-clean under -Wall -Wextra.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wattributes"
@@ -735,6 +737,8 @@ private:
     return 0;
   }
 
+  /// The integer constants that the syntax itself needs (alignments, launch bounds), folded
+  /// before sema has typed them; every other constant expression is sema's.
   int64_t constantArg(P::ConditionalExpressionContext *c, const char *what) {
     Expr *e = conditional(c);
     int64_t v = 0;
@@ -744,89 +748,6 @@ private:
       return 0;
     }
     return v;
-  }
-
-  /// Folds the integer constant expressions that the syntax itself needs (alignments, launch
-  /// bounds); everything else is sema's.
-  static bool foldInt(const Expr *e, int64_t &v) {
-    if (!e)
-      return false;
-    switch (e->kind) {
-    case ExprKind::IntLit:
-    case ExprKind::CharLit:
-      v = static_cast<int64_t>(e->intValue);
-      return true;
-    case ExprKind::Unary: {
-      int64_t a = 0;
-      if (!foldInt(e->operands[0], a))
-        return false;
-      switch (e->unaryOp) {
-      case UnaryOp::Plus:
-        v = a;
-        return true;
-      case UnaryOp::Minus:
-        v = -a;
-        return true;
-      case UnaryOp::BitNot:
-        v = ~a;
-        return true;
-      case UnaryOp::Not:
-        v = !a;
-        return true;
-      default:
-        return false;
-      }
-    }
-    case ExprKind::Binary: {
-      int64_t a = 0, b = 0;
-      if (!foldInt(e->operands[0], a) || !foldInt(e->operands[1], b))
-        return false;
-      switch (e->binaryOp) {
-      case BinaryOp::Add:
-        v = a + b;
-        return true;
-      case BinaryOp::Sub:
-        v = a - b;
-        return true;
-      case BinaryOp::Mul:
-        v = a * b;
-        return true;
-      case BinaryOp::Div:
-        if (!b)
-          return false;
-        v = a / b;
-        return true;
-      case BinaryOp::Rem:
-        if (!b)
-          return false;
-        v = a % b;
-        return true;
-      case BinaryOp::Shl:
-        v = a << (b & 63);
-        return true;
-      case BinaryOp::Shr:
-        v = a >> (b & 63);
-        return true;
-      case BinaryOp::BitAnd:
-        v = a & b;
-        return true;
-      case BinaryOp::BitOr:
-        v = a | b;
-        return true;
-      case BinaryOp::BitXor:
-        v = a ^ b;
-        return true;
-      default:
-        return false;
-      }
-    }
-    case ExprKind::Conditional: {
-      int64_t c = 0;
-      return foldInt(e->operands[0], c) && foldInt(e->operands[c ? 1 : 2], v);
-    }
-    default:
-      return false;
-    }
   }
 
   void structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
