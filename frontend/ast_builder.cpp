@@ -3,6 +3,7 @@
 #include "frontend/ast_builder.h"
 
 #include "frontend/const_eval.h"
+#include "frontend/escapes.h"
 
 // The ANTLR runtime's headers are not warning-clean under -Wall -Wextra.
 #pragma GCC diagnostic push
@@ -259,61 +260,6 @@ private:
 
 /// Lexers report nothing: every character forms some token (Unknown catches the rest).
 class SilentListener : public antlr4::BaseErrorListener {};
-
-// ---------------------------------------------------------------------------------------------
-// Literals
-// ---------------------------------------------------------------------------------------------
-
-/// Decodes one escape sequence starting at s[i] == '\\'; advances i past it.
-uint32_t decodeEscape(const std::string &s, size_t &i) {
-  ++i; // the backslash
-  if (i >= s.size())
-    return '\\';
-  char c = s[i++];
-  switch (c) {
-  case 'n':
-    return '\n';
-  case 't':
-    return '\t';
-  case 'r':
-    return '\r';
-  case 'a':
-    return '\a';
-  case 'b':
-    return '\b';
-  case 'f':
-    return '\f';
-  case 'v':
-    return '\v';
-  case 'e':
-    return 27;
-  case '\\':
-    return '\\';
-  case '\'':
-    return '\'';
-  case '"':
-    return '"';
-  case '?':
-    return '?';
-  case 'x': {
-    uint32_t v = 0;
-    while (i < s.size() && std::isxdigit(static_cast<unsigned char>(s[i])))
-      v = v * 16 + static_cast<uint32_t>(std::isdigit(static_cast<unsigned char>(s[i]))
-                                             ? s[i] - '0'
-                                             : (std::tolower(s[i]) - 'a' + 10)),
-      ++i;
-    return v & 0xff;
-  }
-  default:
-    if (c >= '0' && c <= '7') {
-      uint32_t v = static_cast<uint32_t>(c - '0');
-      for (int k = 0; k < 2 && i < s.size() && s[i] >= '0' && s[i] <= '7'; ++k)
-        v = v * 8 + static_cast<uint32_t>(s[i++] - '0');
-      return v & 0xff;
-    }
-    return static_cast<unsigned char>(c);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Parse tree -> AST
@@ -1403,13 +1349,10 @@ private:
     std::string text = n->getText();
     Expr *e = makeExpr(ExprKind::CharLit, loc(n));
     e->text = text;
-    std::string body = text.substr(1, text.size() - 2);
-    size_t i = 0;
-    uint32_t v = body[0] == '\\' ? decodeEscape(body, i) : static_cast<unsigned char>(body[i++]);
-    if (i < body.size())
+    int64_t v = 0;
+    if (!decodeCharBody(std::string_view(text).substr(1, text.size() - 2), v))
       error(e->loc, "multi-character character constants are not supported");
-    // A char literal has type char in C++ (signed on CUDA hosts): '\xff' is -1.
-    e->intValue = static_cast<uint64_t>(static_cast<int64_t>(static_cast<signed char>(v)));
+    e->intValue = static_cast<uint64_t>(v);
     return e;
   }
 
@@ -1420,13 +1363,7 @@ private:
       if (k)
         e->text += ' ';
       e->text += text;
-      std::string body = text.substr(1, text.size() - 2);
-      for (size_t i = 0; i < body.size();) {
-        if (body[i] == '\\')
-          e->stringValue += static_cast<char>(decodeEscape(body, i));
-        else
-          e->stringValue += body[i++];
-      }
+      e->stringValue += decodeStringBody(std::string_view(text).substr(1, text.size() - 2));
     }
     return e;
   }

@@ -2,6 +2,8 @@
 // includes, keeping for every output line the original file and line it came from.
 #include "frontend/preprocessor.h"
 
+#include "frontend/escapes.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -1034,23 +1036,11 @@ private:
       return static_cast<int64_t>(v);
     }
     if (t.kind == TokKind::Char) {
-      if (t.text.size() >= 3 && t.text[1] != '\\')
-        return static_cast<signed char>(t.text[1]);
-      if (t.text.size() >= 4) {
-        switch (t.text[2]) {
-        case 'n':
-          return '\n';
-        case 't':
-          return '\t';
-        case 'r':
-          return '\r';
-        case '0':
-          return 0;
-        default:
-          return t.text[2];
-        }
-      }
-      return 0;
+      // Decoded as the compiler proper decodes a character constant: '\x41' is 65, '\377' is -1.
+      int64_t v = 0;
+      if (t.text.size() >= 3)
+        decodeCharBody(std::string_view(t.text).substr(1, t.text.size() - 2), v);
+      return v;
     }
     if (t.kind == TokKind::Ident)
       return t.text == "true" ? 1 : 0; // unknown identifiers are 0, as C says
