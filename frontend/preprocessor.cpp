@@ -2,6 +2,8 @@
 // includes, keeping for every output line the original file and line it came from.
 #include "frontend/preprocessor.h"
 
+#include "frontend/pp_expr.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -123,16 +125,8 @@ const char *const kPredefined[] = {
     "assert(e) __kern_assert((e), #e)",
 };
 
-enum class TokKind { Ident, Number, String, Char, Punct };
-
-struct PPToken {
-  TokKind kind = TokKind::Punct;
-  std::string text;
-  std::string ws;                // whitespace written before the token
-  int col = -1;                  // 0-based column in its source line; -1 once macro-produced
-  std::vector<std::string> hide; // macros whose expansion produced it (Prosser's hide set)
-  bool noExpand = false;         // named a macro inside that macro's own expansion
-};
+using pp_detail::PPToken;
+using pp_detail::TokKind;
 
 struct Macro {
   bool function = false;
@@ -876,187 +870,13 @@ private:
       v.text = (macros_.count(name) || isDynamicMacro(name)) ? "1" : "0";
       pre.push_back(v);
     }
-    exprToks_ = expand(std::move(pre));
-    exprPos_ = 0;
-    exprError_.clear();
-    int64_t v = evalTernary();
-    if (exprError_.empty() && exprPos_ < exprToks_.size())
-      exprError_ = "token is not a valid binary operator in a preprocessor subexpression";
-    if (exprToks_.empty())
-      exprError_ = "expected value in expression";
-    if (!exprError_.empty()) {
-      diags_.error(loc, exprError_);
+    std::string error;
+    int64_t v = pp_detail::evalExpression(expand(std::move(pre)), error);
+    if (!error.empty()) {
+      diags_.error(loc, error);
       return false;
     }
     return v != 0;
-  }
-
-  std::vector<PPToken> exprToks_;
-  size_t exprPos_ = 0;
-  std::string exprError_;
-
-  const std::string &peek() const {
-    static const std::string empty;
-    return exprPos_ < exprToks_.size() ? exprToks_[exprPos_].text : empty;
-  }
-  bool accept(const char *op) {
-    if (peek() == op) {
-      ++exprPos_;
-      return true;
-    }
-    return false;
-  }
-
-  int64_t evalTernary() {
-    int64_t c = evalBinary(0);
-    if (accept("?")) {
-      int64_t a = evalTernary();
-      if (!accept(":")) {
-        if (exprError_.empty())
-          exprError_ = "expected ':' in preprocessor expression";
-        return 0;
-      }
-      int64_t b = evalTernary();
-      return c ? a : b;
-    }
-    return c;
-  }
-
-  static int precedence(const std::string &op) {
-    static const std::map<std::string, int> prec = {
-        {"||", 1}, {"&&", 2}, {"|", 3}, {"^", 4},  {"&", 5},  {"==", 6},
-        {"!=", 6}, {"<", 7},  {">", 7}, {"<=", 7}, {">=", 7}, {"<<", 8},
-        {">>", 8}, {"+", 9},  {"-", 9}, {"*", 10}, {"/", 10}, {"%", 10}};
-    auto it = prec.find(op);
-    return it == prec.end() ? -1 : it->second;
-  }
-
-  int64_t evalBinary(int minPrec) {
-    int64_t lhs = evalUnary();
-    while (true) {
-      std::string op = peek();
-      int p = precedence(op);
-      if (p < 0 || p < minPrec)
-        return lhs;
-      ++exprPos_;
-      int64_t rhs = evalBinary(p + 1);
-      if ((op == "/" || op == "%") && rhs == 0) {
-        if (exprError_.empty())
-          exprError_ = "division by zero in preprocessor expression";
-        return 0;
-      }
-      lhs = applyBinary(op, lhs, rhs);
-    }
-  }
-
-  static int64_t applyBinary(const std::string &op, int64_t a, int64_t b) {
-    uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
-    if (op == "||")
-      return a || b;
-    if (op == "&&")
-      return a && b;
-    if (op == "|")
-      return a | b;
-    if (op == "^")
-      return a ^ b;
-    if (op == "&")
-      return a & b;
-    if (op == "==")
-      return a == b;
-    if (op == "!=")
-      return a != b;
-    if (op == "<")
-      return a < b;
-    if (op == ">")
-      return a > b;
-    if (op == "<=")
-      return a <= b;
-    if (op == ">=")
-      return a >= b;
-    if (op == "<<")
-      return static_cast<int64_t>(ua << (ub & 63));
-    if (op == ">>")
-      return a >> (ub & 63);
-    if (op == "+")
-      return static_cast<int64_t>(ua + ub);
-    if (op == "-")
-      return static_cast<int64_t>(ua - ub);
-    if (op == "*")
-      return static_cast<int64_t>(ua * ub);
-    if (op == "/")
-      return (a == INT64_MIN && b == -1) ? a : a / b;
-    if (op == "%")
-      return (a == INT64_MIN && b == -1) ? 0 : a % b;
-    return 0;
-  }
-
-  int64_t evalUnary() {
-    if (accept("+"))
-      return evalUnary();
-    if (accept("-"))
-      return static_cast<int64_t>(0 - static_cast<uint64_t>(evalUnary()));
-    if (accept("!"))
-      return !evalUnary();
-    if (accept("~"))
-      return ~evalUnary();
-    if (accept("(")) {
-      int64_t v = evalTernary();
-      if (!accept(")") && exprError_.empty())
-        exprError_ = "expected ')' in preprocessor expression";
-      return v;
-    }
-    if (exprPos_ >= exprToks_.size()) {
-      if (exprError_.empty())
-        exprError_ = "expected value in expression";
-      return 0;
-    }
-    const PPToken &t = exprToks_[exprPos_++];
-    if (t.kind == TokKind::Number) {
-      std::string digits = t.text;
-      while (!digits.empty() && std::strchr("uUlL", digits.back()))
-        digits.pop_back();
-      char *end = nullptr;
-      int base = 10;
-      const char *s = digits.c_str();
-      if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X'))
-        base = 16;
-      else if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'b' || digits[1] == 'B')) {
-        base = 2;
-        s += 2;
-      } else if (digits.size() > 1 && digits[0] == '0')
-        base = 8;
-      uint64_t v = std::strtoull(s, &end, base);
-      if (!end || *end != '\0') {
-        if (exprError_.empty())
-          exprError_ = "invalid integer constant '" + t.text + "' in preprocessor expression";
-        return 0;
-      }
-      return static_cast<int64_t>(v);
-    }
-    if (t.kind == TokKind::Char) {
-      if (t.text.size() >= 3 && t.text[1] != '\\')
-        return static_cast<signed char>(t.text[1]);
-      if (t.text.size() >= 4) {
-        switch (t.text[2]) {
-        case 'n':
-          return '\n';
-        case 't':
-          return '\t';
-        case 'r':
-          return '\r';
-        case '0':
-          return 0;
-        default:
-          return t.text[2];
-        }
-      }
-      return 0;
-    }
-    if (t.kind == TokKind::Ident)
-      return t.text == "true" ? 1 : 0; // unknown identifiers are 0, as C says
-    if (exprError_.empty())
-      exprError_ = "invalid token at start of a preprocessor expression";
-    return 0;
   }
 };
 

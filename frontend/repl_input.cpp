@@ -2,14 +2,7 @@
 // tried as an external declaration, then as a statement, then as a final bare expression.
 #include "frontend/repl_input.h"
 
-// The ANTLR runtime's headers are not warning-clean under -Wall -Wextra.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wattributes"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#include "KernLexer.h"
-#include "KernParser.h"
-#include "antlr4-runtime.h"
-#pragma GCC diagnostic pop
+#include "frontend/antlr_headers.h"
 
 #include <algorithm>
 #include <memory>

@@ -2,6 +2,8 @@
 // built-ins, and C's implicit conversions made explicit for the lowering.
 #include "frontend/sema_impl.h"
 
+#include "frontend/const_eval.h"
+
 namespace kern::frontend {
 
 // ---------------------------------------------------------------------------------------------
@@ -349,155 +351,14 @@ void Sema::defineEnum(EnumDecl *ed) {
 bool Sema::constantInt(Expr *e, int64_t &out) {
   if (!check(e))
     return false;
-  if (!evalConst(e, out)) {
+  const Expr *divisionByZero = nullptr;
+  if (!foldInt(e, out, &divisionByZero)) {
+    if (divisionByZero)
+      error(divisionByZero->loc, "division by zero in a constant expression");
     error(e->loc, "expression is not an integer constant expression");
     return false;
   }
   return true;
-}
-
-bool Sema::evalConst(Expr *e, int64_t &v) {
-  switch (e->kind) {
-  case ExprKind::IntLit:
-  case ExprKind::CharLit:
-    v = static_cast<int64_t>(e->intValue);
-    return true;
-  case ExprKind::Ident:
-    if (e->isEnumConst) {
-      v = e->enumValue;
-      return true;
-    }
-    if (e->builtin == kBuiltinWarpSize) {
-      v = 32;
-      return true;
-    }
-    // A const integer variable with a constant initialiser (C++ allows it in array sizes).
-    if (auto *vd = dynamic_cast<VarDecl *>(e->decl))
-      if (vd->type && vd->type->isInteger() && vd->typeSyntax && vd->typeSyntax->isConst &&
-          vd->init)
-        return evalConst(vd->init, v);
-    return false;
-  case ExprKind::SizeofType:
-  case ExprKind::SizeofExpr:
-    v = static_cast<int64_t>(e->intValue);
-    return true;
-  case ExprKind::Cast: {
-    int64_t x;
-    if (!e->type->isInteger() || !e->operands[0]->type || !e->operands[0]->type->isInteger())
-      return false;
-    if (!evalConst(e->operands[0], x))
-      return false;
-    v = truncate(x, e->type);
-    return true;
-  }
-  case ExprKind::Unary: {
-    int64_t x;
-    if (!evalConst(e->operands[0], x))
-      return false;
-    switch (e->unaryOp) {
-    case UnaryOp::Plus:
-      v = x;
-      return true;
-    case UnaryOp::Minus:
-      v = truncate(-x, e->type);
-      return true;
-    case UnaryOp::Not:
-      v = !x;
-      return true;
-    case UnaryOp::BitNot:
-      v = truncate(~x, e->type);
-      return true;
-    default:
-      return false;
-    }
-  }
-  case ExprKind::Conditional: {
-    int64_t c, a, b;
-    if (!evalConst(e->operands[0], c) || !evalConst(e->operands[1], a) ||
-        !evalConst(e->operands[2], b))
-      return false;
-    v = c ? a : b;
-    return true;
-  }
-  case ExprKind::Binary: {
-    int64_t a, b;
-    if (!evalConst(e->operands[0], a) || !evalConst(e->operands[1], b))
-      return false;
-    const Type *ot = e->operands[0]->type;
-    bool uns = ot && ot->isInteger() && !ot->isSigned();
-    uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
-    switch (e->binaryOp) {
-    case BinaryOp::Add:
-      v = a + b;
-      break;
-    case BinaryOp::Sub:
-      v = a - b;
-      break;
-    case BinaryOp::Mul:
-      v = a * b;
-      break;
-    case BinaryOp::Div:
-    case BinaryOp::Rem:
-      if (b == 0) {
-        error(e->loc, "division by zero in a constant expression");
-        return false;
-      }
-      if (e->binaryOp == BinaryOp::Div)
-        v = uns ? static_cast<int64_t>(ua / ub) : a / b;
-      else
-        v = uns ? static_cast<int64_t>(ua % ub) : a % b;
-      break;
-    case BinaryOp::Shl:
-      v = static_cast<int64_t>(ua << (b & 63));
-      break;
-    case BinaryOp::Shr:
-      v = uns ? static_cast<int64_t>(ua >> (b & 63)) : a >> (b & 63);
-      break;
-    case BinaryOp::Lt:
-      v = uns ? ua < ub : a < b;
-      break;
-    case BinaryOp::Gt:
-      v = uns ? ua > ub : a > b;
-      break;
-    case BinaryOp::Le:
-      v = uns ? ua <= ub : a <= b;
-      break;
-    case BinaryOp::Ge:
-      v = uns ? ua >= ub : a >= b;
-      break;
-    case BinaryOp::Eq:
-      v = a == b;
-      break;
-    case BinaryOp::Ne:
-      v = a != b;
-      break;
-    case BinaryOp::BitAnd:
-      v = a & b;
-      break;
-    case BinaryOp::BitOr:
-      v = a | b;
-      break;
-    case BinaryOp::BitXor:
-      v = a ^ b;
-      break;
-    case BinaryOp::LogAnd:
-      v = a && b;
-      break;
-    case BinaryOp::LogOr:
-      v = a || b;
-      break;
-    case BinaryOp::Comma:
-      v = b;
-      break;
-    default:
-      return false;
-    }
-    v = truncate(v, e->type);
-    return true;
-  }
-  default:
-    return false;
-  }
 }
 
 void Sema::topLevel(Decl *d) {
@@ -938,7 +799,7 @@ void Sema::checkSwitchLabels(Stmt *s, std::set<int64_t> &seen, bool &hasDefault,
   if (s->kind == StmtKind::Case) {
     int64_t v;
     if (constantInt(s->caseValue, v)) {
-      v = truncate(v, ct);
+      v = truncateToType(v, ct);
       if (!seen.insert(v).second)
         error(s->caseValue->loc, "duplicate case value '" + std::to_string(v) + "'");
       s->caseValue->intValue = static_cast<uint64_t>(v);

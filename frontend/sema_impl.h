@@ -146,24 +146,9 @@ private:
   void defineEnum(EnumDecl *ed);
 
   // ---- constant expressions ----
+  /// Checks `e` and folds it with the front end's constant folder (const_eval.h); reports it
+  /// when it is not an integer constant expression.
   bool constantInt(Expr *e, int64_t &out);
-
-  bool evalConst(Expr *e, int64_t &v);
-
-  static int64_t truncate(int64_t v, const Type *t) {
-    if (!t || !t->isInteger())
-      return v;
-    unsigned bits = static_cast<unsigned>(t->size() * 8);
-    if (t->isBool())
-      return v != 0;
-    if (bits >= 64)
-      return v;
-    uint64_t mask = (uint64_t(1) << bits) - 1;
-    uint64_t u = static_cast<uint64_t>(v) & mask;
-    if (t->isSigned() && (u >> (bits - 1)))
-      u |= ~mask;
-    return static_cast<int64_t>(u);
-  }
 
   // ---- declarations ----
   void topLevel(Decl *d);

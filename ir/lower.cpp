@@ -132,13 +132,11 @@ bool Lowerer::constantInit(fe::Expr *e, const fe::Type *t, uint8_t *out) {
     std::memcpy(out, e->stringValue.data(), std::min<size_t>(e->stringValue.size(), t->size()));
     return true;
   }
-  double fv;
-  int64_t iv;
-  bool isFloat;
-  if (!evalArith(e, iv, fv, isFloat))
+  fe::ConstValue c;
+  if (!fe::foldArith(e, c))
     return false;
   if (t->isFloating()) {
-    double d = isFloat ? fv : static_cast<double>(iv);
+    double d = c.isFloat ? c.f : static_cast<double>(c.i);
     if (t->kind == TypeKind::Float) {
       float f = static_cast<float>(d);
       std::memcpy(out, &f, 4);
@@ -147,142 +145,15 @@ bool Lowerer::constantInit(fe::Expr *e, const fe::Type *t, uint8_t *out) {
     return true;
   }
   if (t->isInteger()) {
-    int64_t v = isFloat ? static_cast<int64_t>(fv) : iv;
+    int64_t v = c.isFloat ? static_cast<int64_t>(c.f) : c.i;
     if (t->isBool())
       v = v != 0;
     std::memcpy(out, &v, t->size()); // little-endian
     return true;
   }
-  if (t->isPointer() && !isFloat && iv == 0)
+  if (t->isPointer() && !c.isFloat && c.i == 0)
     return true;
   return false;
-}
-
-bool Lowerer::evalArith(fe::Expr *e, int64_t &iv, double &fv, bool &isFloat) {
-  switch (e->kind) {
-  case ExprKind::IntLit:
-  case ExprKind::CharLit:
-    iv = static_cast<int64_t>(e->intValue);
-    isFloat = false;
-    return true;
-  case ExprKind::FloatLit:
-    fv = e->floatValue;
-    isFloat = true;
-    return true;
-  case ExprKind::Ident:
-    if (e->isEnumConst) {
-      iv = e->enumValue;
-      isFloat = false;
-      return true;
-    }
-    return false;
-  case ExprKind::SizeofExpr:
-  case ExprKind::SizeofType:
-    iv = static_cast<int64_t>(e->intValue);
-    isFloat = false;
-    return true;
-  case ExprKind::Cast: {
-    if (!evalArith(e->operands[0], iv, fv, isFloat))
-      return false;
-    if (e->type->isFloating() && !isFloat) {
-      fv = static_cast<double>(iv);
-      isFloat = true;
-    } else if (e->type->isInteger() && isFloat) {
-      iv = static_cast<int64_t>(fv);
-      isFloat = false;
-    }
-    if (e->type->kind == TypeKind::Float)
-      fv = static_cast<float>(fv);
-    return true;
-  }
-  case ExprKind::Unary: {
-    if (!evalArith(e->operands[0], iv, fv, isFloat))
-      return false;
-    if (e->unaryOp == UnaryOp::Minus) {
-      iv = -iv;
-      fv = -fv;
-      return true;
-    }
-    if (e->unaryOp == UnaryOp::Plus)
-      return true;
-    if (e->unaryOp == UnaryOp::BitNot && !isFloat) {
-      iv = ~iv;
-      return true;
-    }
-    return false;
-  }
-  case ExprKind::Binary: {
-    int64_t a, b;
-    double fa, fb;
-    bool af, bf;
-    if (!evalArith(e->operands[0], a, fa, af) || !evalArith(e->operands[1], b, fb, bf))
-      return false;
-    if (af || bf) {
-      if (!af)
-        fa = static_cast<double>(a);
-      if (!bf)
-        fb = static_cast<double>(b);
-      isFloat = true;
-      switch (e->binaryOp) {
-      case BinaryOp::Add:
-        fv = fa + fb;
-        return true;
-      case BinaryOp::Sub:
-        fv = fa - fb;
-        return true;
-      case BinaryOp::Mul:
-        fv = fa * fb;
-        return true;
-      case BinaryOp::Div:
-        fv = fa / fb;
-        return true;
-      default:
-        return false;
-      }
-    }
-    isFloat = false;
-    switch (e->binaryOp) {
-    case BinaryOp::Add:
-      iv = a + b;
-      return true;
-    case BinaryOp::Sub:
-      iv = a - b;
-      return true;
-    case BinaryOp::Mul:
-      iv = a * b;
-      return true;
-    case BinaryOp::Div:
-      if (!b)
-        return false;
-      iv = a / b;
-      return true;
-    case BinaryOp::Rem:
-      if (!b)
-        return false;
-      iv = a % b;
-      return true;
-    case BinaryOp::Shl:
-      iv = a << (b & 63);
-      return true;
-    case BinaryOp::Shr:
-      iv = a >> (b & 63);
-      return true;
-    case BinaryOp::BitAnd:
-      iv = a & b;
-      return true;
-    case BinaryOp::BitOr:
-      iv = a | b;
-      return true;
-    case BinaryOp::BitXor:
-      iv = a ^ b;
-      return true;
-    default:
-      return false;
-    }
-  }
-  default:
-    return false;
-  }
 }
 
 Function *Lowerer::newFunction(fe::FunctionDecl *f, FunctionKind kind) {

@@ -4,6 +4,7 @@
 
 #include "ir/lower.h"
 
+#include "frontend/const_eval.h"
 #include "frontend/sema.h"
 
 #include <cassert>
@@ -159,16 +160,7 @@ private:
       return e;
     // Constant folding of integer constants keeps the IR readable.
     if (e->kind == ir::ExprKind::Const && e->type.isInt() && t.isInt()) {
-      int64_t v = e->intValue;
-      unsigned bits = t.bits();
-      if (bits < 64) {
-        uint64_t mask = (uint64_t(1) << bits) - 1;
-        uint64_t u = static_cast<uint64_t>(v) & mask;
-        if (t.isSigned && (u >> (bits - 1)))
-          u |= ~mask;
-        v = static_cast<int64_t>(u);
-      }
-      return constInt(t, v);
+      return constInt(t, fe::wrapInt(e->intValue, t.bits(), t.isSigned));
     }
     Expr *c = node(ir::ExprKind::Cast, t);
     c->ops = {e};
@@ -289,8 +281,6 @@ private:
   void globalVar(fe::VarDecl *v);
 
   bool constantInit(fe::Expr *e, const fe::Type *t, uint8_t *out);
-
-  bool evalArith(fe::Expr *e, int64_t &iv, double &fv, bool &isFloat);
 
   Function *newFunction(fe::FunctionDecl *f, FunctionKind kind);
 

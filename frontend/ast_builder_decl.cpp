@@ -1,0 +1,461 @@
+// The AST builder's declarations: declaration specifiers, struct and enum definitions,
+// declarators, alignments and launch bounds, initialisers.
+#include "frontend/ast_builder_impl.h"
+
+#include "frontend/const_eval.h"
+
+namespace kern::frontend::builder_detail {
+
+std::vector<Decl *> Builder::declaration(P::DeclarationSpecifiersContext *specCtx,
+                                         P::InitDeclaratorListContext *list, bool fileScope) {
+  // `auto f = [](...) {...};` should be reported as the lambda it is, so `auto` is only
+  // reported when the initialisers reported nothing.
+  Specs s = specs(specCtx, true);
+  unsigned errorsBefore = diags_.errorCount();
+  std::vector<Decl *> out = declarators(s, list, fileScope);
+  if (s.autoLoc.isValid() && diags_.errorCount() == errorsBefore)
+    error(s.autoLoc, "'auto' type deduction is not supported");
+  return out;
+}
+
+std::vector<Decl *> Builder::declarators(const Specs &s, P::InitDeclaratorListContext *list,
+                                         bool fileScope) {
+  std::vector<Decl *> out = s.definitions;
+  if (!list) {
+    // `struct S;` declares the tag.
+    if (!s.base.structName.empty() && !s.base.structDef) {
+      auto *sd = tu_.make<StructDecl>();
+      sd->name = s.base.structName;
+      sd->loc = s.base.loc;
+      sd->quals = s.quals;
+      out.push_back(sd);
+    }
+    return out;
+  }
+  for (auto *id : list->initDeclarator()) {
+    DeclInfo d = declarator(id->declarator(), false);
+    if (d.isOperator) {
+      if (fileScope)
+        addUnsupported(d.loc, "operator overloading");
+      else
+        error(d.loc, "operator overloading is not supported");
+      continue;
+    }
+    if (d.isFunction) {
+      if (id->initializer() || id->argumentExpressionList())
+        error(d.loc, "illegal initializer (only variables can be initialized)");
+      out.push_back(functionDecl(s, d));
+      continue;
+    }
+    if (s.isTypedef) {
+      auto *t = tu_.make<TypedefDecl>();
+      t->name = d.name;
+      t->loc = d.loc;
+      t->quals = s.quals;
+      t->typeSyntax = tu_.make<TypeSyntax>(s.base);
+      t->typeSyntax->ops = d.ops;
+      typedefNames_.insert(d.name);
+      if (id->initializer() || id->argumentExpressionList())
+        error(d.loc, "illegal initializer in a typedef");
+      out.push_back(t);
+      continue;
+    }
+    auto *v = tu_.make<VarDecl>();
+    v->name = d.name;
+    v->loc = d.loc;
+    v->quals = s.quals;
+    if (d.restrict)
+      v->quals.restrict = true;
+    v->typeSyntax = tu_.make<TypeSyntax>(s.base);
+    v->typeSyntax->ops = d.ops;
+    if (auto *init = id->initializer())
+      v->init = initializer(init);
+    else if (auto *args = id->argumentExpressionList())
+      v->init = directInit(v->typeSyntax, args, d.loc);
+    out.push_back(v);
+  }
+  return out;
+}
+
+Expr *Builder::directInit(const TypeSyntax *t, P::ArgumentExpressionListContext *args,
+                          SourceLoc at) {
+  std::vector<Expr *> a = arguments(args);
+  std::string typeName = !t->name.empty() ? t->name : t->structName;
+  if (!typeName.empty() && t->ops.empty()) {
+    Expr *call = makeExpr(ExprKind::Call, at);
+    Expr *callee = makeExpr(ExprKind::Ident, at);
+    callee->name = typeName;
+    call->operands.push_back(callee);
+    call->args = std::move(a);
+    return call;
+  }
+  if (a.size() == 1)
+    return a[0];
+  error(at, "excess elements in scalar initializer");
+  return a.empty() ? nullptr : a[0];
+}
+
+Specs Builder::specs(P::DeclarationSpecifiersContext *ctx, bool deferAuto) {
+  Specs s = readSpecs(ctx);
+  if (!deferAuto && s.autoLoc.isValid())
+    error(s.autoLoc, "'auto' type deduction is not supported");
+  return s;
+}
+
+Specs Builder::readSpecs(P::DeclarationSpecifiersContext *ctx) {
+  Specs s;
+  s.base.loc = loc(ctx);
+  bool sawType = false;
+  for (auto *ds : ctx->declarationSpecifier()) {
+    if (ds->Typedef()) {
+      s.isTypedef = true;
+    } else if (ds->Extern()) {
+      s.quals.isExtern = true;
+    } else if (ds->Static()) {
+      s.quals.isStatic = true;
+    } else if (ds->Global()) {
+      s.quals.global = true;
+    } else if (ds->Device()) {
+      s.quals.device = true;
+    } else if (ds->Host()) {
+      s.quals.host = true;
+    } else if (ds->Shared()) {
+      s.quals.shared = true;
+    } else if (ds->Constant()) {
+      s.quals.constant = true;
+    } else if (ds->Inline() || ds->ForceInline()) {
+      s.quals.isInline = true;
+    } else if (ds->NoInline()) {
+      s.quals.noinline = true;
+    } else if (auto *lb = ds->launchBounds()) {
+      auto exprs = lb->conditionalExpression();
+      s.quals.launchBoundsMaxThreads = static_cast<int>(constantArg(exprs[0], "__launch_bounds__"));
+      if (exprs.size() > 1)
+        s.quals.launchBoundsMinBlocks =
+            static_cast<int>(constantArg(exprs[1], "__launch_bounds__"));
+    } else if (auto *al = ds->alignSpecifier()) {
+      s.quals.alignAs = alignment(al);
+    } else if (auto *at = ds->attributeSpecifier()) {
+      if (uint64_t a = attributeAlignment(at))
+        s.quals.alignAs = a;
+    } else if (auto *tq = ds->typeQualifier()) {
+      typeQualifier(tq, s);
+    } else if (auto *ts = ds->typeSpecifier()) {
+      // The type's location is its first type specifier, not a qualifier before it
+      // (`__global__ int k()` points at `int`, as clang does).
+      if (!sawType)
+        s.base.loc = loc(ts);
+      sawType = true;
+      typeSpecifier(ts, s);
+    }
+  }
+  checkSpecifierMix(ctx);
+  // `__align__(16) struct S {...}` aligns the struct written in the same specifiers.
+  if (s.quals.alignAs && s.base.structDef && !s.base.structDef->quals.alignAs)
+    s.base.structDef->quals.alignAs = s.quals.alignAs;
+  return s;
+}
+
+void Builder::checkSpecifierMix(P::DeclarationSpecifiersContext *ctx) {
+  ParserRuleContext *named = nullptr;
+  ParserRuleContext *other = nullptr;
+  for (auto *ds : ctx->declarationSpecifier()) {
+    auto *ts = ds->typeSpecifier();
+    if (!ts)
+      continue;
+    bool isNamed = ts->structSpecifier() || ts->enumSpecifier() || ts->typedefName();
+    if (isNamed && (named || other)) {
+      error(loc(ts), "cannot combine with previous '" + (named ? named : other)->getText() +
+                         "' declaration specifier");
+      return;
+    }
+    if (!isNamed && named) {
+      auto *st = dynamic_cast<P::TypeSpecifierContext *>(named);
+      if (st && (st->structSpecifier() || st->enumSpecifier())) {
+        Token *end = named->getStop();
+        bool isStruct = st->structSpecifier() != nullptr;
+        error(src_.map(static_cast<uint32_t>(end->getLine()),
+                       static_cast<uint32_t>(end->getCharPositionInLine() + 2)),
+              std::string("expected ';' after ") + (isStruct ? "struct" : "enum"));
+      } else {
+        error(loc(ts),
+              "cannot combine with previous '" + named->getText() + "' declaration specifier");
+      }
+      return;
+    }
+    (isNamed ? named : other) = ts;
+  }
+}
+
+void Builder::typeQualifier(P::TypeQualifierContext *tq, Specs &s) {
+  if (tq->Const())
+    s.base.isConst = true;
+  else if (tq->Volatile())
+    s.base.isVolatile = true;
+  else
+    s.quals.restrict = true;
+}
+
+void Builder::typeSpecifier(P::TypeSpecifierContext *ts, Specs &s) {
+  if (auto *st = ts->structSpecifier()) {
+    structSpecifier(st, s);
+  } else if (auto *en = ts->enumSpecifier()) {
+    enumSpecifier(en, s);
+  } else if (auto *tn = ts->typedefName()) {
+    std::string n = tn->getText();
+    // As in C++ (CUDA's language), a struct or enum tag names its type without `struct`.
+    if (structTags_.count(n) && !typedefNames_.count(n))
+      s.base.structName = n;
+    else if (enumTags_.count(n) && !typedefNames_.count(n))
+      s.base.enumName = n;
+    else
+      s.base.name = n;
+  } else if (ts->Auto()) {
+    s.autoLoc = loc(ts);
+    s.base.keywords.push_back("int");
+  } else {
+    std::string kw = ts->getText();
+    if (kw == "_Bool")
+      kw = "bool";
+    else if (kw == "__signed__")
+      kw = "signed";
+    s.base.keywords.push_back(kw);
+  }
+}
+
+uint64_t Builder::alignment(P::AlignSpecifierContext *al) {
+  return static_cast<uint64_t>(constantArg(al->conditionalExpression(), "__align__"));
+}
+
+uint64_t Builder::attributeAlignment(P::AttributeSpecifierContext *at) {
+  for (auto *item : at->attributeItem()) {
+    std::string n = item->Identifier()->getText();
+    if ((n == "aligned" || n == "__aligned__") && item->argumentExpressionList()) {
+      auto args = item->argumentExpressionList()->assignmentExpression();
+      if (!args.empty()) {
+        Expr *e = assignment(args[0]);
+        int64_t v = 0;
+        if (foldInt(e, v) && v > 0)
+          return static_cast<uint64_t>(v);
+        error(e->loc, "alignment must be an integer constant");
+      }
+    }
+  }
+  return 0;
+}
+
+int64_t Builder::constantArg(P::ConditionalExpressionContext *c, const char *what) {
+  Expr *e = conditional(c);
+  int64_t v = 0;
+  if (!foldInt(e, v) || v < 0) {
+    error(e->loc, std::string("argument of ") + what + " must be a non-negative integer constant");
+    return 0;
+  }
+  return v;
+}
+
+void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
+  TerminalNode *id = ctx->Identifier();
+  std::string name = id ? id->getText() : "";
+  SourceLoc at = id ? loc(id) : loc(ctx);
+  if (ctx->Union())
+    if (!reportedUnion_) // one diagnostic for the construct, not one per use
+      error(loc(ctx->Union()), "unions are not supported");
+  reportedUnion_ = true;
+  uint64_t align = 0;
+  for (auto *al : ctx->alignSpecifier())
+    align = alignment(al);
+  for (auto *attr : ctx->attributeSpecifier())
+    if (uint64_t a = attributeAlignment(attr))
+      align = a;
+  s.base.structName = name;
+  if (!ctx->LeftBrace()) {
+    if (!name.empty())
+      structTags_.insert(name);
+    return;
+  }
+  auto *sd = tu_.make<StructDecl>();
+  sd->name = name;
+  sd->loc = at;
+  sd->isDefinition = true;
+  sd->quals.alignAs = align;
+  if (!name.empty())
+    structTags_.insert(name); // visible to its own fields: `struct node *next;`
+  for (auto *fd : ctx->structDeclaration())
+    structFields(fd, sd);
+  s.base.structDef = sd;
+  s.definitions.push_back(sd);
+}
+
+void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
+  if (ctx->compoundStatement()) {
+    error(loc(ctx->declarator()), "member functions are not supported");
+    return;
+  }
+  Specs fs = specs(ctx->declarationSpecifiers());
+  if (fs.quals.shared || fs.quals.constant || fs.quals.global || fs.quals.device ||
+      fs.quals.isStatic)
+    error(loc(ctx), "storage qualifiers are not allowed on struct fields");
+  auto decls = ctx->structDeclarator();
+  if (decls.empty() && !fs.base.structDef && fs.base.enumDef == nullptr)
+    error(loc(ctx), "declaration does not declare anything");
+  for (auto *sdc : decls) {
+    if (sdc->Colon()) {
+      error(loc(sdc->Colon()), "bit-fields are not supported");
+      continue;
+    }
+    DeclInfo d = declarator(sdc->declarator(), false);
+    if (d.isFunction || d.isOperator) {
+      error(d.loc, "member functions are not supported");
+      continue;
+    }
+    StructDecl::Field f;
+    f.loc = d.loc;
+    f.name = d.name;
+    f.typeSyntax = tu_.make<TypeSyntax>(fs.base);
+    f.typeSyntax->ops = d.ops;
+    sd->fields.push_back(f);
+  }
+}
+
+void Builder::enumSpecifier(P::EnumSpecifierContext *ctx, Specs &s) {
+  TerminalNode *id = ctx->Identifier();
+  std::string name = id ? id->getText() : "";
+  if (ctx->Class())
+    error(loc(ctx->Class()), "scoped enumerations (enum class) are not supported");
+  if (!name.empty())
+    enumTags_.insert(name);
+  s.base.enumName = name;
+  if (!ctx->LeftBrace())
+    return;
+  auto *ed = tu_.make<EnumDecl>();
+  ed->name = name;
+  ed->loc = id ? loc(id) : loc(ctx);
+  for (auto *en : ctx->enumerator()) {
+    EnumDecl::Enumerator e;
+    e.loc = loc(en->Identifier());
+    e.name = en->Identifier()->getText();
+    if (auto *v = en->conditionalExpression())
+      e.value = conditional(v);
+    ed->enumerators.push_back(e);
+  }
+  s.base.enumDef = ed;
+  s.definitions.push_back(ed);
+}
+
+DeclInfo Builder::declarator(P::DeclaratorContext *ctx, bool nested) {
+  DeclInfo d;
+  declaratorInto(ctx, d, nested);
+  return d;
+}
+
+void Builder::pointerOps(const std::vector<P::PointerOpContext *> &ptrs, DeclInfo &d) {
+  for (auto *p : ptrs) {
+    if (!p->Star()) {
+      error(loc(p), "references are not supported");
+      continue;
+    }
+    TypeOp op;
+    op.kind = TypeOp::Kind::Pointer;
+    for (auto *q : p->typeQualifier()) {
+      if (q->Const())
+        op.isConst = true;
+      else if (q->Restrict())
+        d.restrict = true;
+    }
+    d.ops.push_back(op);
+  }
+}
+
+void Builder::declaratorInto(P::DeclaratorContext *ctx, DeclInfo &d, bool nested) {
+  pointerOps(ctx->pointerOp(), d);
+  auto *dd = ctx->directDeclarator();
+  if (dd->Identifier()) {
+    d.name = dd->Identifier()->getText();
+    d.loc = loc(dd->Identifier());
+  } else if (dd->Operator()) {
+    d.name = "operator" + dd->operatorName()->getText();
+    d.loc = loc(dd->Operator());
+    d.isOperator = true;
+  }
+  auto suffixes = dd->declaratorSuffix();
+  for (size_t k = suffixes.size(); k-- > 0;) {
+    auto *sfx = suffixes[k];
+    if (sfx->LeftBracket()) {
+      TypeOp op;
+      op.kind = TypeOp::Kind::Array;
+      if (auto *sz = sfx->assignmentExpression())
+        op.size = assignment(sz);
+      d.ops.push_back(op);
+      continue;
+    }
+    // A parameter list: the declarator names a function only when it is the first suffix
+    // of a plain name; anything else is a function pointer or worse.
+    if (k != 0 || nested || dd->declarator()) {
+      error(loc(sfx), "function pointers are not supported");
+      continue;
+    }
+    d.isFunction = true;
+    d.params = sfx->parameterTypeList();
+  }
+  if (auto *inner = dd->declarator()) {
+    declaratorInto(inner, d, true);
+  }
+  if (d.loc.line == 0)
+    d.loc = loc(ctx);
+}
+
+std::vector<TypeOp> Builder::abstractDeclarator(P::AbstractDeclaratorContext *ctx) {
+  DeclInfo d;
+  abstractInto(ctx, d);
+  return d.ops;
+}
+
+void Builder::abstractInto(P::AbstractDeclaratorContext *ctx, DeclInfo &d) {
+  pointerOps(ctx->pointerOp(), d);
+  auto *dad = ctx->directAbstractDeclarator();
+  if (!dad)
+    return;
+  auto suffixes = dad->abstractSuffix();
+  for (size_t k = suffixes.size(); k-- > 0;) {
+    auto *sfx = suffixes[k];
+    if (!sfx->LeftBracket()) {
+      error(loc(sfx), "function pointers are not supported");
+      continue;
+    }
+    TypeOp op;
+    op.kind = TypeOp::Kind::Array;
+    if (auto *sz = sfx->assignmentExpression())
+      op.size = assignment(sz);
+    d.ops.push_back(op);
+  }
+  if (auto *inner = dad->abstractDeclarator())
+    abstractInto(inner, d);
+}
+
+TypeSyntax *Builder::typeName(P::TypeNameContext *ctx) {
+  Specs s = specs(ctx->declarationSpecifiers());
+  auto *t = tu_.make<TypeSyntax>(s.base);
+  if (auto *ad = ctx->abstractDeclarator())
+    t->ops = abstractDeclarator(ad);
+  return t;
+}
+
+Expr *Builder::initializer(P::InitializerContext *ctx) {
+  if (auto *a = ctx->assignmentExpression())
+    return assignment(a);
+  Expr *list = makeExpr(ExprKind::InitList, loc(ctx));
+  if (auto *il = ctx->initializerList())
+    initializerList(il, list);
+  return list;
+}
+
+void Builder::initializerList(P::InitializerListContext *ctx, Expr *list) {
+  for (auto *di : ctx->designatedInitializer()) {
+    if (!di->designator().empty())
+      error(loc(di), "designated initializers are not supported");
+    list->operands.push_back(initializer(di->initializer()));
+  }
+}
+
+} // namespace kern::frontend::builder_detail

@@ -1,0 +1,354 @@
+// The AST builder's expressions: the operator ladder, casts, postfix and primary expressions, and
+// the literals (numbers, characters, strings).
+#include "frontend/ast_builder_impl.h"
+
+#include "frontend/escapes.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace kern::frontend::builder_detail {
+
+Expr *Builder::binary(BinaryOp op, Token *opTok, Expr *l, Expr *r) {
+  Expr *e = makeExpr(ExprKind::Binary, loc(opTok));
+  e->binaryOp = op;
+  e->operands = {l, r};
+  return e;
+}
+
+Expr *Builder::expression(P::ExpressionContext *ctx) {
+  auto parts = ctx->assignmentExpression();
+  Expr *e = assignment(parts[0]);
+  auto commas = ctx->Comma();
+  for (size_t k = 1; k < parts.size(); ++k)
+    e = binary(BinaryOp::Comma, commas[k - 1]->getSymbol(), e, assignment(parts[k]));
+  return e;
+}
+
+Expr *Builder::assignment(P::AssignmentExpressionContext *ctx) {
+  Expr *lhs = conditional(ctx->conditionalExpression());
+  auto *op = ctx->assignmentOperator();
+  if (!op)
+    return lhs;
+  static const std::pair<const char *, BinaryOp> ops[] = {
+      {"=", BinaryOp::Assign},      {"*=", BinaryOp::MulAssign},  {"/=", BinaryOp::DivAssign},
+      {"%=", BinaryOp::RemAssign},  {"+=", BinaryOp::AddAssign},  {"-=", BinaryOp::SubAssign},
+      {"<<=", BinaryOp::ShlAssign}, {">>=", BinaryOp::ShrAssign}, {"&=", BinaryOp::AndAssign},
+      {"^=", BinaryOp::XorAssign},  {"|=", BinaryOp::OrAssign}};
+  BinaryOp bop = BinaryOp::Assign;
+  std::string text = op->getText();
+  for (auto &[spelling, value] : ops)
+    if (text == spelling)
+      bop = value;
+  return binary(bop, op->getStart(), lhs, assignment(ctx->assignmentExpression()));
+}
+
+Expr *Builder::conditional(P::ConditionalExpressionContext *ctx) {
+  Expr *c = chain(ctx->logicalOrExpression());
+  if (!ctx->Question())
+    return c;
+  Expr *e = makeExpr(ExprKind::Conditional, loc(ctx->Question()));
+  e->operands = {c, expression(ctx->expression()), assignment(ctx->assignmentExpression())};
+  return e;
+}
+
+bool Builder::binaryOpFor(const std::string &t, BinaryOp &op) {
+  static const std::pair<const char *, BinaryOp> ops[] = {
+      {"*", BinaryOp::Mul},   {"/", BinaryOp::Div},     {"%", BinaryOp::Rem},
+      {"+", BinaryOp::Add},   {"-", BinaryOp::Sub},     {"<<", BinaryOp::Shl},
+      {">>", BinaryOp::Shr},  {"<", BinaryOp::Lt},      {">", BinaryOp::Gt},
+      {"<=", BinaryOp::Le},   {">=", BinaryOp::Ge},     {"==", BinaryOp::Eq},
+      {"!=", BinaryOp::Ne},   {"&", BinaryOp::BitAnd},  {"^", BinaryOp::BitXor},
+      {"|", BinaryOp::BitOr}, {"&&", BinaryOp::LogAnd}, {"||", BinaryOp::LogOr}};
+  for (auto &[spelling, value] : ops)
+    if (t == spelling) {
+      op = value;
+      return true;
+    }
+  return false;
+}
+
+Expr *Builder::chain(ParserRuleContext *ctx) {
+  if (auto *c = dynamic_cast<P::CastExpressionContext *>(ctx))
+    return castExpression(c);
+  Expr *e = nullptr;
+  Token *pending = nullptr;
+  for (ParseTree *child : ctx->children) {
+    if (auto *t = dynamic_cast<TerminalNode *>(child)) {
+      pending = t->getSymbol();
+      continue;
+    }
+    Expr *operand = chain(static_cast<ParserRuleContext *>(child));
+    if (!e) {
+      e = operand;
+      continue;
+    }
+    BinaryOp op = BinaryOp::Add;
+    binaryOpFor(pending->getText(), op);
+    e = binary(op, pending, e, operand);
+  }
+  return e;
+}
+
+Expr *Builder::castExpression(P::CastExpressionContext *ctx) {
+  if (auto *u = ctx->unaryExpression())
+    return unary(u);
+  Expr *e = makeExpr(ExprKind::Cast, loc(ctx));
+  e->typeSyntax = typeName(ctx->typeName());
+  if (auto *inner = ctx->castExpression()) {
+    e->operands.push_back(castExpression(inner));
+  } else {
+    // A compound literal `(T){...}`: a cast of an initialiser list.
+    Expr *list = makeExpr(ExprKind::InitList, loc(ctx->LeftBrace()));
+    if (auto *il = ctx->initializerList())
+      initializerList(il, list);
+    e->operands.push_back(list);
+  }
+  return e;
+}
+
+Expr *Builder::unaryOp(UnaryOp op, Token *t, Expr *operand) {
+  Expr *e = makeExpr(ExprKind::Unary, loc(t));
+  e->unaryOp = op;
+  e->operands.push_back(operand);
+  return e;
+}
+
+Expr *Builder::unary(P::UnaryExpressionContext *ctx) {
+  if (auto *pf = ctx->postfixExpression())
+    return postfix(pf);
+  if (ctx->Sizeof()) {
+    if (auto *tn = ctx->typeName()) {
+      Expr *e = makeExpr(ExprKind::SizeofType, loc(ctx));
+      e->typeSyntax = typeName(tn);
+      return e;
+    }
+    Expr *e = makeExpr(ExprKind::SizeofExpr, loc(ctx));
+    e->operands.push_back(unary(ctx->unaryExpression()));
+    return e;
+  }
+  if (ctx->PlusPlus())
+    return unaryOp(UnaryOp::PreInc, ctx->getStart(), unary(ctx->unaryExpression()));
+  if (ctx->MinusMinus())
+    return unaryOp(UnaryOp::PreDec, ctx->getStart(), unary(ctx->unaryExpression()));
+  auto *uo = ctx->unaryOperator();
+  UnaryOp op = UnaryOp::Plus;
+  switch (uo->getStart()->getType()) {
+  case P::And:
+    op = UnaryOp::AddrOf;
+    break;
+  case P::Star:
+    op = UnaryOp::Deref;
+    break;
+  case P::Plus:
+    op = UnaryOp::Plus;
+    break;
+  case P::Minus:
+    op = UnaryOp::Minus;
+    break;
+  case P::Tilde:
+    op = UnaryOp::BitNot;
+    break;
+  default:
+    op = UnaryOp::Not;
+    break;
+  }
+  return unaryOp(op, uo->getStart(), castExpression(ctx->castExpression()));
+}
+
+std::vector<Expr *> Builder::arguments(P::ArgumentExpressionListContext *ctx) {
+  std::vector<Expr *> out;
+  if (ctx)
+    for (auto *a : ctx->assignmentExpression())
+      out.push_back(assignment(a));
+  return out;
+}
+
+Expr *Builder::postfix(P::PostfixExpressionContext *ctx) {
+  Expr *e = primary(ctx->primaryExpression());
+  for (auto *sfx : ctx->postfixSuffix()) {
+    if (sfx->LeftBracket()) {
+      Expr *ix = makeExpr(ExprKind::Index, e->loc);
+      ix->operands = {e, expression(sfx->expression())};
+      e = ix;
+    } else if (sfx->LaunchOpen()) {
+      Expr *call = makeExpr(ExprKind::Call, e->loc);
+      call->operands.push_back(e);
+      call->isLaunch = true;
+      auto lists = sfx->argumentExpressionList();
+      call->launchConfig = arguments(lists[0]);
+      if (lists.size() > 1)
+        call->args = arguments(lists[1]);
+      if (call->launchConfig.size() < 2 || call->launchConfig.size() > 4)
+        error(loc(sfx->LaunchOpen()),
+              "a launch configuration takes 2 to 4 arguments: <<<grid, block[, sharedBytes[, "
+              "stream]]>>>");
+      e = call;
+    } else if (sfx->LeftParen()) {
+      Expr *call = makeExpr(ExprKind::Call, e->loc);
+      call->operands.push_back(e);
+      auto lists = sfx->argumentExpressionList();
+      if (!lists.empty())
+        call->args = arguments(lists[0]);
+      e = call;
+    } else if (sfx->Identifier()) {
+      Expr *m = makeExpr(ExprKind::Member, loc(sfx->Identifier()));
+      m->operands.push_back(e);
+      m->name = sfx->Identifier()->getText();
+      m->isArrow = sfx->Arrow() != nullptr;
+      e = m;
+    } else {
+      e = unaryOp(sfx->PlusPlus() ? UnaryOp::PostInc : UnaryOp::PostDec, sfx->getStart(), e);
+    }
+  }
+  return e;
+}
+
+Expr *Builder::primary(P::PrimaryExpressionContext *ctx) {
+  if (auto *id = ctx->Identifier()) {
+    Expr *e = makeExpr(ExprKind::Ident, loc(id));
+    e->name = id->getText();
+    return e;
+  }
+  if (auto *n = ctx->IntegerConstant())
+    return intLiteral(n);
+  if (auto *f = ctx->FloatingConstant())
+    return floatLiteral(f);
+  if (auto *c = ctx->CharacterConstant())
+    return charLiteral(c);
+  if (!ctx->StringLiteral().empty())
+    return stringLiteral(ctx->StringLiteral());
+  if (ctx->True() || ctx->False()) {
+    // Sema gives `true` and `false` their type bool by name, as it does other builtins.
+    Expr *e = makeExpr(ExprKind::Ident, loc(ctx));
+    e->name = ctx->getText();
+    return e;
+  }
+  if (ctx->Nullptr()) {
+    // `nullptr` is the null pointer constant 0; `text` keeps the spelling.
+    Expr *e = makeExpr(ExprKind::IntLit, loc(ctx));
+    e->text = "nullptr";
+    return e;
+  }
+  if (auto *kw = ctx->builtinTypeKeyword()) {
+    // `float(i)`: a functional cast, the same as `(float)i`.
+    Expr *e = makeExpr(ExprKind::Cast, loc(ctx));
+    e->typeSyntax = tu_.make<TypeSyntax>();
+    e->typeSyntax->loc = loc(kw);
+    e->typeSyntax->keywords.push_back(kw->getText() == "_Bool" ? "bool" : kw->getText());
+    std::vector<Expr *> args = arguments(ctx->argumentExpressionList());
+    if (args.size() == 1) {
+      e->operands.push_back(args[0]);
+    } else if (args.empty()) {
+      Expr *zero = placeholder(loc(ctx));
+      e->operands.push_back(zero);
+    } else {
+      error(loc(ctx), "a functional cast takes one argument");
+      e->operands.push_back(args[0]);
+    }
+    return e;
+  }
+  if (ctx->CxxCast()) {
+    Expr *e = makeExpr(ExprKind::Cast, loc(ctx));
+    e->typeSyntax = typeName(ctx->typeName());
+    e->operands.push_back(expression(ctx->expression()));
+    if (ctx->CxxCast()->getText() == "dynamic_cast")
+      error(loc(ctx), "dynamic_cast is not supported");
+    return e;
+  }
+  if (ctx->lambdaExpression()) {
+    error(loc(ctx), "lambdas are not supported");
+    return placeholder(loc(ctx));
+  }
+  return expression(ctx->expression()); // parentheses
+}
+
+Expr *Builder::intLiteral(TerminalNode *n) {
+  std::string text = n->getText();
+  Expr *e = makeExpr(ExprKind::IntLit, loc(n));
+  e->text = text;
+  std::string digits = text;
+  while (!digits.empty() && std::strchr("uUlL", digits.back()))
+    digits.pop_back();
+  int base = 10;
+  size_t start = 0;
+  if (digits.size() > 1 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
+    base = 16;
+    start = 2;
+  } else if (digits.size() > 1 && digits[0] == '0' && (digits[1] == 'b' || digits[1] == 'B')) {
+    base = 2;
+    start = 2;
+  } else if (digits.size() > 1 && digits[0] == '0') {
+    base = 8;
+    start = 1;
+  }
+  uint64_t v = 0;
+  bool overflow = false;
+  for (size_t k = start; k < digits.size(); ++k) {
+    char c = digits[k];
+    unsigned d = std::isdigit(static_cast<unsigned char>(c))
+                     ? static_cast<unsigned>(c - '0')
+                     : static_cast<unsigned>(std::tolower(c) - 'a' + 10);
+    if (d >= static_cast<unsigned>(base)) {
+      error(e->loc, std::string("invalid digit '") + c + "' in " +
+                        (base == 8   ? "octal"
+                         : base == 2 ? "binary"
+                                     : "decimal") +
+                        " constant");
+      return e;
+    }
+    if (v > (UINT64_MAX - d) / static_cast<uint64_t>(base))
+      overflow = true;
+    v = v * static_cast<uint64_t>(base) + d;
+  }
+  if (overflow)
+    error(e->loc, "integer literal is too large to be represented in any integer type");
+  e->intValue = v;
+  return e;
+}
+
+Expr *Builder::floatLiteral(TerminalNode *n) {
+  std::string text = n->getText();
+  Expr *e = makeExpr(ExprKind::FloatLit, loc(n));
+  e->text = text;
+  std::string num = text;
+  bool hex = num.size() > 1 && (num[1] == 'x' || num[1] == 'X');
+  // In a hex float the suffix can only follow the binary exponent, so 'f' there is a suffix,
+  // never a digit.
+  if (!num.empty() && std::strchr("fFlL", num.back()) &&
+      (!hex || num.find_first_of("pP") != std::string::npos)) {
+    e->isFloatSuffix = num.back() == 'f' || num.back() == 'F';
+    num.pop_back();
+  }
+  errno = 0;
+  e->floatValue = std::strtod(num.c_str(), nullptr);
+  if (errno == ERANGE && e->floatValue != 0.0)
+    diags_.warning(e->loc, "magnitude of floating-point constant too large");
+  return e;
+}
+
+Expr *Builder::charLiteral(TerminalNode *n) {
+  std::string text = n->getText();
+  Expr *e = makeExpr(ExprKind::CharLit, loc(n));
+  e->text = text;
+  int64_t v = 0;
+  if (!decodeCharBody(std::string_view(text).substr(1, text.size() - 2), v))
+    error(e->loc, "multi-character character constants are not supported");
+  e->intValue = static_cast<uint64_t>(v);
+  return e;
+}
+
+Expr *Builder::stringLiteral(const std::vector<TerminalNode *> &parts) {
+  Expr *e = makeExpr(ExprKind::StringLit, loc(parts[0]));
+  for (size_t k = 0; k < parts.size(); ++k) {
+    std::string text = parts[k]->getText();
+    if (k)
+      e->text += ' ';
+    e->text += text;
+    e->stringValue += decodeStringBody(std::string_view(text).substr(1, text.size() - 2));
+  }
+  return e;
+}
+
+} // namespace kern::frontend::builder_detail

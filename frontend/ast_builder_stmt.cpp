@@ -1,0 +1,123 @@
+// The AST builder's statements: blocks, labels, selection, loops and jumps.
+#include "frontend/ast_builder_impl.h"
+
+namespace kern::frontend::builder_detail {
+
+Stmt *Builder::compound(P::CompoundStatementContext *ctx) {
+  Stmt *s = makeStmt(StmtKind::Compound, loc(ctx));
+  for (auto *item : ctx->blockItem()) {
+    if (auto *d = item->declaration()) {
+      Stmt *ds = makeStmt(StmtKind::Decl, loc(d));
+      ds->decls = declaration(d->declarationSpecifiers(), d->initDeclaratorList(), false);
+      s->body.push_back(ds);
+    } else {
+      appendStatement(s->body, item->statement());
+    }
+  }
+  return s;
+}
+
+void Builder::appendStatement(std::vector<Stmt *> &body, P::StatementContext *ctx) {
+  if (auto *ls = ctx->labeledStatement(); ls && !ls->Identifier()) {
+    Stmt *label = makeStmt(ls->Case() ? StmtKind::Case : StmtKind::Default, loc(ls));
+    if (auto *v = ls->conditionalExpression())
+      label->caseValue = conditional(v);
+    body.push_back(label);
+    appendStatement(body, ls->statement());
+    return;
+  }
+  body.push_back(statement(ctx));
+}
+
+Stmt *Builder::statement(P::StatementContext *ctx) {
+  if (auto *c = ctx->compoundStatement())
+    return compound(c);
+  if (auto *ls = ctx->labeledStatement()) {
+    StmtKind k =
+        ls->Identifier() ? StmtKind::Label : (ls->Case() ? StmtKind::Case : StmtKind::Default);
+    Stmt *s = makeStmt(k, loc(ls));
+    if (ls->Identifier())
+      s->name = ls->Identifier()->getText();
+    if (auto *v = ls->conditionalExpression())
+      s->caseValue = conditional(v);
+    s->then = statement(ls->statement());
+    return s;
+  }
+  if (auto *es = ctx->expressionStatement()) {
+    Stmt *s = makeStmt(StmtKind::Expr, loc(es));
+    if (auto *e = es->expression())
+      s->expr = expression(e);
+    return s;
+  }
+  if (auto *is = ctx->ifStatement()) {
+    Stmt *s = makeStmt(StmtKind::If, loc(is));
+    s->cond = expression(is->expression());
+    auto stmts = is->statement();
+    s->then = statement(stmts[0]);
+    if (stmts.size() > 1)
+      s->elseStmt = statement(stmts[1]);
+    return s;
+  }
+  if (auto *ss = ctx->switchStatement()) {
+    Stmt *s = makeStmt(StmtKind::Switch, loc(ss));
+    s->cond = expression(ss->expression());
+    s->then = statement(ss->statement());
+    return s;
+  }
+  if (auto *ws = ctx->whileStatement()) {
+    Stmt *s = makeStmt(StmtKind::While, loc(ws));
+    s->cond = expression(ws->expression());
+    s->then = statement(ws->statement());
+    return s;
+  }
+  if (auto *ds = ctx->doStatement()) {
+    Stmt *s = makeStmt(StmtKind::DoWhile, loc(ds));
+    s->then = statement(ds->statement());
+    s->cond = expression(ds->expression());
+    return s;
+  }
+  if (auto *fs = ctx->forStatement())
+    return forStatement(fs);
+  if (auto *js = ctx->jumpStatement()) {
+    if (js->Goto()) {
+      Stmt *s = makeStmt(StmtKind::Goto, loc(js));
+      s->name = js->Identifier()->getText();
+      return s;
+    }
+    if (js->Continue())
+      return makeStmt(StmtKind::Continue, loc(js));
+    if (js->Break())
+      return makeStmt(StmtKind::Break, loc(js));
+    Stmt *s = makeStmt(StmtKind::Return, loc(js));
+    if (auto *e = js->expression())
+      s->expr = expression(e);
+    return s;
+  }
+  auto *us = ctx->unsupportedStatement();
+  if (us->Asm())
+    error(loc(us), "inline PTX (asm) is not supported");
+  else
+    error(loc(us), "exceptions are not supported");
+  return makeStmt(StmtKind::Expr, loc(us));
+}
+
+Stmt *Builder::forStatement(P::ForStatementContext *ctx) {
+  Stmt *s = makeStmt(StmtKind::For, loc(ctx));
+  if (auto *fi = ctx->forInit()) {
+    if (auto *e = fi->expression()) {
+      s->init = makeStmt(StmtKind::Expr, loc(fi));
+      s->init->expr = expression(e);
+    } else {
+      s->init = makeStmt(StmtKind::Decl, loc(fi));
+      s->init->decls = declaration(fi->declarationSpecifiers(), fi->initDeclaratorList(), false);
+    }
+  }
+  if (ctx->cond)
+    s->cond = expression(ctx->cond);
+  if (ctx->step)
+    s->step = expression(ctx->step);
+  s->then = statement(ctx->statement());
+  return s;
+}
+
+} // namespace kern::frontend::builder_detail

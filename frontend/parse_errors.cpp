@@ -1,0 +1,286 @@
+// Syntax errors of the Kern parser in clang's words (see parse_errors.h): which token was
+// expected, what a missing ';' ends, unclosed brackets, unsupported keywords.
+#include "frontend/parse_errors.h"
+
+#include <map>
+#include <string>
+
+namespace kern::frontend {
+
+namespace {
+
+using antlr4::Token;
+using P = kern_antlr::KernParser;
+
+/// Turns ANTLR's recognition errors into clang-style messages. The first error stops the
+/// parse (the strategy throws ParseCancellationException), so there are no follow-on errors.
+class KernErrorStrategy : public antlr4::DefaultErrorStrategy {
+public:
+  KernErrorStrategy(const PreprocessedSource &src, DiagnosticEngine &diags)
+      : src_(src), diags_(diags) {}
+
+  void reportError(antlr4::Parser *p, const antlr4::RecognitionException &e) override {
+    if (auto *nva = dynamic_cast<const antlr4::NoViableAltException *>(&e))
+      report(p, nva->getOffendingToken(), nva->getStartToken(), false);
+    else
+      report(p, e.getOffendingToken() ? e.getOffendingToken() : p->getCurrentToken(), nullptr,
+             false);
+  }
+  void recover(antlr4::Parser *, std::exception_ptr) override {
+    throw antlr4::ParseCancellationException();
+  }
+  void reportUnwantedToken(antlr4::Parser *p) override {
+    report(p, p->getCurrentToken(), nullptr, false);
+  }
+  void reportMissingToken(antlr4::Parser *p) override {
+    report(p, p->getCurrentToken(), nullptr, true);
+  }
+
+private:
+  const PreprocessedSource &src_;
+  DiagnosticEngine &diags_;
+
+  SourceLoc locOf(Token *t) const {
+    return src_.map(static_cast<uint32_t>(t->getLine()),
+                    static_cast<uint32_t>(t->getCharPositionInLine() + 1));
+  }
+
+  // Just past the end of token `t`, where clang puts "expected ';'".
+  SourceLoc endOf(Token *t) const {
+    std::string text = t->getText();
+    size_t nl = text.rfind('\n');
+    if (nl != std::string::npos)
+      return src_.map(static_cast<uint32_t>(t->getLine()), 1);
+    return src_.map(static_cast<uint32_t>(t->getLine()),
+                    static_cast<uint32_t>(t->getCharPositionInLine() + text.size() + 1));
+  }
+
+  template <typename T> static T *enclosing(antlr4::RuleContext *ctx) {
+    for (; ctx; ctx = dynamic_cast<antlr4::RuleContext *>(ctx->parent))
+      if (auto *c = dynamic_cast<T *>(ctx))
+        return c;
+    return nullptr;
+  }
+
+  // What a missing ';' ends, in clang's words.
+  static std::string semicolonMessage(antlr4::RuleContext *ctx) {
+    for (; ctx; ctx = dynamic_cast<antlr4::RuleContext *>(ctx->parent)) {
+      if (dynamic_cast<P::ExpressionStatementContext *>(ctx))
+        return "expected ';' after expression";
+      if (auto *j = dynamic_cast<P::JumpStatementContext *>(ctx)) {
+        if (j->Return())
+          return "expected ';' after return statement";
+        if (j->Break())
+          return "expected ';' after break statement";
+        if (j->Continue())
+          return "expected ';' after continue statement";
+        return "expected ';' after goto statement";
+      }
+      if (dynamic_cast<P::DoStatementContext *>(ctx))
+        return "expected ';' after do/while statement";
+      if (dynamic_cast<P::StructDeclarationContext *>(ctx))
+        return "expected ';' at end of declaration list";
+      if (auto *d = dynamic_cast<P::DeclarationContext *>(ctx)) {
+        if (!d->initDeclaratorList())
+          for (auto *s : d->declarationSpecifiers()->declarationSpecifier())
+            if (s->typeSpecifier() && s->typeSpecifier()->structSpecifier())
+              return "expected ';' after struct";
+        return "expected ';' at end of declaration";
+      }
+      if (dynamic_cast<P::ForStatementContext *>(ctx))
+        return "expected ';' in 'for' statement specifier";
+    }
+    return "expected ';'";
+  }
+
+  static bool inExpression(antlr4::RuleContext *ctx) {
+    return dynamic_cast<P::CastExpressionContext *>(ctx) ||
+           dynamic_cast<P::UnaryExpressionContext *>(ctx) ||
+           dynamic_cast<P::PostfixExpressionContext *>(ctx) ||
+           dynamic_cast<P::PrimaryExpressionContext *>(ctx) ||
+           dynamic_cast<P::AssignmentExpressionContext *>(ctx) ||
+           dynamic_cast<P::ConditionalExpressionContext *>(ctx) ||
+           dynamic_cast<P::ExpressionContext *>(ctx) ||
+           dynamic_cast<P::ArgumentExpressionListContext *>(ctx);
+  }
+
+  static std::string unsupportedKeyword(size_t type) {
+    switch (type) {
+    case P::Class:
+      return "C++ classes are not supported";
+    case P::Template:
+    case P::Typename:
+      return "templates are not supported";
+    case P::Namespace:
+    case P::ColonColon:
+      return "namespaces are not supported";
+    case P::Using:
+      return "using declarations are not supported";
+    case P::Operator:
+      return "operator overloading is not supported";
+    case P::Try:
+    case P::Catch:
+    case P::Throw:
+      return "exceptions are not supported";
+    case P::Asm:
+      return "inline PTX (asm) is not supported";
+    default:
+      return "";
+    }
+  }
+
+  static bool has(const antlr4::misc::IntervalSet &set, size_t type) { return set.contains(type); }
+
+  // The closing bracket for the innermost bracket opened in [from, to), or "".
+  static std::string unclosed(antlr4::TokenStream *stream, Token *from, Token *to) {
+    std::string open;
+    for (size_t i = from->getTokenIndex(); i < to->getTokenIndex(); ++i) {
+      size_t t = stream->get(i)->getType();
+      if (t == P::LeftParen || t == P::LeftBracket || t == P::LaunchOpen)
+        open.push_back(t == P::LeftParen ? ')' : t == P::LeftBracket ? ']' : '>');
+      else if ((t == P::RightParen || t == P::RightBracket || t == P::LaunchClose) && !open.empty())
+        open.pop_back();
+    }
+    if (open.empty())
+      return "";
+    return open.back() == '>' ? ">>>" : std::string(1, open.back());
+  }
+
+  static bool endsOperand(size_t t) {
+    return t == P::Identifier || t == P::IntegerConstant || t == P::FloatingConstant ||
+           t == P::CharacterConstant || t == P::StringLiteral || t == P::RightParen ||
+           t == P::RightBracket || t == P::PlusPlus || t == P::MinusMinus || t == P::True ||
+           t == P::False || t == P::Nullptr;
+  }
+
+  static bool startsOperand(size_t t) {
+    return t == P::Identifier || t == P::IntegerConstant || t == P::FloatingConstant ||
+           t == P::CharacterConstant || t == P::StringLiteral || t == P::True || t == P::False ||
+           t == P::Nullptr;
+  }
+
+  static std::string spell(Token *t) {
+    if (t->getType() == Token::EOF)
+      return "end of file";
+    return "'" + t->getText() + "'";
+  }
+
+  void report(antlr4::Parser *p, Token *offending, Token *startToken, bool missing) {
+    if (!offending)
+      offending = p->getCurrentToken();
+    antlr4::misc::IntervalSet expected;
+    try {
+      expected = p->getExpectedTokens();
+    } catch (...) {
+    }
+    auto *stream = p->getTokenStream();
+    Token *prev = nullptr;
+    if (offending->getTokenIndex() > 0 && offending->getTokenIndex() != INVALID_INDEX)
+      prev = stream->get(offending->getTokenIndex() - 1);
+    SourceLoc at = locOf(offending);
+    std::string msg;
+    size_t type = offending->getType();
+
+    bool noViableAlt = startToken != nullptr;
+    Token *next =
+        offending->getType() == Token::EOF ? nullptr : stream->get(offending->getTokenIndex() + 1);
+    if (std::string u = unsupportedKeyword(type); !u.empty()) {
+      msg = u;
+    } else if (type == P::Unknown && offending->getText() == "\"") {
+      msg = "missing terminating '\"' character";
+    } else if (type == P::Unknown && offending->getText() == "'") {
+      msg = "missing terminating ' character";
+    } else if (type == P::Unknown) {
+      msg = "unexpected character " + spell(offending);
+    } else if (type == P::Hash) {
+      msg = "unexpected '#' (a preprocessing directive must start its own line)";
+    } else if (type == Token::EOF) {
+      msg = has(expected, P::RightBrace) ? "expected '}'" : "unexpected end of file";
+    } else if (noViableAlt && startToken == offending && type == P::Identifier && next &&
+               next->getType() == P::Identifier) {
+      // `foo x;` where foo names no type: the only reading left is a declaration.
+      msg = "unknown type name '" + offending->getText() + "'";
+    } else if (type == P::RightBrace &&
+               dynamic_cast<P::TranslationUnitContext *>(p->getContext())) {
+      msg = "extraneous closing brace ('}')";
+    } else if (noViableAlt && startToken != offending &&
+               !unclosed(stream, startToken, offending).empty()) {
+      // The decision looked ahead over a whole statement; the bracket left open is the
+      // likeliest culprit.
+      msg = "expected '" + unclosed(stream, startToken, offending) + "'";
+    } else if (noViableAlt && startToken != offending && prev && endsOperand(prev->getType()) &&
+               startsOperand(type)) {
+      msg = "expected ';' after expression";
+      at = endOf(prev);
+    } else if (!noViableAlt && has(expected, P::Semi) && type != P::Semi && prev) {
+      msg = semicolonMessage(p->getContext());
+      at = endOf(prev);
+    } else if (expected.size() == 1 &&
+               expected.getSingleElement() != static_cast<ssize_t>(Token::EOF)) {
+      msg = "expected " +
+            p->getVocabulary().getDisplayName(static_cast<size_t>(expected.getSingleElement()));
+    } else if (has(expected, P::RightParen) && !has(expected, P::Identifier) &&
+               expected.size() <= 4) {
+      msg = "expected ')'";
+    } else if (has(expected, P::RightBracket) && expected.size() <= 4) {
+      msg = "expected ']'";
+    } else if (inExpression(p->getContext()) ||
+               (has(expected, P::IntegerConstant) && !has(expected, P::Void))) {
+      msg = "expected expression";
+    } else if (type == P::RightBrace || type == P::RightParen || type == P::RightBracket) {
+      msg = "extraneous " + spell(offending);
+    } else {
+      msg = "unexpected token " + spell(offending);
+    }
+    diags_.error(at, msg);
+    throw antlr4::ParseCancellationException();
+  }
+};
+
+} // namespace
+
+std::shared_ptr<antlr4::ANTLRErrorStrategy> makeSyntaxErrorStrategy(const PreprocessedSource &src,
+                                                                    DiagnosticEngine &diags) {
+  return std::make_shared<KernErrorStrategy>(src, diags);
+}
+
+bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const PreprocessedSource &src,
+                            DiagnosticEngine &diags) {
+  static const std::map<std::string, std::string> names = {
+      {"cooperative_groups", "cooperative groups are not supported"},
+      {"cudaTextureObject_t", "texture objects are not supported"},
+      {"cudaSurfaceObject_t", "surface objects are not supported"},
+      {"cudaCreateTextureObject", "texture objects are not supported"},
+      {"cudaCreateSurfaceObject", "surface objects are not supported"},
+      {"cudaBindTexture", "texture references are not supported"},
+      {"tex1Dfetch", "textures are not supported"},
+      {"tex1D", "textures are not supported"},
+      {"tex2D", "textures are not supported"},
+      {"tex3D", "textures are not supported"},
+      {"surf2Dread", "surfaces are not supported"},
+      {"surf2Dwrite", "surfaces are not supported"},
+  };
+  const auto &all = tokens.getTokens();
+  for (size_t i = 0; i < all.size(); ++i) {
+    Token *t = all[i];
+    if (t->getType() != P::Identifier)
+      continue;
+    std::string text = t->getText();
+    std::string msg;
+    if (auto it = names.find(text); it != names.end())
+      msg = it->second;
+    else if ((text == "texture" || text == "surface") && i + 1 < all.size() &&
+             all[i + 1]->getText() == "<")
+      msg = text == "texture" ? "texture references are not supported"
+                              : "surface references are not supported";
+    if (msg.empty())
+      continue;
+    diags.error(src.map(static_cast<uint32_t>(t->getLine()),
+                        static_cast<uint32_t>(t->getCharPositionInLine() + 1)),
+                msg);
+    return false;
+  }
+  return true;
+}
+
+} // namespace kern::frontend
