@@ -85,6 +85,14 @@ struct GlobalImage {
   uint64_t size = 0;
   uint64_t align = 1;
   std::vector<uint8_t> init; ///< the first bytes; the rest (all of it when empty) zero
+  /// Pointers in the initial bytes to other globals: at `offset`, the address of global
+  /// `target` (a GlobalImage::id) plus `addend`, written once the globals have storage.
+  struct Reloc {
+    uint64_t offset = 0;
+    uint32_t target = 0;
+    int64_t addend = 0;
+  };
+  std::vector<Reloc> relocs;
 };
 
 /// The kernels compiled with the counter hooks, by kernel index (the same order as

@@ -73,8 +73,12 @@ backend::ProgramImage Program::Impl::image() {
   for (const ir::Site &s : module->sites)
     img.sites.push_back({s.loc.file, s.loc.line, s.loc.col, siteKind(s.kind), s.what});
 
-  for (const ir::GlobalVar *g : module->globals)
-    img.globals.push_back({g->id, g->name, globalSpace(g->space), g->size, g->align, g->init});
+  for (const ir::GlobalVar *g : module->globals) {
+    backend::GlobalImage gi{g->id, g->name, globalSpace(g->space), g->size, g->align, g->init, {}};
+    for (const ir::GlobalReloc &r : g->relocs)
+      gi.relocs.push_back({r.offset, r.target, r.addend});
+    img.globals.push_back(std::move(gi));
+  }
 
   img.main = native->main();
 

@@ -156,6 +156,15 @@ Specs Builder::readSpecs(P::DeclarationSpecifiersContext *ctx) {
   return s;
 }
 
+std::string Builder::spelling(antlr4::ParserRuleContext *ctx) {
+  // The source text, spaces included (getText() joins the tokens without them).
+  Token *start = ctx->getStart(), *stop = ctx->getStop();
+  if (!start || !stop || stop->getStopIndex() < start->getStartIndex())
+    return ctx->getText();
+  return start->getInputStream()->getText(
+      antlr4::misc::Interval(start->getStartIndex(), stop->getStopIndex()));
+}
+
 void Builder::checkSpecifierMix(P::DeclarationSpecifiersContext *ctx) {
   ParserRuleContext *named = nullptr;
   ParserRuleContext *other = nullptr;
@@ -165,7 +174,7 @@ void Builder::checkSpecifierMix(P::DeclarationSpecifiersContext *ctx) {
       continue;
     bool isNamed = ts->structSpecifier() || ts->enumSpecifier() || ts->typedefName();
     if (isNamed && (named || other)) {
-      error(loc(ts), "cannot combine with previous '" + (named ? named : other)->getText() +
+      error(loc(ts), "cannot combine with previous '" + spelling(named ? named : other) +
                          "' declaration specifier");
       return;
     }
@@ -179,7 +188,7 @@ void Builder::checkSpecifierMix(P::DeclarationSpecifiersContext *ctx) {
               std::string("expected ';' after ") + (isStruct ? "struct" : "enum"));
       } else {
         error(loc(ts),
-              "cannot combine with previous '" + named->getText() + "' declaration specifier");
+              "cannot combine with previous '" + spelling(named) + "' declaration specifier");
       }
       return;
     }

@@ -121,6 +121,8 @@ private:
 
   // A struct, enum or typedef name cannot be combined with another type specifier. The
   // usual cause is a struct definition without its ';' before the next declaration.
+  /// The source text of `ctx` as written, spaces included: for naming it in messages.
+  static std::string spelling(antlr4::ParserRuleContext *ctx);
   void checkSpecifierMix(P::DeclarationSpecifiersContext *ctx);
 
   static void typeQualifier(P::TypeQualifierContext *tq, Specs &s);

@@ -67,6 +67,12 @@ const char *const kPredefined[] = {
     "__CUDACC__ 1",
     "__KERN__ 1",
     "__NVCC__ 1",
+    // The CUDA release whose runtime API kern implements (13.0): what the CUDA headers and nvcc
+    // define, so `#if CUDART_VERSION >= 4000` takes the branch it takes with nvcc.
+    "CUDART_VERSION 13000",
+    "CUDA_VERSION 13000",
+    "__CUDACC_VER_MAJOR__ 13",
+    "__CUDACC_VER_MINOR__ 0",
     "NULL 0",
     "EXIT_SUCCESS 0",
     "EXIT_FAILURE 1",

@@ -54,6 +54,25 @@ grammar Kern;
   class DeclaratorContext;
   class InitDeclaratorListContext;
 
+  // C's rule for a name that is a type: once the specifiers of a declaration have a type
+  // specifier, the name is the declarator, not a second type (`typedef struct P {...} P;`, a
+  // repeated `typedef unsigned u32;`). The nearest specifier list being parsed decides; only
+  // its finished specifiers count (a struct specifier still open does not).
+  bool typeSpecified() {
+    for (antlr4::ParserRuleContext *c = _ctx; c;
+         c = dynamic_cast<antlr4::ParserRuleContext *>(c->parent)) {
+      if (auto *ds = dynamic_cast<DeclarationSpecifiersContext *>(c))
+        return specifiersHaveType(ds);
+    }
+    return false;
+  }
+  static bool specifiersHaveType(DeclarationSpecifiersContext *specs) {
+    for (auto *s : specs->declarationSpecifier())
+      if (s->stop && s->typeSpecifier())
+        return true;
+    return false;
+  }
+
   static bool specifiersHaveTypedef(DeclarationSpecifiersContext *specs) {
     for (auto *s : specs->declarationSpecifier())
       if (s->Typedef())
@@ -136,7 +155,7 @@ typeSpecifier
   | typedefName
   ;
 
-typedefName : {isTypeName(_input->LT(1)->getText())}? Identifier ;
+typedefName : {isTypeName(_input->LT(1)->getText()) && !typeSpecified()}? Identifier ;
 
 structSpecifier
   : (Struct | Union) (alignSpecifier | attributeSpecifier)* Identifier?

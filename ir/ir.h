@@ -117,6 +117,15 @@ struct LocalSlot {
 
 /// A file-scope variable: `__device__` (global space), `__constant__` (constant space) or a
 /// host global (host space), with its initial bytes.
+/// A pointer inside a global's initial bytes that holds another global's address
+/// (`const char *s = "x";`, `int *p = &n;`): the address is known only once storage exists, so
+/// the runtime writes it at `offset` when it allocates the globals.
+struct GlobalReloc {
+  uint64_t offset = 0;
+  uint32_t target = 0; // GlobalVar::id
+  int64_t addend = 0;  // bytes past the target's start
+};
+
 struct GlobalVar {
   uint32_t id = 0;
   std::string name;
@@ -124,6 +133,7 @@ struct GlobalVar {
   uint64_t size = 0;
   uint64_t align = 1;
   std::vector<uint8_t> init; // empty = zero-initialised
+  std::vector<GlobalReloc> relocs;
 };
 
 // ---------------------------------------------------------------------------------------------

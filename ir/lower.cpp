@@ -13,11 +13,8 @@ void Lowerer::placeCommonShared() {
   auto place = [&](fe::VarDecl *v) {
     if (!v->type || commonShared_.count(v))
       return;
-    if (v->quals.isExtern) {
-      error(v->loc, "'extern __shared__' outside a kernel is not supported (declare it in the "
-                    "kernel and pass a pointer)");
-      return;
-    }
+    if (v->quals.isExtern)
+      return; // the dynamic region: it starts after the static shared memory of each kernel
     uint64_t a = std::max<uint64_t>(v->type->align(), 4);
     uint64_t off = (commonSharedBytes_ + a - 1) / a * a;
     commonShared_[v] = static_cast<int64_t>(off);
@@ -78,6 +75,13 @@ void Lowerer::globalVar(fe::VarDecl *v) {
     if (defined)
       return;
   }
+  if (v->quals.shared && v->quals.isExtern) {
+    // `extern __shared__ T s[];` at file scope: the launch's dynamic shared memory.
+    Storage st;
+    st.dynamicShared = true;
+    globals_[v] = st;
+    return;
+  }
   if (v->quals.shared) { // in the common region (placeCommonShared)
     auto it = commonShared_.find(v);
     if (it == commonShared_.end())
@@ -95,12 +99,16 @@ void Lowerer::globalVar(fe::VarDecl *v) {
                                : AddrSpace::Host;
   g->size = v->type->size();
   g->align = std::max<uint64_t>(v->type->align(), 1);
+  // Pushed before its initialiser is read: string literals it points at come after it.
+  m_.globals.push_back(g);
   if (v->init) {
     g->init.assign(g->size, 0);
+    GlobalVar *outer = initGlobal_;
+    initGlobal_ = g;
     if (!constantInit(v->init, v->type, g->init.data()))
       error(v->init->loc, "initializer of a file-scope variable must be a constant");
+    initGlobal_ = outer;
   }
-  m_.globals.push_back(g);
   Storage st;
   st.global = g;
   globals_[v] = st;
@@ -132,6 +140,8 @@ bool Lowerer::constantInit(fe::Expr *e, const fe::Type *t, uint8_t *out) {
     std::memcpy(out, e->stringValue.data(), std::min<size_t>(e->stringValue.size(), t->size()));
     return true;
   }
+  if (t->isPointer() && addressInit(e, out))
+    return true;
   fe::ConstValue c;
   if (!fe::foldArith(e, c))
     return false;
@@ -154,6 +164,46 @@ bool Lowerer::constantInit(fe::Expr *e, const fe::Type *t, uint8_t *out) {
   if (t->isPointer() && !c.isFloat && c.i == 0)
     return true;
   return false;
+}
+
+bool Lowerer::addressInit(fe::Expr *e, uint8_t *out) {
+  if (!initGlobal_)
+    return false;
+  while (e->kind == ExprKind::Cast && !e->typeSyntax)
+    e = e->operands[0];
+  GlobalReloc r;
+  r.offset = static_cast<uint64_t>(out - initGlobal_->init.data());
+  if (e->kind == ExprKind::StringLit) {
+    // The literal's characters become a global of their own, in the pointer's memory.
+    GlobalVar *str = m_.make<GlobalVar>();
+    str->id = static_cast<uint32_t>(m_.globals.size());
+    str->name = "string literal";
+    str->space = initGlobal_->space;
+    str->init.assign(e->stringValue.begin(), e->stringValue.end());
+    str->init.push_back(0);
+    str->size = str->init.size();
+    m_.globals.push_back(str);
+    r.target = str->id;
+  } else {
+    // &variable, or an array variable standing for its first element.
+    fe::Expr *named = e;
+    if (e->kind == ExprKind::Unary && e->unaryOp == fe::UnaryOp::AddrOf)
+      named = e->operands[0];
+    else if (!(e->type && e->type->isArray()))
+      return false;
+    if (named->kind != ExprKind::Ident)
+      return false;
+    auto *v = dynamic_cast<fe::VarDecl *>(named->decl);
+    if (!v)
+      return false;
+    globalVar(v);
+    auto it = globals_.find(v);
+    if (it == globals_.end() || !it->second.global)
+      return false;
+    r.target = it->second.global->id;
+  }
+  initGlobal_->relocs.push_back(r);
+  return true;
 }
 
 Function *Lowerer::newFunction(fe::FunctionDecl *f, FunctionKind kind) {
@@ -479,6 +529,11 @@ void Lowerer::localVar(fe::VarDecl *v) {
   Storage st;
   const fe::Type *t = v->type;
   if (v->quals.shared) {
+    if (F->kind != FunctionKind::Kernel && v->quals.isExtern) {
+      st.dynamicShared = true; // reported where it is used (lvalue)
+      locals_[v] = st;
+      return;
+    }
     if (F->kind != FunctionKind::Kernel) {
       auto it = commonShared_.find(v);
       if (it == commonShared_.end())

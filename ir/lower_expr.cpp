@@ -68,6 +68,15 @@ LValue Lowerer::lvalue(fe::Expr *e) {
       lv.space = a->type.space;
       return lv;
     }
+    if (st->dynamicShared && F->kind != FunctionKind::Kernel) {
+      // The dynamic region starts after the calling kernel's static shared memory, which a
+      // __device__ function does not know.
+      error(e->loc, "'extern __shared__' memory used in a __device__ function is not supported "
+                    "yet (use it in the kernel and pass a pointer)");
+      lv.addr = constInt(Type::ptr(AddrSpace::Shared), 0);
+      lv.space = AddrSpace::Shared;
+      return lv;
+    }
     Expr *a = node(ir::ExprKind::SharedAddr, Type::ptr(AddrSpace::Shared));
     a->intValue = st->sharedOffset;
     if (st->dynamicShared)
@@ -420,6 +429,27 @@ Expr *Lowerer::neg(Expr *x) {
   return e;
 }
 
+Expr *Lowerer::fileScopeConstant(fe::Expr *e) {
+  // CUDA lets device code use the value of a namespace-scope const scalar without an execution
+  // space that was initialised with a constant expression: it is a compile-time constant, not
+  // a read of host memory. Host code reads it the same way.
+  auto *v = dynamic_cast<fe::VarDecl *>(e->decl);
+  if (!v || !v->init || !e->type->isArithmetic() || !v->typeSyntax || !v->typeSyntax->isConst ||
+      v->typeSyntax->isVolatile || v->quals.device || v->quals.constant || v->quals.shared ||
+      !globals_.count(v))
+    return nullptr;
+  fe::ConstValue c;
+  if (!fe::foldArith(v->init, c))
+    return nullptr;
+  const Type t = irType(e->type);
+  if (e->type->isFloating())
+    return constFloat(t, c.isFloat ? c.f : static_cast<double>(c.i));
+  int64_t i = c.isFloat ? static_cast<int64_t>(c.f) : c.i;
+  if (e->type->isBool())
+    i = i != 0;
+  return constInt(t, i);
+}
+
 Expr *Lowerer::rvalue(fe::Expr *e) {
   switch (e->kind) {
   case ExprKind::IntLit:
@@ -455,6 +485,8 @@ Expr *Lowerer::rvalue(fe::Expr *e) {
       return constInt(Type::i64(false), e->builtin == fe::kBuiltinStdout ? 1 : 2);
     if (e->type->isArray() || e->type->isStruct())
       return lvalue(e).addr;
+    if (Expr *c = fileScopeConstant(e))
+      return c;
     return readLValue(lvalue(e), e->loc);
   }
   case ExprKind::Member: {

@@ -281,6 +281,12 @@ private:
   void globalVar(fe::VarDecl *v);
 
   bool constantInit(fe::Expr *e, const fe::Type *t, uint8_t *out);
+  /// The value of a file-scope const scalar with a constant initialiser named by `e`, or null.
+  Expr *fileScopeConstant(fe::Expr *e);
+  /// A pointer initialised with an address known only at run time: a string literal, `&v` or
+  /// an array `v` of file scope. Records a GlobalReloc in initGlobal_; false if `e` is none.
+  bool addressInit(fe::Expr *e, uint8_t *out);
+  GlobalVar *initGlobal_ = nullptr; // the global whose initialiser constantInit is reading
 
   Function *newFunction(fe::FunctionDecl *f, FunctionKind kind);
 

@@ -124,6 +124,7 @@ void Runtime::setProgram(backend::ProgramImage image) {
   // Globals keep their addresses when the program grows (a REPL adds definitions): only the
   // new ones are allocated. They are allocated before the program runs, so their device
   // addresses come first and are the same on every run.
+  std::vector<size_t> fresh; // allocated now: their pointers to other globals are written below
   for (size_t index = 0; index < image_.globals.size(); ++index) {
     const backend::GlobalImage &g = image_.globals[index];
     const bool onDevice = g.space != backend::GlobalSpace::Host;
@@ -157,9 +158,19 @@ void Runtime::setProgram(backend::ProgramImage image) {
     }
     std::memcpy(p, g.init.data(), std::min<uint64_t>(g.init.size(), size));
     globalAddrs_[g.id] = addressOf(p);
+    fresh.push_back(index);
     // A __device__ variable has its initialiser, or zeros by C's rules: never "unwritten".
     if (checker_ && onDevice)
       checker_->init().mark(addressOf(p), size);
+  }
+  for (size_t index : fresh) {
+    const backend::GlobalImage &g = image_.globals[index];
+    for (const backend::GlobalImage::Reloc &r : g.relocs) {
+      if (r.target >= globalAddrs_.size() || r.offset + 8 > g.size)
+        continue; // the target could not be allocated (reported above)
+      const uint64_t value = globalAddrs_[r.target] + static_cast<uint64_t>(r.addend);
+      std::memcpy(reinterpret_cast<void *>(globalAddrs_[g.id] + r.offset), &value, 8);
+    }
   }
 }
 
