@@ -196,7 +196,8 @@ void Runtime::setProgram(std::vector<KernelInfo> kernels, const ir::Module *modu
                       "'");
       continue;
     }
-    std::memcpy(p, g->init.data(), std::min<uint64_t>(g->init.size(), size));
+    if (!g->init.empty()) // memcpy's source must not be null, even for 0 bytes
+      std::memcpy(p, g->init.data(), std::min<uint64_t>(g->init.size(), size));
     globalAddrs_[g->id] = addressOf(p);
     // A __device__ variable has its initialiser, or zeros by C's rules: never "unwritten".
     if (checker_ && g->space != ir::AddrSpace::Host)
