@@ -1113,7 +1113,8 @@ bool suspendsAtBarriers(const ir::Function &f) {
   // from its frame, and its code between barriers is a little slower than a fiber's; it wins
   // where barriers come often (a loop around a barrier with no loop inside it, as in a tree
   // reduction: 20% on W2) and loses up to 10% elsewhere (matmul, transpose).
-  if (getenv("KERN_NO_CORO")) return false; // TEMP
+  if (getenv("KERN_NO_CORO"))
+    return false; // TEMP
   return f.kind == ir::FunctionKind::Kernel && f.usesBarriers && f.slots.empty() &&
          !warp::callsAnything(f.body) && warp::tightBarrierLoop(f.body);
 }

@@ -156,7 +156,8 @@ void Runtime::setProgram(backend::ProgramImage image) {
                       "'");
       continue;
     }
-    std::memcpy(p, g.init.data(), std::min<uint64_t>(g.init.size(), size));
+    if (!g.init.empty()) // memcpy's source must not be null, even for 0 bytes
+      std::memcpy(p, g.init.data(), std::min<uint64_t>(g.init.size(), size));
     globalAddrs_[g.id] = addressOf(p);
     fresh.push_back(index);
     // A __device__ variable has its initialiser, or zeros by C's rules: never "unwritten".

@@ -12,6 +12,24 @@
 
 #include <sys/mman.h>
 
+// AddressSanitizer keeps one shadow stack per context: every switch between fiber stacks is
+// announced to it (start before, finish after), or it takes the other stack's frames for a
+// stack overflow or use-after-scope and reports false positives.
+#if defined(__SANITIZE_ADDRESS__)
+#define KERN_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KERN_ASAN 1
+#endif
+#endif
+#ifndef KERN_ASAN
+#define KERN_ASAN 0
+#endif
+#if KERN_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -95,8 +113,13 @@ public:
   StackPool() = default;
   StackPool(const StackPool &) = delete;
   ~StackPool() {
-    for (void *p : free_)
+    for (void *p : free_) {
+#if KERN_ASAN
+      // Leave no poisoned shadow behind for whatever is mapped here next.
+      ASAN_UNPOISON_MEMORY_REGION(static_cast<char *>(p) + kGuardBytes, kStackBytes);
+#endif
       munmap(p, kStackBytes + kGuardBytes);
+    }
   }
   ctxlib::stack_context allocate() {
     void *base;
@@ -110,6 +133,10 @@ public:
         throw std::bad_alloc();
       mprotect(base, kGuardBytes, PROT_NONE);
     }
+#if KERN_ASAN
+    // A reused stack may still carry the poisoned redzones of frames that were abandoned on it.
+    ASAN_UNPOISON_MEMORY_REGION(static_cast<char *>(base) + kGuardBytes, kStackBytes);
+#endif
     ctxlib::stack_context sc;
     sc.size = kStackBytes;
     sc.sp = static_cast<char *>(base) + kGuardBytes + kStackBytes;
@@ -123,10 +150,17 @@ private:
   std::vector<void *> free_;
 };
 
-/// The StackAllocator that boost::context copies into each fiber: a handle on the pool.
+/// The StackAllocator that boost::context copies into each fiber: a handle on the pool (and,
+/// if `record` is set, the list where each stack it hands out is noted).
 struct PooledStack {
   StackPool *pool;
-  ctxlib::stack_context allocate() { return pool->allocate(); }
+  std::vector<ctxlib::stack_context> *record = nullptr;
+  ctxlib::stack_context allocate() {
+    ctxlib::stack_context sc = pool->allocate();
+    if (record)
+      record->push_back(sc);
+    return sc;
+  }
   void deallocate(ctxlib::stack_context &sc) { pool->deallocate(sc); }
 };
 
@@ -205,10 +239,22 @@ struct FiberPool {
   /// Leaves context `self` for context `target` (a warp fiber, or kMain) and returns when some
   /// context switches back to `self`.
   void switchTo(uint32_t self, uint32_t target) {
+#if KERN_ASAN
+    void *fakeStack = nullptr;
+    asanLeave(self, target, &fakeStack);
+#endif
     kern_fiber_switch(self == kMain ? &mainSp : &sps[self], target == kMain ? mainSp : sps[target]);
+#if KERN_ASAN
+    asanArrive(fakeStack);
+#endif
   }
 
-  static void entry(FiberPool *pool, uint64_t self) { pool->loop(static_cast<uint32_t>(self)); }
+  static void entry(FiberPool *pool, uint64_t self) {
+#if KERN_ASAN
+    pool->asanArrive(nullptr);
+#endif
+    pool->loop(static_cast<uint32_t>(self));
+  }
 
   /// At least `n` warp fibers, created on this thread (fibers stay on the thread that made
   /// them: code on their stacks may have cached the address of thread-local data).
@@ -236,8 +282,11 @@ struct FiberPool {
   /// The suspended continuation of each warp fiber (empty while it runs); destroyed before
   /// `stacks` (declared before it) so that the stacks go back to a pool that still exists.
   std::vector<ctxlib::fiber> fibers;
-  ctxlib::fiber main;    // the worker's own context, while a fiber runs
-  uint32_t from = kMain; // the context that switched to the one now resuming
+  ctxlib::fiber main;                         // the worker's own context, while a fiber runs
+  uint32_t from = kMain;                      // the context that switched to the one now resuming
+#if KERN_ASAN
+  std::vector<ctxlib::stack_context> stackOf; // each fiber's stack, for AddressSanitizer
+#endif
 
   ~FiberPool() { release(); }
 
@@ -248,6 +297,9 @@ struct FiberPool {
       if (fibers[i])
         switchTo(kMain, i);
     fibers.clear();
+#if KERN_ASAN
+    stackOf.clear();
+#endif
     quit = false;
   }
 
@@ -256,7 +308,15 @@ struct FiberPool {
   void switchTo(uint32_t self, uint32_t target) {
     ctxlib::fiber &to = target == kMain ? main : fibers[target];
     from = self;
+#if KERN_ASAN
+    void *fakeStack = nullptr;
+    asanLeave(self, target, &fakeStack);
+    ctxlib::fiber back = std::move(to).resume();
+    asanArrive(fakeStack);
+    park(std::move(back));
+#else
     park(std::move(to).resume());
+#endif
   }
   void park(ctxlib::fiber &&back) { (from == kMain ? main : fibers[from]) = std::move(back); }
 
@@ -269,13 +329,52 @@ struct FiberPool {
     }
     while (fibers.size() < n) {
       const uint32_t self = static_cast<uint32_t>(fibers.size());
-      fibers.emplace_back(std::allocator_arg, PooledStack{&stacks},
-                          [this, self](ctxlib::fiber &&caller) {
-                            park(std::move(caller));
-                            loop(self);
-                            from = self;
-                            return std::move(main);
-                          });
+#if KERN_ASAN
+      PooledStack alloc{&stacks, &stackOf};
+#else
+      PooledStack alloc{&stacks};
+#endif
+      fibers.emplace_back(std::allocator_arg, alloc, [this, self](ctxlib::fiber &&caller) {
+#if KERN_ASAN
+        asanArrive(nullptr);
+#endif
+        park(std::move(caller));
+        loop(self);
+        from = self;
+#if KERN_ASAN
+        asanLeave(self, kMain, nullptr); // this fiber's stack is never resumed
+#endif
+        return std::move(main);
+      });
+    }
+  }
+#endif
+
+#if KERN_ASAN
+  // AddressSanitizer's view of the switches: the stack of the worker's own context is learnt
+  // when it switches to a fiber (it always does before any fiber switches back to it).
+  const void *mainBottom = nullptr;
+  size_t mainSize = 0;
+  uint32_t switcher = kMain; // the context that announced the switch now completing
+
+  /// Announces the switch from `self` to `target`; `fakeStack` null: `self` never resumes.
+  void asanLeave(uint32_t self, uint32_t target, void **fakeStack) {
+    switcher = self;
+    if (target == kMain)
+      __sanitizer_start_switch_fiber(fakeStack, mainBottom, mainSize);
+    else
+      __sanitizer_start_switch_fiber(fakeStack,
+                                     static_cast<char *>(stackOf[target].sp) - stackOf[target].size,
+                                     stackOf[target].size);
+  }
+  /// Completes a switch on the stack that now runs.
+  void asanArrive(void *fakeStack) {
+    const void *bottom = nullptr;
+    size_t size = 0;
+    __sanitizer_finish_switch_fiber(fakeStack, &bottom, &size);
+    if (switcher == kMain) {
+      mainBottom = bottom;
+      mainSize = size;
     }
   }
 #endif
