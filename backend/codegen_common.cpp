@@ -21,6 +21,17 @@ llvm::Function *ModuleContext::externalFunction(const std::string &name, llvm::F
   return llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module);
 }
 
+llvm::Function *ModuleContext::runtimeFunction(RuntimeFunction f) {
+  const RuntimeFunctionInfo &info = runtimeFunctionInfo(f);
+  if (auto *fn = module.getFunction(info.name))
+    return fn;
+  auto *fn =
+      llvm::Function::Create(info.type(llvm), llvm::Function::ExternalLinkage, info.name, module);
+  if (!info.returns)
+    fn->setDoesNotReturn();
+  return fn;
+}
+
 llvm::Constant *ModuleContext::stringConstant(const std::string &text) {
   auto it = strings_.find(text);
   if (it != strings_.end())

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "backend/backend.h"
+#include "backend/runtime_functions.h"
 #include "ir/ir.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -53,6 +54,8 @@ struct ModuleContext {
   void fail(const std::string &message);
   /// Declares (once) an external function the JIT resolves from its allow-list.
   llvm::Function *externalFunction(const std::string &name, llvm::FunctionType *type);
+  /// Declares (once) the runtime function `f` with the type its row gives.
+  llvm::Function *runtimeFunction(RuntimeFunction f);
   /// A private constant holding `text` and its NUL, shared between uses; its address.
   llvm::Constant *stringConstant(const std::string &text);
   /// The index of `kernel` in Module::kernels() order.

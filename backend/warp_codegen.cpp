@@ -134,7 +134,6 @@ void WarpCodegen::emit() {
   if (coro_) {
     // A switch-resumed coroutine (LLVM's coroutine lowering keeps what lives across a
     // suspension in the frame): its frame is the runtime's, one per warp, reused.
-    Type *ptr = b_.getPtrTy();
     Value *nullPtr = llvm::ConstantPointerNull::get(b_.getPtrTy());
     Value *id = b_.CreateIntrinsic(llvm::Intrinsic::coro_id, {},
                                    {b_.getInt32(0), nullPtr, nullPtr, nullPtr}, nullptr, "coro.id");
@@ -142,9 +141,8 @@ void WarpCodegen::emit() {
                                      "frame.size");
     Value *align = b_.CreateIntrinsic(llvm::Intrinsic::coro_align, {b_.getInt64Ty()}, {}, nullptr,
                                       "frame.align");
-    Value *mem =
-        b_.CreateCall(runtime("kern_rt_coro_frame", ptr, {ptr, b_.getInt64Ty(), b_.getInt64Ty()}),
-                      {ctx_, size, align}, "frame.mem");
+    Value *mem = b_.CreateCall(runtime(RuntimeFunction::kern_rt_coro_frame), {ctx_, size, align},
+                               "frame.mem");
     coroHandle_ = b_.CreateIntrinsic(llvm::Intrinsic::coro_begin, {}, {id, mem}, nullptr, "coro");
     b_.CreateStore(coroHandle_, ctxAddr(kCtxCoro));
     b_.CreateStore(b_.getInt32(0), ctxAddr(kCtxFinished));
@@ -284,8 +282,7 @@ void WarpCodegen::emit() {
   exit_->insertInto(fn_);
   b_.SetInsertPoint(exit_);
   if (instrWarp_) // every way out (the end, a return, a fault, a timeout) passes here
-    b_.CreateCall(runtime("kern_rt_count_instr_totals", b_.getVoidTy(),
-                          {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}),
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_instr_totals),
                   {ctx_, b_.CreateLoad(b_.getInt64Ty(), instrWarp_, "instr.warp.total"),
                    b_.CreateLoad(b_.getInt64Ty(), instrThread_, "instr.thread.total")});
   if (coro_) {
@@ -325,10 +322,8 @@ void WarpCodegen::faultWithKind(Value *bad, Value *kind, ir::SiteId site, Value 
   Value *addr = addrs ? b_.CreateExtractElement(addrs, lane, "fault.addr") : b_.getInt64(0);
   if (!kind->getType()->isIntegerTy(32))
     kind = b_.CreateExtractElement(kind, lane, "fault.kind");
-  Type *i32 = b_.getInt32Ty();
-  b_.CreateCall(
-      runtime("kern_rt_fault", b_.getVoidTy(), {b_.getPtrTy(), i32, i32, i32, b_.getInt64Ty()}),
-      {ctx_, b_.getInt32(site), kind, lane, addr});
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_fault),
+                {ctx_, b_.getInt32(site), kind, lane, addr});
   // The warp stops at its first fault: no later instruction of any lane runs.
   b_.CreateBr(exit_);
   b_.SetInsertPoint(okBB);
@@ -339,9 +334,8 @@ void WarpCodegen::faultIf(Value *bad, uint32_t kind, ir::SiteId site, Value *add
 }
 
 void WarpCodegen::emitCoroBarrier(ir::SiteId site, Value *mask, Value *pred, int32_t op) {
-  Type *i32 = b_.getInt32Ty();
   Value *r = b_.CreateCall(
-      runtime("kern_rt_barrier_arrive", i32, {b_.getPtrTy(), i32, i32, i32, i32}),
+      runtime(RuntimeFunction::kern_rt_barrier_arrive),
       {ctx_, b_.getInt32(site), mask, pred, b_.getInt32(static_cast<uint32_t>(op))}, "arrived");
   auto *suspendBB = newBlock("barrier.suspend");
   auto *resumedBB = newBlock("barrier.resumed");
@@ -399,7 +393,6 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool counted) {
   if (!mc_.options.counters || !counted)
     return {};
   return [this, site](Value *m, Value *taken) {
-    Type *i32 = b_.getInt32Ty();
     Type *i64 = b_.getInt64Ty();
     // A branch whose active lanes all go one way only adds to branches executed: that add is
     // done here. A split branch goes to the runtime, whose rule (isDivergent) judges it.
@@ -421,7 +414,7 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool counted) {
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, p), b_.getInt64(1)), p);
     b_.CreateBr(doneBB);
     b_.SetInsertPoint(callBB);
-    b_.CreateCall(runtime("kern_rt_count_branch", b_.getVoidTy(), {b_.getPtrTy(), i32, i32, i32}),
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_branch),
                   {ctx_, b_.getInt32(site), mb, bits(taken)});
     b_.CreateBr(doneBB);
     b_.SetInsertPoint(doneBB);
@@ -542,12 +535,11 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     return;
   case StmtKind::Barrier: {
     countInstr(1);
-    Type *i32 = b_.getInt32Ty();
     if (coro_) {
       emitCoroBarrier(s.site, bits(cur(), "barrier.mask"), b_.getInt32(0), -1);
       return;
     }
-    b_.CreateCall(runtime("kern_rt_barrier", b_.getVoidTy(), {b_.getPtrTy(), i32, i32}),
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_barrier),
                   {ctx_, b_.getInt32(s.site), bits(cur(), "barrier.mask")});
     returnIfFaulted();
     return;
@@ -657,8 +649,7 @@ void WarpCodegen::emitBackEdge(ir::SiteId site) {
   unlikelyBr(b_.CreateICmpSLT(steps, b_.getInt64(0)), pollBB, goBB);
   b_.SetInsertPoint(pollBB);
   Value *stop =
-      b_.CreateCall(runtime("kern_rt_poll", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt32Ty()}),
-                    {ctx_, b_.getInt32(site)}, "poll");
+      b_.CreateCall(runtime(RuntimeFunction::kern_rt_poll), {ctx_, b_.getInt32(site)}, "poll");
   b_.CreateCondBr(b_.CreateICmpNE(stop, b_.getInt32(0)), exit_, goBB);
   b_.SetInsertPoint(goBB);
 }
@@ -671,8 +662,7 @@ void WarpCodegen::emitPrintf(const ir::Stmt &s) {
   Type *i32 = b_.getInt32Ty();
   auto *bufTy = llvm::ArrayType::get(b_.getInt64Ty(), std::max<size_t>(args.size(), 1));
   auto *buf = entryAlloca(b_, bufTy, "printf.args", 8);
-  auto kprintf = runtime("kern_rt_kprintf", b_.getVoidTy(),
-                         {b_.getPtrTy(), i32, b_.getPtrTy(), i32, b_.getPtrTy()});
+  auto *kprintf = runtime(RuntimeFunction::kern_rt_kprintf);
   // One call per active lane in lane order: the runtime's output order is block, warp, lane.
   auto *pre = b_.GetInsertBlock();
   Value *laneBits = bits(cur(), "printf.lanes");
@@ -900,9 +890,7 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
     Value *lane =
         b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, m, b_.getTrue(), nullptr, "assert.lane");
     Value *msg = b_.CreateIntToPtr(b_.CreateExtractElement(msgs, lane), b_.getPtrTy());
-    b_.CreateCall(
-        runtime("kern_rt_assert", b_.getVoidTy(), {b_.getPtrTy(), i32, i32, b_.getPtrTy()}),
-        {ctx_, b_.getInt32(e.site), lane, msg});
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_assert), {ctx_, b_.getInt32(e.site), lane, msg});
     b_.CreateBr(exit_);
     b_.SetInsertPoint(okBB);
     return nullptr;
@@ -935,10 +923,9 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
     if (coro_) {
       emitCoroBarrier(e.site, bits(m, "barrier.mask"), bits(b_.CreateAnd(m, pred), "barrier.pred"),
                       static_cast<int32_t>(kind));
-      r = b_.CreateCall(runtime("kern_rt_barrier_result", i32, {b_.getPtrTy()}), {ctx_},
-                        "barrier.result");
+      r = b_.CreateCall(runtime(RuntimeFunction::kern_rt_barrier_result), {ctx_}, "barrier.result");
     } else {
-      r = b_.CreateCall(runtime("kern_rt_barrier_reduce", i32, {b_.getPtrTy(), i32, i32, i32, i32}),
+      r = b_.CreateCall(runtime(RuntimeFunction::kern_rt_barrier_reduce),
                         {ctx_, b_.getInt32(e.site), bits(m, "barrier.mask"),
                          bits(b_.CreateAnd(m, pred), "barrier.pred"), b_.getInt32(kind)},
                         "barrier.result");
@@ -1064,11 +1051,10 @@ Value *WarpCodegen::emitExprShape(const ir::Expr &e) {
   case ExprKind::GlobalAddr: {
     // The runtime owns global variables' storage; their addresses never change while a
     // program runs, so the call is marked free of side effects and LLVM may hoist it.
-    auto fn = runtime("kern_rt_global_addr", b_.getInt64Ty(), {b_.getPtrTy(), b_.getInt32Ty()});
-    auto *f = llvm::cast<llvm::Function>(fn.getCallee());
-    f->setDoesNotAccessMemory();
-    f->setDoesNotThrow();
-    f->setWillReturn();
+    auto *fn = runtime(RuntimeFunction::kern_rt_global_addr);
+    fn->setDoesNotAccessMemory();
+    fn->setDoesNotThrow();
+    fn->setWillReturn();
     return b_.CreateCall(fn, {ctx_, b_.getInt32(e.global ? e.global->id : 0)},
                          e.global ? e.global->name : "global");
   }
@@ -1113,7 +1099,8 @@ bool suspendsAtBarriers(const ir::Function &f) {
   // from its frame, and its code between barriers is a little slower than a fiber's; it wins
   // where barriers come often (a loop around a barrier with no loop inside it, as in a tree
   // reduction: 20% on W2) and loses up to 10% elsewhere (matmul, transpose).
-  if (getenv("KERN_NO_CORO")) return false; // TEMP
+  if (getenv("KERN_NO_CORO"))
+    return false; // TEMP
   return f.kind == ir::FunctionKind::Kernel && f.usesBarriers && f.slots.empty() &&
          !warp::callsAnything(f.body) && warp::tightBarrierLoop(f.body);
 }

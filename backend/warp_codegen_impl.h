@@ -147,9 +147,7 @@ private:
   }
   Value *cur() { return mask_->currentMask(); }
   BasicBlock *newBlock(const llvm::Twine &name) { return BasicBlock::Create(c_, name, fn_); }
-  llvm::FunctionCallee runtime(const char *name, Type *ret, std::vector<Type *> params) {
-    return mc_.externalFunction(name, llvm::FunctionType::get(ret, params, false));
-  }
+  llvm::Function *runtime(RuntimeFunction f) { return mc_.runtimeFunction(f); }
   /// Branches to `then` if `cond`, marked as rare (faults, polls).
   void unlikelyBr(Value *cond, BasicBlock *then, BasicBlock *other) {
     llvm::MDBuilder md(c_);

@@ -549,10 +549,8 @@ void WarpCodegen::emitCountAccess(const MemoryAccess &a, Value *addrs, Value *m,
   }
   }
   Value *flags = b_.CreateOr(b_.getInt32(static_cast<uint32_t>(a.op)), space, "access.flags");
-  Type *i32 = b_.getInt32Ty();
   b_.CreateCall(
-      runtime("kern_rt_count_access", b_.getVoidTy(),
-              {b_.getPtrTy(), i32, b_.getPtrTy(), i32, i32, i32}),
+      runtime(RuntimeFunction::kern_rt_count_access),
       {ctx_, b_.getInt32(a.site), addrBuf_, bits(m, "access.mask"), b_.getInt32(size), flags});
 }
 
@@ -566,7 +564,6 @@ Value *WarpCodegen::addressBuffer() {
 }
 
 void WarpCodegen::emitCheckAccess(const MemoryAccess &a, Value *addrs, Value *m) {
-  Type *i32 = b_.getInt32Ty();
   Type *i64v = warpVector(b_.getInt64Ty());
   addressBuffer();
   b_.CreateAlignedStore(addrs, addrBuf_, llvm::Align(8));
@@ -592,8 +589,7 @@ void WarpCodegen::emitCheckAccess(const MemoryAccess &a, Value *addrs, Value *m)
       flags |= KERN_ACCESS_VALUES;
     }
   }
-  b_.CreateCall(runtime("kern_rt_check_access", b_.getVoidTy(),
-                        {b_.getPtrTy(), i32, b_.getPtrTy(), i32, i32, i32}),
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_check_access),
                 {ctx_, b_.getInt32(a.site), addrBuf_, bits(m, "check.mask"),
                  b_.getInt32(a.type.bytes()), b_.getInt32(flags)});
 }
