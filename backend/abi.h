@@ -77,7 +77,9 @@ enum KernAccessFlags : uint32_t {
   KERN_ACCESS_SHARED = 4,
   KERN_ACCESS_CONSTANT = 8,
   KERN_ACCESS_LOCAL = 12,
-  KERN_ACCESS_VALUES = 16, // kern_rt_check_access: the stored values follow the addresses
+  KERN_ACCESS_VALUES = 16,     // kern_rt_check_access: the stored values follow the addresses
+  KERN_ACCESS_OP_MASK = 3,     // the operation bits (load, store, atomic)
+  KERN_ACCESS_SPACE_MASK = 12, // the address space bits (global, shared, constant, local)
 };
 
 // ---- counting without a call ------------------------------------------------------------------
@@ -92,18 +94,38 @@ enum KernAccessFlags : uint32_t {
 // the same shape again adds the remembered counters itself. The rules stay in the runtime; the
 // memo only replays their results.
 
-/// The per-site counters the runtime keeps (kern::runtime::SiteCounters), as compiled code
-/// addresses them: shared counters of operation k (4 x u64) at KERN_SITE_SHARED + 32 k, global
-/// counters of operation k (7 x u64) at KERN_SITE_GLOBAL + 56 k, branches executed at
-/// KERN_SITE_BRANCHES, atomics executed and atomic thread operations (2 x u64) at
-/// KERN_SITE_ATOMICS. The runtime checks this layout with static_asserts.
-#define KERN_SITE_COUNTERS_BYTES 336
-#define KERN_SITE_SHARED 0
-#define KERN_SITE_SHARED_FIELDS 4
-#define KERN_SITE_GLOBAL 96
-#define KERN_SITE_GLOBAL_FIELDS 7
-#define KERN_SITE_BRANCHES 280
-#define KERN_SITE_ATOMICS 320
+/// The counter record the runtime keeps per site (kern::runtime::SiteCounters, which has this
+/// layout: the runtime checks it), as compiled code addresses it: every offset and stride that
+/// compiled code uses is an offsetof or a sizeof of these structs.
+struct KernSharedOpCounters { // shared-memory cost of one operation kind (SharedOpCounters)
+  uint64_t instructions, requests, steps, idealSteps;
+};
+struct KernGlobalOpCounters { // global-memory cost of one operation kind (GlobalOpCounters)
+  uint64_t instructions, requests, transactions, sectors, lines128, bytesRequested, bytesMoved;
+};
+struct KernSiteCounters {
+  KernSharedOpCounters shared[3]; // by operation: KERN_ACCESS_LOAD, _STORE, _ATOMIC
+  KernGlobalOpCounters global[3];
+  uint64_t constantRequests, constantSerialization;
+  uint64_t branchesExecuted, branchesDivergent;
+  uint64_t warpInstructions, threadInstructions;
+  uint64_t barriersExecuted;
+  uint64_t atomicsExecuted, atomicThreadOps;
+};
+/// The divergence rule of the hardware model (HARDWARE-MODEL.md, "Divergence"): a warp whose
+/// active lanes are `mask` splits at a branch whose condition holds for the lanes `taken` when
+/// some active lane goes each way. Lanes outside `mask` (inactive, or beyond the end of a
+/// partial last warp) never count. The rule's one statement: the runtime's counters use it
+/// (counter_rules.h isDivergent), and compiled code, which adds a branch that does not split
+/// to the counters without a call, emits it in IR (backend emitBranchSplits, tested against
+/// this function).
+constexpr bool kern_branch_splits(uint32_t mask, uint32_t taken) {
+  return (mask & taken) != 0 && (mask & ~taken) != 0;
+}
+
+/// Counters of one operation kind, as an array of u64 (the memo's delta is indexed so).
+#define KERN_SITE_SHARED_FIELDS (sizeof(KernSharedOpCounters) / sizeof(uint64_t))
+#define KERN_SITE_GLOBAL_FIELDS (sizeof(KernGlobalOpCounters) / sizeof(uint64_t))
 
 /// A remembered cost. `tag` names the access (kern_access_memo_tag; 0: none), `mask` its
 /// active lanes and `pattern` each lane's offset from lane 0's address (a contiguous access,
@@ -123,7 +145,7 @@ struct KernAccessMemo {
 
 /// What KernWarpCtx::counters points at (the start of the runtime's per-worker counters).
 struct KernCounterView {
-  uint8_t *sites;        // site s's counters at sites + s * KERN_SITE_COUNTERS_BYTES
+  uint8_t *sites;        // site s's KernSiteCounters at sites + s * sizeof(KernSiteCounters)
   KernAccessMemo *memos; // the memos of (site s, operation k) at memos[KERN_MEMO_SLOTS (3 s + k)]
 };
 
@@ -134,7 +156,7 @@ struct KernCounterView {
 /// and moving every lane by one 4-byte word (or by one access of 8 or 16 bytes) only renames
 /// the banks, which no bank rule can tell, so only the offset within a word (or access) counts.
 inline uint64_t kern_access_window(uint32_t size, uint32_t flags) {
-  if ((flags & 12u) == KERN_ACCESS_SHARED)
+  if ((flags & KERN_ACCESS_SPACE_MASK) == KERN_ACCESS_SHARED)
     return size > 4u ? size : 4u;
   return size * 16u > 128u ? size * 16u : 128u;
 }

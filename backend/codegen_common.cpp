@@ -515,6 +515,14 @@ Value *promoteVarArg(Builder &b, Value *v, ir::Type t) {
   return v; // pointers are i64 addresses already
 }
 
+llvm::Value *emitBranchSplits(Builder &b, llvm::Value *mask, llvm::Value *taken) {
+  llvm::Value *none = b.getInt32(0);
+  llvm::Value *someTaken = b.CreateICmpNE(b.CreateAnd(mask, taken), none, "branch.some.taken");
+  llvm::Value *someNot =
+      b.CreateICmpNE(b.CreateAnd(mask, b.CreateNot(taken)), none, "branch.some.not.taken");
+  return b.CreateAnd(someTaken, someNot, "branch.splits");
+}
+
 llvm::AllocaInst *entryAlloca(Builder &b, Type *t, const llvm::Twine &name, uint64_t align) {
   llvm::Function *f = b.GetInsertBlock()->getParent();
   llvm::BasicBlock &entry = f->getEntryBlock();

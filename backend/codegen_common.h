@@ -107,6 +107,11 @@ llvm::Value *emitMath(ModuleContext &mc, Builder &b, ir::IntrinsicId id,
 /// printf reads (abi.h): ints sign/zero-extended, float -> double, pointers as addresses.
 llvm::Value *promoteVarArg(Builder &b, llvm::Value *scalar, ir::Type t);
 
+/// The hardware model's divergence rule (abi.h kern_branch_splits) in IR: i1, true when some
+/// lane of the i32 lane set `mask` is in `taken` and some is not. tests/unit/backend runs it
+/// against kern_branch_splits, so that the two cannot drift apart.
+llvm::Value *emitBranchSplits(Builder &b, llvm::Value *mask, llvm::Value *taken);
+
 /// Allocates `t` in the entry block of the current function (where mem2reg/SROA find it).
 llvm::AllocaInst *entryAlloca(Builder &b, llvm::Type *t, const llvm::Twine &name,
                               uint64_t align = 0);

@@ -394,13 +394,13 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool counted) {
     return {};
   return [this, site](Value *m, Value *taken) {
     Type *i64 = b_.getInt64Ty();
-    // A branch whose active lanes all go one way only adds to branches executed: that add is
-    // done here. A split branch goes to the runtime, whose rule (isDivergent) judges it.
+    // A branch whose active lanes do not split (kern_branch_splits) only adds to branches
+    // executed: that add is done here. A split branch, or one with no active lane, goes to the
+    // runtime, whose counters apply the same rule.
     Value *mb = bits(m, "branch.mask");
-    Value *tb = b_.CreateAnd(bits(taken, "branch.taken"), mb);
-    Value *oneWay = b_.CreateAnd(
-        b_.CreateICmpNE(mb, b_.getInt32(0)),
-        b_.CreateOr(b_.CreateICmpEQ(tb, b_.getInt32(0)), b_.CreateICmpEQ(tb, mb)), "one.way");
+    Value *tb = bits(taken, "branch.taken");
+    Value *oneWay = b_.CreateAnd(b_.CreateICmpNE(mb, b_.getInt32(0)),
+                                 b_.CreateNot(emitBranchSplits(b_, mb, tb)), "one.way");
     Value *inline_ = b_.CreateAnd(
         oneWay, b_.CreateICmpNE(counterView_, llvm::ConstantPointerNull::get(b_.getPtrTy())));
     auto *addBB = newBlock("branch.count");
@@ -408,14 +408,17 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool counted) {
     auto *doneBB = newBlock("branch.counted");
     b_.CreateCondBr(inline_, addBB, callBB);
     b_.SetInsertPoint(addBB);
-    Value *sites = b_.CreateLoad(b_.getPtrTy(), counterView_, "site.table");
-    Value *p = b_.CreateConstInBoundsGEP1_64(
-        b_.getInt8Ty(), sites, uint64_t(site) * KERN_SITE_COUNTERS_BYTES + KERN_SITE_BRANCHES);
+    Value *sites = b_.CreateLoad(
+        b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, kViewSites),
+        "site.table");
+    Value *p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), sites,
+                                             uint64_t(site) * sizeof(KernSiteCounters) +
+                                                 offsetof(KernSiteCounters, branchesExecuted));
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, p), b_.getInt64(1)), p);
     b_.CreateBr(doneBB);
     b_.SetInsertPoint(callBB);
     b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_branch),
-                  {ctx_, b_.getInt32(site), mb, bits(taken)});
+                  {ctx_, b_.getInt32(site), mb, tb});
     b_.CreateBr(doneBB);
     b_.SetInsertPoint(doneBB);
   };

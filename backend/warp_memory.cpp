@@ -403,7 +403,7 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   auto at = [&](Value *p, uint64_t off) {
     return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), p, off);
   };
-  Value *memos = b_.CreateLoad(b_.getPtrTy(), at(counterView_, 8), "memos");
+  Value *memos = b_.CreateLoad(b_.getPtrTy(), at(counterView_, kViewMemos), "memos");
   // kern_access_memo_slot and kern_access_memo_tag, as abi.h computes them.
   Value *phase = b_.CreateAnd(lane0, b_.getInt64(kern_access_window(size, flags) - 1), "phase");
   Value *slot =
@@ -437,10 +437,12 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   b_.CreateCondBr(hit, addBB, callBB);
 
   b_.SetInsertPoint(addBB);
-  Value *sites = b_.CreateLoad(b_.getPtrTy(), counterView_, "site.table");
+  Value *sites = b_.CreateLoad(b_.getPtrTy(), at(counterView_, kViewSites), "site.table");
   const unsigned fields = shared ? KERN_SITE_SHARED_FIELDS : KERN_SITE_GLOBAL_FIELDS;
-  const uint64_t siteOff = uint64_t(a.site) * KERN_SITE_COUNTERS_BYTES;
-  const uint64_t off = siteOff + (shared ? KERN_SITE_SHARED + 32 * op : KERN_SITE_GLOBAL + 56 * op);
+  const uint64_t siteOff = uint64_t(a.site) * sizeof(KernSiteCounters);
+  const uint64_t off =
+      siteOff + (shared ? offsetof(KernSiteCounters, shared) + op * sizeof(KernSharedOpCounters)
+                        : offsetof(KernSiteCounters, global) + op * sizeof(KernGlobalOpCounters));
   auto add = [&](uint64_t counter, uint64_t delta) {
     Value *d = b_.CreateLoad(i64, at(memo, kMemoDelta + 8 * delta));
     Value *p = at(sites, counter);
@@ -449,8 +451,8 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   for (unsigned k = 0; k < fields; ++k)
     add(off + 8 * k, k);
   if (a.op == AccessOp::Atomic) {
-    add(siteOff + KERN_SITE_ATOMICS, KERN_SITE_GLOBAL_FIELDS);
-    add(siteOff + KERN_SITE_ATOMICS + 8, KERN_SITE_GLOBAL_FIELDS + 1);
+    add(siteOff + offsetof(KernSiteCounters, atomicsExecuted), KERN_SITE_GLOBAL_FIELDS);
+    add(siteOff + offsetof(KernSiteCounters, atomicThreadOps), KERN_SITE_GLOBAL_FIELDS + 1);
   }
   b_.CreateBr(doneBB);
 
