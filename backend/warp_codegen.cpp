@@ -556,22 +556,25 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
 void WarpCodegen::emitLoop(const ir::Stmt &s) {
   // A loop whose condition is uniform and that no lane can leave early (no break or continue
   // of its own, no return) keeps every lane that entered it until all leave together: the
-  // mask never changes, and the loop is a plain scalar loop.
-  bool lanesMayLeave =
+  // mask never changes, and the loop is a plain scalar loop (MaskContext's uniform loop).
+  const bool lanesMayLeave =
       mayRemoveLanes(s.preCond, 0) || mayRemoveLanes(s.body, 0) || mayRemoveLanes(s.step, 0);
-  if ((!s.cond || s.cond->uniform) && !lanesMayLeave) {
-    emitUniformLoop(s);
-    return;
-  }
+  const bool uniform = (!s.cond || s.cond->uniform) && !lanesMayLeave;
   auto test = [&] {
     if (!s.cond)
       return;
     countInstr(1 + countOps(s.cond));
-    Value *c = vec(emitCond(s.cond));
+    Value *c = emitCond(s.cond);
+    if (!uniform) {
+      c = vec(c);
+    } else if (c->getType()->isVectorTy()) {
+      mc_.fail("internal error: uniform loop condition emitted as a vector in " + f_.name);
+      c = mask_->any(c);
+    }
     // Each evaluation of the loop condition is a branch at the loop's site.
     mask_->loopTest(c, branchHook(s.site, true));
   };
-  mask_->startLoop();
+  mask_->startLoop(uniform);
   if (s.testFirst) {
     emitBlock(s.preCond);
     test();
@@ -585,57 +588,6 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
     test();
   }
   mask_->endLoop([&] { emitBackEdge(s.site); });
-}
-
-void WarpCodegen::emitUniformLoop(const ir::Stmt &s) {
-  Value *m = cur();
-  auto *header = newBlock("uloop.header");
-  auto *body = newBlock("uloop.body");
-  auto *step = newBlock("uloop.step");
-  auto *exit = newBlock("uloop.exit");
-  // Counted as the masked loop counts: the lanes that evaluated the condition, and those for
-  // which it held (all of them or none).
-  auto test = [&](BasicBlock *stay) {
-    if (!s.cond) {
-      b_.CreateBr(stay);
-      return;
-    }
-    countInstr(1 + countOps(s.cond));
-    Value *c = emitCond(s.cond);
-    if (c->getType()->isVectorTy()) {
-      mc_.fail("internal error: uniform loop condition emitted as a vector in " + f_.name);
-      c = mask_->any(c);
-    }
-    if (auto hook = branchHook(s.site, true)) {
-      Value *mask = cur();
-      hook(mask, b_.CreateSelect(c, mask, llvm::Constant::getNullValue(maskTy()), "loop.taken"));
-    }
-    b_.CreateCondBr(c, stay, exit);
-  };
-  b_.CreateBr(header);
-  b_.SetInsertPoint(header);
-  if (s.testFirst) {
-    emitBlock(s.preCond);
-    test(body);
-  } else {
-    b_.CreateBr(body);
-  }
-  b_.SetInsertPoint(body);
-  emitBlock(s.body);
-  b_.CreateBr(step);
-  b_.SetInsertPoint(step);
-  emitBlock(s.step);
-  if (!s.testFirst) {
-    emitBlock(s.preCond);
-    auto *latch = newBlock("uloop.latch");
-    test(latch);
-    b_.SetInsertPoint(latch);
-  }
-  emitBackEdge(s.site);
-  b_.CreateBr(header);
-  b_.SetInsertPoint(exit);
-  // No lane left, so the lanes after the loop are those before it.
-  mask_->restoreMask(m);
 }
 
 void WarpCodegen::emitBackEdge(ir::SiteId site) {
@@ -662,30 +614,18 @@ void WarpCodegen::emitPrintf(const ir::Stmt &s) {
   for (auto *a : s.args)
     args.push_back(emitVec(*a));
   Value *fmt = mc_.stringConstant(s.text);
-  Type *i32 = b_.getInt32Ty();
   auto *bufTy = llvm::ArrayType::get(b_.getInt64Ty(), std::max<size_t>(args.size(), 1));
   auto *buf = entryAlloca(b_, bufTy, "printf.args", 8);
   auto *kprintf = runtime(RuntimeFunction::kern_rt_kprintf);
   // One call per active lane in lane order: the runtime's output order is block, warp, lane.
-  auto *pre = b_.GetInsertBlock();
-  Value *laneBits = bits(cur(), "printf.lanes");
-  auto *loop = newBlock("printf.lane");
-  auto *done = newBlock("printf.done");
-  b_.CreateCondBr(b_.CreateICmpNE(laneBits, b_.getInt32(0)), loop, done);
-  b_.SetInsertPoint(loop);
-  auto *rem = b_.CreatePHI(i32, 2, "lanes.left");
-  rem->addIncoming(laneBits, pre);
-  Value *lane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, rem, b_.getTrue(), nullptr, "lane");
-  for (size_t i = 0; i < args.size(); ++i) {
-    Value *v = b_.CreateExtractElement(args[i], lane);
-    b_.CreateStore(promoteVarArg(b_, v, s.args[i]->type),
-                   b_.CreateConstInBoundsGEP2_64(bufTy, buf, 0, i));
-  }
-  b_.CreateCall(kprintf, {ctx_, lane, fmt, b_.getInt32(args.size()), buf});
-  Value *next = b_.CreateAnd(rem, b_.CreateSub(rem, b_.getInt32(1)), "lanes.next");
-  rem->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateCondBr(b_.CreateICmpNE(next, b_.getInt32(0)), loop, done);
-  b_.SetInsertPoint(done);
+  mask_->forEachLane(cur(), "printf", [&](Value *lane) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      Value *v = b_.CreateExtractElement(args[i], lane);
+      b_.CreateStore(promoteVarArg(b_, v, s.args[i]->type),
+                     b_.CreateConstInBoundsGEP2_64(bufTy, buf, 0, i));
+    }
+    b_.CreateCall(kprintf, {ctx_, lane, fmt, b_.getInt32(args.size()), buf});
+  });
 }
 
 // ---- expressions ---------------------------------------------------------------------------

@@ -142,7 +142,6 @@ private:
   void emitBlock(const ir::Block *blk);
   void emitStmt(const ir::Stmt &s);
   void emitLoop(const ir::Stmt &s);
-  void emitUniformLoop(const ir::Stmt &s);
   void emitPrintf(const ir::Stmt &s);
   void emitBackEdge(ir::SiteId site);
   BranchHook branchHook(ir::SiteId site, bool counted);

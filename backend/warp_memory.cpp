@@ -803,7 +803,6 @@ Value *WarpCodegen::emitAtomicLanes(const MemoryAccess &a, Value *m) {
   }
   // Lanes apply one after another in lane order, each a real atomic, so concurrent warps on
   // other worker threads see a consistent sequence. CUDA's atomics are relaxed: monotonic.
-  Type *i32 = b_.getInt32Ty();
   Type *i64 = b_.getInt64Ty();
   Type *resTy = vecTy(a.type);
   Type *elemTy = llvm::cast<llvm::VectorType>(resTy)->getElementType();
@@ -815,7 +814,6 @@ Value *WarpCodegen::emitAtomicLanes(const MemoryAccess &a, Value *m) {
     b_.CreateAlignedStore(init, buf, llvm::Align(64));
     return buf;
   };
-  auto *pre = b_.GetInsertBlock();
   Value *addrBuf = buffer(a.addrs->getType(), a.addrs, "atomic.addrs");
   Value *valBuf = buffer(a.value->getType(), a.value, "atomic.operands");
   Value *val2Buf = cas ? buffer(a.value2->getType(), a.value2, "atomic.new") : nullptr;
@@ -823,109 +821,99 @@ Value *WarpCodegen::emitAtomicLanes(const MemoryAccess &a, Value *m) {
   auto lanePtr = [&](Value *buf, Type *t, Value *lane) {
     return b_.CreateGEP(t, buf, b_.CreateZExt(lane, i64));
   };
-  Value *laneBits = bits(m, "atomic.lanes");
-  auto *loop = newBlock("atomic.lane");
-  auto *done = newBlock("atomic.done");
-  b_.CreateCondBr(b_.CreateICmpNE(laneBits, b_.getInt32(0)), loop, done);
-  b_.SetInsertPoint(loop);
-  auto *rem = b_.CreatePHI(i32, 2, "lanes.left");
-  rem->addIncoming(laneBits, pre);
-  Value *lane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, rem, b_.getTrue(), nullptr, "lane");
-  Value *ptr = b_.CreateIntToPtr(b_.CreateLoad(i64, lanePtr(addrBuf, i64, lane), "addr"),
-                                 b_.getPtrTy(), "ptr");
-  Value *v = b_.CreateLoad(elemTy, lanePtr(valBuf, elemTy, lane), "operand");
-  auto align = llvm::MaybeAlign(a.type.bytes());
-  auto order = llvm::AtomicOrdering::Monotonic;
-  Value *old;
-  if (cas) {
-    Value *nv = b_.CreateLoad(elemTy, lanePtr(val2Buf, elemTy, lane), "new");
-    Type *elem = v->getType();
-    if (isFloat) { // cmpxchg compares bits; CUDA's atomicCAS does too
-      Type *it = b_.getIntNTy(elem->getPrimitiveSizeInBits());
-      v = b_.CreateBitCast(v, it);
-      nv = b_.CreateBitCast(nv, it);
-    }
-    if (a.space == ir::AddrSpace::Shared) { // one thread owns the block (see below)
-      old = b_.CreateAlignedLoad(v->getType(), ptr, *align, "cas.old");
-      b_.CreateAlignedStore(b_.CreateSelect(b_.CreateICmpEQ(old, v), nv, old), ptr, *align);
+  mask_->forEachLane(m, "atomic", [&](Value *lane) {
+    Value *ptr = b_.CreateIntToPtr(b_.CreateLoad(i64, lanePtr(addrBuf, i64, lane), "addr"),
+                                   b_.getPtrTy(), "ptr");
+    Value *v = b_.CreateLoad(elemTy, lanePtr(valBuf, elemTy, lane), "operand");
+    auto align = llvm::MaybeAlign(a.type.bytes());
+    auto order = llvm::AtomicOrdering::Monotonic;
+    Value *old;
+    if (cas) {
+      Value *nv = b_.CreateLoad(elemTy, lanePtr(val2Buf, elemTy, lane), "new");
+      Type *elem = v->getType();
+      if (isFloat) { // cmpxchg compares bits; CUDA's atomicCAS does too
+        Type *it = b_.getIntNTy(elem->getPrimitiveSizeInBits());
+        v = b_.CreateBitCast(v, it);
+        nv = b_.CreateBitCast(nv, it);
+      }
+      if (a.space == ir::AddrSpace::Shared) { // one thread owns the block (see below)
+        old = b_.CreateAlignedLoad(v->getType(), ptr, *align, "cas.old");
+        b_.CreateAlignedStore(b_.CreateSelect(b_.CreateICmpEQ(old, v), nv, old), ptr, *align);
+      } else {
+        auto *x = b_.CreateAtomicCmpXchg(ptr, v, nv, align, order, order);
+        old = b_.CreateExtractValue(x, 0, "cas.old");
+      }
+      if (isFloat)
+        old = b_.CreateBitCast(old, elem);
+    } else if (a.space == ir::AddrSpace::Shared) {
+      // Shared memory belongs to one block, and a block runs on one worker thread: the lanes'
+      // read-modify-writes need no lock prefix (a locked instruction per lane is what makes a
+      // shared-memory histogram slow on CPU executors).
+      Type *elem = v->getType();
+      old = b_.CreateAlignedLoad(elem, ptr, *align, "shared.old");
+      Value *nv = nullptr;
+      switch (op) {
+      case Op::Add:
+        nv = b_.CreateAdd(old, v);
+        break;
+      case Op::FAdd:
+        nv = b_.CreateFAdd(old, v);
+        break;
+      case Op::Sub:
+        nv = b_.CreateSub(old, v);
+        break;
+      case Op::FSub:
+        nv = b_.CreateFSub(old, v);
+        break;
+      case Op::Xchg:
+        nv = v;
+        break;
+      case Op::And:
+        nv = b_.CreateAnd(old, v);
+        break;
+      case Op::Or:
+        nv = b_.CreateOr(old, v);
+        break;
+      case Op::Xor:
+        nv = b_.CreateXor(old, v);
+        break;
+      case Op::Min:
+        nv = b_.CreateSelect(b_.CreateICmpSLT(v, old), v, old);
+        break;
+      case Op::Max:
+        nv = b_.CreateSelect(b_.CreateICmpSGT(v, old), v, old);
+        break;
+      case Op::UMin:
+        nv = b_.CreateSelect(b_.CreateICmpULT(v, old), v, old);
+        break;
+      case Op::UMax:
+        nv = b_.CreateSelect(b_.CreateICmpUGT(v, old), v, old);
+        break;
+      case Op::FMin:
+        nv = b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, old, v);
+        break;
+      case Op::FMax:
+        nv = b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, old, v);
+        break;
+      case Op::UIncWrap: // CUDA atomicInc: (old >= val) ? 0 : old + 1
+        nv = b_.CreateSelect(b_.CreateICmpUGE(old, v), llvm::Constant::getNullValue(elem),
+                             b_.CreateAdd(old, llvm::ConstantInt::get(elem, 1)));
+        break;
+      case Op::UDecWrap: // CUDA atomicDec: (old == 0 || old > val) ? val : old - 1
+        nv = b_.CreateSelect(b_.CreateOr(b_.CreateICmpEQ(old, llvm::Constant::getNullValue(elem)),
+                                         b_.CreateICmpUGT(old, v)),
+                             v, b_.CreateSub(old, llvm::ConstantInt::get(elem, 1)));
+        break;
+      default:
+        nv = b_.CreateAtomicRMW(op, ptr, v, align, order); // not reached: every CUDA op is above
+        break;
+      }
+      b_.CreateAlignedStore(nv, ptr, *align);
     } else {
-      auto *x = b_.CreateAtomicCmpXchg(ptr, v, nv, align, order, order);
-      old = b_.CreateExtractValue(x, 0, "cas.old");
+      old = b_.CreateAtomicRMW(op, ptr, v, align, order);
     }
-    if (isFloat)
-      old = b_.CreateBitCast(old, elem);
-  } else if (a.space == ir::AddrSpace::Shared) {
-    // Shared memory belongs to one block, and a block runs on one worker thread: the lanes'
-    // read-modify-writes need no lock prefix (a locked instruction per lane is what makes a
-    // shared-memory histogram slow on CPU executors).
-    Type *elem = v->getType();
-    old = b_.CreateAlignedLoad(elem, ptr, *align, "shared.old");
-    Value *nv = nullptr;
-    switch (op) {
-    case Op::Add:
-      nv = b_.CreateAdd(old, v);
-      break;
-    case Op::FAdd:
-      nv = b_.CreateFAdd(old, v);
-      break;
-    case Op::Sub:
-      nv = b_.CreateSub(old, v);
-      break;
-    case Op::FSub:
-      nv = b_.CreateFSub(old, v);
-      break;
-    case Op::Xchg:
-      nv = v;
-      break;
-    case Op::And:
-      nv = b_.CreateAnd(old, v);
-      break;
-    case Op::Or:
-      nv = b_.CreateOr(old, v);
-      break;
-    case Op::Xor:
-      nv = b_.CreateXor(old, v);
-      break;
-    case Op::Min:
-      nv = b_.CreateSelect(b_.CreateICmpSLT(v, old), v, old);
-      break;
-    case Op::Max:
-      nv = b_.CreateSelect(b_.CreateICmpSGT(v, old), v, old);
-      break;
-    case Op::UMin:
-      nv = b_.CreateSelect(b_.CreateICmpULT(v, old), v, old);
-      break;
-    case Op::UMax:
-      nv = b_.CreateSelect(b_.CreateICmpUGT(v, old), v, old);
-      break;
-    case Op::FMin:
-      nv = b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, old, v);
-      break;
-    case Op::FMax:
-      nv = b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, old, v);
-      break;
-    case Op::UIncWrap: // CUDA atomicInc: (old >= val) ? 0 : old + 1
-      nv = b_.CreateSelect(b_.CreateICmpUGE(old, v), llvm::Constant::getNullValue(elem),
-                           b_.CreateAdd(old, llvm::ConstantInt::get(elem, 1)));
-      break;
-    case Op::UDecWrap: // CUDA atomicDec: (old == 0 || old > val) ? val : old - 1
-      nv = b_.CreateSelect(b_.CreateOr(b_.CreateICmpEQ(old, llvm::Constant::getNullValue(elem)),
-                                       b_.CreateICmpUGT(old, v)),
-                           v, b_.CreateSub(old, llvm::ConstantInt::get(elem, 1)));
-      break;
-    default:
-      nv = b_.CreateAtomicRMW(op, ptr, v, align, order); // not reached: every CUDA op is above
-      break;
-    }
-    b_.CreateAlignedStore(nv, ptr, *align);
-  } else {
-    old = b_.CreateAtomicRMW(op, ptr, v, align, order);
-  }
-  b_.CreateStore(old, lanePtr(resBuf, elemTy, lane));
-  Value *next = b_.CreateAnd(rem, b_.CreateSub(rem, b_.getInt32(1)), "lanes.next");
-  rem->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateCondBr(b_.CreateICmpNE(next, b_.getInt32(0)), loop, done);
-  b_.SetInsertPoint(done);
+    b_.CreateStore(old, lanePtr(resBuf, elemTy, lane));
+  });
   return b_.CreateAlignedLoad(resTy, resBuf, llvm::Align(64), "atomic.result");
 }
 
