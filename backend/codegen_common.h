@@ -40,7 +40,7 @@ struct ModuleContext {
   std::map<const ir::Function *, llvm::Function *> warpFunctions;
   /// Host functions (`@name.host`).
   std::map<const ir::Function *, llvm::Function *> hostFunctions;
-  /// Kernels compiled as coroutines that suspend at their barriers (warp::suspendsAtBarriers).
+  /// Kernels compiled as coroutines that suspend at their barriers (ir::suspendsAtBarriers).
   std::set<const ir::Function *> coroutines;
   /// The first internal error met while generating code (empty: none).
   std::string error;

@@ -8,119 +8,9 @@
 #include "backend/warp_codegen.h"
 
 #include "backend/warp_codegen_impl.h"
+#include "ir/analysis_structure.h"
 
 namespace kern::backend::warp {
-
-namespace {
-
-unsigned countOps(const ir::Expr *e) {
-  if (!e)
-    return 0;
-  unsigned n = 1;
-  for (auto *o : e->ops)
-    n += countOps(o);
-  return n;
-}
-
-const ir::Block *nestedBlock(const ir::Stmt &s) { return s.body ? s.body : s.thenBody; }
-
-/// Whether executing `s` can switch lanes off for the statements after it: a return anywhere,
-/// a break or continue not inside a loop nested in `s`.
-bool mayRemoveLanes(const ir::Block *b, int loopDepth);
-bool mayRemoveLanes(const ir::Stmt &s, int loopDepth) {
-  switch (s.kind) {
-  case ir::StmtKind::Return:
-    return true;
-  case ir::StmtKind::Break:
-  case ir::StmtKind::Continue:
-    return loopDepth == 0;
-  case ir::StmtKind::If:
-    return mayRemoveLanes(s.thenBody, loopDepth) || mayRemoveLanes(s.elseBody, loopDepth);
-  case ir::StmtKind::Loop:
-    return mayRemoveLanes(s.preCond, loopDepth + 1) || mayRemoveLanes(s.body, loopDepth + 1) ||
-           mayRemoveLanes(s.step, loopDepth + 1);
-  case ir::StmtKind::Block:
-    return mayRemoveLanes(nestedBlock(s), loopDepth);
-  default:
-    return false;
-  }
-}
-bool mayRemoveLanes(const ir::Block *b, int loopDepth) {
-  if (!b)
-    return false;
-  for (auto *s : b->stmts)
-    if (mayRemoveLanes(*s, loopDepth))
-      return true;
-  return false;
-}
-
-bool callsAnything(const ir::Expr *e) {
-  if (!e)
-    return false;
-  if (e->kind == ir::ExprKind::Call)
-    return true;
-  for (auto *o : e->ops)
-    if (callsAnything(o))
-      return true;
-  return false;
-}
-
-bool callsAnything(const ir::Block *b);
-bool callsAnything(const ir::Stmt &s) {
-  if (callsAnything(s.addr) || callsAnything(s.value) || callsAnything(s.cond))
-    return true;
-  for (auto *a : s.args)
-    if (callsAnything(a))
-      return true;
-  return callsAnything(s.thenBody) || callsAnything(s.elseBody) || callsAnything(s.preCond) ||
-         callsAnything(s.body) || callsAnything(s.step);
-}
-bool callsAnything(const ir::Block *b) {
-  if (!b)
-    return false;
-  for (auto *s : b->stmts)
-    if (callsAnything(*s))
-      return true;
-  return false;
-}
-
-bool contains(const ir::Block *b, ir::StmtKind kind);
-bool contains(const ir::Stmt &s, ir::StmtKind kind) {
-  return s.kind == kind || contains(s.thenBody, kind) || contains(s.elseBody, kind) ||
-         contains(s.preCond, kind) || contains(s.body, kind) || contains(s.step, kind);
-}
-bool contains(const ir::Block *b, ir::StmtKind kind) {
-  if (!b)
-    return false;
-  for (auto *s : b->stmts)
-    if (contains(*s, kind))
-      return true;
-  return false;
-}
-
-} // namespace
-
-/// A loop whose body reaches a barrier and holds no loop of its own, anywhere in `b`.
-bool tightBarrierLoop(const ir::Block *b) {
-  if (!b)
-    return false;
-  for (auto *s : b->stmts) {
-    if (s->kind == ir::StmtKind::Loop) {
-      const bool barrier = contains(s->preCond, ir::StmtKind::Barrier) ||
-                           contains(s->body, ir::StmtKind::Barrier) ||
-                           contains(s->step, ir::StmtKind::Barrier);
-      const bool inner = contains(s->preCond, ir::StmtKind::Loop) ||
-                         contains(s->body, ir::StmtKind::Loop) ||
-                         contains(s->step, ir::StmtKind::Loop);
-      if (barrier && !inner)
-        return true;
-    }
-    if (tightBarrierLoop(s->thenBody) || tightBarrierLoop(s->elseBody) ||
-        tightBarrierLoop(s->preCond) || tightBarrierLoop(s->body) || tightBarrierLoop(s->step))
-      return true;
-  }
-  return false;
-}
 
 // ---- function ------------------------------------------------------------------------------
 
@@ -375,7 +265,7 @@ void WarpCodegen::emitBlock(const ir::Block *blk) {
     // After a statement that may switch every lane off (an if whose lanes all returned or
     // broke), the rest of the block is skipped, as the hardware does: no instruction issues
     // with an empty mask, so none is counted.
-    if (i + 1 < blk->stmts.size() && mayRemoveLanes(s, 0)) {
+    if (i + 1 < blk->stmts.size() && ir::mayRemoveLanes(s)) {
       auto *rest = newBlock("block.rest");
       auto *skip = newBlock("block.skip");
       b_.CreateCondBr(mask_->any(cur(), "block.any"), rest, skip);
@@ -446,10 +336,10 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
   using ir::StmtKind;
   switch (s.kind) {
   case StmtKind::Block:
-    emitBlock(nestedBlock(s));
+    emitBlock(ir::nestedBlock(s));
     return;
   case StmtKind::Assign: {
-    countInstr(1 + countOps(s.value));
+    countInstr(1 + ir::countOperations(s.value));
     Value *v = emitExpr(*s.value);
     auto *slot = vars_[s.var];
     if (!slot) {
@@ -472,7 +362,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     return;
   }
   case StmtKind::Store: {
-    countInstr(1 + countOps(s.addr) + countOps(s.value));
+    countInstr(1 + ir::countOperations(s.addr) + ir::countOperations(s.value));
     MemoryAccess a;
     a.op = AccessOp::Store;
     a.space = s.space;
@@ -485,7 +375,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     return;
   }
   case StmtKind::If: {
-    countInstr(1 + countOps(s.cond));
+    countInstr(1 + ir::countOperations(s.cond));
     Value *c = emitCond(s.cond);
     if (c->getType()->isVectorTy())
       mask_->startIf(c, s.elseBody != nullptr, branchHook(s.site, s.isBranch));
@@ -496,7 +386,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
       mask_->startElse();
       emitBlock(s.elseBody);
     }
-    mask_->endIf(mayRemoveLanes(s.thenBody, 0) || mayRemoveLanes(s.elseBody, 0));
+    mask_->endIf(ir::mayRemoveLanes(s.thenBody) || ir::mayRemoveLanes(s.elseBody));
     return;
   }
   case StmtKind::Loop:
@@ -517,7 +407,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     mask_->continueLanes();
     return;
   case StmtKind::Return:
-    countInstr(1 + countOps(s.value));
+    countInstr(1 + ir::countOperations(s.value));
     if (s.value && retval_) {
       Value *v = emitVec(*s.value);
       Value *old = b_.CreateLoad(retval_->getAllocatedType(), retval_, "retval");
@@ -528,7 +418,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     mask_->returnLanes();
     return;
   case StmtKind::Eval:
-    countInstr(countOps(s.value));
+    countInstr(ir::countOperations(s.value));
     if (s.value)
       emitExpr(*s.value);
     return;
@@ -558,12 +448,12 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
   // of its own, no return) keeps every lane that entered it until all leave together: the
   // mask never changes, and the loop is a plain scalar loop (MaskContext's uniform loop).
   const bool lanesMayLeave =
-      mayRemoveLanes(s.preCond, 0) || mayRemoveLanes(s.body, 0) || mayRemoveLanes(s.step, 0);
+      ir::mayRemoveLanes(s.preCond) || ir::mayRemoveLanes(s.body) || ir::mayRemoveLanes(s.step);
   const bool uniform = (!s.cond || s.cond->uniform) && !lanesMayLeave;
   auto test = [&] {
     if (!s.cond)
       return;
-    countInstr(1 + countOps(s.cond));
+    countInstr(1 + ir::countOperations(s.cond));
     Value *c = emitCond(s.cond);
     if (!uniform) {
       c = vec(c);
@@ -1034,20 +924,6 @@ Value *WarpCodegen::emitExprShape(const ir::Expr &e) {
 
 namespace kern::backend {
 
-bool suspendsAtBarriers(const ir::Function &f) {
-  // Local slots would live in the coroutine's frame, away from the stack that the local-memory
-  // window of generic pointers and of called device functions assumes; a device function that
-  // reaches a barrier would have to suspend its caller. Such kernels keep their fibers.
-  // Measured (bench/RESULTS.md): resuming a coroutine reloads what lives across the barrier
-  // from its frame, and its code between barriers is a little slower than a fiber's; it wins
-  // where barriers come often (a loop around a barrier with no loop inside it, as in a tree
-  // reduction: 20% on W2) and loses up to 10% elsewhere (matmul, transpose).
-  if (getenv("KERN_NO_CORO"))
-    return false; // TEMP
-  return f.kind == ir::FunctionKind::Kernel && f.usesBarriers && f.slots.empty() &&
-         !warp::callsAnything(f.body) && warp::tightBarrierLoop(f.body);
-}
-
 using llvm::Type;
 
 llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f) {
@@ -1074,7 +950,7 @@ llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f) {
       fn->getArg(3 + i)->setName(f.params[i]->name);
   }
   setCommonAttributes(fn);
-  if (suspendsAtBarriers(f)) {
+  if (ir::suspendsAtBarriers(f)) {
     fn->setPresplitCoroutine();
     mc.coroutines.insert(&f);
   }
