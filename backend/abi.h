@@ -1,6 +1,7 @@
 // The contract between JIT-compiled code and the runtime: the warp context that every warp
 // function receives, the host context of host code, and every runtime function that compiled
-// code may call (the JIT resolves these names and nothing else; see runtime_symbols.def).
+// code may call (runtime_functions.def; with runtime_symbols.def's C library functions, the
+// JIT resolves these names and nothing else).
 //
 // Plain C types only: the runtime includes this header too, and the backend mirrors the
 // struct layouts in LLVM types (warp_codegen checks the offsets with static_asserts below).
@@ -8,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 extern "C" {
 
@@ -67,60 +69,6 @@ struct KernWarpCtx {
 /// What host functions receive as their hidden first parameter (opaque to compiled code).
 struct KernHostCtx;
 
-// ---- called from warp functions ----------------------------------------------------------
-
-/// Reports a fault at `site` for `lane` (address `addr` where it applies). Sets ctx->fault;
-/// the compiled code then returns from the warp function.
-void kern_rt_fault(KernWarpCtx *ctx, uint32_t site, uint32_t kind, uint32_t lane, uint64_t addr);
-/// Called when ctx->steps drops below zero; returns nonzero to abort the kernel (timeout),
-/// else refills ctx->steps.
-int32_t kern_rt_poll(KernWarpCtx *ctx, uint32_t site);
-/// Kernel printf for one lane: `args[i]` holds the i-th argument's bits after C's default
-/// promotions (integers sign/zero-extended to 64 bits, float -> double bits, pointers).
-void kern_rt_kprintf(KernWarpCtx *ctx, uint32_t lane, const char *fmt, int32_t nargs,
-                     const uint64_t *args);
-/// __syncthreads() reached by the lanes `activeMask` of the warp at `site`. Suspends the warp
-/// until every live warp of the block has arrived. A barrier under a divergent mask (activeMask
-/// is not ctx->liveMask), or one that some warp of the block never reaches, is reported as a
-/// KERN_FAULT_BARRIER: ctx->fault is then set and the compiled code must return.
-void kern_rt_barrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask);
-/// __syncthreads_count/and/or: a barrier as above that also combines `predMask` (the lanes
-/// whose predicate is true) over the whole block. `op`: 0 count, 1 and, 2 or. Returns the
-/// count, or 0/1 for and/or (every warp gets the same value).
-int32_t kern_rt_barrier_reduce(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask,
-                               uint32_t predMask, uint32_t op);
-/// Barriers of kernels compiled as coroutines: the warp (lanes `activeMask`) arrives at the
-/// barrier at `site` (`op` -1 for __syncthreads, else as kern_rt_barrier_reduce, with
-/// `predMask`). Returns 0: the warp function suspends, and is resumed once every warp of the
-/// block has arrived; nonzero: a fault (ctx->fault is set), the warp function returns.
-int32_t kern_rt_barrier_arrive(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask,
-                               uint32_t predMask, int32_t op);
-/// After a resumed __syncthreads_count/and/or: the combined value.
-int32_t kern_rt_barrier_result(KernWarpCtx *ctx);
-/// The memory of a coroutine kernel's frame for this warp (`size` bytes, aligned to `align`):
-/// the runtime's, reused from block to block; never freed by compiled code.
-void *kern_rt_coro_frame(KernWarpCtx *ctx, uint64_t size, uint64_t align);
-/// Counter hooks (emitted only when counters are compiled in).
-/// A warp-level memory access: `addrs` has one address per lane (only `mask` lanes valid),
-/// `size` the bytes per lane, `flags` a KernAccessFlags combination.
-void kern_rt_count_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs, uint32_t mask,
-                          uint32_t size, uint32_t flags);
-/// Checked mode (emitted only when CompileOptions::checked): the same warp access, before it
-/// happens, for the shared-memory race detector and the global "never written" shadow. For a
-/// store with KERN_ACCESS_VALUES in `flags`, addrs[32 + lane] holds the lane's stored value
-/// (its bytes zero-extended to 64 bits), so that lanes of one store writing different values
-/// to one shared word are reported. Never faults: findings are reported after the launch.
-void kern_rt_check_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs, uint32_t mask,
-                          uint32_t size, uint32_t flags);
-/// A branch executed with active mask `mask`, `taken` the lanes whose condition was true.
-void kern_rt_count_branch(KernWarpCtx *ctx, uint32_t site, uint32_t mask, uint32_t taken);
-/// Warp instruction accounting: `n` IR operations executed with `activeLanes` lanes active.
-void kern_rt_count_instr(KernWarpCtx *ctx, uint32_t n, uint32_t activeLanes);
-/// The same for a whole call of a warp function: totals of warp instructions and of thread
-/// instructions (compiled code adds them up locally and reports once, at its exit).
-void kern_rt_count_instr_totals(KernWarpCtx *ctx, uint64_t warpInstructions,
-                                uint64_t threadInstructions);
-
 enum KernAccessFlags : uint32_t {
   KERN_ACCESS_LOAD = 0,
   KERN_ACCESS_STORE = 1,
@@ -129,7 +77,9 @@ enum KernAccessFlags : uint32_t {
   KERN_ACCESS_SHARED = 4,
   KERN_ACCESS_CONSTANT = 8,
   KERN_ACCESS_LOCAL = 12,
-  KERN_ACCESS_VALUES = 16, // kern_rt_check_access: the stored values follow the addresses
+  KERN_ACCESS_VALUES = 16,     // kern_rt_check_access: the stored values follow the addresses
+  KERN_ACCESS_OP_MASK = 3,     // the operation bits (load, store, atomic)
+  KERN_ACCESS_SPACE_MASK = 12, // the address space bits (global, shared, constant, local)
 };
 
 // ---- counting without a call ------------------------------------------------------------------
@@ -144,18 +94,38 @@ enum KernAccessFlags : uint32_t {
 // the same shape again adds the remembered counters itself. The rules stay in the runtime; the
 // memo only replays their results.
 
-/// The per-site counters the runtime keeps (kern::runtime::SiteCounters), as compiled code
-/// addresses them: shared counters of operation k (4 x u64) at KERN_SITE_SHARED + 32 k, global
-/// counters of operation k (7 x u64) at KERN_SITE_GLOBAL + 56 k, branches executed at
-/// KERN_SITE_BRANCHES, atomics executed and atomic thread operations (2 x u64) at
-/// KERN_SITE_ATOMICS. The runtime checks this layout with static_asserts.
-#define KERN_SITE_COUNTERS_BYTES 336
-#define KERN_SITE_SHARED 0
-#define KERN_SITE_SHARED_FIELDS 4
-#define KERN_SITE_GLOBAL 96
-#define KERN_SITE_GLOBAL_FIELDS 7
-#define KERN_SITE_BRANCHES 280
-#define KERN_SITE_ATOMICS 320
+/// The counter record the runtime keeps per site (kern::runtime::SiteCounters, which has this
+/// layout: the runtime checks it), as compiled code addresses it: every offset and stride that
+/// compiled code uses is an offsetof or a sizeof of these structs.
+struct KernSharedOpCounters { // shared-memory cost of one operation kind (SharedOpCounters)
+  uint64_t instructions, requests, steps, idealSteps;
+};
+struct KernGlobalOpCounters { // global-memory cost of one operation kind (GlobalOpCounters)
+  uint64_t instructions, requests, transactions, sectors, lines128, bytesRequested, bytesMoved;
+};
+struct KernSiteCounters {
+  KernSharedOpCounters shared[3]; // by operation: KERN_ACCESS_LOAD, _STORE, _ATOMIC
+  KernGlobalOpCounters global[3];
+  uint64_t constantRequests, constantSerialization;
+  uint64_t branchesExecuted, branchesDivergent;
+  uint64_t warpInstructions, threadInstructions;
+  uint64_t barriersExecuted;
+  uint64_t atomicsExecuted, atomicThreadOps;
+};
+/// The divergence rule of the hardware model (HARDWARE-MODEL.md, "Divergence"): a warp whose
+/// active lanes are `mask` splits at a branch whose condition holds for the lanes `taken` when
+/// some active lane goes each way. Lanes outside `mask` (inactive, or beyond the end of a
+/// partial last warp) never count. The rule's one statement: the runtime's counters use it
+/// (counter_rules.h isDivergent), and compiled code, which adds a branch that does not split
+/// to the counters without a call, emits it in IR (backend emitBranchSplits, tested against
+/// this function).
+constexpr bool kern_branch_splits(uint32_t mask, uint32_t taken) {
+  return (mask & taken) != 0 && (mask & ~taken) != 0;
+}
+
+/// Counters of one operation kind, as an array of u64 (the memo's delta is indexed so).
+#define KERN_SITE_SHARED_FIELDS (sizeof(KernSharedOpCounters) / sizeof(uint64_t))
+#define KERN_SITE_GLOBAL_FIELDS (sizeof(KernGlobalOpCounters) / sizeof(uint64_t))
 
 /// A remembered cost. `tag` names the access (kern_access_memo_tag; 0: none), `mask` its
 /// active lanes and `pattern` each lane's offset from lane 0's address (a contiguous access,
@@ -175,7 +145,7 @@ struct KernAccessMemo {
 
 /// What KernWarpCtx::counters points at (the start of the runtime's per-worker counters).
 struct KernCounterView {
-  uint8_t *sites;        // site s's counters at sites + s * KERN_SITE_COUNTERS_BYTES
+  uint8_t *sites;        // site s's KernSiteCounters at sites + s * sizeof(KernSiteCounters)
   KernAccessMemo *memos; // the memos of (site s, operation k) at memos[KERN_MEMO_SLOTS (3 s + k)]
 };
 
@@ -186,7 +156,7 @@ struct KernCounterView {
 /// and moving every lane by one 4-byte word (or by one access of 8 or 16 bytes) only renames
 /// the banks, which no bank rule can tell, so only the offset within a word (or access) counts.
 inline uint64_t kern_access_window(uint32_t size, uint32_t flags) {
-  if ((flags & 12u) == KERN_ACCESS_SHARED)
+  if ((flags & KERN_ACCESS_SPACE_MASK) == KERN_ACCESS_SHARED)
     return size > 4u ? size : 4u;
   return size * 16u > 128u ? size * 16u : 128u;
 }
@@ -211,77 +181,7 @@ inline uint64_t kern_warp_key(const KernWarpCtx *ctx) {
   return (linear << 16) | ctx->warpId;
 }
 
-// ---- called from warp functions and host code ----------------------------------------------
-
-/// The address of the module's global variable `globalId` (ir::GlobalVar::id): __device__ and
-/// __constant__ variables live in device memory, host globals in host memory. `ctx` is the
-/// KernWarpCtx* in a warp function and the KernHostCtx* in host code.
-uint64_t kern_rt_global_addr(void *ctx, uint32_t globalId);
-
-// ---- called from host code -----------------------------------------------------------------
-
-/// Host code faulted (dereferenced a device pointer, divided by zero...). Does not return:
-/// it unwinds to the runner, which reports the fault.
-[[noreturn]] void kern_rt_host_fault(KernHostCtx *ctx, uint32_t site, uint32_t kind, uint64_t addr);
-/// Host printf: same argument convention as kern_rt_kprintf. Returns characters printed.
-int32_t kern_rt_printf(KernHostCtx *ctx, const char *fmt, int32_t nargs, const uint64_t *args);
-/// fprintf(stderr|stdout, ...): stream 1 = stdout, 2 = stderr.
-int32_t kern_rt_fprintf(KernHostCtx *ctx, int32_t stream, const char *fmt, int32_t nargs,
-                        const uint64_t *args);
-/// sprintf/snprintf (size = UINT64_MAX for sprintf).
-int32_t kern_rt_snprintf(KernHostCtx *ctx, char *buf, uint64_t size, const char *fmt, int32_t nargs,
-                         const uint64_t *args);
-/// kernel<<<grid, block, shared, stream>>>(args): `params` packed as the kernel's
-/// Function::paramOffsets say. `kernel` indexes the module's kernels in Module order.
-/// Launch errors are recorded for cudaGetLastError; the host program goes on.
-void kern_rt_launch(KernHostCtx *ctx, uint32_t kernel, uint32_t gx, uint32_t gy, uint32_t gz,
-                    uint32_t bx, uint32_t by, uint32_t bz, uint64_t sharedBytes, void *stream,
-                    const uint8_t *params, uint32_t paramBytes, uint32_t site);
-/// The device range, for the host-side check that host code never dereferences device memory.
-uint64_t kern_rt_global_lo(KernHostCtx *ctx);
-uint64_t kern_rt_global_hi(KernHostCtx *ctx);
-
-// Runtime intrinsics (ir/intrinsics.def, kind Runtime): kern_rt_<spelling>(ctx, args...).
-// Argument types follow the IR types of the call: i32 -> int32_t, u64 -> uint64_t,
-// ptr -> void*, f64 -> double.
-void *kern_rt_malloc(KernHostCtx *ctx, uint64_t size);
-void *kern_rt_calloc(KernHostCtx *ctx, uint64_t n, uint64_t size);
-void *kern_rt_realloc(KernHostCtx *ctx, void *p, uint64_t size);
-void kern_rt_free(KernHostCtx *ctx, void *p);
-void *kern_rt_memset(KernHostCtx *ctx, void *p, int32_t value, uint64_t n);
-void *kern_rt_memcpy(KernHostCtx *ctx, void *dst, const void *src, uint64_t n);
-int32_t kern_rt_memcmp(KernHostCtx *ctx, const void *a, const void *b, uint64_t n);
-uint64_t kern_rt_strlen(KernHostCtx *ctx, const char *s);
-int32_t kern_rt_strcmp(KernHostCtx *ctx, const char *a, const char *b);
-int32_t kern_rt_strncmp(KernHostCtx *ctx, const char *a, const char *b, uint64_t n);
-char *kern_rt_strcpy(KernHostCtx *ctx, char *dst, const char *src);
-int32_t kern_rt_atoi(KernHostCtx *ctx, const char *s);
-double kern_rt_atof(KernHostCtx *ctx, const char *s);
-int64_t kern_rt_strtol(KernHostCtx *ctx, const char *s, char **end, int32_t base);
-int32_t kern_rt_rand(KernHostCtx *ctx);
-void kern_rt_srand(KernHostCtx *ctx, uint32_t seed);
-[[noreturn]] void kern_rt_exit(KernHostCtx *ctx, int32_t code);
-int32_t kern_rt_puts(KernHostCtx *ctx, const char *s);
-int32_t kern_rt_putchar(KernHostCtx *ctx, int32_t c);
-int32_t kern_rt_cudaMalloc(KernHostCtx *ctx, void **p, uint64_t size);
-int32_t kern_rt_cudaFree(KernHostCtx *ctx, void *p);
-int32_t kern_rt_cudaMemcpy(KernHostCtx *ctx, void *dst, const void *src, uint64_t n, int32_t kind);
-int32_t kern_rt_cudaMemset(KernHostCtx *ctx, void *p, int32_t value, uint64_t n);
-int32_t kern_rt_cudaDeviceSynchronize(KernHostCtx *ctx);
-/// cudaProfilerStart/Stop (cuda_profiler_api.h): open and close the range of profiled launches.
-int32_t kern_rt_cudaProfilerStart(KernHostCtx *ctx);
-int32_t kern_rt_cudaProfilerStop(KernHostCtx *ctx);
-int32_t kern_rt_cudaThreadSynchronize(KernHostCtx *ctx);
-int32_t kern_rt_cudaGetLastError(KernHostCtx *ctx);
-int32_t kern_rt_cudaPeekAtLastError(KernHostCtx *ctx);
-const char *kern_rt_cudaGetErrorString(KernHostCtx *ctx, int32_t err);
-const char *kern_rt_cudaGetErrorName(KernHostCtx *ctx, int32_t err);
-int32_t kern_rt_cudaGetDeviceCount(KernHostCtx *ctx, int32_t *count);
-int32_t kern_rt_cudaGetDevice(KernHostCtx *ctx, int32_t *dev);
-int32_t kern_rt_cudaSetDevice(KernHostCtx *ctx, int32_t dev);
-int32_t kern_rt_cudaDeviceReset(KernHostCtx *ctx);
-
-// ---- issue-3 runtime API (host) ----------------------------------------------------------
+// ---- types of the host runtime API ----------------------------------------------------------
 
 /// cudaDeviceProp as kern programs see it (the front end declares a struct of this layout; the
 /// fields are CUDA's, in CUDA's order, a subset of them). Filled from the device profile.
@@ -338,37 +238,11 @@ struct KernFuncAttributes {
   int32_t preferredShmemCarveout;
 };
 
-int32_t kern_rt_cudaMallocHost(KernHostCtx *ctx, void **p, uint64_t size);
-int32_t kern_rt_cudaHostAlloc(KernHostCtx *ctx, void **p, uint64_t size, uint32_t flags);
-int32_t kern_rt_cudaFreeHost(KernHostCtx *ctx, void *p);
-int32_t kern_rt_cudaMemcpyAsync(KernHostCtx *ctx, void *dst, const void *src, uint64_t n,
-                                int32_t kind, void *stream);
-int32_t kern_rt_cudaMemsetAsync(KernHostCtx *ctx, void *p, int32_t value, uint64_t n, void *stream);
-int32_t kern_rt_cudaStreamCreate(KernHostCtx *ctx, void **stream);
-int32_t kern_rt_cudaStreamDestroy(KernHostCtx *ctx, void *stream);
-int32_t kern_rt_cudaStreamSynchronize(KernHostCtx *ctx, void *stream);
-int32_t kern_rt_cudaEventCreate(KernHostCtx *ctx, void **event);
-int32_t kern_rt_cudaEventRecord(KernHostCtx *ctx, void *event, void *stream);
-int32_t kern_rt_cudaEventSynchronize(KernHostCtx *ctx, void *event);
-int32_t kern_rt_cudaEventQuery(KernHostCtx *ctx, void *event);
-int32_t kern_rt_cudaEventElapsedTime(KernHostCtx *ctx, float *ms, void *start, void *end);
-int32_t kern_rt_cudaEventDestroy(KernHostCtx *ctx, void *event);
-int32_t kern_rt_cudaGetDeviceProperties(KernHostCtx *ctx, KernDeviceProp *prop, int32_t device);
-int32_t kern_rt_cudaMemcpyToSymbol(KernHostCtx *ctx, void *symbol, const void *src, uint64_t n,
-                                   uint64_t offset, int32_t kind);
-int32_t kern_rt_cudaMemcpyFromSymbol(KernHostCtx *ctx, void *dst, const void *symbol, uint64_t n,
-                                     uint64_t offset, int32_t kind);
-int32_t kern_rt_cudaGetSymbolAddress(KernHostCtx *ctx, void **p, void *symbol);
-int32_t kern_rt_cudaGetSymbolSize(KernHostCtx *ctx, uint64_t *size, void *symbol);
-int32_t kern_rt_cudaFuncGetAttributes(KernHostCtx *ctx, KernFuncAttributes *attr, uint32_t kernel);
-int32_t kern_rt_cudaOccupancyMaxActiveBlocksPerMultiprocessor(KernHostCtx *ctx, int32_t *n,
-                                                              uint32_t kernel, int32_t blockSize,
-                                                              uint64_t dynamicShared);
-/// A failed assert() in a kernel: records KERN_FAULT_ASSERT for `lane` with the assertion's
-/// text, sets ctx->fault (the warp function then returns).
-void kern_rt_assert(KernWarpCtx *ctx, uint32_t site, uint32_t lane, const char *message);
-/// A failed assert() in host code: reports it and ends the program (exit code 3).
-[[noreturn]] void kern_rt_host_assert(KernHostCtx *ctx, uint32_t site, const char *message);
+// ---- the runtime functions (runtime_functions.def) --------------------------------------
+
+#define KERN_RT_FUNCTION(name, type) std::type_identity_t<type> name;
+#define KERN_RT_NORETURN(name, type) [[noreturn]] std::type_identity_t<type> name;
+#include "backend/runtime_functions.def"
 
 } // extern "C"
 

@@ -32,7 +32,7 @@ public:
   /// The warp function of the i-th kernel, in ir::Module::kernels() order.
   virtual WarpFunction kernel(size_t index) const = 0;
   /// Whether that kernel is a coroutine that returns at each barrier, to be resumed through
-  /// KernWarpCtx::coro, instead of waiting in kern_rt_barrier (see suspendsAtBarriers).
+  /// KernWarpCtx::coro, instead of waiting in kern_rt_barrier (see ir::suspendsAtBarriers).
   virtual bool kernelSuspends(size_t index) const = 0;
   /// The program's main, or null if it has none.
   virtual MainFunction main() const = 0;

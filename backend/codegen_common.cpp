@@ -21,6 +21,17 @@ llvm::Function *ModuleContext::externalFunction(const std::string &name, llvm::F
   return llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module);
 }
 
+llvm::Function *ModuleContext::runtimeFunction(RuntimeFunction f) {
+  const RuntimeFunctionInfo &info = runtimeFunctionInfo(f);
+  if (auto *fn = module.getFunction(info.name))
+    return fn;
+  auto *fn =
+      llvm::Function::Create(info.type(llvm), llvm::Function::ExternalLinkage, info.name, module);
+  if (!info.returns)
+    fn->setDoesNotReturn();
+  return fn;
+}
+
 llvm::Constant *ModuleContext::stringConstant(const std::string &text) {
   auto it = strings_.find(text);
   if (it != strings_.end())
@@ -502,6 +513,14 @@ Value *promoteVarArg(Builder &b, Value *v, ir::Type t) {
   if (t.kind == ir::TypeKind::F64)
     return b.CreateBitCast(v, i64);
   return v; // pointers are i64 addresses already
+}
+
+llvm::Value *emitBranchSplits(Builder &b, llvm::Value *mask, llvm::Value *taken) {
+  llvm::Value *none = b.getInt32(0);
+  llvm::Value *someTaken = b.CreateICmpNE(b.CreateAnd(mask, taken), none, "branch.some.taken");
+  llvm::Value *someNot =
+      b.CreateICmpNE(b.CreateAnd(mask, b.CreateNot(taken)), none, "branch.some.not.taken");
+  return b.CreateAnd(someTaken, someNot, "branch.splits");
 }
 
 llvm::AllocaInst *entryAlloca(Builder &b, Type *t, const llvm::Twine &name, uint64_t align) {

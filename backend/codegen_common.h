@@ -5,6 +5,7 @@
 #pragma once
 
 #include "backend/backend.h"
+#include "backend/runtime_functions.h"
 #include "ir/ir.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -39,7 +40,7 @@ struct ModuleContext {
   std::map<const ir::Function *, llvm::Function *> warpFunctions;
   /// Host functions (`@name.host`).
   std::map<const ir::Function *, llvm::Function *> hostFunctions;
-  /// Kernels compiled as coroutines that suspend at their barriers (warp::suspendsAtBarriers).
+  /// Kernels compiled as coroutines that suspend at their barriers (ir::suspendsAtBarriers).
   std::set<const ir::Function *> coroutines;
   /// The first internal error met while generating code (empty: none).
   std::string error;
@@ -53,6 +54,8 @@ struct ModuleContext {
   void fail(const std::string &message);
   /// Declares (once) an external function the JIT resolves from its allow-list.
   llvm::Function *externalFunction(const std::string &name, llvm::FunctionType *type);
+  /// Declares (once) the runtime function `f` with the type its row gives.
+  llvm::Function *runtimeFunction(RuntimeFunction f);
   /// A private constant holding `text` and its NUL, shared between uses; its address.
   llvm::Constant *stringConstant(const std::string &text);
   /// The index of `kernel` in Module::kernels() order.
@@ -103,6 +106,11 @@ llvm::Value *emitMath(ModuleContext &mc, Builder &b, ir::IntrinsicId id,
 /// One printf argument after C's default argument promotions, as the 64 bits the runtime's
 /// printf reads (abi.h): ints sign/zero-extended, float -> double, pointers as addresses.
 llvm::Value *promoteVarArg(Builder &b, llvm::Value *scalar, ir::Type t);
+
+/// The hardware model's divergence rule (abi.h kern_branch_splits) in IR: i1, true when some
+/// lane of the i32 lane set `mask` is in `taken` and some is not. tests/unit/backend runs it
+/// against kern_branch_splits, so that the two cannot drift apart.
+llvm::Value *emitBranchSplits(Builder &b, llvm::Value *mask, llvm::Value *taken);
 
 /// Allocates `t` in the entry block of the current function (where mem2reg/SROA find it).
 llvm::AllocaInst *entryAlloca(Builder &b, llvm::Type *t, const llvm::Twine &name,

@@ -7,6 +7,7 @@
 #include <llvm/IR/MDBuilder.h>
 
 #include <map>
+#include <optional>
 
 namespace kern::backend {
 
@@ -16,14 +17,6 @@ using llvm::Value;
 
 namespace {
 
-/// The type a Runtime intrinsic's C prototype uses for an IR type (abi.h): pointers are real
-/// pointers there, not i64.
-Type *abiType(llvm::LLVMContext &c, ir::Type t) {
-  if (t.isPtr())
-    return llvm::PointerType::getUnqual(c);
-  return registerType(c, t);
-}
-
 class HostCodegen {
 public:
   HostCodegen(ModuleContext &mc, const ir::Function &f, llvm::Function *fn)
@@ -32,9 +25,7 @@ public:
 
 private:
   BasicBlock *newBlock(const llvm::Twine &name) { return BasicBlock::Create(c_, name, fn_); }
-  llvm::FunctionCallee runtime(const char *name, Type *ret, std::vector<Type *> params) {
-    return mc_.externalFunction(name, llvm::FunctionType::get(ret, params, false));
-  }
+  llvm::Function *runtime(RuntimeFunction f) { return mc_.runtimeFunction(f); }
   /// Continues in a fresh block after a jump (statements after return/break are unreachable).
   void deadBlock() { b_.SetInsertPoint(newBlock("unreachable")); }
   void hostFault(Value *cond, uint32_t kind, ir::SiteId site, Value *addr);
@@ -70,10 +61,8 @@ void HostCodegen::emit() {
   b_.SetInsertPoint(BasicBlock::Create(c_, "entry", fn_));
   ctx_ = fn_->getArg(0);
   // The device range, read once: host code may not dereference anything inside it.
-  deviceLo_ = b_.CreateCall(runtime("kern_rt_global_lo", b_.getInt64Ty(), {b_.getPtrTy()}), {ctx_},
-                            "device.lo");
-  deviceHi_ = b_.CreateCall(runtime("kern_rt_global_hi", b_.getInt64Ty(), {b_.getPtrTy()}), {ctx_},
-                            "device.hi");
+  deviceLo_ = b_.CreateCall(runtime(RuntimeFunction::kern_rt_global_lo), {ctx_}, "device.lo");
+  deviceHi_ = b_.CreateCall(runtime(RuntimeFunction::kern_rt_global_hi), {ctx_}, "device.hi");
   for (auto *v : f_.vars) {
     auto *a = entryAlloca(b_, registerType(c_, v->type), v->name + ".addr");
     b_.CreateStore(llvm::Constant::getNullValue(a->getAllocatedType()), a);
@@ -111,11 +100,8 @@ void HostCodegen::hostFault(Value *cond, uint32_t kind, ir::SiteId site, Value *
   llvm::MDBuilder md(c_);
   b_.CreateCondBr(cond, faultBB, okBB, md.createBranchWeights(1, 1 << 20));
   b_.SetInsertPoint(faultBB);
-  Type *i32 = b_.getInt32Ty();
-  auto fn =
-      runtime("kern_rt_host_fault", b_.getVoidTy(), {b_.getPtrTy(), i32, i32, b_.getInt64Ty()});
-  llvm::cast<llvm::Function>(fn.getCallee())->setDoesNotReturn();
-  b_.CreateCall(fn, {ctx_, b_.getInt32(site), b_.getInt32(kind), addr});
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_host_fault),
+                {ctx_, b_.getInt32(site), b_.getInt32(kind), addr});
   b_.CreateUnreachable(); // kern_rt_host_fault unwinds to the runner
   b_.SetInsertPoint(okBB);
 }
@@ -268,7 +254,6 @@ void HostCodegen::emitPrintf(const ir::Stmt &s) {
     b_.CreateStore(promoteVarArg(b_, v, s.args[i]->type),
                    b_.CreateConstInBoundsGEP2_64(bufTy, buf, 0, i));
   }
-  Type *i32 = b_.getInt32Ty();
   Type *ptr = b_.getPtrTy();
   Value *fmt = mc_.stringConstant(s.text);
   Value *n = b_.getInt32(s.args.size());
@@ -276,9 +261,8 @@ void HostCodegen::emitPrintf(const ir::Stmt &s) {
     // sprintf/snprintf: into the host buffer `addr` of `value` bytes; the count to `var`.
     Value *dst = b_.CreateIntToPtr(emitExpr(*s.addr), ptr, "sprintf.buf");
     Value *size = emitCast(b_, emitExpr(*s.value), s.value->type, ir::Type::i64(false));
-    Value *r =
-        b_.CreateCall(runtime("kern_rt_snprintf", i32, {ptr, ptr, b_.getInt64Ty(), ptr, i32, ptr}),
-                      {ctx_, dst, size, fmt, n, buf}, "sprintf.count");
+    Value *r = b_.CreateCall(runtime(RuntimeFunction::kern_rt_snprintf),
+                             {ctx_, dst, size, fmt, n, buf}, "sprintf.count");
     if (s.var) {
       auto it = vars_.find(s.var);
       if (it != vars_.end())
@@ -287,11 +271,11 @@ void HostCodegen::emitPrintf(const ir::Stmt &s) {
     return;
   }
   if (s.printfStream == 1) {
-    b_.CreateCall(runtime("kern_rt_printf", i32, {ptr, ptr, i32, ptr}), {ctx_, fmt, n, buf});
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_printf), {ctx_, fmt, n, buf});
     return;
   }
   // fprintf(stderr, ...): stream 2 (abi.h)
-  b_.CreateCall(runtime("kern_rt_fprintf", i32, {ptr, i32, ptr, i32, ptr}),
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_fprintf),
                 {ctx_, b_.getInt32(s.printfStream), fmt, n, buf});
 }
 
@@ -330,39 +314,41 @@ void HostCodegen::emitLaunch(const ir::Stmt &s) {
                                 : b_.getInt64(0);
   Value *stream = s.stream ? b_.CreateIntToPtr(emitExpr(*s.stream), b_.getPtrTy(), "stream")
                            : llvm::ConstantPointerNull::get(b_.getPtrTy());
-  Type *i32 = b_.getInt32Ty();
-  Type *ptr = b_.getPtrTy();
-  auto fn = runtime("kern_rt_launch", b_.getVoidTy(),
-                    {ptr, i32, i32, i32, i32, i32, i32, i32, b_.getInt64Ty(), ptr, ptr, i32, i32});
-  b_.CreateCall(fn, {ctx_, b_.getInt32(mc_.kernelIndex(k)), g[0], g[1], g[2], bl[0], bl[1], bl[2],
-                     shared, stream, buf, b_.getInt32(k->paramBytes), b_.getInt32(s.site)});
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_launch),
+                {ctx_, b_.getInt32(mc_.kernelIndex(k)), g[0], g[1], g[2], bl[0], bl[1], bl[2],
+                 shared, stream, buf, b_.getInt32(k->paramBytes), b_.getInt32(s.site)});
 }
 
 // ---- expressions ---------------------------------------------------------------------------
 
 Value *HostCodegen::emitRuntimeCall(const ir::Expr &e) {
-  // kern_rt_<spelling>(ctx, args...) with the C types abi.h gives for the IR types.
-  std::string name = std::string("kern_rt_") + ir::intrinsicName(e.intrinsic);
-  std::vector<Type *> params = {b_.getPtrTy()};
-  for (auto *o : e.ops)
-    params.push_back(abiType(c_, o->type));
-  Type *ret = abiType(c_, e.type);
-  llvm::Function *fn = mc_.externalFunction(name, llvm::FunctionType::get(ret, params, false));
+  // kern_rt_<spelling>(ctx, args...), typed by its row of runtime_functions.def: the IR values
+  // are converted to the row's C types (IR pointers are i64; integers are extended or truncated
+  // as C converts them).
+  const std::string name = std::string("kern_rt_") + ir::intrinsicName(e.intrinsic);
+  const std::optional<RuntimeFunction> id = findRuntimeFunction(name);
+  if (!id) {
+    mc_.fail("internal error: no runtime function " + name);
+    return e.type.isVoid() ? nullptr : llvm::PoisonValue::get(registerType(c_, e.type));
+  }
+  llvm::Function *fn = runtime(*id);
   llvm::FunctionType *ft = fn->getFunctionType();
+  if (ft->getNumParams() != e.ops.size() + 1) {
+    mc_.fail("internal error: " + name + " called with the wrong number of arguments");
+    return e.type.isVoid() ? nullptr : llvm::PoisonValue::get(registerType(c_, e.type));
+  }
   std::vector<Value *> args = {ctx_};
   for (size_t i = 0; i < e.ops.size(); ++i) {
     const ir::Type t = e.ops[i]->type;
     Value *v = emitExpr(*e.ops[i]);
-    Type *want = i + 1 < ft->getNumParams() ? ft->getParamType(i + 1) : v->getType();
+    Type *want = ft->getParamType(i + 1);
     if (want->isPointerTy())
       v = b_.CreateIntToPtr(v, want);
-    else if (want != v->getType() && want->isIntegerTy() && v->getType()->isIntegerTy())
-      v = b_.CreateIntCast(v, want, t.isInt() && t.isSigned); // an earlier use declared it
+    else if (want->isIntegerTy() && v->getType()->isIntegerTy())
+      v = b_.CreateIntCast(v, want, t.isInt() && t.isSigned);
+    else if (want->isFloatingPointTy() && v->getType()->isFloatingPointTy())
+      v = b_.CreateFPCast(v, want);
     args.push_back(v);
-    // The x86-64 C ABI has the caller extend narrow integer arguments.
-    if (want->isIntegerTy() && want->getIntegerBitWidth() < 32)
-      fn->addParamAttr(i + 1,
-                       t.isInt() && t.isSigned ? llvm::Attribute::SExt : llvm::Attribute::ZExt);
   }
   Value *r = b_.CreateCall(fn, args);
   if (e.type.isVoid())
@@ -446,8 +432,7 @@ Value *HostCodegen::emitExpr(const ir::Expr &e) {
       if (e.intrinsic == ir::IntrinsicId::AssertFail) {
         // assert() in host code: report and end the program (kern_rt_host_assert unwinds).
         Value *msg = b_.CreateIntToPtr(emitExpr(*e.ops[0]), b_.getPtrTy());
-        b_.CreateCall(runtime("kern_rt_host_assert", b_.getVoidTy(),
-                              {b_.getPtrTy(), b_.getInt32Ty(), b_.getPtrTy()}),
+        b_.CreateCall(runtime(RuntimeFunction::kern_rt_host_assert),
                       {ctx_, b_.getInt32(e.site), msg});
         b_.CreateUnreachable();
         b_.SetInsertPoint(BasicBlock::Create(c_, "after.assert", fn_));
@@ -461,11 +446,10 @@ Value *HostCodegen::emitExpr(const ir::Expr &e) {
   case ExprKind::StringConst:
     return b_.CreatePtrToInt(mc_.stringConstant(e.text), b_.getInt64Ty(), "str");
   case ExprKind::GlobalAddr: {
-    auto fn = runtime("kern_rt_global_addr", b_.getInt64Ty(), {b_.getPtrTy(), b_.getInt32Ty()});
-    auto *f = llvm::cast<llvm::Function>(fn.getCallee());
-    f->setDoesNotAccessMemory(); // a global's address never changes while the program runs
-    f->setDoesNotThrow();
-    f->setWillReturn();
+    auto *fn = runtime(RuntimeFunction::kern_rt_global_addr);
+    fn->setDoesNotAccessMemory(); // a global's address never changes while the program runs
+    fn->setDoesNotThrow();
+    fn->setWillReturn();
     return b_.CreateCall(fn, {ctx_, b_.getInt32(e.global ? e.global->id : 0)},
                          e.global ? e.global->name : "global");
   }

@@ -5,6 +5,8 @@
 
 #include <llvm/IR/Constants.h>
 
+#include <cassert>
+
 namespace kern::backend {
 
 using llvm::Value;
@@ -39,13 +41,19 @@ llvm::BasicBlock *MaskContext::newBlock(const llvm::Twine &name) {
   return llvm::BasicBlock::Create(b_.getContext(), name, b_.GetInsertBlock()->getParent());
 }
 
+MaskContext::LoopScope *MaskContext::innermostMaskedLoop() {
+  for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
+    if (!it->uniform)
+      return &*it;
+  return nullptr;
+}
+
 Value *MaskContext::leftLanes() {
   Value *left = returnedMask();
-  if (!loops_.empty()) {
-    auto &l = loops_.back();
+  if (LoopScope *l = innermostMaskedLoop()) {
     auto *ty = current_->getAllocatedType();
-    left = b_.CreateOr(left, b_.CreateLoad(ty, l.breakLanes, "break.lanes"));
-    left = b_.CreateOr(left, b_.CreateLoad(ty, l.continueLanes, "continue.lanes"), "left.lanes");
+    left = b_.CreateOr(left, b_.CreateLoad(ty, l->breakLanes, "break.lanes"));
+    left = b_.CreateOr(left, b_.CreateLoad(ty, l->continueLanes, "continue.lanes"), "left.lanes");
   }
   return left;
 }
@@ -116,9 +124,23 @@ void MaskContext::endIf(bool lanesMayLeave) {
 
 // ---- loops ---------------------------------------------------------------------------------
 
-void MaskContext::startLoop() {
+void MaskContext::startLoop(bool uniform) {
+  if (uniform) {
+    // No break or continue lanes to keep: a plain loop around the mask of its entry.
+    LoopScope l{};
+    l.uniform = true;
+    l.entry = currentMask();
+    l.header = newBlock("uloop.header");
+    l.step = newBlock("uloop.step");
+    l.exit = newBlock("uloop.exit");
+    b_.CreateBr(l.header);
+    b_.SetInsertPoint(l.header);
+    loops_.push_back(l);
+    return;
+  }
   auto *ty = current_->getAllocatedType();
   LoopScope l;
+  l.uniform = false;
   l.entry = currentMask();
   l.breakLanes = entryAlloca(b_, ty, "break.lanes.addr");
   l.continueLanes = entryAlloca(b_, ty, "continue.lanes.addr");
@@ -140,6 +162,17 @@ void MaskContext::startLoop() {
 
 void MaskContext::loopTest(Value *cond, const BranchHook &hook) {
   auto &l = loops_.back();
+  if (l.uniform) {
+    // Every lane that evaluated the condition goes the same way: a plain branch.
+    if (hook) {
+      Value *m = currentMask();
+      hook(m, b_.CreateSelect(cond, m, noLanes(), "loop.taken"));
+    }
+    auto *cont = newBlock("uloop.cond.true");
+    b_.CreateCondBr(cond, cont, l.exit);
+    b_.SetInsertPoint(cont);
+    return;
+  }
   auto *ty = current_->getAllocatedType();
   Value *m = currentMask();
   Value *stay = b_.CreateAnd(m, cond, "loop.cond.mask");
@@ -159,6 +192,8 @@ void MaskContext::startStep() {
   auto *ty = current_->getAllocatedType();
   b_.CreateBr(l.step);
   b_.SetInsertPoint(l.step);
+  if (l.uniform)
+    return; // no lane continued, none left
   // Continued lanes rejoin here; broken and returned lanes do not.
   Value *gone = b_.CreateOr(b_.CreateLoad(ty, l.breakLanes, "break.lanes"), returnedMask());
   Value *m = b_.CreateAnd(l.entry, b_.CreateNot(gone), "loop.step.mask");
@@ -176,14 +211,41 @@ void MaskContext::endLoop(const std::function<void()> &backEdge) {
   b_.CreateBr(l.header);
   b_.SetInsertPoint(l.exit);
   loops_.pop_back();
+  if (l.uniform) {
+    // No lane left, so the lanes after the loop are those before it.
+    setMask(l.entry);
+    return;
+  }
   // Broken lanes rejoin after the loop; returned lanes stay off.
   setMask(b_.CreateAnd(l.entry, b_.CreateNot(returnedMask()), "loop.exit.mask"));
+}
+
+// ---- lane by lane ---------------------------------------------------------------------------
+
+void MaskContext::forEachLane(Value *mask, const std::string &name,
+                              const std::function<void(Value *lane)> &body) {
+  Value *laneBits = b_.CreateBitCast(mask, b_.getInt32Ty(), name + ".lanes");
+  auto *pre = b_.GetInsertBlock();
+  auto *loop = newBlock(name + ".lane");
+  auto *done = newBlock(name + ".done");
+  b_.CreateCondBr(b_.CreateICmpNE(laneBits, b_.getInt32(0)), loop, done);
+  b_.SetInsertPoint(loop);
+  auto *rem = b_.CreatePHI(b_.getInt32Ty(), 2, "lanes.left");
+  rem->addIncoming(laneBits, pre);
+  // The lowest lane left, then that lane's bit cleared.
+  Value *lane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, rem, b_.getTrue(), nullptr, "lane");
+  body(lane);
+  Value *next = b_.CreateAnd(rem, b_.CreateSub(rem, b_.getInt32(1)), "lanes.next");
+  rem->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateCondBr(b_.CreateICmpNE(next, b_.getInt32(0)), loop, done);
+  b_.SetInsertPoint(done);
 }
 
 // ---- break, continue, return ---------------------------------------------------------------
 
 void MaskContext::breakLanes() {
   auto &l = loops_.back();
+  assert(!l.uniform && "break in a loop judged uniform");
   auto *ty = current_->getAllocatedType();
   b_.CreateStore(b_.CreateOr(b_.CreateLoad(ty, l.breakLanes), currentMask(), "break.lanes"),
                  l.breakLanes);
@@ -192,6 +254,7 @@ void MaskContext::breakLanes() {
 
 void MaskContext::continueLanes() {
   auto &l = loops_.back();
+  assert(!l.uniform && "continue in a loop judged uniform");
   auto *ty = current_->getAllocatedType();
   b_.CreateStore(b_.CreateOr(b_.CreateLoad(ty, l.continueLanes), currentMask(), "continue.lanes"),
                  l.continueLanes);

@@ -7,6 +7,7 @@
 #include <llvm/IR/IRBuilder.h>
 
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace kern::backend {
@@ -47,22 +48,28 @@ public:
   /// `lanesMayLeave` false: no side can return, break or continue, so that is the mask
   /// before the if itself (said outright, so that LLVM sees the mask does not change).
   void endIf(bool lanesMayLeave = true);
-  /// Sets the current mask to `m`, the mask of an earlier point that no lane can have left
-  /// since (after a loop with no break, continue or return; see WarpCodegen's uniform loops).
-  void restoreMask(llvm::Value *m) { setMask(m); }
-
   /// Starts a loop; leaves the builder at the top of an iteration (where preCond goes) with
   /// the lanes still in the loop. Exits when none is.
-  void startLoop();
+  /// `uniform`: a loop whose condition is uniform (a scalar i1) and that no lane can leave
+  /// early (no break, continue or return of its own): every lane that enters stays until all
+  /// leave together, so the loop is a plain scalar loop and the mask never changes in it.
+  void startLoop(bool uniform = false);
   /// Evaluated loop condition: lanes where it is false leave the loop (as by break). Exits
-  /// when no lane remains.
+  /// when no lane remains. Uniform loops: every lane goes the same way, and the hook sees the
+  /// lanes that evaluated it as taken or as not taken, all of them.
   void loopTest(llvm::Value *cond, const BranchHook &hook);
   /// The continue target: lanes that continued rejoin here. Exits if no lane remains.
   void startStep();
   /// Closes the iteration: `backEdge` emits the back-edge work (the step counter), then jumps
   /// to the next iteration. Afterwards every lane that entered the loop and did not return
-  /// runs again (broken lanes rejoin).
+  /// runs again (broken lanes rejoin; after a uniform loop, the mask is the one before it).
   void endLoop(const std::function<void()> &backEdge);
+
+  /// Runs `body` once for each lane of `mask` (<32 x i1>), lowest lane first, with the lane's
+  /// index (i32), for work that goes lane by lane (printf's output order, the sequence of a
+  /// warp's atomics). Leaves the builder after the loop; `name` prefixes its blocks' names.
+  void forEachLane(llvm::Value *mask, const std::string &name,
+                   const std::function<void(llvm::Value *lane)> &body);
 
   /// `break`: the current lanes leave the innermost loop until it exits.
   void breakLanes();
@@ -82,16 +89,20 @@ private:
     bool uniform;
   };
   struct LoopScope {
-    llvm::Value *entry; // mask of the lanes that entered the loop
-    llvm::AllocaInst *breakLanes;
-    llvm::AllocaInst *continueLanes;
+    llvm::Value *entry;              // mask of the lanes that entered the loop
+    llvm::AllocaInst *breakLanes;    // null in a uniform loop: no lane leaves it early
+    llvm::AllocaInst *continueLanes; // likewise
     llvm::BasicBlock *header, *step, *exit;
+    bool uniform;
   };
 
   void setMask(llvm::Value *m);
   llvm::Value *noLanes();
-  /// Lanes that left the current region: returned, and broke or continued in the innermost loop.
+  /// Lanes that left the current region: returned, and broke or continued in the innermost loop
+  /// that lanes can leave early (a uniform loop has none that did).
   llvm::Value *leftLanes();
+  /// The innermost loop that lanes can leave by break or continue (null: none).
+  LoopScope *innermostMaskedLoop();
   llvm::BasicBlock *newBlock(const llvm::Twine &name);
 
   llvm::IRBuilder<> &b_;

@@ -8,119 +8,9 @@
 #include "backend/warp_codegen.h"
 
 #include "backend/warp_codegen_impl.h"
+#include "ir/analysis_structure.h"
 
 namespace kern::backend::warp {
-
-namespace {
-
-unsigned countOps(const ir::Expr *e) {
-  if (!e)
-    return 0;
-  unsigned n = 1;
-  for (auto *o : e->ops)
-    n += countOps(o);
-  return n;
-}
-
-const ir::Block *nestedBlock(const ir::Stmt &s) { return s.body ? s.body : s.thenBody; }
-
-/// Whether executing `s` can switch lanes off for the statements after it: a return anywhere,
-/// a break or continue not inside a loop nested in `s`.
-bool mayRemoveLanes(const ir::Block *b, int loopDepth);
-bool mayRemoveLanes(const ir::Stmt &s, int loopDepth) {
-  switch (s.kind) {
-  case ir::StmtKind::Return:
-    return true;
-  case ir::StmtKind::Break:
-  case ir::StmtKind::Continue:
-    return loopDepth == 0;
-  case ir::StmtKind::If:
-    return mayRemoveLanes(s.thenBody, loopDepth) || mayRemoveLanes(s.elseBody, loopDepth);
-  case ir::StmtKind::Loop:
-    return mayRemoveLanes(s.preCond, loopDepth + 1) || mayRemoveLanes(s.body, loopDepth + 1) ||
-           mayRemoveLanes(s.step, loopDepth + 1);
-  case ir::StmtKind::Block:
-    return mayRemoveLanes(nestedBlock(s), loopDepth);
-  default:
-    return false;
-  }
-}
-bool mayRemoveLanes(const ir::Block *b, int loopDepth) {
-  if (!b)
-    return false;
-  for (auto *s : b->stmts)
-    if (mayRemoveLanes(*s, loopDepth))
-      return true;
-  return false;
-}
-
-bool callsAnything(const ir::Expr *e) {
-  if (!e)
-    return false;
-  if (e->kind == ir::ExprKind::Call)
-    return true;
-  for (auto *o : e->ops)
-    if (callsAnything(o))
-      return true;
-  return false;
-}
-
-bool callsAnything(const ir::Block *b);
-bool callsAnything(const ir::Stmt &s) {
-  if (callsAnything(s.addr) || callsAnything(s.value) || callsAnything(s.cond))
-    return true;
-  for (auto *a : s.args)
-    if (callsAnything(a))
-      return true;
-  return callsAnything(s.thenBody) || callsAnything(s.elseBody) || callsAnything(s.preCond) ||
-         callsAnything(s.body) || callsAnything(s.step);
-}
-bool callsAnything(const ir::Block *b) {
-  if (!b)
-    return false;
-  for (auto *s : b->stmts)
-    if (callsAnything(*s))
-      return true;
-  return false;
-}
-
-bool contains(const ir::Block *b, ir::StmtKind kind);
-bool contains(const ir::Stmt &s, ir::StmtKind kind) {
-  return s.kind == kind || contains(s.thenBody, kind) || contains(s.elseBody, kind) ||
-         contains(s.preCond, kind) || contains(s.body, kind) || contains(s.step, kind);
-}
-bool contains(const ir::Block *b, ir::StmtKind kind) {
-  if (!b)
-    return false;
-  for (auto *s : b->stmts)
-    if (contains(*s, kind))
-      return true;
-  return false;
-}
-
-} // namespace
-
-/// A loop whose body reaches a barrier and holds no loop of its own, anywhere in `b`.
-bool tightBarrierLoop(const ir::Block *b) {
-  if (!b)
-    return false;
-  for (auto *s : b->stmts) {
-    if (s->kind == ir::StmtKind::Loop) {
-      const bool barrier = contains(s->preCond, ir::StmtKind::Barrier) ||
-                           contains(s->body, ir::StmtKind::Barrier) ||
-                           contains(s->step, ir::StmtKind::Barrier);
-      const bool inner = contains(s->preCond, ir::StmtKind::Loop) ||
-                         contains(s->body, ir::StmtKind::Loop) ||
-                         contains(s->step, ir::StmtKind::Loop);
-      if (barrier && !inner)
-        return true;
-    }
-    if (tightBarrierLoop(s->thenBody) || tightBarrierLoop(s->elseBody) ||
-        tightBarrierLoop(s->preCond) || tightBarrierLoop(s->body) || tightBarrierLoop(s->step))
-      return true;
-  }
-  return false;
-}
 
 // ---- function ------------------------------------------------------------------------------
 
@@ -134,7 +24,6 @@ void WarpCodegen::emit() {
   if (coro_) {
     // A switch-resumed coroutine (LLVM's coroutine lowering keeps what lives across a
     // suspension in the frame): its frame is the runtime's, one per warp, reused.
-    Type *ptr = b_.getPtrTy();
     Value *nullPtr = llvm::ConstantPointerNull::get(b_.getPtrTy());
     Value *id = b_.CreateIntrinsic(llvm::Intrinsic::coro_id, {},
                                    {b_.getInt32(0), nullPtr, nullPtr, nullPtr}, nullptr, "coro.id");
@@ -142,9 +31,8 @@ void WarpCodegen::emit() {
                                      "frame.size");
     Value *align = b_.CreateIntrinsic(llvm::Intrinsic::coro_align, {b_.getInt64Ty()}, {}, nullptr,
                                       "frame.align");
-    Value *mem =
-        b_.CreateCall(runtime("kern_rt_coro_frame", ptr, {ptr, b_.getInt64Ty(), b_.getInt64Ty()}),
-                      {ctx_, size, align}, "frame.mem");
+    Value *mem = b_.CreateCall(runtime(RuntimeFunction::kern_rt_coro_frame), {ctx_, size, align},
+                               "frame.mem");
     coroHandle_ = b_.CreateIntrinsic(llvm::Intrinsic::coro_begin, {}, {id, mem}, nullptr, "coro");
     b_.CreateStore(coroHandle_, ctxAddr(kCtxCoro));
     b_.CreateStore(b_.getInt32(0), ctxAddr(kCtxFinished));
@@ -284,8 +172,7 @@ void WarpCodegen::emit() {
   exit_->insertInto(fn_);
   b_.SetInsertPoint(exit_);
   if (instrWarp_) // every way out (the end, a return, a fault, a timeout) passes here
-    b_.CreateCall(runtime("kern_rt_count_instr_totals", b_.getVoidTy(),
-                          {b_.getPtrTy(), b_.getInt64Ty(), b_.getInt64Ty()}),
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_instr_totals),
                   {ctx_, b_.CreateLoad(b_.getInt64Ty(), instrWarp_, "instr.warp.total"),
                    b_.CreateLoad(b_.getInt64Ty(), instrThread_, "instr.thread.total")});
   if (coro_) {
@@ -325,10 +212,8 @@ void WarpCodegen::faultWithKind(Value *bad, Value *kind, ir::SiteId site, Value 
   Value *addr = addrs ? b_.CreateExtractElement(addrs, lane, "fault.addr") : b_.getInt64(0);
   if (!kind->getType()->isIntegerTy(32))
     kind = b_.CreateExtractElement(kind, lane, "fault.kind");
-  Type *i32 = b_.getInt32Ty();
-  b_.CreateCall(
-      runtime("kern_rt_fault", b_.getVoidTy(), {b_.getPtrTy(), i32, i32, i32, b_.getInt64Ty()}),
-      {ctx_, b_.getInt32(site), kind, lane, addr});
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_fault),
+                {ctx_, b_.getInt32(site), kind, lane, addr});
   // The warp stops at its first fault: no later instruction of any lane runs.
   b_.CreateBr(exit_);
   b_.SetInsertPoint(okBB);
@@ -339,9 +224,8 @@ void WarpCodegen::faultIf(Value *bad, uint32_t kind, ir::SiteId site, Value *add
 }
 
 void WarpCodegen::emitCoroBarrier(ir::SiteId site, Value *mask, Value *pred, int32_t op) {
-  Type *i32 = b_.getInt32Ty();
   Value *r = b_.CreateCall(
-      runtime("kern_rt_barrier_arrive", i32, {b_.getPtrTy(), i32, i32, i32, i32}),
+      runtime(RuntimeFunction::kern_rt_barrier_arrive),
       {ctx_, b_.getInt32(site), mask, pred, b_.getInt32(static_cast<uint32_t>(op))}, "arrived");
   auto *suspendBB = newBlock("barrier.suspend");
   auto *resumedBB = newBlock("barrier.resumed");
@@ -381,7 +265,7 @@ void WarpCodegen::emitBlock(const ir::Block *blk) {
     // After a statement that may switch every lane off (an if whose lanes all returned or
     // broke), the rest of the block is skipped, as the hardware does: no instruction issues
     // with an empty mask, so none is counted.
-    if (i + 1 < blk->stmts.size() && mayRemoveLanes(s, 0)) {
+    if (i + 1 < blk->stmts.size() && ir::mayRemoveLanes(s)) {
       auto *rest = newBlock("block.rest");
       auto *skip = newBlock("block.skip");
       b_.CreateCondBr(mask_->any(cur(), "block.any"), rest, skip);
@@ -399,15 +283,14 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool counted) {
   if (!mc_.options.counters || !counted)
     return {};
   return [this, site](Value *m, Value *taken) {
-    Type *i32 = b_.getInt32Ty();
     Type *i64 = b_.getInt64Ty();
-    // A branch whose active lanes all go one way only adds to branches executed: that add is
-    // done here. A split branch goes to the runtime, whose rule (isDivergent) judges it.
+    // A branch whose active lanes do not split (kern_branch_splits) only adds to branches
+    // executed: that add is done here. A split branch, or one with no active lane, goes to the
+    // runtime, whose counters apply the same rule.
     Value *mb = bits(m, "branch.mask");
-    Value *tb = b_.CreateAnd(bits(taken, "branch.taken"), mb);
-    Value *oneWay = b_.CreateAnd(
-        b_.CreateICmpNE(mb, b_.getInt32(0)),
-        b_.CreateOr(b_.CreateICmpEQ(tb, b_.getInt32(0)), b_.CreateICmpEQ(tb, mb)), "one.way");
+    Value *tb = bits(taken, "branch.taken");
+    Value *oneWay = b_.CreateAnd(b_.CreateICmpNE(mb, b_.getInt32(0)),
+                                 b_.CreateNot(emitBranchSplits(b_, mb, tb)), "one.way");
     Value *inline_ = b_.CreateAnd(
         oneWay, b_.CreateICmpNE(counterView_, llvm::ConstantPointerNull::get(b_.getPtrTy())));
     auto *addBB = newBlock("branch.count");
@@ -415,14 +298,17 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool counted) {
     auto *doneBB = newBlock("branch.counted");
     b_.CreateCondBr(inline_, addBB, callBB);
     b_.SetInsertPoint(addBB);
-    Value *sites = b_.CreateLoad(b_.getPtrTy(), counterView_, "site.table");
-    Value *p = b_.CreateConstInBoundsGEP1_64(
-        b_.getInt8Ty(), sites, uint64_t(site) * KERN_SITE_COUNTERS_BYTES + KERN_SITE_BRANCHES);
+    Value *sites = b_.CreateLoad(
+        b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, kViewSites),
+        "site.table");
+    Value *p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), sites,
+                                             uint64_t(site) * sizeof(KernSiteCounters) +
+                                                 offsetof(KernSiteCounters, branchesExecuted));
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, p), b_.getInt64(1)), p);
     b_.CreateBr(doneBB);
     b_.SetInsertPoint(callBB);
-    b_.CreateCall(runtime("kern_rt_count_branch", b_.getVoidTy(), {b_.getPtrTy(), i32, i32, i32}),
-                  {ctx_, b_.getInt32(site), mb, bits(taken)});
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_branch),
+                  {ctx_, b_.getInt32(site), mb, tb});
     b_.CreateBr(doneBB);
     b_.SetInsertPoint(doneBB);
   };
@@ -450,10 +336,10 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
   using ir::StmtKind;
   switch (s.kind) {
   case StmtKind::Block:
-    emitBlock(nestedBlock(s));
+    emitBlock(ir::nestedBlock(s));
     return;
   case StmtKind::Assign: {
-    countInstr(1 + countOps(s.value));
+    countInstr(1 + ir::countOperations(s.value));
     Value *v = emitExpr(*s.value);
     auto *slot = vars_[s.var];
     if (!slot) {
@@ -476,7 +362,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     return;
   }
   case StmtKind::Store: {
-    countInstr(1 + countOps(s.addr) + countOps(s.value));
+    countInstr(1 + ir::countOperations(s.addr) + ir::countOperations(s.value));
     MemoryAccess a;
     a.op = AccessOp::Store;
     a.space = s.space;
@@ -489,7 +375,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     return;
   }
   case StmtKind::If: {
-    countInstr(1 + countOps(s.cond));
+    countInstr(1 + ir::countOperations(s.cond));
     Value *c = emitCond(s.cond);
     if (c->getType()->isVectorTy())
       mask_->startIf(c, s.elseBody != nullptr, branchHook(s.site, s.isBranch));
@@ -500,7 +386,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
       mask_->startElse();
       emitBlock(s.elseBody);
     }
-    mask_->endIf(mayRemoveLanes(s.thenBody, 0) || mayRemoveLanes(s.elseBody, 0));
+    mask_->endIf(ir::mayRemoveLanes(s.thenBody) || ir::mayRemoveLanes(s.elseBody));
     return;
   }
   case StmtKind::Loop:
@@ -521,7 +407,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     mask_->continueLanes();
     return;
   case StmtKind::Return:
-    countInstr(1 + countOps(s.value));
+    countInstr(1 + ir::countOperations(s.value));
     if (s.value && retval_) {
       Value *v = emitVec(*s.value);
       Value *old = b_.CreateLoad(retval_->getAllocatedType(), retval_, "retval");
@@ -532,7 +418,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     mask_->returnLanes();
     return;
   case StmtKind::Eval:
-    countInstr(countOps(s.value));
+    countInstr(ir::countOperations(s.value));
     if (s.value)
       emitExpr(*s.value);
     return;
@@ -542,12 +428,11 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     return;
   case StmtKind::Barrier: {
     countInstr(1);
-    Type *i32 = b_.getInt32Ty();
     if (coro_) {
       emitCoroBarrier(s.site, bits(cur(), "barrier.mask"), b_.getInt32(0), -1);
       return;
     }
-    b_.CreateCall(runtime("kern_rt_barrier", b_.getVoidTy(), {b_.getPtrTy(), i32, i32}),
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_barrier),
                   {ctx_, b_.getInt32(s.site), bits(cur(), "barrier.mask")});
     returnIfFaulted();
     return;
@@ -561,22 +446,25 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
 void WarpCodegen::emitLoop(const ir::Stmt &s) {
   // A loop whose condition is uniform and that no lane can leave early (no break or continue
   // of its own, no return) keeps every lane that entered it until all leave together: the
-  // mask never changes, and the loop is a plain scalar loop.
-  bool lanesMayLeave =
-      mayRemoveLanes(s.preCond, 0) || mayRemoveLanes(s.body, 0) || mayRemoveLanes(s.step, 0);
-  if ((!s.cond || s.cond->uniform) && !lanesMayLeave) {
-    emitUniformLoop(s);
-    return;
-  }
+  // mask never changes, and the loop is a plain scalar loop (MaskContext's uniform loop).
+  const bool lanesMayLeave =
+      ir::mayRemoveLanes(s.preCond) || ir::mayRemoveLanes(s.body) || ir::mayRemoveLanes(s.step);
+  const bool uniform = (!s.cond || s.cond->uniform) && !lanesMayLeave;
   auto test = [&] {
     if (!s.cond)
       return;
-    countInstr(1 + countOps(s.cond));
-    Value *c = vec(emitCond(s.cond));
+    countInstr(1 + ir::countOperations(s.cond));
+    Value *c = emitCond(s.cond);
+    if (!uniform) {
+      c = vec(c);
+    } else if (c->getType()->isVectorTy()) {
+      mc_.fail("internal error: uniform loop condition emitted as a vector in " + f_.name);
+      c = mask_->any(c);
+    }
     // Each evaluation of the loop condition is a branch at the loop's site.
     mask_->loopTest(c, branchHook(s.site, true));
   };
-  mask_->startLoop();
+  mask_->startLoop(uniform);
   if (s.testFirst) {
     emitBlock(s.preCond);
     test();
@@ -590,57 +478,6 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
     test();
   }
   mask_->endLoop([&] { emitBackEdge(s.site); });
-}
-
-void WarpCodegen::emitUniformLoop(const ir::Stmt &s) {
-  Value *m = cur();
-  auto *header = newBlock("uloop.header");
-  auto *body = newBlock("uloop.body");
-  auto *step = newBlock("uloop.step");
-  auto *exit = newBlock("uloop.exit");
-  // Counted as the masked loop counts: the lanes that evaluated the condition, and those for
-  // which it held (all of them or none).
-  auto test = [&](BasicBlock *stay) {
-    if (!s.cond) {
-      b_.CreateBr(stay);
-      return;
-    }
-    countInstr(1 + countOps(s.cond));
-    Value *c = emitCond(s.cond);
-    if (c->getType()->isVectorTy()) {
-      mc_.fail("internal error: uniform loop condition emitted as a vector in " + f_.name);
-      c = mask_->any(c);
-    }
-    if (auto hook = branchHook(s.site, true)) {
-      Value *mask = cur();
-      hook(mask, b_.CreateSelect(c, mask, llvm::Constant::getNullValue(maskTy()), "loop.taken"));
-    }
-    b_.CreateCondBr(c, stay, exit);
-  };
-  b_.CreateBr(header);
-  b_.SetInsertPoint(header);
-  if (s.testFirst) {
-    emitBlock(s.preCond);
-    test(body);
-  } else {
-    b_.CreateBr(body);
-  }
-  b_.SetInsertPoint(body);
-  emitBlock(s.body);
-  b_.CreateBr(step);
-  b_.SetInsertPoint(step);
-  emitBlock(s.step);
-  if (!s.testFirst) {
-    emitBlock(s.preCond);
-    auto *latch = newBlock("uloop.latch");
-    test(latch);
-    b_.SetInsertPoint(latch);
-  }
-  emitBackEdge(s.site);
-  b_.CreateBr(header);
-  b_.SetInsertPoint(exit);
-  // No lane left, so the lanes after the loop are those before it.
-  mask_->restoreMask(m);
 }
 
 void WarpCodegen::emitBackEdge(ir::SiteId site) {
@@ -657,8 +494,7 @@ void WarpCodegen::emitBackEdge(ir::SiteId site) {
   unlikelyBr(b_.CreateICmpSLT(steps, b_.getInt64(0)), pollBB, goBB);
   b_.SetInsertPoint(pollBB);
   Value *stop =
-      b_.CreateCall(runtime("kern_rt_poll", b_.getInt32Ty(), {b_.getPtrTy(), b_.getInt32Ty()}),
-                    {ctx_, b_.getInt32(site)}, "poll");
+      b_.CreateCall(runtime(RuntimeFunction::kern_rt_poll), {ctx_, b_.getInt32(site)}, "poll");
   b_.CreateCondBr(b_.CreateICmpNE(stop, b_.getInt32(0)), exit_, goBB);
   b_.SetInsertPoint(goBB);
 }
@@ -668,31 +504,18 @@ void WarpCodegen::emitPrintf(const ir::Stmt &s) {
   for (auto *a : s.args)
     args.push_back(emitVec(*a));
   Value *fmt = mc_.stringConstant(s.text);
-  Type *i32 = b_.getInt32Ty();
   auto *bufTy = llvm::ArrayType::get(b_.getInt64Ty(), std::max<size_t>(args.size(), 1));
   auto *buf = entryAlloca(b_, bufTy, "printf.args", 8);
-  auto kprintf = runtime("kern_rt_kprintf", b_.getVoidTy(),
-                         {b_.getPtrTy(), i32, b_.getPtrTy(), i32, b_.getPtrTy()});
+  auto *kprintf = runtime(RuntimeFunction::kern_rt_kprintf);
   // One call per active lane in lane order: the runtime's output order is block, warp, lane.
-  auto *pre = b_.GetInsertBlock();
-  Value *laneBits = bits(cur(), "printf.lanes");
-  auto *loop = newBlock("printf.lane");
-  auto *done = newBlock("printf.done");
-  b_.CreateCondBr(b_.CreateICmpNE(laneBits, b_.getInt32(0)), loop, done);
-  b_.SetInsertPoint(loop);
-  auto *rem = b_.CreatePHI(i32, 2, "lanes.left");
-  rem->addIncoming(laneBits, pre);
-  Value *lane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, rem, b_.getTrue(), nullptr, "lane");
-  for (size_t i = 0; i < args.size(); ++i) {
-    Value *v = b_.CreateExtractElement(args[i], lane);
-    b_.CreateStore(promoteVarArg(b_, v, s.args[i]->type),
-                   b_.CreateConstInBoundsGEP2_64(bufTy, buf, 0, i));
-  }
-  b_.CreateCall(kprintf, {ctx_, lane, fmt, b_.getInt32(args.size()), buf});
-  Value *next = b_.CreateAnd(rem, b_.CreateSub(rem, b_.getInt32(1)), "lanes.next");
-  rem->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateCondBr(b_.CreateICmpNE(next, b_.getInt32(0)), loop, done);
-  b_.SetInsertPoint(done);
+  mask_->forEachLane(cur(), "printf", [&](Value *lane) {
+    for (size_t i = 0; i < args.size(); ++i) {
+      Value *v = b_.CreateExtractElement(args[i], lane);
+      b_.CreateStore(promoteVarArg(b_, v, s.args[i]->type),
+                     b_.CreateConstInBoundsGEP2_64(bufTy, buf, 0, i));
+    }
+    b_.CreateCall(kprintf, {ctx_, lane, fmt, b_.getInt32(args.size()), buf});
+  });
 }
 
 // ---- expressions ---------------------------------------------------------------------------
@@ -900,9 +723,7 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
     Value *lane =
         b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, m, b_.getTrue(), nullptr, "assert.lane");
     Value *msg = b_.CreateIntToPtr(b_.CreateExtractElement(msgs, lane), b_.getPtrTy());
-    b_.CreateCall(
-        runtime("kern_rt_assert", b_.getVoidTy(), {b_.getPtrTy(), i32, i32, b_.getPtrTy()}),
-        {ctx_, b_.getInt32(e.site), lane, msg});
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_assert), {ctx_, b_.getInt32(e.site), lane, msg});
     b_.CreateBr(exit_);
     b_.SetInsertPoint(okBB);
     return nullptr;
@@ -935,10 +756,9 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
     if (coro_) {
       emitCoroBarrier(e.site, bits(m, "barrier.mask"), bits(b_.CreateAnd(m, pred), "barrier.pred"),
                       static_cast<int32_t>(kind));
-      r = b_.CreateCall(runtime("kern_rt_barrier_result", i32, {b_.getPtrTy()}), {ctx_},
-                        "barrier.result");
+      r = b_.CreateCall(runtime(RuntimeFunction::kern_rt_barrier_result), {ctx_}, "barrier.result");
     } else {
-      r = b_.CreateCall(runtime("kern_rt_barrier_reduce", i32, {b_.getPtrTy(), i32, i32, i32, i32}),
+      r = b_.CreateCall(runtime(RuntimeFunction::kern_rt_barrier_reduce),
                         {ctx_, b_.getInt32(e.site), bits(m, "barrier.mask"),
                          bits(b_.CreateAnd(m, pred), "barrier.pred"), b_.getInt32(kind)},
                         "barrier.result");
@@ -1064,11 +884,10 @@ Value *WarpCodegen::emitExprShape(const ir::Expr &e) {
   case ExprKind::GlobalAddr: {
     // The runtime owns global variables' storage; their addresses never change while a
     // program runs, so the call is marked free of side effects and LLVM may hoist it.
-    auto fn = runtime("kern_rt_global_addr", b_.getInt64Ty(), {b_.getPtrTy(), b_.getInt32Ty()});
-    auto *f = llvm::cast<llvm::Function>(fn.getCallee());
-    f->setDoesNotAccessMemory();
-    f->setDoesNotThrow();
-    f->setWillReturn();
+    auto *fn = runtime(RuntimeFunction::kern_rt_global_addr);
+    fn->setDoesNotAccessMemory();
+    fn->setDoesNotThrow();
+    fn->setWillReturn();
     return b_.CreateCall(fn, {ctx_, b_.getInt32(e.global ? e.global->id : 0)},
                          e.global ? e.global->name : "global");
   }
@@ -1105,20 +924,6 @@ Value *WarpCodegen::emitExprShape(const ir::Expr &e) {
 
 namespace kern::backend {
 
-bool suspendsAtBarriers(const ir::Function &f) {
-  // Local slots would live in the coroutine's frame, away from the stack that the local-memory
-  // window of generic pointers and of called device functions assumes; a device function that
-  // reaches a barrier would have to suspend its caller. Such kernels keep their fibers.
-  // Measured (bench/RESULTS.md): resuming a coroutine reloads what lives across the barrier
-  // from its frame, and its code between barriers is a little slower than a fiber's; it wins
-  // where barriers come often (a loop around a barrier with no loop inside it, as in a tree
-  // reduction: 20% on W2) and loses up to 10% elsewhere (matmul, transpose).
-  if (getenv("KERN_NO_CORO"))
-    return false; // TEMP
-  return f.kind == ir::FunctionKind::Kernel && f.usesBarriers && f.slots.empty() &&
-         !warp::callsAnything(f.body) && warp::tightBarrierLoop(f.body);
-}
-
 using llvm::Type;
 
 llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f) {
@@ -1145,7 +950,7 @@ llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f) {
       fn->getArg(3 + i)->setName(f.params[i]->name);
   }
   setCommonAttributes(fn);
-  if (suspendsAtBarriers(f)) {
+  if (ir::suspendsAtBarriers(f)) {
     fn->setPresplitCoroutine();
     mc.coroutines.insert(&f);
   }

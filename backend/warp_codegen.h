@@ -11,13 +11,8 @@ namespace kern::backend {
 ///   device:  `<32 x R> @<name>.warp(ptr %ctx, <32 x i1> %mask, ptr %warp, <32 x T> args...)`
 ///            (void when R is), internal. `%warp` is the per-warp state the kernel owns (the
 ///            local-memory bound for generic pointer checks and the clock() counter).
+/// A kernel that ir::suspendsAtBarriers is declared as a coroutine (ModuleContext::coroutines).
 llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f);
-
-/// Whether kernel `f` is compiled as a coroutine that suspends at its barriers (the runtime
-/// then resumes its warps one after another, with no fiber), rather than one that calls
-/// kern_rt_barrier and waits on a fiber: it reaches __syncthreads itself, calls no function
-/// and has no local slots.
-bool suspendsAtBarriers(const ir::Function &f);
 
 /// Emits the body of a function declared by declareWarpFunction.
 void emitWarpFunction(ModuleContext &mc, const ir::Function &f);

@@ -24,56 +24,35 @@ using llvm::Value;
 
 // Byte offsets of KernWarpCtx fields (abi.h); the generated code addresses the struct by these.
 enum CtxOffset : unsigned {
-  kCtxParams = 0,
-  kCtxShared = 8,
-  kCtxSharedSize = 16,
-  kCtxGlobalLo = 24,
-  kCtxGlobalHi = 32,
-  kCtxGridDim = 40,
-  kCtxBlockDim = 52,
-  kCtxBlockIdx = 64,
-  kCtxLiveMask = 80,
-  kCtxFault = 84,
-  kCtxSteps = 88,
-  kCtxWarpId = 76,
-  kCtxThreadIdx = 96,
-  kCtxCounters = 488,
-  kCtxCallDepth = 496,
-  kCtxFinished = 500,
-  kCtxShadow = 504,
-  kCtxCoro = 512,
+  kCtxParams = offsetof(KernWarpCtx, params),
+  kCtxShared = offsetof(KernWarpCtx, shared),
+  kCtxSharedSize = offsetof(KernWarpCtx, sharedSize),
+  kCtxGlobalLo = offsetof(KernWarpCtx, globalLo),
+  kCtxGlobalHi = offsetof(KernWarpCtx, globalHi),
+  kCtxGridDim = offsetof(KernWarpCtx, gridDim),
+  kCtxBlockDim = offsetof(KernWarpCtx, blockDim),
+  kCtxBlockIdx = offsetof(KernWarpCtx, blockIdx),
+  kCtxLiveMask = offsetof(KernWarpCtx, liveMask),
+  kCtxFault = offsetof(KernWarpCtx, fault),
+  kCtxSteps = offsetof(KernWarpCtx, steps),
+  kCtxWarpId = offsetof(KernWarpCtx, warpId),
+  kCtxThreadIdx = offsetof(KernWarpCtx, threadIdx),
+  kCtxCounters = offsetof(KernWarpCtx, counters),
+  kCtxCallDepth = offsetof(KernWarpCtx, callDepth),
+  kCtxFinished = offsetof(KernWarpCtx, finished),
+  kCtxShadow = offsetof(KernWarpCtx, shadow),
+  kCtxCoro = offsetof(KernWarpCtx, coro),
 };
-static_assert(offsetof(KernWarpCtx, shadow) == kCtxShadow);
-static_assert(offsetof(KernWarpCtx, params) == kCtxParams);
-static_assert(offsetof(KernWarpCtx, shared) == kCtxShared);
-static_assert(offsetof(KernWarpCtx, sharedSize) == kCtxSharedSize);
-static_assert(offsetof(KernWarpCtx, globalLo) == kCtxGlobalLo);
-static_assert(offsetof(KernWarpCtx, globalHi) == kCtxGlobalHi);
-static_assert(offsetof(KernWarpCtx, gridDim) == kCtxGridDim);
-static_assert(offsetof(KernWarpCtx, blockDim) == kCtxBlockDim);
-static_assert(offsetof(KernWarpCtx, blockIdx) == kCtxBlockIdx);
-static_assert(offsetof(KernWarpCtx, liveMask) == kCtxLiveMask);
-static_assert(offsetof(KernWarpCtx, fault) == kCtxFault);
-static_assert(offsetof(KernWarpCtx, steps) == kCtxSteps);
-static_assert(offsetof(KernWarpCtx, threadIdx) == kCtxThreadIdx);
-static_assert(offsetof(KernWarpCtx, callDepth) == kCtxCallDepth);
-static_assert(offsetof(KernWarpCtx, warpId) == kCtxWarpId);
-static_assert(offsetof(KernWarpCtx, finished) == kCtxFinished);
-static_assert(offsetof(KernWarpCtx, coro) == kCtxCoro);
-static_assert(offsetof(KernWarpCtx, counters) == kCtxCounters);
-static_assert(offsetof(KernCounterView, sites) == 0 && offsetof(KernCounterView, memos) == 8);
+// The KernCounterView and KernAccessMemo fields compiled code reads.
 enum MemoOffset : unsigned {
-  kMemoTag = 0,
-  kMemoSampleKey = 8,
-  kMemoMask = 16,
-  kMemoDelta = 24,
-  kMemoPattern = 96,
+  kViewSites = offsetof(KernCounterView, sites),
+  kViewMemos = offsetof(KernCounterView, memos),
+  kMemoTag = offsetof(KernAccessMemo, tag),
+  kMemoSampleKey = offsetof(KernAccessMemo, sampleKey),
+  kMemoMask = offsetof(KernAccessMemo, mask),
+  kMemoDelta = offsetof(KernAccessMemo, delta),
+  kMemoPattern = offsetof(KernAccessMemo, pattern),
 };
-static_assert(offsetof(KernAccessMemo, tag) == kMemoTag &&
-              offsetof(KernAccessMemo, sampleKey) == kMemoSampleKey &&
-              offsetof(KernAccessMemo, mask) == kMemoMask &&
-              offsetof(KernAccessMemo, delta) == kMemoDelta &&
-              offsetof(KernAccessMemo, pattern) == kMemoPattern);
 
 // The per-warp state a kernel keeps in its frame and hands to device functions by pointer.
 enum WarpStateOffset : unsigned {
@@ -147,9 +126,7 @@ private:
   }
   Value *cur() { return mask_->currentMask(); }
   BasicBlock *newBlock(const llvm::Twine &name) { return BasicBlock::Create(c_, name, fn_); }
-  llvm::FunctionCallee runtime(const char *name, Type *ret, std::vector<Type *> params) {
-    return mc_.externalFunction(name, llvm::FunctionType::get(ret, params, false));
-  }
+  llvm::Function *runtime(RuntimeFunction f) { return mc_.runtimeFunction(f); }
   /// Branches to `then` if `cond`, marked as rare (faults, polls).
   void unlikelyBr(Value *cond, BasicBlock *then, BasicBlock *other) {
     llvm::MDBuilder md(c_);
@@ -165,7 +142,6 @@ private:
   void emitBlock(const ir::Block *blk);
   void emitStmt(const ir::Stmt &s);
   void emitLoop(const ir::Stmt &s);
-  void emitUniformLoop(const ir::Stmt &s);
   void emitPrintf(const ir::Stmt &s);
   void emitBackEdge(ir::SiteId site);
   BranchHook branchHook(ir::SiteId site, bool counted);

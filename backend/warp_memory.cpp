@@ -403,7 +403,7 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   auto at = [&](Value *p, uint64_t off) {
     return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), p, off);
   };
-  Value *memos = b_.CreateLoad(b_.getPtrTy(), at(counterView_, 8), "memos");
+  Value *memos = b_.CreateLoad(b_.getPtrTy(), at(counterView_, kViewMemos), "memos");
   // kern_access_memo_slot and kern_access_memo_tag, as abi.h computes them.
   Value *phase = b_.CreateAnd(lane0, b_.getInt64(kern_access_window(size, flags) - 1), "phase");
   Value *slot =
@@ -437,10 +437,12 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   b_.CreateCondBr(hit, addBB, callBB);
 
   b_.SetInsertPoint(addBB);
-  Value *sites = b_.CreateLoad(b_.getPtrTy(), counterView_, "site.table");
+  Value *sites = b_.CreateLoad(b_.getPtrTy(), at(counterView_, kViewSites), "site.table");
   const unsigned fields = shared ? KERN_SITE_SHARED_FIELDS : KERN_SITE_GLOBAL_FIELDS;
-  const uint64_t siteOff = uint64_t(a.site) * KERN_SITE_COUNTERS_BYTES;
-  const uint64_t off = siteOff + (shared ? KERN_SITE_SHARED + 32 * op : KERN_SITE_GLOBAL + 56 * op);
+  const uint64_t siteOff = uint64_t(a.site) * sizeof(KernSiteCounters);
+  const uint64_t off =
+      siteOff + (shared ? offsetof(KernSiteCounters, shared) + op * sizeof(KernSharedOpCounters)
+                        : offsetof(KernSiteCounters, global) + op * sizeof(KernGlobalOpCounters));
   auto add = [&](uint64_t counter, uint64_t delta) {
     Value *d = b_.CreateLoad(i64, at(memo, kMemoDelta + 8 * delta));
     Value *p = at(sites, counter);
@@ -449,8 +451,8 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   for (unsigned k = 0; k < fields; ++k)
     add(off + 8 * k, k);
   if (a.op == AccessOp::Atomic) {
-    add(siteOff + KERN_SITE_ATOMICS, KERN_SITE_GLOBAL_FIELDS);
-    add(siteOff + KERN_SITE_ATOMICS + 8, KERN_SITE_GLOBAL_FIELDS + 1);
+    add(siteOff + offsetof(KernSiteCounters, atomicsExecuted), KERN_SITE_GLOBAL_FIELDS);
+    add(siteOff + offsetof(KernSiteCounters, atomicThreadOps), KERN_SITE_GLOBAL_FIELDS + 1);
   }
   b_.CreateBr(doneBB);
 
@@ -549,10 +551,8 @@ void WarpCodegen::emitCountAccess(const MemoryAccess &a, Value *addrs, Value *m,
   }
   }
   Value *flags = b_.CreateOr(b_.getInt32(static_cast<uint32_t>(a.op)), space, "access.flags");
-  Type *i32 = b_.getInt32Ty();
   b_.CreateCall(
-      runtime("kern_rt_count_access", b_.getVoidTy(),
-              {b_.getPtrTy(), i32, b_.getPtrTy(), i32, i32, i32}),
+      runtime(RuntimeFunction::kern_rt_count_access),
       {ctx_, b_.getInt32(a.site), addrBuf_, bits(m, "access.mask"), b_.getInt32(size), flags});
 }
 
@@ -566,7 +566,6 @@ Value *WarpCodegen::addressBuffer() {
 }
 
 void WarpCodegen::emitCheckAccess(const MemoryAccess &a, Value *addrs, Value *m) {
-  Type *i32 = b_.getInt32Ty();
   Type *i64v = warpVector(b_.getInt64Ty());
   addressBuffer();
   b_.CreateAlignedStore(addrs, addrBuf_, llvm::Align(8));
@@ -592,8 +591,7 @@ void WarpCodegen::emitCheckAccess(const MemoryAccess &a, Value *addrs, Value *m)
       flags |= KERN_ACCESS_VALUES;
     }
   }
-  b_.CreateCall(runtime("kern_rt_check_access", b_.getVoidTy(),
-                        {b_.getPtrTy(), i32, b_.getPtrTy(), i32, i32, i32}),
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_check_access),
                 {ctx_, b_.getInt32(a.site), addrBuf_, bits(m, "check.mask"),
                  b_.getInt32(a.type.bytes()), b_.getInt32(flags)});
 }
@@ -805,7 +803,6 @@ Value *WarpCodegen::emitAtomicLanes(const MemoryAccess &a, Value *m) {
   }
   // Lanes apply one after another in lane order, each a real atomic, so concurrent warps on
   // other worker threads see a consistent sequence. CUDA's atomics are relaxed: monotonic.
-  Type *i32 = b_.getInt32Ty();
   Type *i64 = b_.getInt64Ty();
   Type *resTy = vecTy(a.type);
   Type *elemTy = llvm::cast<llvm::VectorType>(resTy)->getElementType();
@@ -817,7 +814,6 @@ Value *WarpCodegen::emitAtomicLanes(const MemoryAccess &a, Value *m) {
     b_.CreateAlignedStore(init, buf, llvm::Align(64));
     return buf;
   };
-  auto *pre = b_.GetInsertBlock();
   Value *addrBuf = buffer(a.addrs->getType(), a.addrs, "atomic.addrs");
   Value *valBuf = buffer(a.value->getType(), a.value, "atomic.operands");
   Value *val2Buf = cas ? buffer(a.value2->getType(), a.value2, "atomic.new") : nullptr;
@@ -825,109 +821,99 @@ Value *WarpCodegen::emitAtomicLanes(const MemoryAccess &a, Value *m) {
   auto lanePtr = [&](Value *buf, Type *t, Value *lane) {
     return b_.CreateGEP(t, buf, b_.CreateZExt(lane, i64));
   };
-  Value *laneBits = bits(m, "atomic.lanes");
-  auto *loop = newBlock("atomic.lane");
-  auto *done = newBlock("atomic.done");
-  b_.CreateCondBr(b_.CreateICmpNE(laneBits, b_.getInt32(0)), loop, done);
-  b_.SetInsertPoint(loop);
-  auto *rem = b_.CreatePHI(i32, 2, "lanes.left");
-  rem->addIncoming(laneBits, pre);
-  Value *lane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, rem, b_.getTrue(), nullptr, "lane");
-  Value *ptr = b_.CreateIntToPtr(b_.CreateLoad(i64, lanePtr(addrBuf, i64, lane), "addr"),
-                                 b_.getPtrTy(), "ptr");
-  Value *v = b_.CreateLoad(elemTy, lanePtr(valBuf, elemTy, lane), "operand");
-  auto align = llvm::MaybeAlign(a.type.bytes());
-  auto order = llvm::AtomicOrdering::Monotonic;
-  Value *old;
-  if (cas) {
-    Value *nv = b_.CreateLoad(elemTy, lanePtr(val2Buf, elemTy, lane), "new");
-    Type *elem = v->getType();
-    if (isFloat) { // cmpxchg compares bits; CUDA's atomicCAS does too
-      Type *it = b_.getIntNTy(elem->getPrimitiveSizeInBits());
-      v = b_.CreateBitCast(v, it);
-      nv = b_.CreateBitCast(nv, it);
-    }
-    if (a.space == ir::AddrSpace::Shared) { // one thread owns the block (see below)
-      old = b_.CreateAlignedLoad(v->getType(), ptr, *align, "cas.old");
-      b_.CreateAlignedStore(b_.CreateSelect(b_.CreateICmpEQ(old, v), nv, old), ptr, *align);
+  mask_->forEachLane(m, "atomic", [&](Value *lane) {
+    Value *ptr = b_.CreateIntToPtr(b_.CreateLoad(i64, lanePtr(addrBuf, i64, lane), "addr"),
+                                   b_.getPtrTy(), "ptr");
+    Value *v = b_.CreateLoad(elemTy, lanePtr(valBuf, elemTy, lane), "operand");
+    auto align = llvm::MaybeAlign(a.type.bytes());
+    auto order = llvm::AtomicOrdering::Monotonic;
+    Value *old;
+    if (cas) {
+      Value *nv = b_.CreateLoad(elemTy, lanePtr(val2Buf, elemTy, lane), "new");
+      Type *elem = v->getType();
+      if (isFloat) { // cmpxchg compares bits; CUDA's atomicCAS does too
+        Type *it = b_.getIntNTy(elem->getPrimitiveSizeInBits());
+        v = b_.CreateBitCast(v, it);
+        nv = b_.CreateBitCast(nv, it);
+      }
+      if (a.space == ir::AddrSpace::Shared) { // one thread owns the block (see below)
+        old = b_.CreateAlignedLoad(v->getType(), ptr, *align, "cas.old");
+        b_.CreateAlignedStore(b_.CreateSelect(b_.CreateICmpEQ(old, v), nv, old), ptr, *align);
+      } else {
+        auto *x = b_.CreateAtomicCmpXchg(ptr, v, nv, align, order, order);
+        old = b_.CreateExtractValue(x, 0, "cas.old");
+      }
+      if (isFloat)
+        old = b_.CreateBitCast(old, elem);
+    } else if (a.space == ir::AddrSpace::Shared) {
+      // Shared memory belongs to one block, and a block runs on one worker thread: the lanes'
+      // read-modify-writes need no lock prefix (a locked instruction per lane is what makes a
+      // shared-memory histogram slow on CPU executors).
+      Type *elem = v->getType();
+      old = b_.CreateAlignedLoad(elem, ptr, *align, "shared.old");
+      Value *nv = nullptr;
+      switch (op) {
+      case Op::Add:
+        nv = b_.CreateAdd(old, v);
+        break;
+      case Op::FAdd:
+        nv = b_.CreateFAdd(old, v);
+        break;
+      case Op::Sub:
+        nv = b_.CreateSub(old, v);
+        break;
+      case Op::FSub:
+        nv = b_.CreateFSub(old, v);
+        break;
+      case Op::Xchg:
+        nv = v;
+        break;
+      case Op::And:
+        nv = b_.CreateAnd(old, v);
+        break;
+      case Op::Or:
+        nv = b_.CreateOr(old, v);
+        break;
+      case Op::Xor:
+        nv = b_.CreateXor(old, v);
+        break;
+      case Op::Min:
+        nv = b_.CreateSelect(b_.CreateICmpSLT(v, old), v, old);
+        break;
+      case Op::Max:
+        nv = b_.CreateSelect(b_.CreateICmpSGT(v, old), v, old);
+        break;
+      case Op::UMin:
+        nv = b_.CreateSelect(b_.CreateICmpULT(v, old), v, old);
+        break;
+      case Op::UMax:
+        nv = b_.CreateSelect(b_.CreateICmpUGT(v, old), v, old);
+        break;
+      case Op::FMin:
+        nv = b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, old, v);
+        break;
+      case Op::FMax:
+        nv = b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, old, v);
+        break;
+      case Op::UIncWrap: // CUDA atomicInc: (old >= val) ? 0 : old + 1
+        nv = b_.CreateSelect(b_.CreateICmpUGE(old, v), llvm::Constant::getNullValue(elem),
+                             b_.CreateAdd(old, llvm::ConstantInt::get(elem, 1)));
+        break;
+      case Op::UDecWrap: // CUDA atomicDec: (old == 0 || old > val) ? val : old - 1
+        nv = b_.CreateSelect(b_.CreateOr(b_.CreateICmpEQ(old, llvm::Constant::getNullValue(elem)),
+                                         b_.CreateICmpUGT(old, v)),
+                             v, b_.CreateSub(old, llvm::ConstantInt::get(elem, 1)));
+        break;
+      default:
+        nv = b_.CreateAtomicRMW(op, ptr, v, align, order); // not reached: every CUDA op is above
+        break;
+      }
+      b_.CreateAlignedStore(nv, ptr, *align);
     } else {
-      auto *x = b_.CreateAtomicCmpXchg(ptr, v, nv, align, order, order);
-      old = b_.CreateExtractValue(x, 0, "cas.old");
+      old = b_.CreateAtomicRMW(op, ptr, v, align, order);
     }
-    if (isFloat)
-      old = b_.CreateBitCast(old, elem);
-  } else if (a.space == ir::AddrSpace::Shared) {
-    // Shared memory belongs to one block, and a block runs on one worker thread: the lanes'
-    // read-modify-writes need no lock prefix (a locked instruction per lane is what makes a
-    // shared-memory histogram slow on CPU executors).
-    Type *elem = v->getType();
-    old = b_.CreateAlignedLoad(elem, ptr, *align, "shared.old");
-    Value *nv = nullptr;
-    switch (op) {
-    case Op::Add:
-      nv = b_.CreateAdd(old, v);
-      break;
-    case Op::FAdd:
-      nv = b_.CreateFAdd(old, v);
-      break;
-    case Op::Sub:
-      nv = b_.CreateSub(old, v);
-      break;
-    case Op::FSub:
-      nv = b_.CreateFSub(old, v);
-      break;
-    case Op::Xchg:
-      nv = v;
-      break;
-    case Op::And:
-      nv = b_.CreateAnd(old, v);
-      break;
-    case Op::Or:
-      nv = b_.CreateOr(old, v);
-      break;
-    case Op::Xor:
-      nv = b_.CreateXor(old, v);
-      break;
-    case Op::Min:
-      nv = b_.CreateSelect(b_.CreateICmpSLT(v, old), v, old);
-      break;
-    case Op::Max:
-      nv = b_.CreateSelect(b_.CreateICmpSGT(v, old), v, old);
-      break;
-    case Op::UMin:
-      nv = b_.CreateSelect(b_.CreateICmpULT(v, old), v, old);
-      break;
-    case Op::UMax:
-      nv = b_.CreateSelect(b_.CreateICmpUGT(v, old), v, old);
-      break;
-    case Op::FMin:
-      nv = b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, old, v);
-      break;
-    case Op::FMax:
-      nv = b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, old, v);
-      break;
-    case Op::UIncWrap: // CUDA atomicInc: (old >= val) ? 0 : old + 1
-      nv = b_.CreateSelect(b_.CreateICmpUGE(old, v), llvm::Constant::getNullValue(elem),
-                           b_.CreateAdd(old, llvm::ConstantInt::get(elem, 1)));
-      break;
-    case Op::UDecWrap: // CUDA atomicDec: (old == 0 || old > val) ? val : old - 1
-      nv = b_.CreateSelect(b_.CreateOr(b_.CreateICmpEQ(old, llvm::Constant::getNullValue(elem)),
-                                       b_.CreateICmpUGT(old, v)),
-                           v, b_.CreateSub(old, llvm::ConstantInt::get(elem, 1)));
-      break;
-    default:
-      nv = b_.CreateAtomicRMW(op, ptr, v, align, order); // not reached: every CUDA op is above
-      break;
-    }
-    b_.CreateAlignedStore(nv, ptr, *align);
-  } else {
-    old = b_.CreateAtomicRMW(op, ptr, v, align, order);
-  }
-  b_.CreateStore(old, lanePtr(resBuf, elemTy, lane));
-  Value *next = b_.CreateAnd(rem, b_.CreateSub(rem, b_.getInt32(1)), "lanes.next");
-  rem->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateCondBr(b_.CreateICmpNE(next, b_.getInt32(0)), loop, done);
-  b_.SetInsertPoint(done);
+    b_.CreateStore(old, lanePtr(resBuf, elemTy, lane));
+  });
   return b_.CreateAlignedLoad(resTy, resBuf, llvm::Align(64), "atomic.result");
 }
 

@@ -33,15 +33,17 @@ CounterConfig counterConfigFor(const DeviceProfile &profile) {
   return c;
 }
 
-// Compiled code addresses these by the layout backend/abi.h gives.
-static_assert(sizeof(SiteCounters) == KERN_SITE_COUNTERS_BYTES);
-static_assert(offsetof(SiteCounters, shared) == KERN_SITE_SHARED);
-static_assert(sizeof(SharedOpCounters) == KERN_SITE_SHARED_FIELDS * sizeof(uint64_t));
-static_assert(offsetof(SiteCounters, global) == KERN_SITE_GLOBAL);
-static_assert(sizeof(GlobalOpCounters) == KERN_SITE_GLOBAL_FIELDS * sizeof(uint64_t));
-static_assert(offsetof(SiteCounters, branchesExecuted) == KERN_SITE_BRANCHES);
-static_assert(offsetof(SiteCounters, atomicsExecuted) == KERN_SITE_ATOMICS &&
-              offsetof(SiteCounters, atomicThreadOps) == KERN_SITE_ATOMICS + 8);
+// Compiled code addresses SiteCounters as backend/abi.h's KernSiteCounters: the same record.
+static_assert(
+    sizeof(SiteCounters) == sizeof(KernSiteCounters) &&
+        offsetof(SiteCounters, shared) == offsetof(KernSiteCounters, shared) &&
+        sizeof(SharedOpCounters) == sizeof(KernSharedOpCounters) &&
+        offsetof(SiteCounters, global) == offsetof(KernSiteCounters, global) &&
+        sizeof(GlobalOpCounters) == sizeof(KernGlobalOpCounters) &&
+        offsetof(SiteCounters, branchesExecuted) == offsetof(KernSiteCounters, branchesExecuted) &&
+        offsetof(SiteCounters, atomicsExecuted) == offsetof(KernSiteCounters, atomicsExecuted) &&
+        offsetof(SiteCounters, atomicThreadOps) == offsetof(KernSiteCounters, atomicThreadOps),
+    "SiteCounters must have KernSiteCounters' layout");
 static_assert(uint32_t(MemoryOpKind::Load) == KERN_ACCESS_LOAD &&
               uint32_t(MemoryOpKind::Store) == KERN_ACCESS_STORE &&
               uint32_t(MemoryOpKind::Atomic) == KERN_ACCESS_ATOMIC);
@@ -70,9 +72,9 @@ void WorkerCounters::syncView() {
 
 void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *addrs, uint32_t mask,
                                 uint32_t size, uint64_t key, uint64_t sharedBase) {
-  const uint32_t op = flags & 3u;
+  const uint32_t op = flags & KERN_ACCESS_OP_MASK;
   const auto kind = static_cast<MemoryOpKind>(op);
-  const bool shared = (flags & 12u) == KERN_ACCESS_SHARED;
+  const bool shared = (flags & KERN_ACCESS_SPACE_MASK) == KERN_ACCESS_SHARED;
   const size_t fields = shared ? KERN_SITE_SHARED_FIELDS : KERN_SITE_GLOBAL_FIELDS;
   uint64_t before[KERN_SITE_GLOBAL_FIELDS + 2] = {};
   uint64_t after[KERN_SITE_GLOBAL_FIELDS + 2] = {};
@@ -247,7 +249,7 @@ void kern_rt_count_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs
   if (!w || mask == 0)
     return;
   const uint64_t key = kern_warp_key(ctx);
-  switch (flags & 12u) {
+  switch (flags & KERN_ACCESS_SPACE_MASK) {
   case KERN_ACCESS_SHARED:
     w->recordMemo(site, flags & 15u, addrs, mask, size, key,
                   reinterpret_cast<uint64_t>(ctx->shared));

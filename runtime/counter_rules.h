@@ -3,6 +3,8 @@
 // serialisation and branch divergence, each exactly as HARDWARE-MODEL.md states it.
 #pragma once
 
+#include "backend/abi.h"
+
 #include <cstdint>
 
 namespace kern::runtime {
@@ -94,9 +96,10 @@ uint32_t constantAccessSerialization(bool halfWarp, const uint64_t *addresses, u
 
 /// Whether a warp with active lanes `mask` splits at a branch whose condition holds for
 /// `taken`: some active lane goes each way (HARDWARE-MODEL.md, "Divergence"). Lanes outside
-/// `mask` (inactive, or beyond the end of a partial last warp) never count.
+/// `mask` (inactive, or beyond the end of a partial last warp) never count. The rule is stated
+/// once, in backend/abi.h, where compiled code's inline branch counting sees it too.
 constexpr bool isDivergent(uint32_t mask, uint32_t taken) {
-  return (mask & taken) != 0 && (mask & ~taken) != 0;
+  return kern_branch_splits(mask, taken);
 }
 
 /// The divergence verdict of one executed branch.

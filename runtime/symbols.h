@@ -5,7 +5,7 @@
 
 namespace kern::runtime {
 
-/// Every kern_rt_* function of backend/abi.h with its address.
+/// Every runtime function of backend/runtime_functions.def with its address.
 backend::SymbolList runtimeSymbols();
 
 } // namespace kern::runtime

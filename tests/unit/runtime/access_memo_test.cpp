@@ -124,7 +124,8 @@ TEST_CASE("a recorded memo replays exactly what the rules added", "[runtime][cou
   CHECK(w.view.memos == w.memos.data());
   const auto &g = w.set.site(2).globalOf(MemoryOpKind::Load);
   uint64_t fields[KERN_SITE_GLOBAL_FIELDS];
-  std::memcpy(fields, w.view.sites + 2 * KERN_SITE_COUNTERS_BYTES + KERN_SITE_GLOBAL,
+  std::memcpy(fields,
+              w.view.sites + 2 * sizeof(KernSiteCounters) + offsetof(KernSiteCounters, global),
               sizeof fields);
   CHECK(fields[0] == g.instructions);
   CHECK(fields[3] == g.sectors);

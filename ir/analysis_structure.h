@@ -1,0 +1,29 @@
+// Structural questions about a function's statements that code generation asks: how many
+// operations an expression counts for, whether a statement may switch lanes off, and whether a
+// kernel is better run as a coroutine that suspends at its barriers.
+#pragma once
+
+#include "ir/ir.h"
+
+namespace kern::ir {
+
+/// The block a Block statement holds.
+inline const Block *nestedBlock(const Stmt &s) { return s.body ? s.body : s.thenBody; }
+
+/// The IR operations of `e` (itself and its operands, recursively): what one evaluation adds to
+/// the warp instruction counters (HARDWARE-MODEL.md, "Divergence"). 0 for no expression.
+unsigned countOperations(const Expr *e);
+
+/// Whether executing `s` (or `b`, may be null) can switch lanes off for the statements after
+/// it: a return anywhere, a break or continue not inside a loop nested in it.
+bool mayRemoveLanes(const Stmt &s);
+bool mayRemoveLanes(const Block *b);
+
+/// Whether kernel `f` is compiled as a coroutine that suspends at its barriers (the runtime
+/// then resumes its warps one after another, with no fiber), rather than one that waits in
+/// kern_rt_barrier on a fiber: it reaches __syncthreads itself in a loop around a barrier with
+/// no loop inside it, calls no function and has no local slots. The reasons are in
+/// analysis_structure.cpp.
+bool suspendsAtBarriers(const Function &f);
+
+} // namespace kern::ir

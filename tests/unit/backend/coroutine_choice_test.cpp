@@ -1,0 +1,123 @@
+// Which kernels the backend compiles as coroutines that suspend at their barriers
+// (ir::suspendsAtBarriers), and the lane-leaving test of its control flow (ir::mayRemoveLanes),
+// on kernels built from source by the compiler's own pipeline.
+#include "ir/analysis_structure.h"
+#include "ir/pipeline.h"
+
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <string>
+
+using namespace kern;
+
+namespace {
+
+/// The IR of `source`, which must compile.
+std::unique_ptr<ir::Module> build(const std::string &source) {
+  frontend::SourceManager sm;
+  frontend::DiagnosticEngine diags(sm);
+  auto m = ir::buildModule(sm, sm.addFile("test.kern", source), diags);
+  REQUIRE(m);
+  return m;
+}
+
+bool suspends(const std::string &source, const std::string &kernel = "k") {
+  auto m = build(source);
+  const ir::Function *f = m->findFunction(kernel);
+  REQUIRE(f);
+  return ir::suspendsAtBarriers(*f);
+}
+
+} // namespace
+
+TEST_CASE("a loop around a barrier with no loop inside makes a coroutine kernel", "[backend]") {
+  // A tree reduction: the barrier comes every iteration.
+  CHECK(suspends(R"(
+__global__ void k(int *out) {
+  __shared__ int s[256];
+  s[threadIdx.x] = threadIdx.x;
+  __syncthreads();
+  for (int stride = 128; stride > 0; stride /= 2) {
+    if (threadIdx.x < stride)
+      s[threadIdx.x] += s[threadIdx.x + stride];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = s[0];
+})"));
+}
+
+TEST_CASE("kernels that keep their fibers", "[backend]") {
+  // No barrier in a loop.
+  CHECK_FALSE(suspends(R"(
+__global__ void k(int *out) {
+  __shared__ int s[32];
+  s[threadIdx.x] = 1;
+  __syncthreads();
+  out[threadIdx.x] = s[31 - threadIdx.x];
+})"));
+  // The loop around the barrier holds a loop of its own (as a tiled matmul does).
+  CHECK_FALSE(suspends(R"(
+__global__ void k(int *out) {
+  __shared__ int s[32];
+  int sum = 0;
+  for (int t = 0; t < 4; ++t) {
+    s[threadIdx.x] = t;
+    __syncthreads();
+    for (int i = 0; i < 32; ++i)
+      sum += s[i];
+    __syncthreads();
+  }
+  out[threadIdx.x] = sum;
+})"));
+  // A call: a device function reaching a barrier would have to suspend its caller.
+  CHECK_FALSE(suspends(R"(
+__device__ int twice(int x) { return 2 * x; }
+__global__ void k(int *out) {
+  __shared__ int s[32];
+  for (int t = 0; t < 4; ++t) {
+    s[threadIdx.x] = twice(t);
+    __syncthreads();
+  }
+  out[threadIdx.x] = s[0];
+})"));
+  // A local array: its slot would live in the coroutine's frame.
+  CHECK_FALSE(suspends(R"(
+__global__ void k(int *out) {
+  __shared__ int s[32];
+  int a[4];
+  for (int t = 0; t < 4; ++t) {
+    a[t] = t;
+    s[threadIdx.x] = a[t];
+    __syncthreads();
+  }
+  out[threadIdx.x] = s[0];
+})"));
+}
+
+TEST_CASE("only return, or a break or continue of no inner loop, switches lanes off", "[backend]") {
+  auto body = [](const std::string &source) {
+    auto m = build(source);
+    return ir::mayRemoveLanes(m->findFunction("k")->body);
+  };
+  CHECK(body(R"(
+__global__ void k(int *out) {
+  if (threadIdx.x > 3)
+    return;
+  out[threadIdx.x] = 1;
+})"));
+  CHECK_FALSE(body(R"(
+__global__ void k(int *out) {
+  for (int i = 0; i < 8; ++i) {
+    if (i == threadIdx.x)
+      break;
+    out[i] = i;
+  }
+})"));
+  CHECK_FALSE(body(R"(
+__global__ void k(int *out) {
+  if (threadIdx.x > 3)
+    out[threadIdx.x] = 1;
+})"));
+}
