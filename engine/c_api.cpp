@@ -4,9 +4,11 @@
 #include "kern/kern.h"
 #include "kern/kern.hpp"
 
+#include <cstring>
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 struct kern_engine {
@@ -96,7 +98,11 @@ kern_status kern_engine_create(const kern_options *options, kern_engine **engine
   o.out = sink(e->copts.out, e->copts.user);
   o.err = sink(e->copts.err, e->copts.user);
   o.diagnostics = sink(e->copts.diagnostics, e->copts.user);
-  switch (e->copts.mode) {
+  // A C caller may store any int in the enum; read as a kern_mode, one out of its range is
+  // undefined in C++, so its bits are read as the underlying integer.
+  std::underlying_type_t<kern_mode> mode;
+  std::memcpy(&mode, &e->copts.mode, sizeof mode);
+  switch (mode) {
   case KERN_MODE_FAST:
     o.mode = kern::Mode::Fast;
     break;

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds kern with AddressSanitizer and UndefinedBehaviorSanitizer (KERN_SANITIZE) in its own
-# build directory and runs the unit and language tests under them; any report fails the run.
+# build directory and runs the tests under them; any report fails the run.
 #
-# Usage: scripts/sanitize.sh [ctest name regex]   (default: the unit/ and lang/ tests)
+# Usage: scripts/sanitize.sh [ctest name regex]
+#   default: the unit and language tests and every other test that runs kern's own code (api,
+#   cli, repl, diagnostics, faults, counters, workers, samples); not nvcc/, install/ (a separate
+#   project against the installed package), bench/ (long) or layering/ (reads sources only).
 # Environment: KERN_SANITIZE_BUILD (default build-asan), JOBS (default nproc).
 set -euo pipefail
 
@@ -10,7 +13,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 build=${KERN_SANITIZE_BUILD:-build-asan}
 jobs=${JOBS:-$(nproc)}
-tests=${1:-'^(unit|lang)/'}
+tests=${1:-'^(unit|lang|api|cli|repl|diagnostics|faults|counters|workers|samples)/'}
 
 # kern's own code is instrumented; libLLVM, the ANTLR runtime and the warp code the JIT emits
 # are not (the JIT'd code runs as in the normal build, and its calls into the runtime are

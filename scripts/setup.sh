@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Installs kern's build dependencies (Debian 12, as root) if any are missing, then configures and builds.
+# Usage: scripts/setup.sh [extra CMake options]
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -35,10 +36,12 @@ if ((${#missing[@]} > 0)); then
   apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
+# Arguments are extra CMake options (CI passes -DKERN_WERROR=ON); they are applied to an existing
+# build directory too.
 if [[ ! -f build/CMakeCache.txt ]]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
-elif [[ ! -f build/build.ninja && ! -f build/Makefile ]]; then
-  # A configure that stopped half-way: finish it with the generator and options already cached.
-  cmake -S . -B build
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+elif [[ $# -gt 0 || ( ! -f build/build.ninja && ! -f build/Makefile ) ]]; then
+  # New options, or a configure that stopped half-way: the generator and other options cached.
+  cmake -S . -B build "$@"
 fi
 cmake --build build -j"$(nproc)"
