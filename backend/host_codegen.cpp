@@ -247,6 +247,7 @@ void HostCodegen::emitLoop(const ir::Stmt &s) {
 }
 
 void HostCodegen::emitPrintf(const ir::Stmt &s) {
+  Type *ptr = b_.getPtrTy();
   auto *bufTy = llvm::ArrayType::get(b_.getInt64Ty(), std::max<size_t>(s.args.size(), 1));
   auto *buf = entryAlloca(b_, bufTy, "printf.args", 8);
   for (size_t i = 0; i < s.args.size(); ++i) {
@@ -254,8 +255,8 @@ void HostCodegen::emitPrintf(const ir::Stmt &s) {
     b_.CreateStore(promoteVarArg(b_, v, s.args[i]->type),
                    b_.CreateConstInBoundsGEP2_64(bufTy, buf, 0, i));
   }
-  Type *ptr = b_.getPtrTy();
-  Value *fmt = mc_.stringConstant(s.text);
+  Value *fmt = s.format ? b_.CreateIntToPtr(emitExpr(*s.format), ptr, "printf.format")
+                        : mc_.stringConstant(s.text);
   Value *n = b_.getInt32(s.args.size());
   if (s.printfStream == 0) {
     // sprintf/snprintf: into the host buffer `addr` of `value` bytes; the count to `var`.

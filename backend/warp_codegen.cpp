@@ -503,7 +503,9 @@ void WarpCodegen::emitPrintf(const ir::Stmt &s) {
   std::vector<Value *> args;
   for (auto *a : s.args)
     args.push_back(emitVec(*a));
-  Value *fmt = mc_.stringConstant(s.text);
+  // A computed format (a choice between literals) is chosen per lane.
+  Value *formats = s.format ? emitVec(*s.format) : nullptr;
+  Value *fmt = formats ? nullptr : mc_.stringConstant(s.text);
   auto *bufTy = llvm::ArrayType::get(b_.getInt64Ty(), std::max<size_t>(args.size(), 1));
   auto *buf = entryAlloca(b_, bufTy, "printf.args", 8);
   auto *kprintf = runtime(RuntimeFunction::kern_rt_kprintf);
@@ -514,7 +516,10 @@ void WarpCodegen::emitPrintf(const ir::Stmt &s) {
       b_.CreateStore(promoteVarArg(b_, v, s.args[i]->type),
                      b_.CreateConstInBoundsGEP2_64(bufTy, buf, 0, i));
     }
-    b_.CreateCall(kprintf, {ctx_, lane, fmt, b_.getInt32(args.size()), buf});
+    Value *laneFmt =
+        formats ? b_.CreateIntToPtr(b_.CreateExtractElement(formats, lane), b_.getPtrTy(), "fmt")
+                : fmt;
+    b_.CreateCall(kprintf, {ctx_, lane, laneFmt, b_.getInt32(args.size()), buf});
   });
 }
 

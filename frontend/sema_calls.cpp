@@ -23,6 +23,15 @@ const char *Sema::sideName() const {
   return "host code";
 }
 
+bool Sema::literalChoice(const Expr *e) {
+  while (e->kind == ExprKind::Cast && !e->typeSyntax)
+    e = e->operands[0];
+  if (e->kind == ExprKind::StringLit)
+    return true;
+  return e->kind == ExprKind::Conditional && literalChoice(e->operands[1]) &&
+         literalChoice(e->operands[2]);
+}
+
 void Sema::call(Expr *e) {
   Expr *callee = e->operands[0];
   if (callee->kind != ExprKind::Ident) {
@@ -340,11 +349,13 @@ void Sema::builtinCall(Expr *e, int b) {
     return;
   if (n == "printf" || n == "fprintf" || n == "sprintf" || n == "snprintf") {
     size_t fi = n == "printf" ? 0 : n == "fprintf" ? 1 : n == "sprintf" ? 1 : 2;
-    Expr *f = e->args[fi];
-    while (f->kind == ExprKind::Cast && !f->typeSyntax)
-      f = f->operands[0];
-    if (f->kind != ExprKind::StringLit) {
-      error(e->args[fi]->loc, "the format of '" + n + "' must be a string literal");
+    // Host code formats at run time: any `const char *` is a format, as in C. Device code
+    // needs the format's text when it is compiled: a literal, or a choice between literals
+    // (`ok ? "PASS\n" : "FAIL\n"`).
+    if (side_ != Side::Host && !literalChoice(e->args[fi])) {
+      error(e->args[fi]->loc, "in " + std::string(sideName()) + ", the format of '" + n +
+                                  "' must be a string literal or a choice between string "
+                                  "literals");
       return;
     }
     for (size_t i = fi + 1; i < e->args.size(); ++i) {

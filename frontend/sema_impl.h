@@ -295,6 +295,8 @@ private:
   bool sideAllows(char builtinSide);
 
   const char *sideName() const;
+  /// A string literal, or a conditional whose arms are such choices (implicit casts aside).
+  static bool literalChoice(const Expr *e);
 
   void call(Expr *e);
 

@@ -35,7 +35,7 @@ void calls(const Block *b, std::set<const Function *> &out) {
   if (!b)
     return;
   for (const Stmt *s : b->stmts) {
-    for (const Expr *e : {s->value, s->cond, s->addr})
+    for (const Expr *e : {s->value, s->cond, s->addr, s->format})
       callsIn(e, out);
     for (const Expr *e : s->args)
       callsIn(e, out);
@@ -226,7 +226,7 @@ private:
     if (!b)
       return;
     for (Stmt *s : b->stmts) {
-      for (Expr *e : {s->value, s->addr, s->cond, s->sharedBytes, s->stream})
+      for (Expr *e : {s->value, s->addr, s->cond, s->sharedBytes, s->stream, s->format})
         expr(e);
       for (Expr *e : s->args)
         expr(e);

@@ -46,7 +46,8 @@ bool callsAnything(const Expr *e) {
 
 bool callsAnything(const Block *b);
 bool callsAnything(const Stmt &s) {
-  if (callsAnything(s.addr) || callsAnything(s.value) || callsAnything(s.cond))
+  if (callsAnything(s.addr) || callsAnything(s.value) || callsAnything(s.cond) ||
+      callsAnything(s.format))
     return true;
   for (auto *a : s.args)
     if (callsAnything(a))

@@ -239,7 +239,10 @@ public:
            << "snprintf " << expr(s->addr) << ", " << expr(s->value) << ", ";
       else
         os << (s->printfStream == 2 ? "fprintf stderr, " : "printf ");
-      os << "\"" << escape(s->text) << "\"";
+      if (s->format)
+        os << expr(s->format);
+      else
+        os << "\"" << escape(s->text) << "\"";
       for (auto *a : s->args)
         os << ", " << expr(a);
       os << site(s->site) << "\n";
@@ -465,6 +468,11 @@ struct Verifier {
       expr(s->value);
       break;
     case StmtKind::Printf:
+      if (s->format)
+        expr(s->format);
+      for (auto *a : s->args)
+        expr(a);
+      break;
     case StmtKind::Launch:
       for (auto *a : s->args)
         expr(a);

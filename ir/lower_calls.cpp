@@ -68,11 +68,17 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     fe::Expr *f = e->args[fi];
     while (f->kind == ExprKind::Cast && !f->typeSyntax)
       f = f->operands[0];
+    // A format that is not one literal is computed: any string in host code, a choice between
+    // literals in device code (sema checked), where each lane prints with its own.
+    Expr *format = f->kind == ExprKind::StringLit
+                       ? nullptr
+                       : snapshot(rvalue(e->args[fi]), "printf.format", e->loc);
     std::vector<Expr *> vs;
     for (size_t i = fi + 1; i < e->args.size(); ++i)
       vs.push_back(snapshot(rvalue(e->args[i]), "printf.arg", e->loc));
     Stmt *s = emit(ir::StmtKind::Printf, e->loc);
     s->text = f->stringValue;
+    s->format = format;
     s->args = vs;
     s->site = m_.addSite(SiteKind::Printf, e->loc, n);
     if (n == "fprintf") {
@@ -89,6 +95,9 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     fe::Expr *f = e->args[fi];
     while (f->kind == ExprKind::Cast && !f->typeSyntax)
       f = f->operands[0];
+    Expr *format = f->kind == ExprKind::StringLit
+                       ? nullptr
+                       : snapshot(rvalue(e->args[fi]), "sprintf.format", e->loc);
     Expr *buf = snapshot(rvalue(e->args[0]), "sprintf.buf", e->loc);
     Expr *size = sized
                      ? snapshot(cast(rvalue(e->args[1]), Type::i64(false)), "sprintf.size", e->loc)
@@ -100,6 +109,7 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     Stmt *s = emit(ir::StmtKind::Printf, e->loc);
     s->printfStream = 0;
     s->text = f->stringValue;
+    s->format = format;
     s->args = vs;
     s->addr = buf;
     s->value = size;

@@ -17,6 +17,9 @@ namespace {
 // snprintf's work, apart from the wrapper so that its strings are gone before an unwind.
 bool formatInto(KernHostCtx *ctx, char *buf, uint64_t size, const char *fmt, int32_t nargs,
                 const uint64_t *args, int32_t &result) {
+  uint64_t len = 0;
+  if (!ctx->rt->checkHostString(size == UINT64_MAX ? "sprintf" : "snprintf", "format", fmt, len))
+    return false;
   std::string text;
   kern::runtime::formatPrintf(text, fmt, nargs, args, ctx->rt->hostFormatOptions());
   result = static_cast<int32_t>(text.size());
@@ -92,6 +95,9 @@ void kern_rt_host_assert(KernHostCtx *ctx, uint32_t site, const char *message) {
 }
 
 int32_t kern_rt_printf(KernHostCtx *ctx, const char *fmt, int32_t nargs, const uint64_t *args) {
+  uint64_t len = 0; // a format computed at run time must be a string of the program's
+  if (!ctx->rt->checkHostString("printf", "format", fmt, len))
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   std::string text;
   kern::runtime::formatPrintf(text, fmt, nargs, args, ctx->rt->hostFormatOptions());
   ctx->rt->write(1, text);
@@ -102,6 +108,9 @@ int32_t kern_rt_fprintf(KernHostCtx *ctx, int32_t stream, const char *fmt, int32
                         const uint64_t *args) {
   if (stream != 1 && stream != 2)
     return -1;
+  uint64_t len = 0;
+  if (!ctx->rt->checkHostString("fprintf", "format", fmt, len))
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   std::string text;
   kern::runtime::formatPrintf(text, fmt, nargs, args, ctx->rt->hostFormatOptions());
   ctx->rt->write(stream, text);
