@@ -636,6 +636,9 @@ Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,
   auto *vecBB = newBlock("access.vector");
   auto *otherBB = newBlock("access.other");
   auto *doneBB = newBlock("access.done");
+  // A stored value in its memory form (a bool becomes a byte) is made before the branch: every
+  // shape below stores it.
+  Value *val = a.op == AccessOp::Store ? toMemory(b_, a.value, a.type) : nullptr;
   b_.CreateCondBr(contiguous, vecBB, otherBB);
   Type *i32v = warpVector(b_.getInt32Ty());
   Value *upper, *allActive, *h0, *h1, *halfBase, *inHalf, *halvesContiguous;
@@ -727,7 +730,6 @@ Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,
       phi->addIncoming(v, bb);
     return fromMemory(b_, phi, a.type);
   }
-  Value *val = toMemory(b_, a.value, a.type);
   b_.SetInsertPoint(vecBB);
   b_.CreateMaskedStore(val, b_.CreateIntToPtr(base, b_.getPtrTy()), llvm::Align(size), m);
   b_.CreateBr(doneBB);
