@@ -47,6 +47,10 @@ struct KernelImage {
   bool registersEstimated = true;
   /// __launch_bounds__'s maxThreadsPerBlock; 0 when the kernel has none.
   int launchBoundsMaxThreads = 0;
+  /// The lowest compute capability (major * 10 + minor) that runs the kernel, and the feature
+  /// that requires it ("global-memory atomics (atomicAdd)"); 10 and empty when any does.
+  int minComputeCapability = 10;
+  std::string minComputeCapabilityWhy;
 };
 
 /// What a source site is (the counters and the reports name sites by it).

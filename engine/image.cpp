@@ -66,6 +66,7 @@ backend::ProgramImage Program::Impl::image() {
     // Without --regs, occupancy uses the IR's register estimate (ir/analysis.h).
     k.registers = ir::estimateRegisters(f);
     k.registersEstimated = true;
+    k.minComputeCapability = ir::requiredComputeCapability(f, k.minComputeCapabilityWhy);
     img.kernels.push_back(std::move(k));
   }
 

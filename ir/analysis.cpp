@@ -274,4 +274,78 @@ void analyzeUniformity(Module &m) {
       Uniformity(*f).run();
 }
 
+namespace {
+
+/// Raises `need` (with its reason) to what the atomic `e` requires.
+void atomicNeeds(const Expr &e, int &need, std::string &why) {
+  const Expr *addr = e.ops.empty() ? nullptr : e.ops[0];
+  const bool shared = addr && addr->type.space == AddrSpace::Shared;
+  const bool isFloat = e.type.kind == TypeKind::F32, isDouble = e.type.kind == TypeKind::F64;
+  const bool wide = e.type.bits() == 64 && !isDouble;
+  const std::string name = intrinsicName(e.intrinsic);
+  int cc = shared ? 12 : 11;
+  std::string what = std::string(shared ? "shared" : "global") + "-memory atomics (" + name + ")";
+  if (wide && !shared && cc < 12) {
+    cc = 12;
+    what = "64-bit global-memory atomics (" + name + ")";
+  }
+  if (isFloat && e.intrinsic == IntrinsicId::AtomicAdd) {
+    cc = 20;
+    what = "float atomicAdd";
+  }
+  if (isDouble && e.intrinsic == IntrinsicId::AtomicAdd) {
+    cc = 60;
+    what = "double atomicAdd";
+  }
+  if (cc > need) {
+    need = cc;
+    why = what;
+  }
+}
+
+void capabilityIn(const Expr *e, int &need, std::string &why) {
+  if (!e)
+    return;
+  if (e->kind == ExprKind::Intrinsic && intrinsicName(e->intrinsic) &&
+      std::string(intrinsicName(e->intrinsic)).rfind("atomic", 0) == 0)
+    atomicNeeds(*e, need, why);
+  for (const Expr *o : e->ops)
+    capabilityIn(o, need, why);
+}
+
+void capabilityIn(const Block *b, int &need, std::string &why) {
+  if (!b)
+    return;
+  for (const Stmt *s : b->stmts) {
+    for (const Expr *e : {s->value, s->cond, s->addr, s->format})
+      capabilityIn(e, need, why);
+    for (const Expr *e : s->args)
+      capabilityIn(e, need, why);
+    for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+      capabilityIn(c, need, why);
+  }
+}
+
+} // namespace
+
+int requiredComputeCapability(const Function &kernel, std::string &why) {
+  int need = 10;
+  // The kernel, then the functions it calls, by name: the reason named does not depend on
+  // where the functions lie in memory.
+  std::set<const Function *> seen{&kernel};
+  std::vector<const Function *> todo{&kernel};
+  for (size_t i = 0; i < todo.size(); ++i) {
+    capabilityIn(todo[i]->body, need, why);
+    std::set<const Function *> found;
+    calls(todo[i]->body, found);
+    std::vector<const Function *> callees(found.begin(), found.end());
+    std::sort(callees.begin(), callees.end(),
+              [](const Function *a, const Function *b) { return a->name < b->name; });
+    for (const Function *c : callees)
+      if (seen.insert(c).second)
+        todo.push_back(c);
+  }
+  return need;
+}
+
 } // namespace kern::ir

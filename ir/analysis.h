@@ -20,4 +20,11 @@ int estimateRegisters(const Function &kernel);
 /// doubt. The rules, with a counter-example for each, are in analysis.cpp.
 void analyzeUniformity(Module &m);
 
+/// The lowest compute capability (major * 10 + minor) whose GPUs run `kernel`, from what it
+/// uses that older generations lack (CUDA C Programming Guide, "Atomic Functions" and the
+/// feature table of "Compute Capabilities"): 32-bit atomics on global memory need 1.1, on
+/// shared memory and 64-bit global atomics 1.2, float atomicAdd 2.0, double atomicAdd 6.0.
+/// 10 when it uses none of them. `why` names the first use that sets the figure.
+int requiredComputeCapability(const Function &kernel, std::string &why);
+
 } // namespace kern::ir

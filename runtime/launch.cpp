@@ -128,6 +128,16 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
              " is not a stream (it was not returned by cudaStreamCreate, or was destroyed)");
     return;
   }
+  // A kernel that uses what the device's generation lacks has no image for it: nvcc refuses to
+  // build it for that architecture, and a binary built for newer ones does not launch there.
+  const int cc = dev.ccMajor * 10 + dev.ccMinor;
+  if (cc < k.minComputeCapability) {
+    auto ccText = [](int v) { return std::to_string(v / 10) + "." + std::to_string(v % 10); };
+    fail(cudaErrorNoKernelImageForDevice,
+         "the kernel uses " + k.minComputeCapabilityWhy + ", which needs compute capability " +
+             ccText(k.minComputeCapability) + "; " + dev.name + " has " + ccText(cc));
+    return;
+  }
   static const char *const kAxis[] = {"x", "y", "z"};
   for (int d = 0; d < 3; ++d) {
     if (grid[d] == 0 || block[d] == 0) {
