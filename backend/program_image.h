@@ -28,6 +28,8 @@ using SymbolList = std::vector<std::pair<std::string, void *>>;
 /// A compiled kernel, as the runtime sees it.
 struct KernelImage {
   std::string name;
+  /// The kernel as CUDA's device-side messages name it: "void check(const int *)".
+  std::string signature;
   /// The warp function that runs a launch of this kernel (compiled as the run asked: with or
   /// without the counter hooks, checked or not).
   WarpFunction fn = nullptr;

@@ -717,8 +717,8 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
     return emitShuffle(e, v, src);
   }
   case IntrinsicId::AssertFail: {
-    // Emitted under `if (!cond)`: every active lane failed. The first one is reported, the
-    // kernel stops (CUDA: cudaErrorAssert), like a fault.
+    // Emitted under `if (!cond)`: every active lane failed. Each is reported, and the kernel
+    // stops (CUDA: cudaErrorAssert), like a fault.
     Value *msgs = op(0);
     Value *m = bits(cur(), "assert.lanes");
     auto *failBB = newBlock("assert.fail");
@@ -728,7 +728,7 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
     Value *lane =
         b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, m, b_.getTrue(), nullptr, "assert.lane");
     Value *msg = b_.CreateIntToPtr(b_.CreateExtractElement(msgs, lane), b_.getPtrTy());
-    b_.CreateCall(runtime(RuntimeFunction::kern_rt_assert), {ctx_, b_.getInt32(e.site), lane, msg});
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_assert), {ctx_, b_.getInt32(e.site), m, msg});
     b_.CreateBr(exit_);
     b_.SetInsertPoint(okBB);
     return nullptr;

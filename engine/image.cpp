@@ -44,6 +44,28 @@ backend::GlobalSpace globalSpace(ir::AddrSpace s) {
   }
 }
 
+/// `void NAME(T1, T2 *)`: a kernel's signature as nvcc's front end prints a function (a space
+/// before each run of '*').
+std::string prettySignature(const std::string &name, const std::vector<KernelSignature> &sigs) {
+  std::string out = "void " + name + "(";
+  for (const KernelSignature &s : sigs) {
+    if (s.name != name)
+      continue;
+    for (size_t i = 0; i < s.params.size(); ++i) {
+      std::string t = s.params[i].type;
+      std::string spaced;
+      for (size_t c = 0; c < t.size(); ++c) {
+        if (t[c] == '*' && c > 0 && t[c - 1] != '*' && t[c - 1] != ' ')
+          spaced += ' ';
+        spaced += t[c];
+      }
+      out += (i ? ", " : "") + spaced;
+    }
+    break;
+  }
+  return out + ")";
+}
+
 } // namespace
 
 backend::ProgramImage Program::Impl::image() {
@@ -57,6 +79,7 @@ backend::ProgramImage Program::Impl::image() {
     const ir::Function &f = *irKernels[i];
     backend::KernelImage k;
     k.name = f.name;
+    k.signature = prettySignature(f.name, signatures);
     k.fn = native->kernel(i);
     k.paramBytes = f.paramBytes;
     k.staticSharedBytes = f.staticSharedBytes;

@@ -297,6 +297,15 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
     reportChecked(checker_->endLaunch(), k, result);
   if (options_.onLaunchEnd)
     options_.onLaunchEnd(launches_.size() - 1);
+  if (!result.asserts.empty()) {
+    // A failed assert() is the program's own check, reported as the GPU reports it; the
+    // program sees cudaErrorAssert and decides what happens (its exit code stands).
+    std::string text;
+    for (const FaultRecord &f : result.asserts)
+      text += (text.empty() ? "" : "\n") + describeAssert(f, k);
+    launches_.back().error = cudaErrorAssert;
+    recordError(cudaErrorAssert, text);
+  }
   if (!result.faulted)
     return;
   faulted_ = true;
@@ -328,6 +337,34 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   recordError(code, result.fault.kind == KERN_FAULT_TIMEOUT
                         ? describeTimeout(result, k, blocks)
                         : describeFault(result.fault, k, shared));
+}
+
+std::string Runtime::describeAssert(const FaultRecord &f, const KernelInfo &k) const {
+  // CUDA's device-side message, one line per failing thread: "FILE:LINE: SIGNATURE: block:
+  // [x,y,z], thread: [x,y,z] Assertion `COND` failed."
+  std::string loc = location(f.site);
+  if (const size_t col = loc.rfind(':');
+      col != std::string::npos && loc.rfind(':', col - 1) != std::string::npos)
+    loc.erase(col); // file:line, without the column
+  std::string cond = f.message;
+  const std::string prefix = "assertion failed: ";
+  if (cond.rfind(prefix, 0) == 0)
+    cond.erase(0, prefix.size());
+  const std::string head = (loc.empty() ? std::string() : loc + ": ") +
+                           (k.signature.empty() ? k.name : k.signature) + ": block: [" +
+                           std::to_string(f.blockIdx[0]) + "," + std::to_string(f.blockIdx[1]) +
+                           "," + std::to_string(f.blockIdx[2]) + "], thread: [";
+  std::vector<std::array<uint32_t, 3>> threads = f.assertThreads;
+  if (threads.empty())
+    threads.push_back({f.thread[0], f.thread[1], f.thread[2]});
+  std::string text;
+  for (const auto &t : threads) {
+    if (!text.empty())
+      text += "\n";
+    text += head + std::to_string(t[0]) + "," + std::to_string(t[1]) + "," + std::to_string(t[2]) +
+            "] Assertion `" + cond + "` failed.";
+  }
+  return text;
 }
 
 std::string Runtime::describeTimeout(const LaunchResult &r, const KernelInfo &k,

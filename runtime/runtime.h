@@ -346,6 +346,8 @@ private:
   std::string location(uint32_t site) const;
   std::string siteWhat(uint32_t site) const;
   std::string describeFault(const FaultRecord &f, const KernelInfo &k, uint64_t sharedBytes) const;
+  /// A failed device assert(), as CUDA prints it: a line per failing thread.
+  std::string describeAssert(const FaultRecord &f, const KernelInfo &k) const;
   std::string describeTimeout(const LaunchResult &r, const KernelInfo &k, uint64_t blocks) const;
   std::string describeDevicePointer(uint64_t addr) const;
   /// Checked mode's findings of one launch, reported as errors (they do not stop anything).

@@ -53,8 +53,8 @@ void kern_rt_kprintf(KernWarpCtx *ctx, uint32_t lane, const char *fmt, int32_t n
   kern::runtime::warpPrintf(ctx, lane, fmt, nargs, args);
 }
 
-void kern_rt_assert(KernWarpCtx *ctx, uint32_t site, uint32_t lane, const char *message) {
-  kern::runtime::warpAssert(ctx, site, lane, message);
+void kern_rt_assert(KernWarpCtx *ctx, uint32_t site, uint32_t lanes, const char *message) {
+  kern::runtime::warpAssert(ctx, site, lanes, message);
 }
 
 void kern_rt_barrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask) {

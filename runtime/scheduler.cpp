@@ -74,6 +74,8 @@ void recordFault(BlockState *b, KernWarpCtx *ctx, uint32_t site, uint32_t kind, 
   f.kind = kind;
   f.addr = addr;
   f.message = std::move(message);
+  if (kind == KERN_FAULT_ASSERT)
+    return; // stops this block only: every block reports its own (LaunchResult::asserts)
   std::atomic<uint64_t> &min = b->launch->minFaultBlock;
   uint64_t cur = min.load(std::memory_order_relaxed);
   while (b->linear < cur && !min.compare_exchange_weak(cur, b->linear))
@@ -253,9 +255,17 @@ void warpFault(KernWarpCtx *ctx, uint32_t site, uint32_t kind, uint32_t lane, ui
   recordFault(blockOf(ctx), ctx, site, kind, lane, addr);
 }
 
-void warpAssert(KernWarpCtx *ctx, uint32_t site, uint32_t lane, const char *message) {
-  recordFault(blockOf(ctx), ctx, site, KERN_FAULT_ASSERT, lane, 0,
+void warpAssert(KernWarpCtx *ctx, uint32_t site, uint32_t lanes, const char *message) {
+  BlockState *b = blockOf(ctx);
+  const bool first = !b->hasFault;
+  recordFault(b, ctx, site, KERN_FAULT_ASSERT, static_cast<uint32_t>(std::countr_zero(lanes)), 0,
               std::string("assertion failed: ") + (message ? message : ""));
+  if (!first)
+    return;
+  for (uint32_t l = 0; l < KERN_WARP_SIZE; ++l)
+    if (lanes >> l & 1)
+      b->fault.assertThreads.push_back(
+          {ctx->threadIdx[0][l], ctx->threadIdx[1][l], ctx->threadIdx[2][l]});
 }
 
 int32_t warpPoll(KernWarpCtx *ctx, uint32_t site) {
@@ -528,7 +538,10 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
       if (o.first <= faultBlock) // blocks above the fault ran or not, depending on timing
         outputs.push_back(std::move(o));
     for (FaultRecord &f : s->faults)
-      if (f.blockLinear == faultBlock) {
+      if (f.kind == KERN_FAULT_ASSERT) {
+        if (f.blockLinear <= faultBlock)
+          result.asserts.push_back(std::move(f));
+      } else if (f.blockLinear == faultBlock) {
         result.faulted = true;
         result.fault = std::move(f);
       }
@@ -541,6 +554,9 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
     s->finishedBlocks = 0;
   }
   std::sort(result.runningBlocks.begin(), result.runningBlocks.end());
+  std::sort(
+      result.asserts.begin(), result.asserts.end(),
+      [](const FaultRecord &a, const FaultRecord &b) { return a.blockLinear < b.blockLinear; });
   std::sort(outputs.begin(), outputs.end(),
             [](const auto &a, const auto &b) { return a.first < b.first; });
   for (auto &o : outputs)

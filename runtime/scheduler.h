@@ -5,6 +5,7 @@
 
 #include "backend/program_image.h"
 
+#include <array>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -67,11 +68,17 @@ struct FaultRecord {
   /// The description, where the runtime wrote one itself (barrier faults); else empty and
   /// the caller describes `kind` and `addr`.
   std::string message;
+  /// KERN_FAULT_ASSERT: threadIdx of every lane of the warp that failed the assertion, in lane
+  /// order (`thread` is the first).
+  std::vector<std::array<uint32_t, 3>> assertThreads;
 };
 
 struct LaunchResult {
   bool faulted = false;
   FaultRecord fault;
+  /// Failed device assert()s, one per block that had one (its first), by block: a block stops
+  /// at its assertion, other blocks run on (up to a fault, when there is one).
+  std::vector<FaultRecord> asserts;
   /// After a timeout: the blocks (linear indices, ascending) that had started and not finished
   /// when the limit struck, and how many blocks finished. Which blocks these are depends on
   /// the host's speed and the number of workers: a timeout is the one report that may.
@@ -119,7 +126,7 @@ private:
 // The runtime functions that warp functions call (runtime_api.cpp forwards to these).
 void warpFault(KernWarpCtx *ctx, uint32_t site, uint32_t kind, uint32_t lane, uint64_t addr);
 /// A failed device assert(): a KERN_FAULT_ASSERT whose message carries the assertion's text.
-void warpAssert(KernWarpCtx *ctx, uint32_t site, uint32_t lane, const char *message);
+void warpAssert(KernWarpCtx *ctx, uint32_t site, uint32_t lanes, const char *message);
 int32_t warpPoll(KernWarpCtx *ctx, uint32_t site);
 void warpPrintf(KernWarpCtx *ctx, uint32_t lane, const char *fmt, int32_t nargs,
                 const uint64_t *args);
