@@ -62,6 +62,12 @@ const std::set<std::string> kSystemHeaders = {"stdio.h",
                                               "vector_types.h",
                                               "cuda_fp16.h"};
 
+// Macros that a built-in header defines when it is included, and only then (nvcc includes
+// cuda_runtime.h itself, so its macros are among the predefined ones below).
+const std::map<std::string, std::vector<const char *>> kHeaderMacros = {
+    {"cuda.h", {"CUDA_VERSION 13000"}}, // the driver API's version: CUDA 13.0
+};
+
 // Constants a program may use without including the header that defines them.
 const char *const kPredefined[] = {
     "__CUDACC__ 1",
@@ -70,7 +76,6 @@ const char *const kPredefined[] = {
     // The CUDA release whose runtime API kern implements (13.0): what the CUDA headers and nvcc
     // define, so `#if CUDART_VERSION >= 4000` takes the branch it takes with nvcc.
     "CUDART_VERSION 13000",
-    "CUDA_VERSION 13000",
     "__CUDACC_VER_MAJOR__ 13",
     "__CUDACC_VER_MINOR__ 0",
     "NULL 0",
@@ -613,8 +618,17 @@ private:
       diags_.error(nameLoc, "expected \"FILENAME\" or <FILENAME>");
       return;
     }
-    if (rest[0].text == "<")
-      return; // every <system> header is built in or ignored
+    if (rest[0].text == "<") {
+      // Every <system> header is built in or ignored; a few define macros.
+      std::string header;
+      for (size_t i = 1; i < rest.size() && rest[i].text != ">"; ++i)
+        header += rest[i].text;
+      auto it = kHeaderMacros.find(header);
+      if (it != kHeaderMacros.end())
+        for (const char *def : it->second)
+          define(tokenize(def), {}, false);
+      return;
+    }
     if (rest[0].kind != TokKind::String || rest[0].text.size() < 2) {
       diags_.error(nameLoc, "expected \"FILENAME\" or <FILENAME>");
       return;
