@@ -24,6 +24,10 @@ struct CompileOptions {
   int optLevel = 2;
   /// Loop back-edges between two kern_rt_poll calls (runaway-kernel checks). If unset, 1<<16.
   int64_t pollInterval = 1 << 16;
+  /// Device code contracts a multiply and an add into a fused multiply-add, as nvcc does by
+  /// default (its --fmad=true); false rounds each operation (--fmad=false). Host code never
+  /// contracts, as the host compiler does not for a CPU without the option.
+  bool fmad = true;
 };
 
 class CompiledProgram {

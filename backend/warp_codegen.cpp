@@ -16,6 +16,13 @@ namespace kern::backend::warp {
 
 void WarpCodegen::emit() {
   bool isKernel = f_.kind == ir::FunctionKind::Kernel;
+  if (mc_.options.fmad) {
+    // nvcc's default: a multiply whose result feeds an add may be fused into one fma, rounded
+    // once (LLVM fuses such pairs where the CPU has fma, as NVVM does for the GPU).
+    llvm::FastMathFlags contract;
+    contract.setAllowContract(true);
+    b_.setFastMathFlags(contract);
+  }
   auto *entry = BasicBlock::Create(c_, "entry", fn_);
   b_.SetInsertPoint(entry);
   auto argIt = fn_->arg_begin();

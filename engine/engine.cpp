@@ -178,6 +178,7 @@ backend::CompileOptions compileOptions(const Options &o, bool counters) {
   co.counters = counters;
   co.checked = checkedOn(o);
   co.optLevel = o.optLevel >= 0 && o.optLevel <= 3 ? o.optLevel : 2;
+  co.fmad = o.fmad;
   return co;
 }
 

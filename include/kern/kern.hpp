@@ -70,6 +70,9 @@ struct Options {
   int registersPerThread = 0;
   /// LLVM optimisation level of the JIT, 0-3. If out of range, 2.
   int optLevel = 2;
+  /// Device code fuses a multiply and a dependent add into one fused multiply-add, rounded
+  /// once, as nvcc does by default (--fmad=true). If false, each operation is rounded.
+  bool fmad = true;
   /// Colour diagnostics with ANSI escapes. If false, plain text.
   bool color = false;
   /// Where the program's standard output goes. If empty, to the process's stdout.

@@ -42,6 +42,8 @@ const char *kRunOptions = R"(options:
   --device-file F  the GPU to model, from a JSON profile (docs/devices.md)
   --regs N         registers per thread of every kernel (default: kern's estimate from the kernel's variables)
   -O0..-O3         JIT optimisation level (default -O2)
+  --fmad=BOOL      true (the default, as nvcc's): device code may fuse a multiply and an
+                   add into one fma, rounded once; false: each is rounded
   --mode MODE      fast (the default of kern run and of the API): nothing counted or
                    checked; profile: count what a GPU would suffer and print a short
                    summary at the end (stderr); checked: see --checked. (The REPL's
@@ -88,7 +90,8 @@ std::string commandHelp(const std::string &cmd) {
                        "runs nothing.\n") +
            kExitCodes;
   if (cmd == "emit")
-    return std::string("usage: kern emit --ir|--llvm|--asm [-O0..-O3] [--mode MODE] FILE\n\n"
+    return std::string("usage: kern emit --ir|--llvm|--asm [-O0..-O3] [--fmad=BOOL] [--mode MODE] "
+                       "FILE\n\n"
                        "  --ir    Kern IR (per-thread, structured)\n"
                        "  --llvm  LLVM IR after optimisation (warp functions)\n"
                        "  --asm   native assembly\n"
@@ -400,6 +403,10 @@ int main(int argc, char **argv) {
     }
     if (a.size() == 3 && a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3') {
       opts.optLevel = a[2] - '0';
+      continue;
+    }
+    if (a == "--fmad=true" || a == "--fmad=false") { // nvcc's spelling
+      opts.fmad = a == "--fmad=true";
       continue;
     }
     if (a.size() > 1 && a[0] == '-')
