@@ -230,6 +230,8 @@ const Type *Sema::sigType(char c) {
     return types_.pointerTo(types_.pointerTo(types_.voidTy(), AddrSpace::Host), AddrSpace::Host);
   case 'I':
     return types_.pointerTo(types_.intTy(), defaultSpace());
+  case 'U':
+    return types_.pointerTo(types_.uintTy(), defaultSpace());
   case 'F':
     return types_.pointerTo(types_.floatTy(), defaultSpace());
   case 'Z':
@@ -273,6 +275,7 @@ void Sema::builtinCall(Expr *e, int b) {
       {"cudaMemcpyAsync", {{4, 0}}},
       {"cudaMemsetAsync", {{3, 0}}},
       {"cudaEventRecord", {{1, 0}}},
+      {"cudaStreamWaitEvent", {{2, 0}}},
       {"cudaMemcpyToSymbol", {{3, 0}, {4, 1}}},   // offset 0, cudaMemcpyHostToDevice
       {"cudaMemcpyFromSymbol", {{3, 0}, {4, 2}}}, // offset 0, cudaMemcpyDeviceToHost
   };

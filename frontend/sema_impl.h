@@ -41,6 +41,8 @@ public:
     td["ptrdiff_t"] = types_.get(TypeKind::Long);
     td["cudaError_t"] = types_.intTy();
     td["cudaMemcpyKind"] = types_.intTy();
+    td["cudaDeviceAttr"] = types_.intTy();
+    td["cudaFuncCache"] = types_.intTy();
     td["cudaStream_t"] = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
     td["cudaEvent_t"] = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
     td["int8_t"] = types_.get(TypeKind::SChar);

@@ -13,7 +13,7 @@ grammar Kern;
   // struct or enum tag) declared so far.
   std::set<std::string> typeNames = {
       "size_t", "ptrdiff_t", "dim3", "uint3", "cudaError_t", "cudaStream_t", "cudaEvent_t",
-      "cudaMemcpyKind", "cudaDeviceProp", "cudaFuncAttributes",
+      "cudaMemcpyKind", "cudaDeviceProp", "cudaFuncAttributes", "cudaDeviceAttr", "cudaFuncCache",
       "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
       "char1", "char2", "char3", "char4", "uchar1", "uchar2", "uchar3", "uchar4",
       "short1", "short2", "short3", "short4", "ushort1", "ushort2", "ushort3", "ushort4",

@@ -185,6 +185,145 @@ int32_t Runtime::cudaGetSymbolSize(uint64_t *size, void *symbol) {
 
 // ---- kernels --------------------------------------------------------------------------------
 
+int32_t Runtime::cudaVersion(const char *function, int32_t *version) {
+  if (!version)
+    return recordError(cudaErrorInvalidValue,
+                       std::string("kern: ") + function + ": null pointer argument");
+  *version = 13000; // CUDA 13.0, as CUDART_VERSION says
+  return cudaSuccess;
+}
+
+int32_t Runtime::cudaSetDeviceFlags(uint32_t flags) {
+  // One scheduling policy (auto, spin, yield, blocking sync), plus map-host and the local
+  // memory resize: every host thread waits the same way here, so the flags are only kept.
+  const uint32_t schedule = flags & 7;
+  if (flags > 31 || (schedule != 0 && schedule != 1 && schedule != 2 && schedule != 4))
+    return recordError(cudaErrorInvalidValue, "kern: cudaSetDeviceFlags: flags " +
+                                                  std::to_string(flags) + " are not valid");
+  deviceFlags_ = flags;
+  return stickyError_;
+}
+
+int32_t Runtime::cudaGetDeviceFlags(uint32_t *flags) {
+  if (!flags)
+    return recordError(cudaErrorInvalidValue, "kern: cudaGetDeviceFlags: null pointer argument");
+  // CUDA reports cudaDeviceMapHost as always set (every device since Fermi maps host memory).
+  *flags = deviceFlags_ | 8;
+  return stickyError_;
+}
+
+int32_t Runtime::cudaDeviceGetAttribute(int32_t *value, int32_t attr, int32_t device) {
+  if (!value)
+    return recordError(cudaErrorInvalidValue,
+                       "kern: cudaDeviceGetAttribute: null pointer argument");
+  if (device != 0)
+    return recordError(cudaErrorInvalidDevice, "kern: cudaDeviceGetAttribute: device " +
+                                                   std::to_string(device) +
+                                                   " does not exist (there is one GPU, 0)");
+  KernDeviceProp p;
+  if (int32_t e = cudaGetDeviceProperties(&p, 0))
+    return e;
+  // cudaDeviceAttr's numbering, from the CUDA headers: each attribute is a cudaDeviceProp field.
+  switch (attr) {
+  case 1:
+    *value = p.maxThreadsPerBlock;
+    break;
+  case 2:
+  case 3:
+  case 4:
+    *value = p.maxThreadsDim[attr - 2];
+    break;
+  case 5:
+  case 6:
+  case 7:
+    *value = p.maxGridSize[attr - 5];
+    break;
+  case 8:
+    *value = static_cast<int32_t>(p.sharedMemPerBlock);
+    break;
+  case 9:
+    *value = static_cast<int32_t>(p.totalConstMem);
+    break;
+  case 10:
+    *value = p.warpSize;
+    break;
+  case 12:
+    *value = p.regsPerBlock;
+    break;
+  case 13:
+    *value = p.clockRate;
+    break;
+  case 16:
+    *value = p.multiProcessorCount;
+    break;
+  case 18:
+    *value = p.integrated;
+    break;
+  case 31:
+    *value = p.concurrentKernels;
+    break;
+  case 36:
+    *value = p.memoryClockRate;
+    break;
+  case 37:
+    *value = p.memoryBusWidth;
+    break;
+  case 38:
+    *value = p.l2CacheSize;
+    break;
+  case 39:
+    *value = p.maxThreadsPerMultiProcessor;
+    break;
+  case 40:
+    *value = p.asyncEngineCount;
+    break;
+  case 41:
+    *value = p.unifiedAddressing;
+    break;
+  case 75:
+    *value = p.major;
+    break;
+  case 76:
+    *value = p.minor;
+    break;
+  case 81:
+    *value = static_cast<int32_t>(p.sharedMemPerMultiprocessor);
+    break;
+  case 82:
+    *value = p.regsPerMultiprocessor;
+    break;
+  case 83:
+    *value = p.managedMemory;
+    break;
+  case 97:
+    *value = static_cast<int32_t>(p.sharedMemPerBlockOptin);
+    break;
+  case 106:
+    *value = p.maxBlocksPerMultiProcessor;
+    break;
+  default:
+    return recordError(cudaErrorInvalidValue, "kern: cudaDeviceGetAttribute: attribute " +
+                                                  std::to_string(attr) + " is not one kern models");
+  }
+  return stickyError_;
+}
+
+int32_t Runtime::cudaCacheConfig(const char *function, int32_t config) {
+  if (config < 0 || config > 3) // cudaFuncCachePreferNone, Shared, L1, Equal
+    return recordError(cudaErrorInvalidValue, std::string("kern: ") + function + ": " +
+                                                  std::to_string(config) +
+                                                  " is not a cudaFuncCache value");
+  return stickyError_;
+}
+
+int32_t Runtime::cudaFuncSetCacheConfig(uint32_t kernel, int32_t config) {
+  if (kernel >= image_.kernels.size() || !image_.kernels[kernel].fn)
+    return recordError(cudaErrorInvalidDeviceFunction,
+                       "kern: cudaFuncSetCacheConfig: kernel number " + std::to_string(kernel) +
+                           " does not exist");
+  return cudaCacheConfig("cudaFuncSetCacheConfig", config);
+}
+
 int32_t Runtime::cudaFuncGetAttributes(KernFuncAttributes *attr, uint32_t kernel) {
   if (stickyError_)
     return stickyError_;

@@ -122,11 +122,16 @@ int32_t Runtime::checkStream(const char *function, void *stream) {
                          "destroyed)");
 }
 
-int32_t Runtime::cudaStreamCreate(void **stream) {
+int32_t Runtime::cudaStreamCreate(void **stream, uint32_t flags, const char *function) {
   if (stickyError_)
     return stickyError_;
   if (!stream)
-    return recordError(cudaErrorInvalidValue, "kern: cudaStreamCreate: null pointer argument");
+    return recordError(cudaErrorInvalidValue,
+                       std::string("kern: ") + function + ": null pointer argument");
+  if (flags > 1) // cudaStreamDefault or cudaStreamNonBlocking
+    return recordError(cudaErrorInvalidValue, std::string("kern: ") + function + ": flags " +
+                                                  std::to_string(flags) +
+                                                  " are not a cudaStream flag");
   // The handle's address is the stream's identity: a heap object, unique and never reused.
   handleStore_.push_back(std::make_unique<Handle>());
   Handle *h = handleStore_.back().get();
@@ -154,19 +159,6 @@ int32_t Runtime::cudaStreamSynchronize(void *stream) {
   if (int32_t e = checkStream("cudaStreamSynchronize", stream))
     return e;
   return stickyError_; // the stream's work finished when each call returned
-}
-
-int32_t Runtime::cudaEventCreate(void **event) {
-  if (stickyError_)
-    return stickyError_;
-  if (!event)
-    return recordError(cudaErrorInvalidValue, "kern: cudaEventCreate: null pointer argument");
-  handleStore_.push_back(std::make_unique<Handle>());
-  Handle *h = handleStore_.back().get();
-  h->kind = Handle::Kind::Event;
-  handles_[h] = h;
-  *event = h;
-  return cudaSuccess;
 }
 
 namespace {
@@ -234,6 +226,44 @@ int32_t Runtime::cudaEventDestroy(void *event) {
     return recordError(cudaErrorInvalidResourceHandle,
                        "kern: cudaEventDestroy: " + handleName(event) + kNotAnEvent);
   h->live = false;
+  return cudaSuccess;
+}
+
+int32_t Runtime::cudaStreamQuery(void *stream) {
+  if (int32_t e = checkStream("cudaStreamQuery", stream))
+    return e;
+  return stickyError_; // nothing is pending: each call ran its work before it returned
+}
+
+int32_t Runtime::cudaStreamWaitEvent(void *stream, void *event, uint32_t flags) {
+  if (int32_t e = checkStream("cudaStreamWaitEvent", stream))
+    return e;
+  if (!findHandle(event, Handle::Kind::Event))
+    return recordError(cudaErrorInvalidResourceHandle,
+                       "kern: cudaStreamWaitEvent: " + handleName(event) + kNotAnEvent);
+  if (flags > 1) // cudaEventWaitDefault or cudaEventWaitExternal
+    return recordError(cudaErrorInvalidValue, "kern: cudaStreamWaitEvent: flags " +
+                                                  std::to_string(flags) + " are not valid");
+  return stickyError_; // the event's work is done already: the stream need not wait
+}
+
+int32_t Runtime::cudaEventCreate(void **event, uint32_t flags, const char *function) {
+  if (stickyError_)
+    return stickyError_;
+  if (!event)
+    return recordError(cudaErrorInvalidValue,
+                       std::string("kern: ") + function + ": null pointer argument");
+  // cudaEventBlockingSync, cudaEventDisableTiming, cudaEventInterprocess (which CUDA accepts
+  // only together with cudaEventDisableTiming).
+  if (flags > 7 || ((flags & 4) && !(flags & 2)))
+    return recordError(cudaErrorInvalidValue, std::string("kern: ") + function + ": flags " +
+                                                  std::to_string(flags) +
+                                                  " are not a valid cudaEvent flag set");
+  handleStore_.push_back(std::make_unique<Handle>());
+  Handle *h = handleStore_.back().get();
+  h->kind = Handle::Kind::Event;
+  handles_[h] = h;
+  *event = h;
   return cudaSuccess;
 }
 

@@ -264,10 +264,16 @@ public:
   int32_t cudaFreeHost(void *p);
   int32_t cudaMemcpyAsync(void *dst, const void *src, uint64_t n, int32_t kind, void *stream);
   int32_t cudaMemsetAsync(void *p, int32_t value, uint64_t n, void *stream);
-  int32_t cudaStreamCreate(void **stream);
+  int32_t cudaStreamCreate(void **stream, uint32_t flags = 0,
+                           const char *function = "cudaStreamCreate");
+  /// Every stream's work is done when its call returns: cudaSuccess for a live stream.
+  int32_t cudaStreamQuery(void *stream);
+  /// Work is ordered in program order already: checks the handles and flags.
+  int32_t cudaStreamWaitEvent(void *stream, void *event, uint32_t flags);
   int32_t cudaStreamDestroy(void *stream);
   int32_t cudaStreamSynchronize(void *stream);
-  int32_t cudaEventCreate(void **event);
+  int32_t cudaEventCreate(void **event, uint32_t flags = 0,
+                          const char *function = "cudaEventCreate");
   int32_t cudaEventRecord(void *event, void *stream);
   int32_t cudaEventSynchronize(void *event);
   int32_t cudaEventQuery(void *event);
@@ -275,6 +281,15 @@ public:
   int32_t cudaEventDestroy(void *event);
 
   // The device, kernels and symbols (api_device.cpp).
+  /// cudaRuntimeGetVersion / cudaDriverGetVersion: the CUDA release kern implements, 13.0.
+  int32_t cudaVersion(const char *function, int32_t *version);
+  int32_t cudaSetDeviceFlags(uint32_t flags);
+  int32_t cudaGetDeviceFlags(uint32_t *flags);
+  int32_t cudaDeviceGetAttribute(int32_t *value, int32_t attr, int32_t device);
+  /// cudaDeviceSetCacheConfig: a valid cudaFuncCache is accepted (the profiles' shared memory
+  /// per block does not depend on it); another is cudaErrorInvalidValue.
+  int32_t cudaCacheConfig(const char *function, int32_t config);
+  int32_t cudaFuncSetCacheConfig(uint32_t kernel, int32_t config);
   int32_t cudaGetDeviceProperties(KernDeviceProp *prop, int32_t device);
   int32_t cudaMemcpyToSymbol(void *symbol, const void *src, uint64_t n, uint64_t offset,
                              int32_t kind);
@@ -386,7 +401,8 @@ private:
   int32_t stickyError_ = 0; // a kernel fault: returned by every later call
   std::string lastErrorMessage_;
   bool faulted_ = false;
-  GlibcRandom rand_; // rand() and srand(): the same sequences as a native build
+  uint32_t deviceFlags_ = 0; // cudaSetDeviceFlags
+  GlibcRandom rand_;         // rand() and srand(): the same sequences as a native build
 };
 
 } // namespace kern::runtime

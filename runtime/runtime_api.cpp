@@ -314,6 +314,51 @@ int32_t kern_rt_cudaEventSynchronize(KernHostCtx *ctx, void *event) {
 int32_t kern_rt_cudaEventQuery(KernHostCtx *ctx, void *event) {
   return ctx->rt->cudaEventQuery(event);
 }
+
+int32_t kern_rt_cudaRuntimeGetVersion(KernHostCtx *ctx, int32_t *version) {
+  return ctx->rt->cudaVersion("cudaRuntimeGetVersion", version);
+}
+
+int32_t kern_rt_cudaDriverGetVersion(KernHostCtx *ctx, int32_t *version) {
+  return ctx->rt->cudaVersion("cudaDriverGetVersion", version);
+}
+
+int32_t kern_rt_cudaStreamCreateWithFlags(KernHostCtx *ctx, void **stream, uint32_t flags) {
+  return ctx->rt->cudaStreamCreate(stream, flags, "cudaStreamCreateWithFlags");
+}
+
+int32_t kern_rt_cudaEventCreateWithFlags(KernHostCtx *ctx, void **event, uint32_t flags) {
+  return ctx->rt->cudaEventCreate(event, flags, "cudaEventCreateWithFlags");
+}
+
+int32_t kern_rt_cudaStreamQuery(KernHostCtx *ctx, void *stream) {
+  return ctx->rt->cudaStreamQuery(stream);
+}
+
+int32_t kern_rt_cudaStreamWaitEvent(KernHostCtx *ctx, void *stream, void *event, uint32_t flags) {
+  return ctx->rt->cudaStreamWaitEvent(stream, event, flags);
+}
+
+int32_t kern_rt_cudaSetDeviceFlags(KernHostCtx *ctx, uint32_t flags) {
+  return ctx->rt->cudaSetDeviceFlags(flags);
+}
+
+int32_t kern_rt_cudaGetDeviceFlags(KernHostCtx *ctx, uint32_t *flags) {
+  return ctx->rt->cudaGetDeviceFlags(flags);
+}
+
+int32_t kern_rt_cudaDeviceGetAttribute(KernHostCtx *ctx, int32_t *value, int32_t attr,
+                                       int32_t device) {
+  return ctx->rt->cudaDeviceGetAttribute(value, attr, device);
+}
+
+int32_t kern_rt_cudaDeviceSetCacheConfig(KernHostCtx *ctx, int32_t config) {
+  return ctx->rt->cudaCacheConfig("cudaDeviceSetCacheConfig", config);
+}
+
+int32_t kern_rt_cudaFuncSetCacheConfig(KernHostCtx *ctx, uint32_t kernel, int32_t config) {
+  return ctx->rt->cudaFuncSetCacheConfig(kernel, config);
+}
 int32_t kern_rt_cudaEventElapsedTime(KernHostCtx *ctx, float *ms, void *start, void *end) {
   return ctx->rt->cudaEventElapsedTime(ms, start, end);
 }
