@@ -62,6 +62,20 @@ const std::set<std::string> kSystemHeaders = {"stdio.h",
                                               "vector_types.h",
                                               "cuda_fp16.h"};
 
+// Headers of CUDA and of C++ that kern knows but whose contents are not supported yet: the
+// include is accepted, and the first use of what they declare gets its own diagnostic
+// ("cooperative groups are not supported", "templates are not supported yet").
+const std::set<std::string> kDeferredHeaders = {"cooperative_groups.h",
+                                                "cooperative_groups/reduce.h",
+                                                "iostream",
+                                                "vector",
+                                                "string",
+                                                "algorithm",
+                                                "chrono",
+                                                "memory",
+                                                "utility",
+                                                "thrust/device_vector.h"};
+
 // Macros that a built-in header defines when it is included, and only then (nvcc includes
 // cuda_runtime.h itself, so its macros are among the predefined ones below).
 const std::map<std::string, std::vector<const char *>> kHeaderMacros = {
@@ -627,6 +641,11 @@ private:
       if (it != kHeaderMacros.end())
         for (const char *def : it->second)
           define(tokenize(def), {}, false);
+      if (!kSystemHeaders.count(header) && !kHeaderMacros.count(header) &&
+          !kDeferredHeaders.count(header))
+        // As every compiler does: a header that is not there stops the program here, rather
+        // than as the undeclared names that it would have declared.
+        diags_.error(locAt(static_cast<uint32_t>(rest[0].col)), "'" + header + "' file not found");
       return;
     }
     if (rest[0].kind != TokKind::String || rest[0].text.size() < 2) {
