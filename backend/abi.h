@@ -94,23 +94,22 @@ enum KernAccessFlags : uint32_t {
 // the same shape again adds the remembered counters itself. The rules stay in the runtime; the
 // memo only replays their results.
 
-/// The counter record the runtime keeps per site (kern::runtime::SiteCounters, which has this
-/// layout: the runtime checks it), as compiled code addresses it: every offset and stride that
+/// The counter record the runtime keeps per site (kern::runtime::SiteCounters, declared from the
+/// same table, counter_fields.def), as compiled code addresses it: every offset and stride that
 /// compiled code uses is an offsetof or a sizeof of these structs.
 struct KernSharedOpCounters { // shared-memory cost of one operation kind (SharedOpCounters)
-  uint64_t instructions, requests, steps, idealSteps;
+#define KERN_SHARED_OP_FIELD(name, what) uint64_t name;
+#include "backend/counter_fields.def"
 };
 struct KernGlobalOpCounters { // global-memory cost of one operation kind (GlobalOpCounters)
-  uint64_t instructions, requests, transactions, sectors, lines128, bytesRequested, bytesMoved;
+#define KERN_GLOBAL_OP_FIELD(name, what) uint64_t name;
+#include "backend/counter_fields.def"
 };
 struct KernSiteCounters {
   KernSharedOpCounters shared[3]; // by operation: KERN_ACCESS_LOAD, _STORE, _ATOMIC
   KernGlobalOpCounters global[3];
-  uint64_t constantRequests, constantSerialization;
-  uint64_t branchesExecuted, branchesDivergent;
-  uint64_t warpInstructions, threadInstructions;
-  uint64_t barriersExecuted;
-  uint64_t atomicsExecuted, atomicThreadOps;
+#define KERN_SITE_FIELD(name, what) uint64_t name;
+#include "backend/counter_fields.def"
 };
 /// The divergence rule of the hardware model (HARDWARE-MODEL.md, "Divergence"): a warp whose
 /// active lanes are `mask` splits at a branch whose condition holds for the lanes `taken` when

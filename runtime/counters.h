@@ -19,11 +19,10 @@ enum class MemoryOpKind : uint8_t { Load, Store, Atomic };
 constexpr uint32_t kMemoryOpKinds = 3;
 
 /// Shared-memory cost of the instructions of one kind at one site.
+/// The fields, with what each counts, are the rows of backend/counter_fields.def.
 struct SharedOpCounters {
-  uint64_t instructions = 0; ///< warp-level instructions with an active lane
-  uint64_t requests = 0;     ///< see SharedAccessCost::requests
-  uint64_t steps = 0;        ///< wavefronts
-  uint64_t idealSteps = 0;   ///< wavefronts a conflict-free access would take
+#define KERN_SHARED_OP_FIELD(name, what) uint64_t name = 0;
+#include "backend/counter_fields.def"
   uint64_t conflicts() const { return steps - idealSteps; }
 
   SharedOpCounters &operator+=(const SharedOpCounters &o);
@@ -32,13 +31,8 @@ struct SharedOpCounters {
 
 /// Global-memory cost of the instructions of one kind at one site.
 struct GlobalOpCounters {
-  uint64_t instructions = 0; ///< warp-level instructions with an active lane
-  uint64_t requests = 0;     ///< see GlobalAccessCost::requests
-  uint64_t transactions = 0; ///< by the profile's rule (sectors from cc3.0 on)
-  uint64_t sectors = 0;      ///< distinct 32 B sectors per instruction, summed
-  uint64_t lines128 = 0;     ///< distinct 128 B lines per instruction, summed
-  uint64_t bytesRequested = 0;
-  uint64_t bytesMoved = 0;
+#define KERN_GLOBAL_OP_FIELD(name, what) uint64_t name = 0;
+#include "backend/counter_fields.def"
 
   GlobalOpCounters &operator+=(const GlobalOpCounters &o);
   bool operator==(const GlobalOpCounters &) const = default;
@@ -48,15 +42,8 @@ struct GlobalOpCounters {
 struct SiteCounters {
   SharedOpCounters shared[kMemoryOpKinds]; ///< indexed by MemoryOpKind
   GlobalOpCounters global[kMemoryOpKinds]; ///< indexed by MemoryOpKind
-  uint64_t constantRequests = 0;           ///< warp-level reads (half-warp reads on cc1.x)
-  uint64_t constantSerialization = 0;      ///< distinct addresses served, one after another
-  uint64_t branchesExecuted = 0;           ///< warp-level branches
-  uint64_t branchesDivergent = 0;          ///< of those, the ones whose active lanes split
-  uint64_t warpInstructions = 0;           ///< executed operations, one per warp
-  uint64_t threadInstructions = 0;         ///< executed operations, one per active lane
-  uint64_t barriersExecuted = 0;           ///< warp arrivals at __syncthreads()
-  uint64_t atomicsExecuted = 0;            ///< warp-level atomic instructions (shared or global)
-  uint64_t atomicThreadOps = 0;            ///< atomic operations, one per active lane
+#define KERN_SITE_FIELD(name, what) uint64_t name = 0;
+#include "backend/counter_fields.def"
 
   const SharedOpCounters &sharedOf(MemoryOpKind k) const {
     return shared[static_cast<uint32_t>(k)];
