@@ -322,6 +322,8 @@ std::unique_ptr<Program> Engine::compile(std::string source, std::string name) {
   KernelTypes types;
   ir::PipelineOptions po;
   po.afterSema = [&types](const frontend::TranslationUnit &tu) { collectKernelTypes(tu, types); };
+  po.preprocess.includePaths = impl_->options.includePaths;
+  po.preprocess.defines = impl_->options.defines;
   p->module = ir::buildModule(p->sources, file, *p->diags, po);
   p->diagnosticText = p->diags->renderAll(impl_->options.color);
   buildSignatures(*p, types);

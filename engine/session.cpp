@@ -101,6 +101,8 @@ bool Session::Impl::compile(const std::vector<Item> &list, const std::string &bo
   const uint32_t file = p->sources.addFile("session", std::move(text));
   KernelTypes kernelTypes;
   ir::PipelineOptions po;
+  po.preprocess.includePaths = options.includePaths;
+  po.preprocess.defines = options.defines;
   po.afterSema = [&](const frontend::TranslationUnit &tu) {
     collectKernelTypes(tu, kernelTypes);
     if (valueType)

@@ -330,9 +330,19 @@ struct CondFrame {
 
 class Preprocessor {
 public:
-  Preprocessor(SourceManager &sm, DiagnosticEngine &diags) : sm_(sm), diags_(diags) {
+  Preprocessor(SourceManager &sm, DiagnosticEngine &diags, const PreprocessOptions &options)
+      : sm_(sm), diags_(diags), options_(options) {
     for (const char *def : kPredefined)
       define(tokenize(def), {}, false);
+    // -D NAME[=VALUE]: as `#define NAME VALUE` (VALUE 1 when there is none).
+    for (std::string d : options.defines) {
+      const size_t eq = d.find('=');
+      if (eq == std::string::npos)
+        d += " 1";
+      else
+        d[eq] = ' ';
+      define(tokenize(d), {}, false);
+    }
   }
 
   PreprocessedSource run(uint32_t fileId) {
@@ -343,6 +353,7 @@ public:
 private:
   SourceManager &sm_;
   DiagnosticEngine &diags_;
+  const PreprocessOptions &options_;
   PreprocessedSource out_;
   std::map<std::string, Macro> macros_;
   std::vector<std::string> includeStack_;
@@ -632,35 +643,51 @@ private:
       diags_.error(nameLoc, "expected \"FILENAME\" or <FILENAME>");
       return;
     }
-    if (rest[0].text == "<") {
-      // Every <system> header is built in or ignored; a few define macros.
-      std::string header;
+    const bool angled = rest[0].text == "<";
+    std::string name;
+    if (angled) {
       for (size_t i = 1; i < rest.size() && rest[i].text != ">"; ++i)
-        header += rest[i].text;
-      auto it = kHeaderMacros.find(header);
-      if (it != kHeaderMacros.end())
-        for (const char *def : it->second)
-          define(tokenize(def), {}, false);
-      if (!kSystemHeaders.count(header) && !kHeaderMacros.count(header) &&
-          !kDeferredHeaders.count(header))
-        // As every compiler does: a header that is not there stops the program here, rather
-        // than as the undeclared names that it would have declared.
-        diags_.error(locAt(static_cast<uint32_t>(rest[0].col)), "'" + header + "' file not found");
-      return;
-    }
-    if (rest[0].kind != TokKind::String || rest[0].text.size() < 2) {
+        name += rest[i].text;
+    } else if (rest[0].kind == TokKind::String && rest[0].text.size() >= 2) {
+      name = rest[0].text.substr(1, rest[0].text.size() - 2);
+    } else {
       diags_.error(nameLoc, "expected \"FILENAME\" or <FILENAME>");
       return;
     }
-    std::string name = rest[0].text.substr(1, rest[0].text.size() - 2);
     SourceLoc fileLoc = locAt(static_cast<uint32_t>(rest[0].col));
-    std::filesystem::path dir = std::filesystem::path(sm_.fileName(fileId)).parent_path();
-    std::filesystem::path target = dir / name;
-    std::ifstream in(target, std::ios::binary);
-    if (!in) {
-      if (kSystemHeaders.count(name) ||
-          kSystemHeaders.count(std::filesystem::path(name).filename().string()))
+    const std::string base = std::filesystem::path(name).filename().string();
+    const bool builtIn = kSystemHeaders.count(name) || kSystemHeaders.count(base) ||
+                         kHeaderMacros.count(name) || kDeferredHeaders.count(name);
+    if (angled && builtIn) {
+      // kern's own headers are built in (a few define macros), before any -I directory.
+      auto it = kHeaderMacros.find(name);
+      if (it != kHeaderMacros.end())
+        for (const char *def : it->second)
+          define(tokenize(def), {}, false);
+      return;
+    }
+    // "x": the including file's directory, then the -I directories; <x>: the -I directories.
+    std::vector<std::filesystem::path> dirs;
+    if (!angled)
+      dirs.push_back(std::filesystem::path(sm_.fileName(fileId)).parent_path());
+    for (const std::string &d : options_.includePaths)
+      dirs.push_back(d);
+    std::filesystem::path target;
+    std::ifstream in;
+    bool found = false;
+    for (const std::filesystem::path &d : dirs) {
+      in = std::ifstream(d / name, std::ios::binary);
+      if (in) {
+        target = d / name;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      if (builtIn)
         return;
+      // As every compiler does: a header that is not there stops the program here, rather than
+      // as the undeclared names that it would have declared.
       diags_.error(fileLoc, "'" + name + "' file not found");
       return;
     }
@@ -921,8 +948,9 @@ private:
 
 } // namespace
 
-PreprocessedSource preprocess(SourceManager &sm, uint32_t fileId, DiagnosticEngine &diags) {
-  Preprocessor pp(sm, diags);
+PreprocessedSource preprocess(SourceManager &sm, uint32_t fileId, DiagnosticEngine &diags,
+                              const PreprocessOptions &options) {
+  Preprocessor pp(sm, diags, options);
   return pp.run(fileId);
 }
 

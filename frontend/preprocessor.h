@@ -19,9 +19,19 @@ struct PreprocessedSource {
   SourceLoc map(uint32_t line, uint32_t col) const;
 };
 
-/// Preprocesses file `fileId` of `sm`. Errors (unterminated #if, bad directive, missing local
+/// What the command line adds to a translation unit, as a compiler's -I and -D do.
+struct PreprocessOptions {
+  /// Directories searched for `#include "x"` after the including file's own, and for
+  /// `#include <x>` when x is not one of kern's own headers. In order.
+  std::vector<std::string> includePaths;
+  /// `NAME` (defined as 1) or `NAME=VALUE`, defined before the first line, in order.
+  std::vector<std::string> defines;
+};
+
+/// Preprocesses file `fileId` of `sm`. Errors (unterminated #if, bad directive, missing
 /// include) go to `diags`. `#include "x"` files are added to `sm` and read relative to the
-/// including file's directory.
-PreprocessedSource preprocess(SourceManager &sm, uint32_t fileId, DiagnosticEngine &diags);
+/// including file's directory, then from `options.includePaths`.
+PreprocessedSource preprocess(SourceManager &sm, uint32_t fileId, DiagnosticEngine &diags,
+                              const PreprocessOptions &options = {});
 
 } // namespace kern::frontend

@@ -13,7 +13,7 @@ std::unique_ptr<Module> buildModule(frontend::SourceManager &sm, uint32_t fileId
                                     frontend::DiagnosticEngine &diags,
                                     const PipelineOptions &options) {
   // 1. #include, #define, #if: text -> text with a line map back to the sources.
-  frontend::PreprocessedSource pp = frontend::preprocess(sm, fileId, diags);
+  frontend::PreprocessedSource pp = frontend::preprocess(sm, fileId, diags, options.preprocess);
   if (diags.hasErrors())
     return nullptr;
   // 2. ANTLR parse tree -> AST (ANTLR stays inside the AST builder).

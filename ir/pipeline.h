@@ -2,6 +2,7 @@
 #pragma once
 
 #include "frontend/ast.h"
+#include "frontend/preprocessor.h"
 #include "frontend/source.h"
 #include "frontend/types.h"
 #include "ir/ir.h"
@@ -19,6 +20,8 @@ struct PipelineOptions {
   /// Called with the checked AST before lowering: how the embedding API learns kernels' C
   /// parameter types and the REPL the type of an expression. If empty, nothing is called.
   std::function<void(const frontend::TranslationUnit &)> afterSema;
+  /// -I directories and -D definitions (frontend/preprocessor.h).
+  frontend::PreprocessOptions preprocess;
 };
 
 /// Preprocesses, parses, checks and lowers file `fileId` of `sm`. Diagnostics go to `diags`;

@@ -231,6 +231,14 @@ int64_t kern_rt_strtol(KernHostCtx *ctx, const char *s, char **end, int32_t base
 
 int32_t kern_rt_rand(KernHostCtx *ctx) { return ctx->rt->rand(); }
 void kern_rt_srand(KernHostCtx *ctx, uint32_t seed) { ctx->rt->srand(seed); }
+int64_t kern_rt_random(KernHostCtx *ctx) { return ctx->rt->rand(); }
+void kern_rt_srandom(KernHostCtx *ctx, uint32_t seed) { ctx->rt->srand(seed); }
+
+int32_t kern_rt_rand_r(KernHostCtx *ctx, uint32_t *seed) {
+  if (!ctx->rt->checkHostRange("rand_r", "seed", seed, sizeof *seed))
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
+  return kern::runtime::glibcRandR(*seed);
+}
 
 void kern_rt_exit(KernHostCtx *ctx, int32_t code) { Runtime::unwind(ctx, code); }
 

@@ -70,6 +70,13 @@ struct Options {
   int registersPerThread = 0;
   /// LLVM optimisation level of the JIT, 0-3. If out of range, 2.
   int optLevel = 2;
+  /// Directories searched for `#include "x"` after the including file's own, and for
+  /// `#include <x>` when x is not one of kern's headers, in order (a compiler's -I). If empty,
+  /// none.
+  std::vector<std::string> includePaths;
+  /// Macros defined before the first line, `NAME` (as 1) or `NAME=VALUE` (a compiler's -D).
+  /// If empty, none.
+  std::vector<std::string> defines;
   /// Device code fuses a multiply and a dependent add into one fused multiply-add, rounded
   /// once, as nvcc does by default (--fmad=true). If false, each operation is rounded.
   bool fmad = true;

@@ -117,6 +117,35 @@ check(["run", GOOD, GOOD], 2, err=["more than one input file"])
 check(["run", os.path.join(tmp, "missing.kern")], 1, err=["cannot open"])
 check(["repl", "--bogus"], 2)
 
+# -I and -D: headers found in other directories, for "x" after the file's own and for <x>
+# that is not one of kern's; macros defined before the first line. Without them: not found.
+incdir = os.path.join(tmp, "inc")
+os.makedirs(incdir, exist_ok=True)
+with open(os.path.join(incdir, "scale.h"), "w") as f:
+    f.write("#define SCALE 3\n")
+with open(os.path.join(incdir, "helper.cuh"), "w") as f:
+    f.write("__device__ int twice(int x) { return 2 * x; }\n")
+INC = write("inc.kern", r'''
+#include <stdio.h>
+#include "scale.h"
+#include <helper.cuh>
+__global__ void k(int *a) { a[0] = twice(SCALE) + OFFSET; }
+int main() {
+  int *d; cudaMalloc(&d, sizeof(int)); k<<<1, 1>>>(d);
+  int h; cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
+#ifdef VERBOSE
+  printf("verbose\n");
+#endif
+  printf("%d\n", h);
+  return 0;
+}
+''')
+check(["run", "-I", incdir, "-DOFFSET=10", "-D", "VERBOSE", INC], 0, out=["verbose", "16"])
+check(["run", "-I" + incdir, "-D", "OFFSET=1", INC], 0, out=["7"], not_out=["verbose"])
+check(["check", "-I", incdir, "-DOFFSET=0", INC], 0)
+check(["run", INC], 1, err=["'scale.h' file not found", "'helper.cuh' file not found"])
+check(["run", INC, "-I"], 2, err=["-I needs a value"])
+
 # The REPL from the command line, on a pipe.
 check([], 0, out=["(int) 42"], stdin="int x = 6;\nx * 7\n")
 check(["repl", "--device", "g80"], 0, out=["(int) 3"], stdin="1 + 2\n:quit\n")

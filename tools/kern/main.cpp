@@ -42,6 +42,9 @@ const char *kRunOptions = R"(options:
   --device-file F  the GPU to model, from a JSON profile (docs/devices.md)
   --regs N         registers per thread of every kernel (default: kern's estimate from the kernel's variables)
   -O0..-O3         JIT optimisation level (default -O2)
+  -I DIR           also search DIR for #include "x" (after the file's own directory) and
+                   #include <x> (for headers that are not kern's own)
+  -D NAME[=VALUE]  define the macro NAME (as VALUE, or 1) before the first line
   --fmad=BOOL      true (the default, as nvcc's): device code may fuse a multiply and an
                    add into one fma, rounded once; false: each is rounded
   --mode MODE      fast (the default of kern run and of the API): nothing counted or
@@ -86,11 +89,13 @@ std::string commandHelp(const std::string &cmd) {
                        "counters\nbeside it; the program's own output goes to stderr.\n\n") +
            kRunOptions + kExitCodes;
   if (cmd == "check")
-    return std::string("usage: kern check FILE\n\nCompiles FILE and prints its diagnostics; "
+    return std::string("usage: kern check [-I DIR] [-D NAME[=VALUE]] FILE\n\nCompiles FILE and "
+                       "prints its diagnostics; "
                        "runs nothing.\n") +
            kExitCodes;
   if (cmd == "emit")
-    return std::string("usage: kern emit --ir|--llvm|--asm [-O0..-O3] [--fmad=BOOL] [--mode MODE] "
+    return std::string("usage: kern emit --ir|--llvm|--asm [-O0..-O3] [--fmad=BOOL] [-I DIR] "
+                       "[-D NAME[=VALUE]] [--mode MODE] "
                        "FILE\n\n"
                        "  --ir    Kern IR (per-thread, structured)\n"
                        "  --llvm  LLVM IR after optimisation (warp functions)\n"
@@ -403,6 +408,17 @@ int main(int argc, char **argv) {
     }
     if (a.size() == 3 && a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3') {
       opts.optLevel = a[2] - '0';
+      continue;
+    }
+    if ((a.rfind("-I", 0) == 0 || a.rfind("-D", 0) == 0) && a.size() >= 2) {
+      // -I DIR / -IDIR and -D NAME[=VALUE] / -DNAME[=VALUE], as every compiler takes them.
+      std::string v = a.substr(2);
+      if (v.empty()) {
+        if (i + 1 >= args.size())
+          return usage(a + " needs a value");
+        v = args[++i];
+      }
+      (a[1] == 'I' ? opts.includePaths : opts.defines).push_back(v);
       continue;
     }
     if (a == "--fmad=true" || a == "--fmad=false") { // nvcc's spelling
