@@ -333,17 +333,17 @@ int requiredComputeCapability(const Function &kernel, std::string &why) {
   // The kernel, then the functions it calls, by name: the reason named does not depend on
   // where the functions lie in memory.
   std::set<const Function *> seen{&kernel};
-  std::vector<const Function *> todo{&kernel};
-  for (size_t i = 0; i < todo.size(); ++i) {
-    capabilityIn(todo[i]->body, need, why);
+  std::vector<const Function *> pending{&kernel};
+  for (size_t i = 0; i < pending.size(); ++i) {
+    capabilityIn(pending[i]->body, need, why);
     std::set<const Function *> found;
-    calls(todo[i]->body, found);
+    calls(pending[i]->body, found);
     std::vector<const Function *> callees(found.begin(), found.end());
     std::sort(callees.begin(), callees.end(),
               [](const Function *a, const Function *b) { return a->name < b->name; });
     for (const Function *c : callees)
       if (seen.insert(c).second)
-        todo.push_back(c);
+        pending.push_back(c);
   }
   return need;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # Checks kern's layering: every #include of every source against the allowed arrows, ANTLR only
-# in frontend/, LLVM only in backend/, and no source file over 1,000 lines (docs/architecture.md).
+# in frontend/, LLVM only in backend/ (never in tests, directly or through a header), and no
+# source file over 1,000 lines (docs/architecture.md).
 """Usage: check_layering.py [REPO_ROOT]
 
 Prints each violation as `file:line: layer -> layer (header)` (or `file: N lines`) and exits 1
@@ -118,6 +119,52 @@ def check_file(root, rel):
     return problems
 
 
+def headers_with_third_party(root, rel):
+    """The LLVM or ANTLR headers that kern header `rel` includes directly."""
+    found = []
+    try:
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+            for line in f:
+                m = INCLUDE.match(line)
+                if m and (ANTLR_HEADER.match(m.group(2)) or LLVM_HEADER.match(m.group(2))):
+                    found.append(m.group(2))
+    except OSError:
+        pass
+    return found
+
+
+def test_sources(root):
+    base = os.path.join(root, "tests")
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames.sort()
+        for f in sorted(filenames):
+            if f.endswith((".cpp", ".cc", ".c", ".h", ".hpp")):
+                yield os.path.relpath(os.path.join(dirpath, f), root).replace(os.sep, "/")
+
+
+def check_test_file(root, rel):
+    """Tests test kern through its layers' headers: ANTLR and LLVM stay out of them, directly or
+    through a kern header that includes them."""
+    problems = []
+    with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+        lines = f.readlines()
+    for number, line in enumerate(lines, 1):
+        m = INCLUDE.match(line)
+        if not m:
+            continue
+        quote, name = m.groups()
+        where = f"{rel}:{number}"
+        if ANTLR_HEADER.match(name) or LLVM_HEADER.match(name):
+            problems.append(f"{where}: tests -> {name}")
+            continue
+        target = resolve(root, rel, name, quote == '"')
+        if target is None or layer_of(target) is None:
+            continue
+        for third in headers_with_third_party(root, target):
+            problems.append(f"{where}: tests -> {third} (through {target})")
+    return problems
+
+
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.abspath(argv[1] if len(argv) > 1 else os.path.join(here, "..", ".."))
@@ -126,6 +173,9 @@ def main(argv):
     for rel in sources(root):
         count += 1
         problems.extend(check_file(root, rel))
+    for rel in test_sources(root):
+        count += 1
+        problems.extend(check_test_file(root, rel))
     if count == 0:
         print(f"layering: no sources found under {root}", file=sys.stderr)
         return 1
