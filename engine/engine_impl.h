@@ -12,6 +12,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,8 +68,10 @@ struct Program::Impl {
   bool compileCounting();
   /// The program image the runtime runs (engine/image.cpp): the module's kernels with their
   /// native code, sites, globals and main; the counting variant on demand when the run selects
-  /// launches one by one. The native code must be compiled.
-  backend::ProgramImage image();
+  /// launches one by one. The native code must be compiled. Built once: the module and its code
+  /// do not change after compilation (a REPL input compiles a new Program).
+  const backend::ProgramImage &image();
+  std::optional<backend::ProgramImage> imageCache;
   void reportInternal(const std::string &what);
 };
 

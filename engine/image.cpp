@@ -68,8 +68,10 @@ std::string prettySignature(const std::string &name, const std::vector<KernelSig
 
 } // namespace
 
-backend::ProgramImage Program::Impl::image() {
-  backend::ProgramImage img;
+const backend::ProgramImage &Program::Impl::image() {
+  if (imageCache)
+    return *imageCache;
+  backend::ProgramImage &img = imageCache.emplace();
   img.name = module->sourceName;
   for (uint32_t f = 0; f < sources.fileCount(); ++f)
     img.files.push_back(sources.fileName(f));
