@@ -161,6 +161,30 @@ kern_status kern_compile(kern_engine *engine, const char *source, const char *na
   return KERN_OK;
 }
 
+kern_status kern_compile_files(kern_engine *engine, const char *const *paths, size_t count,
+                               kern_program **program) {
+  if (!engine || !program || (!paths && count > 0))
+    return fail(engine, KERN_USAGE_ERROR, "kern_compile_files: null argument");
+  *program = nullptr;
+  if (count == 0)
+    return fail(engine, KERN_USAGE_ERROR, "kern_compile_files: no files");
+  std::vector<std::string> files;
+  for (size_t i = 0; i < count; ++i) {
+    if (!paths[i])
+      return fail(engine, KERN_USAGE_ERROR, "kern_compile_files: null file name");
+    files.emplace_back(paths[i]);
+  }
+  auto p = std::make_unique<kern_program>();
+  p->engine = engine;
+  p->program = engine->engine->compileFiles(files);
+  if (!p->program->ok())
+    return fail(engine, KERN_COMPILE_ERROR, p->program->diagnostics());
+  p->kernels = p->program->kernels();
+  engine->lastError.clear();
+  *program = p.release();
+  return KERN_OK;
+}
+
 void kern_program_destroy(kern_program *program) { delete program; }
 
 kern_status kern_program_run(kern_program *program, int argc, const char *const *args,

@@ -315,16 +315,25 @@ Engine::~Engine() = default;
 const Options &Engine::options() const { return impl_->options; }
 
 std::unique_ptr<Program> Engine::compile(std::string source, std::string name) {
+  return compile(std::vector<SourceFile>{{std::move(name), std::move(source)}});
+}
+
+std::unique_ptr<Program> Engine::compile(const std::vector<SourceFile> &files) {
   auto p = std::make_unique<Program::Impl>();
   p->options = &impl_->options;
   p->diags = std::make_unique<frontend::DiagnosticEngine>(p->sources);
-  uint32_t file = p->sources.addFile(name, std::move(source));
+  std::vector<uint32_t> ids;
+  for (const SourceFile &f : files)
+    ids.push_back(p->sources.addFile(f.name, f.text));
   KernelTypes types;
   ir::PipelineOptions po;
   po.afterSema = [&types](const frontend::TranslationUnit &tu) { collectKernelTypes(tu, types); };
   po.preprocess.includePaths = impl_->options.includePaths;
   po.preprocess.defines = impl_->options.defines;
-  p->module = ir::buildModule(p->sources, file, *p->diags, po);
+  if (ids.empty())
+    p->diags->error({}, "no source files");
+  else
+    p->module = ir::buildModule(p->sources, ids, *p->diags, po);
   p->diagnosticText = p->diags->renderAll(impl_->options.color);
   buildSignatures(*p, types);
   if (!p->diagnosticText.empty() && impl_->options.diagnostics)
@@ -333,18 +342,30 @@ std::unique_ptr<Program> Engine::compile(std::string source, std::string name) {
 }
 
 std::unique_ptr<Program> Engine::compileFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    auto p = std::make_unique<Program::Impl>();
-    p->options = &impl_->options;
-    p->diagnosticText = path + ": error: cannot open file\n";
-    if (impl_->options.diagnostics)
-      impl_->options.diagnostics(p->diagnosticText);
-    return std::make_unique<Program>(std::move(p));
+  return compileFiles({path});
+}
+
+std::unique_ptr<Program> Engine::compileFiles(const std::vector<std::string> &paths) {
+  std::vector<SourceFile> files;
+  std::string missing;
+  for (const std::string &path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      missing += path + ": error: cannot open file\n";
+      continue;
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    files.push_back({path, ss.str()});
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return compile(ss.str(), path);
+  if (missing.empty())
+    return compile(files);
+  auto p = std::make_unique<Program::Impl>();
+  p->options = &impl_->options;
+  p->diagnosticText = missing;
+  if (impl_->options.diagnostics)
+    impl_->options.diagnostics(p->diagnosticText);
+  return std::make_unique<Program>(std::move(p));
 }
 
 } // namespace kern

@@ -29,7 +29,8 @@ Meta-commands:
   :stats                the counters of the last launch
   :annotate KERNEL      the kernel's source with the counters of its last launch
   :emit ir|llvm|asm KERNEL   the kernel's Kern IR, LLVM IR or assembly
-  :load FILE            evaluate a file (its main, if any, runs once)
+  :load FILE...         evaluate files in order, in the session's one scope (a
+                        file's main, if any, runs once)
   :source               the program the session has accumulated
   :reset                forget everything and start a new device
   :quit                 leave (also Ctrl-D)
@@ -248,13 +249,25 @@ Session::EvalResult Session::Impl::meta(const std::string &line) {
       text += '\n';
     out(text);
   } else if (cmd == ":load") {
-    std::string path = trimSpace(line.substr(line.find(":load") + 5));
-    std::ifstream f(path, std::ios::binary);
-    if (!f)
-      return usage("kern: cannot open file '" + path + "'");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return evalCode(ss.str(), path);
+    std::istringstream names(line.substr(line.find(":load") + 5));
+    std::vector<std::string> paths;
+    for (std::string path; names >> path;)
+      paths.push_back(path);
+    if (paths.empty())
+      return usage("kern: :load needs a file name");
+    for (const std::string &path : paths) {
+      std::ifstream f(path, std::ios::binary);
+      if (!f)
+        return usage("kern: cannot open file '" + path + "'");
+    }
+    for (const std::string &path : paths) {
+      std::ifstream f(path, std::ios::binary);
+      std::stringstream ss;
+      ss << f.rdbuf();
+      r = evalCode(ss.str(), path);
+      if (r.status != Status::Ok)
+        return r; // the files after it are not loaded
+    }
   } else {
     return usage("unknown command '" + cmd + "' (:help lists them)");
   }

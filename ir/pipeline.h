@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kern::ir {
 
@@ -27,6 +28,13 @@ struct PipelineOptions {
 /// Preprocesses, parses, checks and lowers file `fileId` of `sm`. Diagnostics go to `diags`;
 /// returns null if there was any error.
 std::unique_ptr<Module> buildModule(frontend::SourceManager &sm, uint32_t fileId,
+                                    frontend::DiagnosticEngine &diags,
+                                    const PipelineOptions &options = {});
+
+/// The same for a program of several source files: each is preprocessed, parsed and checked as
+/// its own translation unit, then they are linked (frontend/link.h) and lowered as one.
+std::unique_ptr<Module> buildModule(frontend::SourceManager &sm,
+                                    const std::vector<uint32_t> &fileIds,
                                     frontend::DiagnosticEngine &diags,
                                     const PipelineOptions &options = {});
 

@@ -85,6 +85,11 @@ const char *kern_last_error(const kern_engine *engine);
  * diagnostics. */
 kern_status kern_compile(kern_engine *engine, const char *source, const char *name,
                          kern_program **program);
+/* Reads and compiles `count` source files as one program: each is its own translation unit, and
+ * they are linked (static names stay in their file, extern declarations and prototypes find
+ * their definition in another file, one main). Errors as kern_compile. */
+kern_status kern_compile_files(kern_engine *engine, const char *const *paths, size_t count,
+                               kern_program **program);
 /* Destroys a program. Destroy its buffers first. NULL is ignored. */
 void kern_program_destroy(kern_program *program);
 /* Runs the program's main with argv[1..argc-1] = args; its exit code goes to *exit_code. */

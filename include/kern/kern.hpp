@@ -393,6 +393,12 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
+/// One source file of a program, given as text (Engine::compile of several files).
+struct SourceFile {
+  std::string name; // the file name used in diagnostics and for "..." includes
+  std::string text;
+};
+
 class Engine {
 public:
   explicit Engine(Options options = {});
@@ -404,6 +410,13 @@ public:
   std::unique_ptr<Program> compile(std::string source, std::string name = "<input>");
   /// Reads and compiles a file. A missing file gives a Program whose diagnostics say so.
   std::unique_ptr<Program> compileFile(const std::string &path);
+  /// A program of several source files (.cu, .cpp, .c, .kern): each is compiled as its own
+  /// translation unit and they are linked as nvcc -rdc=true links them: `static` names stay
+  /// in their file, `extern` declarations and prototypes find their definition in another
+  /// file, one definition per external name (inline functions excepted), one `main`.
+  std::unique_ptr<Program> compile(const std::vector<SourceFile> &files);
+  /// Reads the files and compiles them as one program (as compile(files) above).
+  std::unique_ptr<Program> compileFiles(const std::vector<std::string> &paths);
 
   const Options &options() const;
 

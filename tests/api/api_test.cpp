@@ -54,6 +54,33 @@ int main() {
   auto missing = engine.compileFile("/nonexistent/file.kern");
   CHECK(!missing->ok() && contains(missing->diagnostics(), "cannot open"));
 
+  // A program of several source files: a kernel defined in one, launched from another; the
+  // same static name in both; a second definition of one name is an error naming both files.
+  {
+    std::vector<kern::SourceFile> files = {
+        {"k.cu", "static int tag(void) { return 1; }\n"
+                 "__global__ void twice(int *a) { a[threadIdx.x] *= 2; }\n"},
+        {"m.cu", "#include <stdio.h>\nstatic int tag(void) { return 2; }\n"
+                 "__global__ void twice(int *a);\n"
+                 "int main() { int *d, h[4] = {1, 2, 3, 4}; cudaMalloc(&d, sizeof h);\n"
+                 "  cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice); twice<<<1, 4>>>(d);\n"
+                 "  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\n"
+                 "  printf(\"linked %d %d\\n\", h[3], tag()); return 0; }\n"}};
+    auto linked = engine.compile(files);
+    CHECK(linked->ok());
+    CHECK(linked->kernels().size() == 1 && linked->kernels()[0].name == "twice");
+    out.clear();
+    CHECK(linked->run().exitCode == 0 && contains(out, "linked 8 2"));
+    files[0].text += "int main() { return 0; }\n";
+    auto twoMains = engine.compile(files);
+    CHECK(!twoMains->ok() && contains(twoMains->diagnostics(), "multiple definition of 'main'") &&
+          contains(twoMains->diagnostics(), "k.cu:3:") &&
+          contains(twoMains->diagnostics(), "m.cu:"));
+    CHECK(!engine.compile(std::vector<kern::SourceFile>{})->ok());
+    auto gone = engine.compileFiles({"/nonexistent/a.cu", "/nonexistent/b.cu"});
+    CHECK(!gone->ok() && contains(gone->diagnostics(), "b.cu: error: cannot open file"));
+  }
+
   auto p = engine.compile(kSource, "api.kern");
   CHECK(p->ok());
   CHECK(p->diagnostics().empty());

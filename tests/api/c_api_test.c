@@ -141,6 +141,29 @@ int main(void) {
   /* main. */
   CHECK(kern_program_run(program, 3, runArgs, &code) == KERN_OK && code == 3);
 
+  /* Several source files, linked. */
+  {
+    const char *paths[2] = {"c_api_link_a.cu", "c_api_link_b.cu"};
+    FILE *fa = fopen(paths[0], "w"), *fb = fopen(paths[1], "w");
+    kern_program *linked = NULL;
+    CHECK(fa != NULL && fb != NULL);
+    if (fa && fb) {
+      fputs("int value(void);\nint main() { return value(); }\n", fa);
+      fputs("static int hidden(void) { return 4; }\nint value(void) { return hidden(); }\n", fb);
+      fclose(fa);
+      fclose(fb);
+      CHECK(kern_compile_files(engine, paths, 2, &linked) == KERN_OK && linked != NULL);
+      CHECK(kern_program_run(linked, 1, runArgs, &code) == KERN_OK && code == 4);
+      kern_program_destroy(linked);
+      CHECK(kern_compile_files(engine, paths, 1, &linked) == KERN_COMPILE_ERROR && linked == NULL);
+      CHECK(strstr(kern_last_error(engine), "'value' is declared but never defined") != NULL);
+      CHECK(kern_compile_files(engine, NULL, 2, &linked) == KERN_USAGE_ERROR);
+      CHECK(kern_compile_files(engine, paths, 0, &linked) == KERN_USAGE_ERROR);
+      remove(paths[0]);
+      remove(paths[1]);
+    }
+  }
+
   kern_buffer_destroy(buf);
   kern_buffer_destroy(NULL);
   kern_program_destroy(program);

@@ -113,7 +113,7 @@ check(["run"], 2, err=["no input file"])
 check(["run", "--bogus", GOOD], 2, err=["unknown option"])
 check(["run", "--workers", "0", GOOD], 2)
 check(["run", "--device", "rtx9090", GOOD], 2, err=["unknown device"])
-check(["run", GOOD, GOOD], 2, err=["more than one input file"])
+check(["run", GOOD, GOOD], 2, err=["is given twice"])
 check(["run", os.path.join(tmp, "missing.kern")], 1, err=["cannot open"])
 check(["repl", "--bogus"], 2)
 

@@ -11,6 +11,16 @@ import time
 
 KERN, MODE = sys.argv[1], sys.argv[2]
 
+# Files for `:load FILE...`: loaded in order, in the session's one scope.
+LOAD_DIR = tempfile.mkdtemp()
+LIB = os.path.join(LOAD_DIR, "lib.cu")
+USE = os.path.join(LOAD_DIR, "use.cu")
+with open(LIB, "w") as f:
+    f.write("int triple(int x) { return 3 * x; }\n")
+with open(USE, "w") as f:
+    f.write("#include <stdio.h>\nint triple(int x);\n"
+            "int main() { printf(\"loaded %d\\n\", triple(14)); return 0; }\n")
+
 SCRIPT = [
     "__global__ void scale(float *a, float s, int n) {",
     "  int i = blockIdx.x * blockDim.x + threadIdx.x;",
@@ -62,6 +72,8 @@ SCRIPT = [
     "do { s--; }",
     "while (s > 50);",
     "s",
+    ":load " + LIB + " " + USE,
+    "triple(5)",
 ]
 
 EXPECT = [
@@ -90,6 +102,8 @@ EXPECT = [
     "(int) 60",
     "(int) 44",
     "(int) 50",
+    "loaded 42",
+    "(int) 15",
 ]
 
 

@@ -2,6 +2,7 @@
 #include "kern/kern.hpp"
 #include "tools/kern/repl.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,8 +20,8 @@ const char *kUsage = R"(usage: kern [<command> [options] FILE]
 
 commands:
   (none), repl                      the interactive prompt (kern repl --help)
-  run FILE [options] [-- ARGS...]   compile and run the program's main (ARGS reach argv)
-  check FILE                        compile only; print diagnostics
+  run FILE... [options] [-- ARGS...]  compile and run the program's main (ARGS reach argv)
+  check FILE...                     compile only; print diagnostics
   emit --ir|--llvm|--asm FILE       print Kern IR, optimised LLVM IR or native assembly
   annotate FILE [options]           run with counters; print the source with each line's
                                     counters beside it (the program's output goes to stderr)
@@ -29,7 +30,9 @@ commands:
   --help, -h                        this help; kern <command> --help: that command's
   --version                         print the version
 
-FILE may be '-' to read the program from standard input.
+FILE may be '-' to read the program from standard input. A program of several source
+files (.cu .cpp .c .kern) is given as all of them: each is compiled on its own and they
+are linked, as nvcc -rdc=true links them (static names stay in their file).
 
 exit codes: 0 ok, 1 compile error, 2 usage error, 3 runtime fault or failed launch,
 otherwise the program's own exit code.
@@ -80,8 +83,9 @@ otherwise the program's own exit code. FILE may be '-' to read standard input.
 /// The help of one command: its usage line, its options, the exit codes.
 std::string commandHelp(const std::string &cmd) {
   if (cmd == "run")
-    return std::string("usage: kern run FILE [options] [-- ARGS...]\n\n"
-                       "Compiles FILE and runs its main; ARGS reach main's argv.\n\n") +
+    return std::string("usage: kern run FILE... [options] [-- ARGS...]\n\n"
+                       "Compiles the source FILEs as one program and runs its main; ARGS reach "
+                       "main's argv.\n\n") +
            kRunOptions + kExitCodes;
   if (cmd == "annotate")
     return std::string("usage: kern annotate FILE [options]\n\n"
@@ -89,9 +93,10 @@ std::string commandHelp(const std::string &cmd) {
                        "counters\nbeside it; the program's own output goes to stderr.\n\n") +
            kRunOptions + kExitCodes;
   if (cmd == "check")
-    return std::string("usage: kern check [-I DIR] [-D NAME[=VALUE]] FILE\n\nCompiles FILE and "
-                       "prints its diagnostics; "
-                       "runs nothing.\n") +
+    return std::string(
+               "usage: kern check [-I DIR] [-D NAME[=VALUE]] FILE...\n\nCompiles the FILEs and "
+               "prints its diagnostics; "
+               "runs nothing.\n") +
            kExitCodes;
   if (cmd == "emit")
     return std::string("usage: kern emit --ir|--llvm|--asm [-O0..-O3] [--fmad=BOOL] [-I DIR] "
@@ -221,12 +226,22 @@ bool applyMode(kern::Options &opts, const std::string &mode, const std::string &
   return true;
 }
 
-std::unique_ptr<kern::Program> load(kern::Engine &engine, const std::string &file) {
-  if (file == "-") {
+std::unique_ptr<kern::Program> load(kern::Engine &engine, const std::vector<std::string> &files) {
+  if (files.size() == 1 && files[0] == "-") {
     std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     return engine.compile(std::move(text), "<stdin>");
   }
-  return engine.compileFile(file);
+  return engine.compileFiles(files);
+}
+
+/// A header named as a translation unit: it belongs in an #include.
+bool isHeaderName(const std::string &file) {
+  for (const char *ext : {".h", ".cuh", ".hpp", ".hh", ".hxx"}) {
+    std::string e = ext;
+    if (file.size() > e.size() && file.compare(file.size() - e.size(), e.size(), e) == 0)
+      return true;
+  }
+  return false;
 }
 
 /// `kern` and `kern repl [--device D] [--workers N] [--timeout S] [--mode fast|profile]`.
@@ -296,7 +311,8 @@ int main(int argc, char **argv) {
 
   kern::Options opts;
   opts.color = isatty(STDERR_FILENO);
-  std::string file, emitKind;
+  std::string emitKind;
+  std::vector<std::string> files;
   // The last --mode, and the last option that counts or filters launches (for messages).
   std::string mode, counting, filter;
   std::vector<std::string> programArgs;
@@ -427,12 +443,16 @@ int main(int argc, char **argv) {
     }
     if (a.size() > 1 && a[0] == '-')
       return usage("unknown option '" + a + "' for '" + cmd + "'");
-    if (!file.empty())
-      return usage("more than one input file ('" + file + "' and '" + a + "')");
-    file = a;
+    if (isHeaderName(a))
+      return usage("'" + a + "' is a header: #include it from a source file");
+    if (std::find(files.begin(), files.end(), a) != files.end())
+      return usage("'" + a + "' is given twice");
+    files.push_back(a);
   }
-  if (file.empty())
+  if (files.empty())
     return usage("no input file");
+  if (files.size() > 1 && std::find(files.begin(), files.end(), "-") != files.end())
+    return usage("'-' (standard input) must be the only input file");
   if (cmd == "emit" && emitKind.empty())
     return usage("emit needs one of --ir, --llvm, --asm");
   if (std::string error; !applyMode(opts, mode, counting, filter, annotate, error))
@@ -446,7 +466,7 @@ int main(int argc, char **argv) {
     opts.out = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stderr); };
   }
   kern::Engine engine(opts);
-  auto program = load(engine, file);
+  auto program = load(engine, files);
   if (!program->diagnostics().empty())
     std::fputs(program->diagnostics().c_str(), stderr);
   if (!program->ok())

@@ -1,0 +1,195 @@
+// Linking translation units: one definition per external name, file-local names kept apart.
+#include "frontend/link.h"
+
+#include "frontend/types.h"
+
+#include <map>
+#include <set>
+#include <string>
+
+namespace kern::frontend {
+
+namespace {
+
+/// True if the variable itself is const (`const int N`, `float *const p`), not what it points
+/// to: C++ gives such a namespace-scope variable internal linkage unless it is `extern`.
+bool isConstObject(const VarDecl *v) {
+  const TypeSyntax *ts = v->typeSyntax;
+  if (!ts)
+    return false;
+  for (auto it = ts->ops.rbegin(); it != ts->ops.rend(); ++it)
+    if (it->kind == TypeOp::Kind::Pointer)
+      return it->isConst;
+  return ts->isConst;
+}
+
+bool isDefinition(const Decl *d) {
+  if (auto *f = dynamic_cast<const FunctionDecl *>(d))
+    return f->body != nullptr;
+  if (auto *v = dynamic_cast<const VarDecl *>(d))
+    return !v->quals.isExtern || v->init;
+  return false;
+}
+
+std::string typeText(const Decl *d) {
+  const Type *t = nullptr;
+  if (auto *f = dynamic_cast<const FunctionDecl *>(d))
+    t = f->type;
+  else if (auto *v = dynamic_cast<const VarDecl *>(d))
+    t = v->type;
+  return t ? t->str() : std::string("?");
+}
+
+/// `int a[]` declared and `int a[8]` defined are the same variable.
+bool compatible(const Decl *a, const Decl *b) {
+  auto *va = dynamic_cast<const VarDecl *>(a);
+  auto *vb = dynamic_cast<const VarDecl *>(b);
+  if (va && vb && va->type && vb->type && va->type->isArray() && vb->type->isArray() &&
+      (va->type->count == 0 || vb->type->count == 0))
+    return va->type->elem->str() == vb->type->elem->str();
+  return typeText(a) == typeText(b);
+}
+
+std::string cudaKind(const Decl *d) {
+  const Qualifiers &q = d->quals;
+  if (dynamic_cast<const FunctionDecl *>(d))
+    return q.global             ? "__global__"
+           : q.device && q.host ? "__host__ __device__"
+           : q.device           ? "__device__"
+                                : "host";
+  return q.constant ? "__constant__" : q.shared ? "__shared__" : q.device ? "__device__" : "host";
+}
+
+struct Entity {
+  std::vector<std::pair<Decl *, size_t>> decls; // every declaration, with its file's index
+};
+
+class Linker {
+public:
+  Linker(const std::vector<TranslationUnit *> &units, DiagnosticEngine &diags)
+      : units_(units), diags_(diags) {}
+
+  bool run() {
+    collect();
+    renameClashes();
+    for (auto &[name, e] : externals_)
+      resolve(name, e);
+    return !failed_;
+  }
+
+private:
+  const std::vector<TranslationUnit *> &units_;
+  DiagnosticEngine &diags_;
+  std::map<std::string, Entity> externals_;
+  std::vector<std::set<std::string>> internals_; // per file
+  bool failed_ = false;
+
+  static bool linkable(const Decl *d) {
+    return dynamic_cast<const FunctionDecl *>(d) || dynamic_cast<const VarDecl *>(d);
+  }
+
+  void collect() {
+    internals_.resize(units_.size());
+    for (size_t i = 0; i < units_.size(); ++i) {
+      // C: once a file declares a name static, every declaration of it there is file-local.
+      for (Decl *d : units_[i]->decls) {
+        auto *v = dynamic_cast<VarDecl *>(d);
+        if (linkable(d) &&
+            (d->quals.isStatic || (v && isConstObject(v) && !v->quals.isExtern && v->init)))
+          internals_[i].insert(d->name);
+      }
+      for (Decl *d : units_[i]->decls)
+        if (linkable(d) && !internals_[i].count(d->name))
+          externals_[d->name].decls.push_back({d, i});
+    }
+  }
+
+  /// A file-local name that another file also uses gets the file's number appended.
+  void renameClashes() {
+    for (size_t i = 0; i < units_.size(); ++i)
+      for (const std::string &name : internals_[i]) {
+        bool clash = externals_.count(name) > 0;
+        for (size_t j = 0; j < units_.size() && !clash; ++j)
+          clash = j != i && internals_[j].count(name);
+        if (!clash)
+          continue;
+        std::string renamed = name + "." + std::to_string(i + 1);
+        for (Decl *d : units_[i]->decls)
+          if (linkable(d) && d->name == name)
+            d->name = renamed;
+      }
+  }
+
+  void error(const Decl *at, const std::string &message, const Decl *first,
+             const std::string &firstNote) {
+    diags_.error(at->loc, message);
+    diags_.note(first->loc, firstNote);
+    failed_ = true;
+  }
+
+  void resolve(const std::string &name, Entity &e) {
+    // The definition: the first one; a second is an error unless both are inline functions.
+    Decl *def = nullptr;
+    for (auto &[d, file] : e.decls) {
+      if (!isDefinition(d))
+        continue;
+      if (!def) {
+        def = d;
+        continue;
+      }
+      auto *f = dynamic_cast<FunctionDecl *>(d);
+      auto *fdef = dynamic_cast<FunctionDecl *>(def);
+      if (f && fdef && f->quals.isInline && fdef->quals.isInline) {
+        f->definition = fdef; // the same inline function, defined by a shared header
+        continue;
+      }
+      error(d, "multiple definition of '" + name + "'", def, "first defined here");
+      return;
+    }
+    const Decl *ref = def ? def : e.decls.front().first;
+    for (auto &[d, file] : e.decls) {
+      if (d == ref)
+        continue;
+      bool isFn = dynamic_cast<FunctionDecl *>(d) != nullptr;
+      if (isFn != (dynamic_cast<const FunctionDecl *>(ref) != nullptr)) {
+        error(d,
+              "'" + name + "' is declared as a " + (isFn ? "function" : "variable") +
+                  " here and as a " + (isFn ? "variable" : "function") + " in another file",
+              ref, "the other declaration");
+        return;
+      }
+      if (!compatible(d, ref)) {
+        error(d,
+              "conflicting types for '" + name + "' across files: '" + typeText(d) + "' and '" +
+                  typeText(ref) + "'",
+              ref, "the other declaration");
+        return;
+      }
+      if (cudaKind(d) != cudaKind(ref)) {
+        error(d,
+              "'" + name + "' is declared " + cudaKind(d) + " here but " + cudaKind(ref) +
+                  " in another file",
+              ref, "the other declaration");
+        return;
+      }
+      if (auto *f = dynamic_cast<FunctionDecl *>(d); f && def && !f->body)
+        f->definition = static_cast<FunctionDecl *>(def);
+    }
+  }
+};
+
+} // namespace
+
+bool linkTranslationUnits(const std::vector<TranslationUnit *> &units, TranslationUnit &linked,
+                          DiagnosticEngine &diags) {
+  if (units.size() > 1) {
+    Linker linker(units, diags);
+    if (!linker.run())
+      return false;
+  }
+  for (TranslationUnit *u : units)
+    linked.decls.insert(linked.decls.end(), u->decls.begin(), u->decls.end());
+  return true;
+}
+
+} // namespace kern::frontend

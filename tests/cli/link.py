@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""Programs of several source files: `kern run a.cu b.cu` compiles each file as its own
+translation unit and links them (static names file-local, extern and prototypes across files,
+inline functions from a shared header, one definition per name). Usage: link.py KERN [NVCC]
+With NVCC, only checks that every valid program builds with nvcc -rdc=true (exit 77 if NVCC
+is not there)."""
+import os
+import subprocess
+import sys
+import tempfile
+
+KERN = sys.argv[1]
+NVCC = sys.argv[2] if len(sys.argv) > 2 else None
+tmp = tempfile.mkdtemp()
+failures = []
+
+COMMON = r'''#pragma once
+#include <stdio.h>
+#define N 256
+__device__ inline float square(float x) { return x * x; }
+inline int hostTwice(int x) { return 2 * x; }
+const int kBlock = 128;             // const: one per file, as in C++
+__global__ void scale(float *v, float s, int n);
+extern int calls;
+extern __device__ int launches;
+float sum(const float *v, int n);
+'''
+
+KERNELS = r'''#include "common.cuh"
+static __device__ float twice(float x) { return 2.0f * x; }
+static int helper(void) { return 7; }
+__device__ int launches = 0;
+__global__ void scale(float *v, float s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) launches++;
+    if (i < n) v[i] = twice(square(v[i])) * s;
+}
+int calls = 0;
+int kernelsHelper(void) { return helper() + hostTwice(1); }
+'''
+
+MAIN = r'''#include "common.cuh"
+static int helper(void) { return 1; }
+int kernelsHelper(void);
+float sum(const float *v, int n) {
+    float t = 0;
+    for (int i = 0; i < n; ++i) t += v[i];
+    calls++;
+    return t;
+}
+int main(int argc, char **argv) {
+    float h[N], *d;
+    for (int i = 0; i < N; ++i) h[i] = i % 4;
+    cudaMalloc(&d, sizeof(h));
+    cudaMemcpy(d, h, sizeof(h), cudaMemcpyHostToDevice);
+    scale<<<(N + kBlock - 1) / kBlock, kBlock>>>(d, 0.5f, N);
+    scale<<<(N + kBlock - 1) / kBlock, kBlock>>>(d, 1.0f, N);
+    cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost);
+    int l = 0;
+    cudaMemcpyFromSymbol(&l, launches, sizeof(int));
+    printf("sum %.1f helpers %d %d calls %d launches %d twice %d argc %d\n", sum(h, N), helper(),
+           kernelsHelper(), calls, l, hostTwice(3), argc);
+    cudaFree(d);
+    return 0;
+}
+'''
+
+
+def program(name, files):
+    d = os.path.join(tmp, name)
+    os.makedirs(d)
+    paths = []
+    for fname, text in files.items():
+        path = os.path.join(d, fname)
+        with open(path, "w") as f:
+            f.write(text)
+        if not fname.endswith(".cuh"):
+            paths.append(path)
+    return paths
+
+
+VALID = {
+    "linked": program("linked", {"common.cuh": COMMON, "kernels.cu": KERNELS, "main.cu": MAIN}),
+}
+
+# extern variables and arrays of unknown size find their definition; statics of the same name
+# in two files are two variables.
+VALID["extern"] = program("extern", {
+    "a.cu": "#include <stdio.h>\nextern int table[];\nextern int count;\nstatic int hits = 5;\n"
+            "int bump(void);\nint main() { bump(); printf(\"%d %d %d\\n\", table[2], count, hits);"
+            " return 0; }\n",
+    "b.cu": "int table[4] = {1, 2, 3, 4};\nint count = 9;\nstatic int hits = 0;\n"
+            "int bump(void) { return ++hits; }\n"})
+
+if NVCC:
+    if not os.path.exists(NVCC):
+        sys.exit(77)
+    for name, paths in VALID.items():
+        p = subprocess.run([NVCC, "-rdc=true", "-o", os.path.join(tmp, name + ".out")] + paths,
+                           capture_output=True, text=True, timeout=300)
+        if p.returncode != 0:
+            failures.append(f"nvcc {name}: exit {p.returncode}\n{p.stdout}{p.stderr}")
+    for f in failures:
+        print("FAIL:", f)
+    sys.exit(1 if failures else 0)
+
+
+def check(args, code, out=(), err=()):
+    p = subprocess.run([KERN] + args, capture_output=True, text=True, timeout=60)
+    what = "kern " + " ".join(os.path.basename(a) for a in args)
+    if p.returncode != code:
+        failures.append(f"{what}: exit {p.returncode}, expected {code}\n{p.stdout}{p.stderr}")
+    for s in out:
+        if s not in p.stdout:
+            failures.append(f"{what}: stdout lacks {s!r}\n{p.stdout}")
+    for s in err:
+        if s not in p.stderr:
+            failures.append(f"{what}: stderr lacks {s!r}\n{p.stderr}")
+
+
+# i % 4 -> x*x (2 x^2 * 0.5) -> 2 x^4: (0 + 2 + 32 + 162) in each of 64 groups of four.
+LINKED_OUT = "sum 12544.0 helpers 1 9 calls 1 launches 2 twice 6 argc 3"
+check(["run"] + VALID["linked"] + ["--", "a", "b"], 0, out=[LINKED_OUT])
+# The order of the files does not matter, nor does the mode.
+check(["run", "--mode", "profile"] + VALID["linked"][::-1] + ["--", "a", "b"], 0,
+      out=[LINKED_OUT])
+check(["check"] + VALID["linked"], 0)
+
+# A header is not a translation unit.
+hdr = os.path.join(tmp, "linked", "common.cuh")
+check(["run", hdr] + VALID["linked"], 2, err=["is a header: #include it from a source file"])
+# A missing file.
+check(["run", VALID["linked"][0], os.path.join(tmp, "nope.cu")], 1, err=["cannot open file"])
+
+# One definition per external name.
+twice = program("twice", {"a.cu": "int f(void) { return 1; }\nint main() { return f(); }\n",
+                          "b.cu": "int f(void) { return 2; }\n"})
+check(["run"] + twice, 1, err=["b.cu:1:5: error: multiple definition of 'f'",
+                               "a.cu:1:5: note: first defined here"])
+mains = program("mains", {"a.cu": "int main() { return 0; }\n",
+                          "b.cu": "int main() { return 1; }\n"})
+check(["run"] + mains, 1, err=["multiple definition of 'main'"])
+globals_ = program("globals", {"a.cu": "int g = 1;\nint main() { return g; }\n",
+                               "b.cu": "int g = 2;\n"})
+check(["run"] + globals_, 1, err=["b.cu:1:5: error: multiple definition of 'g'"])
+# Types and CUDA qualifiers must agree across files.
+types = program("types", {"a.cu": "float f(int x);\nint main() { return (int)f(2); }\n",
+                          "b.cu": "float f(float x) { return x; }\n"})
+check(["run"] + types, 1, err=["conflicting types for 'f' across files"])
+quals = program("quals", {
+    "a.cu": "__device__ float f(float x);\n__global__ void k(float *p) { *p = f(*p); }\n"
+            "int main() { return 0; }\n",
+    "b.cu": "float f(float x) { return x; }\n"})
+check(["run"] + quals, 1, err=["'f' is declared __device__ here but host in another file"])
+kinds = program("kinds", {"a.cu": "extern int f;\nint main() { return f; }\n",
+                          "b.cu": "int f(void) { return 2; }\n"})
+check(["run"] + kinds, 1, err=["'f' is declared as a variable here and as a function in another file"])
+# A prototype with no definition anywhere.
+missing = program("missing", {"a.cu": "int f(void);\nint main() { return f(); }\n",
+                              "b.cu": "int g(void) { return 2; }\n"})
+check(["run"] + missing, 1, err=["'f' is declared but never defined"])
+check(["run"] + VALID["extern"], 0, out=["3 9 5"])
+
+for f in failures:
+    print("FAIL:", f)
+print(f"{len(failures)} failure(s)")
+sys.exit(1 if failures else 0)
