@@ -49,6 +49,14 @@ bool resolveDevice(const Options &options, runtime::DeviceProfile &out, std::str
   return true;
 }
 
+int cudaArchFor(const Options &options) {
+  runtime::DeviceProfile p;
+  std::string error;
+  if (!resolveDevice(options, p, error))
+    return 0;
+  return p.ccMajor * 100 + p.ccMinor * 10;
+}
+
 bool checkDevice(const Options &options, std::string &error) {
   runtime::DeviceProfile p;
   return resolveDevice(options, p, error);
@@ -330,6 +338,7 @@ std::unique_ptr<Program> Engine::compile(const std::vector<SourceFile> &files) {
   po.afterSema = [&types](const frontend::TranslationUnit &tu) { collectKernelTypes(tu, types); };
   po.preprocess.includePaths = impl_->options.includePaths;
   po.preprocess.defines = impl_->options.defines;
+  po.preprocess.cudaArch = cudaArchFor(impl_->options);
   if (ids.empty())
     p->diags->error({}, "no source files");
   else

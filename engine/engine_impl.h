@@ -30,6 +30,9 @@ runtime::LaunchFilter launchFilter(const Options &o);
 bool selectsLaunches(const Options &o);
 /// The profile that `options` name: the JSON file if given, else the built-in by name.
 bool resolveDevice(const Options &options, runtime::DeviceProfile &out, std::string &error);
+/// What `__CUDA_ARCH__` is in device code for the modelled GPU (900 for cc 9.0); 0 if the
+/// device is unknown (the run reports that).
+int cudaArchFor(const Options &options);
 /// Writes `text` to Options::err, or to the process's stderr after flushing stdout.
 void writeErr(const Options &o, std::string_view text);
 /// The runtime options an Engine's options ask for (device aside).

@@ -103,6 +103,7 @@ bool Session::Impl::compile(const std::vector<Item> &list, const std::string &bo
   ir::PipelineOptions po;
   po.preprocess.includePaths = options.includePaths;
   po.preprocess.defines = options.defines;
+  po.preprocess.cudaArch = cudaArchFor(options);
   po.afterSema = [&](const frontend::TranslationUnit &tu) {
     collectKernelTypes(tu, kernelTypes);
     if (valueType)

@@ -178,7 +178,59 @@ private:
   }
 };
 
+/// Makes a definition a declaration: a function loses its body, a variable its initialiser.
+void undefine(Decl *d, TranslationUnit &unit) {
+  if (auto *f = dynamic_cast<FunctionDecl *>(d)) {
+    for (Decl *o : unit.decls)
+      if (auto *of = dynamic_cast<FunctionDecl *>(o); of && of->definition == f)
+        of->definition = nullptr;
+    f->body = nullptr;
+  } else if (auto *v = dynamic_cast<VarDecl *>(d)) {
+    v->quals.isExtern = true;
+    v->init = nullptr;
+  }
+}
+
+bool isDeviceVariable(const VarDecl *v) {
+  return v->quals.device || v->quals.constant || v->quals.shared;
+}
+
 } // namespace
+
+void mergeDeviceAndHostPasses(TranslationUnit &device, TranslationUnit &host,
+                              TranslationUnit &merged) {
+  // Names of __host__ __device__ functions as the host pass declares them.
+  std::set<std::string> both;
+  for (Decl *d : host.decls)
+    if (auto *f = dynamic_cast<FunctionDecl *>(d); f && f->quals.host && f->quals.device)
+      both.insert(f->name);
+  for (Decl *d : device.decls) {
+    if (auto *f = dynamic_cast<FunctionDecl *>(d)) {
+      if (f->quals.host && f->quals.device)
+        f->quals.host = false; // its host side comes from the host pass
+      else if (f->body && !f->quals.global && !f->quals.device)
+        undefine(f, device); // a host function
+    } else if (auto *v = dynamic_cast<VarDecl *>(d);
+               v && !isDeviceVariable(v) && !(isConstObject(v) && v->init)) {
+      undefine(v, device); // a host variable (a constant stays: kernels use its value)
+    }
+  }
+  for (Decl *d : host.decls) {
+    if (auto *f = dynamic_cast<FunctionDecl *>(d)) {
+      if (both.count(f->name)) {
+        f->quals.device = false;
+        f->quals.host = true;
+        f->name += ".host";
+      } else if (f->body && (f->quals.global || f->quals.device)) {
+        undefine(f, host); // a kernel or a __device__ function
+      }
+    } else if (auto *v = dynamic_cast<VarDecl *>(d); v && isDeviceVariable(v)) {
+      undefine(v, host);
+    }
+  }
+  merged.decls = device.decls;
+  merged.decls.insert(merged.decls.end(), host.decls.begin(), host.decls.end());
+}
 
 bool linkTranslationUnits(const std::vector<TranslationUnit *> &units, TranslationUnit &linked,
                           DiagnosticEngine &diags) {

@@ -22,4 +22,14 @@ namespace kern::frontend {
 bool linkTranslationUnits(const std::vector<TranslationUnit *> &units, TranslationUnit &linked,
                           DiagnosticEngine &diags);
 
+/// One file whose code depends on `__CUDA_ARCH__` is compiled twice, as nvcc does: a device
+/// pass (`device`, with the macro defined) and a host pass (`host`, without). This keeps from
+/// the device pass the kernels, the __device__ functions, the device side of __host__
+/// __device__ functions and the __device__/__constant__/__shared__ variables, and from the
+/// host pass the host functions, the host side of __host__ __device__ functions (renamed
+/// `name.host`) and the host variables; what each pass does not keep becomes a declaration of
+/// the other's definition. `merged.decls` gets both passes' declarations (owning none).
+void mergeDeviceAndHostPasses(TranslationUnit &device, TranslationUnit &host,
+                              TranslationUnit &merged);
+
 } // namespace kern::frontend

@@ -343,6 +343,8 @@ public:
         d[eq] = ' ';
       define(tokenize(d), {}, false);
     }
+    if (options.cudaArch > 0)
+      define(tokenize("__CUDA_ARCH__ " + std::to_string(options.cudaArch)), {}, false);
   }
 
   PreprocessedSource run(uint32_t fileId) {
@@ -356,6 +358,12 @@ private:
   const PreprocessOptions &options_;
   PreprocessedSource out_;
   std::map<std::string, Macro> macros_;
+
+  /// Remembers whether the program looked at __CUDA_ARCH__ (PreprocessedSource::usesCudaArch).
+  void noteQuery(const std::string &name) {
+    if (name == "__CUDA_ARCH__")
+      out_.usesCudaArch = true;
+  }
   std::vector<std::string> includeStack_;
   std::set<std::string> onceFiles_;
   uint32_t curFile_ = 0;
@@ -493,6 +501,7 @@ private:
         } else if (rest.empty() || rest[0].kind != TokKind::Ident) {
           diags_.error(nameLoc, "macro name missing");
         } else {
+          noteQuery(rest[0].text);
           value = macros_.count(rest[0].text) != 0 || isDynamicMacro(rest[0].text);
           if (name == "ifndef")
             value = !value;
@@ -728,6 +737,7 @@ private:
         ++i;
         continue;
       }
+      noteQuery(t.text);
       auto it = macros_.find(t.text);
       if (it == macros_.end()) {
         ++i;
@@ -933,6 +943,7 @@ private:
       }
       PPToken v;
       v.kind = TokKind::Number;
+      noteQuery(name);
       v.text = (macros_.count(name) || isDynamicMacro(name)) ? "1" : "0";
       pre.push_back(v);
     }

@@ -15,6 +15,9 @@ struct PreprocessedSource {
   /// lineMap[i] is the original location of output line i+1 (column 1 of that line);
   /// columns of tokens on a line map one to one unless a macro expansion shifted them.
   std::vector<SourceLoc> lineMap;
+  /// True if the text asked about `__CUDA_ARCH__` (#ifdef, defined(), or used it): its device
+  /// code and its host code may then differ, and the file needs a pass of each.
+  bool usesCudaArch = false;
   /// Maps an output (line, col) back to the original location.
   SourceLoc map(uint32_t line, uint32_t col) const;
 };
@@ -26,6 +29,9 @@ struct PreprocessOptions {
   std::vector<std::string> includePaths;
   /// `NAME` (defined as 1) or `NAME=VALUE`, defined before the first line, in order.
   std::vector<std::string> defines;
+  /// Non-zero: the device pass, with `__CUDA_ARCH__` defined as this (the compute capability
+  /// of the modelled GPU times 100: 900 for cc 9.0). Zero: the host pass, where it is not.
+  int cudaArch = 0;
 };
 
 /// Preprocesses file `fileId` of `sm`. Errors (unterminated #if, bad directive, missing

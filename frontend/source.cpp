@@ -37,6 +37,22 @@ void DiagnosticEngine::error(SourceLoc loc, std::string message) {
   ++errorCount_;
 }
 
+void DiagnosticEngine::addUnique(const Diagnostic &d) {
+  // Compared by file name: a second pass reads a file's headers again, under new file ids.
+  auto same = [&](const Diagnostic &o) {
+    return o.severity == d.severity && o.message == d.message && o.loc.line == d.loc.line &&
+           o.loc.col == d.loc.col &&
+           (o.loc.isValid() ? sm_.fileName(o.loc.file) : "") ==
+               (d.loc.isValid() ? sm_.fileName(d.loc.file) : "");
+  };
+  for (const Diagnostic &o : diags_)
+    if (same(o))
+      return;
+  diags_.push_back(d);
+  if (d.severity == Severity::Error)
+    ++errorCount_;
+}
+
 void DiagnosticEngine::warning(SourceLoc loc, std::string message) {
   diags_.push_back({Severity::Warning, loc, std::move(message)});
 }

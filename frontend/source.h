@@ -55,6 +55,8 @@ public:
   void error(SourceLoc loc, std::string message);
   void warning(SourceLoc loc, std::string message);
   void note(SourceLoc loc, std::string message);
+  /// Adds `d` unless an identical diagnostic is already there (two passes over one file).
+  void addUnique(const Diagnostic &d);
   bool hasErrors() const { return errorCount_ > 0; }
   unsigned errorCount() const { return errorCount_; }
   const std::vector<Diagnostic> &diagnostics() const { return diags_; }

@@ -16,34 +16,73 @@ std::unique_ptr<Module> buildModule(frontend::SourceManager &sm, uint32_t fileId
   return buildModule(sm, std::vector<uint32_t>{fileId}, diags, options);
 }
 
+namespace {
+
+/// Preprocesses, parses and checks one file as one translation unit; null on error. Sets
+/// `usesCudaArch` if the file asked about __CUDA_ARCH__.
+std::unique_ptr<frontend::TranslationUnit> checkFile(frontend::SourceManager &sm, uint32_t fileId,
+                                                     frontend::DiagnosticEngine &diags,
+                                                     const frontend::PreprocessOptions &ppOptions,
+                                                     frontend::TypeContext &types,
+                                                     bool *usesCudaArch) {
+  const unsigned errorsBefore = diags.errorCount();
+  // 1. #include, #define, #if: text -> text with a line map back to the sources.
+  frontend::PreprocessedSource pp = frontend::preprocess(sm, fileId, diags, ppOptions);
+  if (usesCudaArch)
+    *usesCudaArch = pp.usesCudaArch;
+  if (diags.errorCount() > errorsBefore)
+    return nullptr;
+  // 2. ANTLR parse tree -> AST (ANTLR stays inside the AST builder).
+  auto tu = std::make_unique<frontend::TranslationUnit>();
+  if (!frontend::parseTranslationUnit(pp, *tu, diags))
+    return nullptr;
+  // 3. Names, types, qualifiers, execution sides, implicit conversions.
+  if (!frontend::analyze(*tu, types, diags))
+    return nullptr;
+  return tu;
+}
+
+} // namespace
+
 std::unique_ptr<Module> buildModule(frontend::SourceManager &sm,
                                     const std::vector<uint32_t> &fileIds,
                                     frontend::DiagnosticEngine &diags,
                                     const PipelineOptions &options) {
   frontend::TypeContext types;
-  std::vector<std::unique_ptr<frontend::TranslationUnit>> units;
+  std::vector<std::unique_ptr<frontend::TranslationUnit>> units; // own the passes' ASTs
+  std::vector<frontend::TranslationUnit *> files;                // one per file, to link
   for (uint32_t fileId : fileIds) {
-    const unsigned errorsBefore = diags.errorCount();
-    // 1. #include, #define, #if: text -> text with a line map back to the sources.
-    frontend::PreprocessedSource pp = frontend::preprocess(sm, fileId, diags, options.preprocess);
-    if (diags.errorCount() > errorsBefore)
+    frontend::PreprocessOptions hostOptions = options.preprocess;
+    hostOptions.cudaArch = 0;
+    bool usesCudaArch = false;
+    auto host = checkFile(sm, fileId, diags, hostOptions, types, &usesCudaArch);
+    if (!host)
       continue; // the next file's diagnostics are still worth having
-    // 2. ANTLR parse tree -> AST (ANTLR stays inside the AST builder).
-    auto tu = std::make_unique<frontend::TranslationUnit>();
-    if (!frontend::parseTranslationUnit(pp, *tu, diags))
+    if (!usesCudaArch || options.preprocess.cudaArch == 0) {
+      files.push_back(host.get());
+      units.push_back(std::move(host));
       continue;
-    // 3. Names, types, qualifiers, execution sides, implicit conversions.
-    if (frontend::analyze(*tu, types, diags))
-      units.push_back(std::move(tu));
+    }
+    // 1-3 again with __CUDA_ARCH__ defined, as nvcc compiles device code; the diagnostics the
+    // host pass already gave are not repeated.
+    frontend::DiagnosticEngine deviceDiags(sm);
+    auto device = checkFile(sm, fileId, deviceDiags, options.preprocess, types, nullptr);
+    for (const frontend::Diagnostic &d : deviceDiags.diagnostics())
+      diags.addUnique(d);
+    if (!device)
+      continue;
+    auto merged = std::make_unique<frontend::TranslationUnit>();
+    frontend::mergeDeviceAndHostPasses(*device, *host, *merged);
+    files.push_back(merged.get());
+    units.push_back(std::move(host));
+    units.push_back(std::move(device));
+    units.push_back(std::move(merged));
   }
-  if (diags.hasErrors() || units.empty())
+  if (diags.hasErrors() || files.empty())
     return nullptr;
   // 4. One definition per external name across the files; file-local names kept apart.
-  std::vector<frontend::TranslationUnit *> unitPtrs;
-  for (auto &u : units)
-    unitPtrs.push_back(u.get());
   frontend::TranslationUnit linked;
-  if (!frontend::linkTranslationUnits(unitPtrs, linked, diags))
+  if (!frontend::linkTranslationUnits(files, linked, diags))
     return nullptr;
   if (options.afterSema)
     options.afterSema(linked);
