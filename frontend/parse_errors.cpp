@@ -197,24 +197,36 @@ private:
     return nullptr;
   }
 
-  // `int f(a, b) int a; int b; {...}`: a K&R definition reads as a declaration of `f`
-  // initialised with `(a, b)`, and stops at the first parameter declaration. Returns the first
-  // parameter's name.
-  static Token *identifierParameters(antlr4::RuleContext *ctx, size_t offendingType) {
-    auto *d = dynamic_cast<P::DeclarationContext *>(ctx);
-    if (!d || !d->initDeclaratorList() ||
-        !(offendingType == P::Int || offendingType == P::Char || offendingType == P::Float ||
-          offendingType == P::Double || offendingType == P::Long || offendingType == P::Short ||
-          offendingType == P::Unsigned || offendingType == P::Signed ||
-          offendingType == P::Struct || offendingType == P::LeftBrace))
+  // `int f(a, b) int a; int b; {...}`: a K&R definition, whose parameter declarations follow
+  // a parenthesised list of names. Returns the first name.
+  static Token *identifierParameters(antlr4::TokenStream *stream, Token *t) {
+    size_t k = t->getType();
+    if (!(k == P::Int || k == P::Char || k == P::Float || k == P::Double || k == P::Long ||
+          k == P::Short || k == P::Unsigned || k == P::Signed || k == P::Struct || k == P::Const) ||
+        t->getTokenIndex() == INVALID_INDEX || t->getTokenIndex() < 5)
       return nullptr;
-    auto list = d->initDeclaratorList()->initDeclarator();
-    if (list.size() != 1 || !list[0]->argumentExpressionList())
+    size_t i = t->getTokenIndex() - 1;
+    if (stream->get(i)->getType() != P::RightParen)
       return nullptr;
-    for (auto *a : list[0]->argumentExpressionList()->assignmentExpression())
-      if (a->getStart() != a->getStop() || a->getStart()->getType() != P::Identifier)
+    while (i >= 2) {
+      if (stream->get(i - 1)->getType() != P::Identifier)
         return nullptr;
-    return list[0]->argumentExpressionList()->getStart();
+      size_t sep = stream->get(i - 2)->getType();
+      if (sep == P::LeftParen) {
+        // The function's name, after its return type (not a call missing its ';').
+        if (i < 4 || stream->get(i - 3)->getType() != P::Identifier)
+          return nullptr;
+        size_t ret = stream->get(i - 4)->getType();
+        bool type = ret == P::Int || ret == P::Char || ret == P::Float || ret == P::Double ||
+                    ret == P::Long || ret == P::Short || ret == P::Unsigned || ret == P::Void ||
+                    ret == P::Star || ret == P::Identifier;
+        return type ? stream->get(i - 1) : nullptr;
+      }
+      if (sep != P::Comma)
+        return nullptr;
+      i -= 2;
+    }
+    return nullptr;
   }
 
   static std::string spell(Token *t) {
@@ -251,7 +263,7 @@ private:
     } else if (type == P::Colon && enclosing<P::ForStatementContext>(p->getContext())) {
       msg = "range-based for loops are not supported";
       at = locOf(enclosing<P::ForStatementContext>(p->getContext())->getStart());
-    } else if (Token *param = identifierParameters(p->getContext(), type)) {
+    } else if (Token *param = identifierParameters(stream, offending)) {
       msg = "parameter lists without types (K&R C) are not supported";
       at = locOf(param);
     } else if (type == P::Unknown && offending->getText() == "\"") {

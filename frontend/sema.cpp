@@ -308,7 +308,7 @@ const Type *Sema::resolve(TypeSyntax *ts, AddrSpace space) {
       if (!constantInt(op.size, v,
                        "variable-length arrays are not supported (CUDA device code rejects "
                        "them, and C++ has none)"))
-        return nullptr;
+        v = 1; // reported; the declaration stands, so that its uses raise nothing more
       if (v <= 0) {
         error(op.size->loc, "array size must be positive");
         return nullptr;
