@@ -312,6 +312,42 @@ static Value *unaryIntrinsic(Builder &b, llvm::Intrinsic::ID id, Value *v, const
   return b.CreateUnaryIntrinsic(id, v, nullptr, name);
 }
 
+// The C function that computes a math intrinsic per lane (math_library.def), or null.
+static const char *librarySymbol(ir::IntrinsicId id) {
+  switch (id) {
+#define KERN_MATH_LIBRARY(Id, name, type)                                                          \
+  case ir::IntrinsicId::Id:                                                                        \
+    return #name;
+#include "backend/math_library.def"
+#undef KERN_MATH_LIBRARY
+  default:
+    return nullptr;
+  }
+}
+
+// Calls C function `name` once per lane; its parameter types are those of `args`' elements.
+static Value *callLibrary(ModuleContext &mc, Builder &b, const char *name,
+                          const std::vector<Value *> &args, Type *resultShape) {
+  Type *elem = resultShape->getScalarType();
+  std::vector<Type *> params;
+  for (auto *a : args)
+    params.push_back(a->getType()->getScalarType());
+  auto *fn = mc.externalFunction(name, llvm::FunctionType::get(elem, params, false));
+  fn->setDoesNotThrow();
+  fn->setWillReturn();
+  auto *vt = llvm::dyn_cast<llvm::FixedVectorType>(resultShape);
+  if (!vt)
+    return b.CreateCall(fn, args);
+  Value *out = llvm::PoisonValue::get(vt);
+  for (unsigned l = 0; l < vt->getNumElements(); ++l) {
+    std::vector<Value *> lane;
+    for (auto *a : args)
+      lane.push_back(a->getType()->isVectorTy() ? b.CreateExtractElement(a, l) : a);
+    out = b.CreateInsertElement(out, b.CreateCall(fn, lane), l);
+  }
+  return out;
+}
+
 Value *emitMath(ModuleContext &mc, Builder &b, ir::IntrinsicId id, const std::vector<Value *> &a,
                 const std::vector<ir::Type> &argTypes, ir::Type result) {
   using ir::IntrinsicId;
@@ -495,7 +531,12 @@ Value *emitMath(ModuleContext &mc, Builder &b, ir::IntrinsicId id, const std::ve
   }
   case IntrinsicId::Abs: // abs(INT_MIN) = INT_MIN, as in two's complement hardware
     return b.CreateBinaryIntrinsic(I::abs, x, b.getFalse(), nullptr, "abs");
+  case IntrinsicId::FpToIntSat: // CUDA's conversions saturate, and take NaN to 0
+    return b.CreateIntrinsic(result.isSigned ? I::fptosi_sat : I::fptoui_sat, {resTy, x->getType()},
+                             {x}, nullptr, "cvt.sat");
   default:
+    if (const char *symbol = librarySymbol(id))
+      return callLibrary(mc, b, symbol, a, resTy);
     mc.fail(std::string("internal error: ") + ir::intrinsicName(id) + " is not a math intrinsic");
     break;
   }

@@ -4,6 +4,7 @@
 
 #include "backend/codegen_common.h"
 #include "backend/host_codegen.h"
+#include "backend/math_library.h"
 #include "backend/warp_codegen.h"
 
 #include <llvm/AsmParser/Parser.h>
@@ -47,6 +48,10 @@ const SymbolList &libcSymbols() {
   {#name, reinterpret_cast<void *>(static_cast<std::add_pointer_t<type>>(&::name))},
 #include "backend/runtime_symbols.def"
 #undef KERN_LIBC_SYMBOL
+#define KERN_MATH_LIBRARY(id, name, type)                                                          \
+  {#name, reinterpret_cast<void *>(static_cast<std::add_pointer_t<type>>(&::name))},
+#include "backend/math_library.def"
+#undef KERN_MATH_LIBRARY
   };
   return symbols;
 }

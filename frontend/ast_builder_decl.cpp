@@ -297,6 +297,11 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
 }
 
 void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
+  if (!ctx->declarationSpecifiers()) {
+    error(loc(ctx),
+          ctx->Tilde() ? "destructors are not supported" : "constructors are not supported");
+    return;
+  }
   if (ctx->compoundStatement()) {
     error(loc(ctx->declarator()), "member functions are not supported");
     return;

@@ -124,6 +124,10 @@ private:
       return "exceptions are not supported";
     case P::Asm:
       return "inline PTX (asm) is not supported";
+    case P::New:
+    case P::Delete:
+      return "new and delete are not supported (use malloc and free, or cudaMalloc and "
+             "cudaFree)";
     default:
       return "";
     }
@@ -159,6 +163,72 @@ private:
            t == P::Nullptr;
   }
 
+  // The name of a template-id `name<args>` that ends just before `t` or the token before it:
+  // `K<16><<<...>>>(...)`, `f<int>(x)`. The arguments are names, numbers, type keywords and
+  // the punctuation of types.
+  static Token *templateIdBefore(antlr4::TokenStream *stream, Token *t) {
+    if (t->getTokenIndex() == INVALID_INDEX)
+      return nullptr;
+    for (size_t back = 0; back <= 1; ++back) {
+      if (t->getTokenIndex() < back + 3)
+        return nullptr;
+      size_t close = t->getTokenIndex() - back;
+      if (stream->get(close)->getType() != P::Greater) {
+        if (back == 0)
+          continue;
+        return nullptr;
+      }
+      size_t after = close + 1 < stream->size() ? stream->get(close + 1)->getType() : 0;
+      if (after != P::LeftParen && after != P::LaunchOpen && after != P::ColonColon)
+        return nullptr;
+      for (size_t i = close; i-- > 0;) {
+        size_t k = stream->get(i)->getType();
+        if (k == P::Less)
+          return i > 0 && stream->get(i - 1)->getType() == P::Identifier ? stream->get(i - 1)
+                                                                         : nullptr;
+        bool argToken = k == P::Identifier || k == P::IntegerConstant || k == P::Comma ||
+                        k == P::Star || k == P::Const || k == P::Unsigned || k == P::Signed ||
+                        k == P::Char || k == P::Short || k == P::Int || k == P::Long ||
+                        k == P::Float || k == P::Double || k == P::Bool || k == P::Void;
+        if (!argToken)
+          return nullptr;
+      }
+    }
+    return nullptr;
+  }
+
+  // `int f(a, b) int a; int b; {...}`: a K&R definition, whose parameter declarations follow
+  // a parenthesised list of names. Returns the first name.
+  static Token *identifierParameters(antlr4::TokenStream *stream, Token *t) {
+    size_t k = t->getType();
+    if (!(k == P::Int || k == P::Char || k == P::Float || k == P::Double || k == P::Long ||
+          k == P::Short || k == P::Unsigned || k == P::Signed || k == P::Struct || k == P::Const) ||
+        t->getTokenIndex() == INVALID_INDEX || t->getTokenIndex() < 5)
+      return nullptr;
+    size_t i = t->getTokenIndex() - 1;
+    if (stream->get(i)->getType() != P::RightParen)
+      return nullptr;
+    while (i >= 2) {
+      if (stream->get(i - 1)->getType() != P::Identifier)
+        return nullptr;
+      size_t sep = stream->get(i - 2)->getType();
+      if (sep == P::LeftParen) {
+        // The function's name, after its return type (not a call missing its ';').
+        if (i < 4 || stream->get(i - 3)->getType() != P::Identifier)
+          return nullptr;
+        size_t ret = stream->get(i - 4)->getType();
+        bool type = ret == P::Int || ret == P::Char || ret == P::Float || ret == P::Double ||
+                    ret == P::Long || ret == P::Short || ret == P::Unsigned || ret == P::Void ||
+                    ret == P::Star || ret == P::Identifier;
+        return type ? stream->get(i - 1) : nullptr;
+      }
+      if (sep != P::Comma)
+        return nullptr;
+      i -= 2;
+    }
+    return nullptr;
+  }
+
   static std::string spell(Token *t) {
     if (t->getType() == Token::EOF)
       return "end of file";
@@ -184,8 +254,18 @@ private:
     bool noViableAlt = startToken != nullptr;
     Token *next =
         offending->getType() == Token::EOF ? nullptr : stream->get(offending->getTokenIndex() + 1);
+    Token *templateName = templateIdBefore(stream, offending);
     if (std::string u = unsupportedKeyword(type); !u.empty()) {
       msg = u;
+    } else if (templateName) {
+      msg = "templates are not supported";
+      at = locOf(templateName);
+    } else if (type == P::Colon && enclosing<P::ForStatementContext>(p->getContext())) {
+      msg = "range-based for loops are not supported";
+      at = locOf(enclosing<P::ForStatementContext>(p->getContext())->getStart());
+    } else if (Token *param = identifierParameters(stream, offending)) {
+      msg = "parameter lists without types (K&R C) are not supported";
+      at = locOf(param);
     } else if (type == P::Unknown && offending->getText() == "\"") {
       msg = "missing terminating '\"' character";
     } else if (type == P::Unknown && offending->getText() == "'") {
@@ -263,12 +343,30 @@ bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const Preprocesse
   const auto &all = tokens.getTokens();
   for (size_t i = 0; i < all.size(); ++i) {
     Token *t = all[i];
+    // A template is reported at its first sign, declaration or use, before any parse error
+    // that its syntax would cause later on.
+    if (t->getType() == P::Template || t->getType() == P::Typename ||
+        (t->getType() == P::LaunchOpen && i > 0 && all[i - 1]->getType() == P::Greater)) {
+      Token *at = t;
+      if (t->getType() == P::LaunchOpen)
+        for (size_t j = i - 1; j > 0; --j)
+          if (all[j]->getType() == P::Less) {
+            at = all[j - 1];
+            break;
+          }
+      diags.error(src.map(static_cast<uint32_t>(at->getLine()),
+                          static_cast<uint32_t>(at->getCharPositionInLine() + 1)),
+                  "templates are not supported");
+      return false;
+    }
     if (t->getType() != P::Identifier)
       continue;
     std::string text = t->getText();
     std::string msg;
     if (auto it = names.find(text); it != names.end())
       msg = it->second;
+    else if (text == "std" && i + 1 < all.size() && all[i + 1]->getType() == P::ColonColon)
+      msg = "the C++ standard library (std::) is not supported";
     else if ((text == "texture" || text == "surface") && i + 1 < all.size() &&
              all[i + 1]->getText() == "<")
       msg = text == "texture" ? "texture references are not supported"

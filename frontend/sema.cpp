@@ -305,8 +305,10 @@ const Type *Sema::resolve(TypeSyntax *ts, AddrSpace space) {
     uint64_t n = 0;
     if (op.size) {
       int64_t v;
-      if (!constantInt(op.size, v))
-        return nullptr;
+      if (!constantInt(op.size, v,
+                       "variable-length arrays are not supported (CUDA device code rejects "
+                       "them, and C++ has none)"))
+        v = 1; // reported; the declaration stands, so that its uses raise nothing more
       if (v <= 0) {
         error(op.size->loc, "array size must be positive");
         return nullptr;
@@ -391,14 +393,14 @@ void Sema::defineEnum(EnumDecl *ed) {
   }
 }
 
-bool Sema::constantInt(Expr *e, int64_t &out) {
+bool Sema::constantInt(Expr *e, int64_t &out, const char *notConstant) {
   if (!check(e))
     return false;
   const Expr *divisionByZero = nullptr;
   if (!foldInt(e, out, &divisionByZero)) {
     if (divisionByZero)
       error(divisionByZero->loc, "division by zero in a constant expression");
-    error(e->loc, "expression is not an integer constant expression");
+    error(e->loc, notConstant);
     return false;
   }
   return true;

@@ -234,6 +234,8 @@ const Type *Sema::sigType(char c) {
     return types_.pointerTo(types_.uintTy(), defaultSpace());
   case 'F':
     return types_.pointerTo(types_.floatTy(), defaultSpace());
+  case 'R':
+    return types_.pointerTo(types_.doubleTy(), defaultSpace());
   case 'Z':
     return types_.pointerTo(types_.sizeTy(), defaultSpace());
   case 'D':

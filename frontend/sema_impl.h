@@ -150,7 +150,8 @@ private:
   // ---- constant expressions ----
   /// Checks `e` and folds it with the front end's constant folder (const_eval.h); reports it
   /// when it is not an integer constant expression.
-  bool constantInt(Expr *e, int64_t &out);
+  bool constantInt(Expr *e, int64_t &out,
+                   const char *notConstant = "expression is not an integer constant expression");
 
   // ---- declarations ----
   void topLevel(Decl *d);

@@ -169,6 +169,8 @@ structDeclaration
   : declarationSpecifiers structDeclarator (',' structDeclarator)* ';'
   | declarationSpecifiers ';'
   | declarationSpecifiers declarator compoundStatement ';'? // a member function
+  // a constructor or destructor, recognised to be reported
+  | Tilde? Identifier '(' balancedParens* ')' (':' ~('{' | ';')*)? (compoundStatement ';'? | ';')
   ;
 
 structDeclarator
@@ -216,7 +218,10 @@ operatorName
 
 parameterTypeList : parameterDeclaration (',' parameterDeclaration)* (',' '...')? | '...' ;
 
-parameterDeclaration : declarationSpecifiers (declarator | abstractDeclarator)? ;
+// A default argument is recognised to be reported.
+parameterDeclaration
+  : declarationSpecifiers (declarator | abstractDeclarator)? ('=' assignmentExpression)?
+  ;
 
 typeName : declarationSpecifiers abstractDeclarator? ;
 
@@ -468,6 +473,10 @@ Attribute : '__attribute__' ;
 // C++ keywords, recognised for their diagnostics.
 Asm : 'asm' | '__asm__' | '__asm' ;
 Catch : 'catch' ;
+// `constexpr` declares a constant, as `const` does (a constexpr function is an ordinary one).
+Constexpr : 'constexpr' -> type(Const) ;
+Delete : 'delete' ;
+New : 'new' ;
 Class : 'class' ;
 CxxCast : 'static_cast' | 'reinterpret_cast' | 'const_cast' | 'dynamic_cast' ;
 Namespace : 'namespace' ;

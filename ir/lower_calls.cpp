@@ -220,6 +220,8 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     Expr *x = intrinsic(IntrinsicId::Clock, Type::i64(true), {});
     return snapshot(x, "clock", e->loc);
   }
+  if (Expr *m = nullptr; mathBuiltin(e, n, m))
+    return m;
   IntrinsicId id;
   if (!intrinsicByName(n, id)) {
     error(e->loc, "'" + n + "' is not supported yet");

@@ -458,6 +458,8 @@ private:
   Expr *call(fe::Expr *e);
 
   Expr *builtinCall(fe::Expr *e);
+  /// The CUDA Math API calls that lower_math.cpp handles: sets `out` and returns true.
+  bool mathBuiltin(fe::Expr *e, const std::string &n, Expr *&out);
 
   void dimComponents(fe::Expr *c, Expr *out[3]);
 
