@@ -36,8 +36,9 @@ bool Lowerer::mathBuiltin(fe::Expr *e, const std::string &n, Expr *&out) {
   };
   Type rt = irType(e->type);
   if (auto it = aliases.find(n); it != aliases.end()) {
-    IntrinsicId id;
-    intrinsicByName(it->second, id);
+    IntrinsicId id{};
+    if (!intrinsicByName(it->second, id))
+      return false; // not reached: every alias names an intrinsic of intrinsics.def
     out = intrinsic(id, rt, args());
     return true;
   }
