@@ -5,6 +5,7 @@
 #include "runtime/symbols.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -30,13 +31,15 @@ Meta-commands:
   :annotate KERNEL      the kernel's source with the counters of its last launch
   :emit ir|llvm|asm KERNEL   the kernel's Kern IR, LLVM IR or assembly
   :load FILE            evaluate a file (its main, if any, runs once)
+  :include-path [DIR]   add DIR to the directories #include searches (as -I), or list them
   :source               the program the session has accumulated
   :reset                forget everything and start a new device
   :quit                 leave (also Ctrl-D)
 )";
 
-const char *const kMetaCommands[] = {":help", ":device", ":mode",   ":stats", ":annotate",
-                                     ":emit", ":load",   ":source", ":reset", ":quit"};
+const char *const kMetaCommands[] = {":help",     ":device", ":mode", ":stats",
+                                     ":annotate", ":emit",   ":load", ":include-path",
+                                     ":source",   ":reset",  ":quit"};
 
 const char *const kBuiltinNames[] = {
 #define KERN_BUILTIN(name, signature, side) name,
@@ -247,6 +250,20 @@ Session::EvalResult Session::Impl::meta(const std::string &line) {
     if (!text.empty() && text.back() != '\n')
       text += '\n';
     out(text);
+  } else if (cmd == ":include-path") {
+    std::string dir = trimSpace(line.substr(line.find(":include-path") + 13));
+    if (dir.empty()) {
+      std::string text;
+      for (const std::string &d : options.includePaths)
+        text += d + "\n";
+      out(text.empty() ? "no include directories (:include-path DIR adds one)\n" : text);
+      return r;
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+      return usage("kern: '" + dir + "' is not a directory");
+    options.includePaths.push_back(dir);
+    out("include path " + dir + "\n");
   } else if (cmd == ":load") {
     std::string path = trimSpace(line.substr(line.find(":load") + 5));
     std::ifstream f(path, std::ios::binary);
