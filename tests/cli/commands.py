@@ -168,15 +168,19 @@ with open(TEXT, "w") as f:
 #include <extra_helper.h>
 int main(int argc, char **argv) {
   checkCudaErrors(cudaSetDevice(0));
-  printf("%d %d %d\n", LOCAL_MATH, EXTRA, checkCmdLineFlag(argc, (const char **)argv, "x"));
+  printf("%d %d %d\n", LOCAL_MATH, EXTRA, checkCmdLineFlag(argc, (const char **)argv, "xy"));
   return 0;
 }
 ''')
-check(["run", "-I", common, TEXT, "--", "--x"], 0, out=["1 5 1"])
+check(["run", "-I", common, TEXT, "--", "--xy"], 0, out=["1 5 1"])
 # A diagnostic inside one of kern's headers names it "<kern>/...".
 CLASH = write("clash.kern", "float lerp(float a, float b, float t) { return a; }\n"
                             "#include <helper_math.h>\nint main() { return 0; }\n")
-check(["check", CLASH], 1, err=["<kern>/helper_math.h:"])
+check(["check", CLASH], 1, err=["<kern>/helper_math.h:19:34: error: conflicting CUDA qualifiers"])
+# helper_timer.h needs gettimeofday and struct timeval, which kern does not have yet.
+TIMER = write("timer.kern", "#include <helper_timer.h>\nint main() { return 0; }\n")
+check(["check", TIMER], 1, err=["<kern>/helper_timer.h:17:18: error: field 'startTime' has "
+                                "incomplete type 'timeval'"])
 
 # The REPL from the command line, on a pipe.
 check([], 0, out=["(int) 42"], stdin="int x = 6;\nx * 7\n")

@@ -27,33 +27,37 @@ SCRIPT = [
     "CUDART_PI_F > 3.14f && CUDART_PI_F < 3.15f",
 ]
 
+# On stdout, in order; the errors go to stderr.
 EXPECT = [
     "(int) 43",
     "(int) 1",
-    "'repl_b.h' file not found",
     DIR_A + "\n",
     "include path " + DIR_B,
     "(int) 14",
     DIR_A + "\n" + DIR_B + "\n",
-    "kern: '/no/such/kern/dir' is not a directory",
     "(int) 11",
-    "(bool) true",
+    "(int) 1",
+]
+EXPECT_ERR = [
+    "'repl_b.h' file not found",
+    "kern: '/no/such/kern/dir' is not a directory",
 ]
 
 p = subprocess.run([KERN, "repl", "-I", DIR_A, "-DSCALE=3", "-D", "FLAG"],
                    input="\n".join(SCRIPT) + "\n:quit\n", capture_output=True, text=True,
                    timeout=60)
-out = p.stdout + p.stderr
 if p.returncode != 0:
-    sys.stderr.write(f"FAIL: exit code {p.returncode}\n--- output ---\n{out}\n")
+    sys.stderr.write(f"FAIL: exit code {p.returncode}\n{p.stdout}{p.stderr}\n")
     sys.exit(1)
-at = 0
-for e in EXPECT:
-    found = out.find(e, at)
-    if found < 0:
-        sys.stderr.write(f"FAIL: missing {e!r} (in order)\n--- output ---\n{out}\n")
-        sys.exit(1)
-    at = found + len(e)
+for stream, expected in ((p.stdout, EXPECT), (p.stderr, EXPECT_ERR)):
+    at = 0
+    for e in expected:
+        found = stream.find(e, at)
+        if found < 0:
+            sys.stderr.write(f"FAIL: missing {e!r} (in order)\n--- stdout ---\n{p.stdout}"
+                             f"\n--- stderr ---\n{p.stderr}\n")
+            sys.exit(1)
+        at = found + len(e)
 
 # -I and -D need a value.
 for args in (["-I"], ["-D"]):
