@@ -129,6 +129,26 @@ kern_status kern_engine_create(const kern_options *options, kern_engine **engine
       return fn(user, name.c_str(), index) != 0;
     };
   }
+  // -I and -D: copied, so the caller's arrays need not outlive the call.
+  auto copyStrings = [](const char *const *items, size_t count, std::vector<std::string> &to) {
+    if (count > 0 && !items)
+      return false;
+    for (size_t i = 0; i < count; ++i) {
+      if (!items[i])
+        return false;
+      to.emplace_back(items[i]);
+    }
+    return true;
+  };
+  if (!copyStrings(e->copts.include_paths, e->copts.include_path_count, o.includePaths) ||
+      !copyStrings(e->copts.defines, e->copts.define_count, o.defines)) {
+    delete e;
+    return KERN_USAGE_ERROR;
+  }
+  e->copts.include_paths = nullptr;
+  e->copts.include_path_count = 0;
+  e->copts.defines = nullptr;
+  e->copts.define_count = 0;
   std::string error;
   if (!kern::checkDevice(o, error) || !kern::checkLaunchFilter(o, error)) {
     delete e;

@@ -5,6 +5,7 @@
 #include "runtime/symbols.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -31,13 +32,15 @@ Meta-commands:
   :emit ir|llvm|asm KERNEL   the kernel's Kern IR, LLVM IR or assembly
   :load FILE...         evaluate files in order, in the session's one scope (a
                         file's main, if any, runs once)
+  :include-path [DIR]   add DIR to the directories #include searches (as -I), or list them
   :source               the program the session has accumulated
   :reset                forget everything and start a new device
   :quit                 leave (also Ctrl-D)
 )";
 
-const char *const kMetaCommands[] = {":help", ":device", ":mode",   ":stats", ":annotate",
-                                     ":emit", ":load",   ":source", ":reset", ":quit"};
+const char *const kMetaCommands[] = {":help",     ":device", ":mode", ":stats",
+                                     ":annotate", ":emit",   ":load", ":include-path",
+                                     ":source",   ":reset",  ":quit"};
 
 const char *const kBuiltinNames[] = {
 #define KERN_BUILTIN(name, signature, side) name,
@@ -248,6 +251,20 @@ Session::EvalResult Session::Impl::meta(const std::string &line) {
     if (!text.empty() && text.back() != '\n')
       text += '\n';
     out(text);
+  } else if (cmd == ":include-path") {
+    std::string dir = trimSpace(line.substr(line.find(":include-path") + 13));
+    if (dir.empty()) {
+      std::string text;
+      for (const std::string &d : options.includePaths)
+        text += d + "\n";
+      out(text.empty() ? "no include directories (:include-path DIR adds one)\n" : text);
+      return r;
+    }
+    std::error_code ec;
+    if (!std::filesystem::is_directory(dir, ec))
+      return usage("kern: '" + dir + "' is not a directory");
+    options.includePaths.push_back(dir);
+    out("include path " + dir + "\n");
   } else if (cmd == ":load") {
     std::istringstream names(line.substr(line.find(":load") + 5));
     std::vector<std::string> paths;

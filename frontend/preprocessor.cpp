@@ -3,6 +3,7 @@
 #include "frontend/preprocessor.h"
 
 #include "frontend/pp_expr.h"
+#include "frontend/text_headers.h"
 
 #include <algorithm>
 #include <cctype>
@@ -57,7 +58,6 @@ const std::set<std::string> kSystemHeaders = {"stdio.h",
                                               "climits",
                                               "ctime",
                                               "cstddef",
-                                              "math_constants.h",
                                               "device_functions.h",
                                               "vector_types.h",
                                               "cuda_fp16.h"};
@@ -366,6 +366,7 @@ private:
   }
   std::vector<std::string> includeStack_;
   std::set<std::string> onceFiles_;
+  std::set<uint32_t> textFiles_; // ids of kern's text headers in sm_
   uint32_t curFile_ = 0;
   uint32_t curLine_ = 0;
 
@@ -569,7 +570,7 @@ private:
       else
         macros_.erase(rest[0].text);
     } else if (name == "include") {
-      include(l, rest, nameLoc, fileId, path);
+      include(rest, nameLoc, fileId);
     } else if (name == "pragma") {
       // Pragmas have no semantic effect in kern (`#pragma unroll` included); `once` is honoured.
       if (!rest.empty() && rest[0].text == "once")
@@ -646,8 +647,7 @@ private:
 
   bool isDynamicMacro(const std::string &n) const { return n == "__LINE__" || n == "__FILE__"; }
 
-  void include(const LogicalLine &l, const std::vector<PPToken> &rest, SourceLoc nameLoc,
-               uint32_t fileId, const std::string &path) {
+  void include(const std::vector<PPToken> &rest, SourceLoc nameLoc, uint32_t fileId) {
     if (rest.empty()) {
       diags_.error(nameLoc, "expected \"FILENAME\" or <FILENAME>");
       return;
@@ -675,49 +675,70 @@ private:
           define(tokenize(def), {}, false);
       return;
     }
-    // "x": the including file's directory, then the -I directories; <x>: the -I directories.
-    std::vector<std::filesystem::path> dirs;
-    if (!angled)
-      dirs.push_back(std::filesystem::path(sm_.fileName(fileId)).parent_path());
-    for (const std::string &d : options_.includePaths)
-      dirs.push_back(d);
-    std::filesystem::path target;
-    std::ifstream in;
-    bool found = false;
-    for (const std::filesystem::path &d : dirs) {
-      in = std::ifstream(d / name, std::ios::binary);
-      if (in) {
-        target = d / name;
-        found = true;
-        break;
-      }
-    }
-    if (!found) {
-      if (builtIn)
+    // "x": the including file's directory (a file on disk, not one of kern's text headers),
+    // then kern's text headers, then the -I directories; <x>: kern's text headers, then the -I
+    // directories. kern's text headers come before -I so that a -I pointing at CUDA's samples'
+    // Common folder still gets kern's helper_cuda.h, which kern can compile.
+    if (!angled && !textFiles_.count(fileId)) {
+      std::filesystem::path dir = std::filesystem::path(sm_.fileName(fileId)).parent_path();
+      if (includeFile(dir / name, name, fileLoc, fileId))
         return;
-      // As every compiler does: a header that is not there stops the program here, rather than
-      // as the undeclared names that it would have declared.
-      diags_.error(fileLoc, "'" + name + "' file not found");
+    }
+    if (const TextHeader *h = findTextHeader(name)) {
+      includeText(*h, fileLoc, fileId);
       return;
     }
+    for (const std::string &d : options_.includePaths)
+      if (includeFile(std::filesystem::path(d) / name, name, fileLoc, fileId))
+        return;
+    if (builtIn)
+      return;
+    // As every compiler does: a header that is not there stops the program here, rather than
+    // as the undeclared names that it would have declared.
+    diags_.error(fileLoc, "'" + name + "' file not found");
+  }
+
+  /// Includes the file at `target` if it can be read; false if not.
+  bool includeFile(const std::filesystem::path &target, const std::string &name, SourceLoc fileLoc,
+                   uint32_t fileId) {
+    std::ifstream in(target, std::ios::binary);
+    if (!in)
+      return false;
     std::string canon = canonical(target.string());
-    (void)l;
-    (void)path;
-    if (onceFiles_.count(canon))
-      return;
-    if (std::find(includeStack_.begin(), includeStack_.end(), canon) != includeStack_.end()) {
-      diags_.error(fileLoc, "#include of '" + name + "' includes itself");
-      return;
-    }
-    if (includeStack_.size() >= 200) {
-      diags_.error(fileLoc, "#include nested too deeply");
-      return;
-    }
+    if (!enterable(canon, name, fileLoc))
+      return true;
     std::stringstream ss;
     ss << in.rdbuf();
     uint32_t id = sm_.addFile(target.lexically_normal().string(), ss.str());
     processFile(id, canon);
     curFile_ = fileId;
+    return true;
+  }
+
+  /// Includes one of kern's text headers, named "<kern>/x" in diagnostics and __FILE__.
+  void includeText(const TextHeader &h, SourceLoc fileLoc, uint32_t fileId) {
+    std::string key = std::string(kTextHeaderPrefix) + h.name;
+    if (!enterable(key, h.name, fileLoc))
+      return;
+    uint32_t id = sm_.addFile(key, std::string(h.text, h.size));
+    textFiles_.insert(id);
+    processFile(id, key);
+    curFile_ = fileId;
+  }
+
+  /// Whether the file `key` is to be read: not after its #pragma once, not inside itself.
+  bool enterable(const std::string &key, const std::string &name, SourceLoc fileLoc) {
+    if (onceFiles_.count(key))
+      return false;
+    if (std::find(includeStack_.begin(), includeStack_.end(), key) != includeStack_.end()) {
+      diags_.error(fileLoc, "#include of '" + name + "' includes itself");
+      return false;
+    }
+    if (includeStack_.size() >= 200) {
+      diags_.error(fileLoc, "#include nested too deeply");
+      return false;
+    }
+    return true;
   }
 
   // ---- macro expansion (Prosser's algorithm with hide sets) ----

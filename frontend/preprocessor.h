@@ -25,7 +25,8 @@ struct PreprocessedSource {
 /// What the command line adds to a translation unit, as a compiler's -I and -D do.
 struct PreprocessOptions {
   /// Directories searched for `#include "x"` after the including file's own, and for
-  /// `#include <x>` when x is not one of kern's own headers. In order.
+  /// `#include <x>` when x is not one of kern's own headers; in order, and after kern's text
+  /// headers (frontend/headers: helper_cuda.h...), which therefore win over a -I directory.
   std::vector<std::string> includePaths;
   /// `NAME` (defined as 1) or `NAME=VALUE`, defined before the first line, in order.
   std::vector<std::string> defines;
@@ -36,7 +37,8 @@ struct PreprocessOptions {
 
 /// Preprocesses file `fileId` of `sm`. Errors (unterminated #if, bad directive, missing
 /// include) go to `diags`. `#include "x"` files are added to `sm` and read relative to the
-/// including file's directory, then from `options.includePaths`.
+/// including file's directory, then from kern's text headers (added as "<kern>/x"), then from
+/// `options.includePaths`; `#include <x>` skips the including file's directory.
 PreprocessedSource preprocess(SourceManager &sm, uint32_t fileId, DiagnosticEngine &diags,
                               const PreprocessOptions &options = {});
 

@@ -480,10 +480,22 @@ void Sema::markAddressTaken(Expr *o) {
       v->addressTaken = true;
 }
 
-/// "invalid operands to binary expression ('int *' and 'float')", clang's wording.
+/// "invalid operands to binary expression ('int *' and 'float')", clang's wording. Operators on
+/// CUDA's vector types (float3 + float3) come from helper_math.h's overloads: said so.
 void Sema::invalidOperands(Expr *e, const Type *l, const Type *r) {
-  error(e->loc,
-        "invalid operands to binary expression ('" + l->str() + "' and '" + r->str() + "')");
+  auto isVector = [this](const Type *t) {
+    if (t == types_.dim3Ty())
+      return true;
+    for (const auto &v : vectorTypes_)
+      if (v.second == t)
+        return true;
+    return false;
+  };
+  error(e->loc, "invalid operands to binary expression ('" + l->str() + "' and '" + r->str() +
+                    "')" +
+                    (isVector(l) || isVector(r) ? "; operators on vector types need operator "
+                                                  "overloading, which kern does not support yet"
+                                                : ""));
 }
 
 /// Both operands converted to their common type (C's usual arithmetic conversions).

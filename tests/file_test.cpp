@@ -1,7 +1,8 @@
 // Runs one annotated .kern test file with the kern CLI (or nvcc) and checks what it states.
 //
 //   kern_file_test [--timeout SECONDS] KERN FILE.kern   run FILE with the kern CLI at path KERN
-//   kern_file_test --nvcc NVCC FILE.kern                compile FILE with nvcc; exit 77 = skipped
+//   kern_file_test --nvcc NVCC FILE.kern [-I DIR]...    compile FILE with nvcc; exit 77 = skipped
+//                                                       (-I: where nvcc finds kern's text headers)
 //
 // The annotations (// expect:, // expect-error:, ...) are described in docs/testing.md.
 // Exit status: 0 when every expectation holds, 1 when one does not, 2 on a usage error,
@@ -426,7 +427,8 @@ void printStdoutDiff(const std::vector<ExpectedLine> &expected,
   }
 }
 
-int runNvcc(const std::string &nvcc, const std::string &file) {
+int runNvcc(const std::string &nvcc, const std::string &file,
+            const std::vector<std::string> &includeDirs) {
   if (nvcc.empty() || (nvcc.size() >= 8 && nvcc.compare(nvcc.size() - 8, 8, "NOTFOUND") == 0)) {
     std::printf("nvcc not found: skipped\n");
     return kSkipped;
@@ -442,6 +444,10 @@ int runNvcc(const std::string &nvcc, const std::string &file) {
     return kSkipped;
   }
   std::vector<std::string> argv = {nvcc, "-x", "cu", "-c", file, "-o", "/dev/null"};
+  for (const std::string &d : includeDirs) {
+    argv.push_back("-I");
+    argv.push_back(d);
+  }
   ProcessResult r = runProcess(argv, kNvccTimeoutSeconds);
   bool ok = r.spawnError.empty() && !r.timedOut && !r.outputLimitHit && WIFEXITED(r.status) &&
             WEXITSTATUS(r.status) == 0;
@@ -624,7 +630,7 @@ int runKernOnce(const std::string &kern, const std::string &file, int timeoutSec
 
 int usage() {
   std::fprintf(stderr, "usage: kern_file_test [--timeout SECONDS] KERN FILE.kern\n"
-                       "       kern_file_test --nvcc NVCC FILE.kern\n");
+                       "       kern_file_test --nvcc NVCC FILE.kern [-I DIR]...\n");
   return 2;
 }
 
@@ -633,8 +639,15 @@ int usage() {
 int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   int timeoutSeconds = kDefaultTimeoutSeconds;
-  if (args.size() == 3 && args[0] == "--nvcc")
-    return runNvcc(args[1], args[2]);
+  if (args.size() >= 3 && args[0] == "--nvcc") {
+    std::vector<std::string> includeDirs;
+    for (size_t i = 3; i < args.size(); i += 2) {
+      if (args[i] != "-I" || i + 1 >= args.size())
+        return usage();
+      includeDirs.push_back(args[i + 1]);
+    }
+    return runNvcc(args[1], args[2], includeDirs);
+  }
   if (args.size() == 4 && args[0] == "--timeout") {
     std::optional<int> t = parseInt(args[1]);
     if (!t || *t <= 0)

@@ -67,13 +67,24 @@ typedef struct kern_options {
   void *launch_filter_user;            /* passed to launch_filter (default NULL) */
   int no_fmad; /* nonzero: device code rounds a multiply and an add separately, as nvcc's
                   --fmad=false; 0: they may fuse into one fma, as nvcc does (default 0) */
+  /* A compiler's -I (kern::Options::includePaths): include_path_count directories searched, in
+   * order, for `#include "x"` after the including file's own and for `#include <x>` that is
+   * not one of kern's headers (default NULL, 0; the strings are copied by kern_engine_create). */
+  const char *const *include_paths;
+  size_t include_path_count;
+  /* A compiler's -D (kern::Options::defines): define_count macros defined before the first
+   * line of every program, each "NAME" (defined as 1) or "NAME=VALUE" (default NULL, 0;
+   * copied by kern_engine_create). */
+  const char *const *defines;
+  size_t define_count;
 } kern_options;
 
 /* Fills `options` with the defaults above. */
 void kern_options_init(kern_options *options);
 
 /* Creates an engine; `options` may be NULL for the defaults. On failure *engine is NULL:
- * KERN_USAGE_ERROR for an unknown device, a bad mode or an invalid "regex:" kernel_name. */
+ * KERN_USAGE_ERROR for an unknown device, a bad mode, an invalid "regex:" kernel_name, or a
+ * null string among include_paths or defines (or a null array with a nonzero count). */
 kern_status kern_engine_create(const kern_options *options, kern_engine **engine);
 /* Destroys an engine. Its programs must be destroyed first. NULL is ignored. */
 void kern_engine_destroy(kern_engine *engine);

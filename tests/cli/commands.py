@@ -146,6 +146,42 @@ check(["check", "-I", incdir, "-DOFFSET=0", INC], 0)
 check(["run", INC], 1, err=["'scale.h' file not found", "'helper.cuh' file not found"])
 check(["run", INC, "-I"], 2, err=["-I needs a value"])
 
+# kern's text headers (helper_cuda.h...) come before the -I directories, for <x> and for "x";
+# a file beside the program still wins for "x"; a header kern does not provide is found in -I.
+common = os.path.join(tmp, "common")
+os.makedirs(common, exist_ok=True)
+for name in ("helper_cuda.h", "helper_string.h"):
+    with open(os.path.join(common, name), "w") as f:
+        f.write("#error the -I copy of " + name + " was used\n")
+with open(os.path.join(common, "extra_helper.h"), "w") as f:
+    f.write("#define EXTRA 5\n")
+sub = os.path.join(tmp, "sub")
+os.makedirs(sub, exist_ok=True)
+with open(os.path.join(sub, "helper_math.h"), "w") as f:
+    f.write("#define LOCAL_MATH 1\n")
+TEXT = os.path.join(sub, "text.kern")
+with open(TEXT, "w") as f:
+    f.write(r'''
+#include <helper_cuda.h>
+#include "helper_string.h"
+#include "helper_math.h"
+#include <extra_helper.h>
+int main(int argc, char **argv) {
+  checkCudaErrors(cudaSetDevice(0));
+  printf("%d %d %d\n", LOCAL_MATH, EXTRA, checkCmdLineFlag(argc, (const char **)argv, "xy"));
+  return 0;
+}
+''')
+check(["run", "-I", common, TEXT, "--", "--xy"], 0, out=["1 5 1"])
+# A diagnostic inside one of kern's headers names it "<kern>/...".
+CLASH = write("clash.kern", "float lerp(float a, float b, float t) { return a; }\n"
+                            "#include <helper_math.h>\nint main() { return 0; }\n")
+check(["check", CLASH], 1, err=["<kern>/helper_math.h:19:34: error: conflicting CUDA qualifiers"])
+# helper_timer.h needs gettimeofday and struct timeval, which kern does not have yet.
+TIMER = write("timer.kern", "#include <helper_timer.h>\nint main() { return 0; }\n")
+check(["check", TIMER], 1, err=["<kern>/helper_timer.h:17:18: error: field 'startTime' has "
+                                "incomplete type 'timeval'"])
+
 # The REPL from the command line, on a pipe.
 check([], 0, out=["(int) 42"], stdin="int x = 6;\nx * 7\n")
 check(["repl", "--device", "g80"], 0, out=["(int) 3"], stdin="1 + 2\n:quit\n")

@@ -120,10 +120,13 @@ options:
 )";
   if (cmd == "repl")
     return R"(usage: kern [repl] [--device NAME] [--workers N] [--timeout S] [--mode fast|profile]
+                  [-I DIR]... [-D NAME[=VALUE]]...
 
 The interactive prompt: define kernels, declare host variables, allocate, copy, launch
 with <<< >>>, and print expressions (an input without ';'). :help at the prompt lists
-the meta-commands (:device, :mode, :stats, :annotate, :emit, :load, :reset, :quit).
+the meta-commands (:device, :mode, :stats, :annotate, :emit, :load, :include-path,
+:reset, :quit). -I adds a directory that #include searches (as :include-path does), -D
+defines a macro for every input.
 The REPL profiles every launch by default (--mode profile); --mode fast, or :mode fast
 at the prompt, stops counting for the following launches.
 History is kept in $KERN_HISTORY (default ~/.kern_history). Standard input that is
@@ -244,7 +247,8 @@ bool isHeaderName(const std::string &file) {
   return false;
 }
 
-/// `kern` and `kern repl [--device D] [--workers N] [--timeout S] [--mode fast|profile]`.
+/// `kern` and `kern repl [--device D] [--workers N] [--timeout S] [--mode fast|profile]
+/// [-I DIR] [-D NAME[=VALUE]]`.
 int replCommand(const std::vector<std::string> &args) {
   kern::Options opts;
   opts.color = isatty(STDERR_FILENO);
@@ -254,6 +258,17 @@ int replCommand(const std::vector<std::string> &args) {
     if (a == "--help" || a == "-h") {
       std::printf("%s", commandHelp("repl").c_str());
       return 0;
+    }
+    if ((a.rfind("-I", 0) == 0 || a.rfind("-D", 0) == 0) && a.size() >= 2) {
+      // -I DIR / -IDIR and -D NAME[=VALUE] / -DNAME[=VALUE], as for kern run.
+      std::string v = a.substr(2);
+      if (v.empty()) {
+        if (i + 1 >= args.size())
+          return usage(a + " needs a value");
+        v = args[++i];
+      }
+      (a[1] == 'I' ? opts.includePaths : opts.defines).push_back(v);
+      continue;
     }
     if (a != "--device" && a != "--workers" && a != "--timeout" && a != "--mode")
       return usage("unknown option '" + a + "' for 'repl'");

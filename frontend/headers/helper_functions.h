@@ -1,0 +1,88 @@
+// helper_functions.h as kern provides it: as in CUDA's samples, it includes the string helpers,
+// and adds the comparisons of result arrays of helper_image.h for float data (the samples'
+// compareData is a template; this one is its float form). Not here yet: the timer helpers
+// (helper_timer.h needs the host clock of <sys/time.h>), and the image and file readers and
+// writers of helper_image.h.
+#ifndef KERN_HELPER_FUNCTIONS_H
+#define KERN_HELPER_FUNCTIONS_H
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "helper_string.h"
+
+#ifndef EXIT_WAIVED
+#define EXIT_WAIVED 2
+#endif
+
+#ifndef MAX
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#endif
+#ifndef MIN
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#endif
+
+#ifndef __MIN_EPSILON_ERROR
+#define __MIN_EPSILON_ERROR 1e-3f
+#endif
+
+// Whether the relative L2 error of data against reference, ||data - reference|| / ||reference||,
+// is below epsilon. False when the reference is all zeros.
+inline bool sdkCompareL2fe(const float *reference, const float *data, const unsigned int len,
+                           const float epsilon) {
+  assert(epsilon >= 0);
+  float error = 0;
+  float norm = 0;
+  for (unsigned int i = 0; i < len; ++i) {
+    float diff = reference[i] - data[i];
+    error += diff * diff;
+    norm += reference[i] * reference[i];
+  }
+  if (fabs(norm) < 1e-7)
+    return false;
+  return sqrtf(error) / sqrtf(norm) < epsilon;
+}
+
+// Counts the elements where data differs from reference by more than epsilon. With threshold 0,
+// true when there are none; otherwise prints the share that differs (when some do) and is true
+// while fewer than len * threshold differ.
+inline bool compareData(const float *reference, const float *data, const unsigned int len,
+                        const float epsilon, const float threshold) {
+  assert(epsilon >= 0);
+  unsigned int errors = 0;
+  for (unsigned int i = 0; i < len; ++i) {
+    float diff = reference[i] - data[i];
+    if (!(diff <= epsilon && diff >= -epsilon))
+      errors++;
+  }
+  if (threshold == 0.0f)
+    return errors == 0;
+  if (errors)
+    printf("%4.2f(%%) of bytes mismatched (count=%d)\n", (float)errors * 100 / (float)len, errors);
+  return len * threshold > errors;
+}
+
+// As compareData, with a difference of __MIN_EPSILON_ERROR or more counted when epsilon is
+// smaller; with threshold 0 it prints the number of differences (when there are some).
+inline bool compareDataAsFloatThreshold(const float *reference, const float *data,
+                                        const unsigned int len, const float epsilon,
+                                        const float threshold) {
+  assert(epsilon >= 0);
+  float maxError = MAX(epsilon, __MIN_EPSILON_ERROR);
+  int errors = 0;
+  for (unsigned int i = 0; i < len; ++i)
+    if (!(fabs(reference[i] - data[i]) < maxError))
+      errors++;
+  if (threshold == 0.0f) {
+    if (errors)
+      printf("total # of errors = %d\n", errors);
+    return errors == 0;
+  }
+  if (errors)
+    printf("%4.2f(%%) of bytes mismatched (count=%d)\n", (float)errors * 100 / (float)len, errors);
+  return len * threshold > errors;
+}
+
+#endif // KERN_HELPER_FUNCTIONS_H
