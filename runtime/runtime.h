@@ -360,6 +360,7 @@ private:
     bool recorded = false; ///< events: cudaEventRecord was called
     double stamp = 0;      ///< events: the modelled clock at the last record
   };
+
 public:
   /// A live allocation of the host-visible arena (DeviceMemory::Arena::HostVisible).
   struct HostVisibleBlock {
