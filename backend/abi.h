@@ -237,6 +237,21 @@ struct KernFuncAttributes {
   int32_t preferredShmemCarveout;
 };
 
+/// cudaMemLocation (a managed-memory location: cudaMemPrefetchAsync, cudaMemAdvise).
+struct KernMemLocation {
+  int32_t type; // cudaMemLocationType
+  int32_t id;
+};
+
+/// cudaPointerAttributes, likewise.
+struct KernPointerAttributes {
+  int32_t type; // cudaMemoryType
+  int32_t device;
+  void *devicePointer;
+  void *hostPointer;
+  int64_t reserved[8];
+};
+
 // ---- the runtime functions (runtime_functions.def) --------------------------------------
 
 #define KERN_RT_FUNCTION(name, type) std::type_identity_t<type> name;

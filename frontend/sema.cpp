@@ -93,6 +93,40 @@ const std::map<std::string, int64_t> &builtinEnumerators() {
       {"cudaDevAttrManagedMemory", 83},
       {"cudaDevAttrMaxSharedMemoryPerBlockOptin", 97},
       {"cudaDevAttrMaxBlocksPerMultiprocessor", 106},
+      // mapped, registered and managed memory
+      {"cudaHostRegisterDefault", 0},
+      {"cudaHostRegisterPortable", 1},
+      {"cudaHostRegisterMapped", 2},
+      {"cudaHostRegisterIoMemory", 4},
+      {"cudaHostRegisterReadOnly", 8},
+      {"cudaMemAttachGlobal", 1},
+      {"cudaMemAttachHost", 2},
+      {"cudaMemAttachSingle", 4},
+      {"cudaCpuDeviceId", -1},
+      {"cudaInvalidDeviceId", -2},
+      {"cudaMemAdviseSetReadMostly", 1},
+      {"cudaMemAdviseUnsetReadMostly", 2},
+      {"cudaMemAdviseSetPreferredLocation", 3},
+      {"cudaMemAdviseUnsetPreferredLocation", 4},
+      {"cudaMemAdviseSetAccessedBy", 5},
+      {"cudaMemAdviseUnsetAccessedBy", 6},
+      {"cudaMemLocationTypeInvalid", 0},
+      {"cudaMemLocationTypeNone", 0},
+      {"cudaMemLocationTypeDevice", 1},
+      {"cudaMemLocationTypeHost", 2},
+      {"cudaMemLocationTypeHostNuma", 3},
+      {"cudaMemLocationTypeHostNumaCurrent", 4},
+      {"cudaMemoryTypeUnregistered", 0},
+      {"cudaMemoryTypeHost", 1},
+      {"cudaMemoryTypeDevice", 2},
+      {"cudaMemoryTypeManaged", 3},
+      {"cudaDevAttrCanMapHostMemory", 19},
+      {"cudaDevAttrConcurrentManagedAccess", 89},
+      {"cudaDevAttrPageableMemoryAccess", 88},
+      {"cudaErrorInvalidPitchValue", 12},
+      {"cudaErrorHostMemoryAlreadyRegistered", 712},
+      {"cudaErrorHostMemoryNotRegistered", 713},
+      {"cudaErrorNotSupported", 801},
       {"cudaErrorNotReady", 600},
       // cudaError_t values (CUDA 12 numbering)
       {"cudaSuccess", 0},
@@ -213,6 +247,14 @@ void Sema::declareApiStructs() {
                                                       {"cacheModeCA", i},
                                                       {"maxDynamicSharedSizeBytes", i},
                                                       {"preferredShmemCarveout", i}});
+  memLocation_ = makeStruct("cudaMemLocation", {{"type", i}, {"id", i}});
+  const Type *voidPtr = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
+  pointerAttrs_ = makeStruct("cudaPointerAttributes",
+                             {{"type", i},
+                              {"device", i},
+                              {"devicePointer", voidPtr},
+                              {"hostPointer", voidPtr},
+                              {"reserved", types_.arrayOf(types_.get(TypeKind::Long), 8)}});
 }
 
 const Type *Sema::baseType(TypeSyntax *ts) {

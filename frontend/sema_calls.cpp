@@ -242,6 +242,10 @@ const Type *Sema::sigType(char c) {
     return types_.pointerTo(deviceProp_, defaultSpace());
   case 'A':
     return types_.pointerTo(funcAttributes_, defaultSpace());
+  case 'L':
+    return memLocation_;
+  case 'T':
+    return types_.pointerTo(pointerAttrs_, defaultSpace());
   case 'Y': // a symbol: passed as its device address
   case 'K': // a kernel: passed as its index
     return types_.pointerTo(types_.voidTy(), AddrSpace::Host);
@@ -280,6 +284,10 @@ void Sema::builtinCall(Expr *e, int b) {
       {"cudaStreamWaitEvent", {{2, 0}}},
       {"cudaMemcpyToSymbol", {{3, 0}, {4, 1}}},   // offset 0, cudaMemcpyHostToDevice
       {"cudaMemcpyFromSymbol", {{3, 0}, {4, 2}}}, // offset 0, cudaMemcpyDeviceToHost
+      {"cudaMallocManaged", {{2, 1}}},            // cudaMemAttachGlobal
+      {"cudaMemPrefetchAsync", {{4, 0}}},
+      {"cudaOccupancyMaxPotentialBlockSize", {{3, 0}, {4, 0}}},
+      {"cudaMemcpy2DAsync", {{7, 0}}},
   };
   if (auto d = defaults.find(n); d != defaults.end())
     for (auto [index, value] : d->second)
@@ -292,7 +300,8 @@ void Sema::builtinCall(Expr *e, int b) {
   // cudaMalloc(void**, size_t) and friends accept any T** (C++ templates make that
   // implicit in CUDA).
   if ((n == "cudaMalloc" || n == "cudaMallocHost" || n == "cudaHostAlloc" ||
-       n == "cudaGetSymbolAddress") &&
+       n == "cudaGetSymbolAddress" || n == "cudaHostGetDevicePointer" || n == "cudaMallocManaged" ||
+       n == "cudaMallocPitch") &&
       !e->args.empty() && check(e->args[0])) {
     Expr *a = rvalue(e->args[0]);
     if (a->type->isPointer() && a->type->elem->isPointer()) {

@@ -43,6 +43,9 @@ public:
     td["cudaMemcpyKind"] = types_.intTy();
     td["cudaDeviceAttr"] = types_.intTy();
     td["cudaFuncCache"] = types_.intTy();
+    td["cudaMemoryAdvise"] = types_.intTy();
+    td["cudaMemLocationType"] = types_.intTy();
+    td["cudaMemoryType"] = types_.intTy();
     td["cudaStream_t"] = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
     td["cudaEvent_t"] = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
     td["int8_t"] = types_.get(TypeKind::SChar);
@@ -93,6 +96,8 @@ private:
   std::map<std::string, const Type *> vectorTypes_;
   const Type *deviceProp_ = nullptr;
   const Type *funcAttributes_ = nullptr;
+  const Type *memLocation_ = nullptr;  // cudaMemLocation, as KernMemLocation
+  const Type *pointerAttrs_ = nullptr; // cudaPointerAttributes, as KernPointerAttributes
 
   void error(SourceLoc loc, std::string msg) { diags_.error(loc, std::move(msg)); }
 

@@ -14,6 +14,8 @@ grammar Kern;
   std::set<std::string> typeNames = {
       "size_t", "ptrdiff_t", "dim3", "uint3", "cudaError_t", "cudaStream_t", "cudaEvent_t",
       "cudaMemcpyKind", "cudaDeviceProp", "cudaFuncAttributes", "cudaDeviceAttr", "cudaFuncCache",
+      "cudaMemLocation", "cudaPointerAttributes", "cudaMemoryAdvise", "cudaMemLocationType",
+      "cudaMemoryType",
       "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
       "char1", "char2", "char3", "char4", "uchar1", "uchar2", "uchar3", "uchar4",
       "short1", "short2", "short3", "short4", "ushort1", "ushort2", "ushort3", "ushort4",

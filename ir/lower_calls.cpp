@@ -227,7 +227,17 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     error(e->loc, "'" + n + "' is not supported yet");
     return constInt(Type::i32(true), 0);
   }
-  auto v = args();
+  std::vector<Expr *> v;
+  for (fe::Expr *a : e->args) {
+    if (a->type->isStruct()) { // by value (cudaMemLocation): the address of a copy
+      LValue src = structValue(a);
+      LocalSlot *copy = newSlot("arg", a->type);
+      copyStruct(slotAddr(copy), slotSpace(), src.addr, src.space, a->type, e->loc);
+      v.push_back(slotAddr(copy));
+      continue;
+    }
+    v.push_back(rvalue(a));
+  }
   Expr *x = intrinsic(id, irType(e->type), v);
   if (n.rfind("atomic", 0) == 0) {
     x->site = m_.addSite(SiteKind::Atomic, e->loc, n);

@@ -61,7 +61,7 @@ int32_t Runtime::cudaGetDeviceProperties(KernDeviceProp *prop, int32_t device) {
   std::memset(&d, 0, sizeof d);
   // "(kern model)": a program that prints the name shows that it ran on the model.
   std::snprintf(d.name, sizeof d.name, "%s (kern model)", p.marketingName.c_str());
-  d.totalGlobalMem = device_.hi() - device_.lo();
+  d.totalGlobalMem = device_.deviceHi() - device_.lo();
   d.sharedMemPerBlock = p.sharedPerBlockDefault;
   d.regsPerBlock = p.registersPerBlock;
   d.warpSize = p.warpSize;

@@ -36,7 +36,7 @@ int32_t Runtime::cudaMalloc(void **p, uint64_t size) {
     return recordError(cudaErrorMemoryAllocation,
                        "kern: cudaMalloc: out of memory: cannot allocate " + byteCount(size) +
                            " (" + byteCount(used) + " of the device's " +
-                           byteCount(device_.hi() - device_.lo()) + " are allocated)");
+                           byteCount(device_.deviceHi() - device_.lo()) + " are allocated)");
   }
   *p = reinterpret_cast<void *>(base);
   if (checker_) // CUDA's fresh allocations hold garbage: nothing in them counts as written
@@ -53,6 +53,18 @@ int32_t Runtime::cudaFree(void *p) {
   if (globalDeviceBases_.count(addr))
     return recordError(cudaErrorInvalidValue, "kern: cudaFree: " + hexAddress(addr) +
                                                   " is a __device__ variable, not an allocation");
+  if (HostVisibleBlock *b = findHostVisible(addr); b && b->base == addr) {
+    if (b->kind == HostVisibleBlock::Kind::MappedPinned)
+      return recordError(cudaErrorInvalidValue,
+                         "kern: cudaFree: " + hexAddress(addr) +
+                             " was allocated by cudaHostAlloc (use cudaFreeHost)");
+    releaseHostVisible(addr);
+    return cudaSuccess;
+  }
+  if (findAliasByDevice(addr))
+    return recordError(cudaErrorInvalidValue,
+                       "kern: cudaFree: " + hexAddress(addr) +
+                           " is the device pointer of mapped host memory, not an allocation");
   if (device_.release(addr))
     return cudaSuccess;
   std::string why;
@@ -137,7 +149,16 @@ int32_t Runtime::memcpyImpl(const char *api, void *dst, const void *src, uint64_
       (srcDevice ? checkDeviceRange(fn.c_str(), "source", s, n, message) : checkHost("source", s));
   if (!ok)
     return recordError(cudaErrorInvalidValue, std::move(message));
+  // The device view of mapped host memory, on either side, mirrors the host for the copy.
+  HostAlias *dstAlias = aliases_.empty() ? nullptr : findAliasByDevice(d);
+  HostAlias *srcAlias = aliases_.empty() ? nullptr : findAliasByDevice(s);
+  if (srcAlias)
+    syncAlias(*srcAlias, true);
+  if (dstAlias)
+    syncAlias(*dstAlias, true);
   std::memmove(dst, src, n);
+  if (dstAlias)
+    syncAlias(*dstAlias, false);
   if (checker_ && dstDevice) {
     if (srcDevice) // unwritten bytes stay unwritten when copied
       checker_->init().copy(d, s, n);
@@ -159,7 +180,12 @@ int32_t Runtime::cudaMemset(void *p, int32_t value, uint64_t n) {
   std::string message;
   if (!checkDeviceRange("cudaMemset", "destination", addressOf(p), n, message))
     return recordError(cudaErrorInvalidValue, std::move(message));
+  HostAlias *alias = aliases_.empty() ? nullptr : findAliasByDevice(addressOf(p));
+  if (alias)
+    syncAlias(*alias, true);
   std::memset(p, value, n);
+  if (alias)
+    syncAlias(*alias, false);
   if (checker_)
     checker_->init().mark(addressOf(p), n);
   return cudaSuccess;
@@ -207,6 +233,7 @@ int32_t Runtime::cudaSetDevice(int32_t dev) {
 int32_t Runtime::cudaDeviceReset() {
   // A fresh context: every allocation is gone and errors, sticky ones included, are cleared.
   // Global variables stay (on a GPU the module would be loaded again).
+  releaseUnifiedState();
   device_.releaseAllExcept(globalDeviceBases_);
   lastError_ = cudaSuccess;
   stickyError_ = cudaSuccess;

@@ -37,11 +37,35 @@ int32_t Runtime::cudaMallocHost(void **p, uint64_t size, const char *function) {
 
 int32_t Runtime::cudaHostAlloc(void **p, uint64_t size, uint32_t flags) {
   // cudaHostAllocDefault 0, Portable 1, Mapped 2, WriteCombined 4: every combination gives
-  // pinned memory, which is all kern models of them.
+  // pinned memory; Mapped memory is reachable from kernels too, at the same address.
   if (flags > 7)
     return recordError(cudaErrorInvalidValue, "kern: cudaHostAlloc: " + std::to_string(flags) +
                                                   " is not a combination of cudaHostAlloc flags");
-  return cudaMallocHost(p, size, "cudaHostAlloc");
+  if (!(flags & 2))
+    return cudaMallocHost(p, size, "cudaHostAlloc");
+  if (stickyError_)
+    return stickyError_;
+  if (!p || device_.contains(addressOf(p)))
+    return recordError(cudaErrorInvalidValue,
+                       "kern: cudaHostAlloc: the pointer argument is not a valid host pointer");
+  // In the host-visible arena: host code and kernels touch the same bytes (zero-copy).
+  const uint64_t base =
+      device_.allocate(std::max<uint64_t>(size, 1), DeviceMemory::Arena::HostVisible);
+  if (!base) {
+    *p = nullptr;
+    return recordError(cudaErrorMemoryAllocation,
+                       "kern: cudaHostAlloc: out of memory: cannot allocate " + byteCount(size));
+  }
+  HostVisibleBlock b;
+  b.kind = HostVisibleBlock::Kind::MappedPinned;
+  b.base = base;
+  b.size = std::max<uint64_t>(size, 1);
+  b.flags = flags;
+  hostVisible_[base] = std::move(b);
+  if (checker_) // the host writes it with no record kept: every byte counts as written
+    checker_->init().mark(base, size);
+  *p = reinterpret_cast<void *>(base);
+  return cudaSuccess;
 }
 
 int32_t Runtime::cudaFreeHost(void *p) {
@@ -51,11 +75,18 @@ int32_t Runtime::cudaFreeHost(void *p) {
     return cudaSuccess;
   const uint64_t addr = addressOf(p);
   if (host_.isPinned(addr)) {
+    dropAlias(addr);
     host_.release(p);
     return cudaSuccess;
   }
   std::string why;
-  if (device_.contains(addr))
+  if (HostVisibleBlock *b = findHostVisible(addr); b && b->base == addr) {
+    if (b->kind == HostVisibleBlock::Kind::MappedPinned) {
+      releaseHostVisible(addr);
+      return cudaSuccess;
+    }
+    why = " was allocated by cudaMallocManaged (use cudaFree)";
+  } else if (device_.contains(addr))
     why = " is a device pointer (use cudaFree)";
   else if (host_.find(addr) && host_.find(addr)->base == addr)
     why = " was allocated by malloc (use free)";
@@ -65,6 +96,10 @@ int32_t Runtime::cudaFreeHost(void *p) {
 }
 
 bool Runtime::isPinned(uint64_t hostAddr) const {
+  auto it = hostVisible_.upper_bound(hostAddr);
+  if (it != hostVisible_.begin() &&
+      hostAddr < std::prev(it)->second.base + std::prev(it)->second.size)
+    return std::prev(it)->second.kind == HostVisibleBlock::Kind::MappedPinned;
   const Allocation *a = host_.find(hostAddr);
   return a && host_.isPinned(a->base);
 }

@@ -25,7 +25,7 @@ void Runtime::write(int32_t stream, std::string_view text) {
 FormatOptions Runtime::hostFormatOptions() const {
   FormatOptions o;
   o.unreadableLo = device_.lo();
-  o.unreadableHi = device_.hi();
+  o.unreadableHi = device_.deviceHi();
   return o;
 }
 
@@ -44,6 +44,11 @@ bool Runtime::hostRealloc(void *p, uint64_t size, void *&result) {
   if (device_.contains(addressOf(p))) {
     reportHostError("realloc: " + describeDevicePointer(addressOf(p)) +
                     " is a device pointer (it was not returned by malloc)");
+    return false;
+  }
+  if (p && findHostVisible(addressOf(p))) {
+    reportHostError("realloc: " + hexAddress(addressOf(p)) +
+                    " was allocated by cudaHostAlloc or cudaMallocManaged (it cannot be resized)");
     return false;
   }
   if (p && host_.isPinned(addressOf(p))) {
@@ -65,6 +70,13 @@ bool Runtime::hostFree(void *p) {
   const uint64_t addr = addressOf(p);
   if (device_.contains(addr)) {
     reportHostError("free: " + describeDevicePointer(addr) + " is a device pointer (use cudaFree)");
+    return false;
+  }
+  if (HostVisibleBlock *b = p ? findHostVisible(addr) : nullptr) {
+    reportHostError("free: " + hexAddress(addr) +
+                    (b->kind == HostVisibleBlock::Kind::Managed
+                         ? " was allocated by cudaMallocManaged (use cudaFree)"
+                         : " was allocated by cudaHostAlloc (use cudaFreeHost)"));
     return false;
   }
   if (p && host_.isPinned(addr)) {
@@ -112,6 +124,16 @@ bool Runtime::checkHostRange(const char *function, const char *what, const void 
                     std::to_string(a->size) + "-byte block allocated by malloc at " +
                     hexAddress(a->base));
     return false;
+  }
+  if (device_.hostVisible(addr)) {
+    const HostVisibleBlock *b = findHostVisible(addr);
+    if (!b || n > b->base + b->size - addr) {
+      reportHostError(head + "range " + hexRange(addr, n) + " (" + byteCount(n) + ") " +
+                      (b ? "runs past the end of a " + std::to_string(b->size) +
+                               "-byte allocation at " + hexAddress(b->base)
+                         : std::string("is not inside a live managed or mapped allocation")));
+      return false;
+    }
   }
   return true;
 }

@@ -274,7 +274,9 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   LaunchResult result;
   {
     HostSignalPause pause;
+    managedBeforeLaunch(cfg.params, paramBytes);
     result = scheduler_.launch(cfg);
+    managedAfterLaunch();
   }
   if (rec.profiled && result.faulted) {
     // Blocks above the faulting one ran, or ran partly, as the timing of the workers had it:

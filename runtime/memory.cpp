@@ -41,32 +41,51 @@ std::string hexAddress(uint64_t addr) {
 // ---- DeviceMemory ---------------------------------------------------------------------------
 
 DeviceMemory::DeviceMemory(uint64_t bytes) {
-  bytes = roundUp(bytes ? bytes : pageSize(), pageSize());
+  bytes = roundUp(bytes ? bytes : pageSize(), kHostVisibleUnit);
+  const uint64_t total = 2 * bytes; // the device arena, then the host-visible one
   const int prot = PROT_READ | PROT_WRITE;
   const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
   // The fixed address makes device pointers identical from run to run; if something already
   // lives there (a second Runtime in the same process), any address will do.
   void *p =
-      mmap(reinterpret_cast<void *>(kHintAddress), bytes, prot, flags | MAP_FIXED_NOREPLACE, -1, 0);
+      mmap(reinterpret_cast<void *>(kHintAddress), total, prot, flags | MAP_FIXED_NOREPLACE, -1, 0);
   if (p == MAP_FAILED || reinterpret_cast<uint64_t>(p) != kHintAddress) {
     if (p != MAP_FAILED)
-      munmap(p, bytes); // an old kernel that treated the flag as a hint
-    p = mmap(nullptr, bytes, prot, flags, -1, 0);
+      munmap(p, total); // an old kernel that treated the flag as a hint
+    p = mmap(nullptr, total + kHostVisibleUnit, prot, flags, -1, 0);
+    if (p != MAP_FAILED) { // the host-visible arena must start on a unit
+      const uint64_t a = reinterpret_cast<uint64_t>(p);
+      const uint64_t aligned = roundUp(a, kHostVisibleUnit);
+      if (aligned > a)
+        munmap(p, aligned - a);
+      munmap(reinterpret_cast<void *>(aligned + total), a + kHostVisibleUnit - aligned);
+      p = reinterpret_cast<void *>(aligned);
+    }
   }
   if (p == MAP_FAILED)
     return;
   // The shadow map is reserved the same way: only the pages behind live allocations are
   // ever touched (8 bytes per 256 bytes of device memory).
-  shadowBytes_ = roundUp(bytes / kShadowGranule * sizeof(uint64_t), pageSize());
+  shadowBytes_ = roundUp(total / kShadowGranule * sizeof(uint64_t), pageSize());
   void *sh = mmap(nullptr, shadowBytes_, prot, flags, -1, 0);
   if (sh == MAP_FAILED) {
-    munmap(p, bytes);
+    munmap(p, total);
     return;
   }
   shadow_ = static_cast<uint64_t *>(sh);
   lo_ = reinterpret_cast<uint64_t>(p);
-  hi_ = lo_ + bytes;
-  top_ = lo_;
+  mid_ = lo_ + bytes;
+  hi_ = lo_ + total;
+  device_ = ArenaState{lo_, mid_, lo_, {}};
+  visible_ = ArenaState{mid_, hi_, mid_, {}};
+}
+
+uint64_t DeviceMemory::deviceBytesInUse() const {
+  uint64_t used = 0;
+  for (const auto &[b, a] : live_)
+    if (b < mid_)
+      used += a.size;
+  return used;
 }
 
 void DeviceMemory::markShadow(uint64_t base, uint64_t size, bool live) {
@@ -83,29 +102,34 @@ DeviceMemory::~DeviceMemory() {
     munmap(shadow_, shadowBytes_);
 }
 
-uint64_t DeviceMemory::footprint(uint64_t size) { return roundUp(size, kAlignment) + kGuard; }
+uint64_t DeviceMemory::footprint(uint64_t base, uint64_t size) const {
+  if (base >= mid_) // whole units, the guard gap included
+    return roundUp(size + kGuard, kHostVisibleUnit);
+  return roundUp(size, kAlignment) + kGuard;
+}
 
-uint64_t DeviceMemory::allocate(uint64_t size) {
-  if (!isValid() || size == 0 || size > hi_ - lo_)
+uint64_t DeviceMemory::allocate(uint64_t size, Arena arena) {
+  ArenaState &st = arena == Arena::Device ? device_ : visible_;
+  if (!isValid() || size == 0 || size > st.hi - st.lo)
     return 0;
-  const uint64_t need = footprint(size);
+  const uint64_t need = footprint(st.lo, size);
   uint64_t base = 0;
   // First fit in address order: deterministic, and it reuses freed memory as cudaMalloc does.
-  for (auto it = freeRanges_.begin(); it != freeRanges_.end(); ++it) {
+  for (auto it = st.freeRanges.begin(); it != st.freeRanges.end(); ++it) {
     if (it->second < need)
       continue;
     base = it->first;
     const uint64_t rest = it->second - need;
-    freeRanges_.erase(it);
+    st.freeRanges.erase(it);
     if (rest)
-      freeRanges_[base + need] = rest;
+      st.freeRanges[base + need] = rest;
     break;
   }
   if (!base) {
-    if (hi_ - top_ < need)
+    if (st.hi - st.top < need)
       return 0;
-    base = top_;
-    top_ += need;
+    base = st.top;
+    st.top += need;
   }
   // The range is no longer "freed" memory: forget the old allocations that overlapped it.
   auto it = freed_.lower_bound(base);
@@ -133,24 +157,25 @@ void DeviceMemory::clearRange(uint64_t base, uint64_t len) {
 }
 
 void DeviceMemory::addFreeRange(uint64_t base, uint64_t len) {
-  auto next = freeRanges_.lower_bound(base);
-  if (next != freeRanges_.end() && next->first == base + len) {
+  ArenaState &st = arenaOf(base);
+  auto next = st.freeRanges.lower_bound(base);
+  if (next != st.freeRanges.end() && next->first == base + len) {
     len += next->second;
-    next = freeRanges_.erase(next);
+    next = st.freeRanges.erase(next);
   }
-  if (next != freeRanges_.begin()) {
+  if (next != st.freeRanges.begin()) {
     auto prev = std::prev(next);
     if (prev->first + prev->second == base) {
       base = prev->first;
       len += prev->second;
-      freeRanges_.erase(prev);
+      st.freeRanges.erase(prev);
     }
   }
-  if (base + len == top_) {
-    top_ = base; // give the tail back, so a program that frees everything starts over
+  if (base + len == st.top) {
+    st.top = base; // give the tail back, so a program that frees everything starts over
     return;
   }
-  freeRanges_[base] = len;
+  st.freeRanges[base] = len;
 }
 
 bool DeviceMemory::release(uint64_t base) {
@@ -160,9 +185,9 @@ bool DeviceMemory::release(uint64_t base) {
   const Allocation a = it->second;
   live_.erase(it);
   markShadow(a.base, a.size, false);
-  clearRange(a.base, roundUp(a.size, kAlignment));
+  clearRange(a.base, a.base >= mid_ ? footprint(a.base, a.size) : roundUp(a.size, kAlignment));
   freed_[a.base] = a;
-  addFreeRange(a.base, footprint(a.size));
+  addFreeRange(a.base, footprint(a.base, a.size));
   return true;
 }
 

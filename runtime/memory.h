@@ -33,7 +33,18 @@ public:
   /// so that a device address never looks like a host address.
   static constexpr uint64_t kHintAddress = 0x200000000000ull;
 
-  /// Reserves `bytes` of address space (MAP_NORESERVE: nothing is committed until touched).
+  /// The unit of the host-visible arena (see Arena::HostVisible): its allocations start on
+  /// and fill whole units, so that a unit belongs to one allocation (managed memory migrates
+  /// by units of this size, and host-side protection works on whole pages).
+  static constexpr uint64_t kHostVisibleUnit = 64 * 1024;
+
+  /// The region has two arenas. Device: cudaMalloc's memory, which only kernels may touch.
+  /// HostVisible (after it): memory both the host and kernels may touch, cudaMallocManaged's
+  /// and mapped pinned memory (cudaHostAllocMapped).
+  enum class Arena { Device, HostVisible };
+
+  /// Reserves `bytes` of device address space and as much again for the host-visible arena
+  /// (MAP_NORESERVE: nothing is committed until touched).
   explicit DeviceMemory(uint64_t bytes);
   ~DeviceMemory();
   DeviceMemory(const DeviceMemory &) = delete;
@@ -43,7 +54,7 @@ public:
   bool isValid() const { return lo_ != 0; }
   /// Returns the base of a new zero-filled allocation, or 0 if the device is out of memory.
   /// `size` must be nonzero.
-  uint64_t allocate(uint64_t size);
+  uint64_t allocate(uint64_t size, Arena arena = Arena::Device);
   /// Frees the allocation whose base is `base`; false if there is none.
   bool release(uint64_t base);
   /// Frees every allocation (cudaDeviceReset) except those in `keep`.
@@ -53,10 +64,17 @@ public:
   const Allocation *find(uint64_t addr) const;
   /// The freed allocation (not reused since) that contained `addr`, or null.
   const Allocation *findFreed(uint64_t addr) const;
-  /// Whether `addr` lies in the reserved region (device memory, live or not).
-  bool contains(uint64_t addr) const { return addr >= lo_ && addr < hi_; }
+  /// Whether `addr` lies in the device arena (memory host code may not touch, live or not).
+  bool contains(uint64_t addr) const { return addr >= lo_ && addr < mid_; }
+  /// Whether `addr` lies in the host-visible arena (live or not).
+  bool hostVisible(uint64_t addr) const { return addr >= mid_ && addr < hi_; }
+  /// The whole region, both arenas: what kernels may address.
   uint64_t lo() const { return lo_; }
   uint64_t hi() const { return hi_; }
+  /// The end of the device arena (the start of the host-visible one).
+  uint64_t deviceHi() const { return mid_; }
+  /// Bytes allocated in the device arena (cudaMemGetInfo).
+  uint64_t deviceBytesInUse() const;
   /// The shadow map compiled kernels check every global access against: one entry per
   /// kShadowGranule bytes of the region, holding the end address of the live allocation that
   /// covers the granule (0 if none). Allocations are 256-aligned, so an access of `s` bytes at
@@ -72,18 +90,23 @@ public:
   std::string describe(uint64_t addr, uint64_t size) const;
 
 private:
-  static uint64_t footprint(uint64_t size);
+  struct ArenaState {
+    uint64_t lo = 0, hi = 0;
+    uint64_t top = 0;                        // everything above was never handed out
+    std::map<uint64_t, uint64_t> freeRanges; // base -> length, below top, coalesced
+  };
+  ArenaState &arenaOf(uint64_t addr) { return addr < mid_ ? device_ : visible_; }
+  uint64_t footprint(uint64_t base, uint64_t size) const;
   void addFreeRange(uint64_t base, uint64_t len);
   void clearRange(uint64_t base, uint64_t len);
   void markShadow(uint64_t base, uint64_t size, bool live);
 
-  uint64_t lo_ = 0, hi_ = 0;
+  uint64_t lo_ = 0, mid_ = 0, hi_ = 0;
+  ArenaState device_, visible_;
   uint64_t *shadow_ = nullptr; // (hi_ - lo_) / kShadowGranule entries, reserved like the region
   uint64_t shadowBytes_ = 0;
-  uint64_t top_ = 0;                        // everything above was never handed out
-  std::map<uint64_t, Allocation> live_;     // by base
-  std::map<uint64_t, uint64_t> freeRanges_; // base -> length, below top_, coalesced
-  std::map<uint64_t, Allocation> freed_;    // freed and not reused, for use-after-free messages
+  std::map<uint64_t, Allocation> live_;  // by base
+  std::map<uint64_t, Allocation> freed_; // freed and not reused, for use-after-free messages
 };
 
 /// The host heap of a kern program: real malloc, but every block is recorded so that

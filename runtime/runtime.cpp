@@ -37,6 +37,10 @@ thread_local KernHostCtx *tlsHostCtx = nullptr;
 /// error instead of taking the process (a REPL, an embedding application) down with it.
 void onHostSignal(int sig, siginfo_t *info, void *) {
   KernHostCtx *ctx = tlsHostCtx;
+  // A managed page that lives on the device: it migrates, and the access is made again.
+  if (ctx && sig == SIGSEGV && info && ctx->rt &&
+      ctx->rt->resolveManagedFault(reinterpret_cast<uint64_t>(info->si_addr)))
+    return;
   if (!ctx) { // not compiled host code: the default action
     std::signal(sig, SIG_DFL);
     std::raise(sig);

@@ -300,6 +300,29 @@ public:
   int32_t cudaFuncGetAttributes(KernFuncAttributes *attr, uint32_t kernel);
   int32_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int32_t *n, uint32_t kernel,
                                                         int32_t blockSize, uint64_t dynamicShared);
+  // Mapped, registered and managed memory (api_unified.cpp, api_managed.cpp).
+  int32_t cudaHostGetDevicePointer(void **device, void *host, uint32_t flags);
+  int32_t cudaHostRegister(void *p, uint64_t size, uint32_t flags);
+  int32_t cudaHostUnregister(void *p);
+  int32_t cudaMallocManaged(void **p, uint64_t size, uint32_t flags);
+  int32_t cudaMemPrefetchAsync(const void *p, uint64_t n, const KernMemLocation *location,
+                               uint32_t flags, void *stream);
+  int32_t cudaMemAdvise(const void *p, uint64_t n, int32_t advice, const KernMemLocation *location);
+  int32_t cudaMemGetInfo(uint64_t *free, uint64_t *total);
+  int32_t cudaPointerGetAttributes(KernPointerAttributes *attr, const void *p);
+  /// A host access faulted at `addr`: if it is a managed page resident on the device, migrate
+  /// it to the host (counted as a transfer) and return true, so the access is retried.
+  bool resolveManagedFault(uint64_t addr);
+  // Pitched memory and the occupancy helper (api_pitch.cpp).
+  int32_t cudaMallocPitch(void **p, uint64_t *pitch, uint64_t width, uint64_t height);
+  int32_t cudaMemcpy2D(void *dst, uint64_t dpitch, const void *src, uint64_t spitch, uint64_t width,
+                       uint64_t height, int32_t kind, const char *api = "cudaMemcpy2D");
+  int32_t cudaMemcpy2DAsync(void *dst, uint64_t dpitch, const void *src, uint64_t spitch,
+                            uint64_t width, uint64_t height, int32_t kind, void *stream);
+  int32_t cudaMemset2D(void *p, uint64_t pitch, int32_t value, uint64_t width, uint64_t height);
+  int32_t cudaOccupancyMaxPotentialBlockSize(int32_t *minGridSize, int32_t *blockSize,
+                                             uint32_t kernel, uint64_t dynamicShared,
+                                             int32_t blockSizeLimit);
   /// A failed assert() in host code: reports it (the caller then unwinds with kHostFaultExitCode).
   void hostAssert(uint32_t site, const char *message);
 
@@ -337,6 +360,50 @@ private:
     bool recorded = false; ///< events: cudaEventRecord was called
     double stamp = 0;      ///< events: the modelled clock at the last record
   };
+
+public:
+  /// A live allocation of the host-visible arena (DeviceMemory::Arena::HostVisible).
+  struct HostVisibleBlock {
+    enum class Kind { MappedPinned, Managed } kind = Kind::Managed;
+    uint64_t base = 0, size = 0;
+    uint32_t flags = 0;
+    /// Managed memory, per DeviceMemory::kHostVisibleUnit: where the unit lives and the advice
+    /// given for it.
+    enum class Where : uint8_t { Unpopulated, Host, Device, Both };
+    struct Unit {
+      Where where = Where::Unpopulated;
+      bool readMostly = false;
+      int8_t preferred = 0; // 0 none, 1 the device, 2 the host
+      bool accessedByDevice = false, accessedByHost = false;
+    };
+    std::vector<Unit> units;
+  };
+  /// A host range kernels reach through a device view: cudaHostRegister, or a pinned block
+  /// whose device pointer was asked for. The host copy is authoritative between launches; the
+  /// device view is filled before each launch (or device-side copy) and read back after.
+  struct HostAlias {
+    uint64_t host = 0, size = 0, device = 0;
+    uint64_t heapBase = 0; // the malloc block holding the range when registered, or 0
+    bool registered = false;
+  };
+
+private:
+  HostVisibleBlock *findHostVisible(uint64_t addr);
+  HostAlias *findAlias(uint64_t hostAddr);
+  HostAlias *findAliasByDevice(uint64_t deviceAddr);
+  /// Creates the device view of [host, host + size); 0 when the device is out of memory.
+  uint64_t makeAlias(uint64_t host, uint64_t size, bool registered);
+  void dropAlias(uint64_t host);
+  /// Copies a host range (every one) into its device view (toDevice) or back.
+  void syncAlias(HostAlias &a, bool toDevice);
+  void syncAliases(bool toDevice);
+  /// Managed memory around a launch: migrate what the launch touches, open every unit to the
+  /// kernels; afterwards protect the units the host may not touch without a fault.
+  void managedBeforeLaunch(const uint8_t *params, uint32_t paramBytes);
+  void managedAfterLaunch();
+  void protectUnits(const HostVisibleBlock &b, size_t first, size_t count);
+  void releaseHostVisible(uint64_t base);
+  void releaseUnifiedState();
   Handle *findHandle(const void *p, Handle::Kind kind) const;
   /// Null (the default stream) or a live stream: cudaSuccess; else an error recorded for
   /// `function`.
@@ -396,6 +463,10 @@ private:
   double clock_ = 0;                 // the modelled clock, seconds
   std::vector<std::unique_ptr<Handle>> handleStore_;
   std::map<const void *, Handle *> handles_;
+
+  std::map<uint64_t, HostVisibleBlock> hostVisible_; // by base
+  std::map<uint64_t, HostAlias> aliases_;            // by host address
+  bool launchOpen_ = false; // managed units are open to kernels (managedBeforeLaunch)
 
   int32_t lastError_ = 0;   // cudaGetLastError
   int32_t stickyError_ = 0; // a kernel fault: returned by every later call

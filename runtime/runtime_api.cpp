@@ -136,7 +136,8 @@ void kern_rt_launch(KernHostCtx *ctx, uint32_t kernel, uint32_t gx, uint32_t gy,
 }
 
 uint64_t kern_rt_global_lo(KernHostCtx *ctx) { return ctx->rt->deviceMemory().lo(); }
-uint64_t kern_rt_global_hi(KernHostCtx *ctx) { return ctx->rt->deviceMemory().hi(); }
+// Host code may touch the host-visible arena (managed and mapped memory), not the device arena.
+uint64_t kern_rt_global_hi(KernHostCtx *ctx) { return ctx->rt->deviceMemory().deviceHi(); }
 
 void *kern_rt_malloc(KernHostCtx *ctx, uint64_t size) { return ctx->rt->hostMalloc(size); }
 
@@ -398,6 +399,58 @@ int32_t kern_rt_cudaOccupancyMaxActiveBlocksPerMultiprocessor(KernHostCtx *ctx, 
                                                               uint64_t dynamicShared) {
   return ctx->rt->cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, kernel, blockSize,
                                                                 dynamicShared);
+}
+int32_t kern_rt_cudaHostGetDevicePointer(KernHostCtx *ctx, void **device, void *host,
+                                         uint32_t flags) {
+  return ctx->rt->cudaHostGetDevicePointer(device, host, flags);
+}
+int32_t kern_rt_cudaHostRegister(KernHostCtx *ctx, void *p, uint64_t size, uint32_t flags) {
+  return ctx->rt->cudaHostRegister(p, size, flags);
+}
+int32_t kern_rt_cudaHostUnregister(KernHostCtx *ctx, void *p) {
+  return ctx->rt->cudaHostUnregister(p);
+}
+int32_t kern_rt_cudaMallocManaged(KernHostCtx *ctx, void **p, uint64_t size, uint32_t flags) {
+  return ctx->rt->cudaMallocManaged(p, size, flags);
+}
+int32_t kern_rt_cudaMemPrefetchAsync(KernHostCtx *ctx, const void *p, uint64_t n,
+                                     const KernMemLocation *location, uint32_t flags,
+                                     void *stream) {
+  return ctx->rt->cudaMemPrefetchAsync(p, n, location, flags, stream);
+}
+int32_t kern_rt_cudaMemAdvise(KernHostCtx *ctx, const void *p, uint64_t n, int32_t advice,
+                              const KernMemLocation *location) {
+  return ctx->rt->cudaMemAdvise(p, n, advice, location);
+}
+int32_t kern_rt_cudaMemGetInfo(KernHostCtx *ctx, uint64_t *free, uint64_t *total) {
+  return ctx->rt->cudaMemGetInfo(free, total);
+}
+int32_t kern_rt_cudaPointerGetAttributes(KernHostCtx *ctx, KernPointerAttributes *attr,
+                                         const void *p) {
+  return ctx->rt->cudaPointerGetAttributes(attr, p);
+}
+int32_t kern_rt_cudaOccupancyMaxPotentialBlockSize(KernHostCtx *ctx, int32_t *minGridSize,
+                                                   int32_t *blockSize, uint32_t kernel,
+                                                   uint64_t dynamicShared, int32_t blockSizeLimit) {
+  return ctx->rt->cudaOccupancyMaxPotentialBlockSize(minGridSize, blockSize, kernel, dynamicShared,
+                                                     blockSizeLimit);
+}
+int32_t kern_rt_cudaMallocPitch(KernHostCtx *ctx, void **p, uint64_t *pitch, uint64_t width,
+                                uint64_t height) {
+  return ctx->rt->cudaMallocPitch(p, pitch, width, height);
+}
+int32_t kern_rt_cudaMemcpy2D(KernHostCtx *ctx, void *dst, uint64_t dpitch, const void *src,
+                             uint64_t spitch, uint64_t width, uint64_t height, int32_t kind) {
+  return ctx->rt->cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+int32_t kern_rt_cudaMemcpy2DAsync(KernHostCtx *ctx, void *dst, uint64_t dpitch, const void *src,
+                                  uint64_t spitch, uint64_t width, uint64_t height, int32_t kind,
+                                  void *stream) {
+  return ctx->rt->cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
+}
+int32_t kern_rt_cudaMemset2D(KernHostCtx *ctx, void *p, uint64_t pitch, int32_t value,
+                             uint64_t width, uint64_t height) {
+  return ctx->rt->cudaMemset2D(p, pitch, value, width, height);
 }
 
 } // extern "C"
