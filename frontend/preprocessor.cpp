@@ -60,7 +60,15 @@ const std::set<std::string> kSystemHeaders = {"stdio.h",
                                               "math_constants.h",
                                               "device_functions.h",
                                               "vector_types.h",
-                                              "cuda_fp16.h"};
+                                              "cuda_fp16.h",
+                                              "sys/time.h",
+                                              "unistd.h",
+                                              "getopt.h",
+                                              "ctype.h",
+                                              "cctype",
+                                              "errno.h",
+                                              "cerrno",
+                                              "sys/types.h"};
 
 // Headers of CUDA and of C++ that kern knows but whose contents are not supported yet: the
 // include is accepted, and the first use of what they declare gets its own diagnostic
@@ -146,6 +154,10 @@ const char *const kPredefined[] = {
     "M_2_SQRTPI 1.12837916709551257390",
     "M_SQRT2 1.41421356237309504880",
     "M_SQRT1_2 0.707106781186547524401",
+    // The host C library's constants (time.h, stdio.h), as glibc on x86-64 defines them.
+    "CLOCKS_PER_SEC 1000000L",
+    "CLOCK_REALTIME 0",
+    "CLOCK_MONOTONIC 1",
     // assert() keeps the text of its condition for the message, as <assert.h> does.
     "assert(e) __kern_assert((e), #e)",
 };

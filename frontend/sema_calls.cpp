@@ -246,6 +246,18 @@ const Type *Sema::sigType(char c) {
   case 'E':
     return types_.pointerTo(types_.pointerTo(types_.get(TypeKind::Char), defaultSpace()),
                             defaultSpace());
+  case 'W':
+    return types_.pointerTo(file_, defaultSpace());
+  case 'V':
+    return types_.pointerTo(timeval_, defaultSpace());
+  case 'T':
+    return types_.pointerTo(timespec_, defaultSpace());
+  case 'O':
+    return types_.pointerTo(option_, defaultSpace(), true);
+  case 'L':
+    return types_.pointerTo(types_.get(TypeKind::Long), defaultSpace());
+  case 'H': // a host function: passed as its address
+    return types_.pointerTo(types_.voidTy(), AddrSpace::Host);
   }
   return types_.intTy();
 }
@@ -370,6 +382,8 @@ void Sema::builtinCall(Expr *e, int b) {
     }
   }
   e->type = ft->elem;
+  if (n == "clock" && side_ == Side::Host)
+    e->type = types_.get(TypeKind::Long); // C's clock(): clock_t
 }
 
 void Sema::genericBuiltin(Expr *e, const std::string &n, const std::string &sig) {

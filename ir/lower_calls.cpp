@@ -216,6 +216,8 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     intrinsicByName(n, id);
     return intrinsic(id, irType(e->type), v);
   }
+  if (n == "clock" && !device_) // host code: C's clock()
+    return snapshot(intrinsic(IntrinsicId::HostClock, Type::i64(true), {}), "clock", e->loc);
   if (n == "clock" || n == "clock64") {
     Expr *x = intrinsic(IntrinsicId::Clock, Type::i64(true), {});
     return snapshot(x, "clock", e->loc);
