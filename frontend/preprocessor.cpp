@@ -88,6 +88,23 @@ const std::set<std::string> kDeferredHeaders = {"cooperative_groups.h",
 // cuda_runtime.h itself, so its macros are among the predefined ones below).
 const std::map<std::string, std::vector<const char *>> kHeaderMacros = {
     {"cuda.h", {"CUDA_VERSION 13000"}}, // the driver API's version: CUDA 13.0
+    // getopt's globals live in the runtime: each names its location (runtime/host_getopt.cpp).
+    {"unistd.h",
+     {"optarg (*__kern_optarg_location())", "optind (*__kern_optind_location())",
+      "opterr (*__kern_opterr_location())", "optopt (*__kern_optopt_location())"}},
+    {"getopt.h",
+     {"optarg (*__kern_optarg_location())", "optind (*__kern_optind_location())",
+      "opterr (*__kern_opterr_location())", "optopt (*__kern_optopt_location())", "no_argument 0",
+      "required_argument 1", "optional_argument 2"}},
+    // errno is the runtime's, as glibc's is per thread: a macro over its location.
+    {"errno.h",
+     {"errno (*__kern_errno_location())", "EPERM 1", "ENOENT 2", "EINTR 4", "EIO 5", "EBADF 9",
+      "ENOMEM 12", "EACCES 13", "EEXIST 17", "ENOTDIR 20", "EISDIR 21", "EINVAL 22", "EMFILE 24",
+      "ENOSPC 28", "ESPIPE 29", "EDOM 33", "ERANGE 34", "EOVERFLOW 75"}},
+    {"cerrno",
+     {"errno (*__kern_errno_location())", "EPERM 1", "ENOENT 2", "EINTR 4", "EIO 5", "EBADF 9",
+      "ENOMEM 12", "EACCES 13", "EEXIST 17", "ENOTDIR 20", "EISDIR 21", "EINVAL 22", "EMFILE 24",
+      "ENOSPC 28", "ESPIPE 29", "EDOM 33", "ERANGE 34", "EOVERFLOW 75"}},
 };
 
 // Constants a program may use without including the header that defines them.
@@ -158,6 +175,10 @@ const char *const kPredefined[] = {
     "CLOCKS_PER_SEC 1000000L",
     "CLOCK_REALTIME 0",
     "CLOCK_MONOTONIC 1",
+    "EOF (-1)",
+    "SEEK_SET 0",
+    "SEEK_CUR 1",
+    "SEEK_END 2",
     // assert() keeps the text of its condition for the message, as <assert.h> does.
     "assert(e) __kern_assert((e), #e)",
 };

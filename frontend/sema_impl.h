@@ -324,6 +324,11 @@ private:
   void constructVector(Expr *e, const Type *t, const std::string &n);
 
   const Type *sigType(char c);
+  /// Why a C library function that kern leaves out on purpose is not there, or null.
+  static const char *unavailableFunction(const std::string &n);
+  /// qsort's and bsearch's comparator: argument `index` of builtin call `e` must name a host
+  /// function int(const void *, const void *).
+  bool hostFunctionArgument(Expr *e, size_t index, const std::string &n);
 
   void builtinCall(Expr *e, int b);
 

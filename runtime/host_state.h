@@ -42,6 +42,8 @@ struct HostLibraryState {
   bool deniedNoted = false;
   /// strtok's position.
   char *strtokNext = nullptr;
+  /// qsort's merge buffer.
+  std::vector<char> scratch;
 
   /// Closes every file the program left open (its output reaches the disk, as at exit).
   void closeAll() {
@@ -53,5 +55,41 @@ struct HostLibraryState {
   }
   ~HostLibraryState() { closeAll(); }
 };
+
+} // namespace kern::runtime
+
+namespace kern::runtime {
+
+class Runtime;
+
+/// Where the scanf family reads: a FILE (fp), a string (text), or nothing (both null: at its
+/// end at once, as stdin where the program may not read).
+struct ScanSource {
+  std::FILE *fp = nullptr;
+  const char *text = nullptr;
+  uint64_t pos = 0;   // into text
+  uint64_t count = 0; // characters consumed (%n)
+  int get() {
+    int c = fp ? std::fgetc(fp) : text && text[pos] ? static_cast<unsigned char>(text[pos++]) : -1;
+    if (c != -1)
+      ++count;
+    return c;
+  }
+  void unget(int c) {
+    if (c == -1)
+      return;
+    --count;
+    if (fp)
+      std::ungetc(c, fp);
+    else
+      --pos;
+  }
+};
+
+/// scanf's work (host_scan.cpp): reads `src` as `fmt` says, storing through the pointers
+/// `args`. `result` is the number of assignments, or -1 (EOF) when the input ended before the
+/// first conversion. False when an argument was bad (reported as `function`'s error).
+bool scanFormat(Runtime &rt, const char *function, ScanSource &src, const char *fmt, int32_t nargs,
+                const uint64_t *args, int32_t &result);
 
 } // namespace kern::runtime

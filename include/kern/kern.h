@@ -65,8 +65,11 @@ typedef struct kern_options {
   int profile_from_start;  /* 0: nothing is profiled until cudaProfilerStart() (default 1) */
   kern_launch_filter_fn launch_filter; /* NULL: every launch passes (default NULL) */
   void *launch_filter_user;            /* passed to launch_filter (default NULL) */
-  int no_fmad; /* nonzero: device code rounds a multiply and an add separately, as nvcc's
-                  --fmad=false; 0: they may fuse into one fma, as nvcc does (default 0) */
+  int no_fmad;     /* nonzero: device code rounds a multiply and an add separately, as nvcc's
+                      --fmad=false; 0: they may fuse into one fma, as nvcc does (default 0) */
+  int allow_files; /* nonzero: host code may open and remove files, read stdin and getenv, as
+                      a native program would (kern::Options::allowFiles); 0: fopen fails with
+                      EACCES (default 0) */
 } kern_options;
 
 /* Fills `options` with the defaults above. */

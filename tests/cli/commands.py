@@ -146,6 +146,29 @@ check(["check", "-I", incdir, "-DOFFSET=0", INC], 0)
 check(["run", INC], 1, err=["'scale.h' file not found", "'helper.cuh' file not found"])
 check(["run", INC, "-I"], 2, err=["-I needs a value"])
 
+# Files: a program run by kern run may use them, as a native one; --no-files denies it.
+FILES = write("files.kern", r'''
+#include <errno.h>
+int main(int argc, char **argv) {
+  FILE *f = fopen(argv[1], "w");
+  if (f == NULL) { perror("fopen"); return 4; }
+  fprintf(f, "%d\n", 42);
+  fclose(f);
+  f = fopen(argv[1], "r");
+  int v = 0;
+  fscanf(f, "%d", &v);
+  fclose(f);
+  printf("read %d\n", v);
+  return remove(argv[1]);
+}
+''')
+DATA = os.path.join(tmp, "data.txt")
+check(["run", FILES, "--", DATA], 0, out=["read 42"])
+check(["run", "--no-files", FILES, "--", DATA], 4,
+      err=["kern: file access is disabled (--no-files): fopen(\"" + DATA + "\")",
+           "fopen: Permission denied"])
+check(["run", FILES, "--no-files", "--", DATA], 4, err=["file access is disabled"])
+
 # The REPL from the command line, on a pipe.
 check([], 0, out=["(int) 42"], stdin="int x = 6;\nx * 7\n")
 check(["repl", "--device", "g80"], 0, out=["(int) 3"], stdin="1 + 2\n:quit\n")
