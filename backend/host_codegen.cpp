@@ -275,9 +275,23 @@ void HostCodegen::emitPrintf(const ir::Stmt &s) {
     b_.CreateCall(runtime(RuntimeFunction::kern_rt_printf), {ctx_, fmt, n, buf});
     return;
   }
-  // fprintf(stderr, ...): stream 2 (abi.h)
-  b_.CreateCall(runtime(RuntimeFunction::kern_rt_fprintf),
-                {ctx_, b_.getInt32(s.printfStream), fmt, n, buf});
+  if (s.printfStream == 4) {
+    // The scanf family: from the FILE handle `value`, or the string `addr` when it is 0.
+    Value *source = b_.CreateIntToPtr(emitExpr(*s.value), ptr, "scanf.stream");
+    Value *text = b_.CreateIntToPtr(emitExpr(*s.addr), ptr, "scanf.text");
+    Value *r = b_.CreateCall(runtime(RuntimeFunction::kern_rt_scanf),
+                             {ctx_, source, text, fmt, n, buf}, "scanf.count");
+    if (s.var) {
+      auto it = vars_.find(s.var);
+      if (it != vars_.end())
+        b_.CreateStore(emitCast(b_, r, ir::Type::i32(true), s.var->type), it->second);
+    }
+    return;
+  }
+  // fprintf: stdout and stderr are the handles 1 and 2; printfStream 3 has its handle in `value`
+  Value *stream = s.printfStream == 3 ? b_.CreateIntToPtr(emitExpr(*s.value), ptr, "fprintf.stream")
+                                      : b_.CreateIntToPtr(b_.getInt64(s.printfStream), ptr);
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_fprintf), {ctx_, stream, fmt, n, buf});
 }
 
 void HostCodegen::emitLaunch(const ir::Stmt &s) {
@@ -446,6 +460,14 @@ Value *HostCodegen::emitExpr(const ir::Expr &e) {
     return nullptr;
   case ExprKind::StringConst:
     return b_.CreatePtrToInt(mc_.stringConstant(e.text), b_.getInt64Ty(), "str");
+  case ExprKind::FunctionAddr: {
+    auto it = mc_.hostFunctions.find(e.callee);
+    if (it == mc_.hostFunctions.end()) {
+      mc_.fail("internal error: the address of a host function that was not declared");
+      return b_.getInt64(0);
+    }
+    return b_.CreatePtrToInt(it->second, b_.getInt64Ty(), "fn");
+  }
   case ExprKind::GlobalAddr: {
     auto *fn = runtime(RuntimeFunction::kern_rt_global_addr);
     fn->setDoesNotAccessMemory(); // a global's address never changes while the program runs

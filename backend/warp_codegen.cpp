@@ -893,6 +893,9 @@ Value *WarpCodegen::emitExprShape(const ir::Expr &e) {
     return nullptr;
   case ExprKind::StringConst:
     return b_.CreatePtrToInt(mc_.stringConstant(e.text), b_.getInt64Ty(), "str");
+  case ExprKind::FunctionAddr:
+    mc_.fail("internal error: a host function's address in kernel code");
+    return llvm::PoisonValue::get(vecTy(e.type));
   case ExprKind::GlobalAddr: {
     // The runtime owns global variables' storage; their addresses never change while a
     // program runs, so the call is marked free of side effects and LLVM may hoist it.

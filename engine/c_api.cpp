@@ -95,6 +95,7 @@ kern_status kern_engine_create(const kern_options *options, kern_engine **engine
   o.device = e->copts.device ? e->copts.device : "";
   o.optLevel = e->copts.opt_level;
   o.fmad = e->copts.no_fmad == 0;
+  o.allowFiles = e->copts.allow_files != 0;
   o.timeoutSeconds = e->copts.timeout_seconds;
   o.out = sink(e->copts.out, e->copts.user);
   o.err = sink(e->copts.err, e->copts.user);

@@ -129,6 +129,7 @@ runtime::Runtime::Options runtimeOptions(const Options &o) {
   ro.counters = countersOn(o);
   ro.checked = checkedOn(o);
   ro.filter = launchFilter(o);
+  ro.allowFiles = o.allowFiles;
   return ro;
 }
 

@@ -3,6 +3,7 @@
 #include "frontend/preprocessor.h"
 
 #include "frontend/pp_expr.h"
+#include "frontend/pp_tables.h"
 #include "frontend/text_headers.h"
 
 #include <algorithm>
@@ -31,124 +32,10 @@ SourceLoc PreprocessedSource::map(uint32_t line, uint32_t col) const {
 
 namespace {
 
-// Headers the language accepts and ignores (LANGUAGE.md): their declarations are built in.
-const std::set<std::string> kSystemHeaders = {"stdio.h",
-                                              "stdlib.h",
-                                              "math.h",
-                                              "string.h",
-                                              "cuda_runtime.h",
-                                              "cuda.h",
-                                              "assert.h",
-                                              "stdint.h",
-                                              "float.h",
-                                              "limits.h",
-                                              "time.h",
-                                              "stdbool.h",
-                                              "stddef.h",
-                                              "cuda_runtime_api.h",
-                                              "cuda_profiler_api.h",
-                                              "device_launch_parameters.h",
-                                              "cstdio",
-                                              "cstdlib",
-                                              "cmath",
-                                              "cstring",
-                                              "cassert",
-                                              "cstdint",
-                                              "cfloat",
-                                              "climits",
-                                              "ctime",
-                                              "cstddef",
-                                              "device_functions.h",
-                                              "vector_types.h",
-                                              "cuda_fp16.h"};
-
-// Headers of CUDA and of C++ that kern knows but whose contents are not supported yet: the
-// include is accepted, and the first use of what they declare gets its own diagnostic
-// ("cooperative groups are not supported", "templates are not supported yet").
-const std::set<std::string> kDeferredHeaders = {"cooperative_groups.h",
-                                                "cooperative_groups/reduce.h",
-                                                "iostream",
-                                                "vector",
-                                                "string",
-                                                "algorithm",
-                                                "chrono",
-                                                "memory",
-                                                "utility",
-                                                "thrust/device_vector.h"};
-
-// Macros that a built-in header defines when it is included, and only then (nvcc includes
-// cuda_runtime.h itself, so its macros are among the predefined ones below).
-const std::map<std::string, std::vector<const char *>> kHeaderMacros = {
-    {"cuda.h", {"CUDA_VERSION 13000"}}, // the driver API's version: CUDA 13.0
-};
-
-// Constants a program may use without including the header that defines them.
-const char *const kPredefined[] = {
-    "__CUDACC__ 1",
-    "__KERN__ 1",
-    "__NVCC__ 1",
-    // The CUDA release whose runtime API kern implements (13.0): what the CUDA headers and nvcc
-    // define, so `#if CUDART_VERSION >= 4000` takes the branch it takes with nvcc.
-    "CUDART_VERSION 13000",
-    "__CUDACC_VER_MAJOR__ 13",
-    "__CUDACC_VER_MINOR__ 0",
-    "NULL 0",
-    "EXIT_SUCCESS 0",
-    "EXIT_FAILURE 1",
-    "RAND_MAX 2147483647",
-    "CHAR_BIT 8",
-    "SCHAR_MIN (-128)",
-    "SCHAR_MAX 127",
-    "UCHAR_MAX 255",
-    "CHAR_MIN (-128)",
-    "CHAR_MAX 127",
-    "SHRT_MIN (-32768)",
-    "SHRT_MAX 32767",
-    "USHRT_MAX 65535",
-    "INT_MAX 2147483647",
-    "INT_MIN (-2147483647 - 1)",
-    "UINT_MAX 4294967295U",
-    "LONG_MAX 9223372036854775807L",
-    "LONG_MIN (-9223372036854775807L - 1)",
-    "ULONG_MAX 18446744073709551615UL",
-    "LLONG_MAX 9223372036854775807LL",
-    "LLONG_MIN (-9223372036854775807LL - 1)",
-    "ULLONG_MAX 18446744073709551615ULL",
-    "INT8_MAX 127",
-    "INT8_MIN (-128)",
-    "UINT8_MAX 255",
-    "INT16_MAX 32767",
-    "INT16_MIN (-32768)",
-    "UINT16_MAX 65535",
-    "INT32_MAX 2147483647",
-    "INT32_MIN (-2147483647 - 1)",
-    "UINT32_MAX 4294967295U",
-    "INT64_MAX 9223372036854775807LL",
-    "INT64_MIN (-9223372036854775807LL - 1)",
-    "UINT64_MAX 18446744073709551615ULL",
-    "SIZE_MAX 18446744073709551615UL",
-    "FLT_MAX 3.402823466e+38f",
-    "FLT_MIN 1.175494351e-38f",
-    "FLT_EPSILON 1.192092896e-07f",
-    "DBL_MAX 1.7976931348623158e+308",
-    "DBL_MIN 2.2250738585072014e-308",
-    "DBL_EPSILON 2.2204460492503131e-16",
-    "M_E 2.71828182845904523536",
-    "M_LOG2E 1.44269504088896340736",
-    "M_LOG10E 0.434294481903251827651",
-    "M_LN2 0.693147180559945309417",
-    "M_LN10 2.30258509299404568402",
-    "M_PI 3.14159265358979323846",
-    "M_PI_2 1.57079632679489661923",
-    "M_PI_4 0.785398163397448309616",
-    "M_1_PI 0.318309886183790671538",
-    "M_2_PI 0.636619772367581343076",
-    "M_2_SQRTPI 1.12837916709551257390",
-    "M_SQRT2 1.41421356237309504880",
-    "M_SQRT1_2 0.707106781186547524401",
-    // assert() keeps the text of its condition for the message, as <assert.h> does.
-    "assert(e) __kern_assert((e), #e)",
-};
+using pp_detail::kDeferredHeaders;
+using pp_detail::kHeaderMacros;
+using pp_detail::kPredefined;
+using pp_detail::kSystemHeaders;
 
 using pp_detail::PPToken;
 using pp_detail::TokKind;

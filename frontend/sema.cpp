@@ -257,6 +257,21 @@ void Sema::declareApiStructs() {
                               {"reserved", types_.arrayOf(types_.get(TypeKind::Long), 8)}});
 }
 
+void Sema::declareHostLibraryTypes() {
+  const Type *l = types_.get(TypeKind::Long), *i = types_.intTy();
+  timeval_ = makeStruct("timeval", {{"tv_sec", l}, {"tv_usec", l}});
+  timespec_ = makeStruct("timespec", {{"tv_sec", l}, {"tv_nsec", l}});
+  option_ = makeStruct(
+      "option", {{"name", types_.pointerTo(types_.get(TypeKind::Char), AddrSpace::Generic, true)},
+                 {"has_arg", i},
+                 {"flag", types_.pointerTo(i)},
+                 {"val", i}});
+  // `option` is only a struct tag (struct option), as in C: programs often name variables so.
+  fileScope_.typedefs.erase("option");
+  file_ = types_.newStruct("FILE");
+  fileScope_.typedefs["FILE"] = file_;
+}
+
 const Type *Sema::baseType(TypeSyntax *ts) {
   if (ts->structDef)
     return defineStruct(ts->structDef);

@@ -24,6 +24,7 @@ enum BuiltinObject : int {
   kBuiltinWarpSize,
   kBuiltinStdout,
   kBuiltinStderr,
+  kBuiltinStdin,
 };
 
 /// Checks and annotates `tu`. Every problem is a diagnostic; returns false if any error.

@@ -59,6 +59,10 @@ void Sema::call(Expr *e) {
     }
     int b = findBuiltin(n);
     if (b < 0) {
+      if (const char *why = unavailableFunction(n)) {
+        error(callee->loc, "'" + n + "' is not available in kern: " + why);
+        return;
+      }
       error(callee->loc, "use of undeclared identifier '" + n + "'");
       return;
     }
@@ -112,8 +116,8 @@ bool Sema::arguments(Expr *e, const Type *ft, const std::string &n) {
   }
   bool ok = true;
   for (size_t i = 0; i < e->args.size(); ++i) {
-    if (e->args[i]->builtin == -3 || e->args[i]->builtin == -4)
-      continue; // a symbol or kernel named as an argument: resolved by builtinCall
+    if (e->args[i]->builtin == -3 || e->args[i]->builtin == -4 || e->args[i]->builtin == -5)
+      continue; // a symbol, kernel or host function named as an argument: see builtinCall
     if (!check(e->args[i])) {
       ok = false;
       continue;
@@ -242,9 +246,9 @@ const Type *Sema::sigType(char c) {
     return types_.pointerTo(deviceProp_, defaultSpace());
   case 'A':
     return types_.pointerTo(funcAttributes_, defaultSpace());
-  case 'L':
+  case 'M':
     return memLocation_;
-  case 'T':
+  case 'N':
     return types_.pointerTo(pointerAttrs_, defaultSpace());
   case 'Y': // a symbol: passed as its device address
   case 'K': // a kernel: passed as its index
@@ -252,6 +256,18 @@ const Type *Sema::sigType(char c) {
   case 'E':
     return types_.pointerTo(types_.pointerTo(types_.get(TypeKind::Char), defaultSpace()),
                             defaultSpace());
+  case 'W':
+    return types_.pointerTo(file_, defaultSpace());
+  case 'V':
+    return types_.pointerTo(timeval_, defaultSpace());
+  case 'T':
+    return types_.pointerTo(timespec_, defaultSpace());
+  case 'O':
+    return types_.pointerTo(option_, defaultSpace(), true);
+  case 'L':
+    return types_.pointerTo(types_.get(TypeKind::Long), defaultSpace());
+  case 'H': // a host function: passed as its address
+    return types_.pointerTo(types_.voidTy(), AddrSpace::Host);
   }
   return types_.intTy();
 }
@@ -315,6 +331,11 @@ void Sema::builtinCall(Expr *e, int b) {
   // arguments: resolved here, where host code may name them.
   for (size_t i = 1; i < sig.size() && i - 1 < e->args.size(); ++i) {
     char c = sig[i];
+    if (c == 'H') {
+      if (!hostFunctionArgument(e, i - 1, n))
+        return;
+      continue;
+    }
     if (c != 'Y' && c != 'K')
       continue;
     Expr *a = e->args[i - 1];
@@ -343,14 +364,6 @@ void Sema::builtinCall(Expr *e, int b) {
       a->builtin = -4; // a kernel reference (see the lowering)
     }
     e->args[i - 1] = a;
-  }
-  if ((n == "fprintf" || n == "fflush") && e->args.size() >= 1 && check(e->args[0])) {
-    Expr *a = e->args[0];
-    if (!(a->kind == ExprKind::Ident &&
-          (a->builtin == kBuiltinStdout || a->builtin == kBuiltinStderr))) {
-      error(a->loc, n + " can only use stdout or stderr (no file access)");
-      return;
-    }
   }
   bool variadic = sig.back() == '.';
   if (variadic)
@@ -381,6 +394,52 @@ void Sema::builtinCall(Expr *e, int b) {
     }
   }
   e->type = ft->elem;
+  if (n == "clock" && side_ == Side::Host)
+    e->type = types_.get(TypeKind::Long); // C's clock(): clock_t
+}
+
+const char *Sema::unavailableFunction(const std::string &n) {
+  static const std::set<std::string> processes = {
+      "system", "popen",  "pclose", "fork",    "vfork",       "execl",        "execlp", "execle",
+      "execv",  "execvp", "execve", "execvpe", "posix_spawn", "posix_spawnp", "kill"};
+  static const std::set<std::string> network = {"socket",   "connect",     "bind",         "listen",
+                                                "accept",   "send",        "recv",         "sendto",
+                                                "recvfrom", "getaddrinfo", "gethostbyname"};
+  if (processes.count(n))
+    return "programs cannot run other programs";
+  if (network.count(n))
+    return "programs cannot use the network";
+  return nullptr;
+}
+
+bool Sema::hostFunctionArgument(Expr *e, size_t index, const std::string &n) {
+  if (index >= e->args.size())
+    return true; // the count is checked with the other arguments
+  Expr *a = e->args[index];
+  while (a->kind == ExprKind::Unary && a->unaryOp == UnaryOp::AddrOf)
+    a = a->operands[0]; // `&compare` is accepted too
+  const std::string want = "the comparator of '" + n +
+                           "' must be the name of a host function 'int f(const void *, const "
+                           "void *)' (kern has no function pointers)";
+  Decl *d = a->kind == ExprKind::Ident ? lookup(a->name) : nullptr;
+  auto *f = dynamic_cast<FunctionDecl *>(d);
+  if (!f || !f->type || f->quals.global || !f->isHostCallable()) {
+    error(a->loc, want);
+    return false;
+  }
+  const Type *ft = f->type;
+  bool ok = ft->elem == types_.intTy() && ft->params.size() == 2 && !ft->variadic;
+  for (size_t i = 0; ok && i < 2; ++i)
+    ok = ft->params[i]->isPointer();
+  if (!ok) {
+    error(a->loc, want + ", not '" + ft->str() + "'");
+    return false;
+  }
+  a->decl = f;
+  a->type = f->type;
+  a->builtin = -5; // a host function reference (see the lowering)
+  e->args[index] = a;
+  return true;
 }
 
 void Sema::genericBuiltin(Expr *e, const std::string &n, const std::string &sig) {

@@ -294,7 +294,7 @@ void Sema::ident(Expr *e) {
       {"threadIdx", kBuiltinThreadIdx}, {"blockIdx", kBuiltinBlockIdx},
       {"blockDim", kBuiltinBlockDim},   {"gridDim", kBuiltinGridDim},
       {"warpSize", kBuiltinWarpSize},   {"stdout", kBuiltinStdout},
-      {"stderr", kBuiltinStderr}};
+      {"stderr", kBuiltinStderr},       {"stdin", kBuiltinStdin}};
   auto it = objects.find(n);
   if (it != objects.end()) {
     e->builtin = it->second;
@@ -312,7 +312,7 @@ void Sema::ident(Expr *e) {
         error(e->loc, "'" + n + "' is only available in host code");
         return;
       }
-      e->type = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
+      e->type = types_.pointerTo(file_, AddrSpace::Host);
     }
     return;
   }

@@ -57,10 +57,12 @@ public:
     td["int64_t"] = types_.get(TypeKind::Long);
     td["uint64_t"] = types_.get(TypeKind::ULong);
     td["clock_t"] = types_.get(TypeKind::Long); // x86-64 Linux, as nvcc's host compiler has it
+    td["time_t"] = types_.get(TypeKind::Long);
     td["uint3"] = types_.uint3Ty();
     td["dim3"] = types_.dim3Ty();
     declareVectorTypes();
     declareApiStructs();
+    declareHostLibraryTypes();
   }
 
   /// CUDA's vector types (vector_types.h): char1..4 ... double1..4, with CUDA's alignments
@@ -73,6 +75,11 @@ public:
   /// cudaDeviceProp and cudaFuncAttributes, laid out as backend/abi.h's KernDeviceProp and
   /// KernFuncAttributes, which the runtime fills.
   void declareApiStructs();
+
+  /// The C library's types that host code uses: struct timeval (sys/time.h), struct timespec
+  /// (time.h), struct option (getopt.h), laid out as on x86-64 Linux; FILE, an incomplete type
+  /// whose pointers are the runtime's stream handles.
+  void declareHostLibraryTypes();
 
   bool run() {
     for (Decl *d : tu_.decls)
@@ -98,6 +105,10 @@ private:
   const Type *funcAttributes_ = nullptr;
   const Type *memLocation_ = nullptr;  // cudaMemLocation, as KernMemLocation
   const Type *pointerAttrs_ = nullptr; // cudaPointerAttributes, as KernPointerAttributes
+  const Type *timeval_ = nullptr;
+  const Type *timespec_ = nullptr;
+  const Type *option_ = nullptr;
+  const Type *file_ = nullptr;
 
   void error(SourceLoc loc, std::string msg) { diags_.error(loc, std::move(msg)); }
 
@@ -319,6 +330,11 @@ private:
   void constructVector(Expr *e, const Type *t, const std::string &n);
 
   const Type *sigType(char c);
+  /// Why a C library function that kern leaves out on purpose is not there, or null.
+  static const char *unavailableFunction(const std::string &n);
+  /// qsort's and bsearch's comparator: argument `index` of builtin call `e` must name a host
+  /// function int(const void *, const void *).
+  bool hostFunctionArgument(Expr *e, size_t index, const std::string &n);
 
   void builtinCall(Expr *e, int b);
 

@@ -24,7 +24,7 @@ grammar Kern;
       "longlong1", "longlong2", "longlong3", "longlong4",
       "ulonglong1", "ulonglong2", "ulonglong3", "ulonglong4",
       "float1", "float2", "float3", "float4", "double1", "double2", "double3", "double4",
-      "clock_t", "ssize_t"};
+      "clock_t", "ssize_t", "time_t", "FILE", "timeval", "timespec"};
 
   bool isTypeName(const std::string &s) const { return typeNames.count(s) != 0; }
 

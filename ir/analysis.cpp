@@ -154,6 +154,7 @@ private:
     case ExprKind::Const:
     case ExprKind::StringConst:
     case ExprKind::GlobalAddr:
+    case ExprKind::FunctionAddr:
     case ExprKind::SharedAddr:
     case ExprKind::ParamAddr:
       u = true;

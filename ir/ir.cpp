@@ -238,7 +238,10 @@ public:
         os << (s->var ? "%" + s->var->name + "." + std::to_string(s->var->id) + " = " : "")
            << "snprintf " << expr(s->addr) << ", " << expr(s->value) << ", ";
       else
-        os << (s->printfStream == 2 ? "fprintf stderr, " : "printf ");
+        os << (s->printfStream == 4   ? "scanf " + expr(s->value) + ", " + expr(s->addr) + ", "
+               : s->printfStream == 3 ? "fprintf " + expr(s->value) + ", "
+               : s->printfStream == 2 ? "fprintf stderr, "
+                                      : "printf ");
       if (s->format)
         os << expr(s->format);
       else
@@ -324,6 +327,9 @@ public:
       break;
     case ExprKind::GlobalAddr:
       o << "&@" << e->global->name;
+      break;
+    case ExprKind::FunctionAddr:
+      o << "&" << (e->callee ? e->callee->name : std::string("?"));
       break;
     case ExprKind::SharedAddr:
       o << "shared+" << e->intValue;
@@ -468,6 +474,10 @@ struct Verifier {
       expr(s->value);
       break;
     case StmtKind::Printf:
+      if (s->value)
+        expr(s->value);
+      if (s->addr)
+        expr(s->addr);
       if (s->format)
         expr(s->format);
       for (auto *a : s->args)

@@ -141,22 +141,24 @@ struct GlobalVar {
 // ---------------------------------------------------------------------------------------------
 
 enum class ExprKind : uint8_t {
-  Const,       // intValue or floatValue, of `type`
-  VarRef,      // var
-  BuiltinVar,  // builtinVar
-  Unary,       // unaryOp, ops[0]
-  Binary,      // binaryOp, ops[0], ops[1] (same type; comparisons yield Bool)
-  Cast,        // ops[0] converted to `type` (C conversion semantics)
-  Select,      // ops[0] (Bool) ? ops[1] : ops[2]; both arms evaluated, no side effects
-  Load,        // *(type*)ops[0] in `space`; site
-  Call,        // callee(args = ops); device or host function, same side as the caller
-  Intrinsic,   // intrinsic(args = ops): math, warp functions, runtime API calls
-  StringConst, // address of a NUL-terminated constant string (text)
-  GlobalAddr,  // address of global (a GlobalVar)
-  SharedAddr,  // address of byte intValue of the block's shared memory
-  LocalAddr,   // address of local slot (a LocalSlot) of this thread
-  ParamAddr,   // kernels: address of byte intValue of the packed parameter buffer (uniform)
-  PtrAdd,      // ops[0] (Ptr) + ops[1] (I64 byte offset, signed) -> Ptr of `type`
+  Const,        // intValue or floatValue, of `type`
+  VarRef,       // var
+  BuiltinVar,   // builtinVar
+  Unary,        // unaryOp, ops[0]
+  Binary,       // binaryOp, ops[0], ops[1] (same type; comparisons yield Bool)
+  Cast,         // ops[0] converted to `type` (C conversion semantics)
+  Select,       // ops[0] (Bool) ? ops[1] : ops[2]; both arms evaluated, no side effects
+  Load,         // *(type*)ops[0] in `space`; site
+  Call,         // callee(args = ops); device or host function, same side as the caller
+  Intrinsic,    // intrinsic(args = ops): math, warp functions, runtime API calls
+  StringConst,  // address of a NUL-terminated constant string (text)
+  GlobalAddr,   // address of global (a GlobalVar)
+  SharedAddr,   // address of byte intValue of the block's shared memory
+  LocalAddr,    // address of local slot (a LocalSlot) of this thread
+  ParamAddr,    // kernels: address of byte intValue of the packed parameter buffer (uniform)
+  PtrAdd,       // ops[0] (Ptr) + ops[1] (I64 byte offset, signed) -> Ptr of `type`
+  FunctionAddr, // host code: the address of host function `callee` (qsort's comparator), for
+                // the runtime to call as `ret callee(KernHostCtx *, args...)`
 };
 
 /// Bitcast: the operand's bits as `type` (same width; __int_as_float and friends).
@@ -254,7 +256,10 @@ enum class StmtKind : uint8_t {
   Eval,     // evaluate value for its side effects (a Call or Intrinsic)
   Printf,   // printf(text, args...): site. printfStream 0: sprintf/snprintf into the host
             // buffer `addr` of `value` bytes (u64; UINT64_MAX for sprintf); the count goes to
-            // `var` when it is set
+            // `var` when it is set. printfStream 3: fprintf to the FILE handle `value`.
+            // printfStream 4: the scanf family: reads from the FILE handle `value`, or from
+            // the string `addr` when `value` is 0, into the pointers `args`; the count (or
+            // EOF) goes to `var`
   Launch,   // kernel<<<grid, block, sharedBytes, stream>>>(args): host only; site
   Barrier,  // __syncthreads(): kernel only; site
 };

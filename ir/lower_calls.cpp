@@ -65,6 +65,9 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
   };
   if (n == "printf" || n == "fprintf") {
     size_t fi = n == "printf" ? 0 : 1;
+    // fprintf's stream is evaluated first, as it stands first.
+    Expr *handle =
+        n == "fprintf" ? snapshot(rvalue(e->args[0]), "fprintf.stream", e->loc) : nullptr;
     fe::Expr *f = e->args[fi];
     while (f->kind == ExprKind::Cast && !f->typeSyntax)
       f = f->operands[0];
@@ -83,12 +86,41 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     s->site = m_.addSite(SiteKind::Printf, e->loc, n);
     if (n == "fprintf") {
       fe::Expr *stream = e->args[0];
-      s->printfStream = stream->builtin == fe::kBuiltinStderr ? 2 : 1;
+      while (stream->kind == ExprKind::Cast && !stream->typeSyntax)
+        stream = stream->operands[0];
+      if (stream->builtin == fe::kBuiltinStderr || stream->builtin == fe::kBuiltinStdout) {
+        s->printfStream = stream->builtin == fe::kBuiltinStderr ? 2 : 1;
+      } else { // a FILE* computed at run time: the runtime checks the handle
+        s->printfStream = 3;
+        s->value = handle;
+      }
     }
     return constInt(Type::i32(true), 0);
   }
-  if (n == "fflush") // output reaches its sink as it is written: nothing is buffered to flush
-    return constInt(Type::i32(true), 0);
+  if (n == "scanf" || n == "sscanf" || n == "fscanf") {
+    fe::Expr *f = e->args[1 - (n == "scanf")];
+    while (f->kind == ExprKind::Cast && !f->typeSyntax)
+      f = f->operands[0];
+    Expr *source = n == "scanf" ? constInt(Type::ptr(AddrSpace::Host), 3)
+                                : snapshot(rvalue(e->args[0]), n + ".source", e->loc);
+    Expr *format = f->kind == ExprKind::StringLit
+                       ? nullptr
+                       : snapshot(rvalue(e->args[1 - (n == "scanf")]), n + ".format", e->loc);
+    std::vector<Expr *> vs;
+    for (size_t i = 2 - (n == "scanf"); i < e->args.size(); ++i)
+      vs.push_back(snapshot(rvalue(e->args[i]), n + ".arg", e->loc));
+    Var *count = newVar(n + ".count", Type::i32(true));
+    Stmt *s = emit(ir::StmtKind::Printf, e->loc);
+    s->printfStream = 4;
+    s->text = f->stringValue;
+    s->format = format;
+    s->args = vs;
+    s->value = n == "sscanf" ? constInt(Type::ptr(AddrSpace::Host), 0) : source;
+    s->addr = n == "sscanf" ? source : constInt(Type::ptr(AddrSpace::Host), 0);
+    s->var = count;
+    s->site = m_.addSite(SiteKind::Printf, e->loc, n);
+    return ref(count);
+  }
   if (n == "sprintf" || n == "snprintf") {
     bool sized = n == "snprintf";
     size_t fi = sized ? 2 : 1;
@@ -216,6 +248,8 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     intrinsicByName(n, id);
     return intrinsic(id, irType(e->type), v);
   }
+  if (n == "clock" && !device_) // host code: C's clock()
+    return snapshot(intrinsic(IntrinsicId::HostClock, Type::i64(true), {}), "clock", e->loc);
   if (n == "clock" || n == "clock64") {
     Expr *x = intrinsic(IntrinsicId::Clock, Type::i64(true), {});
     return snapshot(x, "clock", e->loc);

@@ -481,8 +481,21 @@ Expr *Lowerer::rvalue(fe::Expr *e) {
       return constInt(Type::i32(false), kernelIndex(dynamic_cast<fe::FunctionDecl *>(e->decl)));
     if (e->builtin == fe::kBuiltinWarpSize)
       return constInt(Type::i32(true), 32);
-    if (e->builtin == fe::kBuiltinStdout || e->builtin == fe::kBuiltinStderr)
-      return constInt(Type::i64(false), e->builtin == fe::kBuiltinStdout ? 1 : 2);
+    if (e->builtin == fe::kBuiltinStdout || e->builtin == fe::kBuiltinStderr ||
+        e->builtin == fe::kBuiltinStdin) // FILE handles (runtime/host_state.h)
+      return constInt(Type::ptr(AddrSpace::Host), e->builtin == fe::kBuiltinStdout   ? 1
+                                                  : e->builtin == fe::kBuiltinStderr ? 2
+                                                                                     : 3);
+    if (e->builtin == -5) { // a host function named as qsort's comparator: its address
+      auto f = functions_.find(dynamic_cast<fe::FunctionDecl *>(e->decl));
+      if (f == functions_.end() || !f->second.host) {
+        error(e->loc, "function '" + e->name + "' is declared but never defined");
+        return constInt(Type::ptr(AddrSpace::Host), 0);
+      }
+      Expr *a = node(ir::ExprKind::FunctionAddr, Type::ptr(AddrSpace::Host));
+      a->callee = f->second.host;
+      return a;
+    }
     if (e->type->isArray() || e->type->isStruct())
       return lvalue(e).addr;
     if (Expr *c = fileScopeConstant(e))

@@ -260,6 +260,7 @@ int Runtime::runMain(const std::vector<std::string> &args) {
     HostSignalGuard guard(&ctx);
     code = callMain(&ctx, image_.main, static_cast<int32_t>(argvStrings.size()), argv.data());
   }
+  lib_.closeAll(); // as at a native exit: what the program wrote reaches its files
   if (ctx.signal) {
     faulted_ = true;
     lastErrorMessage_ =

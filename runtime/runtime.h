@@ -6,6 +6,7 @@
 #include "runtime/checked.h"
 #include "runtime/counter_hooks.h"
 #include "runtime/device.h"
+#include "runtime/host_state.h"
 #include "runtime/memory.h"
 #include "runtime/occupancy.h"
 #include "runtime/printf_format.h"
@@ -139,6 +140,9 @@ struct RuntimeOptions {
   /// Called after each launch that ran (faulted or not) with its index in launches(): where
   /// `--stats` prints its table. If empty, nothing is called.
   std::function<void(size_t)> onLaunchEnd;
+  /// Host code may open files (fopen, remove). If false, fopen returns NULL with errno EACCES
+  /// and a note on `err`, and remove fails likewise.
+  bool allowFiles = false;
 };
 
 /// One kernel launch as the virtual GPU saw it, failed launches included.
@@ -344,6 +348,15 @@ public:
   int32_t rand();
   void srand(uint32_t seed);
 
+  /// The host C library's state: errno, getopt, open files (host_state.h).
+  HostLibraryState &hostLibrary() { return lib_; }
+  bool allowFiles() const { return options_.allowFiles; }
+  /// Reports an error of host code's use of the C library (the caller then unwinds with
+  /// kHostFaultExitCode).
+  void hostLibraryError(std::string message) { reportHostError(std::move(message)); }
+  /// Writes to the program's stderr (a note, not an error).
+  void note(std::string_view text) { options_.err(text); }
+
   uint64_t globalAddress(uint32_t globalId) const;
 
   /// kern_rt_host_fault: reports a fault of host code at `site`.
@@ -474,6 +487,7 @@ private:
   bool faulted_ = false;
   uint32_t deviceFlags_ = 0; // cudaSetDeviceFlags
   GlibcRandom rand_;         // rand() and srand(): the same sequences as a native build
+  HostLibraryState lib_;
 };
 
 } // namespace kern::runtime

@@ -104,18 +104,7 @@ int32_t kern_rt_printf(KernHostCtx *ctx, const char *fmt, int32_t nargs, const u
   return static_cast<int32_t>(text.size());
 }
 
-int32_t kern_rt_fprintf(KernHostCtx *ctx, int32_t stream, const char *fmt, int32_t nargs,
-                        const uint64_t *args) {
-  if (stream != 1 && stream != 2)
-    return -1;
-  uint64_t len = 0;
-  if (!ctx->rt->checkHostString("fprintf", "format", fmt, len))
-    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
-  std::string text;
-  kern::runtime::formatPrintf(text, fmt, nargs, args, ctx->rt->hostFormatOptions());
-  ctx->rt->write(stream, text);
-  return static_cast<int32_t>(text.size());
-}
+// kern_rt_fprintf lives in host_files.cpp, with the streams it may write to.
 
 int32_t kern_rt_snprintf(KernHostCtx *ctx, char *buf, uint64_t size, const char *fmt, int32_t nargs,
                          const uint64_t *args) {

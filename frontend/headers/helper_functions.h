@@ -1,8 +1,7 @@
-// helper_functions.h as kern provides it: as in CUDA's samples, it includes the string helpers,
-// and adds the comparisons of result arrays of helper_image.h for float data (the samples'
-// compareData is a template; this one is its float form). Not here yet: the timer helpers
-// (helper_timer.h needs the host clock of <sys/time.h>), and the image and file readers and
-// writers of helper_image.h.
+// helper_functions.h as kern provides it: as in CUDA's samples, it includes the string and timer
+// helpers, and adds the comparisons of result arrays of helper_image.h for float data (the
+// samples' compareData is a template; this one is its float form). Not here yet: the image and
+// file readers and writers of helper_image.h.
 #ifndef KERN_HELPER_FUNCTIONS_H
 #define KERN_HELPER_FUNCTIONS_H
 
@@ -12,6 +11,7 @@
 #include <stdlib.h>
 
 #include "helper_string.h"
+#include "helper_timer.h"
 
 #ifndef EXIT_WAIVED
 #define EXIT_WAIVED 2

@@ -77,6 +77,9 @@ typedef struct kern_options {
    * copied by kern_engine_create). */
   const char *const *defines;
   size_t define_count;
+  int allow_files; /* nonzero: host code may open and remove files, read stdin and getenv, as
+                      a native program would (kern::Options::allowFiles); 0: fopen fails with
+                      EACCES (default 0) */
 } kern_options;
 
 /* Fills `options` with the defaults above. */

@@ -80,6 +80,11 @@ struct Options {
   /// Device code fuses a multiply and a dependent add into one fused multiply-add, rounded
   /// once, as nvcc does by default (--fmad=true). If false, each operation is rounded.
   bool fmad = true;
+  /// The program's host code may open, create and remove files (fopen, remove), read stdin and
+  /// the environment (getenv), as a native program would. If false (the default for an
+  /// embedding application), fopen returns NULL with errno EACCES and a note on `err`, stdin
+  /// reads as empty and getenv returns NULL. `kern run` allows it unless given --no-files.
+  bool allowFiles = false;
   /// Colour diagnostics with ANSI escapes. If false, plain text.
   bool color = false;
   /// Where the program's standard output goes. If empty, to the process's stdout.

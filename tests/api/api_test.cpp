@@ -188,6 +188,32 @@ int main() {
   kern::RunResult run = p->run();
   CHECK(run.status == kern::Status::Ok && run.exitCode == 7 && contains(out, "main ran"));
 
+  // Files: an embedding application's programs may not open them unless it says so (fopen
+  // returns NULL with errno EACCES, and a note goes to err once).
+  static const char *kFiles = R"(
+#include <errno.h>
+int main() {
+  FILE *f = fopen("kern_api_files.tmp", "w");
+  printf("fopen %s errno %d\n", f ? "opened" : "null", errno);
+  FILE *g = fopen("kern_api_files.tmp", "r");
+  if (f) { fputs("x", f); fclose(f); remove("kern_api_files.tmp"); }
+  return g == NULL ? 0 : 1;
+})";
+  CHECK(!options.allowFiles);
+  out.clear();
+  err.clear();
+  kern::RunResult denied = engine.compile(kFiles, "files.kern")->run();
+  CHECK(denied.status == kern::Status::Ok && denied.exitCode == 0);
+  CHECK(contains(out, "fopen null errno 13"));
+  CHECK(contains(err, "kern: file access is disabled (--no-files): fopen(\"kern_api_files.tmp\")"));
+  CHECK(err.find("file access") == err.rfind("file access")); // noted once
+  kern::Options withFiles = options;
+  withFiles.allowFiles = true;
+  kern::Engine filesEngine(withFiles);
+  out.clear();
+  kern::RunResult allowed = filesEngine.compile(kFiles, "files.kern")->run();
+  CHECK(allowed.status == kern::Status::Ok && contains(out, "fopen opened errno 0"));
+
   // Device checks and the tables of the CLI.
   std::string error;
   kern::Options unknown;

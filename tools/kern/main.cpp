@@ -61,6 +61,8 @@ const char *kRunOptions = R"(options:
   --trace F        write a Chrome trace-event file (Perfetto, chrome://tracing) to F
   --checked        also report shared-memory data races between barriers and reads of
                    never-written global memory, as errors (exit code 3); slower
+  --no-files       the program may not open or remove files, read stdin or the environment
+                   (fopen returns NULL with errno EACCES; by default it may, as a native one)
   Without these, nothing is counted (the fast mode) and nothing extra is printed.
 
 which launches are profiled (as Nsight Compute's options; each one implies --mode profile
@@ -252,6 +254,7 @@ bool isHeaderName(const std::string &file) {
 int replCommand(const std::vector<std::string> &args) {
   kern::Options opts;
   opts.color = isatty(STDERR_FILENO);
+  opts.allowFiles = true; // as kern run: the REPL's programs may use files
   bool fastRepl = false;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string &a = args[i];
@@ -326,6 +329,7 @@ int main(int argc, char **argv) {
 
   kern::Options opts;
   opts.color = isatty(STDERR_FILENO);
+  opts.allowFiles = true; // a program run from the command line may use files, as a native one
   std::string emitKind;
   std::vector<std::string> files;
   // The last --mode, and the last option that counts or filters launches (for messages).
@@ -373,6 +377,10 @@ int main(int argc, char **argv) {
     }
     if (cmd == "run" && a == "--checked") {
       opts.checked = true;
+      continue;
+    }
+    if (cmd == "run" && a == "--no-files") {
+      opts.allowFiles = false;
       continue;
     }
     if (cmd == "run" && (a == "--stats" || a == "--counters")) {

@@ -1,0 +1,323 @@
+// The host C library's streams and files (stdio.h). FILE* values are handles (host_state.h)
+// that every function validates; what host code writes to stdout and stderr goes through the
+// runtime's output (Options::out, err), in order with printf. Files are opened only where
+// RuntimeOptions::allowFiles lets the program: otherwise fopen fails with EACCES and a note.
+#include "runtime/runtime.h"
+
+#include "runtime/errors.h"
+
+#include <cerrno>
+#include <cstring>
+
+using kern::runtime::HostFile;
+using kern::runtime::Runtime;
+
+namespace {
+
+[[noreturn]] void fail(KernHostCtx *ctx) {
+  Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
+}
+
+enum class Stream { Out, Err, In, File };
+
+struct Resolved {
+  Stream kind = Stream::File;
+  std::FILE *fp = nullptr; // stdin (where allowed) or the file
+};
+
+std::string handleText(uint64_t h) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%#llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// The message for a FILE* that is not an open stream, or empty.
+std::string badHandle(KernHostCtx *ctx, uint64_t h) {
+  auto &files = ctx->rt->hostLibrary().files;
+  if (h == 0)
+    return "the stream is a null FILE* (did fopen fail?)";
+  if (h >= kern::runtime::kFirstFileHandle && h - kern::runtime::kFirstFileHandle < files.size()) {
+    const HostFile &f = files[h - kern::runtime::kFirstFileHandle];
+    if (!f.fp)
+      return "the FILE* " + handleText(h) + " (\"" + f.name + "\") was already closed by fclose";
+    return {};
+  }
+  if (h == kern::runtime::kStdoutHandle || h == kern::runtime::kStderrHandle ||
+      h == kern::runtime::kStdinHandle)
+    return {};
+  return handleText(h) + " is not a FILE* (fopen did not return it)";
+}
+
+bool checkHandle(KernHostCtx *ctx, const char *function, uint64_t h) {
+  const std::string why = badHandle(ctx, h);
+  if (why.empty())
+    return true;
+  ctx->rt->hostLibraryError(std::string(function) + ": " + why);
+  return false;
+}
+
+/// The stream of handle `f`; a bad handle is reported for `function` and ends the program.
+Resolved resolve(KernHostCtx *ctx, const char *function, void *f) {
+  const auto h = reinterpret_cast<uint64_t>(f);
+  if (!checkHandle(ctx, function, h))
+    fail(ctx);
+  if (h == kern::runtime::kStdoutHandle)
+    return {Stream::Out, nullptr};
+  if (h == kern::runtime::kStderrHandle)
+    return {Stream::Err, nullptr};
+  if (h == kern::runtime::kStdinHandle) // the process's stdin, where the program may read
+    return {Stream::In, ctx->rt->allowFiles() ? stdin : nullptr};
+  return {Stream::File, ctx->rt->hostLibrary().files[h - kern::runtime::kFirstFileHandle].fp};
+}
+
+uint64_t stringArg(KernHostCtx *ctx, const char *function, const char *what, const char *s) {
+  uint64_t len = 0;
+  if (!ctx->rt->checkHostString(function, what, s, len))
+    fail(ctx);
+  return len;
+}
+
+/// Writes `n` bytes to a resolved stream; the count written.
+uint64_t put(KernHostCtx *ctx, const Resolved &r, const void *p, uint64_t n) {
+  if (r.kind == Stream::Out || r.kind == Stream::Err) {
+    ctx->rt->write(r.kind == Stream::Out ? 1 : 2,
+                   std::string_view(static_cast<const char *>(p), n));
+    return n;
+  }
+  if (!r.fp) // stdin
+    return 0;
+  return std::fwrite(p, 1, n, r.fp);
+}
+
+// Whether the program may touch the file system; if not, the note (once) and errno EACCES.
+bool mayUseFiles(KernHostCtx *ctx, const char *function, const char *name) {
+  if (ctx->rt->allowFiles())
+    return true;
+  auto &lib = ctx->rt->hostLibrary();
+  lib.err = EACCES;
+  if (!lib.deniedNoted) {
+    lib.deniedNoted = true;
+    ctx->rt->note(std::string("kern: file access is disabled (--no-files): ") + function + "(\"" +
+                  name + "\")\n");
+  }
+  return false;
+}
+
+} // namespace
+
+extern "C" {
+
+int32_t kern_rt_fprintf(KernHostCtx *ctx, void *stream, const char *fmt, int32_t nargs,
+                        const uint64_t *args) {
+  const Resolved r = resolve(ctx, "fprintf", stream);
+  stringArg(ctx, "fprintf", "format", fmt);
+  std::string text;
+  kern::runtime::formatPrintf(text, fmt, nargs, args, ctx->rt->hostFormatOptions());
+  if (r.kind == Stream::In || (r.kind == Stream::File && !r.fp))
+    return -1;
+  return put(ctx, r, text.data(), text.size()) == text.size() ? static_cast<int32_t>(text.size())
+                                                              : -1;
+}
+
+void *kern_rt_fopen(KernHostCtx *ctx, const char *name, const char *mode) {
+  stringArg(ctx, "fopen", "file name", name);
+  const uint64_t modeLen = stringArg(ctx, "fopen", "mode", mode);
+  if (modeLen == 0 || !std::strchr("rwa", mode[0]) || std::strspn(mode + 1, "+bx") != modeLen - 1) {
+    ctx->rt->hostLibrary().err = EINVAL;
+    return nullptr;
+  }
+  if (!mayUseFiles(ctx, "fopen", name))
+    return nullptr;
+  std::FILE *fp = std::fopen(name, mode);
+  auto &lib = ctx->rt->hostLibrary();
+  if (!fp) {
+    lib.err = errno;
+    return nullptr;
+  }
+  lib.files.push_back({fp, name});
+  return reinterpret_cast<void *>(kern::runtime::kFirstFileHandle + lib.files.size() - 1);
+}
+
+int32_t kern_rt_fclose(KernHostCtx *ctx, void *f) {
+  const Resolved r = resolve(ctx, "fclose", f);
+  if (r.kind != Stream::File)
+    return 0; // the standard streams stay usable: kern's output is not closed
+  HostFile &file =
+      ctx->rt->hostLibrary().files[reinterpret_cast<uint64_t>(f) - kern::runtime::kFirstFileHandle];
+  const int rc = std::fclose(file.fp);
+  file.fp = nullptr;
+  return rc == 0 ? 0 : -1;
+}
+
+int32_t kern_rt_fflush(KernHostCtx *ctx, void *f) {
+  if (!f) { // every open file
+    for (HostFile &file : ctx->rt->hostLibrary().files)
+      if (file.fp)
+        std::fflush(file.fp);
+    return 0;
+  }
+  const Resolved r = resolve(ctx, "fflush", f);
+  // Output to stdout and stderr reaches its sink as it is written: nothing is buffered.
+  return r.kind == Stream::File ? (std::fflush(r.fp) == 0 ? 0 : -1) : 0;
+}
+
+uint64_t kern_rt_fread(KernHostCtx *ctx, void *p, uint64_t size, uint64_t n, void *f) {
+  const Resolved r = resolve(ctx, "fread", f);
+  if (size == 0 || n == 0)
+    return 0;
+  if (n > UINT64_MAX / size) {
+    ctx->rt->hostLibrary().err = EOVERFLOW;
+    return 0;
+  }
+  if (!ctx->rt->checkHostRange("fread", "destination", p, size * n))
+    fail(ctx);
+  if (!r.fp) // stdout, stderr, or stdin where the program may not read
+    return 0;
+  return std::fread(p, size, n, r.fp);
+}
+
+uint64_t kern_rt_fwrite(KernHostCtx *ctx, const void *p, uint64_t size, uint64_t n, void *f) {
+  const Resolved r = resolve(ctx, "fwrite", f);
+  if (size == 0 || n == 0)
+    return 0;
+  if (n > UINT64_MAX / size) {
+    ctx->rt->hostLibrary().err = EOVERFLOW;
+    return 0;
+  }
+  if (!ctx->rt->checkHostRange("fwrite", "source", p, size * n))
+    fail(ctx);
+  return put(ctx, r, p, size * n) / size;
+}
+
+char *kern_rt_fgets(KernHostCtx *ctx, char *s, int32_t n, void *f) {
+  const Resolved r = resolve(ctx, "fgets", f);
+  if (n <= 0)
+    return nullptr;
+  if (!ctx->rt->checkHostRange("fgets", "buffer", s, static_cast<uint64_t>(n)))
+    fail(ctx);
+  if (!r.fp)
+    return nullptr;
+  return std::fgets(s, n, r.fp);
+}
+
+int32_t kern_rt_fputs(KernHostCtx *ctx, const char *s, void *f) {
+  const Resolved r = resolve(ctx, "fputs", f);
+  const uint64_t len = stringArg(ctx, "fputs", "string", s);
+  if (r.kind == Stream::In)
+    return -1;
+  return put(ctx, r, s, len) == len ? 1 : -1;
+}
+
+int32_t kern_rt_fputc(KernHostCtx *ctx, int32_t c, void *f) {
+  const Resolved r = resolve(ctx, "fputc", f);
+  const char ch = static_cast<char>(c);
+  if (r.kind == Stream::In)
+    return -1;
+  return put(ctx, r, &ch, 1) == 1 ? static_cast<unsigned char>(ch) : -1;
+}
+
+int32_t kern_rt_putc(KernHostCtx *ctx, int32_t c, void *f) { return kern_rt_fputc(ctx, c, f); }
+
+int32_t kern_rt_fgetc(KernHostCtx *ctx, void *f) {
+  const Resolved r = resolve(ctx, "fgetc", f);
+  return r.fp ? std::fgetc(r.fp) : -1;
+}
+
+int32_t kern_rt_getc(KernHostCtx *ctx, void *f) { return kern_rt_fgetc(ctx, f); }
+
+int32_t kern_rt_getchar(KernHostCtx *ctx) {
+  return kern_rt_fgetc(ctx, reinterpret_cast<void *>(kern::runtime::kStdinHandle));
+}
+
+int32_t kern_rt_fseek(KernHostCtx *ctx, void *f, int64_t offset, int32_t whence) {
+  const Resolved r = resolve(ctx, "fseek", f);
+  if (r.kind != Stream::File) {
+    ctx->rt->hostLibrary().err = ESPIPE;
+    return -1;
+  }
+  if (whence < 0 || whence > 2) {
+    ctx->rt->hostLibrary().err = EINVAL;
+    return -1;
+  }
+  if (std::fseek(r.fp, offset, whence) != 0) {
+    ctx->rt->hostLibrary().err = errno;
+    return -1;
+  }
+  return 0;
+}
+
+int64_t kern_rt_ftell(KernHostCtx *ctx, void *f) {
+  const Resolved r = resolve(ctx, "ftell", f);
+  if (r.kind != Stream::File) {
+    ctx->rt->hostLibrary().err = ESPIPE;
+    return -1;
+  }
+  return std::ftell(r.fp);
+}
+
+void kern_rt_rewind(KernHostCtx *ctx, void *f) {
+  const Resolved r = resolve(ctx, "rewind", f);
+  if (r.kind == Stream::File)
+    std::rewind(r.fp);
+}
+
+int32_t kern_rt_feof(KernHostCtx *ctx, void *f) {
+  const Resolved r = resolve(ctx, "feof", f);
+  if (r.kind == Stream::In && !r.fp)
+    return 1; // stdin where the program may not read: at its end
+  return r.fp ? (std::feof(r.fp) != 0) : 0;
+}
+
+int32_t kern_rt_ferror(KernHostCtx *ctx, void *f) {
+  const Resolved r = resolve(ctx, "ferror", f);
+  return r.fp ? (std::ferror(r.fp) != 0) : 0;
+}
+
+void kern_rt_clearerr(KernHostCtx *ctx, void *f) {
+  const Resolved r = resolve(ctx, "clearerr", f);
+  if (r.fp)
+    std::clearerr(r.fp);
+}
+
+int32_t kern_rt_remove(KernHostCtx *ctx, const char *name) {
+  stringArg(ctx, "remove", "file name", name);
+  if (!mayUseFiles(ctx, "remove", name))
+    return -1;
+  if (std::remove(name) != 0) {
+    ctx->rt->hostLibrary().err = errno;
+    return -1;
+  }
+  return 0;
+}
+
+void kern_rt_perror(KernHostCtx *ctx, const char *s) {
+  if (s)
+    stringArg(ctx, "perror", "string", s);
+  std::string text = s && *s ? std::string(s) + ": " : std::string();
+  text += std::strerror(ctx->rt->hostLibrary().err);
+  text += "\n";
+  ctx->rt->write(2, text);
+}
+
+} // extern "C"
+
+extern "C" int32_t kern_rt_scanf(KernHostCtx *ctx, void *stream, const char *text, const char *fmt,
+                                 int32_t nargs, const uint64_t *args) {
+  const char *function =
+      stream
+          ? (reinterpret_cast<uint64_t>(stream) == kern::runtime::kStdinHandle ? "scanf" : "fscanf")
+          : "sscanf";
+  kern::runtime::ScanSource src;
+  if (stream) {
+    const Resolved r = resolve(ctx, function, stream);
+    src.fp = r.fp; // null for stdout and stderr: nothing to read
+  } else {
+    stringArg(ctx, function, "input string", text);
+    src.text = text;
+  }
+  stringArg(ctx, function, "format", fmt);
+  int32_t result = 0;
+  if (!kern::runtime::scanFormat(*ctx->rt, function, src, fmt, nargs, args, result))
+    fail(ctx);
+  return result;
+}
