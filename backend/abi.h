@@ -221,6 +221,10 @@ struct KernDeviceProp {
   int32_t maxBlocksPerMultiProcessor;
   int32_t managedMemory;
   int32_t isMultiGpuBoard;
+  int32_t persistingL2CacheMaxSize;
+  int32_t accessPolicyMaxWindowSize;
+  int32_t pageableMemoryAccess;
+  int32_t concurrentManagedAccess;
 };
 
 /// cudaFuncAttributes, likewise.
@@ -241,6 +245,21 @@ struct KernFuncAttributes {
 struct KernMemLocation {
   int32_t type; // cudaMemLocationType
   int32_t id;
+};
+
+/// cudaAccessPolicyWindow and kern's cudaStreamAttrValue (a struct of the members of CUDA's
+/// union that a stream takes), likewise.
+struct KernAccessPolicyWindow {
+  void *base_ptr;
+  uint64_t num_bytes;
+  float hitRatio;
+  int32_t hitProp;  // cudaAccessProperty
+  int32_t missProp; // cudaAccessProperty
+};
+struct KernStreamAttrValue {
+  KernAccessPolicyWindow accessPolicyWindow;
+  int32_t syncPolicy; // cudaSynchronizationPolicy
+  int32_t priority;
 };
 
 /// cudaPointerAttributes, likewise.

@@ -9,6 +9,7 @@ const std::set<std::string> kSystemHeaders = {"stdio.h",
                                               "stdlib.h",
                                               "math.h",
                                               "string.h",
+                                              "memory.h", // an old alias of string.h
                                               "cuda_runtime.h",
                                               "cuda.h",
                                               "assert.h",

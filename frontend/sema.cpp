@@ -64,35 +64,6 @@ const std::map<std::string, int64_t> &builtinEnumerators() {
       {"cudaFuncCachePreferShared", 1},
       {"cudaFuncCachePreferL1", 2},
       {"cudaFuncCachePreferEqual", 3},
-      // cudaDeviceAttr (the CUDA headers' numbering)
-      {"cudaDevAttrMaxThreadsPerBlock", 1},
-      {"cudaDevAttrMaxBlockDimX", 2},
-      {"cudaDevAttrMaxBlockDimY", 3},
-      {"cudaDevAttrMaxBlockDimZ", 4},
-      {"cudaDevAttrMaxGridDimX", 5},
-      {"cudaDevAttrMaxGridDimY", 6},
-      {"cudaDevAttrMaxGridDimZ", 7},
-      {"cudaDevAttrMaxSharedMemoryPerBlock", 8},
-      {"cudaDevAttrTotalConstantMemory", 9},
-      {"cudaDevAttrWarpSize", 10},
-      {"cudaDevAttrMaxRegistersPerBlock", 12},
-      {"cudaDevAttrClockRate", 13},
-      {"cudaDevAttrMultiProcessorCount", 16},
-      {"cudaDevAttrIntegrated", 18},
-      {"cudaDevAttrConcurrentKernels", 31},
-      {"cudaDevAttrMemoryClockRate", 36},
-      {"cudaDevAttrGlobalMemoryBusWidth", 37},
-      {"cudaDevAttrL2CacheSize", 38},
-      {"cudaDevAttrMaxThreadsPerMultiProcessor", 39},
-      {"cudaDevAttrAsyncEngineCount", 40},
-      {"cudaDevAttrUnifiedAddressing", 41},
-      {"cudaDevAttrComputeCapabilityMajor", 75},
-      {"cudaDevAttrComputeCapabilityMinor", 76},
-      {"cudaDevAttrMaxSharedMemoryPerMultiprocessor", 81},
-      {"cudaDevAttrMaxRegistersPerMultiprocessor", 82},
-      {"cudaDevAttrManagedMemory", 83},
-      {"cudaDevAttrMaxSharedMemoryPerBlockOptin", 97},
-      {"cudaDevAttrMaxBlocksPerMultiprocessor", 106},
       // mapped, registered and managed memory
       {"cudaHostRegisterDefault", 0},
       {"cudaHostRegisterPortable", 1},
@@ -120,9 +91,6 @@ const std::map<std::string, int64_t> &builtinEnumerators() {
       {"cudaMemoryTypeHost", 1},
       {"cudaMemoryTypeDevice", 2},
       {"cudaMemoryTypeManaged", 3},
-      {"cudaDevAttrCanMapHostMemory", 19},
-      {"cudaDevAttrConcurrentManagedAccess", 89},
-      {"cudaDevAttrPageableMemoryAccess", 88},
       {"cudaErrorInvalidPitchValue", 12},
       {"cudaErrorHostMemoryAlreadyRegistered", 712},
       {"cudaErrorHostMemoryNotRegistered", 713},
@@ -236,7 +204,11 @@ void Sema::declareApiStructs() {
                                     {"sharedMemPerBlockOptin", z},
                                     {"maxBlocksPerMultiProcessor", i},
                                     {"managedMemory", i},
-                                    {"isMultiGpuBoard", i}});
+                                    {"isMultiGpuBoard", i},
+                                    {"persistingL2CacheMaxSize", i},
+                                    {"accessPolicyMaxWindowSize", i},
+                                    {"pageableMemoryAccess", i},
+                                    {"concurrentManagedAccess", i}});
   funcAttributes_ = makeStruct("cudaFuncAttributes", {{"sharedSizeBytes", z},
                                                       {"constSizeBytes", z},
                                                       {"localSizeBytes", z},
@@ -255,6 +227,16 @@ void Sema::declareApiStructs() {
                               {"devicePointer", voidPtr},
                               {"hostPointer", voidPtr},
                               {"reserved", types_.arrayOf(types_.get(TypeKind::Long), 8)}});
+  // The L2 access policy of a stream. CUDA's cudaStreamAttrValue is a union (of
+  // cudaLaunchAttributeValue); kern's is a struct of the members a stream takes.
+  const Type *window = makeStruct("cudaAccessPolicyWindow", {{"base_ptr", voidPtr},
+                                                             {"num_bytes", z},
+                                                             {"hitRatio", types_.floatTy()},
+                                                             {"hitProp", i},
+                                                             {"missProp", i}});
+  streamAttrValue_ = makeStruct(
+      "cudaStreamAttrValue", {{"accessPolicyWindow", window}, {"syncPolicy", i}, {"priority", i}});
+  fileScope_.typedefs["cudaLaunchAttributeValue"] = streamAttrValue_;
 }
 
 void Sema::declareHostLibraryTypes() {

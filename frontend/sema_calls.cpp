@@ -250,6 +250,10 @@ const Type *Sema::sigType(char c) {
     return memLocation_;
   case 'N':
     return types_.pointerTo(pointerAttrs_, defaultSpace());
+  case 'Q':
+    return types_.pointerTo(streamAttrValue_, defaultSpace());
+  case 'X':
+    return types_.pointerTo(streamAttrValue_, defaultSpace(), true);
   case 'Y': // a symbol: passed as its device address
   case 'K': // a kernel: passed as its index
     return types_.pointerTo(types_.voidTy(), AddrSpace::Host);
@@ -510,14 +514,16 @@ void Sema::genericBuiltin(Expr *e, const std::string &n, const std::string &sig)
     return;
   }
   const Type *t = p->type->elem;
+  // atomicAdd_block, atomicAdd_system: typed as the plain form.
+  const std::string base = n.substr(0, n.find('_'));
   static const std::set<std::string> intOnly = {"atomicSub", "atomicMin", "atomicMax",
                                                 "atomicInc", "atomicDec", "atomicAnd",
                                                 "atomicOr",  "atomicXor", "atomicCAS"};
   bool okType = t->kind == TypeKind::Int || t->kind == TypeKind::UInt ||
                 t->kind == TypeKind::ULongLong || t->kind == TypeKind::LongLong ||
                 t->kind == TypeKind::ULong || t->kind == TypeKind::Long ||
-                (!intOnly.count(n) && t->isFloating());
-  if ((n == "atomicInc" || n == "atomicDec") && t->kind != TypeKind::UInt)
+                (!intOnly.count(base) && t->isFloating());
+  if ((base == "atomicInc" || base == "atomicDec") && t->kind != TypeKind::UInt)
     okType = false;
   if (!okType) {
     error(e->loc, "no matching function for call to '" + n + "' with '" + p->type->str() + "'");

@@ -316,8 +316,10 @@ void Sema::ident(Expr *e) {
     }
     return;
   }
-  auto en = builtinEnumerators().find(n);
-  if (en != builtinEnumerators().end()) {
+  const std::map<std::string, int64_t> *table = &builtinEnumerators();
+  if (!table->count(n))
+    table = &runtimeApiEnumerators();
+  if (auto en = table->find(n); en != table->end()) {
     e->isEnumConst = true;
     e->enumValue = en->second;
     e->type = types_.intTy();

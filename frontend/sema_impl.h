@@ -14,6 +14,8 @@ namespace kern::frontend::sema_detail {
 
 /// Enumeration constants known without a header: the runtime API's enums.
 const std::map<std::string, int64_t> &builtinEnumerators();
+/// More of them (sema_enumerators.cpp): cudaDeviceAttr, cudaLimit, stream attributes.
+const std::map<std::string, int64_t> &runtimeApiEnumerators();
 
 struct Enumerator {
   int64_t value;
@@ -46,6 +48,12 @@ public:
     td["cudaMemoryAdvise"] = types_.intTy();
     td["cudaMemLocationType"] = types_.intTy();
     td["cudaMemoryType"] = types_.intTy();
+    td["cudaLimit"] = types_.intTy();
+    td["cudaComputeMode"] = types_.intTy();
+    td["cudaAccessProperty"] = types_.intTy();
+    td["cudaStreamAttrID"] = types_.intTy();
+    td["cudaLaunchAttributeID"] = types_.intTy();
+    td["cudaSynchronizationPolicy"] = types_.intTy();
     td["cudaStream_t"] = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
     td["cudaEvent_t"] = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
     td["int8_t"] = types_.get(TypeKind::SChar);
@@ -103,8 +111,9 @@ private:
   std::map<std::string, const Type *> vectorTypes_;
   const Type *deviceProp_ = nullptr;
   const Type *funcAttributes_ = nullptr;
-  const Type *memLocation_ = nullptr;  // cudaMemLocation, as KernMemLocation
-  const Type *pointerAttrs_ = nullptr; // cudaPointerAttributes, as KernPointerAttributes
+  const Type *memLocation_ = nullptr;     // cudaMemLocation, as KernMemLocation
+  const Type *pointerAttrs_ = nullptr;    // cudaPointerAttributes, as KernPointerAttributes
+  const Type *streamAttrValue_ = nullptr; // cudaStreamAttrValue, as KernStreamAttrValue
   const Type *timeval_ = nullptr;
   const Type *timespec_ = nullptr;
   const Type *option_ = nullptr;

@@ -298,6 +298,11 @@ void atomicNeeds(const Expr &e, int &need, std::string &why) {
     cc = 60;
     what = "double atomicAdd";
   }
+  if (e.atomicScope != AtomicScope::Device && cc < 60) {
+    cc = 60;
+    what = "scoped atomics (" + name +
+           (e.atomicScope == AtomicScope::Block ? "_block" : "_system") + ")";
+  }
   if (cc > need) {
     need = cc;
     why = what;

@@ -64,6 +64,8 @@ struct Type {
 
 using SiteId = uint32_t;
 
+enum class AtomicScope : uint8_t { Device, Block, System };
+
 enum class SiteKind : uint8_t {
   Load,
   Store,
@@ -235,6 +237,9 @@ struct Expr {
   std::string text;          // StringConst
   AddrSpace space = AddrSpace::Generic; // Load
   SiteId site = 0;                      // Load, Call
+  /// Atomic intrinsics: the scope the source named (atomicAdd_block, atomicAdd_system). The
+  /// operation is the same at every scope on kern's one GPU; only the capability differs.
+  AtomicScope atomicScope = AtomicScope::Device;
   std::vector<Expr *> ops;
   bool uniform = false; // filled by analysis
   explicit Expr(ExprKind k, Type t) : kind(k), type(t) {}

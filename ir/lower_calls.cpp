@@ -257,7 +257,14 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
   if (Expr *m = nullptr; mathBuiltin(e, n, m))
     return m;
   IntrinsicId id;
-  if (!intrinsicByName(n, id)) {
+  // Scoped atomics are the plain intrinsic with the scope recorded.
+  AtomicScope scope = AtomicScope::Device;
+  std::string base = n;
+  if (n.rfind("atomic", 0) == 0 && n.find('_') != std::string::npos) {
+    scope = n.substr(n.find('_')) == "_block" ? AtomicScope::Block : AtomicScope::System;
+    base = n.substr(0, n.find('_'));
+  }
+  if (!intrinsicByName(base, id)) {
     error(e->loc, "'" + n + "' is not supported yet");
     return constInt(Type::i32(true), 0);
   }
@@ -276,6 +283,7 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
   if (n.rfind("atomic", 0) == 0) {
     x->site = m_.addSite(SiteKind::Atomic, e->loc, n);
     x->space = v[0]->type.space;
+    x->atomicScope = scope;
   }
   if (intrinsicKind(id) == IntrinsicKind::Math)
     return x;

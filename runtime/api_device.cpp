@@ -100,6 +100,15 @@ int32_t Runtime::cudaGetDeviceProperties(KernDeviceProp *prop, int32_t device) {
   d.maxBlocksPerMultiProcessor = p.maxBlocksPerSM;
   d.managedMemory = cc30 ? 1 : 0;
   d.isMultiGpuBoard = 0;
+  // L2 persistence (cc8.0 on): three quarters of L2 may persist and a window may span
+  // 134213632 bytes, as A100 and H100 report.
+  const bool cc80 = p.ccMajor >= 8;
+  d.persistingL2CacheMaxSize = cc80 ? facts.l2CacheBytes / 4 * 3 : 0;
+  d.accessPolicyMaxWindowSize = cc80 ? 134213632 : 0;
+  // Kernels reach host memory only when it is pinned, mapped or managed; managed memory may be
+  // touched by the host while kernels run from cc6.0 (docs/runtime-api.md).
+  d.pageableMemoryAccess = 0;
+  d.concurrentManagedAccess = p.ccMajor >= 6 ? 1 : 0;
   return stickyError_;
 }
 
@@ -209,102 +218,6 @@ int32_t Runtime::cudaGetDeviceFlags(uint32_t *flags) {
     return recordError(cudaErrorInvalidValue, "kern: cudaGetDeviceFlags: null pointer argument");
   // CUDA reports cudaDeviceMapHost as always set (every device since Fermi maps host memory).
   *flags = deviceFlags_ | 8;
-  return stickyError_;
-}
-
-int32_t Runtime::cudaDeviceGetAttribute(int32_t *value, int32_t attr, int32_t device) {
-  if (!value)
-    return recordError(cudaErrorInvalidValue,
-                       "kern: cudaDeviceGetAttribute: null pointer argument");
-  if (device != 0)
-    return recordError(cudaErrorInvalidDevice, "kern: cudaDeviceGetAttribute: device " +
-                                                   std::to_string(device) +
-                                                   " does not exist (there is one GPU, 0)");
-  KernDeviceProp p;
-  if (int32_t e = cudaGetDeviceProperties(&p, 0))
-    return e;
-  // cudaDeviceAttr's numbering, from the CUDA headers: each attribute is a cudaDeviceProp field.
-  switch (attr) {
-  case 1:
-    *value = p.maxThreadsPerBlock;
-    break;
-  case 2:
-  case 3:
-  case 4:
-    *value = p.maxThreadsDim[attr - 2];
-    break;
-  case 5:
-  case 6:
-  case 7:
-    *value = p.maxGridSize[attr - 5];
-    break;
-  case 8:
-    *value = static_cast<int32_t>(p.sharedMemPerBlock);
-    break;
-  case 9:
-    *value = static_cast<int32_t>(p.totalConstMem);
-    break;
-  case 10:
-    *value = p.warpSize;
-    break;
-  case 12:
-    *value = p.regsPerBlock;
-    break;
-  case 13:
-    *value = p.clockRate;
-    break;
-  case 16:
-    *value = p.multiProcessorCount;
-    break;
-  case 18:
-    *value = p.integrated;
-    break;
-  case 31:
-    *value = p.concurrentKernels;
-    break;
-  case 36:
-    *value = p.memoryClockRate;
-    break;
-  case 37:
-    *value = p.memoryBusWidth;
-    break;
-  case 38:
-    *value = p.l2CacheSize;
-    break;
-  case 39:
-    *value = p.maxThreadsPerMultiProcessor;
-    break;
-  case 40:
-    *value = p.asyncEngineCount;
-    break;
-  case 41:
-    *value = p.unifiedAddressing;
-    break;
-  case 75:
-    *value = p.major;
-    break;
-  case 76:
-    *value = p.minor;
-    break;
-  case 81:
-    *value = static_cast<int32_t>(p.sharedMemPerMultiprocessor);
-    break;
-  case 82:
-    *value = p.regsPerMultiprocessor;
-    break;
-  case 83:
-    *value = p.managedMemory;
-    break;
-  case 97:
-    *value = static_cast<int32_t>(p.sharedMemPerBlockOptin);
-    break;
-  case 106:
-    *value = p.maxBlocksPerMultiProcessor;
-    break;
-  default:
-    return recordError(cudaErrorInvalidValue, "kern: cudaDeviceGetAttribute: attribute " +
-                                                  std::to_string(attr) + " is not one kern models");
-  }
   return stickyError_;
 }
 

@@ -237,6 +237,7 @@ int32_t Runtime::cudaDeviceReset() {
   device_.releaseAllExcept(globalDeviceBases_);
   lastError_ = cudaSuccess;
   stickyError_ = cudaSuccess;
+  limits_.clear();
   return cudaSuccess;
 }
 

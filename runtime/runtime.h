@@ -289,7 +289,23 @@ public:
   int32_t cudaVersion(const char *function, int32_t *version);
   int32_t cudaSetDeviceFlags(uint32_t flags);
   int32_t cudaGetDeviceFlags(uint32_t *flags);
+  /// Limits, stream attributes, peer access and device attributes (api_attributes.cpp).
   int32_t cudaDeviceGetAttribute(int32_t *value, int32_t attr, int32_t device);
+  /// cudaLimitStackSize, PrintfFifoSize, MallocHeapSize and PersistingL2CacheSize are kept
+  /// and reported back; none changes what a kernel computes (docs/runtime-api.md).
+  int32_t cudaDeviceSetLimit(int32_t limit, uint64_t value);
+  int32_t cudaDeviceGetLimit(uint64_t *value, int32_t limit);
+  /// The access policy window and synchronization policy of a stream: checked and kept; the
+  /// model has no persisting L2 lines, so they change no result or counter.
+  int32_t cudaStreamSetAttribute(void *stream, int32_t attr, const KernStreamAttrValue *value);
+  int32_t cudaStreamGetAttribute(void *stream, int32_t attr, KernStreamAttrValue *value);
+  int32_t cudaCtxResetPersistingL2Cache();
+  /// One device: no device has a peer. A copy from device 0 to device 0 is a device copy.
+  int32_t cudaDeviceCanAccessPeer(int32_t *canAccess, int32_t device, int32_t peer);
+  int32_t cudaDeviceEnablePeerAccess(int32_t peer, uint32_t flags);
+  int32_t cudaDeviceDisablePeerAccess(int32_t peer);
+  int32_t cudaMemcpyPeer(void *dst, int32_t dstDevice, const void *src, int32_t srcDevice,
+                         uint64_t n, void *stream, const char *function);
   /// cudaDeviceSetCacheConfig: a valid cudaFuncCache is accepted (the profiles' shared memory
   /// per block does not depend on it); another is cudaErrorInvalidValue.
   int32_t cudaCacheConfig(const char *function, int32_t config);
@@ -485,8 +501,10 @@ private:
   int32_t stickyError_ = 0; // a kernel fault: returned by every later call
   std::string lastErrorMessage_;
   bool faulted_ = false;
-  uint32_t deviceFlags_ = 0; // cudaSetDeviceFlags
-  GlibcRandom rand_;         // rand() and srand(): the same sequences as a native build
+  uint32_t deviceFlags_ = 0;                                // cudaSetDeviceFlags
+  std::map<int32_t, uint64_t> limits_;                      // cudaDeviceSetLimit, by cudaLimit
+  std::map<const void *, KernStreamAttrValue> streamAttrs_; // by stream (null: the default)
+  GlibcRandom rand_; // rand() and srand(): the same sequences as a native build
   HostLibraryState lib_;
 };
 

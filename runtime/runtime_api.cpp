@@ -345,6 +345,41 @@ int32_t kern_rt_cudaGetDeviceFlags(KernHostCtx *ctx, uint32_t *flags) {
   return ctx->rt->cudaGetDeviceFlags(flags);
 }
 
+int32_t kern_rt_cudaDeviceSetLimit(KernHostCtx *ctx, int32_t limit, uint64_t value) {
+  return ctx->rt->cudaDeviceSetLimit(limit, value);
+}
+int32_t kern_rt_cudaDeviceGetLimit(KernHostCtx *ctx, uint64_t *value, int32_t limit) {
+  return ctx->rt->cudaDeviceGetLimit(value, limit);
+}
+int32_t kern_rt_cudaStreamSetAttribute(KernHostCtx *ctx, void *stream, int32_t attr,
+                                       const KernStreamAttrValue *value) {
+  return ctx->rt->cudaStreamSetAttribute(stream, attr, value);
+}
+int32_t kern_rt_cudaStreamGetAttribute(KernHostCtx *ctx, void *stream, int32_t attr,
+                                       KernStreamAttrValue *value) {
+  return ctx->rt->cudaStreamGetAttribute(stream, attr, value);
+}
+int32_t kern_rt_cudaCtxResetPersistingL2Cache(KernHostCtx *ctx) {
+  return ctx->rt->cudaCtxResetPersistingL2Cache();
+}
+int32_t kern_rt_cudaDeviceCanAccessPeer(KernHostCtx *ctx, int32_t *canAccess, int32_t device,
+                                        int32_t peer) {
+  return ctx->rt->cudaDeviceCanAccessPeer(canAccess, device, peer);
+}
+int32_t kern_rt_cudaDeviceEnablePeerAccess(KernHostCtx *ctx, int32_t peer, uint32_t flags) {
+  return ctx->rt->cudaDeviceEnablePeerAccess(peer, flags);
+}
+int32_t kern_rt_cudaDeviceDisablePeerAccess(KernHostCtx *ctx, int32_t peer) {
+  return ctx->rt->cudaDeviceDisablePeerAccess(peer);
+}
+int32_t kern_rt_cudaMemcpyPeer(KernHostCtx *ctx, void *dst, int32_t dstDevice, const void *src,
+                               int32_t srcDevice, uint64_t n) {
+  return ctx->rt->cudaMemcpyPeer(dst, dstDevice, src, srcDevice, n, nullptr, "cudaMemcpyPeer");
+}
+int32_t kern_rt_cudaMemcpyPeerAsync(KernHostCtx *ctx, void *dst, int32_t dstDevice, const void *src,
+                                    int32_t srcDevice, uint64_t n, void *stream) {
+  return ctx->rt->cudaMemcpyPeer(dst, dstDevice, src, srcDevice, n, stream, "cudaMemcpyPeerAsync");
+}
 int32_t kern_rt_cudaDeviceGetAttribute(KernHostCtx *ctx, int32_t *value, int32_t attr,
                                        int32_t device) {
   return ctx->rt->cudaDeviceGetAttribute(value, attr, device);
