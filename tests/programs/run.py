@@ -53,7 +53,7 @@ def run_kern(kern, d):
         return 1
     cmd = [os.path.abspath(kern), "run"] + us + ["--"] + args(d)
     try:
-        p = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=120)
+        p = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=280)
     except subprocess.TimeoutExpired:
         print("timed out:", " ".join(cmd))
         return 1

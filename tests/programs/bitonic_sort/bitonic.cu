@@ -148,11 +148,14 @@ int main(int argc, char **argv) {
   int ordered = 1, paired = 1;
   unsigned int *seen = (unsigned int *)calloc(N, sizeof(unsigned int));
   for (unsigned int i = 0; i < N; ++i) {
-    if (i > 0 && (dir ? h_outKey[i - 1] > h_outKey[i] : h_outKey[i - 1] < h_outKey[i])) ordered = 0;
-    if (h_outVal[i] >= N || h_key[h_outVal[i]] != h_outKey[i] || seen[h_outVal[i]]++) paired = 0;
+    if (i > 0 && (dir ? h_outKey[i - 1] > h_outKey[i] : h_outKey[i - 1] < h_outKey[i]))
+      ordered = 0;
+    if (h_outVal[i] >= N || h_key[h_outVal[i]] != h_outKey[i] || seen[h_outVal[i]]++)
+      paired = 0;
   }
   printf("first %u, middle %u, last %u\n", h_outKey[0], h_outKey[N / 2], h_outKey[N - 1]);
-  printf("ordered: %s, key/value pairs intact: %s\n", ordered ? "yes" : "no", paired ? "yes" : "no");
+  printf("ordered: %s, key/value pairs intact: %s\n", ordered ? "yes" : "no",
+         paired ? "yes" : "no");
   printf("%s\n", ordered && paired ? "PASSED" : "FAILED");
 
   checkCudaErrors(cudaFree(d_key));

@@ -14,7 +14,9 @@
 __constant__ float d_mask[MASK_WIDTH];
 
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 600
-__device__ inline double addChecksum(double *address, double val) { return atomicAdd(address, val); }
+__device__ inline double addChecksum(double *address, double val) {
+  return atomicAdd(address, val);
+}
 #else
 __device__ inline double addChecksum(double *address, double val) {
   unsigned long long int *address_as_ull = (unsigned long long int *)address;
@@ -29,7 +31,7 @@ __device__ inline double addChecksum(double *address, double val) {
 #endif
 
 __global__ void convolve(const float *in, float *out, int n, double *checksum) {
-  extern __shared__ float tile[];  // blockDim.x + 2 * MASK_RADIUS floats
+  extern __shared__ float tile[]; // blockDim.x + 2 * MASK_RADIUS floats
   int gid = blockIdx.x * blockDim.x + threadIdx.x;
   int lid = threadIdx.x + MASK_RADIUS;
 
@@ -45,7 +47,8 @@ __global__ void convolve(const float *in, float *out, int n, double *checksum) {
   if (gid < n) {
     float sum = 0.0f;
 #pragma unroll
-    for (int k = -MASK_RADIUS; k <= MASK_RADIUS; ++k) sum += d_mask[k + MASK_RADIUS] * tile[lid + k];
+    for (int k = -MASK_RADIUS; k <= MASK_RADIUS; ++k)
+      sum += d_mask[k + MASK_RADIUS] * tile[lid + k];
     out[gid] = sum;
     addChecksum(checksum, (double)sum);
   }
@@ -55,12 +58,14 @@ int main(int argc, char **argv) {
   const int n = 10000;
   const int threads = 256;
   float h_mask[MASK_WIDTH];
-  for (int k = 0; k < MASK_WIDTH; ++k) h_mask[k] = 0.25f * (float)(MASK_RADIUS + 1 - abs(k - MASK_RADIUS));
+  for (int k = 0; k < MASK_WIDTH; ++k)
+    h_mask[k] = 0.25f * (float)(MASK_RADIUS + 1 - abs(k - MASK_RADIUS));
   checkCudaErrors(cudaMemcpyToSymbol(d_mask, h_mask, sizeof(h_mask)));
 
   float *h_in = (float *)malloc(n * sizeof(float));
   float *h_out = (float *)malloc(n * sizeof(float));
-  for (int i = 0; i < n; ++i) h_in[i] = (float)((i * 29) % 23 - 11);
+  for (int i = 0; i < n; ++i)
+    h_in[i] = (float)((i * 29) % 23 - 11);
 
   float *d_in, *d_out;
   double *d_checksum;
@@ -83,8 +88,10 @@ int main(int argc, char **argv) {
   for (int i = 0; i < n; ++i) {
     float s = 0.0f;
     for (int k = -MASK_RADIUS; k <= MASK_RADIUS; ++k)
-      if (i + k >= 0 && i + k < n) s += h_mask[k + MASK_RADIUS] * h_in[i + k];
-    if (s != h_out[i]) errors++;
+      if (i + k >= 0 && i + k < n)
+        s += h_mask[k + MASK_RADIUS] * h_in[i + k];
+    if (s != h_out[i])
+      errors++;
     cpuSum += s;
   }
 #if CUDART_VERSION >= 11000

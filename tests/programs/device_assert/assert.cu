@@ -44,9 +44,11 @@ int main(void) {
   cudaMalloc(&d_counts, N * sizeof(int));
   cudaMalloc(&d_out, N * sizeof(int));
 
-  if (!runPass(h_counts, d_counts, d_out, h_out, total)) return EXIT_FAILURE;
+  if (!runPass(h_counts, d_counts, d_out, h_out, total))
+    return EXIT_FAILURE;
   long long sum = 0;
-  for (int i = 0; i < N; ++i) sum += h_out[i];
+  for (int i = 0; i < N; ++i)
+    sum += h_out[i];
   printf("pass 1: sum of per-mille values %lld\n", sum);
 
   // Corrupt three entries, in two different blocks.

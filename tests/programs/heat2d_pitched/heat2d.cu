@@ -18,11 +18,12 @@ __global__ void jacobiStep(const float *in, size_t inPitch, float *out, size_t o
                            int ny) {
   int x = blockIdx.x * blockDim.x + threadIdx.x;
   int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= nx || y >= ny) return;
+  if (x >= nx || y >= ny)
+    return;
   const float *row = (const float *)((const char *)in + y * inPitch);
   float *orow = (float *)((char *)out + y * outPitch);
   if (x == 0 || y == 0 || x == nx - 1 || y == ny - 1) {
-    orow[x] = row[x];  // fixed boundary
+    orow[x] = row[x]; // fixed boundary
     return;
   }
   const float *up = (const float *)((const char *)in + (y - 1) * inPitch);
@@ -47,17 +48,19 @@ int main(void) {
   float *h_grid = (float *)calloc(NX * NY, sizeof(float));
   float *h_result = (float *)malloc(NX * NY * sizeof(float));
   float *h_tmp = (float *)malloc(NX * NY * sizeof(float));
-  for (int x = 0; x < NX; ++x) h_grid[x] = 64.0f;
-  for (int y = 0; y < NY; ++y) h_grid[y * NX] = 16.0f;
+  for (int x = 0; x < NX; ++x)
+    h_grid[x] = 64.0f;
+  for (int y = 0; y < NY; ++y)
+    h_grid[y * NX] = 16.0f;
 
   float *d_a, *d_b;
   size_t pitchA, pitchB;
   checkCudaErrors(cudaMallocPitch((void **)&d_a, &pitchA, NX * sizeof(float), NY));
   checkCudaErrors(cudaMallocPitch((void **)&d_b, &pitchB, NX * sizeof(float), NY));
-  printf("grid %dx%d, row %d bytes, pitch aligned: %s\n", NX, NY,
-         (int)(NX * sizeof(float)), (pitchA >= NX * sizeof(float) && pitchA % 128 == 0) ? "yes" : "no");
-  checkCudaErrors(cudaMemcpy2D(d_a, pitchA, h_grid, hostPitch, NX * sizeof(float), NY,
-                               cudaMemcpyHostToDevice));
+  printf("grid %dx%d, row %d bytes, pitch aligned: %s\n", NX, NY, (int)(NX * sizeof(float)),
+         (pitchA >= NX * sizeof(float) && pitchA % 128 == 0) ? "yes" : "no");
+  checkCudaErrors(
+      cudaMemcpy2D(d_a, pitchA, h_grid, hostPitch, NX * sizeof(float), NY, cudaMemcpyHostToDevice));
 
   dim3 block(BX, BY);
   dim3 grid((NX + BX - 1) / BX, (NY + BY - 1) / BY);
@@ -82,11 +85,12 @@ int main(void) {
   int errors = 0;
   double total = 0.0;
   for (int i = 0; i < NX * NY; ++i) {
-    if (h_result[i] != h_grid[i]) errors++;
+    if (h_result[i] != h_grid[i])
+      errors++;
     total += h_result[i];
   }
-  printf("after %d steps: T(1,1) = %.6f, T(%d,1) = %.6f, T(%d,5) = %.6f\n", STEPS,
-         h_result[NX + 1], NX / 2, h_result[NX + NX / 2], NX / 2, h_result[5 * NX + NX / 2]);
+  printf("after %d steps: T(1,1) = %.6f, T(%d,1) = %.6f, T(%d,5) = %.6f\n", STEPS, h_result[NX + 1],
+         NX / 2, h_result[NX + NX / 2], NX / 2, h_result[5 * NX + NX / 2]);
   printf("total heat = %.6f\n", total);
   printf("%s\n", errors == 0 ? "PASSED" : "FAILED");
 

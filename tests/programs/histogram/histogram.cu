@@ -14,7 +14,8 @@
 
 __global__ void histogramShared(const unsigned char *data, int n, unsigned int *hist, int bins) {
   __shared__ unsigned int local[MAX_BINS];
-  for (int b = threadIdx.x; b < bins; b += blockDim.x) local[b] = 0;
+  for (int b = threadIdx.x; b < bins; b += blockDim.x)
+    local[b] = 0;
   __syncthreads();
 
   int shift = 256 / bins;
@@ -24,13 +25,12 @@ __global__ void histogramShared(const unsigned char *data, int n, unsigned int *
   __syncthreads();
 
   for (int b = threadIdx.x; b < bins; b += blockDim.x) {
-    if (local[b] > 0) atomicAdd(&hist[b], local[b]);
+    if (local[b] > 0)
+      atomicAdd(&hist[b], local[b]);
   }
 }
 
-static void usage(const char *prog) {
-  printf("usage: %s [-n COUNT] [-bins B] [-v]\n", prog);
-}
+static void usage(const char *prog) { printf("usage: %s [-n COUNT] [-bins B] [-v]\n", prog); }
 
 int main(int argc, char **argv) {
   int n = 1 << 16;
@@ -79,19 +79,22 @@ int main(int argc, char **argv) {
   unsigned int *h_hist = (unsigned int *)malloc(bins * sizeof(unsigned int));
   unsigned int *ref = (unsigned int *)calloc(bins, sizeof(unsigned int));
   checkCudaErrors(cudaMemcpy(h_hist, d_hist, bins * sizeof(unsigned int), cudaMemcpyDeviceToHost));
-  for (int i = 0; i < n; ++i) ref[h_data[i] / (256 / bins)]++;
+  for (int i = 0; i < n; ++i)
+    ref[h_data[i] / (256 / bins)]++;
 
   int mismatches = 0;
   unsigned int total = 0, maxCount = 0;
   int maxBin = 0;
   for (int b = 0; b < bins; ++b) {
-    if (h_hist[b] != ref[b]) mismatches++;
+    if (h_hist[b] != ref[b])
+      mismatches++;
     total += h_hist[b];
     if (h_hist[b] > maxCount) {
       maxCount = h_hist[b];
       maxBin = b;
     }
-    if (verbose && h_hist[b] > 0) printf("  bin %3d: %u\n", b, h_hist[b]);
+    if (verbose && h_hist[b] > 0)
+      printf("  bin %3d: %u\n", b, h_hist[b]);
   }
   printf("total %u, fullest bin %d with %u, last bin %u\n", total, maxBin, maxCount,
          h_hist[bins - 1]);

@@ -42,14 +42,16 @@ static void matrixMulCPU(float *C, const float *A, const float *B, int hA, int w
   for (int i = 0; i < hA; ++i)
     for (int j = 0; j < wB; ++j) {
       double sum = 0;
-      for (int k = 0; k < wA; ++k) sum += (double)A[i * wA + k] * B[k * wB + j];
+      for (int k = 0; k < wA; ++k)
+        sum += (double)A[i * wA + k] * B[k * wB + j];
       C[i * wB + j] = (float)sum;
     }
 }
 
 // Small multiples of 1/4: every product and partial sum is exact in float.
 static void fillMatrix(float *m, int size, int seed) {
-  for (int i = 0; i < size; ++i) m[i] = (float)((i * seed + 3) % 9 - 4) * 0.25f;
+  for (int i = 0; i < size; ++i)
+    m[i] = (float)((i * seed + 3) % 9 - 4) * 0.25f;
 }
 
 int main(int argc, char **argv) {
@@ -63,9 +65,12 @@ int main(int argc, char **argv) {
   (void)dev;
 
   int wA = 5 * BLOCK_SIZE, hA = 5 * BLOCK_SIZE, wB = 5 * BLOCK_SIZE;
-  if (checkCmdLineFlag(argc, (const char **)argv, "wA")) wA = getCmdLineArgumentInt(argc, (const char **)argv, "wA");
-  if (checkCmdLineFlag(argc, (const char **)argv, "hA")) hA = getCmdLineArgumentInt(argc, (const char **)argv, "hA");
-  if (checkCmdLineFlag(argc, (const char **)argv, "wB")) wB = getCmdLineArgumentInt(argc, (const char **)argv, "wB");
+  if (checkCmdLineFlag(argc, (const char **)argv, "wA"))
+    wA = getCmdLineArgumentInt(argc, (const char **)argv, "wA");
+  if (checkCmdLineFlag(argc, (const char **)argv, "hA"))
+    hA = getCmdLineArgumentInt(argc, (const char **)argv, "hA");
+  if (checkCmdLineFlag(argc, (const char **)argv, "wB"))
+    wB = getCmdLineArgumentInt(argc, (const char **)argv, "wB");
   if (wA % BLOCK_SIZE || hA % BLOCK_SIZE || wB % BLOCK_SIZE) {
     printf("Error: sizes must be multiples of %d\n", BLOCK_SIZE);
     exit(EXIT_FAILURE);

@@ -23,7 +23,8 @@ typedef struct {
 __constant__ LcgParams c_lcg;
 __constant__ int c_samples;
 
-__host__ __device__ inline unsigned int lcgNext(unsigned int state, unsigned int a, unsigned int c) {
+__host__ __device__ inline unsigned int lcgNext(unsigned int state, unsigned int a,
+                                                unsigned int c) {
   return a * state + c;
 }
 
@@ -37,15 +38,18 @@ __global__ void countInside(unsigned int *blockCounts) {
     unsigned int x = state >> (32 - COORD_BITS);
     state = lcgNext(state, c_lcg.multiplier, c_lcg.increment);
     unsigned int y = state >> (32 - COORD_BITS);
-    if (x * x + y * y < (1u << (2 * COORD_BITS))) inside++;
+    if (x * x + y * y < (1u << (2 * COORD_BITS)))
+      inside++;
   }
   counts[threadIdx.x] = inside;
   __syncthreads();
   for (int stride = blockDim.x / 2; stride > 0; stride >>= 1) {
-    if (threadIdx.x < stride) counts[threadIdx.x] += counts[threadIdx.x + stride];
+    if (threadIdx.x < stride)
+      counts[threadIdx.x] += counts[threadIdx.x + stride];
     __syncthreads();
   }
-  if (threadIdx.x == 0) blockCounts[blockIdx.x] = counts[0];
+  if (threadIdx.x == 0)
+    blockCounts[blockIdx.x] = counts[0];
 }
 
 int main(void) {
@@ -66,7 +70,8 @@ int main(void) {
   checkCudaErrors(cudaMemcpy(h_counts, d_counts, sizeof(h_counts), cudaMemcpyDeviceToHost));
 
   unsigned long long gpuInside = 0;
-  for (int b = 0; b < BLOCKS; ++b) gpuInside += h_counts[b];
+  for (int b = 0; b < BLOCKS; ++b)
+    gpuInside += h_counts[b];
 
   // The same draws on the CPU.
   unsigned long long cpuInside = 0;
@@ -77,7 +82,8 @@ int main(void) {
       unsigned int x = state >> (32 - COORD_BITS);
       state = lcgNext(state, params.multiplier, params.increment);
       unsigned int y = state >> (32 - COORD_BITS);
-      if (x * x + y * y < (1u << (2 * COORD_BITS))) cpuInside++;
+      if (x * x + y * y < (1u << (2 * COORD_BITS)))
+        cpuInside++;
     }
   }
 

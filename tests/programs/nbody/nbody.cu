@@ -39,7 +39,8 @@ __global__ void integrateBodies(float4 *newPos, float4 *vel, const float4 *oldPo
   for (int tile = 0; tile < n / TILE; ++tile) {
     shPos[threadIdx.x] = oldPos[tile * TILE + threadIdx.x];
     __syncthreads();
-    for (int j = 0; j < TILE; ++j) acc = bodyBodyInteraction(myPos, shPos[j], acc);
+    for (int j = 0; j < TILE; ++j)
+      acc = bodyBodyInteraction(myPos, shPos[j], acc);
     __syncthreads();
   }
   float4 v = vel[i];

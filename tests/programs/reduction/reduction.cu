@@ -17,10 +17,12 @@ __global__ void reduce0(const int *g_idata, int *g_odata, unsigned int n) {
   sdata[tid] = (i < n) ? g_idata[i] : 0;
   __syncthreads();
   for (unsigned int s = 1; s < blockDim.x; s *= 2) {
-    if ((tid % (2 * s)) == 0) sdata[tid] += sdata[tid + s];
+    if ((tid % (2 * s)) == 0)
+      sdata[tid] += sdata[tid + s];
     __syncthreads();
   }
-  if (tid == 0) g_odata[blockIdx.x] = sdata[0];
+  if (tid == 0)
+    g_odata[blockIdx.x] = sdata[0];
 }
 
 __device__ __forceinline__ int warpReduceSum(int val) {
@@ -36,18 +38,22 @@ __global__ void reduce4(const int *g_idata, int *g_odata, unsigned int n) {
   unsigned int tid = threadIdx.x;
   unsigned int i = blockIdx.x * (blockDim.x * 2) + threadIdx.x;
   int mySum = (i < n) ? g_idata[i] : 0;
-  if (i + blockDim.x < n) mySum += g_idata[i + blockDim.x];
+  if (i + blockDim.x < n)
+    mySum += g_idata[i + blockDim.x];
   sdata[tid] = mySum;
   __syncthreads();
   for (unsigned int s = blockDim.x / 2; s > 32; s >>= 1) {
-    if (tid < s) sdata[tid] = mySum = mySum + sdata[tid + s];
+    if (tid < s)
+      sdata[tid] = mySum = mySum + sdata[tid + s];
     __syncthreads();
   }
   if (tid < 32) {
-    if (blockDim.x >= 64) mySum += sdata[tid + 32];
+    if (blockDim.x >= 64)
+      mySum += sdata[tid + 32];
     mySum = warpReduceSum(mySum);
   }
-  if (tid == 0) g_odata[blockIdx.x] = mySum;
+  if (tid == 0)
+    g_odata[blockIdx.x] = mySum;
 }
 
 // Version 3: grid-stride accumulation, one shuffle reduction per warp, one atomic per warp.
@@ -57,12 +63,14 @@ __global__ void reduceAtomic(const int *in, unsigned long long *total, int n) {
     sum += in[i];
   int lo = (int)sum;
   lo = warpReduceSum(lo);
-  if ((threadIdx.x & (warpSize - 1)) == 0) atomicAdd(total, (unsigned long long)(long long)lo);
+  if ((threadIdx.x & (warpSize - 1)) == 0)
+    atomicAdd(total, (unsigned long long)(long long)lo);
 }
 
 static long long sumBlocks(const int *partial, int count) {
   long long s = 0;
-  for (int i = 0; i < count; ++i) s += partial[i];
+  for (int i = 0; i < count; ++i)
+    s += partial[i];
   return s;
 }
 

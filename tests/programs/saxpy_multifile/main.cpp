@@ -47,8 +47,10 @@ int main(int argc, char **argv) {
   for (int i = 0; i < n; ++i) {
     ref[i] = a * x[i] + ref[i];
     ref[i] = a * x[i] + ref[i];
-    if (ref[i] != y[i]) errors++;
-    if (ref[i] > 0.0f) refPositive++;
+    if (ref[i] != y[i])
+      errors++;
+    if (ref[i] > 0.0f)
+      refPositive++;
     sum += (long long)y[i];
   }
   printf("%s: %d launches, %u elements touched\n", describe(), g_launches, readElementsTouched());

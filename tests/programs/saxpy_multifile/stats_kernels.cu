@@ -5,13 +5,16 @@
 
 __global__ void countPositive(const float *y, int n, int *count) {
   __shared__ int blockCount;
-  if (threadIdx.x == 0) blockCount = 0;
+  if (threadIdx.x == 0)
+    blockCount = 0;
   __syncthreads();
   for (int i = gridStrideStart(); i < n; i += blockDim.x * gridDim.x) {
-    if (y[i] > 0.0f) atomicAdd(&blockCount, 1);
+    if (y[i] > 0.0f)
+      atomicAdd(&blockCount, 1);
   }
   __syncthreads();
-  if (threadIdx.x == 0) atomicAdd(count, blockCount);
+  if (threadIdx.x == 0)
+    atomicAdd(count, blockCount);
 }
 
 void launchCountPositive(const float *d_y, int n, int *d_count) {

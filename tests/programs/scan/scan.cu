@@ -38,7 +38,8 @@ __global__ void prescan(unsigned int *out, const unsigned int *in, unsigned int 
 
   if (thid == 0) {
     int last = m - 1 + CONFLICT_FREE_OFFSET(m - 1);
-    if (sums) sums[blockIdx.x] = temp[last];
+    if (sums)
+      sums[blockIdx.x] = temp[last];
     temp[last] = 0;
   }
 
@@ -57,17 +58,22 @@ __global__ void prescan(unsigned int *out, const unsigned int *in, unsigned int 
   }
   __syncthreads();
 
-  if (blockOffset + ai < n) out[blockOffset + ai] = temp[ai + bankOffsetA];
-  if (blockOffset + bi < n) out[blockOffset + bi] = temp[bi + bankOffsetB];
+  if (blockOffset + ai < n)
+    out[blockOffset + ai] = temp[ai + bankOffsetA];
+  if (blockOffset + bi < n)
+    out[blockOffset + bi] = temp[bi + bankOffsetB];
 }
 
 __global__ void uniformAdd(unsigned int *data, const unsigned int *incr, int n) {
   __shared__ unsigned int value;
-  if (threadIdx.x == 0) value = incr[blockIdx.x];
+  if (threadIdx.x == 0)
+    value = incr[blockIdx.x];
   __syncthreads();
   int i = blockIdx.x * blockDim.x * 2 + threadIdx.x;
-  if (i < n) data[i] += value;
-  if (i + blockDim.x < n) data[i + blockDim.x] += value;
+  if (i < n)
+    data[i] += value;
+  if (i + blockDim.x < n)
+    data[i + blockDim.x] += value;
 }
 
 static size_t sharedBytes(int threads) {
@@ -79,7 +85,7 @@ int main(void) {
   const int n = 100000;
   const int threads = 128;
   const int perBlock = 2 * threads;
-  int blocks = (n + perBlock - 1) / perBlock;  // 391: one level of block sums fits one block
+  int blocks = (n + perBlock - 1) / perBlock; // 391: one level of block sums fits one block
   if (blocks > 2 * 512) {
     printf("too many blocks\n");
     return EXIT_FAILURE;
@@ -87,7 +93,8 @@ int main(void) {
 
   unsigned int *h_in = (unsigned int *)malloc(n * sizeof(unsigned int));
   unsigned int *h_out = (unsigned int *)malloc(n * sizeof(unsigned int));
-  for (int i = 0; i < n; ++i) h_in[i] = (i * 13 + 7) % 17;
+  for (int i = 0; i < n; ++i)
+    h_in[i] = (i * 13 + 7) % 17;
 
   unsigned int *d_in, *d_out, *d_sums, *d_sumsScanned;
   checkCudaErrors(cudaMalloc(&d_in, n * sizeof(unsigned int)));
@@ -109,7 +116,8 @@ int main(void) {
   int errors = 0;
   for (int i = 0; i < n; ++i) {
     if (h_out[i] != running) {
-      if (errors < 5) printf("mismatch at %d: %u != %u\n", i, h_out[i], running);
+      if (errors < 5)
+        printf("mismatch at %d: %u != %u\n", i, h_out[i], running);
       errors++;
     }
     running += h_in[i];

@@ -20,14 +20,17 @@ __global__ void polynomial(int *data, int n, int offset) {
 __global__ void sumAll(const int *data, int n, long long *total) {
   __shared__ long long partial[256];
   long long s = 0;
-  for (int i = threadIdx.x; i < n; i += blockDim.x) s += data[i];
+  for (int i = threadIdx.x; i < n; i += blockDim.x)
+    s += data[i];
   partial[threadIdx.x] = s;
   __syncthreads();
   for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride) partial[threadIdx.x] += partial[threadIdx.x + stride];
+    if (threadIdx.x < stride)
+      partial[threadIdx.x] += partial[threadIdx.x + stride];
     __syncthreads();
   }
-  if (threadIdx.x == 0) *total = partial[0];
+  if (threadIdx.x == 0)
+    *total = partial[0];
 }
 
 int main(int argc, char **argv) {
@@ -38,7 +41,8 @@ int main(int argc, char **argv) {
   int *h_in, *h_out;
   checkCudaErrors(cudaMallocHost((void **)&h_in, bytes));
   checkCudaErrors(cudaHostAlloc((void **)&h_out, bytes, cudaHostAllocDefault));
-  for (int i = 0; i < n; ++i) h_in[i] = (i % 201) - 100;
+  for (int i = 0; i < n; ++i)
+    h_in[i] = (i % 201) - 100;
 
   int *d_data;
   long long *d_total;
@@ -76,17 +80,19 @@ int main(int argc, char **argv) {
   checkCudaErrors(cudaMemcpyAsync(h_total, d_total, sizeof(long long), cudaMemcpyDeviceToHost,
                                   streams[NSTREAMS - 1]));
   checkCudaErrors(cudaEventRecord(stop, 0));
-  for (int s = 0; s < NSTREAMS; ++s) checkCudaErrors(cudaStreamSynchronize(streams[s]));
+  for (int s = 0; s < NSTREAMS; ++s)
+    checkCudaErrors(cudaStreamSynchronize(streams[s]));
   checkCudaErrors(cudaEventSynchronize(stop));
   float ms = 0.0f;
-  checkCudaErrors(cudaEventElapsedTime(&ms, start, stop));  // measured, never printed
+  checkCudaErrors(cudaEventElapsedTime(&ms, start, stop)); // measured, never printed
 
   int errors = 0;
   long long expected = 0;
   for (int i = 0; i < n; ++i) {
     int x = h_in[i];
     int y = (3 * x + 5) * x - 7;
-    if (h_out[i] != y) errors++;
+    if (h_out[i] != y)
+      errors++;
     expected += y;
   }
   printf("%d streams, %d elements each\n", NSTREAMS, chunk);

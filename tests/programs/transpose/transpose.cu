@@ -13,7 +13,8 @@ __global__ void transposeNaive(float *odata, const float *idata, int width, int 
   int x = blockIdx.x * TILE_DIM + threadIdx.x;
   int y = blockIdx.y * TILE_DIM + threadIdx.y;
   for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
-    if (x < width && y + j < height) odata[x * height + (y + j)] = idata[(y + j) * width + x];
+    if (x < width && y + j < height)
+      odata[x * height + (y + j)] = idata[(y + j) * width + x];
 }
 
 __global__ void transposeCoalesced(float *odata, const float *idata, int width, int height) {
@@ -21,12 +22,14 @@ __global__ void transposeCoalesced(float *odata, const float *idata, int width, 
   int x = blockIdx.x * TILE_DIM + threadIdx.x;
   int y = blockIdx.y * TILE_DIM + threadIdx.y;
   for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
-    if (x < width && y + j < height) tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * width + x];
+    if (x < width && y + j < height)
+      tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * width + x];
   __syncthreads();
   x = blockIdx.y * TILE_DIM + threadIdx.x;
   y = blockIdx.x * TILE_DIM + threadIdx.y;
   for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
-    if (x < height && y + j < width) odata[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
+    if (x < height && y + j < width)
+      odata[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
 }
 
 __global__ void transposeNoBankConflicts(float *odata, const float *idata, int width, int height) {
@@ -34,18 +37,21 @@ __global__ void transposeNoBankConflicts(float *odata, const float *idata, int w
   int x = blockIdx.x * TILE_DIM + threadIdx.x;
   int y = blockIdx.y * TILE_DIM + threadIdx.y;
   for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
-    if (x < width && y + j < height) tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * width + x];
+    if (x < width && y + j < height)
+      tile[threadIdx.y + j][threadIdx.x] = idata[(y + j) * width + x];
   __syncthreads();
   x = blockIdx.y * TILE_DIM + threadIdx.x;
   y = blockIdx.x * TILE_DIM + threadIdx.y;
   for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS)
-    if (x < height && y + j < width) odata[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
+    if (x < height && y + j < width)
+      odata[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
 }
 
 static int check(const float *gold, const float *result, int count, const char *name) {
   int bad = 0;
   for (int i = 0; i < count; ++i)
-    if (gold[i] != result[i]) bad++;
+    if (gold[i] != result[i])
+      bad++;
   printf("%-28s %s\n", name, bad == 0 ? "PASSED" : "FAILED");
   return bad;
 }
@@ -58,9 +64,11 @@ int main(void) {
   float *h_idata = (float *)malloc(bytes);
   float *h_odata = (float *)malloc(bytes);
   float *gold = (float *)malloc(bytes);
-  for (int i = 0; i < count; ++i) h_idata[i] = (float)i;
+  for (int i = 0; i < count; ++i)
+    h_idata[i] = (float)i;
   for (int y = 0; y < height; ++y)
-    for (int x = 0; x < width; ++x) gold[x * height + y] = h_idata[y * width + x];
+    for (int x = 0; x < width; ++x)
+      gold[x * height + y] = h_idata[y * width + x];
 
   float *d_idata, *d_odata;
   checkCudaErrors(cudaMalloc(&d_idata, bytes));

@@ -9,7 +9,8 @@
 
 __global__ void stepKernel(int *values, int n, int step) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) values[i] = values[i] * 2 + step;
+  if (i < n)
+    values[i] = values[i] * 2 + step;
 }
 
 // Each block writes its maximum into host-mapped memory.
@@ -23,7 +24,8 @@ __global__ void blockMax(const int *values, int n, int *mappedOut) {
       best[threadIdx.x] = best[threadIdx.x + s];
     __syncthreads();
   }
-  if (threadIdx.x == 0) mappedOut[blockIdx.x] = best[0];
+  if (threadIdx.x == 0)
+    mappedOut[blockIdx.x] = best[0];
 }
 
 int main(int argc, char **argv) {
@@ -41,7 +43,8 @@ int main(int argc, char **argv) {
   const int blocks = (n + threads - 1) / threads;
   int *values;
   checkCudaErrors(cudaMallocManaged(&values, n * sizeof(int), cudaMemAttachGlobal));
-  for (int i = 0; i < n; ++i) values[i] = i % 100 - 50;
+  for (int i = 0; i < n; ++i)
+    values[i] = i % 100 - 50;
 
 #if CUDART_VERSION >= 13000
   cudaMemLocation location;
@@ -63,12 +66,14 @@ int main(int argc, char **argv) {
   long long sum = 0;
   for (int i = 0; i < n; ++i) {
     int v = i % 100 - 50;
-    for (int step = 1; step <= 3; ++step) v = v * 2 + step;
-    if (values[i] != v) errors++;
+    for (int step = 1; step <= 3; ++step)
+      v = v * 2 + step;
+    if (values[i] != v)
+      errors++;
     sum += values[i];
   }
-  printf("managed: values[0] = %d, values[%d] = %d, sum = %lld\n", values[0], n - 1,
-         values[n - 1], sum);
+  printf("managed: values[0] = %d, values[%d] = %d, sum = %lld\n", values[0], n - 1, values[n - 1],
+         sum);
 
   // Zero-copy: the kernel writes straight into pinned host memory.
   int *h_max = NULL, *d_max = NULL;
@@ -81,9 +86,12 @@ int main(int argc, char **argv) {
   for (int b = 0; b < blocks; ++b) {
     int want = -2147483647;
     for (int i = b * threads; i < n && i < (b + 1) * threads; ++i)
-      if (values[i] > want) want = values[i];
-    if (h_max[b] != want) errors++;
-    if (h_max[b] > overall) overall = h_max[b];
+      if (values[i] > want)
+        want = values[i];
+    if (h_max[b] != want)
+      errors++;
+    if (h_max[b] > overall)
+      overall = h_max[b];
   }
   printf("zero-copy: %d block maxima, overall %d, last block %d\n", blocks, overall,
          h_max[blocks - 1]);
