@@ -270,7 +270,9 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
   }
   std::vector<Expr *> v;
   for (fe::Expr *a : e->args) {
-    if (a->type->isStruct()) { // by value (cudaMemLocation): the address of a copy
+    // By value (cudaMemLocation): the address of a copy. Not a struct-typed symbol named by
+    // host code (cudaMemcpyToSymbol(params, ...)): that is passed as its device address.
+    if (a->type->isStruct() && a->builtin != -3) {
       LValue src = structValue(a);
       LocalSlot *copy = newSlot("arg", a->type);
       copyStruct(slotAddr(copy), slotSpace(), src.addr, src.space, a->type, e->loc);
