@@ -432,6 +432,12 @@ Value *HostCodegen::emitRuntimeCall(const ir::Expr &e) {
   for (size_t i = 0; i < e.ops.size(); ++i) {
     const ir::Type t = e.ops[i]->type;
     Value *v = emitExpr(*e.ops[i]);
+    if (e.intrinsic == ir::IntrinsicId::PthreadCreate && i == 2) {
+      // The thread routine, void *(*)(void *): the runtime gets its machine address.
+      const ir::Type p = ir::Type::ptr(frontend::AddrSpace::Host);
+      v = b_.CreatePtrToInt(resolveFunctionPointer(v, signatureOf(p, {p}), e.site),
+                            b_.getInt64Ty());
+    }
     Type *want = ft->getParamType(i + 1);
     if (want->isPointerTy())
       v = b_.CreateIntToPtr(v, want);

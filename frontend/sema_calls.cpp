@@ -278,6 +278,10 @@ const Type *Sema::sigType(char c) {
     return memLocation_;
   case 'T':
     return types_.pointerTo(pointerAttrs_, defaultSpace());
+  case 'W': { // a thread routine, void *(*)(void *)
+    const Type *vp = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
+    return types_.pointerTo(types_.function(vp, {vp}, false));
+  }
   case 'Y': // a symbol: passed as its device address
   case 'K': // a kernel: passed as its index
     return types_.pointerTo(types_.voidTy(), AddrSpace::Host);

@@ -290,6 +290,8 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     x->site = m_.addSite(SiteKind::Atomic, e->loc, n);
     x->space = v[0]->type.space;
   }
+  if (id == IntrinsicId::PthreadCreate) // where a bad thread routine is reported
+    x->site = m_.addSite(SiteKind::Call, e->loc, n);
   if (intrinsicKind(id) == IntrinsicKind::Math)
     return x;
   // Calls with effects run where they stand in the source.

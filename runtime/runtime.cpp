@@ -267,10 +267,12 @@ int Runtime::runMain(const std::vector<std::string> &args) {
   KernHostCtx ctx;
   ctx.rt = this;
   int32_t code;
+  hostThreads_.reset();
   {
     HostSignalGuard guard(&ctx);
     code = callMain(&ctx, image_.main, static_cast<int32_t>(argvStrings.size()), argv.data());
   }
+  hostThreads_.reset(); // main has returned: threads still running are abandoned
   if (ctx.signal) {
     faulted_ = true;
     lastErrorMessage_ =

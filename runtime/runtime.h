@@ -6,6 +6,7 @@
 #include "runtime/checked.h"
 #include "runtime/counter_hooks.h"
 #include "runtime/device.h"
+#include "runtime/host_threads.h"
 #include "runtime/memory.h"
 #include "runtime/occupancy.h"
 #include "runtime/printf_format.h"
@@ -350,6 +351,12 @@ public:
   void hostFault(uint32_t site, uint32_t kind, uint64_t addr);
   /// exit() and host faults: back to runMain. No destructors may be pending in the caller.
   [[noreturn]] static void unwind(KernHostCtx *ctx, int32_t code);
+  /// The program's threads (<pthread.h>), for the run of main in progress.
+  HostThreads &hostThreads() {
+    if (!hostThreads_)
+      hostThreads_ = std::make_unique<HostThreads>(*this);
+    return *hostThreads_;
+  }
 
 private:
   /// A handle given out by cudaStreamCreate / cudaEventCreate. Handles are never freed before
@@ -472,8 +479,10 @@ private:
   int32_t stickyError_ = 0; // a kernel fault: returned by every later call
   std::string lastErrorMessage_;
   bool faulted_ = false;
-  uint32_t deviceFlags_ = 0; // cudaSetDeviceFlags
-  GlibcRandom rand_;         // rand() and srand(): the same sequences as a native build
+  uint32_t deviceFlags_ = 0;                 // cudaSetDeviceFlags
+  std::unique_ptr<HostThreads> hostThreads_; // created by the first pthread call of a run
+  friend class HostThreads;
+  GlibcRandom rand_; // rand() and srand(): the same sequences as a native build
 };
 
 } // namespace kern::runtime
