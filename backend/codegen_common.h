@@ -42,6 +42,12 @@ struct ModuleContext {
   std::map<const ir::Function *, llvm::Function *> hostFunctions;
   /// Kernels compiled as coroutines that suspend at their barriers (ir::suspendsAtBarriers).
   std::set<const ir::Function *> coroutines;
+  /// The host function table (ir::Module::hostFunctionTable): entry v is the function a
+  /// function pointer of value v calls (entry 0, the null pointer, is none), and the number of
+  /// its signature (hostSignatures), which a call through a pointer checks.
+  llvm::GlobalVariable *hostFunctionTable = nullptr;
+  llvm::GlobalVariable *hostFunctionSignatures = nullptr;
+  std::map<std::string, uint32_t> hostSignatures;
   /// The first internal error met while generating code (empty: none).
   std::string error;
 

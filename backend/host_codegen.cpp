@@ -39,6 +39,10 @@ private:
   void emitLaunch(const ir::Stmt &s);
   Value *emitExpr(const ir::Expr &e);
   Value *emitRuntimeCall(const ir::Expr &e);
+  Value *emitIndirectCall(const ir::Expr &e);
+  /// The machine address of the function that function pointer `v` designates, after
+  /// checking that it is one (not null, in the table) of signature `signature`.
+  Value *resolveFunctionPointer(Value *v, const std::string &signature, ir::SiteId site);
 
   ModuleContext &mc_;
   const ir::Function &f_;
@@ -334,6 +338,92 @@ void HostCodegen::emitLaunch(const ir::Stmt &s) {
                  shared, stream, buf, b_.getInt32(k->paramBytes), b_.getInt32(s.site)});
 }
 
+// ---- function pointers ---------------------------------------------------------------------
+
+/// How a host function is called at the machine level: its result and parameter IR types.
+std::string signatureOf(ir::Type ret, const std::vector<ir::Type> &params) {
+  std::string s = ret.str() + "(";
+  for (size_t i = 0; i < params.size(); ++i)
+    s += (i ? "," : "") + params[i].str();
+  return s + ")";
+}
+
+uint32_t signatureId(ModuleContext &mc, const std::string &sig) {
+  auto it = mc.hostSignatures.find(sig);
+  if (it != mc.hostSignatures.end())
+    return it->second;
+  uint32_t id = static_cast<uint32_t>(mc.hostSignatures.size()) + 1;
+  mc.hostSignatures[sig] = id;
+  return id;
+}
+
+void buildFunctionTable(ModuleContext &mc) {
+  if (mc.hostFunctionTable)
+    return;
+  auto &c = mc.llvm;
+  Type *ptr = llvm::PointerType::getUnqual(c);
+  std::vector<llvm::Constant *> fns = {
+      llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(ptr))};
+  std::vector<llvm::Constant *> sigs = {llvm::ConstantInt::get(Type::getInt32Ty(c), 0)};
+  for (const ir::Function *f : mc.ir.hostFunctionTable) {
+    auto it = mc.hostFunctions.find(f);
+    if (it == mc.hostFunctions.end()) {
+      mc.fail("internal error: function table names " + f->name + ", not a host function");
+      return;
+    }
+    fns.push_back(it->second);
+    std::vector<ir::Type> params;
+    for (const ir::Var *p : f->params)
+      params.push_back(p->type);
+    sigs.push_back(llvm::ConstantInt::get(Type::getInt32Ty(c),
+                                          signatureId(mc, signatureOf(f->returnType, params))));
+  }
+  auto *fnTy = llvm::ArrayType::get(ptr, fns.size());
+  mc.hostFunctionTable =
+      new llvm::GlobalVariable(mc.module, fnTy, true, llvm::GlobalValue::InternalLinkage,
+                               llvm::ConstantArray::get(fnTy, fns), "fntable");
+  auto *sigTy = llvm::ArrayType::get(Type::getInt32Ty(c), sigs.size());
+  mc.hostFunctionSignatures =
+      new llvm::GlobalVariable(mc.module, sigTy, true, llvm::GlobalValue::InternalLinkage,
+                               llvm::ConstantArray::get(sigTy, sigs), "fntable.sigs");
+}
+
+Value *HostCodegen::resolveFunctionPointer(Value *v, const std::string &signature,
+                                           ir::SiteId site) {
+  buildFunctionTable(mc_);
+  if (!mc_.hostFunctionTable)
+    return llvm::ConstantPointerNull::get(b_.getPtrTy());
+  const uint64_t n = mc_.ir.hostFunctionTable.size();
+  hostFault(b_.CreateICmpEQ(v, b_.getInt64(0), "fnptr.null"), KERN_FAULT_NULL_FNPTR, site, v);
+  hostFault(b_.CreateICmpUGT(v, b_.getInt64(n), "fnptr.bad"), KERN_FAULT_BAD_FNPTR, site, v);
+  auto *sigTy = mc_.hostFunctionSignatures->getValueType();
+  Value *sig = b_.CreateLoad(
+      b_.getInt32Ty(), b_.CreateInBoundsGEP(sigTy, mc_.hostFunctionSignatures, {b_.getInt64(0), v}),
+      "fnptr.sig");
+  hostFault(b_.CreateICmpNE(sig, b_.getInt32(signatureId(mc_, signature)), "fnptr.mismatch"),
+            KERN_FAULT_FNPTR_TYPE, site, v);
+  auto *fnTy = mc_.hostFunctionTable->getValueType();
+  return b_.CreateLoad(b_.getPtrTy(),
+                       b_.CreateInBoundsGEP(fnTy, mc_.hostFunctionTable, {b_.getInt64(0), v}),
+                       "fnptr.target");
+}
+
+Value *HostCodegen::emitIndirectCall(const ir::Expr &e) {
+  Value *target = emitExpr(*e.ops[0]);
+  std::vector<ir::Type> params;
+  std::vector<Value *> args = {ctx_};
+  std::vector<Type *> types = {b_.getPtrTy()};
+  for (size_t i = 1; i < e.ops.size(); ++i) {
+    params.push_back(e.ops[i]->type);
+    args.push_back(emitExpr(*e.ops[i]));
+    types.push_back(registerType(c_, e.ops[i]->type));
+  }
+  Value *fp = resolveFunctionPointer(target, signatureOf(e.type, params), e.site);
+  auto *ft = llvm::FunctionType::get(registerType(c_, e.type), types, false);
+  Value *r = b_.CreateCall(ft, fp, args);
+  return e.type.isVoid() ? nullptr : r;
+}
+
 // ---- expressions ---------------------------------------------------------------------------
 
 Value *HostCodegen::emitRuntimeCall(const ir::Expr &e) {
@@ -356,6 +446,12 @@ Value *HostCodegen::emitRuntimeCall(const ir::Expr &e) {
   for (size_t i = 0; i < e.ops.size(); ++i) {
     const ir::Type t = e.ops[i]->type;
     Value *v = emitExpr(*e.ops[i]);
+    if (e.intrinsic == ir::IntrinsicId::PthreadCreate && i == 2) {
+      // The thread routine, void *(*)(void *): the runtime gets its machine address.
+      const ir::Type p = ir::Type::ptr(frontend::AddrSpace::Host);
+      v = b_.CreatePtrToInt(resolveFunctionPointer(v, signatureOf(p, {p}), e.site),
+                            b_.getInt64Ty());
+    }
     Type *want = ft->getParamType(i + 1);
     if (want->isPointerTy())
       v = b_.CreateIntToPtr(v, want);
@@ -417,6 +513,8 @@ Value *HostCodegen::emitExpr(const ir::Expr &e) {
     return fromMemory(b_, v, e.type);
   }
   case ExprKind::Call: {
+    if (!e.callee)
+      return emitIndirectCall(e);
     auto it = mc_.hostFunctions.find(e.callee);
     if (it == mc_.hostFunctions.end()) {
       mc_.fail("internal error: host code calls " +

@@ -26,10 +26,15 @@ struct StructDecl;
 
 /// One declarator suffix or prefix, innermost last as written: `int *a[4]` is base int,
 /// declarator ops [Pointer, Array(4)] read as C reads them (see TypeSyntax::ops).
+struct TypeSyntax;
 struct TypeOp {
-  enum class Kind { Pointer, Array } kind = Kind::Pointer;
+  enum class Kind { Pointer, Array, Function } kind = Kind::Pointer;
   bool isConst = false; // Pointer: `* const`
   Expr *size = nullptr; // Array: the size expression; nullptr for `[]`
+  /// Function: the parameter types of `(*p)(int, float)` (empty for `()` and `(void)`).
+  std::vector<TypeSyntax *> params;
+  bool variadic = false; // Function: `...`
+  SourceLoc loc;         // Function: the parameter list
 };
 
 /// A type as written: specifiers plus declarator operators.

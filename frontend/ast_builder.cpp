@@ -97,8 +97,11 @@ void Builder::parameters(P::ParameterTypeListContext *ctx, FunctionDecl *f) {
       error(loc(pd->Assign()), "default arguments are not supported");
     if (auto *dc = pd->declarator()) {
       DeclInfo d = declarator(dc, false);
-      if (d.isFunction)
-        error(d.loc, "function pointers are not supported");
+      if (d.isFunction) { // a parameter of function type is a pointer to a function
+        d.ops.push_back(functionOp(d.params, d.loc));
+        TypeOp ptr;
+        d.ops.push_back(ptr);
+      }
       v->name = d.name;
       v->loc = d.loc;
       v->typeSyntax->ops = d.ops;

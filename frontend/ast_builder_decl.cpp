@@ -404,9 +404,9 @@ void Builder::declaratorInto(P::DeclaratorContext *ctx, DeclInfo &d, bool nested
       continue;
     }
     // A parameter list: the declarator names a function only when it is the first suffix
-    // of a plain name; anything else is a function pointer or worse.
+    // of a plain name; anything else makes a function type (`(*p)(int)`: pointer to one).
     if (k != 0 || nested || dd->declarator()) {
-      error(loc(sfx), "function pointers are not supported");
+      d.ops.push_back(functionOp(sfx->parameterTypeList(), loc(sfx)));
       continue;
     }
     d.isFunction = true;
@@ -417,6 +417,20 @@ void Builder::declaratorInto(P::DeclaratorContext *ctx, DeclInfo &d, bool nested
   }
   if (d.loc.line == 0)
     d.loc = loc(ctx);
+}
+
+TypeOp Builder::functionOp(P::ParameterTypeListContext *ctx, SourceLoc at) {
+  TypeOp op;
+  op.kind = TypeOp::Kind::Function;
+  op.loc = at;
+  if (!ctx)
+    return op;
+  FunctionDecl scratch;
+  parameters(ctx, &scratch);
+  op.variadic = scratch.variadic;
+  for (VarDecl *p : scratch.params)
+    op.params.push_back(p->typeSyntax);
+  return op;
 }
 
 std::vector<TypeOp> Builder::abstractDeclarator(P::AbstractDeclaratorContext *ctx) {
@@ -434,7 +448,7 @@ void Builder::abstractInto(P::AbstractDeclaratorContext *ctx, DeclInfo &d) {
   for (size_t k = suffixes.size(); k-- > 0;) {
     auto *sfx = suffixes[k];
     if (!sfx->LeftBracket()) {
-      error(loc(sfx), "function pointers are not supported");
+      d.ops.push_back(functionOp(sfx->parameterTypeList(), loc(sfx)));
       continue;
     }
     TypeOp op;

@@ -99,6 +99,8 @@ private:
   FunctionDecl *functionDecl(const Specs &s, const DeclInfo &d);
 
   void parameters(P::ParameterTypeListContext *ctx, FunctionDecl *f);
+  /// The function type operator of a parameter list inside a declarator (`(*p)(int)`).
+  TypeOp functionOp(P::ParameterTypeListContext *ctx, SourceLoc at);
 
   // ---- declarations ----
 

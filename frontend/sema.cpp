@@ -341,6 +341,30 @@ const Type *Sema::resolve(TypeSyntax *ts, AddrSpace space) {
       constNext = op.isConst;
       continue;
     }
+    if (op.kind == TypeOp::Kind::Function) {
+      if (t->isArray() || t->isFunction()) {
+        error(op.loc, t->isArray() ? "function cannot return an array"
+                                   : "function cannot return a function");
+        return nullptr;
+      }
+      std::vector<const Type *> params;
+      for (TypeSyntax *p : op.params) {
+        const Type *pt = resolve(p, AddrSpace::Host);
+        if (!pt)
+          return nullptr;
+        if (pt->isArray()) // parameters of array type are pointers
+          pt = types_.pointerTo(pt->elem, AddrSpace::Host, p->isConst);
+        params.push_back(pt);
+      }
+      t = types_.function(t, std::move(params), op.variadic);
+      constNext = false;
+      continue;
+    }
+    if (t->isFunction()) {
+      error(ts->loc, "array of functions (an array of function pointers is written "
+                     "'int (*name[N])(int)')");
+      return nullptr;
+    }
     uint64_t n = 0;
     if (op.size) {
       int64_t v;
@@ -503,6 +527,15 @@ void Sema::globalVar(VarDecl *v) {
   if (!t)
     return;
   (void)space;
+  if (space != AddrSpace::Host && hasFunctionPointer(t))
+    deviceFunctionPointer(v->loc);
+  if (t->isFunction()) {
+    error(v->loc, "'" + v->name +
+                      "' is declared as a function type; a function pointer is "
+                      "written '(*" +
+                      v->name + ")'");
+    return;
+  }
   if (t->isVoid()) {
     error(v->loc, "variable '" + v->name + "' has type void");
     return;
@@ -557,6 +590,10 @@ void Sema::function(FunctionDecl *f) {
       pt = types_.pointerTo(pt->elem, pspace, p->typeSyntax->isConst);
     if (pt->isVoid()) {
       error(p->loc, "parameter has type void");
+      return;
+    }
+    if (pspace != AddrSpace::Host && hasFunctionPointer(pt)) {
+      error(p->loc, "pointers to __device__ functions are not supported yet");
       return;
     }
     if (pt->isStruct() && !pt->record->complete) {
@@ -664,6 +701,12 @@ void Sema::localVar(VarDecl *v) {
   const Type *t = resolve(v->typeSyntax, defaultSpace());
   if (!t)
     return;
+  if (side_ != Side::Host && hasFunctionPointer(t))
+    deviceFunctionPointer(v->loc);
+  if (t->isFunction()) {
+    error(v->loc, "local function declarations are not supported");
+    return;
+  }
   if (t->isVoid()) {
     error(v->loc, "variable '" + v->name + "' has type void");
     return;

@@ -34,8 +34,9 @@ bool Sema::literalChoice(const Expr *e) {
 
 void Sema::call(Expr *e) {
   Expr *callee = e->operands[0];
-  if (callee->kind != ExprKind::Ident) {
-    error(callee->loc, "called object is not a function (function pointers are not supported)");
+  if (callee->kind != ExprKind::Ident ||
+      (!e->isLaunch && dynamic_cast<VarDecl *>(lookup(callee->name)))) {
+    indirectCall(e);
     return;
   }
   const std::string &n = callee->name;
@@ -103,6 +104,37 @@ void Sema::call(Expr *e) {
   if (!arguments(e, f->type, n))
     return;
   e->type = f->type->elem;
+}
+
+void Sema::indirectCall(Expr *e) {
+  Expr *&callee = e->operands[0];
+  if (!check(callee))
+    return;
+  if (e->isLaunch) {
+    error(callee->loc, "a kernel must be launched by its name");
+    return;
+  }
+  std::string n = callee->kind == ExprKind::Ident ? callee->name : "(function pointer)";
+  Expr *r = rvalue(callee);
+  if (!r->type->isPointer() || !r->type->elem->isFunction()) {
+    error(callee->loc, "called object type '" + r->type->str() +
+                           "' is not a function or "
+                           "function pointer");
+    return;
+  }
+  callee = r;
+  if (side_ != Side::Host) {
+    deviceFunctionPointer(callee->loc);
+    return;
+  }
+  const Type *ft = r->type->elem;
+  if (!arguments(e, ft, n))
+    return;
+  e->type = ft->elem;
+  if (e->type->isStruct() && !e->type->record->complete) {
+    error(e->loc, "calling a function with incomplete return type '" + e->type->str() + "'");
+    e->type = nullptr;
+  }
 }
 
 bool Sema::arguments(Expr *e, const Type *ft, const std::string &n) {
@@ -254,6 +286,10 @@ const Type *Sema::sigType(char c) {
     return types_.pointerTo(streamAttrValue_, defaultSpace());
   case 'X':
     return types_.pointerTo(streamAttrValue_, defaultSpace(), true);
+  case 'J': { // a thread routine, void *(*)(void *)
+    const Type *vp = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
+    return types_.pointerTo(types_.function(vp, {vp}, false));
+  }
   case 'Y': // a symbol: passed as its device address
   case 'K': // a kernel: passed as its index
     return types_.pointerTo(types_.voidTy(), AddrSpace::Host);

@@ -18,6 +18,12 @@ Expr *Sema::condition(Expr *e) {
 Expr *Sema::rvalue(Expr *e) {
   if (!e->type)
     return e;
+  if (e->type->isFunction()) { // a function designator decays to a pointer to the function
+    auto *f = e->kind == ExprKind::Ident ? dynamic_cast<FunctionDecl *>(e->decl) : nullptr;
+    if (side_ != Side::Host || (f && !f->isHostCallable()))
+      deviceFunctionPointer(e->loc);
+    return implicitCast(e, types_.pointerTo(e->type));
+  }
   if (e->type->isArray()) {
     AddrSpace sp = spaceOfObject(e);
     return implicitCast(
@@ -107,8 +113,8 @@ Expr *Sema::convert(Expr *e, const Type *to, const char *context) {
     return implicitCast(e, to);
   if (to->isPointer()) {
     if (from->isPointer()) {
-      bool compatible =
-          to->elem == from->elem || to->elem->isVoid() || sameIgnoringSpace(to->elem, from->elem);
+      bool compatible = to->elem == from->elem || sameIgnoringSpace(to->elem, from->elem) ||
+                        (to->elem->isVoid() && !from->elem->isFunction());
       if (!compatible) {
         error(e->loc, std::string("cannot convert '") + from->str() + "' to '" + to->str() +
                           "' when " + context + " (a cast is needed)");
@@ -433,6 +439,11 @@ void Sema::unary(Expr *e) {
       error(e->loc, "cannot dereference a 'void *' pointer");
       return;
     }
+    if (r->type->elem->isFunction()) { // `*p`: the function again, which decays back
+      o = r;
+      e->type = r->type->elem;
+      return;
+    }
     o = r;
     e->type = r->type->elem;
     e->isLValue = true;
@@ -444,8 +455,11 @@ void Sema::unary(Expr *e) {
                         (o->kind == ExprKind::Member ? o->operands[0]->name : o->name) + "'");
       return;
     }
-    if (o->type->isFunction()) {
-      error(e->loc, "function pointers are not supported");
+    if (o->type->isFunction()) { // `&f`: the same pointer as `f` decays to
+      auto *f = o->kind == ExprKind::Ident ? dynamic_cast<FunctionDecl *>(o->decl) : nullptr;
+      if (side_ != Side::Host || (f && !f->isHostCallable()))
+        deviceFunctionPointer(e->loc);
+      e->type = types_.pointerTo(o->type);
       return;
     }
     if (!o->isLValue) {
@@ -462,7 +476,8 @@ void Sema::unary(Expr *e) {
   case UnaryOp::PostDec: {
     if (!modifiable(o, ""))
       return;
-    if (!o->type->isScalar() || (o->type->isPointer() && o->type->elem->isVoid())) {
+    if (!o->type->isScalar() ||
+        (o->type->isPointer() && (o->type->elem->isVoid() || o->type->elem->isFunction()))) {
       error(e->loc, "cannot increment value of type '" + o->type->str() + "'");
       return;
     }
@@ -543,7 +558,7 @@ void Sema::binary(Expr *e) {
     BinaryOp base = compoundBase(op);
     Expr *rv = rvalue(r);
     if (l->type->isPointer() && (base == BinaryOp::Add || base == BinaryOp::Sub)) {
-      if (!rv->type->isInteger()) {
+      if (!rv->type->isInteger() || l->type->elem->isFunction()) {
         error(e->loc, "invalid operands to pointer arithmetic");
         return;
       }
@@ -585,6 +600,11 @@ void Sema::binary(Expr *e) {
     return;
   case BinaryOp::Add:
   case BinaryOp::Sub:
+    if ((lt->isPointer() && lt->elem->isFunction()) ||
+        (rt->isPointer() && rt->elem->isFunction())) {
+      error(e->loc, "arithmetic on a pointer to a function");
+      return;
+    }
     if (lt->isPointer() && rt->isInteger()) {
       l = lv;
       r = convert(rv, types_.get(TypeKind::Long), "pointer arithmetic");
@@ -731,6 +751,10 @@ void Sema::index(Expr *e) {
   }
   if (b->type->elem->isVoid()) {
     error(e->loc, "subscript of a 'void *' pointer");
+    return;
+  }
+  if (b->type->elem->isFunction()) {
+    error(e->loc, "subscript of a pointer to a function");
     return;
   }
   e->operands[0] = b;

@@ -201,10 +201,46 @@ private:
       return true;
     if (a->isPointer() && b->isPointer())
       return sameIgnoringSpace(a->elem, b->elem);
+    if (a->isFunction() && b->isFunction())
+      return sameFunctionType(a, b);
     return false;
   }
 
   void functionBody(FunctionDecl *f);
+
+  /// A pointer to a function (possibly through arrays or more pointers): host code only.
+  static bool hasFunctionPointer(const Type *t) {
+    while (t->isArray())
+      t = t->elem;
+    while (t->isPointer()) {
+      if (t->elem->isFunction())
+        return true;
+      t = t->elem;
+    }
+    return false;
+  }
+  /// Device code may not take, hold or call a function pointer: one diagnostic per function.
+  void deviceFunctionPointer(SourceLoc at) {
+    if (fn_ && reportedDeviceFnPtr_ == fn_)
+      return;
+    reportedDeviceFnPtr_ = fn_;
+    error(at, "pointers to __device__ functions are not supported yet");
+  }
+  FunctionDecl *reportedDeviceFnPtr_ = nullptr;
+  /// Two function types that agree in result, parameters and `...`, ignoring address spaces.
+  static bool sameFunctionType(const Type *a, const Type *b) {
+    if (a == b)
+      return true;
+    if (!a->isFunction() || !b->isFunction() || a->params.size() != b->params.size() ||
+        a->variadic != b->variadic || !sameIgnoringSpace(a->elem, b->elem))
+      return false;
+    for (size_t i = 0; i < a->params.size(); ++i)
+      if (!sameIgnoringSpace(a->params[i], b->params[i]))
+        return false;
+    return true;
+  }
+  /// A call through a function pointer (`p(x)`, `(*p)(x)`, `ops[i](x)`).
+  void indirectCall(Expr *e);
 
   AddrSpace defaultSpace() const {
     return side_ == Side::Host ? AddrSpace::Host : AddrSpace::Generic;

@@ -141,6 +141,14 @@ std::string Type::str() const {
   case TypeKind::Double:
     return "double";
   case TypeKind::Pointer: {
+    if (elem->isFunction()) { // `int (*)(int, int)`
+      std::string s = elem->elem->str() + " (*)(";
+      for (size_t i = 0; i < elem->params.size(); ++i)
+        s += (i ? ", " : "") + elem->params[i]->str();
+      if (elem->variadic)
+        s += elem->params.empty() ? "..." : ", ...";
+      return s + ")";
+    }
     std::string inner = elem->str();
     if (pointeeConst)
       inner = "const " + inner;
@@ -184,6 +192,10 @@ Type *TypeContext::make() {
 }
 
 const Type *TypeContext::pointerTo(const Type *elem, AddrSpace space, bool pointeeConst) {
+  if (elem->isFunction()) { // a function pointer is a host value wherever it is written
+    space = AddrSpace::Host;
+    pointeeConst = false;
+  }
   auto key = std::make_tuple(elem, static_cast<int>(space), pointeeConst);
   auto it = pointers_.find(key);
   if (it != pointers_.end())
@@ -212,8 +224,12 @@ const Type *TypeContext::arrayOf(const Type *elem, uint64_t count) {
 
 const Type *TypeContext::function(const Type *ret, std::vector<const Type *> params,
                                   bool variadic) {
-  // Function types are few; no interning needed (they are compared structurally by sema).
+  // Interned, so that pointers to functions of one signature are one type.
+  for (const Type *f : functions_)
+    if (f->elem == ret && f->params == params && f->variadic == variadic)
+      return f;
   Type *t = make();
+  functions_.push_back(t);
   t->kind = TypeKind::Function;
   t->elem = ret;
   t->params = std::move(params);

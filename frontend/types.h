@@ -119,6 +119,7 @@ private:
   std::vector<std::unique_ptr<StructInfo>> records_;
   std::map<std::tuple<const Type *, int, bool>, const Type *> pointers_;
   std::map<std::pair<const Type *, uint64_t>, const Type *> arrays_;
+  std::vector<const Type *> functions_;
   const Type *uint3_ = nullptr;
   const Type *dim3_ = nullptr;
   Type *make();

@@ -313,7 +313,7 @@ public:
       break;
     case ExprKind::Call:
     case ExprKind::Intrinsic:
-      o << (e->kind == ExprKind::Call ? "call @" + e->callee->name
+      o << (e->kind == ExprKind::Call ? (e->callee ? "call @" + e->callee->name : "call.indirect")
                                       : std::string("@") + intrinsicName(e->intrinsic))
         << "(";
       for (size_t i = 0; i < e->ops.size(); ++i)
@@ -365,6 +365,12 @@ std::string print(const Module &m) {
   for (auto *g : m.globals)
     p.os << "global @" << g->name << " : " << frontend::addrSpaceName(g->space) << " " << g->size
          << "B align " << g->align << "\n";
+  if (!m.hostFunctionTable.empty()) {
+    p.os << "fntable";
+    for (size_t i = 0; i < m.hostFunctionTable.size(); ++i)
+      p.os << " " << i + 1 << ":@" << m.hostFunctionTable[i]->name;
+    p.os << "\n";
+  }
   for (auto *f : m.functions) {
     p.os << "\n";
     p.function(*f);

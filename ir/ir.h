@@ -151,7 +151,9 @@ enum class ExprKind : uint8_t {
   Cast,         // ops[0] converted to `type` (C conversion semantics)
   Select,       // ops[0] (Bool) ? ops[1] : ops[2]; both arms evaluated, no side effects
   Load,         // *(type*)ops[0] in `space`; site
-  Call,         // callee(args = ops); device or host function, same side as the caller
+  Call,         // callee(args = ops); device or host function, same side as the caller.
+                // Host code only: callee null is a call through a function pointer, ops[0]
+                // (a Ptr holding a Module::hostFunctionTable number), args = ops[1..]
   Intrinsic,    // intrinsic(args = ops): math, warp functions, runtime API calls
   StringConst,  // address of a NUL-terminated constant string (text)
   GlobalAddr,   // address of global (a GlobalVar)
@@ -347,6 +349,10 @@ struct Module {
   std::vector<GlobalVar *> globals;
   std::vector<Site> sites; // sites[id]; id 0 is "no site"
   std::string sourceName;
+  /// The host functions whose address the program takes. A function pointer's value is
+  /// 1 + its function's index here (0 is the null pointer): never a machine address, so a
+  /// call through a null or garbage pointer is caught and reported instead of jumping.
+  std::vector<Function *> hostFunctionTable;
 
   Module() { sites.push_back(Site{}); }
   SiteId addSite(SiteKind kind, SourceLoc loc, std::string what) {

@@ -60,6 +60,14 @@ void Lowerer::run() {
         for (Function *fn : {functions_[f].device, functions_[f].host})
           if (fn)
             body(f, fn);
+  for (fe::FunctionDecl *fd : addressTaken_) {
+    auto it = functions_.find(fd);
+    if (it == functions_.end() || !it->second.host) {
+      error(fd->loc, "function '" + fd->name + "' is used as a pointer but never defined");
+      continue;
+    }
+    m_.hostFunctionTable.push_back(it->second.host);
+  }
   propagateBarriers();
 }
 
@@ -139,6 +147,19 @@ bool Lowerer::constantInit(fe::Expr *e, const fe::Type *t, uint8_t *out) {
   if (t->isArray() && e->kind == ExprKind::StringLit) {
     std::memcpy(out, e->stringValue.data(), std::min<size_t>(e->stringValue.size(), t->size()));
     return true;
+  }
+  if (t->isPointer() && t->elem->isFunction()) {
+    // A function's table number (the value of a function pointer) is known right away.
+    fe::Expr *f = e;
+    while ((f->kind == ExprKind::Cast && !f->typeSyntax) ||
+           (f->kind == ExprKind::Unary && f->unaryOp == fe::UnaryOp::AddrOf))
+      f = f->operands[0];
+    if (f->kind == ExprKind::Ident)
+      if (auto *fd = dynamic_cast<fe::FunctionDecl *>(f->decl)) {
+        int64_t v = functionPointerValue(fd);
+        std::memcpy(out, &v, 8);
+        return true;
+      }
   }
   if (t->isPointer() && addressInit(e, out))
     return true;

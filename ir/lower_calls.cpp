@@ -13,6 +13,8 @@ Expr *Lowerer::call(fe::Expr *e) {
   if (e->builtin >= 0)
     return builtinCall(e);
   auto *fd = dynamic_cast<fe::FunctionDecl *>(e->decl);
+  if (!fd)
+    return indirectCall(e);
   auto it = functions_.find(fd);
   if (!fd || it == functions_.end()) {
     error(e->loc,
@@ -53,6 +55,51 @@ Expr *Lowerer::call(fe::Expr *e) {
   }
   // Evaluate the call where it stands in the source order.
   return snapshot(c, fd->name + ".result", e->loc);
+}
+
+Expr *Lowerer::functionPointer(fe::Expr *e) {
+  if (e->kind == ExprKind::Ident)
+    if (auto *fd = dynamic_cast<fe::FunctionDecl *>(e->decl))
+      return constInt(Type::ptr(AddrSpace::Host), functionPointerValue(fd));
+  if (e->kind == ExprKind::Unary && e->unaryOp == fe::UnaryOp::Deref)
+    return rvalue(e->operands[0]); // `*p` names the function p points to
+  error(e->loc, "internal: unexpected function designator");
+  return constInt(Type::ptr(AddrSpace::Host), 0);
+}
+
+Expr *Lowerer::indirectCall(fe::Expr *e) {
+  // As a direct call (same argument passing, struct results through a hidden slot), with the
+  // function pointer's value first.
+  if (device_) {
+    error(e->loc, "pointers to __device__ functions are not supported yet");
+    return constInt(Type::i32(true), 0);
+  }
+  Expr *target = snapshot(rvalue(e->operands[0]), "fnptr", e->loc);
+  std::vector<Expr *> args = {target};
+  LocalSlot *result = nullptr;
+  if (e->type->isStruct()) {
+    result = newSlot("call.result", e->type);
+    args.push_back(slotAddr(result));
+  }
+  for (size_t i = 0; i < e->args.size(); ++i) {
+    if (e->args[i]->type->isStruct()) {
+      LValue src = structValue(e->args[i]);
+      LocalSlot *copy = newSlot("arg", e->args[i]->type);
+      copyStruct(slotAddr(copy), slotSpace(), src.addr, src.space, e->args[i]->type, e->loc);
+      args.push_back(slotAddr(copy));
+      continue;
+    }
+    args.push_back(snapshot(rvalue(e->args[i]), "arg", e->loc));
+  }
+  Expr *c = node(ir::ExprKind::Call, result ? Type::voidTy() : irType(e->type));
+  c->ops = std::move(args);
+  c->site = m_.addSite(SiteKind::Call, e->loc, "call through a function pointer");
+  if (c->type.isVoid()) {
+    Stmt *s = emit(ir::StmtKind::Eval, e->loc);
+    s->value = c;
+    return result ? slotAddr(result) : constInt(Type::i32(true), 0);
+  }
+  return snapshot(c, "call.result", e->loc);
 }
 
 Expr *Lowerer::builtinCall(fe::Expr *e) {
@@ -287,6 +334,8 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     x->space = v[0]->type.space;
     x->atomicScope = scope;
   }
+  if (id == IntrinsicId::PthreadCreate) // where a bad thread routine is reported
+    x->site = m_.addSite(SiteKind::Call, e->loc, n);
   if (intrinsicKind(id) == IntrinsicKind::Math)
     return x;
   // Calls with effects run where they stand in the source.
@@ -408,7 +457,7 @@ bool Lowerer::callsBarrierFunction(Block *b) {
 }
 
 bool Lowerer::exprCallsBarrier(Expr *e) {
-  if (e->kind == ir::ExprKind::Call && e->callee->usesBarriers)
+  if (e->kind == ir::ExprKind::Call && e->callee && e->callee->usesBarriers)
     return true;
   for (Expr *o : e->ops)
     if (exprCallsBarrier(o))

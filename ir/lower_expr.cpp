@@ -534,6 +534,8 @@ Expr *Lowerer::rvalue(fe::Expr *e) {
     }
     if (o->type->isArray()) // decay: the array's address
       return cast(lvalue(o).addr, irType(e->type));
+    if (o->type->isFunction()) // decay: the function's pointer
+      return functionPointer(o);
     if (e->type->isStruct())
       return structValue(e).addr;
     Expr *v = rvalue(o);
@@ -578,6 +580,8 @@ Expr *Lowerer::unary(fe::Expr *e) {
     return readLValue(lv, e->loc);
   }
   case UnaryOp::AddrOf: {
+    if (o->type->isFunction())
+      return functionPointer(o);
     LValue lv = lvalue(o);
     if (lv.var) {
       error(e->loc, "internal: address of a register variable");

@@ -63,6 +63,21 @@ private:
   };
   std::map<fe::FunctionDecl *, Fns> functions_;
   std::map<fe::VarDecl *, Storage> globals_;
+  /// Host functions whose address is taken, in the order they were first named: a function
+  /// pointer's value is 1 + the index here (Module::hostFunctionTable, filled at the end).
+  std::vector<fe::FunctionDecl *> addressTaken_;
+  int64_t functionPointerValue(fe::FunctionDecl *fd) {
+    if (fd && fd->definition)
+      fd = fd->definition;
+    for (size_t i = 0; i < addressTaken_.size(); ++i)
+      if (addressTaken_[i] == fd)
+        return static_cast<int64_t>(i) + 1;
+    addressTaken_.push_back(fd);
+    return static_cast<int64_t>(addressTaken_.size());
+  }
+  /// The value of a function designator (`f`, `*p`) where it decays to a pointer.
+  Expr *functionPointer(fe::Expr *e);
+  Expr *indirectCall(fe::Expr *e);
 
   // Per function being lowered
   Function *F = nullptr;

@@ -229,6 +229,17 @@ void Runtime::hostFault(uint32_t site, uint32_t kind, uint64_t addr) {
   case KERN_FAULT_MISALIGNED:
     what = "misaligned access at address " + hexAddress(addr);
     break;
+  case KERN_FAULT_NULL_FNPTR:
+    what = "call through a null function pointer";
+    break;
+  case KERN_FAULT_BAD_FNPTR:
+    what = "call through an invalid function pointer (value " + hexAddress(addr) +
+           " is not a function of the program)";
+    break;
+  case KERN_FAULT_FNPTR_TYPE:
+    what = "call through a function pointer whose type does not match the function it "
+           "points to";
+    break;
   default:
     what = "fault of kind " + std::to_string(kind) + " at address " + hexAddress(addr);
     break;
@@ -256,11 +267,13 @@ int Runtime::runMain(const std::vector<std::string> &args) {
   KernHostCtx ctx;
   ctx.rt = this;
   int32_t code;
+  hostThreads_.reset();
   {
     HostSignalGuard guard(&ctx);
     code = callMain(&ctx, image_.main, static_cast<int32_t>(argvStrings.size()), argv.data());
   }
   lib_.closeAll(); // as at a native exit: what the program wrote reaches its files
+  hostThreads_.reset(); // main has returned: threads still running are abandoned
   if (ctx.signal) {
     faulted_ = true;
     lastErrorMessage_ =

@@ -7,6 +7,7 @@
 #include "runtime/counter_hooks.h"
 #include "runtime/device.h"
 #include "runtime/host_state.h"
+#include "runtime/host_threads.h"
 #include "runtime/memory.h"
 #include "runtime/occupancy.h"
 #include "runtime/printf_format.h"
@@ -379,6 +380,12 @@ public:
   void hostFault(uint32_t site, uint32_t kind, uint64_t addr);
   /// exit() and host faults: back to runMain. No destructors may be pending in the caller.
   [[noreturn]] static void unwind(KernHostCtx *ctx, int32_t code);
+  /// The program's threads (<pthread.h>), for the run of main in progress.
+  HostThreads &hostThreads() {
+    if (!hostThreads_)
+      hostThreads_ = std::make_unique<HostThreads>(*this);
+    return *hostThreads_;
+  }
 
 private:
   /// A handle given out by cudaStreamCreate / cudaEventCreate. Handles are never freed before
@@ -504,6 +511,8 @@ private:
   uint32_t deviceFlags_ = 0;                                // cudaSetDeviceFlags
   std::map<int32_t, uint64_t> limits_;                      // cudaDeviceSetLimit, by cudaLimit
   std::map<const void *, KernStreamAttrValue> streamAttrs_; // by stream (null: the default)
+  std::unique_ptr<HostThreads> hostThreads_; // created by the first pthread call of a run
+  friend class HostThreads;
   GlibcRandom rand_; // rand() and srand(): the same sequences as a native build
   HostLibraryState lib_;
 };
