@@ -272,7 +272,7 @@ int Runtime::runMain(const std::vector<std::string> &args) {
     HostSignalGuard guard(&ctx);
     code = callMain(&ctx, image_.main, static_cast<int32_t>(argvStrings.size()), argv.data());
   }
-  lib_.closeAll(); // as at a native exit: what the program wrote reaches its files
+  lib_.closeAll();      // as at a native exit: what the program wrote reaches its files
   hostThreads_.reset(); // main has returned: threads still running are abandoned
   if (ctx.signal) {
     faulted_ = true;

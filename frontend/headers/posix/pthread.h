@@ -26,7 +26,9 @@ typedef struct {
   int __kern_unused;
 } pthread_condattr_t;
 
-#define PTHREAD_MUTEX_INITIALIZER {0, 0}
-#define PTHREAD_COND_INITIALIZER {0}
+#define PTHREAD_MUTEX_INITIALIZER                                                                  \
+  { 0, 0 }
+#define PTHREAD_COND_INITIALIZER                                                                   \
+  { 0 }
 
 #endif
