@@ -234,7 +234,7 @@ float kern_normcdff(float x) {
 }
 double kern_normcdf(double x) { return 0.5 * std::erfc(-x / kSqrt2); }
 float kern_normcdfinvf(float p) { return static_cast<float>(kern_normcdfinv(p)); }
-double kern_normcdfinv(double p) { return -kSqrt2 * erfcinvImpl(2 * p) + 0.0; }
+double kern_normcdfinv(double p) { return -kSqrt2 * erfcinvImpl(2 * p); } // -0 at 0.5, as CUDA
 float kern_erfinvf(float y) { return static_cast<float>(erfinvImpl(y)); }
 double kern_erfinv(double y) { return erfinvImpl(y); }
 float kern_erfcinvf(float z) { return static_cast<float>(erfcinvImpl(z)); }

@@ -32,18 +32,19 @@ Expr *Lowerer::call(fe::Expr *e) {
     result = newSlot(fd->name + ".result", e->type);
     args.push_back(slotAddr(result));
   }
-  for (size_t i = 0; i < e->args.size(); ++i) {
+  std::vector<Expr *> values(e->args.size(), nullptr);
+  for (size_t i : argumentOrder(e->args.size())) {
     if (e->args[i]->type->isStruct()) {
       // By value: the callee gets the address of a copy of its own.
       LValue src = structValue(e->args[i]);
       LocalSlot *copy = newSlot("arg", e->args[i]->type);
       copyStruct(slotAddr(copy), slotSpace(), src.addr, src.space, e->args[i]->type, e->loc);
-      args.push_back(slotAddr(copy));
+      values[i] = slotAddr(copy);
       continue;
     }
-    Expr *a = rvalue(e->args[i]);
-    args.push_back(snapshot(a, "arg", e->loc));
+    values[i] = snapshot(rvalue(e->args[i]), "arg", e->loc);
   }
+  args.insert(args.end(), values.begin(), values.end());
   Expr *c = node(ir::ExprKind::Call, result ? Type::voidTy() : irType(e->type));
   c->callee = callee;
   c->ops = std::move(args);
@@ -81,16 +82,18 @@ Expr *Lowerer::indirectCall(fe::Expr *e) {
     result = newSlot("call.result", e->type);
     args.push_back(slotAddr(result));
   }
-  for (size_t i = 0; i < e->args.size(); ++i) {
+  std::vector<Expr *> values(e->args.size(), nullptr);
+  for (size_t i : argumentOrder(e->args.size())) {
     if (e->args[i]->type->isStruct()) {
       LValue src = structValue(e->args[i]);
       LocalSlot *copy = newSlot("arg", e->args[i]->type);
       copyStruct(slotAddr(copy), slotSpace(), src.addr, src.space, e->args[i]->type, e->loc);
-      args.push_back(slotAddr(copy));
+      values[i] = slotAddr(copy);
       continue;
     }
-    args.push_back(snapshot(rvalue(e->args[i]), "arg", e->loc));
+    values[i] = snapshot(rvalue(e->args[i]), "arg", e->loc);
   }
+  args.insert(args.end(), values.begin(), values.end());
   Expr *c = node(ir::ExprKind::Call, result ? Type::voidTy() : irType(e->type));
   c->ops = std::move(args);
   c->site = m_.addSite(SiteKind::Call, e->loc, "call through a function pointer");
@@ -123,9 +126,9 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     Expr *format = f->kind == ExprKind::StringLit
                        ? nullptr
                        : snapshot(rvalue(e->args[fi]), "printf.format", e->loc);
-    std::vector<Expr *> vs;
-    for (size_t i = fi + 1; i < e->args.size(); ++i)
-      vs.push_back(snapshot(rvalue(e->args[i]), "printf.arg", e->loc));
+    std::vector<Expr *> vs(e->args.size() > fi + 1 ? e->args.size() - fi - 1 : 0);
+    for (size_t i : argumentOrder(vs.size()))
+      vs[i] = snapshot(rvalue(e->args[fi + 1 + i]), "printf.arg", e->loc);
     Stmt *s = emit(ir::StmtKind::Printf, e->loc);
     s->text = f->stringValue;
     s->format = format;
@@ -181,9 +184,9 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     Expr *size = sized
                      ? snapshot(cast(rvalue(e->args[1]), Type::i64(false)), "sprintf.size", e->loc)
                      : constInt(Type::i64(false), -1);
-    std::vector<Expr *> vs;
-    for (size_t i = fi + 1; i < e->args.size(); ++i)
-      vs.push_back(snapshot(rvalue(e->args[i]), "printf.arg", e->loc));
+    std::vector<Expr *> vs(e->args.size() > fi + 1 ? e->args.size() - fi - 1 : 0);
+    for (size_t i : argumentOrder(vs.size()))
+      vs[i] = snapshot(rvalue(e->args[fi + 1 + i]), "printf.arg", e->loc);
     Var *count = newVar(n + ".count", Type::i32(true));
     Stmt *s = emit(ir::StmtKind::Printf, e->loc);
     s->printfStream = 0;

@@ -216,6 +216,15 @@ private:
     s->value = value;
   }
   /// Evaluates `e` now into a fresh temporary (its value cannot change afterwards).
+  /// The order in which a call's `n` arguments are evaluated: right to left in host code, as
+  /// the host compiler (GCC on x86-64) does, so `printf("%d %d", rand(), rand())` prints what
+  /// the native build prints; left to right in device code, as nvcc's device compiler does.
+  std::vector<size_t> argumentOrder(size_t n) const {
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i)
+      order[i] = device_ ? i : n - 1 - i;
+    return order;
+  }
   Expr *snapshot(Expr *e, const std::string &name, fe::SourceLoc loc) {
     if (e->kind == ir::ExprKind::Const || e->kind == ir::ExprKind::BuiltinVar ||
         e->kind == ir::ExprKind::SharedAddr || e->kind == ir::ExprKind::LocalAddr ||

@@ -23,11 +23,8 @@ int roundedOp(const std::string &op) {
 } // namespace
 
 bool Lowerer::mathBuiltin(fe::Expr *e, const std::string &n, Expr *&out) {
-  static const std::map<std::string, std::string> aliases = {{"__log2f", "log2f"},
-                                                             {"__log10f", "log10f"},
-                                                             {"__exp10f", "exp10f"},
-                                                             {"__tanf", "tanf"},
-                                                             {"fdividef", "__fdividef"}};
+  static const std::map<std::string, std::string> aliases = {
+      {"__log2f", "log2f"}, {"__log10f", "log10f"}, {"__tanf", "tanf"}, {"fdividef", "__fdividef"}};
   auto args = [&] {
     std::vector<Expr *> v;
     for (fe::Expr *a : e->args)
@@ -35,6 +32,15 @@ bool Lowerer::mathBuiltin(fe::Expr *e, const std::string &n, Expr *&out) {
     return v;
   };
   Type rt = irType(e->type);
+  if (n == "__exp10f") {
+    // As the GPU computes it: 2 to the power x * log2(10), the product rounded to float (so
+    // __exp10f(2.0f) is 99.9999924, as on an H100, not 100).
+    std::vector<Expr *> v = args();
+    out =
+        intrinsic(IntrinsicId::Exp2F, rt,
+                  {bin(ir::BinaryOp::Mul, v[0], constFloat(Type::f32(), 3.32192809488736234787))});
+    return true;
+  }
   if (auto it = aliases.find(n); it != aliases.end()) {
     IntrinsicId id{};
     if (!intrinsicByName(it->second, id))

@@ -347,19 +347,26 @@ int32_t Runtime::cudaDeviceEnablePeerAccess(int32_t peer, uint32_t flags) {
     return stickyError_;
   if (flags != 0)
     return recordError(cudaErrorInvalidValue, "kern: cudaDeviceEnablePeerAccess: flags must be 0");
-  return recordError(cudaErrorInvalidDevice,
-                     "kern: cudaDeviceEnablePeerAccess: device " + std::to_string(peer) +
-                         (peer == 0 ? " is the current device, which cannot be its own peer"
-                                    : " does not exist (there is one GPU, 0)"));
+  // As CUDA answers on a machine with one GPU (measured on an H100).
+  if (peer == 0)
+    return recordError(cudaErrorPeerAccessUnsupported,
+                       "kern: cudaDeviceEnablePeerAccess: device 0 is the current device, which "
+                       "cannot be its own peer");
+  return recordError(cudaErrorInvalidDevice, "kern: cudaDeviceEnablePeerAccess: device " +
+                                                 std::to_string(peer) +
+                                                 " does not exist (there is one GPU, 0)");
 }
 
 int32_t Runtime::cudaDeviceDisablePeerAccess(int32_t peer) {
   if (stickyError_)
     return stickyError_;
-  return recordError(cudaErrorInvalidDevice,
-                     "kern: cudaDeviceDisablePeerAccess: device " + std::to_string(peer) +
-                         (peer == 0 ? " is the current device, which cannot be its own peer"
-                                    : " does not exist (there is one GPU, 0)"));
+  if (peer == 0)
+    return recordError(cudaErrorPeerAccessNotEnabled,
+                       "kern: cudaDeviceDisablePeerAccess: peer access to device 0 was never "
+                       "enabled (it is the current device)");
+  return recordError(cudaErrorInvalidDevice, "kern: cudaDeviceDisablePeerAccess: device " +
+                                                 std::to_string(peer) +
+                                                 " does not exist (there is one GPU, 0)");
 }
 
 int32_t Runtime::cudaMemcpyPeer(void *dst, int32_t dstDevice, const void *src, int32_t srcDevice,

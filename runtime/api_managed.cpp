@@ -82,8 +82,10 @@ int32_t Runtime::cudaMallocManaged(void **p, uint64_t size, uint32_t flags) {
     return recordError(cudaErrorInvalidValue,
                        fn + "flags must be cudaMemAttachGlobal or cudaMemAttachHost, not " +
                            std::to_string(flags));
-  if (size == 0)
-    return recordError(cudaErrorInvalidValue, fn + "the size is 0");
+  if (size == 0) { // as cudaMalloc: a null pointer and success (measured on an H100)
+    *p = nullptr;
+    return cudaSuccess;
+  }
   const uint64_t base = device_.allocate(size, DeviceMemory::Arena::HostVisible);
   if (!base)
     return recordError(cudaErrorMemoryAllocation,

@@ -138,10 +138,14 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
              ccText(k.minComputeCapability) + "; " + dev.name + " has " + ccText(cc));
     return;
   }
+  // CUDA 13's runtime answers every invalid configuration (a dimension of 0 or over its limit,
+  // too many threads, too much shared memory) with cudaErrorInvalidValue, as measured on an
+  // H100; older runtimes said cudaErrorInvalidConfiguration (and cudaErrorLaunchOutOfResources
+  // for shared memory).
   static const char *const kAxis[] = {"x", "y", "z"};
   for (int d = 0; d < 3; ++d) {
     if (grid[d] == 0 || block[d] == 0) {
-      fail(cudaErrorInvalidConfiguration,
+      fail(cudaErrorInvalidValue,
            std::string(grid[d] == 0 ? "grid" : "block") + " dimension " + kAxis[d] + " is 0");
       return;
     }
@@ -149,26 +153,26 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   // The total first: for <<<1, 2048>>> it is the number the programmer thinks of.
   const uint64_t threads = uint64_t(block[0]) * block[1] * block[2];
   if (threads > uint64_t(dev.maxThreadsPerBlock)) {
-    fail(cudaErrorInvalidConfiguration,
-         std::to_string(threads) + " threads per block exceeds the limit of " +
-             std::to_string(dev.maxThreadsPerBlock) + " on " + dev.name);
+    fail(cudaErrorInvalidValue, std::to_string(threads) +
+                                    " threads per block exceeds the limit of " +
+                                    std::to_string(dev.maxThreadsPerBlock) + " on " + dev.name);
     return;
   }
   const int maxBlock[3] = {dev.maxBlockX, dev.maxBlockY, dev.maxBlockZ};
   for (int d = 0; d < 3; ++d) {
     if (block[d] > uint32_t(maxBlock[d])) {
-      fail(cudaErrorInvalidConfiguration, "block dimension " + std::string(kAxis[d]) + " of " +
-                                              std::to_string(block[d]) + " exceeds the limit of " +
-                                              std::to_string(maxBlock[d]) + " on " + dev.name);
+      fail(cudaErrorInvalidValue, "block dimension " + std::string(kAxis[d]) + " of " +
+                                      std::to_string(block[d]) + " exceeds the limit of " +
+                                      std::to_string(maxBlock[d]) + " on " + dev.name);
       return;
     }
   }
   const int maxGrid[3] = {dev.maxGridX, dev.maxGridY, dev.maxGridZ};
   for (int d = 0; d < 3; ++d) {
     if (grid[d] > uint32_t(maxGrid[d])) {
-      fail(cudaErrorInvalidConfiguration, "grid dimension " + std::string(kAxis[d]) + " of " +
-                                              std::to_string(grid[d]) + " exceeds the limit of " +
-                                              std::to_string(maxGrid[d]) + " on " + dev.name);
+      fail(cudaErrorInvalidValue, "grid dimension " + std::string(kAxis[d]) + " of " +
+                                      std::to_string(grid[d]) + " exceeds the limit of " +
+                                      std::to_string(maxGrid[d]) + " on " + dev.name);
       return;
     }
   }
@@ -184,11 +188,10 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   // not have, so the opt-in sizes of cc7.0+ are never available to a launch.
   const uint64_t shared = rec.sharedBytes;
   if (sharedBytes > dev.sharedPerBlockDefault || shared > dev.sharedPerBlockDefault) {
-    fail(cudaErrorLaunchOutOfResources,
-         std::to_string(shared) + " bytes of shared memory per block (" +
-             std::to_string(k.staticSharedBytes) + " static + " + std::to_string(sharedBytes) +
-             " dynamic) exceed the limit of " + std::to_string(dev.sharedPerBlockDefault) + " on " +
-             dev.name);
+    fail(cudaErrorInvalidValue, std::to_string(shared) + " bytes of shared memory per block (" +
+                                    std::to_string(k.staticSharedBytes) + " static + " +
+                                    std::to_string(sharedBytes) + " dynamic) exceed the limit of " +
+                                    std::to_string(dev.sharedPerBlockDefault) + " on " + dev.name);
     return;
   }
   if (paramBytes != k.paramBytes || (paramBytes && !params)) {
@@ -226,8 +229,7 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
     }
   }
   if (rec.occupancy.blocksPerSM == 0) {
-    fail(rec.occupancy.limitByWarps == 0 ? cudaErrorInvalidConfiguration
-                                         : cudaErrorLaunchOutOfResources,
+    fail(rec.occupancy.limitByWarps == 0 ? cudaErrorInvalidValue : cudaErrorLaunchOutOfResources,
          rec.occupancy.error + " on " + dev.name);
     return;
   }

@@ -58,7 +58,8 @@ int main(int argc, char **argv) {
     cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost);
     int l = 0;
     cudaMemcpyFromSymbol(&l, launches, sizeof(int));
-    printf("sum %.1f helpers %d %d calls %d launches %d twice %d argc %d\n", sum(h, N), helper(),
+    float total = sum(h, N);
+    printf("sum %.1f helpers %d %d calls %d launches %d twice %d argc %d\n", total, helper(),
            kernelsHelper(), calls, l, hostTwice(3), argc);
     cudaFree(d);
     return 0;
