@@ -254,11 +254,25 @@ void Runtime::unwind(KernHostCtx *ctx, int32_t code) {
   std::longjmp(ctx->exitJump, 1);
 }
 
+/// argv[0]: what the native build's executable would be called, run from where it was built
+/// (`nvcc -o x x.cu && ./x`): the source path without its extension, "./" first when it has
+/// no directory ("vectorAdd.cu" -> "./vectorAdd", "src/app.cu" -> "src/app").
+std::string Runtime::programName(const std::string &source) {
+  if (source.empty() || source[0] == '<')
+    return "kern"; // source text without a file ("<input>", "<stdin>")
+  std::string name = source;
+  const size_t slash = name.rfind('/');
+  const size_t dot = name.rfind('.');
+  if (dot != std::string::npos && dot > (slash == std::string::npos ? 0 : slash + 1))
+    name.erase(dot);
+  return slash == std::string::npos ? "./" + name : name;
+}
+
 int Runtime::runMain(const std::vector<std::string> &args) {
   if (!image_.main)
     return 0;
   std::vector<std::string> argvStrings;
-  argvStrings.push_back(image_.name.empty() ? std::string("kern") : image_.name);
+  argvStrings.push_back(programName(image_.name));
   argvStrings.insert(argvStrings.end(), args.begin(), args.end());
   std::vector<char *> argv;
   for (std::string &s : argvStrings)

@@ -209,6 +209,8 @@ public:
   /// that is (and kept until the next setProgram).
   void setProgram(backend::ProgramImage image);
 
+  /// argv[0] of a program compiled from `source` (a file name), as a native build's would be.
+  static std::string programName(const std::string &source);
   /// Runs the program's main with argv = {program name, args...}; returns its exit code
   /// (exit()'s argument; kHostFaultExitCode after a host fault). Flushes all output before
   /// returning.
