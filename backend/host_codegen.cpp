@@ -275,8 +275,15 @@ void HostCodegen::emitPrintf(const ir::Stmt &s) {
     }
     return;
   }
+  auto storeCount = [&](Value *r) { // printf and fprintf return what they wrote, if asked
+    if (!s.var)
+      return;
+    auto it = vars_.find(s.var);
+    if (it != vars_.end())
+      b_.CreateStore(emitCast(b_, r, ir::Type::i32(true), s.var->type), it->second);
+  };
   if (s.printfStream == 1) {
-    b_.CreateCall(runtime(RuntimeFunction::kern_rt_printf), {ctx_, fmt, n, buf});
+    storeCount(b_.CreateCall(runtime(RuntimeFunction::kern_rt_printf), {ctx_, fmt, n, buf}));
     return;
   }
   if (s.printfStream == 4) {
@@ -295,7 +302,7 @@ void HostCodegen::emitPrintf(const ir::Stmt &s) {
   // fprintf: stdout and stderr are the handles 1 and 2; printfStream 3 has its handle in `value`
   Value *stream = s.printfStream == 3 ? b_.CreateIntToPtr(emitExpr(*s.value), ptr, "fprintf.stream")
                                       : b_.CreateIntToPtr(b_.getInt64(s.printfStream), ptr);
-  b_.CreateCall(runtime(RuntimeFunction::kern_rt_fprintf), {ctx_, stream, fmt, n, buf});
+  storeCount(b_.CreateCall(runtime(RuntimeFunction::kern_rt_fprintf), {ctx_, stream, fmt, n, buf}));
 }
 
 void HostCodegen::emitLaunch(const ir::Stmt &s) {

@@ -145,6 +145,10 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
         s->value = handle;
       }
     }
+    if (!device_) { // host code: the number of characters written, or a negative value
+      s->var = newVar(n + ".count", Type::i32(true));
+      return ref(s->var);
+    }
     return constInt(Type::i32(true), 0);
   }
   if (n == "scanf" || n == "sscanf" || n == "fscanf") {

@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <strings.h>
 
 using kern::runtime::Runtime;
 
@@ -187,6 +188,22 @@ int32_t kern_rt_strncmp(KernHostCtx *ctx, const char *a, const char *b, uint64_t
             !ctx->rt->checkHostRange("strncmp", "second string", b, 1)))
     Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
   return n ? std::strncmp(a, b, n) : 0;
+}
+
+// <strings.h>: comparisons that ignore case, as glibc's (letters compared as lower case).
+int32_t kern_rt_strcasecmp(KernHostCtx *ctx, const char *a, const char *b) {
+  uint64_t la = 0, lb = 0;
+  if (!ctx->rt->checkHostString("strcasecmp", "first string", a, la) ||
+      !ctx->rt->checkHostString("strcasecmp", "second string", b, lb))
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
+  return ::strcasecmp(a, b);
+}
+
+int32_t kern_rt_strncasecmp(KernHostCtx *ctx, const char *a, const char *b, uint64_t n) {
+  if (n && (!ctx->rt->checkHostRange("strncasecmp", "first string", a, 1) ||
+            !ctx->rt->checkHostRange("strncasecmp", "second string", b, 1)))
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
+  return n ? ::strncasecmp(a, b, n) : 0;
 }
 
 char *kern_rt_strcpy(KernHostCtx *ctx, char *dst, const char *src) {

@@ -1,7 +1,7 @@
 // helper_functions.h as kern provides it: as in CUDA's samples, it includes the string and timer
 // helpers, and adds the comparisons of result arrays of helper_image.h for float data (the
-// samples' compareData is a template; this one is its float form). Not here yet: the image and
-// file readers and writers of helper_image.h.
+// samples' compareData is a template; this one is its float form) and sdkWriteFile for float
+// data. Not here yet: the image (PGM/PPM) and other file readers of helper_image.h.
 #ifndef KERN_HELPER_FUNCTIONS_H
 #define KERN_HELPER_FUNCTIONS_H
 
@@ -83,6 +83,29 @@ inline bool compareDataAsFloatThreshold(const float *reference, const float *dat
   if (errors)
     printf("%4.2f(%%) of bytes mismatched (count=%d)\n", (float)errors * 100 / (float)len, errors);
   return len * threshold > errors;
+}
+
+// Writes "# epsilon" and then the values, each followed by a space, to `filename` (replacing
+// it), as the samples' float form does; false if the file cannot be written. (The samples'
+// form is a template with an optional `append`; this one takes float data and five arguments.)
+inline bool sdkWriteFile(const char *filename, const float *data, unsigned int len,
+                         const float epsilon, bool verbose) {
+  FILE *fh = fopen(filename, "w");
+  if (verbose)
+    fprintf(stderr, "sdkWriteFile() : Open file %s for write/append.\n", filename);
+  if (fh == NULL) {
+    if (verbose)
+      fprintf(stderr, "sdkWriteFile() : Opening file failed.\n");
+    return false;
+  }
+  bool ok = fprintf(fh, "# %g\n", epsilon) > 0;
+  for (unsigned int i = 0; i < len && ok; ++i)
+    ok = fprintf(fh, "%g ", data[i]) > 0;
+  if (fclose(fh) != 0)
+    ok = false;
+  if (!ok && verbose)
+    fprintf(stderr, "sdkWriteFile() : Writing file failed.\n");
+  return ok;
 }
 
 #endif // KERN_HELPER_FUNCTIONS_H
