@@ -108,6 +108,74 @@ Value *fromMemory(Builder &b, Value *v, ir::Type t) {
   return b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()), "tobool");
 }
 
+namespace {
+
+/// A <32 x i128> warp vector moves as <64 x i64>; anything else as itself.
+bool splitWide(Type *vecTy) { return vecTy->getScalarType()->isIntegerTy(128); }
+
+Type *halvesType(Builder &b) { return llvm::FixedVectorType::get(b.getInt64Ty(), 2 * kWarpSize); }
+
+/// Each lane's entry twice, as the two halves of its element.
+Value *twice(Builder &b, Value *v, const llvm::Twine &name) {
+  llvm::SmallVector<int, 2 * kWarpSize> idx;
+  for (int l = 0; l < static_cast<int>(kWarpSize); ++l) {
+    idx.push_back(l);
+    idx.push_back(l);
+  }
+  return b.CreateShuffleVector(v, idx, name);
+}
+
+/// Each lane's address and that address + 8.
+Value *halfPointers(Builder &b, Value *ptrs) {
+  llvm::SmallVector<llvm::Constant *, 2 * kWarpSize> offsets;
+  for (unsigned i = 0; i < 2 * kWarpSize; ++i)
+    offsets.push_back(b.getInt64(i % 2 == 0 ? 0 : 8));
+  return b.CreateGEP(b.getInt8Ty(), twice(b, ptrs, "ptrs.twice"),
+                     llvm::ConstantVector::get(offsets), "ptrs.halves");
+}
+
+llvm::Align halfAlign(llvm::Align a) { return std::min(a, llvm::Align(8)); }
+
+} // namespace
+
+Value *warpMaskedLoad(Builder &b, Type *vecTy, Value *ptr, llvm::Align align, Value *mask,
+                      const llvm::Twine &name) {
+  if (!splitWide(vecTy))
+    return b.CreateMaskedLoad(vecTy, ptr, align, mask, llvm::Constant::getNullValue(vecTy), name);
+  Type *ht = halvesType(b);
+  Value *v = b.CreateMaskedLoad(ht, ptr, align, twice(b, mask, "mask.twice"),
+                                llvm::Constant::getNullValue(ht));
+  return b.CreateBitCast(v, vecTy, name);
+}
+
+void warpMaskedStore(Builder &b, Value *v, Value *ptr, llvm::Align align, Value *mask) {
+  if (!splitWide(v->getType())) {
+    b.CreateMaskedStore(v, ptr, align, mask);
+    return;
+  }
+  b.CreateMaskedStore(b.CreateBitCast(v, halvesType(b)), ptr, align, twice(b, mask, "mask.twice"));
+}
+
+Value *warpMaskedGather(Builder &b, Type *vecTy, Value *ptrs, llvm::Align align, Value *mask,
+                        const llvm::Twine &name) {
+  if (!splitWide(vecTy))
+    return b.CreateMaskedGather(vecTy, ptrs, align, mask, llvm::Constant::getNullValue(vecTy),
+                                name);
+  Type *ht = halvesType(b);
+  Value *v = b.CreateMaskedGather(ht, halfPointers(b, ptrs), halfAlign(align),
+                                  twice(b, mask, "mask.twice"), llvm::Constant::getNullValue(ht));
+  return b.CreateBitCast(v, vecTy, name);
+}
+
+void warpMaskedScatter(Builder &b, Value *v, Value *ptrs, llvm::Align align, Value *mask) {
+  if (!splitWide(v->getType())) {
+    b.CreateMaskedScatter(v, ptrs, align, mask);
+    return;
+  }
+  b.CreateMaskedScatter(b.CreateBitCast(v, halvesType(b)), halfPointers(b, ptrs), halfAlign(align),
+                        twice(b, mask, "mask.twice"));
+}
+
 static llvm::Constant *shaped(llvm::Constant *c, Type *shape) {
   if (auto *v = llvm::dyn_cast<llvm::FixedVectorType>(shape))
     return llvm::ConstantVector::getSplat(v->getElementCount(), c);

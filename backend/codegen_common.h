@@ -87,6 +87,21 @@ llvm::Type *sameShape(llvm::Type *scalar, llvm::Type *like);
 llvm::Value *toMemory(Builder &b, llvm::Value *v, ir::Type t);
 llvm::Value *fromMemory(Builder &b, llvm::Value *v, ir::Type t);
 
+/// Masked loads, stores, gathers and scatters of a warp vector (<32 x t>, a lane a element).
+/// A 128-bit element moves as its two 64-bit halves (<64 x i64>, each lane's mask bit and
+/// address used twice): LLVM scalarises a masked intrinsic on <32 x i128> into a chain of 32
+/// blocks whose phis each carry the whole vector in 64 general registers, which x86's domain
+/// reassignment then takes seconds over. The halves keep the lane order, so where lanes overlap
+/// the highest one still lands.
+llvm::Value *warpMaskedLoad(Builder &b, llvm::Type *vecTy, llvm::Value *ptr, llvm::Align align,
+                            llvm::Value *mask, const llvm::Twine &name = "");
+void warpMaskedStore(Builder &b, llvm::Value *v, llvm::Value *ptr, llvm::Align align,
+                     llvm::Value *mask);
+llvm::Value *warpMaskedGather(Builder &b, llvm::Type *vecTy, llvm::Value *ptrs, llvm::Align align,
+                              llvm::Value *mask, const llvm::Twine &name = "");
+void warpMaskedScatter(Builder &b, llvm::Value *v, llvm::Value *ptrs, llvm::Align align,
+                       llvm::Value *mask);
+
 /// The constant value of a Const expression, with the shape of `shape` (scalar or vector type).
 llvm::Constant *constantValue(const ir::Expr &e, llvm::Type *shape);
 /// Zero of `t`'s register type, shaped like `shape`.

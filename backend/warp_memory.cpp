@@ -372,11 +372,9 @@ Value *WarpCodegen::emitContiguousAccess(const MemoryAccess &a, Value *m, Value 
   Type *vecMemTy = warpVector(memoryType(c_, a.type));
   Value *ptr = b_.CreateIntToPtr(base, b_.getPtrTy());
   if (a.op == AccessOp::Load)
-    return fromMemory(b_,
-                      b_.CreateMaskedLoad(vecMemTy, ptr, llvm::Align(size), m,
-                                          llvm::Constant::getNullValue(vecMemTy), "load.vector"),
+    return fromMemory(b_, warpMaskedLoad(b_, vecMemTy, ptr, llvm::Align(size), m, "load.vector"),
                       a.type);
-  b_.CreateMaskedStore(toMemory(b_, a.value, a.type), ptr, llvm::Align(size), m);
+  warpMaskedStore(b_, toMemory(b_, a.value, a.type), ptr, llvm::Align(size), m);
   return nullptr;
 }
 
@@ -615,11 +613,9 @@ Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,
     // never touch consecutive elements: a gather or scatter, with no shape test.
     Value *ptrs = b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs");
     if (a.op == AccessOp::Load)
-      return fromMemory(b_,
-                        b_.CreateMaskedGather(vecMemTy, ptrs, llvm::Align(size), m,
-                                              llvm::Constant::getNullValue(vecMemTy), "load"),
+      return fromMemory(b_, warpMaskedGather(b_, vecMemTy, ptrs, llvm::Align(size), m, "load"),
                         a.type);
-    b_.CreateMaskedScatter(toMemory(b_, a.value, a.type), ptrs, llvm::Align(size), m);
+    warpMaskedScatter(b_, toMemory(b_, a.value, a.type), ptrs, llvm::Align(size), m);
     return nullptr;
   }
   Value *mbits = bits(m, "access.lanes");
@@ -670,9 +666,8 @@ Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,
   if (a.op == AccessOp::Load) {
     std::vector<std::pair<Value *, BasicBlock *>> results;
     b_.SetInsertPoint(vecBB);
-    Value *vv =
-        b_.CreateMaskedLoad(vecMemTy, b_.CreateIntToPtr(base, b_.getPtrTy()), llvm::Align(size), m,
-                            llvm::Constant::getNullValue(vecMemTy), "load.vector");
+    Value *vv = warpMaskedLoad(b_, vecMemTy, b_.CreateIntToPtr(base, b_.getPtrTy()),
+                               llvm::Align(size), m, "load.vector");
     results.push_back({vv, b_.GetInsertBlock()});
     b_.CreateBr(doneBB);
 
@@ -719,8 +714,7 @@ Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,
 
     b_.SetInsertPoint(gatherBB);
     Value *ptrs = b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs");
-    Value *gv = b_.CreateMaskedGather(vecMemTy, ptrs, llvm::Align(size), m,
-                                      llvm::Constant::getNullValue(vecMemTy), "load.gather");
+    Value *gv = warpMaskedGather(b_, vecMemTy, ptrs, llvm::Align(size), m, "load.gather");
     results.push_back({gv, b_.GetInsertBlock()});
     b_.CreateBr(doneBB);
 
@@ -731,7 +725,7 @@ Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,
     return fromMemory(b_, phi, a.type);
   }
   b_.SetInsertPoint(vecBB);
-  b_.CreateMaskedStore(val, b_.CreateIntToPtr(base, b_.getPtrTy()), llvm::Align(size), m);
+  warpMaskedStore(b_, val, b_.CreateIntToPtr(base, b_.getPtrTy()), llvm::Align(size), m);
   b_.CreateBr(doneBB);
   b_.SetInsertPoint(otherBB);
   computeHalves();
@@ -751,8 +745,8 @@ Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,
                         llvm::Align(size));
   b_.CreateBr(doneBB);
   b_.SetInsertPoint(scatterBB);
-  b_.CreateMaskedScatter(val, b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs"),
-                         llvm::Align(size), m);
+  warpMaskedScatter(b_, val, b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs"),
+                    llvm::Align(size), m);
   b_.CreateBr(doneBB);
   b_.SetInsertPoint(doneBB);
   return nullptr;
