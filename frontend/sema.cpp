@@ -694,10 +694,6 @@ void Sema::localVar(VarDecl *v) {
     error(v->loc, "'__shared__' variables can only be declared in device code");
     return;
   }
-  if (v->quals.isStatic && !v->quals.shared) {
-    error(v->loc, "static local variables are not supported");
-    return;
-  }
   const Type *t = resolve(v->typeSyntax, defaultSpace());
   if (!t)
     return;

@@ -163,6 +163,28 @@ bool Lowerer::constantInit(fe::Expr *e, const fe::Type *t, uint8_t *out) {
   }
   if (t->isPointer() && addressInit(e, out))
     return true;
+  const bool dim = t == types_.dim3Ty() || t == types_.uint3Ty();
+  if (t->isStruct() && e->kind == ExprKind::Call && e->builtin == -2) {
+    // A constructor with constant arguments, `dim3 block(512);`: components not given are 1.
+    auto &fields = t->record->fields;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      if (i < e->args.size()) {
+        if (!constantInit(e->args[i], fields[i].type, out + fields[i].offset))
+          return false;
+      } else if (dim) {
+        const uint32_t one = 1;
+        std::memcpy(out + fields[i].offset, &one, sizeof one);
+      }
+    }
+    return true;
+  }
+  if (dim && e->kind == ExprKind::Cast && !e->typeSyntax && e->operands[0]->type->isInteger()) {
+    // `dim3 grid = 64;`: (64, 1, 1).
+    const uint32_t one = 1;
+    std::memcpy(out + 4, &one, sizeof one);
+    std::memcpy(out + 8, &one, sizeof one);
+    return constantInit(e->operands[0], t->record->fields[0].type, out);
+  }
   fe::ConstValue c;
   if (!fe::foldArith(e, c))
     return false;
@@ -571,6 +593,31 @@ void Lowerer::localVar(fe::VarDecl *v) {
       st.sharedOffset = static_cast<int64_t>(off);
       F->staticSharedBytes = off + t->size();
     }
+    locals_[v] = st;
+    return;
+  }
+  if (v->quals.isStatic) {
+    // One variable for the whole program (on each side: host code's in host memory, device
+    // code's in global memory, shared by every thread), initialised once, before main.
+    GlobalVar *&g = staticLocals_[{v, device_}];
+    if (!g) {
+      g = m_.make<GlobalVar>();
+      g->id = static_cast<uint32_t>(m_.globals.size());
+      g->name = F->name + "." + v->name;
+      g->space = device_ ? AddrSpace::Global : AddrSpace::Host;
+      g->size = t->size();
+      g->align = std::max<uint64_t>(t->align(), 1);
+      m_.globals.push_back(g);
+      if (v->init) {
+        g->init.assign(g->size, 0);
+        GlobalVar *outer = initGlobal_;
+        initGlobal_ = g;
+        if (!constantInit(v->init, t, g->init.data()))
+          error(v->init->loc, "initializer of a static local variable must be a constant");
+        initGlobal_ = outer;
+      }
+    }
+    st.global = g;
     locals_[v] = st;
     return;
   }

@@ -63,6 +63,7 @@ private:
   };
   std::map<fe::FunctionDecl *, Fns> functions_;
   std::map<fe::VarDecl *, Storage> globals_;
+  std::map<std::pair<fe::VarDecl *, bool>, GlobalVar *> staticLocals_; // by (variable, device)
   /// Host functions whose address is taken, in the order they were first named: a function
   /// pointer's value is 1 + the index here (Module::hostFunctionTable, filled at the end).
   std::vector<fe::FunctionDecl *> addressTaken_;
