@@ -121,15 +121,17 @@ std::string HostThreads::describe(size_t i) const {
 }
 
 void HostThreads::deadlock(KernHostCtx *ctx) {
-  std::string msg = "deadlock: every program thread is blocked (";
-  bool first = true;
-  for (size_t i = 0; i < threads_.size(); ++i) {
-    if (threads_[i]->done)
-      continue;
-    msg += (first ? "" : "; ") + describe(i);
-    first = false;
-  }
-  rt_.reportHostError(msg + ")");
+  {
+    std::string msg = "deadlock: every program thread is blocked (";
+    bool first = true;
+    for (size_t i = 0; i < threads_.size(); ++i) {
+      if (threads_[i]->done)
+        continue;
+      msg += (first ? "" : "; ") + describe(i);
+      first = false;
+    }
+    rt_.reportHostError(msg + ")");
+  } // the message is freed here: the unwind below runs no destructors
   Runtime::unwind(ctx, kHostFaultExitCode);
 }
 

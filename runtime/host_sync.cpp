@@ -1,0 +1,76 @@
+// GCC's __sync builtins on int, as host code uses them on memory it shares with kernels. Host
+// code runs as one thread (program threads are cooperative fibers that switch only at blocking
+// calls), so each operation is atomic as written; the address is checked as host code's own
+// accesses are.
+#include "runtime/runtime.h"
+
+using kern::runtime::Runtime;
+
+namespace {
+
+int32_t *checked(KernHostCtx *ctx, const char *function, int32_t *p) {
+  if (!ctx->rt->checkHostRange(function, "address", p, sizeof *p))
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
+  return p;
+}
+
+} // namespace
+
+extern "C" {
+
+int32_t kern_rt___sync_fetch_and_add(KernHostCtx *ctx, int32_t *p, int32_t v) {
+  const int32_t old = *checked(ctx, "__sync_fetch_and_add", p);
+  *p = static_cast<int32_t>(static_cast<uint32_t>(old) + static_cast<uint32_t>(v));
+  return old;
+}
+
+int32_t kern_rt___sync_fetch_and_sub(KernHostCtx *ctx, int32_t *p, int32_t v) {
+  const int32_t old = *checked(ctx, "__sync_fetch_and_sub", p);
+  *p = static_cast<int32_t>(static_cast<uint32_t>(old) - static_cast<uint32_t>(v));
+  return old;
+}
+
+int32_t kern_rt___sync_fetch_and_and(KernHostCtx *ctx, int32_t *p, int32_t v) {
+  const int32_t old = *checked(ctx, "__sync_fetch_and_and", p);
+  *p = old & v;
+  return old;
+}
+
+int32_t kern_rt___sync_fetch_and_or(KernHostCtx *ctx, int32_t *p, int32_t v) {
+  const int32_t old = *checked(ctx, "__sync_fetch_and_or", p);
+  *p = old | v;
+  return old;
+}
+
+int32_t kern_rt___sync_fetch_and_xor(KernHostCtx *ctx, int32_t *p, int32_t v) {
+  const int32_t old = *checked(ctx, "__sync_fetch_and_xor", p);
+  *p = old ^ v;
+  return old;
+}
+
+int32_t kern_rt___sync_lock_test_and_set(KernHostCtx *ctx, int32_t *p, int32_t v) {
+  const int32_t old = *checked(ctx, "__sync_lock_test_and_set", p);
+  *p = v;
+  return old;
+}
+
+int32_t kern_rt___sync_val_compare_and_swap(KernHostCtx *ctx, int32_t *p, int32_t expected,
+                                            int32_t desired) {
+  const int32_t old = *checked(ctx, "__sync_val_compare_and_swap", p);
+  if (old == expected)
+    *p = desired;
+  return old;
+}
+
+bool kern_rt___sync_bool_compare_and_swap(KernHostCtx *ctx, int32_t *p, int32_t expected,
+                                          int32_t desired) {
+  const int32_t old = *checked(ctx, "__sync_bool_compare_and_swap", p);
+  if (old != expected)
+    return false;
+  *p = desired;
+  return true;
+}
+
+void kern_rt___sync_synchronize(KernHostCtx *) {}
+
+} // extern "C"
