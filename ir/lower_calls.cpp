@@ -3,6 +3,23 @@
 
 namespace kern::ir::lower_detail {
 
+/// Evaluates the arguments of call `e` in the side's order (argumentOrder) and appends them to
+/// `args` in parameter order; a struct goes by value, as the address of a copy of its own.
+void Lowerer::appendArguments(fe::Expr *e, std::vector<Expr *> &args) {
+  std::vector<Expr *> values(e->args.size(), nullptr);
+  for (size_t i : argumentOrder(e->args.size())) {
+    if (e->args[i]->type->isStruct()) {
+      LValue src = structValue(e->args[i]);
+      LocalSlot *copy = newSlot("arg", e->args[i]->type);
+      copyStruct(slotAddr(copy), slotSpace(), src.addr, src.space, e->args[i]->type, e->loc);
+      values[i] = slotAddr(copy);
+      continue;
+    }
+    values[i] = snapshot(rvalue(e->args[i]), "arg", e->loc);
+  }
+  args.insert(args.end(), values.begin(), values.end());
+}
+
 Expr *Lowerer::call(fe::Expr *e) {
   if (e->isLaunch) {
     launch(e);
@@ -32,19 +49,7 @@ Expr *Lowerer::call(fe::Expr *e) {
     result = newSlot(fd->name + ".result", e->type);
     args.push_back(slotAddr(result));
   }
-  std::vector<Expr *> values(e->args.size(), nullptr);
-  for (size_t i : argumentOrder(e->args.size())) {
-    if (e->args[i]->type->isStruct()) {
-      // By value: the callee gets the address of a copy of its own.
-      LValue src = structValue(e->args[i]);
-      LocalSlot *copy = newSlot("arg", e->args[i]->type);
-      copyStruct(slotAddr(copy), slotSpace(), src.addr, src.space, e->args[i]->type, e->loc);
-      values[i] = slotAddr(copy);
-      continue;
-    }
-    values[i] = snapshot(rvalue(e->args[i]), "arg", e->loc);
-  }
-  args.insert(args.end(), values.begin(), values.end());
+  appendArguments(e, args);
   Expr *c = node(ir::ExprKind::Call, result ? Type::voidTy() : irType(e->type));
   c->callee = callee;
   c->ops = std::move(args);
@@ -82,18 +87,7 @@ Expr *Lowerer::indirectCall(fe::Expr *e) {
     result = newSlot("call.result", e->type);
     args.push_back(slotAddr(result));
   }
-  std::vector<Expr *> values(e->args.size(), nullptr);
-  for (size_t i : argumentOrder(e->args.size())) {
-    if (e->args[i]->type->isStruct()) {
-      LValue src = structValue(e->args[i]);
-      LocalSlot *copy = newSlot("arg", e->args[i]->type);
-      copyStruct(slotAddr(copy), slotSpace(), src.addr, src.space, e->args[i]->type, e->loc);
-      values[i] = slotAddr(copy);
-      continue;
-    }
-    values[i] = snapshot(rvalue(e->args[i]), "arg", e->loc);
-  }
-  args.insert(args.end(), values.begin(), values.end());
+  appendArguments(e, args);
   Expr *c = node(ir::ExprKind::Call, result ? Type::voidTy() : irType(e->type));
   c->ops = std::move(args);
   c->site = m_.addSite(SiteKind::Call, e->loc, "call through a function pointer");

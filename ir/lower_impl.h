@@ -217,6 +217,7 @@ private:
     s->value = value;
   }
   /// Evaluates `e` now into a fresh temporary (its value cannot change afterwards).
+  void appendArguments(fe::Expr *e, std::vector<Expr *> &args);
   /// The order in which a call's `n` arguments are evaluated: right to left in host code, as
   /// the host compiler (GCC on x86-64) does, so `printf("%d %d", rand(), rand())` prints what
   /// the native build prints; left to right in device code, as nvcc's device compiler does.

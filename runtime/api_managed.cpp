@@ -29,6 +29,18 @@ bool isHostLocation(int32_t t) {
   return t == kLocHost || t == kLocHostNuma || t == kLocHostNumaCurrent;
 }
 
+/// What is wrong with a cudaMemLocation of `type` and `id` for `purpose` ("to prefetch to",
+/// "for advice"): {0, ""} if nothing.
+std::pair<int32_t, std::string> locationProblem(int32_t type, int32_t id, const char *purpose) {
+  if (type == kLocDevice && id != 0)
+    return {cudaErrorInvalidDevice,
+            "there is no device " + std::to_string(id) + " (kern models one device, device 0)"};
+  if (type != kLocDevice && !isHostLocation(type))
+    return {cudaErrorInvalidValue,
+            std::to_string(type) + " is not a cudaMemLocationType " + purpose};
+  return {0, ""};
+}
+
 /// The allocation's bytes in unit `i` (the last unit is partly guard gap).
 uint64_t unitBytes(const Runtime::HostVisibleBlock &b, size_t i) {
   const uint64_t lo = i * kUnit;
@@ -219,13 +231,8 @@ int32_t Runtime::cudaMemPrefetchAsync(const void *p, uint64_t n, const KernMemLo
   if (flags != 0)
     return recordError(cudaErrorInvalidValue, fn + "flags must be 0, not " + std::to_string(flags));
   const int32_t type = location ? location->type : 0;
-  if (type == kLocDevice && location->id != 0)
-    return recordError(cudaErrorInvalidDevice, fn + "there is no device " +
-                                                   std::to_string(location->id) +
-                                                   " (kern models one device, device 0)");
-  if (type != kLocDevice && !isHostLocation(type))
-    return recordError(cudaErrorInvalidValue,
-                       fn + std::to_string(type) + " is not a cudaMemLocationType to prefetch to");
+  if (auto [e, why] = locationProblem(type, location ? location->id : 0, "to prefetch to"); e)
+    return recordError(e, fn + why);
   std::string message;
   HostVisibleBlock *b =
       managedRange([this](uint64_t a) { return findHostVisible(a); }, addressOf(p), n, fn, message);
@@ -271,15 +278,9 @@ int32_t Runtime::cudaMemAdvise(const void *p, uint64_t n, int32_t advice,
                        fn + std::to_string(advice) + " is not a cudaMemoryAdvise value");
   const int32_t type = location ? location->type : 0;
   const bool needsLocation = advice >= 3 && advice != 4;
-  if (needsLocation) {
-    if (type == kLocDevice && location->id != 0)
-      return recordError(cudaErrorInvalidDevice, fn + "there is no device " +
-                                                     std::to_string(location->id) +
-                                                     " (kern models one device, device 0)");
-    if (type != kLocDevice && !isHostLocation(type))
-      return recordError(cudaErrorInvalidValue,
-                         fn + std::to_string(type) + " is not a cudaMemLocationType for advice");
-  }
+  if (needsLocation)
+    if (auto [e, why] = locationProblem(type, location ? location->id : 0, "for advice"); e)
+      return recordError(e, fn + why);
   std::string message;
   HostVisibleBlock *b =
       managedRange([this](uint64_t a) { return findHostVisible(a); }, addressOf(p), n, fn, message);

@@ -14,61 +14,55 @@ int32_t *checked(KernHostCtx *ctx, const char *function, int32_t *p) {
   return p;
 }
 
+/// The __sync read-modify-write pattern: checks `p`, stores op(old value), returns the old one.
+template <typename Op> int32_t update(KernHostCtx *ctx, const char *function, int32_t *p, Op op) {
+  const int32_t old = *checked(ctx, function, p);
+  *p = op(old);
+  return old;
+}
+
+uint32_t bits(int32_t v) { return static_cast<uint32_t>(v); }
+
 } // namespace
 
 extern "C" {
 
 int32_t kern_rt___sync_fetch_and_add(KernHostCtx *ctx, int32_t *p, int32_t v) {
-  const int32_t old = *checked(ctx, "__sync_fetch_and_add", p);
-  *p = static_cast<int32_t>(static_cast<uint32_t>(old) + static_cast<uint32_t>(v));
-  return old;
+  return update(ctx, "__sync_fetch_and_add", p,
+                [v](int32_t old) { return static_cast<int32_t>(bits(old) + bits(v)); });
 }
 
 int32_t kern_rt___sync_fetch_and_sub(KernHostCtx *ctx, int32_t *p, int32_t v) {
-  const int32_t old = *checked(ctx, "__sync_fetch_and_sub", p);
-  *p = static_cast<int32_t>(static_cast<uint32_t>(old) - static_cast<uint32_t>(v));
-  return old;
+  return update(ctx, "__sync_fetch_and_sub", p,
+                [v](int32_t old) { return static_cast<int32_t>(bits(old) - bits(v)); });
 }
 
 int32_t kern_rt___sync_fetch_and_and(KernHostCtx *ctx, int32_t *p, int32_t v) {
-  const int32_t old = *checked(ctx, "__sync_fetch_and_and", p);
-  *p = old & v;
-  return old;
+  return update(ctx, "__sync_fetch_and_and", p, [v](int32_t old) { return old & v; });
 }
 
 int32_t kern_rt___sync_fetch_and_or(KernHostCtx *ctx, int32_t *p, int32_t v) {
-  const int32_t old = *checked(ctx, "__sync_fetch_and_or", p);
-  *p = old | v;
-  return old;
+  return update(ctx, "__sync_fetch_and_or", p, [v](int32_t old) { return old | v; });
 }
 
 int32_t kern_rt___sync_fetch_and_xor(KernHostCtx *ctx, int32_t *p, int32_t v) {
-  const int32_t old = *checked(ctx, "__sync_fetch_and_xor", p);
-  *p = old ^ v;
-  return old;
+  return update(ctx, "__sync_fetch_and_xor", p, [v](int32_t old) { return old ^ v; });
 }
 
 int32_t kern_rt___sync_lock_test_and_set(KernHostCtx *ctx, int32_t *p, int32_t v) {
-  const int32_t old = *checked(ctx, "__sync_lock_test_and_set", p);
-  *p = v;
-  return old;
+  return update(ctx, "__sync_lock_test_and_set", p, [v](int32_t) { return v; });
 }
 
 int32_t kern_rt___sync_val_compare_and_swap(KernHostCtx *ctx, int32_t *p, int32_t expected,
                                             int32_t desired) {
-  const int32_t old = *checked(ctx, "__sync_val_compare_and_swap", p);
-  if (old == expected)
-    *p = desired;
-  return old;
+  return update(ctx, "__sync_val_compare_and_swap", p,
+                [=](int32_t old) { return old == expected ? desired : old; });
 }
 
 bool kern_rt___sync_bool_compare_and_swap(KernHostCtx *ctx, int32_t *p, int32_t expected,
                                           int32_t desired) {
-  const int32_t old = *checked(ctx, "__sync_bool_compare_and_swap", p);
-  if (old != expected)
-    return false;
-  *p = desired;
-  return true;
+  return update(ctx, "__sync_bool_compare_and_swap", p,
+                [=](int32_t old) { return old == expected ? desired : old; }) == expected;
 }
 
 void kern_rt___sync_synchronize(KernHostCtx *) {}
