@@ -28,7 +28,7 @@ struct StructDecl;
 /// declarator ops [Pointer, Array(4)] read as C reads them (see TypeSyntax::ops).
 struct TypeSyntax;
 struct TypeOp {
-  enum class Kind { Pointer, Array, Function } kind = Kind::Pointer;
+  enum class Kind { Pointer, Array, Function, Reference } kind = Kind::Pointer;
   bool isConst = false; // Pointer: `* const`
   Expr *size = nullptr; // Array: the size expression; nullptr for `[]`
   /// Function: the parameter types of `(*p)(int, float)` (empty for `()` and `(void)`).
@@ -78,6 +78,7 @@ enum class ExprKind {
   SizeofType,  // sizeof(typeSyntax)
   SizeofExpr,  // sizeof operands[0]
   InitList,    // { operands... } (initialisers only)
+  Temporary,   // sema: a temporary holding the rvalue operands[0]; the value is its address
 };
 
 enum class UnaryOp { Plus, Minus, Not, BitNot, Deref, AddrOf, PreInc, PreDec, PostInc, PostDec };
@@ -193,7 +194,7 @@ struct Stmt {
 // Declarations
 // ---------------------------------------------------------------------------------------------
 
-enum class DeclKind { Var, Function, Struct, Typedef, Enum, Unsupported };
+enum class DeclKind { Var, Function, Struct, Typedef, Enum, Using, Unsupported };
 
 /// CUDA and C qualifiers and storage classes found in declaration specifiers.
 struct Qualifiers {
@@ -215,7 +216,11 @@ struct Qualifiers {
 struct Decl {
   DeclKind kind;
   SourceLoc loc; // the name
+  /// At namespace scope the qualified name (`cooperative_groups::sync`, `S::method`).
   std::string name;
+  /// The namespace (or struct, for a member function) that names in the declaration are
+  /// looked up from: "" for the global namespace.
+  std::string ns;
   Qualifiers quals;
   explicit Decl(DeclKind k) : kind(k) {}
   virtual ~Decl() = default;
@@ -238,6 +243,10 @@ struct FunctionDecl : Decl {
   bool variadic = false;
   Stmt *body = nullptr; // null for a prototype
   // ---- filled by sema ----
+  // A member function: `this` is its first parameter (sema adds it), unless it is static.
+  StructDecl *owner = nullptr;
+  bool isConstMethod = false; // `int f() const`
+  bool isStaticMember = false;
   const Type *type = nullptr;
   FunctionDecl *definition = nullptr; // the defining declaration when this is a prototype
   bool isKernel() const { return quals.global; }
@@ -254,6 +263,7 @@ struct StructDecl : Decl {
     TypeSyntax *typeSyntax = nullptr;
   };
   std::vector<Field> fields;
+  std::vector<FunctionDecl *> methods; // member functions, declared or defined inside
   bool isDefinition = false;
   const Type *type = nullptr; // filled by sema
   StructDecl() : Decl(DeclKind::Struct) {}
@@ -274,6 +284,14 @@ struct EnumDecl : Decl {
   };
   std::vector<Enumerator> enumerators;
   EnumDecl() : Decl(DeclKind::Enum) {}
+};
+
+/// `using namespace N;` (isDirective), `namespace A = N;` (alias = "A"), `using N::x;`.
+struct UsingDecl : Decl {
+  std::string target; // the namespace or name as written
+  std::string alias;
+  bool isDirective = false;
+  UsingDecl() : Decl(DeclKind::Using) {}
 };
 
 /// A construct the language does not support (class, template, namespace, asm...). The AST

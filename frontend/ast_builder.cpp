@@ -17,8 +17,17 @@ void Builder::externalDeclaration(P::ExternalDeclarationContext *ctx) {
   if (auto *fd = ctx->functionDefinition()) {
     functionDefinition(fd);
   } else if (auto *d = ctx->declaration()) {
-    for (Decl *decl : declaration(d->declarationSpecifiers(), d->initDeclaratorList(), true))
+    for (Decl *decl : declaration(d->declarationSpecifiers(), d->initDeclaratorList(), true)) {
+      place(decl);
       tu_.decls.push_back(decl);
+    }
+  } else if (auto *nd = ctx->namespaceDefinition()) {
+    namespaceDefinition(nd);
+  } else if (auto *ud = ctx->usingDeclaration()) {
+    if (Decl *decl = usingDeclaration(ud)) {
+      place(decl);
+      tu_.decls.push_back(decl);
+    }
   } else if (auto *u = ctx->unsupportedDeclaration()) {
     unsupported(u);
   } else {
@@ -27,17 +36,45 @@ void Builder::externalDeclaration(P::ExternalDeclarationContext *ctx) {
   }
 }
 
+void Builder::namespaceDefinition(P::NamespaceDefinitionContext *ctx) {
+  // An unnamed namespace holds names local to the file: kern gives them the file's namespace.
+  namespaces_.push_back(ctx->Identifier() ? ctx->Identifier()->getText() : "");
+  if (namespaces_.back().empty())
+    namespaces_.pop_back();
+  else if (functionDepth_ > 0)
+    error(loc(ctx), "a namespace can only be defined at namespace scope");
+  bool named = ctx->Identifier() != nullptr;
+  for (auto *ed : ctx->externalDeclaration())
+    externalDeclaration(ed);
+  if (named)
+    namespaces_.pop_back();
+}
+
+Decl *Builder::usingDeclaration(P::UsingDeclarationContext *ctx) {
+  if (ctx->typeName()) { // `using T = type;` is a typedef
+    auto *t = tu_.make<TypedefDecl>();
+    t->name = ctx->Identifier()->getText();
+    t->loc = loc(ctx->Identifier());
+    t->typeSyntax = typeName(ctx->typeName());
+    typedefNames_.insert(qualify(t->name));
+    return t;
+  }
+  auto *u = tu_.make<UsingDecl>();
+  u->loc = loc(ctx);
+  u->target = ctx->qualifiedId()->getText();
+  u->isDirective = ctx->Using() && ctx->Namespace();
+  if (!ctx->Using()) {
+    u->alias = ctx->Identifier()->getText();
+    u->isDirective = false;
+  }
+  return u;
+}
+
 void Builder::unsupported(P::UnsupportedDeclarationContext *u) {
   auto *d = tu_.make<UnsupportedDecl>();
   d->loc = loc(u);
   if (u->Template())
     d->construct = "templates";
-  else if (u->Class())
-    d->construct = "C++ classes";
-  else if (u->Namespace())
-    d->construct = "namespaces";
-  else if (u->Using())
-    d->construct = "using declarations";
   else
     d->construct = "inline PTX (asm)";
   tu_.decls.push_back(d);
@@ -52,8 +89,10 @@ void Builder::addUnsupported(SourceLoc at, const char *construct) {
 
 void Builder::functionDefinition(P::FunctionDefinitionContext *ctx) {
   Specs s = specs(ctx->declarationSpecifiers());
-  for (Decl *def : s.definitions)
+  for (Decl *def : s.definitions) {
+    place(def);
     tu_.decls.push_back(def);
+  }
   DeclInfo d = declarator(ctx->declarator(), false);
   if (d.isOperator) {
     addUnsupported(d.loc, "operator overloading");
@@ -64,7 +103,11 @@ void Builder::functionDefinition(P::FunctionDefinitionContext *ctx) {
     return;
   }
   FunctionDecl *f = functionDecl(s, d);
+  f->isConstMethod = d.isConstMethod;
+  ++functionDepth_;
   f->body = compound(ctx->compoundStatement());
+  --functionDepth_;
+  place(f);
   tu_.decls.push_back(f);
 }
 

@@ -284,7 +284,8 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
     return;
   }
   auto *sd = tu_.make<StructDecl>();
-  sd->name = name;
+  sd->name = functionDepth_ == 0 && !name.empty() ? qualify(name) : name;
+  sd->ns = functionDepth_ == 0 ? currentNamespace() : "";
   sd->loc = at;
   sd->isDefinition = true;
   sd->quals.alignAs = align;
@@ -294,21 +295,84 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
     structFields(fd, sd);
   s.base.structDef = sd;
   s.definitions.push_back(sd);
+  // The member functions follow the struct as namespace-scope functions named `S::f`: first
+  // every one declared (a body may call a member defined after it), then the bodies.
+  for (FunctionDecl *m : sd->methods) {
+    auto *proto = tu_.make<FunctionDecl>(*m);
+    proto->body = nullptr;
+    proto->params.clear();
+    for (VarDecl *p : m->params)
+      proto->params.push_back(tu_.make<VarDecl>(*p));
+    s.definitions.push_back(proto);
+  }
+  for (FunctionDecl *m : sd->methods)
+    if (m->body)
+      s.definitions.push_back(m);
+}
+
+void Builder::memberFunction(P::StructDeclarationContext *ctx, StructDecl *sd, const Specs &fs,
+                             const DeclInfo &d, Stmt *body) {
+  if (functionDepth_ > 0) {
+    error(d.loc, "member functions of a struct defined inside a function are not supported");
+    return;
+  }
+  if (sd->name.empty()) {
+    error(d.loc, "member functions of an unnamed struct are not supported");
+    return;
+  }
+  (void)ctx;
+  FunctionDecl *f = functionDecl(fs, d);
+  f->name = sd->name + "::" + d.name;
+  f->ns = sd->name;
+  f->owner = sd;
+  f->isConstMethod = d.isConstMethod;
+  f->isStaticMember = fs.quals.isStatic;
+  f->quals.isStatic = false;
+  f->body = body;
+  sd->methods.push_back(f);
 }
 
 void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
   if (!ctx->declarationSpecifiers()) {
+    if (!ctx->LeftParen())
+      return; // public: / private: / protected:
     error(loc(ctx),
           ctx->Tilde() ? "destructors are not supported" : "constructors are not supported");
     return;
   }
   if (ctx->compoundStatement()) {
-    error(loc(ctx->declarator()), "member functions are not supported");
+    Specs fs = specs(ctx->declarationSpecifiers());
+    DeclInfo d = declarator(ctx->declarator(), false);
+    if (d.isOperator) {
+      error(d.loc, "operator overloading is not supported yet");
+      return;
+    }
+    if (!d.isFunction) {
+      error(d.loc, "expected a function declarator before the body of '" + d.name + "'");
+      return;
+    }
+    ++functionDepth_;
+    Stmt *body = compound(ctx->compoundStatement());
+    --functionDepth_;
+    memberFunction(ctx, sd, fs, d, body);
     return;
   }
   Specs fs = specs(ctx->declarationSpecifiers());
-  if (fs.quals.shared || fs.quals.constant || fs.quals.global || fs.quals.device ||
-      fs.quals.isStatic)
+  bool anyFunction = false;
+  for (auto *sdc : ctx->structDeclarator()) {
+    if (!sdc->declarator())
+      continue;
+    DeclInfo d = declarator(sdc->declarator(), false);
+    if (d.isFunction) {
+      memberFunction(ctx, sd, fs, d, nullptr);
+      anyFunction = true;
+    }
+  }
+  if (anyFunction)
+    return;
+  if (fs.quals.isStatic)
+    error(loc(ctx), "static data members are not supported yet");
+  else if (fs.quals.shared || fs.quals.constant || fs.quals.global || fs.quals.device)
     error(loc(ctx), "storage qualifiers are not allowed on struct fields");
   auto decls = ctx->structDeclarator();
   if (decls.empty() && !fs.base.structDef && fs.base.enumDef == nullptr)
@@ -365,12 +429,12 @@ DeclInfo Builder::declarator(P::DeclaratorContext *ctx, bool nested) {
 
 void Builder::pointerOps(const std::vector<P::PointerOpContext *> &ptrs, DeclInfo &d) {
   for (auto *p : ptrs) {
-    if (!p->Star()) {
-      error(loc(p), "references are not supported");
+    if (p->AndAnd()) {
+      error(loc(p), "rvalue references are not supported");
       continue;
     }
     TypeOp op;
-    op.kind = TypeOp::Kind::Pointer;
+    op.kind = p->Star() ? TypeOp::Kind::Pointer : TypeOp::Kind::Reference;
     for (auto *q : p->typeQualifier()) {
       if (q->Const())
         op.isConst = true;
@@ -384,9 +448,9 @@ void Builder::pointerOps(const std::vector<P::PointerOpContext *> &ptrs, DeclInf
 void Builder::declaratorInto(P::DeclaratorContext *ctx, DeclInfo &d, bool nested) {
   pointerOps(ctx->pointerOp(), d);
   auto *dd = ctx->directDeclarator();
-  if (dd->Identifier()) {
-    d.name = dd->Identifier()->getText();
-    d.loc = loc(dd->Identifier());
+  if (auto *q = dd->qualifiedId()) {
+    d.name = q->getText();
+    d.loc = loc(q->Identifier().back());
   } else if (dd->Operator()) {
     d.name = "operator" + dd->operatorName()->getText();
     d.loc = loc(dd->Operator());
@@ -411,6 +475,9 @@ void Builder::declaratorInto(P::DeclaratorContext *ctx, DeclInfo &d, bool nested
     }
     d.isFunction = true;
     d.params = sfx->parameterTypeList();
+    for (auto *q : sfx->typeQualifier())
+      if (q->Const())
+        d.isConstMethod = true;
   }
   if (auto *inner = dd->declarator()) {
     declaratorInto(inner, d, true);

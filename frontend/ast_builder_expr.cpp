@@ -206,7 +206,7 @@ Expr *Builder::postfix(P::PostfixExpressionContext *ctx) {
 }
 
 Expr *Builder::primary(P::PrimaryExpressionContext *ctx) {
-  if (auto *id = ctx->Identifier()) {
+  if (auto *id = ctx->qualifiedId()) {
     Expr *e = makeExpr(ExprKind::Ident, loc(id));
     e->name = id->getText();
     return e;

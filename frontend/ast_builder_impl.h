@@ -37,6 +37,7 @@ struct DeclInfo {
   bool restrict = false;
   bool isFunction = false;
   bool isOperator = false;
+  bool isConstMethod = false; // `f() const`
   P::ParameterTypeListContext *params = nullptr;
 };
 
@@ -59,7 +60,38 @@ private:
   std::set<std::string> structTags_;
   std::set<std::string> enumTags_;
   std::set<std::string> typedefNames_;
+  std::vector<std::string> namespaces_; // the namespaces being built, outermost first
+  int functionDepth_ = 0;               // > 0 inside a function body
 
+  /// `name` declared in the current namespace: `ns::name` (or `name` in the global one).
+  std::string qualify(const std::string &name) const {
+    std::string q;
+    for (auto &n : namespaces_)
+      q += n + "::";
+    return q + name;
+  }
+  std::string currentNamespace() const {
+    std::string q = qualify("");
+    return q.empty() ? q : q.substr(0, q.size() - 2);
+  }
+  /// Gives a namespace-scope declaration its qualified name and its lookup context.
+  void place(Decl *d) {
+    if (d->ns.empty())
+      d->ns = currentNamespace();
+    if (d->kind == DeclKind::Struct || d->kind == DeclKind::Enum) {
+      if (d->name.empty() || d->ns.empty() || d->name.rfind(d->ns + "::", 0) == 0)
+        return; // already qualified (a struct is placed when it is built)
+    }
+    if (!d->name.empty() && d->name != "main" && !namespaces_.empty() &&
+        !(d->kind == DeclKind::Function && static_cast<FunctionDecl *>(d)->owner))
+      d->name = qualify(d->name);
+  }
+
+  void namespaceDefinition(P::NamespaceDefinitionContext *ctx);
+  Decl *usingDeclaration(P::UsingDeclarationContext *ctx);
+  /// The member functions of struct `sd` declared in `ctx`.
+  void memberFunction(P::StructDeclarationContext *ctx, StructDecl *sd, const Specs &fs,
+                      const DeclInfo &d, Stmt *body);
   SourceLoc loc(Token *t) const {
     return src_.map(static_cast<uint32_t>(t->getLine()),
                     static_cast<uint32_t>(t->getCharPositionInLine() + 1));

@@ -10,6 +10,11 @@ Stmt *Builder::compound(P::CompoundStatementContext *ctx) {
       Stmt *ds = makeStmt(StmtKind::Decl, loc(d));
       ds->decls = declaration(d->declarationSpecifiers(), d->initDeclaratorList(), false);
       s->body.push_back(ds);
+    } else if (auto *u = item->usingDeclaration()) {
+      Stmt *ds = makeStmt(StmtKind::Decl, loc(u));
+      if (Decl *d = usingDeclaration(u))
+        ds->decls.push_back(d);
+      s->body.push_back(ds);
     } else {
       appendStatement(s->body, item->statement());
     }

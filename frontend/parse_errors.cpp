@@ -327,7 +327,6 @@ std::shared_ptr<antlr4::ANTLRErrorStrategy> makeSyntaxErrorStrategy(const Prepro
 bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const PreprocessedSource &src,
                             DiagnosticEngine &diags) {
   static const std::map<std::string, std::string> names = {
-      {"cooperative_groups", "cooperative groups are not supported"},
       {"cudaTextureObject_t", "texture objects are not supported"},
       {"cudaSurfaceObject_t", "surface objects are not supported"},
       {"cudaCreateTextureObject", "texture objects are not supported"},

@@ -48,8 +48,7 @@ const std::set<std::string> kSystemHeaders = {"stdio.h",
 // Headers of CUDA and of C++ that kern knows but whose contents are not supported yet: the
 // include is accepted, and the first use of what they declare gets its own diagnostic
 // ("cooperative groups are not supported", "templates are not supported yet").
-const std::set<std::string> kDeferredHeaders = {"cooperative_groups.h",
-                                                "cooperative_groups/reduce.h",
+const std::set<std::string> kDeferredHeaders = {"cooperative_groups/reduce.h",
                                                 "iostream",
                                                 "vector",
                                                 "string",

@@ -117,8 +117,8 @@ public:
 antlr4::tree::TerminalNode *declaratorIdentifier(P::DeclaratorContext *d) {
   while (d) {
     P::DirectDeclaratorContext *dd = d->directDeclarator();
-    if (dd->Identifier())
-      return dd->Identifier();
+    if (dd->qualifiedId())
+      return dd->qualifiedId()->Identifier().back();
     d = dd->declarator();
   }
   return nullptr;
@@ -128,7 +128,8 @@ antlr4::tree::TerminalNode *declaratorIdentifier(P::DeclaratorContext *d) {
 /// nearest type constructor is a pointer or an array (`(*fp)(int)`, `a[4]`).
 P::DeclaratorSuffixContext *functionSuffix(P::DeclaratorContext *d) {
   std::vector<P::DeclaratorContext *> chain; // outermost first
-  for (; d; d = d->directDeclarator()->Identifier() ? nullptr : d->directDeclarator()->declarator())
+  for (; d;
+       d = d->directDeclarator()->qualifiedId() ? nullptr : d->directDeclarator()->declarator())
     chain.push_back(d);
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
     std::vector<P::DeclaratorSuffixContext *> suffixes =

@@ -274,6 +274,8 @@ const Type *Sema::baseType(TypeSyntax *ts) {
   if (!ts->name.empty()) {
     if (const Type *t = lookupTypedef(ts->name))
       return t;
+    if (const Type *t = lookupStruct(ts->name)) // C++: a struct's name is a type name
+      return t;
     error(ts->loc, "unknown type name '" + ts->name + "'");
     return nullptr;
   }
@@ -337,8 +339,23 @@ const Type *Sema::resolve(TypeSyntax *ts, AddrSpace space) {
   // ops are in C's binding order (`int a[2][3]` is {Array(3), Array(2)}): apply them in turn.
   for (TypeOp &op : ts->ops) {
     if (op.kind == TypeOp::Kind::Pointer) {
+      if (t->isReference) {
+        error(ts->loc, "pointer to a reference");
+        return nullptr;
+      }
       t = types_.pointerTo(t, space, constNext);
       constNext = op.isConst;
+      continue;
+    }
+    if (op.kind == TypeOp::Kind::Reference) {
+      if (t->isReference || t->isVoid()) {
+        error(ts->loc,
+              t->isVoid() ? "cannot form a reference to 'void'" : "reference to a reference");
+        return nullptr;
+      }
+      t = types_.referenceTo(t, space == AddrSpace::Host ? AddrSpace::Host : AddrSpace::Generic,
+                             constNext);
+      constNext = false;
       continue;
     }
     if (op.kind == TypeOp::Kind::Function) {
@@ -421,6 +438,10 @@ const Type *Sema::defineStruct(StructDecl *sd) {
     const Type *ft = resolve(f.typeSyntax);
     if (!ft)
       continue;
+    if (ft->isReference) {
+      error(f.loc, "reference members are not supported yet");
+      continue;
+    }
     if (ft->isVoid() || (ft->isStruct() && !ft->record->complete) ||
         (ft->isArray() && ft->count == 0)) {
       error(f.loc, "field '" + f.name + "' has incomplete type '" + ft->str() + "'");
@@ -434,26 +455,8 @@ const Type *Sema::defineStruct(StructDecl *sd) {
   }
   types_.layoutStruct(t, sd->quals.alignAs);
   sd->type = t;
+  structDecls_[t->record] = sd;
   return t;
-}
-
-void Sema::defineEnum(EnumDecl *ed) {
-  // An inline definition is reachable both as a declaration and from its declarators.
-  if (!definedEnums_.insert(ed).second)
-    return;
-  int64_t next = 0;
-  for (auto &e : ed->enumerators) {
-    if (e.value) {
-      int64_t v;
-      if (constantInt(e.value, v))
-        next = v;
-    }
-    e.resolved = next;
-    if (scope_->enumerators.count(e.name) || scope_->names.count(e.name))
-      error(e.loc, "redefinition of '" + e.name + "'");
-    scope_->enumerators[e.name] = {next, ed};
-    ++next;
-  }
 }
 
 bool Sema::constantInt(Expr *e, int64_t &out, const char *notConstant) {
@@ -470,7 +473,11 @@ bool Sema::constantInt(Expr *e, int64_t &out, const char *notConstant) {
 }
 
 void Sema::topLevel(Decl *d) {
+  ns_ = d->ns;
   switch (d->kind) {
+  case DeclKind::Using:
+    usingDecl(static_cast<UsingDecl *>(d));
+    return;
   case DeclKind::Unsupported: {
     auto *u = static_cast<UnsupportedDecl *>(d);
     error(u->loc,
@@ -496,20 +503,6 @@ void Sema::topLevel(Decl *d) {
   }
 }
 
-void Sema::declareTypedef(TypedefDecl *td) {
-  const Type *t = resolve(td->typeSyntax);
-  if (!t)
-    return;
-  td->type = t;
-  auto it = scope_->typedefs.find(td->name);
-  if (it != scope_->typedefs.end() && it->second != t) {
-    error(td->loc, "typedef redefinition with different types ('" + t->str() + "' vs '" +
-                       it->second->str() + "')");
-    return;
-  }
-  scope_->typedefs[td->name] = t;
-}
-
 void Sema::globalVar(VarDecl *v) {
   v->isGlobalScope = true;
   AddrSpace space = v->quals.constant ? AddrSpace::Constant
@@ -527,6 +520,10 @@ void Sema::globalVar(VarDecl *v) {
   if (!t)
     return;
   (void)space;
+  if (t->isReference) {
+    error(v->loc, "references at namespace scope are not supported yet");
+    return;
+  }
   if (space != AddrSpace::Host && hasFunctionPointer(t))
     deviceFunctionPointer(v->loc);
   if (t->isFunction()) {
@@ -558,6 +555,8 @@ void Sema::globalVar(VarDecl *v) {
 }
 
 void Sema::function(FunctionDecl *f) {
+  if (!memberFunction(f))
+    return;
   auto &q = f->quals;
   if (q.global && (q.host || q.device)) {
     error(f->loc,
@@ -583,6 +582,14 @@ void Sema::function(FunctionDecl *f) {
                      : (q.device && !q.host) ? AddrSpace::Generic
                                              : AddrSpace::Host;
   for (VarDecl *p : f->params) {
+    if (p->name == "this" && !p->typeSyntax) { // a member function's object
+      p->type =
+          types_.pointerTo(f->owner->type, pspace == AddrSpace::Host ? pspace : AddrSpace::Generic,
+                           f->isConstMethod);
+      p->isParam = true;
+      params.push_back(p->type);
+      continue;
+    }
     const Type *pt = resolve(p->typeSyntax, pspace);
     if (!pt)
       return;
@@ -722,6 +729,15 @@ void Sema::localVar(VarDecl *v) {
     return;
   }
   scope_->names[v->name] = v;
+  if (t->isReference) {
+    if (!v->init || v->init->kind == ExprKind::InitList) {
+      error(v->loc, "declaration of reference variable '" + v->name + "' requires an initializer");
+      return;
+    }
+    if (check(v->init))
+      v->init = bindReference(v->init, t, "initializing");
+    return;
+  }
   if (v->init) {
     if (v->quals.shared) {
       error(v->init->loc, "initialization is not supported for '__shared__' variables");
@@ -812,6 +828,9 @@ void Sema::stmt(Stmt *s) {
       case DeclKind::Function:
         error(d->loc, "function declarations inside functions are not supported");
         break;
+      case DeclKind::Using:
+        usingDecl(static_cast<UsingDecl *>(d));
+        break;
       case DeclKind::Unsupported:
         topLevel(d);
         break;
@@ -901,7 +920,8 @@ void Sema::stmt(Stmt *s) {
         error(s->expr->loc, "void function '" + fn_->name + "' should not return a value");
       return;
     }
-    s->expr = convert(s->expr, ret, "returning");
+    s->expr = ret->isReference ? bindReference(s->expr, ret, "returning")
+                               : convert(s->expr, ret, "returning");
     return;
   }
   case StmtKind::Goto:

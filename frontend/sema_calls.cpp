@@ -34,6 +34,8 @@ bool Sema::literalChoice(const Expr *e) {
 
 void Sema::call(Expr *e) {
   Expr *callee = e->operands[0];
+  if (callee->kind == ExprKind::Member && !e->isLaunch)
+    memberCall(e); // `obj.f(...)` naming a member function becomes a call of `S::f`
   if (callee->kind != ExprKind::Ident ||
       (!e->isLaunch && dynamic_cast<VarDecl *>(lookup(callee->name)))) {
     indirectCall(e);
@@ -79,6 +81,16 @@ void Sema::call(Expr *e) {
                            "' is not a function");
     return;
   }
+  if (f->owner && !f->isStaticMember && callee->decl != f) {
+    // A member function named alone inside another member function: `this->f(...)`.
+    if (!fn_ || !fn_->owner || fn_->isStaticMember || fn_->owner != f->owner) {
+      error(callee->loc, "call to non-static member function '" + n + "' without an object");
+      return;
+    }
+    Expr *self = make(ExprKind::Ident, callee->loc);
+    self->name = "this";
+    e->args.insert(e->args.begin(), self);
+  }
   callee->decl = f;
   callee->type = f->type;
   e->decl = f;
@@ -104,6 +116,8 @@ void Sema::call(Expr *e) {
   if (!arguments(e, f->type, n))
     return;
   e->type = f->type->elem;
+  if (e->type->isReference)
+    dereference(e);
 }
 
 void Sema::indirectCall(Expr *e) {
@@ -152,6 +166,13 @@ bool Sema::arguments(Expr *e, const Type *ft, const std::string &n) {
       continue; // a symbol, kernel or host function named as an argument: see builtinCall
     if (!check(e->args[i])) {
       ok = false;
+      continue;
+    }
+    if (i < ft->params.size() && ft->params[i]->isReference) {
+      unsigned before = diags_.errorCount();
+      e->args[i] = bindReference(e->args[i], ft->params[i], "passing an argument");
+      if (diags_.errorCount() != before)
+        ok = false;
       continue;
     }
     if (i < ft->params.size()) {

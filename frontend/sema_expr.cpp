@@ -216,6 +216,8 @@ void Sema::checkExpr(Expr *e) {
   case ExprKind::InitList:
     error(e->loc, "initializer list is only allowed in a declaration");
     return;
+  case ExprKind::Temporary: // made by sema, typed when made
+    return;
   }
 }
 
@@ -263,6 +265,8 @@ const Type *Sema::intLiteralType(Expr *e) {
 }
 
 void Sema::ident(Expr *e) {
+  if (implicitMember(e))
+    return;
   const std::string &n = e->name;
   if (Decl *d = lookup(n)) {
     e->decl = d;
@@ -283,6 +287,8 @@ void Sema::ident(Expr *e) {
       }
       e->type = v->type;
       e->isLValue = true;
+      if (v->type->isReference)
+        dereference(e);
       return;
     }
     if (auto *f = dynamic_cast<FunctionDecl *>(d)) {

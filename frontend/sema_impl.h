@@ -28,6 +28,8 @@ struct Scope {
   std::map<std::string, const Type *> typedefs;
   std::map<std::string, const Type *> structs;
   std::map<std::string, Enumerator> enumerators;
+  std::vector<std::string> usings;            // `using namespace N;` (N resolved)
+  std::map<std::string, std::string> aliases; // `namespace A = N;`: A -> N
 };
 
 enum class Side { Host, Device, Both };
@@ -129,8 +131,37 @@ private:
   }
   void pop() { scope_ = scope_->parent; }
 
+  // ---- names (sema_names.cpp) ----
+  // Block scopes hold plain names; the file scope holds every namespace-scope name qualified
+  // (`ns::f`, `S::method`). A name as written is looked up in the blocks, then at file scope
+  // as C++ does: from the namespace of the code (or struct, in a member function) outwards,
+  // then in the namespaces that using-directives made visible.
+  std::string ns_; // the namespace (or struct) the code being analysed is in
+  /// The file-scope spellings `n` may stand for, in lookup order.
+  std::vector<std::string> candidates(const std::string &n) const;
+  /// A namespace name as written, with aliases replaced.
+  std::string resolveNamespace(const std::string &n) const;
+  template <typename V> V *find(std::map<std::string, V> Scope::*table, const std::string &n) {
+    if (n.find("::") == std::string::npos)
+      for (Scope *s = scope_; s && s != &fileScope_; s = s->parent) {
+        auto it = (s->*table).find(n);
+        if (it != (s->*table).end())
+          return &it->second;
+      }
+    for (const std::string &c : candidates(n)) {
+      auto it = (fileScope_.*table).find(c);
+      if (it != (fileScope_.*table).end())
+        return &it->second;
+    }
+    return nullptr;
+  }
   Decl *lookup(const std::string &n) {
-    for (Scope *s = scope_; s; s = s->parent) {
+    Decl **d = find(&Scope::names, n);
+    return d ? *d : nullptr;
+  }
+  /// Only the block scopes (parameters included): what hides a struct's members.
+  Decl *lookupLocal(const std::string &n) {
+    for (Scope *s = scope_; s && s != &fileScope_; s = s->parent) {
       auto it = s->names.find(n);
       if (it != s->names.end())
         return it->second;
@@ -138,29 +169,34 @@ private:
     return nullptr;
   }
   const Type *lookupTypedef(const std::string &n) {
-    for (Scope *s = scope_; s; s = s->parent) {
-      auto it = s->typedefs.find(n);
-      if (it != s->typedefs.end())
-        return it->second;
-    }
-    return nullptr;
+    const Type **t = find(&Scope::typedefs, n);
+    return t ? *t : nullptr;
   }
   const Type *lookupStruct(const std::string &n) {
-    for (Scope *s = scope_; s; s = s->parent) {
-      auto it = s->structs.find(n);
-      if (it != s->structs.end())
-        return it->second;
-    }
-    return nullptr;
+    const Type **t = find(&Scope::structs, n);
+    return t ? *t : nullptr;
   }
-  const Enumerator *lookupEnumerator(const std::string &n) {
-    for (Scope *s = scope_; s; s = s->parent) {
-      auto it = s->enumerators.find(n);
-      if (it != s->enumerators.end())
-        return &it->second;
-    }
-    return nullptr;
-  }
+  const Enumerator *lookupEnumerator(const std::string &n) { return find(&Scope::enumerators, n); }
+  void usingDecl(UsingDecl *u);
+
+  // ---- C++ members and references (sema_names.cpp) ----
+  std::map<const StructInfo *, StructDecl *> structDecls_;
+  /// The member function `name` of struct type `st`, or null.
+  FunctionDecl *method(const Type *st, const std::string &name);
+  /// Checks a member function's declaration: an out-of-class definition `void S::f() {...}`
+  /// takes its prototype's place; a non-static member gets its `this` parameter.
+  bool memberFunction(FunctionDecl *f);
+  /// `obj.f(args)` / `p->f(args)` naming a member function: becomes `S::f(&obj, args)`.
+  void memberCall(Expr *e);
+  /// An unqualified name inside a member function that names a field: `this->name`.
+  bool implicitMember(Expr *e);
+  /// Binds reference type `rt` to `e`: its address, or (a const reference to an rvalue) the
+  /// address of a temporary holding it.
+  Expr *bindReference(Expr *e, const Type *rt, const char *context);
+  /// `e`, of reference type, becomes the object it refers to (`*e`).
+  void dereference(Expr *e);
+  Expr *addressOf(Expr *lvalue);
+  Expr *temporary(Expr *rvalue);
 
   // ---- types ----
   const Type *baseType(TypeSyntax *ts);

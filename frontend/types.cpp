@@ -152,6 +152,8 @@ std::string Type::str() const {
     std::string inner = elem->str();
     if (pointeeConst)
       inner = "const " + inner;
+    if (isReference)
+      return inner + " &";
     return inner + (inner.back() == '*' ? "*" : " *");
   }
   case TypeKind::Array:
@@ -206,6 +208,21 @@ const Type *TypeContext::pointerTo(const Type *elem, AddrSpace space, bool point
   t->space = space;
   t->pointeeConst = pointeeConst;
   pointers_[key] = t;
+  return t;
+}
+
+const Type *TypeContext::referenceTo(const Type *elem, AddrSpace space, bool isConst) {
+  auto key = std::make_tuple(elem, static_cast<int>(space), isConst);
+  auto it = references_.find(key);
+  if (it != references_.end())
+    return it->second;
+  Type *t = make();
+  t->kind = TypeKind::Pointer;
+  t->elem = elem;
+  t->space = space;
+  t->pointeeConst = isConst;
+  t->isReference = true;
+  references_[key] = t;
   return t;
 }
 

@@ -65,9 +65,12 @@ struct Type {
   uint64_t count = 0;         // Array: element count (0 = unsized, e.g. extern __shared__)
   AddrSpace space = AddrSpace::Generic; // Pointer only
   bool pointeeConst = false;            // Pointer only: `const T*`
-  StructInfo *record = nullptr;         // Struct only
-  std::vector<const Type *> params;     // Function only
-  bool variadic = false;                // Function only
+  /// Pointer only: a C++ reference `T &`, which the front end turns into a pointer that is
+  /// dereferenced wherever the reference is named (the IR sees only pointers).
+  bool isReference = false;
+  StructInfo *record = nullptr;     // Struct only
+  std::vector<const Type *> params; // Function only
+  bool variadic = false;            // Function only
 
   bool isVoid() const { return kind == TypeKind::Void; }
   bool isBool() const { return kind == TypeKind::Bool; }
@@ -103,6 +106,8 @@ public:
   const Type *sizeTy() const { return get(TypeKind::ULong); } // size_t
   const Type *pointerTo(const Type *elem, AddrSpace space = AddrSpace::Generic,
                         bool pointeeConst = false);
+  /// `T &` (`const T &` with isConst): see Type::isReference.
+  const Type *referenceTo(const Type *elem, AddrSpace space, bool isConst);
   const Type *arrayOf(const Type *elem, uint64_t count);
   const Type *function(const Type *ret, std::vector<const Type *> params, bool variadic);
   /// A new struct type (complete it by filling record->fields and calling layoutStruct).
@@ -118,6 +123,7 @@ private:
   std::vector<std::unique_ptr<Type>> owned_;
   std::vector<std::unique_ptr<StructInfo>> records_;
   std::map<std::tuple<const Type *, int, bool>, const Type *> pointers_;
+  std::map<std::tuple<const Type *, int, bool>, const Type *> references_;
   std::map<std::pair<const Type *, uint64_t>, const Type *> arrays_;
   std::vector<const Type *> functions_;
   const Type *uint3_ = nullptr;

@@ -3,8 +3,10 @@
 grammar Kern;
 
 @parser::header {
+#include <map>
 #include <set>
 #include <string>
+#include <vector>
 }
 
 @parser::members {
@@ -29,7 +31,85 @@ grammar Kern;
       "float1", "float2", "float3", "float4", "double1", "double2", "double3", "double4",
       "clock_t", "ssize_t", "time_t", "FILE", "timeval", "timespec"};
 
-  bool isTypeName(const std::string &s) const { return typeNames.count(s) != 0; }
+  // C++ namespaces, as far as parsing needs them: the namespace being parsed, the aliases and
+  // the namespaces made visible by using-directives. A name declared in a namespace is recorded
+  // qualified (`ns::T`); a name as written is resolved against them as C++ looks it up.
+  std::vector<std::string> nsStack;
+  std::map<std::string, std::string> nsAliases;
+  std::vector<std::string> usingNamespaces;
+
+  std::string currentNamespace() const {
+    std::string n;
+    for (auto &p : nsStack)
+      n += (n.empty() ? "" : "::") + p;
+    return n;
+  }
+  std::string qualify(const std::string &name) const {
+    std::string ns = currentNamespace();
+    return ns.empty() ? name : ns + "::" + name;
+  }
+  void enterNamespace(const std::string &name) { nsStack.push_back(name); }
+  void leaveNamespace() { if (!nsStack.empty()) nsStack.pop_back(); }
+  void noteAlias(const std::string &alias, const std::string &target) {
+    nsAliases[qualify(alias)] = resolveNamespace(target);
+  }
+  void noteUsing(const std::string &ns) { usingNamespaces.push_back(resolveNamespace(ns)); }
+  // A namespace name as written, with aliases replaced (`cg` -> `cooperative_groups`).
+  std::string resolveNamespace(std::string n) const {
+    if (n.rfind("::", 0) == 0)
+      return n.substr(2);
+    std::string ns = currentNamespace();
+    while (true) {
+      std::string q = ns.empty() ? n : ns + "::" + n;
+      auto it = nsAliases.find(q);
+      if (it != nsAliases.end())
+        return it->second;
+      if (ns.empty())
+        break;
+      size_t cut = ns.rfind("::");
+      ns = cut == std::string::npos ? "" : ns.substr(0, cut);
+    }
+    return n;
+  }
+
+  bool isTypeName(const std::string &written) const {
+    std::string s = written;
+    if (s.rfind("::", 0) == 0)
+      return typeNames.count(s.substr(2)) != 0;
+    size_t cut = s.rfind("::");
+    if (cut != std::string::npos)
+      s = resolveNamespace(s.substr(0, cut)) + s.substr(cut);
+    if (typeNames.count(s))
+      return true;
+    std::string ns = currentNamespace();
+    while (!ns.empty()) {
+      if (typeNames.count(ns + "::" + s))
+        return true;
+      size_t c = ns.rfind("::");
+      ns = c == std::string::npos ? "" : ns.substr(0, c);
+    }
+    for (auto &u : usingNamespaces)
+      if (typeNames.count(u + "::" + s))
+        return true;
+    return false;
+  }
+
+  // The qualified name that starts `i` tokens ahead (`a::b::c`, `::c`, or one identifier).
+  std::string qualifiedNameAt(int i) {
+    std::string n;
+    if (_input->LA(i) == ColonColon) {
+      n = "::";
+      ++i;
+    }
+    while (_input->LA(i) == Identifier) {
+      n += _input->LT(i)->getText();
+      if (_input->LA(i + 1) != ColonColon || _input->LA(i + 2) != Identifier)
+        break;
+      n += "::";
+      i += 2;
+    }
+    return n;
+  }
 
   // True when the token `i` tokens ahead can start a type name; decides casts, sizeof(type),
   // compound literals and parameter lists against parenthesised expressions. Used in
@@ -42,7 +122,8 @@ grammar Kern;
     case Enum: case Const: case Volatile: case Restrict: case Typename:
       return true;
     case Identifier:
-      return isTypeName(t->getText());
+    case ColonColon:
+      return isTypeName(qualifiedNameAt(i));
     default:
       return false;
     }
@@ -88,8 +169,8 @@ grammar Kern;
   static std::string declaratorName(DeclaratorContext *d) {
     while (d) {
       auto *dd = d->directDeclarator();
-      if (dd->Identifier())
-        return dd->Identifier()->getText();
+      if (dd->qualifiedId())
+        return dd->qualifiedId()->getText();
       d = dd->declarator();
     }
     return "";
@@ -102,7 +183,7 @@ grammar Kern;
     for (auto *d : list->initDeclarator()) {
       std::string n = declaratorName(d->declarator());
       if (!n.empty())
-        typeNames.insert(n);
+        typeNames.insert(qualify(n));
     }
   }
 }
@@ -116,12 +197,35 @@ translationUnit : externalDeclaration* EOF ;
 externalDeclaration
   : functionDefinition
   | declaration
+  | namespaceDefinition
+  | usingDeclaration
   | unsupportedDeclaration
   | Extern StringLiteral ('{' externalDeclaration* '}' | externalDeclaration) // extern "C"
   | ';'
   ;
 
 functionDefinition : declarationSpecifiers declarator compoundStatement ;
+
+namespaceDefinition
+  : Inline? Namespace Identifier? '{' { enterNamespace($ctx->Identifier() ? $ctx->Identifier()->getText() : ""); }
+    externalDeclaration* '}' { leaveNamespace(); }
+  ;
+
+// `using namespace N;`, `namespace A = N;`, `using N::name;`, `using T = type;`.
+usingDeclaration
+  : Using Namespace qualifiedId ';' { noteUsing($ctx->qualifiedId()->getText()); }
+  | Namespace Identifier '=' qualifiedId ';'
+    { noteAlias($ctx->Identifier()->getText(), $ctx->qualifiedId()->getText()); }
+  | Using Identifier '=' typeName ';' { typeNames.insert(qualify($ctx->Identifier()->getText())); }
+  | Using qualifiedId ';'
+    { if (isTypeName($ctx->qualifiedId()->getText())) {
+        std::string q = $ctx->qualifiedId()->getText();
+        size_t cut = q.rfind("::");
+        typeNames.insert(qualify(cut == std::string::npos ? q : q.substr(cut + 2)));
+      } }
+  ;
+
+qualifiedId : '::'? Identifier ('::' Identifier)* ;
 
 declaration
   : declarationSpecifiers initDeclaratorList?
@@ -160,18 +264,20 @@ typeSpecifier
   | typedefName
   ;
 
-typedefName : {isTypeName(_input->LT(1)->getText()) && !typeSpecified()}? Identifier ;
+typedefName : {isTypeName(qualifiedNameAt(1)) && !typeSpecified()}? qualifiedId ;
 
 structSpecifier
-  : (Struct | Union) (alignSpecifier | attributeSpecifier)* Identifier?
+  : (Struct | Union | Class) (alignSpecifier | attributeSpecifier)* Identifier?
+    { if ($ctx->Identifier()) typeNames.insert(qualify($ctx->Identifier()->getText())); }
     '{' structDeclaration* '}' (alignSpecifier | attributeSpecifier)*
-    { if ($ctx->Identifier()) typeNames.insert($ctx->Identifier()->getText()); }
-  | (Struct | Union) (alignSpecifier | attributeSpecifier)* Identifier
-    { typeNames.insert($ctx->Identifier()->getText()); }
+  | (Struct | Union | Class) (alignSpecifier | attributeSpecifier)* Identifier
+    { typeNames.insert(qualify($ctx->Identifier()->getText())); }
   ;
 
 structDeclaration
-  : declarationSpecifiers structDeclarator (',' structDeclarator)* ';'
+  : {_input->LT(1)->getText() == "public" || _input->LT(1)->getText() == "private" ||
+     _input->LT(1)->getText() == "protected"}? Identifier ':' // an access specifier
+  | declarationSpecifiers structDeclarator (',' structDeclarator)* ';'
   | declarationSpecifiers ';'
   | declarationSpecifiers declarator compoundStatement ';'? // a member function
   // a constructor or destructor, recognised to be reported
@@ -185,7 +291,7 @@ structDeclarator
 
 enumSpecifier
   : Enum Class? Identifier? '{' enumerator (',' enumerator)* ','? '}'
-    { if ($ctx->Identifier()) typeNames.insert($ctx->Identifier()->getText()); }
+    { if ($ctx->Identifier()) typeNames.insert(qualify($ctx->Identifier()->getText())); }
   | Enum Class? Identifier
   ;
 
@@ -206,7 +312,7 @@ pointerOp
   ;
 
 directDeclarator
-  : (Identifier | '(' declarator ')' | Operator operatorName) declaratorSuffix*
+  : (qualifiedId | '(' declarator ')' | Operator operatorName) declaratorSuffix*
   ;
 
 declaratorSuffix
@@ -258,9 +364,6 @@ designator : ('[' conditionalExpression ']' | '.' Identifier) '='? ;
 // C++ constructs, consumed as a whole so that one diagnostic names them.
 unsupportedDeclaration
   : Template '<' templateTokens* '>' declarationTail
-  | Class declarationTail
-  | Namespace Identifier? ('=' ~';'* ';' | '{' balancedBraces* '}')
-  | Using ~';'* ';'
   | Asm Volatile? '(' balancedParens* ')' ';'
   ;
 
@@ -291,7 +394,7 @@ statement
 
 compoundStatement : '{' blockItem* '}' ;
 
-blockItem : declaration | statement ;
+blockItem : declaration | usingDeclaration | statement ;
 
 labeledStatement
   : Identifier ':' statement
@@ -398,7 +501,7 @@ postfixSuffix
   ;
 
 primaryExpression
-  : Identifier
+  : qualifiedId
   | IntegerConstant
   | FloatingConstant
   | CharacterConstant

@@ -553,6 +553,16 @@ Expr *Lowerer::rvalue(fe::Expr *e) {
   case ExprKind::InitList:
     error(e->loc, "initializer list is only allowed in a declaration");
     return constInt(Type::i32(true), 0);
+  case ExprKind::Temporary: {
+    // A temporary a const reference (or a member function's `this`) binds to: the value in a
+    // fresh local slot, or a struct rvalue where it was made.
+    fe::Expr *o = e->operands[0];
+    if (o->type->isStruct())
+      return cast(structValue(o).addr, irType(e->type));
+    LocalSlot *s = newSlot("temporary", o->type);
+    store(slotAddr(s), cast(rvalue(o), irType(o->type)), slotSpace(), e->loc);
+    return cast(slotAddr(s), irType(e->type));
+  }
   }
   return constInt(Type::i32(true), 0);
 }

@@ -1,0 +1,280 @@
+// Semantic analysis of C++'s names and objects as CUDA code uses them: namespaces and using
+// declarations, member functions (functions with an explicit `this`), and references
+// (pointers that are dereferenced wherever the reference is named).
+#include "frontend/sema_impl.h"
+
+namespace kern::frontend::sema_detail {
+
+namespace {
+
+/// `a::b::c` -> `a::b`; "" for an unqualified name.
+std::string parentOf(const std::string &n) {
+  size_t cut = n.rfind("::");
+  return cut == std::string::npos ? "" : n.substr(0, cut);
+}
+
+} // namespace
+
+std::string Sema::resolveNamespace(const std::string &n) const {
+  if (n.rfind("::", 0) == 0)
+    return n.substr(2);
+  size_t cut = n.find("::");
+  std::string first = n.substr(0, cut);
+  std::string rest = cut == std::string::npos ? "" : n.substr(cut);
+  for (const Scope *s = scope_; s; s = s->parent) {
+    if (s != &fileScope_) {
+      auto it = s->aliases.find(first);
+      if (it != s->aliases.end())
+        return it->second + rest;
+      continue;
+    }
+    for (std::string p = ns_;; p = parentOf(p)) {
+      auto it = s->aliases.find(p.empty() ? first : p + "::" + first);
+      if (it != s->aliases.end())
+        return it->second + rest;
+      if (p.empty())
+        break;
+    }
+  }
+  return n;
+}
+
+std::vector<std::string> Sema::candidates(const std::string &n) const {
+  if (n.rfind("::", 0) == 0)
+    return {n.substr(2)};
+  std::string m = n;
+  if (size_t cut = n.rfind("::"); cut != std::string::npos)
+    m = resolveNamespace(n.substr(0, cut)) + n.substr(cut);
+  std::vector<std::string> out;
+  for (std::string p = ns_;; p = parentOf(p)) {
+    out.push_back(p.empty() ? m : p + "::" + m);
+    if (p.empty())
+      break;
+  }
+  for (const Scope *s = scope_; s; s = s->parent)
+    for (const std::string &u : s->usings)
+      out.push_back(u + "::" + m);
+  return out;
+}
+
+void Sema::usingDecl(UsingDecl *u) {
+  if (u->isDirective) {
+    scope_->usings.push_back(resolveNamespace(u->target));
+    return;
+  }
+  if (!u->alias.empty()) {
+    std::string key = scope_ == &fileScope_ && !ns_.empty() ? ns_ + "::" + u->alias : u->alias;
+    scope_->aliases[key] = resolveNamespace(u->target);
+    return;
+  }
+  // `using N::x;`: x names here what N::x names.
+  std::string last =
+      u->target.substr(u->target.rfind(':') == std::string::npos ? 0 : u->target.rfind(':') + 1);
+  std::string key = scope_ == &fileScope_ && !ns_.empty() ? ns_ + "::" + last : last;
+  bool found = false;
+  if (Decl *d = lookup(u->target)) {
+    scope_->names[key] = d;
+    found = true;
+  }
+  if (const Type *t = lookupTypedef(u->target)) {
+    scope_->typedefs[key] = t;
+    found = true;
+  }
+  if (const Type *t = lookupStruct(u->target)) {
+    scope_->structs[key] = t;
+    found = true;
+  }
+  if (const Enumerator *en = lookupEnumerator(u->target)) {
+    scope_->enumerators[key] = *en;
+    found = true;
+  }
+  if (!found)
+    error(u->loc, "no member named '" + last + "' in '" + parentOf(u->target) + "'");
+}
+
+void Sema::defineEnum(EnumDecl *ed) {
+  // An inline definition is reachable both as a declaration and from its declarators.
+  if (!definedEnums_.insert(ed).second)
+    return;
+  int64_t next = 0;
+  for (auto &e : ed->enumerators) {
+    if (e.value) {
+      int64_t v;
+      if (constantInt(e.value, v))
+        next = v;
+    }
+    e.resolved = next;
+    std::string name = scope_ == &fileScope_ && !ns_.empty() ? ns_ + "::" + e.name : e.name;
+    if (scope_->enumerators.count(name) || scope_->names.count(name))
+      error(e.loc, "redefinition of '" + e.name + "'");
+    scope_->enumerators[name] = {next, ed};
+    ++next;
+  }
+}
+
+void Sema::declareTypedef(TypedefDecl *td) {
+  const Type *t = resolve(td->typeSyntax);
+  if (!t)
+    return;
+  td->type = t;
+  auto it = scope_->typedefs.find(td->name);
+  if (it != scope_->typedefs.end() && it->second != t) {
+    error(td->loc, "typedef redefinition with different types ('" + t->str() + "' vs '" +
+                       it->second->str() + "')");
+    return;
+  }
+  scope_->typedefs[td->name] = t;
+}
+
+FunctionDecl *Sema::method(const Type *st, const std::string &name) {
+  if (!st || !st->isStruct() || st->record->name.empty())
+    return nullptr;
+  auto it = fileScope_.names.find(st->record->name + "::" + name);
+  if (it == fileScope_.names.end())
+    return nullptr;
+  auto *f = dynamic_cast<FunctionDecl *>(it->second);
+  return f && f->owner ? f : nullptr;
+}
+
+bool Sema::memberFunction(FunctionDecl *f) {
+  if (!f->owner && parentOf(f->name) != f->ns) {
+    // `void S::f() {...}` outside the struct: the definition of a member declared inside.
+    auto *proto = dynamic_cast<FunctionDecl *>(lookup(f->name));
+    if (!proto || !proto->owner) {
+      if (lookupStruct(parentOf(f->name)))
+        error(f->loc, "out-of-line definition of '" + f->name +
+                          "' does not match any declaration in its struct");
+      else
+        error(f->loc, "no namespace or struct named '" + parentOf(f->name) + "'");
+      return false;
+    }
+    f->owner = proto->owner;
+    f->isStaticMember = proto->isStaticMember;
+    f->name = proto->name;
+    f->ns = proto->ns;
+    ns_ = f->ns;
+  }
+  if (!f->owner)
+    return true;
+  if (!f->owner->type || !f->owner->type->record->complete) {
+    error(f->loc, "member function of an incomplete struct");
+    return false;
+  }
+  if (f->quals.global) {
+    error(f->loc, "a kernel cannot be a member function");
+    return false;
+  }
+  if (f->isStaticMember && f->isConstMethod) {
+    error(f->loc, "static member function cannot be 'const'");
+    return false;
+  }
+  if (!f->isStaticMember &&
+      (f->params.empty() || f->params[0]->name != "this" || f->params[0]->typeSyntax)) {
+    auto *self = tu_.make<VarDecl>();
+    self->name = "this";
+    self->loc = f->loc;
+    self->isParam = true;
+    f->params.insert(f->params.begin(), self);
+  }
+  return true;
+}
+
+Expr *Sema::addressOf(Expr *lvalue) {
+  Expr *a = make(ExprKind::Unary, lvalue->loc);
+  a->unaryOp = UnaryOp::AddrOf;
+  a->operands.push_back(lvalue);
+  unary(a);
+  return a;
+}
+
+Expr *Sema::temporary(Expr *rvalue) {
+  Expr *t = make(ExprKind::Temporary, rvalue->loc);
+  t->operands.push_back(rvalue);
+  t->type = types_.pointerTo(rvalue->type, side_ == Side::Host ? AddrSpace::Host : AddrSpace::Local,
+                             false);
+  return t;
+}
+
+void Sema::memberCall(Expr *e) {
+  Expr *callee = e->operands[0];
+  Expr *obj = callee->operands[0];
+  if (!check(obj))
+    return;
+  const Type *st = obj->type;
+  Expr *ptr = nullptr;
+  if (callee->isArrow) {
+    ptr = rvalue(obj);
+    if (!ptr->type->isPointer())
+      return;
+    st = ptr->type->elem;
+  }
+  FunctionDecl *m = method(st, callee->name);
+  if (!m)
+    return; // a field (perhaps a function pointer): an ordinary call
+  Expr *self = nullptr;
+  if (!m->isStaticMember)
+    self = ptr ? ptr : obj->isLValue ? addressOf(obj) : temporary(rvalue(obj));
+  callee->kind = ExprKind::Ident;
+  callee->name = m->name;
+  callee->operands.clear();
+  callee->isArrow = false;
+  callee->decl = m;
+  if (self)
+    e->args.insert(e->args.begin(), self);
+}
+
+bool Sema::implicitMember(Expr *e) {
+  if (!fn_ || !fn_->owner || e->name.find("::") != std::string::npos || lookupLocal(e->name))
+    return false;
+  const Type *st = fn_->owner->type;
+  if (!st || !st->record->field(e->name))
+    return false;
+  if (fn_->isStaticMember) {
+    error(e->loc, "invalid use of member '" + e->name + "' in a static member function");
+    return true;
+  }
+  Expr *self = make(ExprKind::Ident, e->loc);
+  self->name = "this";
+  e->kind = ExprKind::Member;
+  e->isArrow = true;
+  e->operands = {self};
+  member(e);
+  return true;
+}
+
+Expr *Sema::bindReference(Expr *e, const Type *rt, const char *context) {
+  if (!check(e))
+    return e;
+  const Type *want = rt->elem;
+  if (e->isLValue && e->type == want) {
+    if (!rt->pointeeConst && isConstLValue(e)) {
+      error(e->loc, std::string("binding a reference of type '") + rt->str() +
+                        "' to a const object when " + context + " drops 'const'");
+      return e;
+    }
+    return convert(addressOf(e), rt, context);
+  }
+  if (!rt->pointeeConst) {
+    error(e->loc, std::string("a non-const reference of type '") + rt->str() + "' cannot bind to " +
+                      (e->isLValue ? "a value of type '" + e->type->str() + "'"
+                                   : std::string("a temporary")) +
+                      " when " + context);
+    return e;
+  }
+  // A const reference to an rvalue (or to a value of another type) binds to a temporary.
+  Expr *v = convert(e, want, context);
+  return convert(temporary(v), rt, context);
+}
+
+void Sema::dereference(Expr *e) {
+  Expr *inner = tu_.make<Expr>(*e);
+  inner->isLValue = e->kind == ExprKind::Ident;
+  *e = Expr(ExprKind::Unary);
+  e->loc = inner->loc;
+  e->unaryOp = UnaryOp::Deref;
+  e->operands = {rvalue(inner)};
+  e->type = inner->type->elem;
+  e->isLValue = true;
+}
+
+} // namespace kern::frontend::sema_detail
