@@ -62,6 +62,12 @@ struct TypeSyntax {
 // Expressions
 // ---------------------------------------------------------------------------------------------
 
+/// A template argument as written: a type or a constant expression.
+struct TemplateArg {
+  TypeSyntax *type = nullptr;
+  Expr *value = nullptr;
+};
+
 enum class ExprKind {
   IntLit,      // intValue; text keeps the spelling (suffixes u, l, ll, ul, ull; hex, octal)
   FloatLit,    // floatValue; isFloatSuffix for `1.0f`
@@ -138,6 +144,9 @@ struct Expr {
   bool isLaunch = false;
   std::vector<Expr *> launchConfig;
   TypeSyntax *typeSyntax = nullptr; // Cast, SizeofType
+  // Ident naming a template with arguments: `reduce<256>`, `K<float, 4>`
+  bool hasTemplateArgs = false;
+  std::vector<TemplateArg> templateArgs;
 
   // ---- filled by sema ----
   const Type *type = nullptr;
@@ -237,8 +246,20 @@ struct VarDecl : Decl {
   VarDecl() : Decl(DeclKind::Var) {}
 };
 
+/// A template parameter: `typename T` (isType) or `int N`, with its default if any.
+struct TemplateParam {
+  SourceLoc loc;
+  std::string name;
+  bool isType = true;
+  TypeSyntax *type = nullptr; // a non-type parameter's type
+  TemplateArg defaultArg;     // either part may be null
+};
+
 struct FunctionDecl : Decl {
   TypeSyntax *returnType = nullptr;
+  /// A function template: never analysed or lowered itself; sema analyses one copy per
+  /// instantiation (named `f<int>`), with the parameters bound in a scope of their own.
+  std::vector<TemplateParam> templateParams;
   std::vector<VarDecl *> params;
   bool variadic = false;
   Stmt *body = nullptr; // null for a prototype

@@ -21,6 +21,8 @@ void Builder::externalDeclaration(P::ExternalDeclarationContext *ctx) {
       place(decl);
       tu_.decls.push_back(decl);
     }
+  } else if (auto *td = ctx->templateDeclaration()) {
+    templateDeclaration(td);
   } else if (auto *nd = ctx->namespaceDefinition()) {
     namespaceDefinition(nd);
   } else if (auto *ud = ctx->usingDeclaration()) {
@@ -50,6 +52,44 @@ void Builder::namespaceDefinition(P::NamespaceDefinitionContext *ctx) {
     namespaces_.pop_back();
 }
 
+void Builder::templateDeclaration(P::TemplateDeclarationContext *ctx) {
+  std::vector<TemplateParam> params;
+  for (auto *p : ctx->templateParameter()) {
+    TemplateParam tp;
+    tp.loc = loc(p->Identifier());
+    tp.name = p->Identifier()->getText();
+    tp.isType = p->Typename() || p->Class();
+    if (!tp.isType)
+      tp.type = tu_.make<TypeSyntax>(specs(p->declarationSpecifiers()).base);
+    if (auto *t = p->typeName())
+      tp.defaultArg.type = typeName(t);
+    if (auto *c = p->conditionalExpression())
+      tp.defaultArg.value = conditional(c);
+    params.push_back(tp);
+  }
+  size_t first = tu_.decls.size();
+  if (auto *fd = ctx->functionDefinition()) {
+    functionDefinition(fd);
+  } else {
+    auto *d = ctx->declaration();
+    for (Decl *decl : declaration(d->declarationSpecifiers(), d->initDeclaratorList(), true)) {
+      place(decl);
+      tu_.decls.push_back(decl);
+    }
+  }
+  for (size_t i = first; i < tu_.decls.size(); ++i) {
+    if (auto *f = dynamic_cast<FunctionDecl *>(tu_.decls[i])) {
+      f->templateParams = params;
+      continue;
+    }
+    error(tu_.decls[i]->loc, tu_.decls[i]->kind == DeclKind::Struct
+                                 ? "class templates are not supported yet"
+                                 : "only function templates are supported");
+    tu_.decls.erase(tu_.decls.begin() + static_cast<std::ptrdiff_t>(first), tu_.decls.end());
+    return;
+  }
+}
+
 Decl *Builder::usingDeclaration(P::UsingDeclarationContext *ctx) {
   if (ctx->typeName()) { // `using T = type;` is a typedef
     auto *t = tu_.make<TypedefDecl>();
@@ -73,10 +113,7 @@ Decl *Builder::usingDeclaration(P::UsingDeclarationContext *ctx) {
 void Builder::unsupported(P::UnsupportedDeclarationContext *u) {
   auto *d = tu_.make<UnsupportedDecl>();
   d->loc = loc(u);
-  if (u->Template())
-    d->construct = "templates";
-  else
-    d->construct = "inline PTX (asm)";
+  d->construct = "inline PTX (asm)";
   tu_.decls.push_back(d);
 }
 

@@ -205,10 +205,24 @@ Expr *Builder::postfix(P::PostfixExpressionContext *ctx) {
   return e;
 }
 
+TemplateArg Builder::templateArgument(P::TemplateArgumentContext *ctx) {
+  TemplateArg a;
+  if (auto *t = ctx->typeName())
+    a.type = typeName(t);
+  else
+    a.value = chain(ctx->shiftExpression());
+  return a;
+}
+
 Expr *Builder::primary(P::PrimaryExpressionContext *ctx) {
   if (auto *id = ctx->qualifiedId()) {
     Expr *e = makeExpr(ExprKind::Ident, loc(id));
     e->name = id->getText();
+    if (ctx->Less()) {
+      e->hasTemplateArgs = true;
+      for (auto *a : ctx->templateArgument())
+        e->templateArgs.push_back(templateArgument(a));
+    }
     return e;
   }
   if (auto *n = ctx->IntegerConstant())

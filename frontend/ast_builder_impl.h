@@ -88,6 +88,8 @@ private:
   }
 
   void namespaceDefinition(P::NamespaceDefinitionContext *ctx);
+  void templateDeclaration(P::TemplateDeclarationContext *ctx);
+  TemplateArg templateArgument(P::TemplateArgumentContext *ctx);
   Decl *usingDeclaration(P::UsingDeclarationContext *ctx);
   /// The member functions of struct `sd` declared in `ctx`.
   void memberFunction(P::StructDeclarationContext *ctx, StructDecl *sd, const Specs &fs,

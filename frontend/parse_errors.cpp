@@ -3,6 +3,7 @@
 #include "frontend/parse_errors.h"
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace kern::frontend {
@@ -342,22 +343,6 @@ bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const Preprocesse
   const auto &all = tokens.getTokens();
   for (size_t i = 0; i < all.size(); ++i) {
     Token *t = all[i];
-    // A template is reported at its first sign, declaration or use, before any parse error
-    // that its syntax would cause later on.
-    if (t->getType() == P::Template || t->getType() == P::Typename ||
-        (t->getType() == P::LaunchOpen && i > 0 && all[i - 1]->getType() == P::Greater)) {
-      Token *at = t;
-      if (t->getType() == P::LaunchOpen)
-        for (size_t j = i - 1; j > 0; --j)
-          if (all[j]->getType() == P::Less) {
-            at = all[j - 1];
-            break;
-          }
-      diags.error(src.map(static_cast<uint32_t>(at->getLine()),
-                          static_cast<uint32_t>(at->getCharPositionInLine() + 1)),
-                  "templates are not supported");
-      return false;
-    }
     if (t->getType() != P::Identifier)
       continue;
     std::string text = t->getText();
@@ -376,6 +361,42 @@ bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const Preprocesse
                         static_cast<uint32_t>(t->getCharPositionInLine() + 1)),
                 msg);
     return false;
+  }
+  // Template arguments after a name that no template declares (`twice<int>(x)`,
+  // `fill<16><<<g, b>>>(d)`) would be a syntax error: say what is wrong instead.
+  std::set<std::string> templates;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (all[i]->getType() != P::Template)
+      continue;
+    for (size_t j = i + 1;
+         j + 1 < all.size() && all[j]->getType() != P::LeftBrace && all[j]->getType() != P::Semi;
+         ++j)
+      if (all[j]->getType() == P::Identifier && all[j + 1]->getType() == P::LeftParen) {
+        templates.insert(all[j]->getText());
+        break;
+      }
+  }
+  for (size_t i = 0; i + 1 < all.size(); ++i) {
+    if (all[i]->getType() != P::Identifier || all[i + 1]->getType() != P::Less ||
+        templates.count(all[i]->getText()))
+      continue;
+    size_t j = i + 2;
+    while (j < all.size() &&
+           (all[j]->getType() == P::Identifier || all[j]->getType() == P::IntegerConstant ||
+            all[j]->getType() == P::Comma || all[j]->getType() == P::Star ||
+            all[j]->getType() == P::Int || all[j]->getType() == P::Float ||
+            all[j]->getType() == P::Double || all[j]->getType() == P::Unsigned))
+      ++j;
+    if (j + 1 < all.size() && j > i + 2 && all[j]->getType() == P::Greater &&
+        (all[j + 1]->getType() == P::LaunchOpen ||
+         (all[j + 1]->getType() == P::LeftParen && all[i + 2]->getType() != P::Identifier))) {
+      diags.error(src.map(static_cast<uint32_t>(all[i]->getLine()),
+                          static_cast<uint32_t>(all[i]->getCharPositionInLine() + 1)),
+                  "'" + all[i]->getText() +
+                      "' is not a template, but is followed by template "
+                      "arguments");
+      return false;
+    }
   }
   return true;
 }

@@ -498,7 +498,10 @@ void Sema::topLevel(Decl *d) {
     globalVar(static_cast<VarDecl *>(d));
     return;
   case DeclKind::Function:
-    function(static_cast<FunctionDecl *>(d));
+    if (!static_cast<FunctionDecl *>(d)->templateParams.empty())
+      declareTemplate(static_cast<FunctionDecl *>(d));
+    else
+      function(static_cast<FunctionDecl *>(d));
     return;
   }
 }

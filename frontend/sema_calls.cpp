@@ -36,6 +36,10 @@ void Sema::call(Expr *e) {
   Expr *callee = e->operands[0];
   if (callee->kind == ExprKind::Member && !e->isLaunch)
     memberCall(e); // `obj.f(...)` naming a member function becomes a call of `S::f`
+  if (callee->kind == ExprKind::Ident && !resolveTemplate(callee, e->args))
+    return;
+  if (callee->kind == ExprKind::Ident && !e->isLaunch && functionalCast(e))
+    return;
   if (callee->kind != ExprKind::Ident ||
       (!e->isLaunch && dynamic_cast<VarDecl *>(lookup(callee->name)))) {
     indirectCall(e);

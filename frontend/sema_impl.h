@@ -28,8 +28,9 @@ struct Scope {
   std::map<std::string, const Type *> typedefs;
   std::map<std::string, const Type *> structs;
   std::map<std::string, Enumerator> enumerators;
-  std::vector<std::string> usings;            // `using namespace N;` (N resolved)
-  std::map<std::string, std::string> aliases; // `namespace A = N;`: A -> N
+  std::vector<std::string> usings;                 // `using namespace N;` (N resolved)
+  std::map<std::string, std::string> aliases;      // `namespace A = N;`: A -> N
+  std::map<std::string, FunctionDecl *> templates; // function templates (the definition)
 };
 
 enum class Side { Host, Device, Both };
@@ -92,8 +93,10 @@ public:
   void declareHostLibraryTypes();
 
   bool run() {
-    for (Decl *d : tu_.decls)
-      topLevel(d);
+    // By index: instantiating a template appends its (already analysed) copy.
+    for (size_t i = 0; i < tu_.decls.size(); ++i)
+      if (!instances_.count(tu_.decls[i]))
+        topLevel(tu_.decls[i]);
     return !diags_.hasErrors();
   }
 
@@ -178,6 +181,18 @@ private:
   }
   const Enumerator *lookupEnumerator(const std::string &n) { return find(&Scope::enumerators, n); }
   void usingDecl(UsingDecl *u);
+
+  // ---- templates (sema_templates.cpp) ----
+  std::set<Decl *> instances_;
+  std::map<std::pair<FunctionDecl *, std::string>, FunctionDecl *> instanceByArgs_;
+  void declareTemplate(FunctionDecl *f);
+  /// If `callee` (an Ident) names a function template: the instantiation that its explicit
+  /// arguments and the call's arguments select (callee is renamed to it), else `callee` as is.
+  /// False after an error.
+  bool resolveTemplate(Expr *callee, std::vector<Expr *> &args);
+  FunctionDecl *instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Expr *> &args);
+  /// `T(x)` with T a type name: a functional cast.
+  bool functionalCast(Expr *e);
 
   // ---- C++ members and references (sema_names.cpp) ----
   std::map<const StructInfo *, StructDecl *> structDecls_;

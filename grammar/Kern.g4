@@ -72,6 +72,30 @@ grammar Kern;
     return n;
   }
 
+  // Names declared as templates (qualified as types are): `name <` then opens template arguments.
+  std::set<std::string> templateNames;
+  bool isTemplateName(const std::string &written) const {
+    std::string s = written;
+    if (s.rfind("::", 0) == 0)
+      return templateNames.count(s.substr(2)) != 0;
+    size_t cut = s.rfind("::");
+    if (cut != std::string::npos)
+      s = resolveNamespace(s.substr(0, cut)) + s.substr(cut);
+    if (templateNames.count(s))
+      return true;
+    std::string ns = currentNamespace();
+    while (!ns.empty()) {
+      if (templateNames.count(ns + "::" + s))
+        return true;
+      size_t c = ns.rfind("::");
+      ns = c == std::string::npos ? "" : ns.substr(0, c);
+    }
+    for (auto &u : usingNamespaces)
+      if (templateNames.count(u + "::" + s))
+        return true;
+    return false;
+  }
+
   bool isTypeName(const std::string &written) const {
     std::string s = written;
     if (s.rfind("::", 0) == 0)
@@ -197,6 +221,7 @@ translationUnit : externalDeclaration* EOF ;
 externalDeclaration
   : functionDefinition
   | declaration
+  | templateDeclaration
   | namespaceDefinition
   | usingDeclaration
   | unsupportedDeclaration
@@ -205,6 +230,25 @@ externalDeclaration
   ;
 
 functionDefinition : declarationSpecifiers declarator compoundStatement ;
+
+// A function template: `template <typename T, int N> __global__ void k(T *p) {...}`.
+templateDeclaration
+  : Template '<' templateParameter (',' templateParameter)* '>'
+    { for (auto *p : $ctx->templateParameter())
+        if (p->Typename() || p->Class())
+          typeNames.insert(p->Identifier()->getText()); }
+    (functionDefinition | declaration)
+    { if ($ctx->functionDefinition()) templateNames.insert(qualify(
+          declaratorName($ctx->functionDefinition()->declarator())));
+      else if ($ctx->declaration()->initDeclaratorList())
+        for (auto *d : $ctx->declaration()->initDeclaratorList()->initDeclarator())
+          templateNames.insert(qualify(declaratorName(d->declarator()))); }
+  ;
+
+templateParameter
+  : (Typename | Class) Identifier ('=' typeName)?
+  | declarationSpecifiers Identifier ('=' conditionalExpression)?
+  ;
 
 namespaceDefinition
   : Inline? Namespace Identifier? '{' { enterNamespace($ctx->Identifier() ? $ctx->Identifier()->getText() : ""); }
@@ -363,13 +407,9 @@ designator : ('[' conditionalExpression ']' | '.' Identifier) '='? ;
 
 // C++ constructs, consumed as a whole so that one diagnostic names them.
 unsupportedDeclaration
-  : Template '<' templateTokens* '>' declarationTail
-  | Asm Volatile? '(' balancedParens* ')' ';'
+  : Asm Volatile? '(' balancedParens* ')' ';'
   ;
 
-templateTokens : '<' templateTokens* '>' | ~('<' | '>' | '{' | '}' | ';') ;
-
-declarationTail : ~('{' | '}' | ';')* ('{' balancedBraces* '}' ';'? | ';') ;
 
 balancedBraces : '{' balancedBraces* '}' | ~('{' | '}') ;
 
@@ -501,7 +541,8 @@ postfixSuffix
   ;
 
 primaryExpression
-  : qualifiedId
+  : {isTemplateName(qualifiedNameAt(1))}? qualifiedId '<' templateArgument (',' templateArgument)* '>'
+  | qualifiedId
   | IntegerConstant
   | FloatingConstant
   | CharacterConstant
@@ -515,6 +556,8 @@ primaryExpression
   | CxxCast '<' typeName '>' '(' expression ')'
   | lambdaExpression
   ;
+
+templateArgument : {startsType(1)}? typeName | shiftExpression ;
 
 builtinTypeKeyword : Char | Short | Int | Long | Float | Double | Signed | Unsigned | Bool ;
 

@@ -224,9 +224,11 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     F->usesBarriers = true;
     return constInt(Type::i32(true), 0);
   }
-  if (n == "min" || n == "max") {
+  if (n == "min" || n == "max" || n == "umin" || n == "umax" || n == "llmin" || n == "llmax" ||
+      n == "ullmin" || n == "ullmax") {
     auto v = args();
-    return bin(n == "min" ? ir::BinaryOp::Min : ir::BinaryOp::Max, v[0], v[1]);
+    return bin(n.find("min") != std::string::npos ? ir::BinaryOp::Min : ir::BinaryOp::Max, v[0],
+               v[1]);
   }
   if (n == "isnan" || n == "isinf" || n == "isfinite" || n == "signbit") {
     Expr *x = snapshot(args()[0], n + ".arg", e->loc);

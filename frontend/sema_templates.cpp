@@ -1,0 +1,203 @@
+// Function templates: deduction of template arguments from a call, explicit arguments
+// (`reduce<256><<<...>>>`), and instantiation, which analyses a copy of the template with its
+// parameters bound in a scope of their own (a type parameter as a typedef, a value parameter
+// as a constant). Each instantiation is an ordinary function named as CUDA names it, `f<int>`.
+#include "frontend/clone.h"
+#include "frontend/sema_impl.h"
+
+namespace kern::frontend::sema_detail {
+
+void Sema::declareTemplate(FunctionDecl *f) {
+  auto &slot = fileScope_.templates[f->name];
+  if (slot && slot->body && f->body) {
+    error(f->loc, "redefinition of template '" + f->name + "'");
+    return;
+  }
+  if (!slot || f->body)
+    slot = f;
+}
+
+bool Sema::functionalCast(Expr *e) {
+  Expr *callee = e->operands[0];
+  const Type *t = lookup(callee->name) ? nullptr : lookupTypedef(callee->name);
+  if (!t || !t->isScalar() || e->args.size() > 1)
+    return false; // struct types (dim3, float4...) are constructed, not cast
+  auto *ts = tu_.make<TypeSyntax>();
+  ts->loc = callee->loc;
+  ts->name = callee->name;
+  Expr *operand = e->args.empty() ? make(ExprKind::IntLit, e->loc) : e->args[0];
+  if (e->args.empty())
+    operand->text = "0"; // `T()`: a value-initialised T
+  e->kind = ExprKind::Cast;
+  e->typeSyntax = ts;
+  e->operands = {operand};
+  e->args.clear();
+  cast(e);
+  return true;
+}
+
+bool Sema::resolveTemplate(Expr *callee, std::vector<Expr *> &args) {
+  FunctionDecl **t = find(&Scope::templates, callee->name);
+  if (!t) {
+    if (callee->hasTemplateArgs) {
+      error(callee->loc, "'" + callee->name + "' is not a template");
+      return false;
+    }
+    return true;
+  }
+  if (!callee->hasTemplateArgs) {
+    if (auto *f = dynamic_cast<FunctionDecl *>(lookup(callee->name)); f && !f->owner)
+      return true; // an ordinary function of that name is preferred (no overloading yet)
+  }
+  FunctionDecl *inst = instantiate(*t, callee, args);
+  if (!inst)
+    return false;
+  callee->name = inst->name;
+  callee->hasTemplateArgs = false;
+  return true;
+}
+
+namespace {
+
+/// Strips from `a` what the parameter's declarator adds around template parameter `ts->name`
+/// (`T *`, `const T &`, `T **`): the type T stands for, or null if `a` does not fit.
+const Type *deduce(const TypeSyntax *ts, const Type *a) {
+  for (size_t i = ts->ops.size(); i-- > 0;) {
+    switch (ts->ops[i].kind) {
+    case TypeOp::Kind::Reference:
+      continue;
+    case TypeOp::Kind::Pointer:
+      if (!a->isPointer())
+        return nullptr;
+      a = a->elem;
+      continue;
+    default:
+      return nullptr;
+    }
+  }
+  return a;
+}
+
+} // namespace
+
+FunctionDecl *Sema::instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Expr *> &args) {
+  const auto &params = tmpl->templateParams;
+  std::vector<const Type *> types(params.size(), nullptr);
+  std::vector<int64_t> values(params.size(), 0);
+  std::vector<bool> bound(params.size(), false);
+  if (callee->templateArgs.size() > params.size()) {
+    error(callee->loc, "too many template arguments for '" + tmpl->name + "'");
+    return nullptr;
+  }
+  for (size_t i = 0; i < callee->templateArgs.size(); ++i) {
+    TemplateArg &a = callee->templateArgs[i];
+    if (params[i].isType) {
+      if (!a.type) {
+        error(a.value->loc,
+              "template argument for type parameter '" + params[i].name + "' must be a type");
+        return nullptr;
+      }
+      if (!(types[i] = resolve(a.type, defaultSpace())))
+        return nullptr;
+    } else {
+      if (!a.value) {
+        error(a.type->loc, "template argument for '" + params[i].name + "' must be a value");
+        return nullptr;
+      }
+      if (!constantInt(a.value, values[i], "template argument is not a constant expression"))
+        return nullptr;
+    }
+    bound[i] = true;
+  }
+  // Deduce the rest from the call's arguments.
+  for (size_t j = 0; j < tmpl->params.size() && j < args.size(); ++j) {
+    const TypeSyntax *ts = tmpl->params[j]->typeSyntax;
+    if (!ts || ts->name.empty())
+      continue;
+    size_t k = 0;
+    while (k < params.size() && !(params[k].isType && params[k].name == ts->name))
+      ++k;
+    if (k == params.size())
+      continue;
+    if (!check(args[j]))
+      return nullptr;
+    bool byRef = !ts->ops.empty() && ts->ops.back().kind == TypeOp::Kind::Reference;
+    const Type *a = byRef ? args[j]->type : rvalue(args[j])->type;
+    const Type *t = deduce(ts, a);
+    if (!t) {
+      error(args[j]->loc,
+            "cannot deduce '" + params[k].name + "' from an argument of type '" + a->str() + "'");
+      return nullptr;
+    }
+    if (bound[k] && types[k] != t) {
+      if (callee->templateArgs.size() > k)
+        continue; // explicit arguments win; the argument is converted
+      error(args[j]->loc, "conflicting types deduced for template parameter '" + params[k].name +
+                              "' ('" + types[k]->str() + "' and '" + t->str() + "')");
+      return nullptr;
+    }
+    types[k] = t;
+    bound[k] = true;
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (bound[i])
+      continue;
+    const TemplateArg &d = params[i].defaultArg;
+    if (params[i].isType && d.type && (types[i] = resolve(d.type, defaultSpace()))) {
+      bound[i] = true;
+    } else if (!params[i].isType && d.value && constantInt(d.value, values[i])) {
+      bound[i] = true;
+    } else {
+      error(callee->loc,
+            "cannot deduce template argument '" + params[i].name + "' of '" + tmpl->name + "'");
+      return nullptr;
+    }
+  }
+  std::string name = tmpl->name + "<";
+  for (size_t i = 0; i < params.size(); ++i)
+    name += (i ? ", " : "") + (params[i].isType ? types[i]->str() : std::to_string(values[i]));
+  name += ">";
+  auto key = std::make_pair(tmpl, name);
+  if (auto it = instanceByArgs_.find(key); it != instanceByArgs_.end())
+    return it->second;
+
+  FunctionDecl *inst = Cloner(tu_).function(tmpl);
+  inst->name = name;
+  instanceByArgs_[key] = inst;
+  instances_.insert(inst);
+  tu_.decls.push_back(inst);
+
+  // Analyse the copy at namespace scope, with the parameters bound.
+  Scope *savedScope = scope_;
+  FunctionDecl *savedFn = fn_;
+  Side savedSide = side_;
+  std::string savedNs = ns_;
+  int savedLoop = loopDepth_, savedSwitch = switchDepth_;
+  scopes_.emplace_back();
+  Scope &bindings = scopes_.back();
+  bindings.parent = &fileScope_;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (params[i].isType)
+      bindings.typedefs[params[i].name] = types[i];
+    else
+      bindings.enumerators[params[i].name] = {values[i], nullptr};
+  }
+  scope_ = &bindings;
+  ns_ = tmpl->ns;
+  fn_ = nullptr;
+  side_ = Side::Host;
+  loopDepth_ = switchDepth_ = 0;
+  unsigned before = diags_.errorCount();
+  function(inst);
+  if (diags_.errorCount() != before)
+    diags_.note(callee->loc, "in instantiation of '" + name + "' required here");
+  scope_ = savedScope;
+  fn_ = savedFn;
+  side_ = savedSide;
+  ns_ = savedNs;
+  loopDepth_ = savedLoop;
+  switchDepth_ = savedSwitch;
+  return diags_.errorCount() == before ? inst : nullptr;
+}
+
+} // namespace kern::frontend::sema_detail
