@@ -15,9 +15,7 @@ public:
     return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
   }
   __device__ unsigned long long size() const { return blockDim.x * blockDim.y * blockDim.z; }
-  __device__ unsigned long long num_threads() const {
-    return blockDim.x * blockDim.y * blockDim.z;
-  }
+  __device__ unsigned long long num_threads() const { return blockDim.x * blockDim.y * blockDim.z; }
   __device__ dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
   __device__ dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
   __device__ dim3 dim_threads() const { return blockDim; }
