@@ -109,8 +109,11 @@ void Lowerer::globalVar(fe::VarDecl *v) {
   g->align = std::max<uint64_t>(v->type->align(), 1);
   // Pushed before its initialiser is read: string literals it points at come after it.
   m_.globals.push_back(g);
-  if (v->init) {
+  if (v->init || hasDim3(v->type)) {
     g->init.assign(g->size, 0);
+    dim3Defaults(v->type, g->init.data()); // what no initialiser names is default-constructed
+  }
+  if (v->init) {
     GlobalVar *outer = initGlobal_;
     initGlobal_ = g;
     if (!constantInit(v->init, v->type, g->init.data()))
@@ -608,8 +611,11 @@ void Lowerer::localVar(fe::VarDecl *v) {
       g->size = t->size();
       g->align = std::max<uint64_t>(t->align(), 1);
       m_.globals.push_back(g);
-      if (v->init) {
+      if (v->init || hasDim3(t)) {
         g->init.assign(g->size, 0);
+        dim3Defaults(t, g->init.data());
+      }
+      if (v->init) {
         GlobalVar *outer = initGlobal_;
         initGlobal_ = g;
         if (!constantInit(v->init, t, g->init.data()))
@@ -632,10 +638,57 @@ void Lowerer::localVar(fe::VarDecl *v) {
   locals_[v] = st;
   if (v->init)
     initMemory(slotAddr(st.slot), slotSpace(), t, v->init, v->loc, true);
-  else if (t == types_.dim3Ty()) // dim3's constructor defaults every component to 1
+  else if (hasDim3(t))
+    constructDefaults(slotAddr(st.slot), slotSpace(), t, v->loc);
+}
+
+bool Lowerer::hasDim3(const fe::Type *t) {
+  while (t->isArray())
+    t = t->elem;
+  if (t == types_.dim3Ty())
+    return true;
+  if (t->isStruct())
+    for (auto &f : t->record->fields)
+      if (hasDim3(f.type))
+        return true;
+  return false;
+}
+
+void Lowerer::dim3Defaults(const fe::Type *t, uint8_t *out) {
+  if (!hasDim3(t))
+    return;
+  if (t == types_.dim3Ty()) {
+    const uint32_t ones[3] = {1, 1, 1};
+    std::memcpy(out, ones, sizeof ones);
+  } else if (t->isArray()) {
+    for (uint64_t i = 0; i < t->count; ++i)
+      dim3Defaults(t->elem, out + i * t->elem->size());
+  } else {
+    for (auto &f : t->record->fields)
+      dim3Defaults(f.type, out + f.offset);
+  }
+}
+
+void Lowerer::constructDefaults(Expr *addr, AddrSpace space, const fe::Type *t, fe::SourceLoc loc) {
+  if (!hasDim3(t))
+    return;
+  if (t == types_.dim3Ty()) {
     for (int d = 0; d < 3; ++d)
-      store(ptrAdd(slotAddr(st.slot), i64(4 * d), Type::ptr(slotSpace())),
-            constInt(Type::i32(false), 1), slotSpace(), v->loc);
+      store(ptrAdd(addr, i64(4 * d), addr->type), constInt(Type::i32(false), 1), space, loc);
+  } else if (t->isArray() && t->count > kUnrollLimit) {
+    Expr *a = snapshot(addr, "construct.dst", loc);
+    elementLoop(t->count, t->elem->size(), loc, [&](Expr *off) {
+      constructDefaults(ptrAdd(a, off, a->type), space, t->elem, loc);
+    });
+  } else if (t->isArray()) {
+    for (uint64_t i = 0; i < t->count; ++i)
+      constructDefaults(ptrAdd(addr, i64(static_cast<int64_t>(i * t->elem->size())), addr->type),
+                        space, t->elem, loc);
+  } else {
+    for (auto &f : t->record->fields)
+      constructDefaults(ptrAdd(addr, i64(static_cast<int64_t>(f.offset)), addr->type), space,
+                        f.type, loc);
+  }
 }
 
 void Lowerer::initMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::Expr *init,
@@ -659,6 +712,8 @@ void Lowerer::initMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::Exp
         Expr *fa = ptrAdd(addr, i64(static_cast<int64_t>(fields[i].offset)), addr->type);
         if (i < init->operands.size())
           initMemory(fa, space, fields[i].type, init->operands[i], loc, zeroRest);
+        else if (t == types_.dim3Ty()) // `dim3 g = {4};` is dim3(4): (4, 1, 1)
+          store(fa, constInt(Type::i32(false), 1), space, loc);
         else if (zeroRest)
           zeroMemory(fa, space, fields[i].type, loc);
       }
@@ -685,6 +740,10 @@ void Lowerer::initMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::Exp
 }
 
 void Lowerer::zeroMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::SourceLoc loc) {
+  if (t == types_.dim3Ty()) { // value-initialised by its constructor: (1, 1, 1)
+    constructDefaults(addr, space, t, loc);
+    return;
+  }
   if (t->isArray() && t->count > kUnrollLimit) {
     Expr *a = snapshot(addr, "zero.dst", loc);
     elementLoop(t->count, t->elem->size(), loc,

@@ -395,7 +395,19 @@ private:
   void initMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::Expr *init, fe::SourceLoc loc,
                   bool zeroRest);
 
+  /// Zero-initialises (C's rule for the members an initializer list leaves out); a dim3 in it
+  /// is value-initialised by its constructor to (1, 1, 1).
   void zeroMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::SourceLoc loc);
+
+  /// dim3's constructor defaults every component to 1 (CUDA's vector_types.h:
+  /// `dim3(unsigned vx = 1, unsigned vy = 1, unsigned vz = 1)`), so a dim3 that no initialiser
+  /// names, alone or in an array or struct, is (1, 1, 1) where a C object would be zero or
+  /// indeterminate (simpleMultiCopy launches with a file-scope `dim3 grid;` never assigned in z).
+  bool hasDim3(const fe::Type *t);
+  /// The default-constructed dim3 components of an object of type `t`, in its initial bytes.
+  void dim3Defaults(const fe::Type *t, uint8_t *out);
+  /// Stores the default-constructed dim3 components of the object of type `t` at `addr`.
+  void constructDefaults(Expr *addr, AddrSpace space, const fe::Type *t, fe::SourceLoc loc);
 
   /// Copies a struct member by member (scalar leaves).
   /// Emits `for (i = 0; i < count; ++i) body(byteOffset)`: large arrays are copied or zeroed
