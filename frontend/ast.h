@@ -78,6 +78,8 @@ enum class ExprKind {
   SizeofType,  // sizeof(typeSyntax)
   SizeofExpr,  // sizeof operands[0]
   InitList,    // { operands... } (initialisers only)
+  StmtExpr,    // GNU `({ stmts; expr; })`: body (a Compound); the value is its last expression
+               // statement's (sema makes that expression an rvalue), void if there is none
 };
 
 enum class UnaryOp { Plus, Minus, Not, BitNot, Deref, AddrOf, PreInc, PreDec, PostInc, PostDec };
@@ -137,6 +139,7 @@ struct Expr {
   bool isLaunch = false;
   std::vector<Expr *> launchConfig;
   TypeSyntax *typeSyntax = nullptr; // Cast, SizeofType
+  Stmt *body = nullptr;             // StmtExpr
 
   // ---- filled by sema ----
   const Type *type = nullptr;

@@ -881,11 +881,13 @@ void Sema::stmt(Stmt *s) {
     return;
   case StmtKind::Break:
     if (loopDepth_ == 0 && switchDepth_ == 0)
-      error(s->loc, "'break' statement not in loop or switch statement");
+      error(s->loc, stmtExprDepth_ ? "'break' out of a statement expression is not supported"
+                                   : "'break' statement not in loop or switch statement");
     return;
   case StmtKind::Continue:
     if (loopDepth_ == 0)
-      error(s->loc, "'continue' statement not in loop statement");
+      error(s->loc, stmtExprDepth_ ? "'continue' out of a statement expression is not supported"
+                                   : "'continue' statement not in loop statement");
     return;
   case StmtKind::Return: {
     const Type *ret = fn_->type->elem;

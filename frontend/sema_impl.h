@@ -106,6 +106,7 @@ private:
   Side side_ = Side::Host;
   int loopDepth_ = 0;
   int switchDepth_ = 0;
+  int stmtExprDepth_ = 0; // inside the braces of a statement expression
   std::set<std::string> reportedUnsupported_;
   std::set<EnumDecl *> definedEnums_;
   std::map<std::string, const Type *> vectorTypes_;
@@ -354,6 +355,9 @@ private:
   void member(Expr *e);
 
   void cast(Expr *e);
+
+  /// GNU `({ ... })`: the braces are a scope; the value is the last expression statement's.
+  void stmtExpr(Expr *e);
 
   // ---- calls ----
   bool sideAllows(char builtinSide);

@@ -164,6 +164,13 @@ LValue Lowerer::structValue(fe::Expr *e) {
     lv.type = e->type;
     return lv;
   }
+  if (e->kind == ExprKind::StmtExpr) {
+    LValue lv;
+    lv.addr = stmtExpr(e);
+    lv.space = slotSpace();
+    lv.type = e->type;
+    return lv;
+  }
   if (e->kind == ExprKind::Conditional) {
     // `c ? s1 : s2` of struct type: each lane copies its side into a temporary.
     fe::Expr *a = e->operands[1], *b = e->operands[2];
@@ -346,6 +353,8 @@ bool Lowerer::hasEffects(fe::Expr *e) {
         return true;
     }
     break;
+  case ExprKind::StmtExpr: // statements: counted as effects, as a call is
+    return true;
   default:
     break;
   }
@@ -553,8 +562,29 @@ Expr *Lowerer::rvalue(fe::Expr *e) {
   case ExprKind::InitList:
     error(e->loc, "initializer list is only allowed in a declaration");
     return constInt(Type::i32(true), 0);
+  case ExprKind::StmtExpr:
+    return stmtExpr(e);
   }
   return constInt(Type::i32(true), 0);
+}
+
+Expr *Lowerer::stmtExpr(fe::Expr *e) {
+  const std::vector<fe::Stmt *> &body = e->body->body;
+  const bool hasValue = !e->type->isVoid();
+  for (size_t i = 0; i + (hasValue ? 1 : 0) < body.size(); ++i)
+    stmt(body[i]);
+  if (!hasValue)
+    return constInt(Type::i32(true), 0);
+  fe::Expr *last = body.back()->expr;
+  if (e->type->isStruct()) {
+    LocalSlot *copy = newSlot("stmt.expr", e->type);
+    LValue src = structValue(last);
+    copyStruct(slotAddr(copy), slotSpace(), src.addr, src.space, e->type, last->loc);
+    return slotAddr(copy);
+  }
+  // A snapshot: the variables the value reads may change before the enclosing expression
+  // uses it.
+  return snapshot(rvalue(last), "stmt.expr", last->loc);
 }
 
 Expr *Lowerer::unary(fe::Expr *e) {

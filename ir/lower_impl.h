@@ -492,6 +492,10 @@ private:
 
   Expr *conditional(fe::Expr *e);
 
+  /// GNU `({ ... })`: runs the statements, then yields a copy of the last expression's value
+  /// (for a struct, the address of the copy; for void, a dummy 0).
+  Expr *stmtExpr(fe::Expr *e);
+
   // ---- calls ----
   Expr *call(fe::Expr *e);
 
