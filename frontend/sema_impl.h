@@ -169,6 +169,12 @@ private:
   /// Resolves a TypeSyntax. Pointers are created in `space` (the context's default).
   const Type *resolve(TypeSyntax *ts, AddrSpace space = AddrSpace::Generic);
 
+  /// A non-constant array size inside a function body: a variable-length array's.
+  bool isVariableLength(Expr *size);
+  /// Reports a variable-length array where there may be none (device code) or whose bound is
+  /// not an integer.
+  bool variableLengthAllowed(Expr *size);
+
   const Type *defineStruct(StructDecl *sd);
 
   void defineEnum(EnumDecl *ed);
@@ -204,6 +210,10 @@ private:
       return sameIgnoringSpace(a->elem, b->elem);
     if (a->isFunction() && b->isFunction())
       return sameFunctionType(a, b);
+    // C: array types are compatible when their elements are and, if both sizes are constant,
+    // the sizes agree (a variable-length array's is checked by nothing, as in C).
+    if (a->isArray() && b->isArray() && (a->vlaBound || b->vlaBound || a->count == b->count))
+      return sameIgnoringSpace(a->elem, b->elem);
     return false;
   }
 

@@ -294,6 +294,9 @@ void Lowerer::body(fe::FunctionDecl *f, Function *fn) {
   device_ = fn->kind != FunctionKind::Host;
   locals_.clear();
   dynamicSharedRefs_.clear();
+  vlaBounds_.clear();
+  vlaScopes_.clear();
+  jumpTargets_.clear();
   nextVarId_ = 0;
   F->body = newBlock();
   cur_ = F->body;
@@ -367,8 +370,7 @@ void Lowerer::stmt(fe::Stmt *s) {
     return;
   switch (s->kind) {
   case StmtKind::Compound:
-    for (fe::Stmt *c : s->body)
-      stmt(c);
+    scopedStmts(s->body, s->loc);
     return;
   case StmtKind::Decl:
     for (fe::Decl *d : s->decls)
@@ -384,12 +386,15 @@ void Lowerer::stmt(fe::Stmt *s) {
     Stmt *st = emit(ir::StmtKind::If, s->loc);
     st->cond = c;
     st->site = m_.addSite(SiteKind::Branch, s->loc, "if");
-    st->thenBody = region([&] { stmt(s->then); });
+    st->thenBody = region([&] { scopedStmts({s->then}, s->loc); });
     if (s->elseStmt)
-      st->elseBody = region([&] { stmt(s->elseStmt); });
+      st->elseBody = region([&] { scopedStmts({s->elseStmt}, s->loc); });
     return;
   }
   case StmtKind::For: {
+    const bool vlaInit = s->init && declaresVla({s->init}); // `for (float a[n]; ...)`
+    if (vlaInit)
+      openVlaScope(s->loc);
     if (s->init)
       stmt(s->init);
     Stmt *st = m_.make<Stmt>(ir::StmtKind::Loop);
@@ -406,6 +411,8 @@ void Lowerer::stmt(fe::Stmt *s) {
         effect(s->step);
     });
     cur_->stmts.push_back(st);
+    if (vlaInit)
+      closeVlaScope(s->loc);
     return;
   }
   case StmtKind::While: {
@@ -439,9 +446,11 @@ void Lowerer::stmt(fe::Stmt *s) {
       stmt(s->then);
     return;
   case StmtKind::Break:
+    leaveScopesFor(false, s->loc);
     emit(ir::StmtKind::Break, s->loc);
     return;
   case StmtKind::Continue:
+    leaveScopesFor(true, s->loc);
     if (!switchContinueFlags_.empty() && loopDepthInSwitch_ == 0) {
       // `continue` inside a switch: leave the switch's one-trip loop, then continue.
       assign(switchContinueFlags_.back(), constInt(Type::boolTy(), 1), s->loc);
@@ -478,7 +487,9 @@ void Lowerer::stmt(fe::Stmt *s) {
 void Lowerer::loopBody(Stmt *loop, fe::Stmt *body) {
   int saved = loopDepthInSwitch_;
   loopDepthInSwitch_ = switchContinueFlags_.empty() ? 0 : loopDepthInSwitch_ + 1;
-  loop->body = region([&] { stmt(body); });
+  jumpTargets_.push_back({true, vlaScopes_.size()});
+  loop->body = region([&] { scopedStmts({body}, body ? body->loc : loop->loc); });
+  jumpTargets_.pop_back();
   loopDepthInSwitch_ = saved;
 }
 
@@ -511,21 +522,27 @@ void Lowerer::switchStmt(fe::Stmt *s) {
   Var *contFlag = newVar("switch.continue", Type::boolTy());
   assign(contFlag, constInt(Type::boolTy(), 0), s->loc);
 
+  // The body's statements in order; each label opens a guarded section.
+  std::vector<fe::Stmt *> flat;
+  if (s->then && s->then->kind == StmtKind::Compound)
+    flat = s->then->body;
+  else if (s->then)
+    flat = {s->then};
+  // A VLA declared after the last label lives until the switch ends (sema rejects one that a
+  // label jumps past).
+  const bool vla = declaresVla(flat);
+  if (vla)
+    openVlaScope(s->loc);
   Stmt *loop = m_.make<Stmt>(ir::StmtKind::Loop);
   loop->loc = s->loc;
   loop->site = 0; // the one-trip loop is not a branch of the source
   loop->testFirst = true;
   switchContinueFlags_.push_back(contFlag);
+  jumpTargets_.push_back({false, vlaScopes_.size()});
   int savedDepth = loopDepthInSwitch_;
   loopDepthInSwitch_ = 0;
   SiteId site = m_.addSite(SiteKind::Branch, s->loc, "switch");
   loop->body = region([&] {
-    // Walk the body's statements in order; each label opens a guarded section.
-    std::vector<fe::Stmt *> flat;
-    if (s->then && s->then->kind == StmtKind::Compound)
-      flat = s->then->body;
-    else if (s->then)
-      flat = {s->then};
     Block *section = nullptr;
     for (fe::Stmt *x : flat) {
       fe::Stmt *inner = x;
@@ -555,8 +572,11 @@ void Lowerer::switchStmt(fe::Stmt *s) {
     emit(ir::StmtKind::Break, s->loc);
   });
   loopDepthInSwitch_ = savedDepth;
+  jumpTargets_.pop_back();
   switchContinueFlags_.pop_back();
   cur_->stmts.push_back(loop);
+  if (vla)
+    closeVlaScope(s->loc);
   // Lanes that hit `continue` inside the switch continue the enclosing loop.
   if (hasContinue(s->then)) {
     Stmt *c = emit(ir::StmtKind::If, s->loc);
@@ -625,6 +645,12 @@ void Lowerer::localVar(fe::VarDecl *v) {
     }
     st.global = g;
     locals_[v] = st;
+    return;
+  }
+  if (t->isVariablyModified())
+    evaluateBounds(t, v->loc);
+  if (t->hasRuntimeSize()) {
+    vlaLocal(v);
     return;
   }
   if (t->isScalar() && !v->addressTaken) {
@@ -765,7 +791,7 @@ void Lowerer::zeroMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::Sou
   store(addr, it.isFloat() ? constFloat(it, 0) : constInt(it, 0), space, loc);
 }
 
-void Lowerer::elementLoop(uint64_t count, uint64_t elemSize, fe::SourceLoc loc,
+void Lowerer::elementLoop(Expr *count, uint64_t elemSize, fe::SourceLoc loc,
                           const std::function<void(Expr *offset)> &body) {
   Var *i = newVar("elem", Type::i64(true));
   assign(i, i64(0), loc);
@@ -773,7 +799,7 @@ void Lowerer::elementLoop(uint64_t count, uint64_t elemSize, fe::SourceLoc loc,
   st->loc = loc;
   st->site = 0; // not a loop of the source: no branch is counted
   st->testFirst = true;
-  st->cond = bin(ir::BinaryOp::Lt, ref(i), i64(static_cast<int64_t>(count)));
+  st->cond = bin(ir::BinaryOp::Lt, ref(i), cast(count, Type::i64(true)));
   st->body =
       region([&] { body(bin(ir::BinaryOp::Mul, ref(i), i64(static_cast<int64_t>(elemSize)))); });
   st->step = region([&] { assign(i, bin(ir::BinaryOp::Add, ref(i), i64(1)), loc); });

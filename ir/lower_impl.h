@@ -344,6 +344,41 @@ private:
 
   void loopBody(Stmt *loop, fe::Stmt *body);
 
+  // ---- variable-length arrays, host code only (lower_vla.cpp) ----
+
+  /// The evaluated bound (an i64 variable) of each variable-length array type of the function.
+  std::map<const fe::Type *, Var *> vlaBounds_;
+  /// The stack positions saved at the start of each open scope that declares a VLA.
+  std::vector<Var *> vlaScopes_;
+  /// The enclosing loops and switches, innermost last: what break (any) and continue (loops)
+  /// leave, with the number of VLA scopes open where its body starts.
+  struct JumpTarget {
+    bool isLoop = true;
+    size_t vlaDepth = 0;
+  };
+  std::vector<JumpTarget> jumpTargets_;
+
+  /// Evaluates the bounds of the variable-length arrays in `t` (through arrays and pointers),
+  /// as C does when a declaration, cast or sizeof of the type runs.
+  void evaluateBounds(const fe::Type *t, fe::SourceLoc loc);
+  Expr *vlaBound(const fe::Type *t);
+  /// sizeof(t) as an i64: a constant, or computed from evaluated VLA bounds.
+  Expr *sizeOf(const fe::Type *t);
+  /// index * sizeof(elem): the byte offset of element `index`.
+  Expr *scaledBy(Expr *index, const fe::Type *elem);
+  /// Does one of `stmts` (a scope's own statements) declare a variable-length array?
+  static bool declaresVla(const std::vector<fe::Stmt *> &stmts);
+  void openVlaScope(fe::SourceLoc loc);
+  void closeVlaScope(fe::SourceLoc loc);
+  /// Gives back the stack of the VLA scopes from `depth` (an index into vlaScopes_) inwards.
+  void restoreStack(size_t depth, fe::SourceLoc loc);
+  /// Before a break or continue: gives back the VLAs of the scopes it leaves.
+  void leaveScopesFor(bool isContinue, fe::SourceLoc loc);
+  /// The statements of one scope, which gives back the VLAs it declares when it ends.
+  void scopedStmts(const std::vector<fe::Stmt *> &stmts, fe::SourceLoc loc);
+  /// A local variable whose size is known only at run time: stack memory taken now.
+  void vlaLocal(fe::VarDecl *v);
+
   Block *region(const std::function<void()> &fn) {
     Block *saved = cur_;
     Block *b = newBlock();
@@ -413,6 +448,10 @@ private:
   /// Emits `for (i = 0; i < count; ++i) body(byteOffset)`: large arrays are copied or zeroed
   /// by a loop, not unrolled (a 4 KB struct would otherwise be thousands of statements).
   void elementLoop(uint64_t count, uint64_t elemSize, fe::SourceLoc loc,
+                   const std::function<void(Expr *offset)> &body) {
+    elementLoop(i64(static_cast<int64_t>(count)), elemSize, loc, body);
+  }
+  void elementLoop(Expr *count, uint64_t elemSize, fe::SourceLoc loc,
                    const std::function<void(Expr *offset)> &body);
 
   static constexpr uint64_t kUnrollLimit = 16;
