@@ -35,7 +35,13 @@ enum KernFaultKind : uint32_t {
   KERN_FAULT_NULL_FNPTR = 14, // host code calls through a null function pointer
   KERN_FAULT_BAD_FNPTR = 15,  // ... through a value that is no function of the program
   KERN_FAULT_FNPTR_TYPE = 16, // ... through a pointer whose type differs from the function's
+  KERN_FAULT_VLA_BOUND = 17,  // host code: a variable-length array bound <= 0 (addr: the bound)
+  KERN_FAULT_VLA_SIZE = 18,   // ... a variable-length array larger than a thread's stack
 };
+
+/// The stack of a program thread (runtime/host_threads.cpp) and of the main thread (Linux's
+/// default `ulimit -s`): no variable-length array larger than this can be placed on it.
+#define KERN_MAX_VLA_BYTES (8ull << 20)
 
 /// What a warp function sees. Filled by the runtime before each call; the warp function
 /// reads the launch geometry from it and writes only `fault` (through kern_rt_fault) and

@@ -37,6 +37,7 @@ private:
   void emitLoop(const ir::Stmt &s);
   void emitPrintf(const ir::Stmt &s);
   void emitLaunch(const ir::Stmt &s);
+  void emitAlloca(const ir::Stmt &s);
   Value *emitExpr(const ir::Expr &e);
   Value *emitRuntimeCall(const ir::Expr &e);
   Value *emitIndirectCall(const ir::Expr &e);
@@ -61,7 +62,22 @@ private:
   std::vector<LoopTargets> loops_;
 };
 
+/// Whether `b` holds a variable-length array's allocation.
+bool hasAlloca(const ir::Block *b) {
+  if (!b)
+    return false;
+  for (const ir::Stmt *s : b->stmts)
+    if (s->kind == ir::StmtKind::Alloca || hasAlloca(s->thenBody) || hasAlloca(s->elseBody) ||
+        hasAlloca(s->preCond) || hasAlloca(s->body) || hasAlloca(s->step))
+      return true;
+  return false;
+}
+
 void HostCodegen::emit() {
+  // Stack memory of a size known at run time is touched page by page as it is taken, so that
+  // one too large for the stack stops at the guard page below it instead of reaching past it.
+  if (hasAlloca(f_.body))
+    fn_->addFnAttr("probe-stack", "inline-asm");
   b_.SetInsertPoint(BasicBlock::Create(c_, "entry", fn_));
   ctx_ = fn_->getArg(0);
   // The device range, read once: host code may not dereference anything inside it.
@@ -212,7 +228,39 @@ void HostCodegen::emitStmt(const ir::Stmt &s) {
   case StmtKind::Barrier:
     mc_.fail("internal error: __syncthreads in host code (" + f_.name + ")");
     return;
+  case StmtKind::Alloca:
+    emitAlloca(s);
+    return;
+  case StmtKind::StackSave:
+    b_.CreateStore(b_.CreatePtrToInt(b_.CreateStackSave("stack.saved"), b_.getInt64Ty()),
+                   vars_[s.var]);
+    return;
+  case StmtKind::StackRestore:
+    b_.CreateStackRestore(b_.CreateIntToPtr(emitExpr(*s.value), b_.getPtrTy()));
+    return;
   }
+}
+
+void HostCodegen::emitAlloca(const ir::Stmt &s) {
+  // C leaves a bound of zero or less undefined, and a native program then overwrites its own
+  // stack; kern reports it, as GCC's -fsanitize=vla-bound does.
+  Value *bytes = emitCast(b_, emitExpr(*s.value), s.value->type, ir::Type::i64(false));
+  Value *overflow = b_.getFalse();
+  for (const ir::Expr *a : s.args) {
+    Value *n = emitExpr(*a);
+    hostFault(b_.CreateICmpSLE(n, b_.getInt64(0), "vla.bad"), KERN_FAULT_VLA_BOUND, s.site, n);
+    Value *m = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umul_with_overflow, bytes, n);
+    bytes = b_.CreateExtractValue(m, 0, "vla.bytes");
+    overflow = b_.CreateOr(overflow, b_.CreateExtractValue(m, 1));
+  }
+  // Larger than a thread's whole stack cannot work; smaller but too large for what is left
+  // reaches the guard page (the function probes its stack, see emit), which is caught too.
+  Value *tooLarge = b_.CreateOr(overflow, b_.CreateICmpUGT(bytes, b_.getInt64(KERN_MAX_VLA_BYTES)));
+  hostFault(tooLarge, KERN_FAULT_VLA_SIZE, s.site,
+            b_.CreateSelect(overflow, b_.getInt64(UINT64_MAX), bytes));
+  auto *mem = b_.CreateAlloca(b_.getInt8Ty(), bytes, s.var->name);
+  mem->setAlignment(llvm::Align(16));
+  b_.CreateStore(b_.CreatePtrToInt(mem, b_.getInt64Ty()), vars_[s.var]);
 }
 
 void HostCodegen::emitLoop(const ir::Stmt &s) {

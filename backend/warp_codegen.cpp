@@ -447,6 +447,11 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
   case StmtKind::Launch:
     mc_.fail("internal error: kernel launch inside kernel code (" + f_.name + ")");
     return;
+  case StmtKind::Alloca:
+  case StmtKind::StackSave:
+  case StmtKind::StackRestore:
+    mc_.fail("internal error: variable-length array in device code (" + f_.name + ")");
+    return;
   }
 }
 

@@ -85,6 +85,8 @@ enum class ExprKind {
   SizeofExpr,  // sizeof operands[0]
   InitList,    // { operands... } (initialisers only)
   Temporary,   // sema: a temporary holding the rvalue operands[0]; the value is its address
+  StmtExpr,    // GNU `({ stmts; expr; })`: body (a Compound); the value is its last expression
+               // statement's (sema makes that expression an rvalue), void if there is none
 };
 
 enum class UnaryOp { Plus, Minus, Not, BitNot, Deref, AddrOf, PreInc, PreDec, PostInc, PostDec };
@@ -147,6 +149,7 @@ struct Expr {
   // Ident naming a template with arguments: `reduce<256>`, `K<float, 4>`
   bool hasTemplateArgs = false;
   std::vector<TemplateArg> templateArgs;
+  Stmt *body = nullptr;             // StmtExpr
 
   // ---- filled by sema ----
   const Type *type = nullptr;

@@ -271,6 +271,11 @@ Expr *Builder::primary(P::PrimaryExpressionContext *ctx) {
       error(loc(ctx), "dynamic_cast is not supported");
     return e;
   }
+  if (auto *cs = ctx->compoundStatement()) {
+    Expr *e = makeExpr(ExprKind::StmtExpr, loc(ctx));
+    e->body = compound(cs);
+    return e;
+  }
   if (ctx->lambdaExpression()) {
     error(loc(ctx), "lambdas are not supported");
     return placeholder(loc(ctx));

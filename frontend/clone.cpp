@@ -28,6 +28,7 @@ Expr *Cloner::expr(const Expr *e) {
   for (Expr *&l : c->launchConfig)
     l = expr(l);
   c->typeSyntax = type(e->typeSyntax);
+  c->body = stmt(e->body);
   for (TemplateArg &a : c->templateArgs) {
     a.type = type(a.type);
     a.value = expr(a.value);

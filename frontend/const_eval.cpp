@@ -47,7 +47,8 @@ public:
     case ExprKind::SizeofType:
     case ExprKind::SizeofExpr:
       // sema computes the size (and types the expression); before it, sizeof is not known.
-      return e->type && integer(v, static_cast<int64_t>(e->intValue));
+      // The size of a variable-length array is known only at run time.
+      return e->type && !sizeofAtRunTime(e) && integer(v, static_cast<int64_t>(e->intValue));
     case ExprKind::Cast:
       return cast(e, v);
     case ExprKind::Unary:

@@ -24,6 +24,16 @@ int64_t wrapInt(int64_t v, unsigned bits, bool isSigned);
 /// Other types, or none (an expression sema has not typed yet), keep `v`.
 int64_t truncateToType(int64_t v, const Type *t);
 
+/// Whether sizeof expression `e` (SizeofType or SizeofExpr, typed by sema) measures a type whose
+/// size is known only at run time (a variable-length array).
+inline bool sizeofAtRunTime(const Expr *e) {
+  const Type *t = e->kind == ExprKind::SizeofType
+                      ? (e->typeSyntax ? e->typeSyntax->resolved : nullptr)
+                  : e->operands.empty() ? nullptr
+                                        : e->operands[0]->type;
+  return t && t->hasRuntimeSize();
+}
+
 /// Folds `e` as an integer constant expression: literals, enumerators, warpSize, const integer
 /// variables with constant initialisers, sizeof, integer casts and the arithmetic, bitwise,
 /// comparison, logical, conditional and comma operators. Each result is wrapped to the

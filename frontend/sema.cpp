@@ -33,227 +33,6 @@ const BuiltinInfo &builtinInfo(int index) { return kBuiltins[index]; }
 
 namespace kern::frontend::sema_detail {
 
-/// Enumeration constants known without a header: the runtime API's enums.
-const std::map<std::string, int64_t> &builtinEnumerators() {
-  static const std::map<std::string, int64_t> m = {
-      {"cudaMemcpyHostToHost", 0},
-      {"cudaMemcpyHostToDevice", 1},
-      {"cudaMemcpyDeviceToHost", 2},
-      {"cudaMemcpyDeviceToDevice", 3},
-      {"cudaMemcpyDefault", 4},
-      {"cudaHostAllocDefault", 0},
-      {"cudaHostAllocPortable", 1},
-      {"cudaHostAllocMapped", 2},
-      {"cudaHostAllocWriteCombined", 4},
-      {"cudaStreamDefault", 0},
-      {"cudaStreamNonBlocking", 1},
-      {"cudaEventDefault", 0},
-      {"cudaEventBlockingSync", 1},
-      {"cudaEventDisableTiming", 2},
-      {"cudaEventInterprocess", 4},
-      // cudaSetDeviceFlags
-      {"cudaDeviceScheduleAuto", 0},
-      {"cudaDeviceScheduleSpin", 1},
-      {"cudaDeviceScheduleYield", 2},
-      {"cudaDeviceScheduleBlockingSync", 4},
-      {"cudaDeviceBlockingSync", 4},
-      {"cudaDeviceMapHost", 8},
-      {"cudaDeviceLmemResizeToMax", 16},
-      // cudaFuncCache
-      {"cudaFuncCachePreferNone", 0},
-      {"cudaFuncCachePreferShared", 1},
-      {"cudaFuncCachePreferL1", 2},
-      {"cudaFuncCachePreferEqual", 3},
-      // mapped, registered and managed memory
-      {"cudaHostRegisterDefault", 0},
-      {"cudaHostRegisterPortable", 1},
-      {"cudaHostRegisterMapped", 2},
-      {"cudaHostRegisterIoMemory", 4},
-      {"cudaHostRegisterReadOnly", 8},
-      {"cudaMemAttachGlobal", 1},
-      {"cudaMemAttachHost", 2},
-      {"cudaMemAttachSingle", 4},
-      {"cudaCpuDeviceId", -1},
-      {"cudaInvalidDeviceId", -2},
-      {"cudaMemAdviseSetReadMostly", 1},
-      {"cudaMemAdviseUnsetReadMostly", 2},
-      {"cudaMemAdviseSetPreferredLocation", 3},
-      {"cudaMemAdviseUnsetPreferredLocation", 4},
-      {"cudaMemAdviseSetAccessedBy", 5},
-      {"cudaMemAdviseUnsetAccessedBy", 6},
-      {"cudaMemLocationTypeInvalid", 0},
-      {"cudaMemLocationTypeNone", 0},
-      {"cudaMemLocationTypeDevice", 1},
-      {"cudaMemLocationTypeHost", 2},
-      {"cudaMemLocationTypeHostNuma", 3},
-      {"cudaMemLocationTypeHostNumaCurrent", 4},
-      {"cudaMemoryTypeUnregistered", 0},
-      {"cudaMemoryTypeHost", 1},
-      {"cudaMemoryTypeDevice", 2},
-      {"cudaMemoryTypeManaged", 3},
-      {"cudaErrorInvalidPitchValue", 12},
-      {"cudaErrorHostMemoryAlreadyRegistered", 712},
-      {"cudaErrorHostMemoryNotRegistered", 713},
-      {"cudaErrorNotSupported", 801},
-      {"cudaErrorNotReady", 600},
-      // cudaError_t values (CUDA 12 numbering)
-      {"cudaSuccess", 0},
-      {"cudaErrorInvalidValue", 1},
-      {"cudaErrorMemoryAllocation", 2},
-      {"cudaErrorInitializationError", 3},
-      {"cudaErrorInvalidConfiguration", 9},
-      {"cudaErrorInvalidSymbol", 13},
-      {"cudaErrorInvalidDevicePointer", 17},
-      {"cudaErrorInvalidMemcpyDirection", 21},
-      {"cudaErrorInvalidDeviceFunction", 98},
-      {"cudaErrorInvalidDevice", 101},
-      {"cudaErrorInvalidResourceHandle", 400},
-      {"cudaErrorNotReady", 600},
-      {"cudaErrorIllegalAddress", 700},
-      {"cudaErrorLaunchOutOfResources", 701},
-      {"cudaErrorLaunchTimeout", 702},
-      {"cudaErrorAssert", 710},
-      {"cudaErrorMisalignedAddress", 716},
-      {"cudaErrorLaunchFailure", 719},
-  };
-  return m;
-}
-
-void Sema::declareVectorTypes() {
-  struct Base {
-    const char *name;
-    TypeKind kind;
-  };
-  static const Base bases[] = {{"char", TypeKind::SChar},        {"uchar", TypeKind::UChar},
-                               {"short", TypeKind::Short},       {"ushort", TypeKind::UShort},
-                               {"int", TypeKind::Int},           {"uint", TypeKind::UInt},
-                               {"long", TypeKind::Long},         {"ulong", TypeKind::ULong},
-                               {"longlong", TypeKind::LongLong}, {"ulonglong", TypeKind::ULongLong},
-                               {"float", TypeKind::Float},       {"double", TypeKind::Double}};
-  static const char *fieldNames[] = {"x", "y", "z", "w"};
-  for (const Base &b : bases) {
-    const Type *elem = types_.get(b.kind);
-    for (int n = 1; n <= 4; ++n) {
-      std::string name = std::string(b.name) + std::to_string(n);
-      if (name == "uint3") { // the type of threadIdx, declared already
-        vectorTypes_[name] = types_.uint3Ty();
-        continue;
-      }
-      const Type *t = types_.newStruct(name);
-      for (int i = 0; i < n; ++i)
-        t->record->fields.push_back({fieldNames[i], elem, 0});
-      // 2- and 4-component vectors are aligned to their size (capped at 16); 1- and
-      // 3-component ones to their element.
-      uint64_t align = elem->size();
-      if (n == 2 || n == 4)
-        align = std::min<uint64_t>(elem->size() * n, 16);
-      types_.layoutStruct(t, align);
-      fileScope_.typedefs[name] = t;
-      vectorTypes_[name] = t;
-    }
-  }
-}
-
-const Type *Sema::makeStruct(const std::string &name,
-                             const std::vector<std::pair<std::string, const Type *>> &fields) {
-  const Type *t = types_.newStruct(name);
-  for (auto &[n, ft] : fields)
-    t->record->fields.push_back({n, ft, 0});
-  types_.layoutStruct(t);
-  fileScope_.typedefs[name] = t;
-  fileScope_.structs[name] = t;
-  return t;
-}
-
-void Sema::declareApiStructs() {
-  const Type *i = types_.intTy(), *z = types_.sizeTy();
-  const Type *i3 = types_.arrayOf(i, 3);
-  deviceProp_ =
-      makeStruct("cudaDeviceProp", {{"name", types_.arrayOf(types_.get(TypeKind::Char), 256)},
-                                    {"totalGlobalMem", z},
-                                    {"sharedMemPerBlock", z},
-                                    {"regsPerBlock", i},
-                                    {"warpSize", i},
-                                    {"memPitch", z},
-                                    {"maxThreadsPerBlock", i},
-                                    {"maxThreadsDim", i3},
-                                    {"maxGridSize", i3},
-                                    {"clockRate", i},
-                                    {"totalConstMem", z},
-                                    {"major", i},
-                                    {"minor", i},
-                                    {"textureAlignment", z},
-                                    {"deviceOverlap", i},
-                                    {"multiProcessorCount", i},
-                                    {"kernelExecTimeoutEnabled", i},
-                                    {"integrated", i},
-                                    {"canMapHostMemory", i},
-                                    {"computeMode", i},
-                                    {"concurrentKernels", i},
-                                    {"ECCEnabled", i},
-                                    {"pciBusID", i},
-                                    {"pciDeviceID", i},
-                                    {"asyncEngineCount", i},
-                                    {"unifiedAddressing", i},
-                                    {"memoryClockRate", i},
-                                    {"memoryBusWidth", i},
-                                    {"l2CacheSize", i},
-                                    {"maxThreadsPerMultiProcessor", i},
-                                    {"sharedMemPerMultiprocessor", z},
-                                    {"regsPerMultiprocessor", i},
-                                    {"sharedMemPerBlockOptin", z},
-                                    {"maxBlocksPerMultiProcessor", i},
-                                    {"managedMemory", i},
-                                    {"isMultiGpuBoard", i},
-                                    {"persistingL2CacheMaxSize", i},
-                                    {"accessPolicyMaxWindowSize", i},
-                                    {"pageableMemoryAccess", i},
-                                    {"concurrentManagedAccess", i}});
-  funcAttributes_ = makeStruct("cudaFuncAttributes", {{"sharedSizeBytes", z},
-                                                      {"constSizeBytes", z},
-                                                      {"localSizeBytes", z},
-                                                      {"maxThreadsPerBlock", i},
-                                                      {"numRegs", i},
-                                                      {"ptxVersion", i},
-                                                      {"binaryVersion", i},
-                                                      {"cacheModeCA", i},
-                                                      {"maxDynamicSharedSizeBytes", i},
-                                                      {"preferredShmemCarveout", i}});
-  memLocation_ = makeStruct("cudaMemLocation", {{"type", i}, {"id", i}});
-  const Type *voidPtr = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
-  pointerAttrs_ = makeStruct("cudaPointerAttributes",
-                             {{"type", i},
-                              {"device", i},
-                              {"devicePointer", voidPtr},
-                              {"hostPointer", voidPtr},
-                              {"reserved", types_.arrayOf(types_.get(TypeKind::Long), 8)}});
-  // The L2 access policy of a stream. CUDA's cudaStreamAttrValue is a union (of
-  // cudaLaunchAttributeValue); kern's is a struct of the members a stream takes.
-  const Type *window = makeStruct("cudaAccessPolicyWindow", {{"base_ptr", voidPtr},
-                                                             {"num_bytes", z},
-                                                             {"hitRatio", types_.floatTy()},
-                                                             {"hitProp", i},
-                                                             {"missProp", i}});
-  streamAttrValue_ = makeStruct(
-      "cudaStreamAttrValue", {{"accessPolicyWindow", window}, {"syncPolicy", i}, {"priority", i}});
-  fileScope_.typedefs["cudaLaunchAttributeValue"] = streamAttrValue_;
-}
-
-void Sema::declareHostLibraryTypes() {
-  const Type *l = types_.get(TypeKind::Long), *i = types_.intTy();
-  timeval_ = makeStruct("timeval", {{"tv_sec", l}, {"tv_usec", l}});
-  timespec_ = makeStruct("timespec", {{"tv_sec", l}, {"tv_nsec", l}});
-  option_ = makeStruct(
-      "option", {{"name", types_.pointerTo(types_.get(TypeKind::Char), AddrSpace::Generic, true)},
-                 {"has_arg", i},
-                 {"flag", types_.pointerTo(i)},
-                 {"val", i}});
-  // `option` is only a struct tag (struct option), as in C: programs often name variables so.
-  fileScope_.typedefs.erase("option");
-  file_ = types_.newStruct("FILE");
-  fileScope_.typedefs["FILE"] = file_;
-}
-
 const Type *Sema::baseType(TypeSyntax *ts) {
   if (ts->structDef)
     return defineStruct(ts->structDef);
@@ -332,6 +111,8 @@ const Type *Sema::baseType(TypeSyntax *ts) {
 const Type *Sema::resolve(TypeSyntax *ts, AddrSpace space) {
   if (!ts)
     return types_.intTy();
+  if (ts->resolved && ts->resolved->isVariablyModified())
+    return ts->resolved; // one type per declaration: the lowering ties it to its bound
   const Type *t = baseType(ts);
   if (!t)
     return nullptr;
@@ -383,11 +164,30 @@ const Type *Sema::resolve(TypeSyntax *ts, AddrSpace space) {
       return nullptr;
     }
     uint64_t n = 0;
+    if (op.size && isVariableLength(op.size)) {
+      if (!variableLengthAllowed(op.size)) {
+        // Reported; the declaration stands, so that its uses raise nothing more.
+        t = types_.arrayOf(t, 1);
+        constNext = false;
+        continue;
+      }
+      if (t->isVoid() || (t->isStruct() && !t->record->complete)) {
+        error(ts->loc, t->isVoid() ? "array of void"
+                                   : "array has incomplete element type '" + t->str() + "'");
+        return nullptr;
+      }
+      t = types_.vlaOf(t, op.size);
+      constNext = false;
+      continue;
+    }
     if (op.size) {
       int64_t v;
       if (!constantInt(op.size, v,
-                       "variable-length arrays are not supported (CUDA device code rejects "
-                       "them, and C++ has none)"))
+                       side_ != Side::Host
+                           ? "variable-length arrays are not supported (CUDA device code rejects "
+                             "them, and C++ has none)"
+                           : "array size is not a constant expression (a variable-length array "
+                             "can only be a local variable of host code)"))
         v = 1; // reported; the declaration stands, so that its uses raise nothing more
       if (v <= 0) {
         error(op.size->loc, "array size must be positive");
@@ -404,6 +204,27 @@ const Type *Sema::resolve(TypeSyntax *ts, AddrSpace space) {
   }
   ts->resolved = t;
   return t;
+}
+
+bool Sema::isVariableLength(Expr *size) {
+  int64_t v;
+  // Outside a host function the size must be constant: constantInt reports it.
+  return fn_ && check(size) && !foldInt(size, v);
+}
+
+bool Sema::variableLengthAllowed(Expr *size) {
+  if (side_ != Side::Host) { // nvcc compiles device code (and __host__ __device__) without VLAs
+    error(size->loc, "variable-length arrays are not supported (CUDA device code rejects them, "
+                     "and C++ has none)");
+    return false;
+  }
+  // Host code: g++, nvcc's host compiler, accepts C99's variable-length arrays.
+  Expr *r = rvalue(size);
+  if (!r->type->isInteger()) {
+    error(size->loc, "size of array has non-integer type '" + r->type->str() + "'");
+    return false;
+  }
+  return true;
 }
 
 const Type *Sema::defineStruct(StructDecl *sd) {
@@ -440,6 +261,10 @@ const Type *Sema::defineStruct(StructDecl *sd) {
       continue;
     if (ft->isReference) {
       error(f.loc, "reference members are not supported yet");
+      continue;
+    }
+    if (ft->isVariablyModified()) {
+      error(f.loc, "field '" + f.name + "' has a variable-length array type");
       continue;
     }
     if (ft->isVoid() || (ft->isStruct() && !ft->record->complete) ||
@@ -721,7 +546,19 @@ void Sema::localVar(VarDecl *v) {
     error(v->loc, "variable has incomplete type '" + t->str() + "'");
     return;
   }
-  if (t->isArray() && t->count == 0 && !(v->quals.shared && v->quals.isExtern) &&
+  if (t->isVariablyModified()) {
+    if (v->quals.isStatic || v->quals.isExtern) {
+      error(v->loc, std::string("a variable-length array cannot be '") +
+                        (v->quals.isStatic ? "static" : "extern") + "'");
+      return;
+    }
+    if (v->init && t->hasRuntimeSize()) {
+      error(v->init->loc, "variable-sized object may not be initialized");
+      return;
+    }
+  }
+  if (t->isArray() && t->count == 0 && !t->hasRuntimeSize() &&
+      !(v->quals.shared && v->quals.isExtern) &&
       !(v->init && v->init->kind == ExprKind::InitList)) {
     error(v->loc, "array '" + v->name + "' needs an explicit size");
     return;
@@ -889,6 +726,20 @@ void Sema::stmt(Stmt *s) {
     checkSwitchLabels(s->then, seen, hasDefault, s->cond->type);
     scopedStmt(s->then);
     --switchDepth_;
+    if (s->then && s->then->kind == StmtKind::Compound) {
+      // C: a label may not jump past a variable-length array's declaration into its scope.
+      bool vla = false;
+      for (Stmt *c : s->then->body) {
+        if ((c->kind == StmtKind::Case || c->kind == StmtKind::Default) && vla) {
+          error(c->loc, "switch jumps into scope of identifier with variably modified type");
+          break;
+        }
+        if (c->kind == StmtKind::Decl)
+          for (Decl *d : c->decls)
+            if (auto *v = dynamic_cast<VarDecl *>(d); v && v->type && v->type->isVariablyModified())
+              vla = true;
+      }
+    }
     return;
   }
   case StmtKind::Case:
@@ -903,11 +754,13 @@ void Sema::stmt(Stmt *s) {
     return;
   case StmtKind::Break:
     if (loopDepth_ == 0 && switchDepth_ == 0)
-      error(s->loc, "'break' statement not in loop or switch statement");
+      error(s->loc, stmtExprDepth_ ? "'break' out of a statement expression is not supported"
+                                   : "'break' statement not in loop or switch statement");
     return;
   case StmtKind::Continue:
     if (loopDepth_ == 0)
-      error(s->loc, "'continue' statement not in loop statement");
+      error(s->loc, stmtExprDepth_ ? "'continue' out of a statement expression is not supported"
+                                   : "'continue' statement not in loop statement");
     return;
   case StmtKind::Return: {
     const Type *ret = fn_->type->elem;

@@ -1,9 +1,96 @@
-// The runtime API's enumerators that kern knows without a header, beside sema.cpp's table:
-// cudaDeviceAttr (all of CUDA 13's, the headers' numbering), cudaLimit, the L2 access policy
-// and stream attribute enums, and the error codes of peer access and limits.
+// The runtime API's enumerators that kern knows without a header: the common ones (memcpy
+// kinds, flags, error codes) and cudaDeviceAttr (all of CUDA 13's, the headers' numbering),
+// cudaLimit, the L2 access policy and stream attribute enums, and the error codes of peer access
+// and limits.
 #include "frontend/sema_impl.h"
 
 namespace kern::frontend::sema_detail {
+
+/// Enumeration constants known without a header: the runtime API's enums.
+const std::map<std::string, int64_t> &builtinEnumerators() {
+  static const std::map<std::string, int64_t> m = {
+      {"cudaMemcpyHostToHost", 0},
+      {"cudaMemcpyHostToDevice", 1},
+      {"cudaMemcpyDeviceToHost", 2},
+      {"cudaMemcpyDeviceToDevice", 3},
+      {"cudaMemcpyDefault", 4},
+      {"cudaHostAllocDefault", 0},
+      {"cudaHostAllocPortable", 1},
+      {"cudaHostAllocMapped", 2},
+      {"cudaHostAllocWriteCombined", 4},
+      {"cudaStreamDefault", 0},
+      {"cudaStreamNonBlocking", 1},
+      {"cudaEventDefault", 0},
+      {"cudaEventBlockingSync", 1},
+      {"cudaEventDisableTiming", 2},
+      {"cudaEventInterprocess", 4},
+      // cudaSetDeviceFlags
+      {"cudaDeviceScheduleAuto", 0},
+      {"cudaDeviceScheduleSpin", 1},
+      {"cudaDeviceScheduleYield", 2},
+      {"cudaDeviceScheduleBlockingSync", 4},
+      {"cudaDeviceBlockingSync", 4},
+      {"cudaDeviceMapHost", 8},
+      {"cudaDeviceLmemResizeToMax", 16},
+      // cudaFuncCache
+      {"cudaFuncCachePreferNone", 0},
+      {"cudaFuncCachePreferShared", 1},
+      {"cudaFuncCachePreferL1", 2},
+      {"cudaFuncCachePreferEqual", 3},
+      // mapped, registered and managed memory
+      {"cudaHostRegisterDefault", 0},
+      {"cudaHostRegisterPortable", 1},
+      {"cudaHostRegisterMapped", 2},
+      {"cudaHostRegisterIoMemory", 4},
+      {"cudaHostRegisterReadOnly", 8},
+      {"cudaMemAttachGlobal", 1},
+      {"cudaMemAttachHost", 2},
+      {"cudaMemAttachSingle", 4},
+      {"cudaCpuDeviceId", -1},
+      {"cudaInvalidDeviceId", -2},
+      {"cudaMemAdviseSetReadMostly", 1},
+      {"cudaMemAdviseUnsetReadMostly", 2},
+      {"cudaMemAdviseSetPreferredLocation", 3},
+      {"cudaMemAdviseUnsetPreferredLocation", 4},
+      {"cudaMemAdviseSetAccessedBy", 5},
+      {"cudaMemAdviseUnsetAccessedBy", 6},
+      {"cudaMemLocationTypeInvalid", 0},
+      {"cudaMemLocationTypeNone", 0},
+      {"cudaMemLocationTypeDevice", 1},
+      {"cudaMemLocationTypeHost", 2},
+      {"cudaMemLocationTypeHostNuma", 3},
+      {"cudaMemLocationTypeHostNumaCurrent", 4},
+      {"cudaMemoryTypeUnregistered", 0},
+      {"cudaMemoryTypeHost", 1},
+      {"cudaMemoryTypeDevice", 2},
+      {"cudaMemoryTypeManaged", 3},
+      {"cudaErrorInvalidPitchValue", 12},
+      {"cudaErrorHostMemoryAlreadyRegistered", 712},
+      {"cudaErrorHostMemoryNotRegistered", 713},
+      {"cudaErrorNotSupported", 801},
+      {"cudaErrorNotReady", 600},
+      // cudaError_t values (CUDA 12 numbering)
+      {"cudaSuccess", 0},
+      {"cudaErrorInvalidValue", 1},
+      {"cudaErrorMemoryAllocation", 2},
+      {"cudaErrorInitializationError", 3},
+      {"cudaErrorInvalidConfiguration", 9},
+      {"cudaErrorInvalidSymbol", 13},
+      {"cudaErrorInvalidDevicePointer", 17},
+      {"cudaErrorInvalidMemcpyDirection", 21},
+      {"cudaErrorInvalidDeviceFunction", 98},
+      {"cudaErrorInvalidDevice", 101},
+      {"cudaErrorInvalidResourceHandle", 400},
+      {"cudaErrorNotReady", 600},
+      {"cudaErrorIllegalAddress", 700},
+      {"cudaErrorLaunchOutOfResources", 701},
+      {"cudaErrorLaunchTimeout", 702},
+      {"cudaErrorAssert", 710},
+      {"cudaErrorMisalignedAddress", 716},
+      {"cudaErrorLaunchFailure", 719},
+  };
+  return m;
+}
 
 const std::map<std::string, int64_t> &runtimeApiEnumerators() {
   static const std::map<std::string, int64_t> m = {

@@ -218,7 +218,39 @@ void Sema::checkExpr(Expr *e) {
     return;
   case ExprKind::Temporary: // made by sema, typed when made
     return;
+  case ExprKind::StmtExpr:
+    stmtExpr(e);
+    return;
   }
+}
+
+void Sema::stmtExpr(Expr *e) {
+  if (!fn_) {
+    error(e->loc, "statement expressions are not allowed outside functions");
+    return;
+  }
+  // A jump out of the braces (GCC allows one) is not lowered: break and continue must find
+  // their loop or switch inside.
+  int savedLoop = loopDepth_, savedSwitch = switchDepth_;
+  loopDepth_ = switchDepth_ = 0;
+  ++stmtExprDepth_;
+  push();
+  for (Stmt *s : e->body->body)
+    stmt(s);
+  pop();
+  --stmtExprDepth_;
+  loopDepth_ = savedLoop;
+  switchDepth_ = savedSwitch;
+  Stmt *last = e->body->body.empty() ? nullptr : e->body->body.back();
+  if (!last || last->kind != StmtKind::Expr || !last->expr) {
+    e->type = types_.voidTy();
+    return;
+  }
+  if (!last->expr->type)
+    return; // reported
+  // The value is a copy of the last expression's (GCC: an rvalue, arrays decayed).
+  last->expr = rvalue(last->expr);
+  e->type = last->expr->type;
 }
 
 const Type *Sema::intLiteralType(Expr *e) {

@@ -111,6 +111,7 @@ private:
   Side side_ = Side::Host;
   int loopDepth_ = 0;
   int switchDepth_ = 0;
+  int stmtExprDepth_ = 0; // inside the braces of a statement expression
   std::set<std::string> reportedUnsupported_;
   std::set<EnumDecl *> definedEnums_;
   std::map<std::string, const Type *> vectorTypes_;
@@ -219,6 +220,12 @@ private:
   /// Resolves a TypeSyntax. Pointers are created in `space` (the context's default).
   const Type *resolve(TypeSyntax *ts, AddrSpace space = AddrSpace::Generic);
 
+  /// A non-constant array size inside a function body: a variable-length array's.
+  bool isVariableLength(Expr *size);
+  /// Reports a variable-length array where there may be none (device code) or whose bound is
+  /// not an integer.
+  bool variableLengthAllowed(Expr *size);
+
   const Type *defineStruct(StructDecl *sd);
 
   void defineEnum(EnumDecl *ed);
@@ -254,6 +261,10 @@ private:
       return sameIgnoringSpace(a->elem, b->elem);
     if (a->isFunction() && b->isFunction())
       return sameFunctionType(a, b);
+    // C: array types are compatible when their elements are and, if both sizes are constant,
+    // the sizes agree (a variable-length array's is checked by nothing, as in C).
+    if (a->isArray() && b->isArray() && (a->vlaBound || b->vlaBound || a->count == b->count))
+      return sameIgnoringSpace(a->elem, b->elem);
     return false;
   }
 
@@ -405,6 +416,9 @@ private:
   void member(Expr *e);
 
   void cast(Expr *e);
+
+  /// GNU `({ ... })`: the braces are a scope; the value is the last expression statement's.
+  void stmtExpr(Expr *e);
 
   // ---- calls ----
   bool sideAllows(char builtinSide);

@@ -116,6 +116,10 @@ void Sema::declareTypedef(TypedefDecl *td) {
   const Type *t = resolve(td->typeSyntax);
   if (!t)
     return;
+  if (t->isVariablyModified()) {
+    error(td->loc, "typedefs of variable-length array types are not supported");
+    return;
+  }
   td->type = t;
   auto it = scope_->typedefs.find(td->name);
   if (it != scope_->typedefs.end() && it->second != t) {

@@ -62,7 +62,7 @@ uint64_t Type::size() const {
   case TypeKind::Pointer:
     return 8;
   case TypeKind::Array:
-    return elem->size() * count;
+    return vlaBound ? 0 : elem->size() * count;
   case TypeKind::Struct:
     return record->size;
   }
@@ -157,7 +157,7 @@ std::string Type::str() const {
     return inner + (inner.back() == '*' ? "*" : " *");
   }
   case TypeKind::Array:
-    return elem->str() + "[" + (count ? std::to_string(count) : "") + "]";
+    return elem->str() + "[" + (vlaBound ? "*" : count ? std::to_string(count) : "") + "]";
   case TypeKind::Struct:
     return record->name.empty() ? "struct <anonymous>" : record->name;
   case TypeKind::Function: {
@@ -236,6 +236,14 @@ const Type *TypeContext::arrayOf(const Type *elem, uint64_t count) {
   t->elem = elem;
   t->count = count;
   arrays_[key] = t;
+  return t;
+}
+
+const Type *TypeContext::vlaOf(const Type *elem, Expr *bound) {
+  Type *t = make();
+  t->kind = TypeKind::Array;
+  t->elem = elem;
+  t->vlaBound = bound;
   return t;
 }
 

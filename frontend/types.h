@@ -37,6 +37,7 @@ enum class AddrSpace : uint8_t { Generic, Global, Shared, Constant, Local, Host 
 const char *addrSpaceName(AddrSpace s);
 
 struct Type;
+struct Expr;
 
 struct StructField {
   std::string name;
@@ -63,6 +64,10 @@ struct Type {
   TypeKind kind = TypeKind::Void;
   const Type *elem = nullptr; // pointee (Pointer), element (Array), result (Function)
   uint64_t count = 0;         // Array: element count (0 = unsized, e.g. extern __shared__)
+  /// Array: the bound of a variable-length array (host code, `float a[2 * n]`), evaluated each
+  /// time its declaration (or cast, or sizeof) runs; `count` is then 0. Such types are not
+  /// interned: each declaration has its own, which the lowering ties to its evaluated bound.
+  Expr *vlaBound = nullptr;
   AddrSpace space = AddrSpace::Generic; // Pointer only
   bool pointeeConst = false;            // Pointer only: `const T*`
   /// Pointer only: a C++ reference `T &`, which the front end turns into a pointer that is
@@ -82,8 +87,15 @@ struct Type {
   bool isStruct() const { return kind == TypeKind::Struct; }
   bool isFunction() const { return kind == TypeKind::Function; }
   bool isScalar() const { return isArithmetic() || isPointer(); }
+  bool isVla() const { return isArray() && vlaBound; }
+  /// An array whose size is known only at run time: a VLA, or an array of them.
+  bool hasRuntimeSize() const { return isArray() && (vlaBound || elem->hasRuntimeSize()); }
+  /// C's "variably modified": a VLA somewhere in the type, through arrays and pointers.
+  bool isVariablyModified() const {
+    return (isArray() || isPointer()) && (vlaBound || elem->isVariablyModified());
+  }
   bool isSigned() const;
-  /// Size in bytes (CUDA = x86-64 LP64 sizes); 0 for void and functions.
+  /// Size in bytes (CUDA = x86-64 LP64 sizes); 0 for void, functions and hasRuntimeSize().
   uint64_t size() const;
   uint64_t align() const;
   /// Integer rank for C's usual arithmetic conversions.
@@ -109,6 +121,8 @@ public:
   /// `T &` (`const T &` with isConst): see Type::isReference.
   const Type *referenceTo(const Type *elem, AddrSpace space, bool isConst);
   const Type *arrayOf(const Type *elem, uint64_t count);
+  /// A new variable-length array type of `elem` with run-time bound `bound` (not interned).
+  const Type *vlaOf(const Type *elem, Expr *bound);
   const Type *function(const Type *ret, std::vector<const Type *> params, bool variadic);
   /// A new struct type (complete it by filling record->fields and calling layoutStruct).
   const Type *newStruct(const std::string &name);

@@ -550,6 +550,7 @@ primaryExpression
   | True
   | False
   | Nullptr
+  | '(' compoundStatement ')' // GNU statement expression, `({ int t = f(); t * t; })`
   | '(' expression ')'
   // C++ functional cast, `float(i)`; `dim3(16, 16)` is an ordinary call of an identifier.
   | builtinTypeKeyword '(' argumentExpressionList? ')'

@@ -237,6 +237,8 @@ private:
           demote(s->var);
         break;
       case StmtKind::Printf:
+      case StmtKind::Alloca:
+      case StmtKind::StackSave:
         demote(s->var);
         break;
       case StmtKind::If: {

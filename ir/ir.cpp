@@ -262,6 +262,18 @@ public:
     case StmtKind::Barrier:
       os << "barrier" << site(s->site) << "\n";
       break;
+    case StmtKind::Alloca:
+      os << "%" << s->var->name << "." << s->var->id << " = alloca " << expr(s->value);
+      for (auto *a : s->args)
+        os << " * " << expr(a);
+      os << site(s->site) << "\n";
+      break;
+    case StmtKind::StackSave:
+      os << "%" << s->var->name << "." << s->var->id << " = stacksave\n";
+      break;
+    case StmtKind::StackRestore:
+      os << "stackrestore " << expr(s->value) << "\n";
+      break;
     }
   }
 
@@ -492,6 +504,21 @@ struct Verifier {
     case StmtKind::Launch:
       for (auto *a : s->args)
         expr(a);
+      break;
+    case StmtKind::Alloca:
+    case StmtKind::StackSave:
+    case StmtKind::StackRestore:
+      if (fn->kind != FunctionKind::Host)
+        fail("stack allocation outside host code");
+      if (s->kind != StmtKind::StackRestore && !(s->var && s->var->type.isPtr()))
+        fail("stack allocation into a variable that is not a pointer");
+      if (s->value)
+        expr(s->value);
+      for (auto *a : s->args) {
+        expr(a);
+        if (a && a->type != Type::i64(true))
+          fail("alloca bound of " + a->type.str());
+      }
       break;
     default:
       break;

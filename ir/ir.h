@@ -269,13 +269,20 @@ enum class StmtKind : uint8_t {
             // EOF) goes to `var`
   Launch,   // kernel<<<grid, block, sharedBytes, stream>>>(args): host only; site
   Barrier,  // __syncthreads(): kernel only; site
+  // Variable-length arrays (host only): stack memory whose size is known at run time.
+  Alloca,       // var = the address of value (a u64 constant) * args[0] * args[1] ... bytes of
+                // new stack memory, 16-byte aligned; each of args (the run-time bounds, i64)
+                // must be positive and the size must fit the stack, or the program faults; site
+  StackSave,    // var = the current top of the stack (before a scope's first Alloca)
+  StackRestore, // gives back every Alloca made since the StackSave that produced value: at
+                // the end of the scope, and on each break or continue that leaves it
 };
 
 struct Stmt {
   StmtKind kind;
   SourceLoc loc;
   SiteId site = 0;
-  Var *var = nullptr;                   // Assign
+  Var *var = nullptr;                   // Assign, Alloca, StackSave
   Expr *addr = nullptr;                 // Store
   Expr *value = nullptr;                // Assign, Store, Return, Eval
   AddrSpace space = AddrSpace::Generic; // Store
@@ -293,7 +300,7 @@ struct Stmt {
   Block *body = nullptr;
   Block *step = nullptr; // may be null
   bool testFirst = true;
-  std::vector<Expr *> args; // Printf args; Launch kernel arguments
+  std::vector<Expr *> args; // Printf args; Launch kernel arguments; Alloca bounds
   /// Launch: per argument, 0 when args[i] is the value itself, else args[i] is the address of
   /// a struct whose argBytes[i] bytes are copied into the parameter buffer.
   std::vector<uint32_t> argBytes;

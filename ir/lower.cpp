@@ -109,8 +109,11 @@ void Lowerer::globalVar(fe::VarDecl *v) {
   g->align = std::max<uint64_t>(v->type->align(), 1);
   // Pushed before its initialiser is read: string literals it points at come after it.
   m_.globals.push_back(g);
-  if (v->init) {
+  if (v->init || hasDim3(v->type)) {
     g->init.assign(g->size, 0);
+    dim3Defaults(v->type, g->init.data()); // what no initialiser names is default-constructed
+  }
+  if (v->init) {
     GlobalVar *outer = initGlobal_;
     initGlobal_ = g;
     if (!constantInit(v->init, v->type, g->init.data()))
@@ -291,6 +294,9 @@ void Lowerer::body(fe::FunctionDecl *f, Function *fn) {
   device_ = fn->kind != FunctionKind::Host;
   locals_.clear();
   dynamicSharedRefs_.clear();
+  vlaBounds_.clear();
+  vlaScopes_.clear();
+  jumpTargets_.clear();
   nextVarId_ = 0;
   F->body = newBlock();
   cur_ = F->body;
@@ -364,8 +370,7 @@ void Lowerer::stmt(fe::Stmt *s) {
     return;
   switch (s->kind) {
   case StmtKind::Compound:
-    for (fe::Stmt *c : s->body)
-      stmt(c);
+    scopedStmts(s->body, s->loc);
     return;
   case StmtKind::Decl:
     for (fe::Decl *d : s->decls)
@@ -381,12 +386,15 @@ void Lowerer::stmt(fe::Stmt *s) {
     Stmt *st = emit(ir::StmtKind::If, s->loc);
     st->cond = c;
     st->site = m_.addSite(SiteKind::Branch, s->loc, "if");
-    st->thenBody = region([&] { stmt(s->then); });
+    st->thenBody = region([&] { scopedStmts({s->then}, s->loc); });
     if (s->elseStmt)
-      st->elseBody = region([&] { stmt(s->elseStmt); });
+      st->elseBody = region([&] { scopedStmts({s->elseStmt}, s->loc); });
     return;
   }
   case StmtKind::For: {
+    const bool vlaInit = s->init && declaresVla({s->init}); // `for (float a[n]; ...)`
+    if (vlaInit)
+      openVlaScope(s->loc);
     if (s->init)
       stmt(s->init);
     Stmt *st = m_.make<Stmt>(ir::StmtKind::Loop);
@@ -403,6 +411,8 @@ void Lowerer::stmt(fe::Stmt *s) {
         effect(s->step);
     });
     cur_->stmts.push_back(st);
+    if (vlaInit)
+      closeVlaScope(s->loc);
     return;
   }
   case StmtKind::While: {
@@ -436,9 +446,11 @@ void Lowerer::stmt(fe::Stmt *s) {
       stmt(s->then);
     return;
   case StmtKind::Break:
+    leaveScopesFor(false, s->loc);
     emit(ir::StmtKind::Break, s->loc);
     return;
   case StmtKind::Continue:
+    leaveScopesFor(true, s->loc);
     if (!switchContinueFlags_.empty() && loopDepthInSwitch_ == 0) {
       // `continue` inside a switch: leave the switch's one-trip loop, then continue.
       assign(switchContinueFlags_.back(), constInt(Type::boolTy(), 1), s->loc);
@@ -475,7 +487,9 @@ void Lowerer::stmt(fe::Stmt *s) {
 void Lowerer::loopBody(Stmt *loop, fe::Stmt *body) {
   int saved = loopDepthInSwitch_;
   loopDepthInSwitch_ = switchContinueFlags_.empty() ? 0 : loopDepthInSwitch_ + 1;
-  loop->body = region([&] { stmt(body); });
+  jumpTargets_.push_back({true, vlaScopes_.size()});
+  loop->body = region([&] { scopedStmts({body}, body ? body->loc : loop->loc); });
+  jumpTargets_.pop_back();
   loopDepthInSwitch_ = saved;
 }
 
@@ -508,21 +522,27 @@ void Lowerer::switchStmt(fe::Stmt *s) {
   Var *contFlag = newVar("switch.continue", Type::boolTy());
   assign(contFlag, constInt(Type::boolTy(), 0), s->loc);
 
+  // The body's statements in order; each label opens a guarded section.
+  std::vector<fe::Stmt *> flat;
+  if (s->then && s->then->kind == StmtKind::Compound)
+    flat = s->then->body;
+  else if (s->then)
+    flat = {s->then};
+  // A VLA declared after the last label lives until the switch ends (sema rejects one that a
+  // label jumps past).
+  const bool vla = declaresVla(flat);
+  if (vla)
+    openVlaScope(s->loc);
   Stmt *loop = m_.make<Stmt>(ir::StmtKind::Loop);
   loop->loc = s->loc;
   loop->site = 0; // the one-trip loop is not a branch of the source
   loop->testFirst = true;
   switchContinueFlags_.push_back(contFlag);
+  jumpTargets_.push_back({false, vlaScopes_.size()});
   int savedDepth = loopDepthInSwitch_;
   loopDepthInSwitch_ = 0;
   SiteId site = m_.addSite(SiteKind::Branch, s->loc, "switch");
   loop->body = region([&] {
-    // Walk the body's statements in order; each label opens a guarded section.
-    std::vector<fe::Stmt *> flat;
-    if (s->then && s->then->kind == StmtKind::Compound)
-      flat = s->then->body;
-    else if (s->then)
-      flat = {s->then};
     Block *section = nullptr;
     for (fe::Stmt *x : flat) {
       fe::Stmt *inner = x;
@@ -552,8 +572,11 @@ void Lowerer::switchStmt(fe::Stmt *s) {
     emit(ir::StmtKind::Break, s->loc);
   });
   loopDepthInSwitch_ = savedDepth;
+  jumpTargets_.pop_back();
   switchContinueFlags_.pop_back();
   cur_->stmts.push_back(loop);
+  if (vla)
+    closeVlaScope(s->loc);
   // Lanes that hit `continue` inside the switch continue the enclosing loop.
   if (hasContinue(s->then)) {
     Stmt *c = emit(ir::StmtKind::If, s->loc);
@@ -608,8 +631,11 @@ void Lowerer::localVar(fe::VarDecl *v) {
       g->size = t->size();
       g->align = std::max<uint64_t>(t->align(), 1);
       m_.globals.push_back(g);
-      if (v->init) {
+      if (v->init || hasDim3(t)) {
         g->init.assign(g->size, 0);
+        dim3Defaults(t, g->init.data());
+      }
+      if (v->init) {
         GlobalVar *outer = initGlobal_;
         initGlobal_ = g;
         if (!constantInit(v->init, t, g->init.data()))
@@ -619,6 +645,12 @@ void Lowerer::localVar(fe::VarDecl *v) {
     }
     st.global = g;
     locals_[v] = st;
+    return;
+  }
+  if (t->isVariablyModified())
+    evaluateBounds(t, v->loc);
+  if (t->hasRuntimeSize()) {
+    vlaLocal(v);
     return;
   }
   if (t->isScalar() && !v->addressTaken) {
@@ -632,10 +664,57 @@ void Lowerer::localVar(fe::VarDecl *v) {
   locals_[v] = st;
   if (v->init)
     initMemory(slotAddr(st.slot), slotSpace(), t, v->init, v->loc, true);
-  else if (t == types_.dim3Ty()) // dim3's constructor defaults every component to 1
+  else if (hasDim3(t))
+    constructDefaults(slotAddr(st.slot), slotSpace(), t, v->loc);
+}
+
+bool Lowerer::hasDim3(const fe::Type *t) {
+  while (t->isArray())
+    t = t->elem;
+  if (t == types_.dim3Ty())
+    return true;
+  if (t->isStruct())
+    for (auto &f : t->record->fields)
+      if (hasDim3(f.type))
+        return true;
+  return false;
+}
+
+void Lowerer::dim3Defaults(const fe::Type *t, uint8_t *out) {
+  if (!hasDim3(t))
+    return;
+  if (t == types_.dim3Ty()) {
+    const uint32_t ones[3] = {1, 1, 1};
+    std::memcpy(out, ones, sizeof ones);
+  } else if (t->isArray()) {
+    for (uint64_t i = 0; i < t->count; ++i)
+      dim3Defaults(t->elem, out + i * t->elem->size());
+  } else {
+    for (auto &f : t->record->fields)
+      dim3Defaults(f.type, out + f.offset);
+  }
+}
+
+void Lowerer::constructDefaults(Expr *addr, AddrSpace space, const fe::Type *t, fe::SourceLoc loc) {
+  if (!hasDim3(t))
+    return;
+  if (t == types_.dim3Ty()) {
     for (int d = 0; d < 3; ++d)
-      store(ptrAdd(slotAddr(st.slot), i64(4 * d), Type::ptr(slotSpace())),
-            constInt(Type::i32(false), 1), slotSpace(), v->loc);
+      store(ptrAdd(addr, i64(4 * d), addr->type), constInt(Type::i32(false), 1), space, loc);
+  } else if (t->isArray() && t->count > kUnrollLimit) {
+    Expr *a = snapshot(addr, "construct.dst", loc);
+    elementLoop(t->count, t->elem->size(), loc, [&](Expr *off) {
+      constructDefaults(ptrAdd(a, off, a->type), space, t->elem, loc);
+    });
+  } else if (t->isArray()) {
+    for (uint64_t i = 0; i < t->count; ++i)
+      constructDefaults(ptrAdd(addr, i64(static_cast<int64_t>(i * t->elem->size())), addr->type),
+                        space, t->elem, loc);
+  } else {
+    for (auto &f : t->record->fields)
+      constructDefaults(ptrAdd(addr, i64(static_cast<int64_t>(f.offset)), addr->type), space,
+                        f.type, loc);
+  }
 }
 
 void Lowerer::initMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::Expr *init,
@@ -659,6 +738,8 @@ void Lowerer::initMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::Exp
         Expr *fa = ptrAdd(addr, i64(static_cast<int64_t>(fields[i].offset)), addr->type);
         if (i < init->operands.size())
           initMemory(fa, space, fields[i].type, init->operands[i], loc, zeroRest);
+        else if (t == types_.dim3Ty()) // `dim3 g = {4};` is dim3(4): (4, 1, 1)
+          store(fa, constInt(Type::i32(false), 1), space, loc);
         else if (zeroRest)
           zeroMemory(fa, space, fields[i].type, loc);
       }
@@ -685,6 +766,10 @@ void Lowerer::initMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::Exp
 }
 
 void Lowerer::zeroMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::SourceLoc loc) {
+  if (t == types_.dim3Ty()) { // value-initialised by its constructor: (1, 1, 1)
+    constructDefaults(addr, space, t, loc);
+    return;
+  }
   if (t->isArray() && t->count > kUnrollLimit) {
     Expr *a = snapshot(addr, "zero.dst", loc);
     elementLoop(t->count, t->elem->size(), loc,
@@ -706,7 +791,7 @@ void Lowerer::zeroMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::Sou
   store(addr, it.isFloat() ? constFloat(it, 0) : constInt(it, 0), space, loc);
 }
 
-void Lowerer::elementLoop(uint64_t count, uint64_t elemSize, fe::SourceLoc loc,
+void Lowerer::elementLoop(Expr *count, uint64_t elemSize, fe::SourceLoc loc,
                           const std::function<void(Expr *offset)> &body) {
   Var *i = newVar("elem", Type::i64(true));
   assign(i, i64(0), loc);
@@ -714,7 +799,7 @@ void Lowerer::elementLoop(uint64_t count, uint64_t elemSize, fe::SourceLoc loc,
   st->loc = loc;
   st->site = 0; // not a loop of the source: no branch is counted
   st->testFirst = true;
-  st->cond = bin(ir::BinaryOp::Lt, ref(i), i64(static_cast<int64_t>(count)));
+  st->cond = bin(ir::BinaryOp::Lt, ref(i), cast(count, Type::i64(true)));
   st->body =
       region([&] { body(bin(ir::BinaryOp::Mul, ref(i), i64(static_cast<int64_t>(elemSize)))); });
   st->step = region([&] { assign(i, bin(ir::BinaryOp::Add, ref(i), i64(1)), loc); });

@@ -95,7 +95,7 @@ LValue Lowerer::lvalue(fe::Expr *e) {
   case ExprKind::Index: {
     Expr *p = rvalue(e->operands[0]);
     Expr *i = rvalue(e->operands[1]);
-    lv.addr = ptrAdd(p, scaled(i, e->type->size()), p->type);
+    lv.addr = ptrAdd(p, scaledBy(i, e->type), p->type);
     lv.space = p->type.space;
     return lv;
   }
@@ -160,6 +160,13 @@ LValue Lowerer::structValue(fe::Expr *e) {
   if (e->kind == ExprKind::Call) {
     LValue lv;
     lv.addr = call(e);
+    lv.space = slotSpace();
+    lv.type = e->type;
+    return lv;
+  }
+  if (e->kind == ExprKind::StmtExpr) {
+    LValue lv;
+    lv.addr = stmtExpr(e);
     lv.space = slotSpace();
     lv.type = e->type;
     return lv;
@@ -346,6 +353,8 @@ bool Lowerer::hasEffects(fe::Expr *e) {
         return true;
     }
     break;
+  case ExprKind::StmtExpr: // statements: counted as effects, as a call is
+    return true;
   default:
     break;
   }
@@ -409,8 +418,7 @@ ir::BinaryOp Lowerer::irBinary(BinaryOp op) {
 
 Expr *Lowerer::arith(ir::BinaryOp op, Expr *a, Expr *b, const fe::Type *resultType) {
   if (a->type.isPtr() && (op == ir::BinaryOp::Add || op == ir::BinaryOp::Sub)) {
-    uint64_t size = resultType->isPointer() ? resultType->elem->size() : 1;
-    Expr *off = scaled(b, size);
+    Expr *off = resultType->isPointer() ? scaledBy(b, resultType->elem) : scaled(b, 1);
     if (op == ir::BinaryOp::Sub)
       off = neg(off);
     return ptrAdd(a, off, a->type);
@@ -461,6 +469,13 @@ Expr *Lowerer::rvalue(fe::Expr *e) {
                                            : e->floatValue);
   case ExprKind::SizeofType:
   case ExprKind::SizeofExpr:
+    if (fe::sizeofAtRunTime(e)) { // a variable-length array's size
+      const fe::Type *t =
+          e->kind == ExprKind::SizeofType ? e->typeSyntax->resolved : e->operands[0]->type;
+      if (e->kind == ExprKind::SizeofType)
+        evaluateBounds(t, e->loc); // `sizeof(float[n])` evaluates n
+      return cast(sizeOf(t), Type::i64(false));
+    }
     return constInt(Type::i64(false), static_cast<int64_t>(e->intValue));
   case ExprKind::StringLit:
     return lvalue(e).addr;
@@ -528,6 +543,8 @@ Expr *Lowerer::rvalue(fe::Expr *e) {
     return call(e);
   case ExprKind::Cast: {
     fe::Expr *o = e->operands[0];
+    if (e->typeSyntax && e->type->isVariablyModified())
+      evaluateBounds(e->type, e->loc); // `(float (*)[n])p`: n is evaluated by the cast
     if (e->type->isVoid()) {
       effect(o);
       return constInt(Type::i32(true), 0);
@@ -563,8 +580,36 @@ Expr *Lowerer::rvalue(fe::Expr *e) {
     store(slotAddr(s), cast(rvalue(o), irType(o->type)), slotSpace(), e->loc);
     return cast(slotAddr(s), irType(e->type));
   }
+  case ExprKind::StmtExpr:
+    return stmtExpr(e);
   }
   return constInt(Type::i32(true), 0);
+}
+
+Expr *Lowerer::stmtExpr(fe::Expr *e) {
+  const std::vector<fe::Stmt *> &body = e->body->body;
+  const bool hasValue = !e->type->isVoid();
+  const bool vla = declaresVla(body);
+  if (vla)
+    openVlaScope(e->loc);
+  for (size_t i = 0; i + (hasValue ? 1 : 0) < body.size(); ++i)
+    stmt(body[i]);
+  Expr *value = constInt(Type::i32(true), 0);
+  if (hasValue && e->type->isStruct()) {
+    fe::Expr *last = body.back()->expr;
+    LocalSlot *copy = newSlot("stmt.expr", e->type);
+    LValue src = structValue(last);
+    copyStruct(slotAddr(copy), slotSpace(), src.addr, src.space, e->type, last->loc);
+    value = slotAddr(copy);
+  } else if (hasValue) {
+    // A snapshot: the variables the value reads may change before the enclosing expression
+    // uses it (and a VLA it reads is given back below).
+    fe::Expr *last = body.back()->expr;
+    value = snapshot(rvalue(last), "stmt.expr", last->loc);
+  }
+  if (vla)
+    closeVlaScope(e->loc);
+  return value;
 }
 
 Expr *Lowerer::unary(fe::Expr *e) {
@@ -611,10 +656,7 @@ Expr *Lowerer::unary(fe::Expr *e) {
       old = snapshot(old, "old", e->loc);
     Expr *nv;
     if (old->type.isPtr())
-      nv = ptrAdd(old,
-                  i64(inc ? static_cast<int64_t>(o->type->elem->size())
-                          : -static_cast<int64_t>(o->type->elem->size())),
-                  old->type);
+      nv = ptrAdd(old, scaledBy(i64(inc ? 1 : -1), o->type->elem), old->type);
     else if (old->type.isBool())
       nv = inc ? constInt(Type::boolTy(), 1) : unaryNot(old);
     else {
@@ -708,6 +750,8 @@ Expr *Lowerer::binary(fe::Expr *e) {
   if (a->type.isPtr() && b->type.isPtr()) {
     if (op == BinaryOp::Sub) {
       Expr *diff = bin(ir::BinaryOp::Sub, cast(a, Type::i64(true)), cast(b, Type::i64(true)));
+      if (l->type->elem->hasRuntimeSize())
+        return bin(ir::BinaryOp::Div, diff, sizeOf(l->type->elem));
       int64_t size = static_cast<int64_t>(l->type->elem->size());
       return size == 1 ? diff : bin(ir::BinaryOp::Div, diff, i64(size));
     }

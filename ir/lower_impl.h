@@ -344,6 +344,41 @@ private:
 
   void loopBody(Stmt *loop, fe::Stmt *body);
 
+  // ---- variable-length arrays, host code only (lower_vla.cpp) ----
+
+  /// The evaluated bound (an i64 variable) of each variable-length array type of the function.
+  std::map<const fe::Type *, Var *> vlaBounds_;
+  /// The stack positions saved at the start of each open scope that declares a VLA.
+  std::vector<Var *> vlaScopes_;
+  /// The enclosing loops and switches, innermost last: what break (any) and continue (loops)
+  /// leave, with the number of VLA scopes open where its body starts.
+  struct JumpTarget {
+    bool isLoop = true;
+    size_t vlaDepth = 0;
+  };
+  std::vector<JumpTarget> jumpTargets_;
+
+  /// Evaluates the bounds of the variable-length arrays in `t` (through arrays and pointers),
+  /// as C does when a declaration, cast or sizeof of the type runs.
+  void evaluateBounds(const fe::Type *t, fe::SourceLoc loc);
+  Expr *vlaBound(const fe::Type *t);
+  /// sizeof(t) as an i64: a constant, or computed from evaluated VLA bounds.
+  Expr *sizeOf(const fe::Type *t);
+  /// index * sizeof(elem): the byte offset of element `index`.
+  Expr *scaledBy(Expr *index, const fe::Type *elem);
+  /// Does one of `stmts` (a scope's own statements) declare a variable-length array?
+  static bool declaresVla(const std::vector<fe::Stmt *> &stmts);
+  void openVlaScope(fe::SourceLoc loc);
+  void closeVlaScope(fe::SourceLoc loc);
+  /// Gives back the stack of the VLA scopes from `depth` (an index into vlaScopes_) inwards.
+  void restoreStack(size_t depth, fe::SourceLoc loc);
+  /// Before a break or continue: gives back the VLAs of the scopes it leaves.
+  void leaveScopesFor(bool isContinue, fe::SourceLoc loc);
+  /// The statements of one scope, which gives back the VLAs it declares when it ends.
+  void scopedStmts(const std::vector<fe::Stmt *> &stmts, fe::SourceLoc loc);
+  /// A local variable whose size is known only at run time: stack memory taken now.
+  void vlaLocal(fe::VarDecl *v);
+
   Block *region(const std::function<void()> &fn) {
     Block *saved = cur_;
     Block *b = newBlock();
@@ -395,12 +430,28 @@ private:
   void initMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::Expr *init, fe::SourceLoc loc,
                   bool zeroRest);
 
+  /// Zero-initialises (C's rule for the members an initializer list leaves out); a dim3 in it
+  /// is value-initialised by its constructor to (1, 1, 1).
   void zeroMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::SourceLoc loc);
+
+  /// dim3's constructor defaults every component to 1 (CUDA's vector_types.h:
+  /// `dim3(unsigned vx = 1, unsigned vy = 1, unsigned vz = 1)`), so a dim3 that no initialiser
+  /// names, alone or in an array or struct, is (1, 1, 1) where a C object would be zero or
+  /// indeterminate (simpleMultiCopy launches with a file-scope `dim3 grid;` never assigned in z).
+  bool hasDim3(const fe::Type *t);
+  /// The default-constructed dim3 components of an object of type `t`, in its initial bytes.
+  void dim3Defaults(const fe::Type *t, uint8_t *out);
+  /// Stores the default-constructed dim3 components of the object of type `t` at `addr`.
+  void constructDefaults(Expr *addr, AddrSpace space, const fe::Type *t, fe::SourceLoc loc);
 
   /// Copies a struct member by member (scalar leaves).
   /// Emits `for (i = 0; i < count; ++i) body(byteOffset)`: large arrays are copied or zeroed
   /// by a loop, not unrolled (a 4 KB struct would otherwise be thousands of statements).
   void elementLoop(uint64_t count, uint64_t elemSize, fe::SourceLoc loc,
+                   const std::function<void(Expr *offset)> &body) {
+    elementLoop(i64(static_cast<int64_t>(count)), elemSize, loc, body);
+  }
+  void elementLoop(Expr *count, uint64_t elemSize, fe::SourceLoc loc,
                    const std::function<void(Expr *offset)> &body);
 
   static constexpr uint64_t kUnrollLimit = 16;
@@ -479,6 +530,10 @@ private:
   Expr *withDivSite(Expr *x, fe::SourceLoc loc);
 
   Expr *conditional(fe::Expr *e);
+
+  /// GNU `({ ... })`: runs the statements, then yields a copy of the last expression's value
+  /// (for a struct, the address of the copy; for void, a dummy 0).
+  Expr *stmtExpr(fe::Expr *e);
 
   // ---- calls ----
   Expr *call(fe::Expr *e);

@@ -240,6 +240,15 @@ void Runtime::hostFault(uint32_t site, uint32_t kind, uint64_t addr) {
     what = "call through a function pointer whose type does not match the function it "
            "points to";
     break;
+  case KERN_FAULT_VLA_BOUND:
+    what = "variable-length array bound is " + std::to_string(static_cast<int64_t>(addr)) +
+           " (it must be positive)";
+    break;
+  case KERN_FAULT_VLA_SIZE:
+    what = (addr == UINT64_MAX ? std::string("variable-length array size overflows")
+                               : "variable-length array of " + std::to_string(addr) + " bytes") +
+           ", larger than a thread's " + std::to_string(KERN_MAX_VLA_BYTES >> 20) + " MiB stack";
+    break;
   default:
     what = "fault of kind " + std::to_string(kind) + " at address " + hexAddress(addr);
     break;
