@@ -149,7 +149,7 @@ struct Expr {
   // Ident naming a template with arguments: `reduce<256>`, `K<float, 4>`
   bool hasTemplateArgs = false;
   std::vector<TemplateArg> templateArgs;
-  Stmt *body = nullptr;             // StmtExpr
+  Stmt *body = nullptr; // StmtExpr
 
   // ---- filled by sema ----
   const Type *type = nullptr;
@@ -240,7 +240,7 @@ struct Decl {
 
 struct VarDecl : Decl {
   TypeSyntax *typeSyntax = nullptr;
-  Expr *init = nullptr; // may be an InitList
+  Expr *init = nullptr; // may be an InitList; a parameter's default argument
   bool isParam = false;
   // ---- filled by sema ----
   const Type *type = nullptr;
@@ -271,6 +271,7 @@ struct FunctionDecl : Decl {
   StructDecl *owner = nullptr;
   bool isConstMethod = false; // `int f() const`
   bool isStaticMember = false;
+  bool isOverloaded = false; // another function has this name (C++ overloading)
   const Type *type = nullptr;
   FunctionDecl *definition = nullptr; // the defining declaration when this is a prototype
   bool isKernel() const { return quals.global; }

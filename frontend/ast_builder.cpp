@@ -173,8 +173,8 @@ void Builder::parameters(P::ParameterTypeListContext *ctx, FunctionDecl *f) {
     v->quals = s.quals;
     v->typeSyntax = tu_.make<TypeSyntax>(s.base);
     v->loc = loc(pd);
-    if (pd->Assign())
-      error(loc(pd->Assign()), "default arguments are not supported");
+    if (auto *def = pd->assignmentExpression())
+      v->init = assignment(def); // a default argument
     if (auto *dc = pd->declarator()) {
       DeclInfo d = declarator(dc, false);
       if (d.isFunction) { // a parameter of function type is a pointer to a function

@@ -465,8 +465,11 @@ void Sema::function(FunctionDecl *f) {
       return;
     }
     if (!sameSignature(pf->type, f->type)) {
-      error(f->loc, "conflicting types for '" + f->name + "'");
-      return;
+      // C++ overloading: another function of the same name, unless only the result differs.
+      pf = overload(pf, f);
+      if (!pf)
+        return;
+      prev = pf;
     }
     if (pf->quals.global != q.global || pf->quals.device != q.device || pf->quals.host != q.host) {
       error(f->loc, "conflicting CUDA qualifiers for '" + f->name + "'");
@@ -481,6 +484,7 @@ void Sema::function(FunctionDecl *f) {
       pf->definition = f;
     else
       f->definition = def;
+    mergeDefaultArguments(pf, f);
     if (!f->body)
       return;
   }

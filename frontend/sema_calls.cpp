@@ -77,6 +77,9 @@ void Sema::call(Expr *e) {
     return;
   }
   auto *f = dynamic_cast<FunctionDecl *>(d);
+  bool explicitObject = callee->decl != nullptr; // memberCall passed the object
+  if (f && f->isOverloaded && !(f = chooseOverload(f, e, explicitObject)))
+    return;
   if (!f) {
     error(callee->loc, "called object type '" +
                            (d && dynamic_cast<VarDecl *>(d) && static_cast<VarDecl *>(d)->type
@@ -85,7 +88,7 @@ void Sema::call(Expr *e) {
                            "' is not a function");
     return;
   }
-  if (f->owner && !f->isStaticMember && callee->decl != f) {
+  if (f->owner && !f->isStaticMember && !explicitObject) {
     // A member function named alone inside another member function: `this->f(...)`.
     if (!fn_ || !fn_->owner || fn_->isStaticMember || fn_->owner != f->owner) {
       error(callee->loc, "call to non-static member function '" + n + "' without an object");
@@ -117,6 +120,7 @@ void Sema::call(Expr *e) {
                       " function ('" + n + "') from a __host__ __device__ function is not allowed");
     return;
   }
+  defaultArguments(e, f);
   if (!arguments(e, f->type, n))
     return;
   e->type = f->type->elem;
@@ -608,6 +612,8 @@ void Sema::launch(Expr *e) {
   }
   Decl *d = lookup(callee->name);
   auto *f = dynamic_cast<FunctionDecl *>(d);
+  if (f && f->isOverloaded && !(f = chooseOverload(f, e, false)))
+    return;
   if (!f) {
     if (!d)
       error(callee->loc, "use of undeclared identifier '" + callee->name + "'");
@@ -657,6 +663,7 @@ void Sema::launch(Expr *e) {
       cfg[i] = convert(c, types_.pointerTo(types_.voidTy(), AddrSpace::Host), "stream");
     }
   }
+  defaultArguments(e, f);
   if (!arguments(e, f->type, callee->name))
     return;
   e->type = types_.voidTy();

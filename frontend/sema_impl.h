@@ -183,6 +183,22 @@ private:
   const Enumerator *lookupEnumerator(const std::string &n) { return find(&Scope::enumerators, n); }
   void usingDecl(UsingDecl *u);
 
+  // ---- overloading and default arguments (sema_overloads.cpp) ----
+  std::map<std::string, std::vector<FunctionDecl *>> overloads_; // by qualified name
+  /// `f` declares a function of the same name as `prev` with other parameters: the earlier
+  /// declaration of f's signature (to pair with), or null when f is a new overload (then
+  /// analysed here) or an error.
+  FunctionDecl *overload(FunctionDecl *prev, FunctionDecl *f);
+  /// A prototype's default arguments apply to the definition, and the other way round.
+  static void mergeDefaultArguments(FunctionDecl *a, FunctionDecl *b);
+  /// The overload of `f`'s name that the arguments of call `e` select, or null (reported).
+  FunctionDecl *chooseOverload(FunctionDecl *f, Expr *e, bool explicitObject);
+  /// How well argument `a` converts to a parameter of type `pt`: 0 exact, 1 promotion,
+  /// 2 conversion, -1 not at all (C++'s ranking of implicit conversion sequences).
+  int conversionRank(Expr *a, const Type *pt);
+  /// Appends the default arguments that a call to `f` leaves out.
+  void defaultArguments(Expr *e, FunctionDecl *f);
+
   // ---- templates (sema_templates.cpp) ----
   std::set<Decl *> instances_;
   std::map<std::pair<FunctionDecl *, std::string>, FunctionDecl *> instanceByArgs_;

@@ -255,6 +255,12 @@ bool Lowerer::addressInit(fe::Expr *e, uint8_t *out) {
 Function *Lowerer::newFunction(fe::FunctionDecl *f, FunctionKind kind) {
   Function *F = m_.make<Function>();
   F->name = f->name;
+  if (f->isOverloaded) { // overloads are told apart by their parameters, as CUDA names them
+    F->name += "(";
+    for (size_t i = 0; i < f->type->params.size(); ++i)
+      F->name += (i ? ", " : "") + f->type->params[i]->str();
+    F->name += ")";
+  }
   F->kind = kind;
   F->loc = f->loc;
   device_ = kind != FunctionKind::Host;
@@ -281,7 +287,7 @@ void Lowerer::declare(fe::FunctionDecl *f) {
   // Prototypes refer to the same definition.
   for (fe::Decl *d : tu_.decls)
     if (auto *o = dynamic_cast<fe::FunctionDecl *>(d))
-      if (o != f && o->name == f->name)
+      if (o != f && o->name == f->name && (!f->isOverloaded || o->definition == f))
         functions_[o] = fns;
 }
 

@@ -1,0 +1,175 @@
+// C++ overloading and default arguments: several functions of one name told apart by their
+// parameters, the best one for a call chosen by C++'s ranking of conversions (exact match,
+// promotion, conversion), and the default arguments a call leaves out.
+#include "frontend/sema_impl.h"
+
+namespace kern::frontend::sema_detail {
+
+namespace {
+
+bool sameParameters(const Type *a, const Type *b) {
+  if (a->params.size() != b->params.size() || a->variadic != b->variadic)
+    return false;
+  for (size_t i = 0; i < a->params.size(); ++i) {
+    const Type *x = a->params[i], *y = b->params[i];
+    while (x != y && x->isPointer() && y->isPointer() && x->isReference == y->isReference &&
+           x->pointeeConst == y->pointeeConst) {
+      x = x->elem;
+      y = y->elem;
+    }
+    if (x != y)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+FunctionDecl *Sema::overload(FunctionDecl *prev, FunctionDecl *f) {
+  auto &set = overloads_[f->name];
+  if (set.empty())
+    set.push_back(prev);
+  for (FunctionDecl *o : set) {
+    if (!sameParameters(o->type, f->type))
+      continue;
+    if (o->type->elem != f->type->elem) {
+      error(f->loc, "functions that differ only in their return type cannot be overloaded ('" +
+                        f->name + "')");
+      return nullptr;
+    }
+    return o;
+  }
+  set.push_back(f);
+  for (FunctionDecl *o : set)
+    o->isOverloaded = true;
+  if (f->body) {
+    f->definition = f;
+    functionBody(f);
+  }
+  return nullptr;
+}
+
+void Sema::mergeDefaultArguments(FunctionDecl *a, FunctionDecl *b) {
+  for (size_t i = 0; i < a->params.size() && i < b->params.size(); ++i) {
+    if (!a->params[i]->init)
+      a->params[i]->init = b->params[i]->init;
+    if (!b->params[i]->init)
+      b->params[i]->init = a->params[i]->init;
+  }
+}
+
+void Sema::defaultArguments(Expr *e, FunctionDecl *f) {
+  for (size_t i = e->args.size(); i < f->params.size(); ++i) {
+    if (!f->params[i]->init)
+      return; // reported as too few arguments
+    e->args.push_back(f->params[i]->init);
+  }
+}
+
+int Sema::conversionRank(Expr *a, const Type *pt) {
+  if (pt->isReference) {
+    if (a->isLValue && a->type == pt->elem)
+      return pt->pointeeConst || !isConstLValue(a) ? 0 : -1;
+    if (!pt->pointeeConst)
+      return -1;
+    pt = pt->elem;
+  }
+  const Type *t = rvalue(a)->type;
+  if (t == pt)
+    return 0;
+  if (t->isArithmetic() && pt->isArithmetic()) {
+    if ((t->isInteger() && t->rank() < types_.intTy()->rank() && pt == types_.intTy()) ||
+        (t == types_.floatTy() && pt == types_.doubleTy()))
+      return 1;
+    return 2;
+  }
+  if (pt->isBool() && t->isPointer())
+    return 2;
+  if (pt->isPointer()) {
+    if (t->isPointer()) {
+      if (sameIgnoringSpace(t->elem, pt->elem) && (pt->pointeeConst || !t->pointeeConst))
+        return 0;
+      if (pt->elem->isVoid() && !t->elem->isFunction() && (pt->pointeeConst || !t->pointeeConst))
+        return 2;
+      return -1;
+    }
+    return t->isInteger() && isNullConstant(a) ? 2 : -1;
+  }
+  if (pt->isStruct())
+    return t->isStruct() && t->record == pt->record                             ? 0
+           : pt == types_.dim3Ty() && (t->isInteger() || t == types_.uint3Ty()) ? 2
+                                                                                : -1;
+  return -1;
+}
+
+FunctionDecl *Sema::chooseOverload(FunctionDecl *f, Expr *e, bool explicitObject) {
+  auto it = overloads_.find(f->name);
+  if (it == overloads_.end())
+    return f;
+  for (Expr *a : e->args)
+    if (!check(a))
+      return nullptr;
+  // A member named inside a member function passes `this` first, as the call will.
+  std::vector<std::pair<FunctionDecl *, std::vector<int>>> viable;
+  for (FunctionDecl *c : it->second) {
+    bool member = c->owner && !c->isStaticMember;
+    Expr *thisArg = nullptr;
+    if (member && !explicitObject) {
+      if (!fn_ || !fn_->owner || fn_->isStaticMember)
+        continue;
+      thisArg = make(ExprKind::Ident, e->loc);
+      thisArg->name = "this";
+      if (!check(thisArg))
+        continue;
+    }
+    std::vector<Expr *> args = e->args;
+    if (thisArg)
+      args.insert(args.begin(), thisArg);
+    const Type *ft = c->type;
+    if (!ft || args.size() > ft->params.size() + (ft->variadic ? 1000 : 0))
+      continue;
+    bool ok = true;
+    for (size_t i = args.size(); i < c->params.size(); ++i)
+      if (!c->params[i]->init)
+        ok = false;
+    std::vector<int> ranks;
+    for (size_t i = 0; ok && i < args.size() && i < ft->params.size(); ++i) {
+      int r = conversionRank(args[i], ft->params[i]);
+      if (r < 0)
+        ok = false;
+      ranks.push_back(r);
+    }
+    if (ok)
+      viable.push_back({c, ranks});
+  }
+  auto better = [](const std::vector<int> &a, const std::vector<int> &b) {
+    bool strictly = false;
+    for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+      if (a[i] > b[i])
+        return false;
+      strictly |= a[i] < b[i];
+    }
+    return strictly;
+  };
+  FunctionDecl *best = nullptr;
+  for (auto &[c, ranks] : viable) {
+    bool beatsAll = true;
+    for (auto &[o, oranks] : viable)
+      if (o != c && !better(ranks, oranks))
+        beatsAll = false;
+    if (beatsAll)
+      best = c;
+  }
+  if (best)
+    return best;
+  std::string n = f->name;
+  if (viable.empty())
+    error(e->loc, "no matching function for call to '" + n + "'");
+  else
+    error(e->loc, "call to '" + n + "' is ambiguous");
+  for (FunctionDecl *c : it->second)
+    diags_.note(c->loc, "candidate: '" + c->type->str() + "'");
+  return nullptr;
+}
+
+} // namespace kern::frontend::sema_detail
