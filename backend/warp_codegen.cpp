@@ -79,7 +79,14 @@ void WarpCodegen::emit() {
                                   "warp.state");
     state->setAlignment(llvm::Align(8));
     warp_ = state;
-    localHi_ = b_.CreateAdd(localLo_, b_.getInt64(frameBytes), "local.hi");
+    // The top of this frame: above the slots of device functions inlined here too, which
+    // the optimiser may place above the kernel's own (the return address's slot bounds them).
+    Value *frameTop = b_.CreatePtrToInt(
+        b_.CreateIntrinsic(llvm::Intrinsic::addressofreturnaddress, {b_.getPtrTy()}, {}),
+        b_.getInt64Ty(), "frame.top");
+    localHi_ = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax,
+                                        b_.CreateAdd(localLo_, b_.getInt64(frameBytes)), frameTop,
+                                        nullptr, "local.hi");
     b_.CreateStore(localHi_, warp_);
     b_.CreateStore(b_.getInt64(0),
                    b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), warp_, kWarpTicks));

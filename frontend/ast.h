@@ -85,8 +85,10 @@ enum class ExprKind {
   SizeofExpr,  // sizeof operands[0]
   InitList,    // { operands... } (initialisers only)
   Temporary,   // sema: a temporary holding the rvalue operands[0]; the value is its address
-  StmtExpr,    // GNU `({ stmts; expr; })`: body (a Compound); the value is its last expression
-               // statement's (sema makes that expression an rvalue), void if there is none
+  Construct,   // sema: a struct object made by its constructor call operands[0] (a struct rvalue)
+  ConstructTarget, // sema: in that call, the address of the object being constructed
+  StmtExpr,        // GNU `({ stmts; expr; })`: body (a Compound); the value is its last expression
+                   // statement's (sema makes that expression an rvalue), void if there is none
 };
 
 enum class UnaryOp { Plus, Minus, Not, BitNot, Deref, AddrOf, PreInc, PreDec, PostInc, PostDec };
@@ -272,6 +274,14 @@ struct FunctionDecl : Decl {
   bool isConstMethod = false; // `int f() const`
   bool isStaticMember = false;
   bool isOverloaded = false; // another function has this name (C++ overloading)
+  bool isConstructor = false;
+  /// A constructor's member initialisers, `: re(a), im(b)`: sema runs them before the body.
+  struct MemberInit {
+    SourceLoc loc;
+    std::string name;
+    std::vector<Expr *> args;
+  };
+  std::vector<MemberInit> memberInits;
   const Type *type = nullptr;
   FunctionDecl *definition = nullptr; // the defining declaration when this is a prototype
   bool isKernel() const { return quals.global; }

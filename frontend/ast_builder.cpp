@@ -14,7 +14,14 @@ namespace kern::frontend {
 namespace builder_detail {
 
 void Builder::externalDeclaration(P::ExternalDeclarationContext *ctx) {
-  if (auto *fd = ctx->functionDefinition()) {
+  if (auto *cd = ctx->constructorDefinition()) {
+    FunctionDecl *f = constructor(cd->constructorSpecifier(), cd->parameterTypeList(),
+                                  cd->constructorInitializer(), cd->compoundStatement(),
+                                  loc(cd->qualifiedId()->Identifier().back()));
+    f->name = cd->qualifiedId()->getText();
+    place(f);
+    tu_.decls.push_back(f);
+  } else if (auto *fd = ctx->functionDefinition()) {
     functionDefinition(fd);
   } else if (auto *d = ctx->declaration()) {
     for (Decl *decl : declaration(d->declarationSpecifiers(), d->initDeclaratorList(), true)) {
@@ -50,6 +57,43 @@ void Builder::namespaceDefinition(P::NamespaceDefinitionContext *ctx) {
     externalDeclaration(ed);
   if (named)
     namespaces_.pop_back();
+}
+
+FunctionDecl *Builder::constructor(const std::vector<P::ConstructorSpecifierContext *> &specs,
+                                   P::ParameterTypeListContext *params,
+                                   P::ConstructorInitializerContext *inits,
+                                   P::CompoundStatementContext *body, SourceLoc at) {
+  auto *f = tu_.make<FunctionDecl>();
+  f->loc = at;
+  f->isConstructor = true;
+  for (auto *sp : specs) {
+    if (sp->Device())
+      f->quals.device = true;
+    else if (sp->Host())
+      f->quals.host = true;
+    else if (sp->Inline() || sp->ForceInline())
+      f->quals.isInline = true;
+  }
+  f->returnType = tu_.make<TypeSyntax>();
+  f->returnType->loc = at;
+  f->returnType->keywords = {"void"};
+  if (params)
+    parameters(params, f);
+  if (inits)
+    for (auto *mi : inits->memberInitializer()) {
+      FunctionDecl::MemberInit m;
+      m.loc = loc(mi->Identifier());
+      m.name = mi->Identifier()->getText();
+      if (mi->argumentExpressionList())
+        m.args = arguments(mi->argumentExpressionList());
+      f->memberInits.push_back(m);
+    }
+  if (body) {
+    ++functionDepth_;
+    f->body = compound(body);
+    --functionDepth_;
+  }
+  return f;
 }
 
 void Builder::templateDeclaration(P::TemplateDeclarationContext *ctx) {
@@ -131,10 +175,6 @@ void Builder::functionDefinition(P::FunctionDefinitionContext *ctx) {
     tu_.decls.push_back(def);
   }
   DeclInfo d = declarator(ctx->declarator(), false);
-  if (d.isOperator) {
-    addUnsupported(d.loc, "operator overloading");
-    return;
-  }
   if (!d.isFunction) {
     error(d.loc, "expected a function declarator before the body of '" + d.name + "'");
     return;
@@ -238,7 +278,12 @@ bool parseTranslationUnit(const PreprocessedSource &src, TranslationUnit &tu,
   if (!tree) {
     tokens.seek(0);
     parser.reset();
-    parser.typeNames = builtinTypeNames;
+    parser.typeNames = builtinTypeNames; // what the first attempt learnt is learnt again
+    parser.templateNames.clear();
+    parser.nsStack.clear();
+    parser.nsAliases.clear();
+    parser.usingNamespaces.clear();
+    parser.structStack.clear();
     interp->setPredictionMode(antlr4::atn::PredictionMode::LL);
     parser.setErrorHandler(makeSyntaxErrorStrategy(src, diags));
     try {

@@ -34,11 +34,8 @@ std::vector<Decl *> Builder::declarators(const Specs &s, P::InitDeclaratorListCo
   }
   for (auto *id : list->initDeclarator()) {
     DeclInfo d = declarator(id->declarator(), false);
-    if (d.isOperator) {
-      if (fileScope)
-        addUnsupported(d.loc, "operator overloading");
-      else
-        error(d.loc, "operator overloading is not supported");
+    if (d.isOperator && !fileScope) {
+      error(d.loc, "operators can only be declared at namespace scope or in a struct");
       continue;
     }
     if (d.isFunction) {
@@ -333,20 +330,32 @@ void Builder::memberFunction(P::StructDeclarationContext *ctx, StructDecl *sd, c
 }
 
 void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
-  if (!ctx->declarationSpecifiers()) {
-    if (!ctx->LeftParen())
-      return; // public: / private: / protected:
-    error(loc(ctx),
-          ctx->Tilde() ? "destructors are not supported" : "constructors are not supported");
+  if (auto *cd = ctx->constructorDeclaration()) {
+    SourceLoc at = loc(cd->Identifier());
+    if (cd->Tilde()) {
+      // A destructor that does nothing is harmless; one with a body is not run yet.
+      if (cd->compoundStatement() && !cd->compoundStatement()->blockItem().empty())
+        error(at, "destructors are not supported yet");
+      return;
+    }
+    if (functionDepth_ > 0 || sd->name.empty()) {
+      error(at, "constructors of a local or unnamed struct are not supported");
+      return;
+    }
+    FunctionDecl *f = constructor(cd->constructorSpecifier(), cd->parameterTypeList(),
+                                  cd->constructorInitializer(), cd->compoundStatement(), at);
+    std::string shortName = cd->Identifier()->getText();
+    f->name = sd->name + "::" + shortName;
+    f->ns = sd->name;
+    f->owner = sd;
+    sd->methods.push_back(f);
     return;
   }
+  if (!ctx->declarationSpecifiers())
+    return; // public: / private: / protected:
   if (ctx->compoundStatement()) {
     Specs fs = specs(ctx->declarationSpecifiers());
     DeclInfo d = declarator(ctx->declarator(), false);
-    if (d.isOperator) {
-      error(d.loc, "operator overloading is not supported yet");
-      return;
-    }
     if (!d.isFunction) {
       error(d.loc, "expected a function declarator before the body of '" + d.name + "'");
       return;

@@ -88,6 +88,11 @@ private:
   }
 
   void namespaceDefinition(P::NamespaceDefinitionContext *ctx);
+  /// A constructor written inside struct `sd` (`sd` null: `S::S(...) {...}` after it).
+  FunctionDecl *constructor(const std::vector<P::ConstructorSpecifierContext *> &specs,
+                            P::ParameterTypeListContext *params,
+                            P::ConstructorInitializerContext *inits,
+                            P::CompoundStatementContext *body, SourceLoc at);
   void templateDeclaration(P::TemplateDeclarationContext *ctx);
   TemplateArg templateArgument(P::TemplateArgumentContext *ctx);
   Decl *usingDeclaration(P::UsingDeclarationContext *ctx);

@@ -94,8 +94,13 @@ Stmt *Builder::statement(P::StatementContext *ctx) {
     if (js->Break())
       return makeStmt(StmtKind::Break, loc(js));
     Stmt *s = makeStmt(StmtKind::Return, loc(js));
-    if (auto *e = js->expression())
+    if (auto *e = js->expression()) {
       s->expr = expression(e);
+    } else if (js->LeftBrace()) {
+      s->expr = makeExpr(ExprKind::InitList, loc(js->LeftBrace()));
+      if (auto *il = js->initializerList())
+        initializerList(il, s->expr);
+    }
     return s;
   }
   auto *us = ctx->unsupportedStatement();

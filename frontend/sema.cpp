@@ -485,6 +485,7 @@ void Sema::function(FunctionDecl *f) {
     else
       f->definition = def;
     mergeDefaultArguments(pf, f);
+    f->isOverloaded |= pf->isOverloaded;
     if (!f->body)
       return;
   }
@@ -498,6 +499,8 @@ void Sema::function(FunctionDecl *f) {
 }
 
 void Sema::functionBody(FunctionDecl *f) {
+  if (f->isConstructor)
+    memberInitializers(f);
   fn_ = f;
   side_ = f->quals.global || (f->quals.device && !f->quals.host) ? Side::Device
           : f->quals.device                                      ? Side::Both
@@ -573,6 +576,12 @@ void Sema::localVar(VarDecl *v) {
     return;
   }
   scope_->names[v->name] = v;
+  if (!v->init && !v->quals.isExtern && !v->quals.shared && constructorOf(t))
+    v->init = constructorCall(t, {}, v->loc); // `S x;`: the default constructor
+  if (t->isArray() && constructorOf(t->elem)) {
+    error(v->loc, "arrays of a struct with constructors are not supported yet");
+    return;
+  }
   if (t->isReference) {
     if (!v->init || v->init->kind == ExprKind::InitList) {
       error(v->loc, "declaration of reference variable '" + v->name + "' requires an initializer");
@@ -592,6 +601,8 @@ void Sema::localVar(VarDecl *v) {
 }
 
 void Sema::initializer(VarDecl *v, Expr *&init, const Type *t) {
+  if (init->kind == ExprKind::InitList && t->isStruct() && constructorOf(t))
+    init = constructorCall(t, init->operands, init->loc); // `S x = {a, b};` calls S(a, b)
   if (init->kind == ExprKind::InitList) {
     if (t->isArray()) {
       if (t->count && init->operands.size() > t->count) {
@@ -771,6 +782,10 @@ void Sema::stmt(Stmt *s) {
     if (!s->expr) {
       if (!ret->isVoid() && fn_->name != "main")
         error(s->loc, "non-void function '" + fn_->name + "' should return a value");
+      return;
+    }
+    if (s->expr->kind == ExprKind::InitList) { // `return {a, b};`
+      s->expr = bracedValue(s->expr, ret);
       return;
     }
     if (!check(s->expr))

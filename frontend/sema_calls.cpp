@@ -38,7 +38,7 @@ void Sema::call(Expr *e) {
     memberCall(e); // `obj.f(...)` naming a member function becomes a call of `S::f`
   if (callee->kind == ExprKind::Ident && !resolveTemplate(callee, e->args))
     return;
-  if (callee->kind == ExprKind::Ident && !e->isLaunch && functionalCast(e))
+  if (callee->kind == ExprKind::Ident && !e->isLaunch && (functionalCast(e) || construct(e)))
     return;
   if (callee->kind != ExprKind::Ident ||
       (!e->isLaunch && dynamic_cast<VarDecl *>(lookup(callee->name)))) {

@@ -217,6 +217,8 @@ void Sema::checkExpr(Expr *e) {
     error(e->loc, "initializer list is only allowed in a declaration");
     return;
   case ExprKind::Temporary: // made by sema, typed when made
+  case ExprKind::Construct:
+  case ExprKind::ConstructTarget:
     return;
   case ExprKind::StmtExpr:
     stmtExpr(e);
@@ -442,6 +444,8 @@ void Sema::unary(Expr *e) {
   Expr *&o = e->operands[0];
   if (!check(o))
     return;
+  if (e->unaryOp != UnaryOp::AddrOf && operatorCall(e))
+    return;
   switch (e->unaryOp) {
   case UnaryOp::Plus:
   case UnaryOp::Minus:
@@ -565,6 +569,8 @@ void Sema::binary(Expr *e) {
   Expr *&l = e->operands[0];
   Expr *&r = e->operands[1];
   if (!check(l) | !check(r))
+    return;
+  if (operatorCall(e))
     return;
   BinaryOp op = e->binaryOp;
   if (op == BinaryOp::Comma) {
@@ -776,6 +782,8 @@ void Sema::conditional(Expr *e) {
 void Sema::index(Expr *e) {
   if (!check(e->operands[0]) | !check(e->operands[1]))
     return;
+  if (operatorCall(e))
+    return;
   Expr *b = rvalue(e->operands[0]), *i = rvalue(e->operands[1]);
   if (b->type->isInteger() && i->type->isPointer())
     std::swap(b, i); // `i[p]` is `p[i]`
@@ -832,6 +840,13 @@ void Sema::member(Expr *e) {
 }
 
 void Sema::cast(Expr *e) {
+  if (e->operands[0]->kind == ExprKind::InitList && e->typeSyntax) { // `(T){...}`
+    if (const Type *t = resolve(e->typeSyntax, defaultSpace())) {
+      e->operands[0] = bracedValue(e->operands[0], t);
+      e->type = e->operands[0]->type ? t : nullptr;
+    }
+    return;
+  }
   if (!check(e->operands[0]))
     return;
   const Type *to = resolve(e->typeSyntax, defaultSpace());

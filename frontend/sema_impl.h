@@ -199,6 +199,23 @@ private:
   /// Appends the default arguments that a call to `f` leaves out.
   void defaultArguments(Expr *e, FunctionDecl *f);
 
+  // ---- constructors and operators (sema_objects.cpp) ----
+  /// The constructors of struct type `t` (the first of the overload set), or null.
+  FunctionDecl *constructorOf(const Type *t);
+  /// `S(args)` with S a struct that has constructors: `e` becomes a Construct. False if `e`
+  /// is no such call.
+  bool construct(Expr *e);
+  /// A call `S(args)` of struct type `t` (the form sema checks to construct one).
+  Expr *constructorCall(const Type *t, std::vector<Expr *> args, SourceLoc at);
+  /// A braced list `{a, b}` made a value of type `t`: the constructor call, or the list
+  /// checked as an initialiser of a `t` (the lowering builds it in a temporary).
+  Expr *bracedValue(Expr *list, const Type *t);
+  /// A constructor's member initialisers, as assignments at the start of its body.
+  void memberInitializers(FunctionDecl *f);
+  /// An operator applied to a struct (`a * b`, `-v`, `a[i]`, `a += b`): the call of the
+  /// member or namespace-scope `operatorX` it names, if there is one. False otherwise.
+  bool operatorCall(Expr *e);
+
   // ---- templates (sema_templates.cpp) ----
   std::set<Decl *> instances_;
   std::map<std::pair<FunctionDecl *, std::string>, FunctionDecl *> instanceByArgs_;

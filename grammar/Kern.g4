@@ -72,6 +72,43 @@ grammar Kern;
     return n;
   }
 
+  // The structs being parsed, innermost last: `S(` inside struct S declares a constructor.
+  std::vector<std::string> structStack;
+  int constructorNameAt() {
+    int i = 1;
+    while (true) {
+      size_t t = _input->LA(i);
+      if (t == Device || t == Host || t == Inline || t == ForceInline ||
+          (t == Identifier && _input->LT(i)->getText() == "explicit"))
+        ++i;
+      else
+        break;
+    }
+    return i;
+  }
+  bool constructorAhead() {
+    if (structStack.empty() || structStack.back().empty())
+      return false;
+    int i = constructorNameAt();
+    if (_input->LA(i) == Tilde)
+      ++i;
+    return _input->LA(i) == Identifier && _input->LT(i)->getText() == structStack.back() &&
+           _input->LA(i + 1) == LeftParen;
+  }
+  // `S::S(` or `ns::S::S(` at namespace scope.
+  bool outOfClassConstructorAhead() {
+    int i = constructorNameAt();
+    std::string last, prev;
+    while (_input->LA(i) == Identifier) {
+      prev = last;
+      last = _input->LT(i)->getText();
+      if (_input->LA(i + 1) != ColonColon)
+        break;
+      i += 2;
+    }
+    return !prev.empty() && prev == last && _input->LA(i + 1) == LeftParen;
+  }
+
   // Names declared as templates (qualified as types are): `name <` then opens template arguments.
   std::set<std::string> templateNames;
   bool isTemplateName(const std::string &written) const {
@@ -219,7 +256,8 @@ grammar Kern;
 translationUnit : externalDeclaration* EOF ;
 
 externalDeclaration
-  : functionDefinition
+  : {outOfClassConstructorAhead()}? constructorDefinition
+  | functionDefinition
   | declaration
   | templateDeclaration
   | namespaceDefinition
@@ -312,8 +350,9 @@ typedefName : {isTypeName(qualifiedNameAt(1)) && !typeSpecified()}? qualifiedId 
 
 structSpecifier
   : (Struct | Union | Class) (alignSpecifier | attributeSpecifier)* Identifier?
-    { if ($ctx->Identifier()) typeNames.insert(qualify($ctx->Identifier()->getText())); }
-    '{' structDeclaration* '}' (alignSpecifier | attributeSpecifier)*
+    { if ($ctx->Identifier()) typeNames.insert(qualify($ctx->Identifier()->getText()));
+      structStack.push_back($ctx->Identifier() ? $ctx->Identifier()->getText() : ""); }
+    '{' structDeclaration* '}' { structStack.pop_back(); } (alignSpecifier | attributeSpecifier)*
   | (Struct | Union | Class) (alignSpecifier | attributeSpecifier)* Identifier
     { typeNames.insert(qualify($ctx->Identifier()->getText())); }
   ;
@@ -321,12 +360,33 @@ structSpecifier
 structDeclaration
   : {_input->LT(1)->getText() == "public" || _input->LT(1)->getText() == "private" ||
      _input->LT(1)->getText() == "protected"}? Identifier ':' // an access specifier
-  | declarationSpecifiers structDeclarator (',' structDeclarator)* ';'
-  | declarationSpecifiers ';'
-  | declarationSpecifiers declarator compoundStatement ';'? // a member function
-  // a constructor or destructor, recognised to be reported
-  | Tilde? Identifier '(' balancedParens* ')' (':' ~('{' | ';')*)? (compoundStatement ';'? | ';')
+  | {constructorAhead()}? constructorDeclaration
+  | {!constructorAhead()}? declarationSpecifiers structDeclarator (',' structDeclarator)* ';'
+  | {!constructorAhead()}? declarationSpecifiers ';'
+  | {!constructorAhead()}? declarationSpecifiers declarator compoundStatement ';'? // a member function
   ;
+
+// `S(args) : field(value), ... { body }` (and `~S()`), inside struct S.
+constructorDeclaration
+  : constructorSpecifier* Tilde? Identifier '(' parameterTypeList? ')' constructorInitializer?
+    (compoundStatement ';'? | ';')
+  ;
+
+// `S::S(args) : ... { body }` after struct S.
+constructorDefinition
+  : constructorSpecifier* qualifiedId '(' parameterTypeList? ')' constructorInitializer?
+    compoundStatement
+  ;
+
+constructorSpecifier
+  : Device | Host | Inline | ForceInline
+  | {_input->LT(1)->getText() == "explicit"}? Identifier
+  ;
+
+constructorInitializer : ':' memberInitializer (',' memberInitializer)* ;
+
+memberInitializer
+  : Identifier ('(' argumentExpressionList? ')' | '{' argumentExpressionList? '}') ;
 
 structDeclarator
   : declarator (':' conditionalExpression)?
@@ -467,6 +527,7 @@ jumpStatement
   | Continue ';'
   | Break ';'
   | Return expression? ';'
+  | Return '{' initializerList? ','? '}' ';' // C++: the result built from a braced list
   ;
 
 unsupportedStatement

@@ -133,6 +133,29 @@ LValue Lowerer::lvalue(fe::Expr *e) {
 }
 
 LValue Lowerer::structValue(fe::Expr *e) {
+  if (e->kind == ExprKind::InitList && e->type && e->type->isStruct()) {
+    // `return {a, b};`, `(S){a, b}`: the value built in a temporary.
+    LocalSlot *s = newSlot(e->type->str(), e->type);
+    initMemory(slotAddr(s), slotSpace(), e->type, e, e->loc, true);
+    LValue lv;
+    lv.addr = slotAddr(s);
+    lv.space = slotSpace();
+    lv.type = e->type;
+    return lv;
+  }
+  if (e->kind == ExprKind::Construct) {
+    // A fresh object, then its constructor's call with the object's address as `this`.
+    LocalSlot *s = newSlot(e->type->str(), e->type);
+    Expr *saved = constructTarget_;
+    constructTarget_ = slotAddr(s);
+    rvalue(e->operands[0]);
+    constructTarget_ = saved;
+    LValue lv;
+    lv.addr = slotAddr(s);
+    lv.space = slotSpace();
+    lv.type = e->type;
+    return lv;
+  }
   if (e->kind == ExprKind::Call && e->builtin == -2)
     return construct(e);
   if (e->kind == ExprKind::Cast && !e->typeSyntax && e->type->isStruct() &&
@@ -568,8 +591,18 @@ Expr *Lowerer::rvalue(fe::Expr *e) {
     return cast(v, to);
   }
   case ExprKind::InitList:
+    if (e->type && e->type->isStruct())
+      return structValue(e).addr;
     error(e->loc, "initializer list is only allowed in a declaration");
     return constInt(Type::i32(true), 0);
+  case ExprKind::Construct:
+    return structValue(e).addr;
+  case ExprKind::ConstructTarget:
+    if (!constructTarget_) {
+      error(e->loc, "internal: a constructor's object outside its construction");
+      return constInt(Type::ptr(slotSpace()), 0);
+    }
+    return cast(constructTarget_, irType(e->type));
   case ExprKind::Temporary: {
     // A temporary a const reference (or a member function's `this`) binds to: the value in a
     // fresh local slot, or a struct rvalue where it was made.

@@ -1,0 +1,198 @@
+// C++ objects as CUDA code makes them: constructors (a struct value built by calling its
+// constructor on a fresh object: `cuComplex c(1, 2)`, `S x;`, `S x = {a, b}`, `S(a, b)` in an
+// expression, member initialiser lists), and operators on structs (`a * b + c`, `-v`, `v[i]`,
+// `a += b`) as calls of the member or namespace-scope function `operatorX`.
+#include "frontend/sema_impl.h"
+
+namespace kern::frontend::sema_detail {
+
+FunctionDecl *Sema::constructorOf(const Type *t) {
+  if (!t || !t->isStruct() || t->record->name.empty())
+    return nullptr;
+  const std::string &n = t->record->name;
+  size_t cut = n.rfind("::");
+  std::string shortName = cut == std::string::npos ? n : n.substr(cut + 2);
+  auto it = fileScope_.names.find(n + "::" + shortName);
+  if (it == fileScope_.names.end())
+    return nullptr;
+  auto *f = dynamic_cast<FunctionDecl *>(it->second);
+  return f && f->isConstructor ? f : nullptr;
+}
+
+Expr *Sema::constructorCall(const Type *t, std::vector<Expr *> args, SourceLoc at) {
+  Expr *e = make(ExprKind::Call, at);
+  Expr *callee = make(ExprKind::Ident, at);
+  callee->name = t->record->name;
+  e->operands = {callee};
+  e->args = std::move(args);
+  return e;
+}
+
+bool Sema::construct(Expr *e) {
+  Expr *callee = e->operands[0];
+  const Type *t = nullptr;
+  if (Decl *d = lookup(callee->name)) {
+    // Inside a member function, the struct's own name finds its constructors.
+    auto *f = dynamic_cast<FunctionDecl *>(d);
+    if (!f || !f->isConstructor || callee->decl)
+      return false; // a function of that name
+    t = f->owner->type;
+  } else {
+    t = lookupStruct(callee->name);
+    if (!t)
+      t = lookupTypedef(callee->name);
+  }
+  FunctionDecl *ctor = constructorOf(t);
+  if (!ctor)
+    return false;
+  // The constructor is called on the object being made, which the lowering provides.
+  Expr *target = make(ExprKind::ConstructTarget, e->loc);
+  target->type = types_.pointerTo(t, side_ == Side::Host ? AddrSpace::Host : AddrSpace::Local);
+  Expr *c = make(ExprKind::Call, e->loc);
+  Expr *ctorName = make(ExprKind::Ident, callee->loc);
+  ctorName->name = ctor->name;
+  ctorName->decl = ctor; // the object is passed explicitly
+  c->operands = {ctorName};
+  c->args = e->args;
+  c->args.insert(c->args.begin(), target);
+  if (!check(c))
+    return true; // reported
+  e->kind = ExprKind::Construct;
+  e->operands = {c};
+  e->args.clear();
+  e->type = t;
+  e->isLValue = false;
+  return true;
+}
+
+Expr *Sema::bracedValue(Expr *list, const Type *t) {
+  if (constructorOf(t)) {
+    Expr *c = constructorCall(t, list->operands, list->loc);
+    check(c);
+    return c;
+  }
+  if (!t->isStruct() && !t->isScalar()) {
+    error(list->loc, "a braced list cannot make a value of type '" + t->str() + "'");
+    return list;
+  }
+  VarDecl scratch; // initializer() may refine an array's size through it
+  scratch.type = t;
+  initializer(&scratch, list, t);
+  if (list->kind == ExprKind::InitList && !t->isStruct())
+    return list->operands.empty() ? list : list->operands[0];
+  return list;
+}
+
+void Sema::memberInitializers(FunctionDecl *f) {
+  if (!f->body || f->memberInits.empty())
+    return;
+  const Type *st = f->owner->type;
+  std::vector<Stmt *> inits;
+  for (auto &m : f->memberInits) {
+    const StructField *field = st->record->field(m.name);
+    if (!field) {
+      error(m.loc,
+            "member initializer '" + m.name + "' does not name a field of '" + st->str() + "'");
+      continue;
+    }
+    Expr *value = nullptr;
+    if (constructorOf(field->type)) {
+      value = constructorCall(field->type, m.args, m.loc);
+    } else if (m.args.size() == 1) {
+      value = m.args[0];
+    } else if (m.args.empty() && field->type->isScalar()) {
+      value = make(ExprKind::IntLit, m.loc); // `x()`: value-initialised, zero
+      value->text = "0";
+    } else {
+      error(m.loc, "cannot initialize member '" + m.name + "' of type '" + field->type->str() +
+                       "' with " + std::to_string(m.args.size()) + " values");
+      continue;
+    }
+    Expr *self = make(ExprKind::Ident, m.loc);
+    self->name = "this";
+    Expr *member = make(ExprKind::Member, m.loc);
+    member->isArrow = true;
+    member->name = m.name;
+    member->operands = {self};
+    Expr *assign = make(ExprKind::Binary, m.loc);
+    assign->binaryOp = BinaryOp::Assign;
+    assign->operands = {member, value};
+    Stmt *s = tu_.make<Stmt>(StmtKind::Expr);
+    s->loc = m.loc;
+    s->expr = assign;
+    inits.push_back(s);
+  }
+  f->body->body.insert(f->body->body.begin(), inits.begin(), inits.end());
+  f->memberInits.clear();
+}
+
+bool Sema::operatorCall(Expr *e) {
+  std::string symbol;
+  std::vector<Expr *> operands = e->operands;
+  if (e->kind == ExprKind::Binary) {
+    if (e->binaryOp == BinaryOp::Comma || e->binaryOp == BinaryOp::LogAnd ||
+        e->binaryOp == BinaryOp::LogOr)
+      return false;
+    symbol = binaryOpSpelling(e->binaryOp);
+  } else if (e->kind == ExprKind::Unary) {
+    switch (e->unaryOp) {
+    case UnaryOp::Plus:
+      symbol = "+";
+      break;
+    case UnaryOp::Minus:
+      symbol = "-";
+      break;
+    case UnaryOp::Not:
+      symbol = "!";
+      break;
+    case UnaryOp::BitNot:
+      symbol = "~";
+      break;
+    case UnaryOp::PreInc:
+      symbol = "++";
+      break;
+    case UnaryOp::PreDec:
+      symbol = "--";
+      break;
+    default:
+      return false;
+    }
+  } else if (e->kind == ExprKind::Index) {
+    symbol = "[]";
+  } else {
+    return false;
+  }
+  bool anyStruct = false;
+  for (Expr *o : operands)
+    anyStruct |= o->type && o->type->isStruct();
+  if (!anyStruct)
+    return false;
+  std::string name = "operator" + symbol;
+  FunctionDecl *member = method(operands[0]->type, name);
+  auto *free = dynamic_cast<FunctionDecl *>(lookup(name));
+  if (free && free->owner)
+    free = nullptr;
+  if (!member && !free)
+    return false;
+  Expr *callee;
+  std::vector<Expr *> args;
+  if (member) {
+    callee = make(ExprKind::Member, e->loc);
+    callee->name = name;
+    callee->operands = {operands[0]};
+    args.assign(operands.begin() + 1, operands.end());
+  } else {
+    callee = make(ExprKind::Ident, e->loc);
+    callee->name = name;
+    args = operands;
+  }
+  e->kind = ExprKind::Call;
+  e->operands = {callee};
+  e->args = args;
+  e->type = nullptr;
+  e->isLValue = false;
+  call(e);
+  return true;
+}
+
+} // namespace kern::frontend::sema_detail
