@@ -48,6 +48,9 @@ std::unique_ptr<frontend::TranslationUnit> checkFile(frontend::SourceManager &sm
   auto tu = std::make_unique<frontend::TranslationUnit>();
   if (!frontend::parseTranslationUnit(pp, *tu, diags))
     return nullptr;
+  if (extension(sm.fileName(fileId)) == ".c") // a C file: everything in it has C linkage
+    for (frontend::Decl *d : tu->decls)
+      d->quals.externC = true;
   // 3. Names, types, qualifiers, execution sides, implicit conversions. A C or C++ file that
   // includes no CUDA header is the host compiler's, as nvcc compiles it: no CUDA types.
   frontend::SemaOptions semaOptions;

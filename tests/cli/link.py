@@ -122,6 +122,26 @@ VALID["vector_names"] = program("vector_names", {
     "shapes.c": "struct float2 { float x, y; };\ntypedef struct float2 float2;\n"
                 "float area(int w, int h) { float2 s = {(float)w, (float)h}; return s.x * s.y; }\n"})
 
+# C linkage carries no types: extern "C" functions link by name, as a C linker links them, when
+# their results and parameters are passed alike (cuda-samples' simpleAtomicIntrinsics declares
+# `bool computeGold` and defines `int computeGold`). The caller converts as it declared.
+VALID["c_linkage"] = program("c_linkage", {
+    "main.cu": "#include <stdio.h>\n"
+               "extern \"C\" bool computeGold(int *data, const unsigned int len);\n"
+               "extern \"C\" { unsigned char lowByte(int v); }\n"
+               "extern \"C\" int twice(char c);\n"
+               "extern \"C\" int counter;\n"
+               "int main() {\n    int d[3] = {4, 5, 6};\n"
+               "    bool ok = computeGold(d, 3);\n"
+               "    printf(\"%d %d %d %d %d\\n\", ok, computeGold(d, 3) + 10, lowByte(258),"
+               " twice(300), counter);\n"
+               "    return 0;\n}\n",
+    "gold.cpp": "extern \"C\" int computeGold(int *data, const int len);\n"
+                "int counter = 0;\n"
+                "int computeGold(int *data, const int len) { counter++; return data[len - 1] - 4; }\n"
+                "extern \"C\" int lowByte(int v) { return v; }\n",
+    "twice.c": "int twice(int c) { return 2 * c; }\n"})
+
 if NVCC:
     if not os.path.exists(NVCC):
         sys.exit(77)
@@ -202,6 +222,23 @@ for name, first in (("cuda.cu", ""), ("runtime.cpp", "#include <cuda_runtime.h>\
     check(["run"] + redefined(name, first), 1, err=[
         f"{name}:{line}:3: error: 'uchar4' is a CUDA built-in type here (a .cu file, or one that "
         "includes a CUDA header); only a C or C++ file without CUDA headers may declare it"])
+
+check(["run"] + VALID["c_linkage"], 0, out=["1 11 2 88 1"])
+# ...not when one of them is a C++ function (its types are part of it), nor when the types are
+# not passed alike (float and int) or the parameters differ in number.
+cxx = program("cxx_linkage", {
+    "main.cu": "bool gold(int *p, unsigned n);\nint main() { int d[1] = {1}; return gold(d, 1); }\n",
+    "gold.cpp": "int gold(int *p, int n) { return p[n - 1]; }\n"})
+check(["run"] + cxx, 1, err=[
+    "main.cu:1:6: error: conflicting types for 'gold' across files: 'bool (int *, unsigned int)' "
+    "and 'int (int *, int)'", "gold.cpp:1:5: note: the other declaration",
+    "main.cu:1:6: note: a C++ function's parameter and result types must be the same in every "
+    "file; only functions declared extern \"C\" in both link by name alone, as in C"])
+for decl in ("float gold(int *p, int n)", "int gold(int *p)"):
+    unlike = program("unlike" + str(len(decl)), {
+        "main.cu": "extern \"C\" " + decl + ";\nint main() { return 0; }\n",
+        "gold.c": "int gold(int *p, int n) { return p[n - 1]; }\n"})
+    check(["run"] + unlike, 1, err=["error: conflicting types for 'gold' across files"])
 
 for f in failures:
     print("FAIL:", f)
