@@ -124,7 +124,9 @@ VALID["vector_names"] = program("vector_names", {
 
 # C linkage carries no types: extern "C" functions link by name, as a C linker links them, when
 # their results and parameters are passed alike (cuda-samples' simpleAtomicIntrinsics declares
-# `bool computeGold` and defines `int computeGold`). The caller converts as it declared.
+# `bool computeGold` and defines `int computeGold`). The caller converts as it declared: the
+# int 2 read as bool is true, 1 (a native build leaves 2 in the bool, which C++ leaves
+# undefined, and prints "2 12 ...").
 VALID["c_linkage"] = program("c_linkage", {
     "main.cu": "#include <stdio.h>\n"
                "extern \"C\" bool computeGold(int *data, const unsigned int len);\n"
