@@ -218,6 +218,7 @@ struct Qualifiers {
   bool shared = false;   // __shared__
   bool constant = false; // __constant__
   bool isExtern = false;
+  bool externC = false; // C linkage: inside extern "C", or declared in a C file (.c)
   bool isStatic = false;
   bool isInline = false;          // inline / __inline__ / __forceinline__
   bool noinline = false;          // __noinline__

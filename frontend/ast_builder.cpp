@@ -39,9 +39,24 @@ void Builder::externalDeclaration(P::ExternalDeclarationContext *ctx) {
     }
   } else if (auto *u = ctx->unsupportedDeclaration()) {
     unsupported(u);
-  } else {
-    for (auto *inner : ctx->externalDeclaration()) // extern "C" { ... }
+  } else if (ctx->Extern()) {
+    // extern "C" { ... } or extern "C" declaration: C linkage, under which functions link by
+    // name alone (link.cpp). Without braces a variable is only declared, as with `extern`.
+    const size_t first = tu_.decls.size();
+    for (auto *inner : ctx->externalDeclaration())
       externalDeclaration(inner);
+    bool braces = false;
+    for (auto *child : ctx->children)
+      braces = braces || child->getText() == "{";
+    const bool isC = ctx->StringLiteral()->getText() == "\"C\"";
+    for (size_t i = first; i < tu_.decls.size(); ++i) {
+      Decl *d = tu_.decls[i];
+      if (!dynamic_cast<FunctionDecl *>(d) && !dynamic_cast<VarDecl *>(d))
+        continue;
+      d->quals.externC = d->quals.externC || isC;
+      if (!braces && dynamic_cast<VarDecl *>(d))
+        d->quals.isExtern = true;
+    }
   }
 }
 

@@ -50,6 +50,34 @@ bool compatible(const Decl *a, const Decl *b) {
   return typeText(a) == typeText(b);
 }
 
+/// What a C linker sees of two declarations of one function: only the name. They are linked
+/// when both have C linkage (extern "C", or a C file), take as many parameters, and each pair of
+/// parameter types, and the results, are passed alike: integers, bool and pointers all in an
+/// integer register, so `bool f(int *, unsigned)` and `int f(int *, int)` are one function
+/// (cuda-samples' simpleAtomicIntrinsics declares its computeGold so). A call then converts
+/// arguments and result as the declaration it was written against says (ir/lower_calls.cpp).
+/// Kernels are not: their parameters are laid out in memory by type.
+bool passedAlike(const Type *a, const Type *b) {
+  auto integerLike = [](const Type *t) { return t->isInteger() || t->isPointer(); };
+  return (integerLike(a) && integerLike(b)) || a->str() == b->str();
+}
+bool cLinkageCompatible(const Decl *a, const Decl *b, bool requireExternC) {
+  auto *fa = dynamic_cast<const FunctionDecl *>(a);
+  auto *fb = dynamic_cast<const FunctionDecl *>(b);
+  if (!fa || !fb || !fa->type || !fb->type || fa->quals.global || fb->quals.global)
+    return false;
+  if (requireExternC && !(fa->quals.externC && fb->quals.externC))
+    return false;
+  const Type *ta = fa->type, *tb = fb->type;
+  if (ta->params.size() != tb->params.size() || ta->variadic != tb->variadic ||
+      !passedAlike(ta->elem, tb->elem))
+    return false;
+  for (size_t i = 0; i < ta->params.size(); ++i)
+    if (!passedAlike(ta->params[i], tb->params[i]))
+      return false;
+  return true;
+}
+
 std::string cudaKind(const Decl *d) {
   const Qualifiers &q = d->quals;
   if (dynamic_cast<const FunctionDecl *>(d))
@@ -98,6 +126,14 @@ private:
             (d->quals.isStatic || (v && isConstObject(v) && !v->quals.isExtern && v->init)))
           internals_[i].insert(d->name);
       }
+      // C++: a function first declared extern "C" keeps C linkage in its later declarations.
+      std::set<std::string> cNames;
+      for (Decl *d : units_[i]->decls)
+        if (linkable(d) && d->quals.externC)
+          cNames.insert(d->name);
+      for (Decl *d : units_[i]->decls)
+        if (linkable(d) && cNames.count(d->name))
+          d->quals.externC = true;
       for (Decl *d : units_[i]->decls)
         if (linkable(d) && !internals_[i].count(d->name))
           externals_[d->name].decls.push_back({d, i});
@@ -158,11 +194,15 @@ private:
               ref, "the other declaration");
         return;
       }
-      if (!compatible(d, ref)) {
+      if (!compatible(d, ref) && !cLinkageCompatible(d, ref, true)) {
         error(d,
               "conflicting types for '" + name + "' across files: '" + typeText(d) + "' and '" +
                   typeText(ref) + "'",
               ref, "the other declaration");
+        if (cLinkageCompatible(d, ref, false))
+          diags_.note(d->loc, "a C++ function's parameter and result types must be the same in "
+                              "every file; only functions declared extern \"C\" in both link "
+                              "by name alone, as in C");
         return;
       }
       if (cudaKind(d) != cudaKind(ref)) {

@@ -45,6 +45,11 @@ const std::set<std::string> kSystemHeaders = {"stdio.h",
                                               "cerrno",
                                               "sys/types.h"};
 
+const std::set<std::string> kCudaHeaders = {
+    "cuda_runtime.h", "cuda.h",        "cuda_runtime_api.h", "device_launch_parameters.h",
+    "vector_types.h", "cuda_fp16.h",   "device_functions.h", "cuda_profiler_api.h",
+    "helper_cuda.h",  "helper_math.h", "math_constants.h",   "cooperative_groups.h"};
+
 // Headers of CUDA and of C++ that kern knows but whose contents are not supported yet: the
 // include is accepted, and the first use of what they declare gets its own diagnostic
 // ("cooperative groups are not supported", "templates are not supported yet").

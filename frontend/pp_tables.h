@@ -13,6 +13,9 @@ extern const std::set<std::string> kSystemHeaders;
 /// Headers of CUDA and of C++ that kern knows but whose contents are not supported yet: the
 /// include is accepted, and the first use of what they declare gets its own diagnostic.
 extern const std::set<std::string> kDeferredHeaders;
+/// CUDA's headers (and the samples' helpers that stand for them): a C or C++ file that includes
+/// none of them sees no CUDA type, as when nvcc hands it to the host compiler.
+extern const std::set<std::string> kCudaHeaders;
 /// Macros that a built-in header defines when it is included, and only then.
 extern const std::map<std::string, std::vector<const char *>> kHeaderMacros;
 /// `NAME VALUE` definitions every program starts with.

@@ -32,6 +32,7 @@ SourceLoc PreprocessedSource::map(uint32_t line, uint32_t col) const {
 
 namespace {
 
+using pp_detail::kCudaHeaders;
 using pp_detail::kDeferredHeaders;
 using pp_detail::kHeaderMacros;
 using pp_detail::kPredefined;
@@ -552,6 +553,8 @@ private:
     }
     SourceLoc fileLoc = locAt(static_cast<uint32_t>(rest[0].col));
     const std::string base = std::filesystem::path(name).filename().string();
+    if (kCudaHeaders.count(name) || kCudaHeaders.count(base))
+      out_.includesCudaHeader = true;
     const bool builtIn = kSystemHeaders.count(name) || kSystemHeaders.count(base) ||
                          kHeaderMacros.count(name) || kDeferredHeaders.count(name);
     if (angled && builtIn) {

@@ -18,6 +18,9 @@ struct PreprocessedSource {
   /// True if the text asked about `__CUDA_ARCH__` (#ifdef, defined(), or used it): its device
   /// code and its host code may then differ, and the file needs a pass of each.
   bool usesCudaArch = false;
+  /// True if the text includes one of CUDA's headers (cuda_runtime.h, vector_types.h...), or
+  /// a sample helper that includes them, directly or through another header.
+  bool includesCudaHeader = false;
   /// Maps an output (line, col) back to the original location.
   SourceLoc map(uint32_t line, uint32_t col) const;
 };

@@ -852,8 +852,9 @@ void Sema::scopedStmt(Stmt *s) {
 
 namespace kern::frontend {
 
-bool analyze(TranslationUnit &tu, TypeContext &types, DiagnosticEngine &diags) {
-  sema_detail::Sema s(tu, types, diags);
+bool analyze(TranslationUnit &tu, TypeContext &types, DiagnosticEngine &diags,
+             const SemaOptions &options) {
+  sema_detail::Sema s(tu, types, diags, options);
   return s.run();
 }
 

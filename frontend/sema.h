@@ -27,10 +27,20 @@ enum BuiltinObject : int {
   kBuiltinStdin,
 };
 
+/// What sema knows of a translation unit beyond its text.
+struct SemaOptions {
+  /// False for a C or C++ source file (.c, .cpp...) that includes no CUDA header: nvcc hands
+  /// such a file to the host compiler, where CUDA's vector types do not exist, so a program may
+  /// declare its own `uchar4` (CUDA's samples do); the declaration then replaces kern's
+  /// built-in type of that name in this file.
+  bool cudaTypes = true;
+};
+
 /// Checks and annotates `tu`. Every problem is a diagnostic; returns false if any error.
 /// After success: every Expr has a type; implicit conversions are explicit Cast nodes whose
 /// typeSyntax is null (array-to-pointer decay included: a Cast from an array to a pointer);
 /// every Ident names a VarDecl, FunctionDecl, enumerator (isEnumConst) or builtin.
-bool analyze(TranslationUnit &tu, TypeContext &types, DiagnosticEngine &diags);
+bool analyze(TranslationUnit &tu, TypeContext &types, DiagnosticEngine &diags,
+             const SemaOptions &options = {});
 
 } // namespace kern::frontend

@@ -717,11 +717,13 @@ void Sema::binary(Expr *e) {
       return;
     }
     if (lt->isPointer() && rt->isPointer()) {
+      if (rt->elem->isVoid() && !lt->elem->isVoid()) { // `p == v`: compared as void pointers
+        l = convert(lv, rt, "comparison");
+        r = rv;
+        return;
+      }
       l = lv;
-      r = convert(rv,
-                  lt->elem->isVoid() || rt->elem->isVoid() || sameIgnoringSpace(lt->elem, rt->elem)
-                      ? lt
-                      : rt,
+      r = convert(rv, lt->elem->isVoid() || sameIgnoringSpace(lt->elem, rt->elem) ? lt : rt,
                   "comparison");
       return;
     }

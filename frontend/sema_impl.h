@@ -37,8 +37,8 @@ enum class Side { Host, Device, Both };
 
 class Sema {
 public:
-  Sema(TranslationUnit &tu, TypeContext &types, DiagnosticEngine &diags)
-      : tu_(tu), types_(types), diags_(diags) {
+  Sema(TranslationUnit &tu, TypeContext &types, DiagnosticEngine &diags, const SemaOptions &options)
+      : tu_(tu), types_(types), diags_(diags), options_(options) {
     scope_ = &fileScope_;
     auto &td = fileScope_.typedefs;
     td["size_t"] = types_.get(TypeKind::ULong);
@@ -104,6 +104,7 @@ private:
   TranslationUnit &tu_;
   TypeContext &types_;
   DiagnosticEngine &diags_;
+  SemaOptions options_;
   Scope fileScope_;
   Scope *scope_;
   std::deque<Scope> scopes_;
@@ -273,6 +274,15 @@ private:
   void topLevel(Decl *d);
 
   void declareTypedef(TypedefDecl *td);
+
+  /// Is file-scope typedef `name`, of type `t`, one of CUDA's vector types or dim3? A file that
+  /// sees no CUDA header (SemaOptions::cudaTypes) may declare its own.
+  bool isCudaType(const std::string &name, const Type *t) const {
+    if (scope_ != &fileScope_)
+      return false;
+    auto it = vectorTypes_.find(name);
+    return (it != vectorTypes_.end() && it->second == t) || t == types_.dim3Ty();
+  }
 
   void globalVar(VarDecl *v);
 

@@ -123,10 +123,22 @@ void Sema::declareTypedef(TypedefDecl *td) {
   td->type = t;
   auto it = scope_->typedefs.find(td->name);
   if (it != scope_->typedefs.end() && it->second != t) {
-    error(td->loc, "typedef redefinition with different types ('" + t->str() + "' vs '" +
-                       it->second->str() + "')");
-    return;
+    if (isCudaType(td->name, it->second) && !options_.cudaTypes) {
+      // Not a redefinition: the host compiler's file has no CUDA type of this name.
+    } else if (isCudaType(td->name, it->second)) {
+      error(td->loc, "'" + td->name +
+                         "' is a CUDA built-in type here (a .cu file, or one that includes a "
+                         "CUDA header); only a C or C++ file without CUDA headers may declare it");
+      return;
+    } else {
+      error(td->loc, "typedef redefinition with different types ('" + t->str() + "' vs '" +
+                         it->second->str() + "')");
+      return;
+    }
   }
+  // C++: an unnamed struct named by a typedef takes that name for linkage and diagnostics.
+  if (t->isStruct() && t->record->name.empty())
+    t->record->name = td->name;
   scope_->typedefs[td->name] = t;
 }
 

@@ -50,17 +50,30 @@ Expr *Lowerer::call(fe::Expr *e) {
     args.push_back(slotAddr(result));
   }
   appendArguments(e, args);
-  Expr *c = node(ir::ExprKind::Call, result ? Type::voidTy() : irType(e->type));
+  // A declaration linked by name alone to a definition of other integer types (extern "C",
+  // frontend/link.cpp): the values are converted as the callee and the caller declare them.
+  // (The callee's body may not be lowered yet: its types come from its definition's.)
+  auto differs = [](Type a, Type b) { return a != b && !(a.isPtr() && b.isPtr()); };
+  const fe::Type *defType =
+      fd->definition && fd->definition->type ? fd->definition->type : fd->type;
+  const size_t hidden = result ? 1 : 0;
+  for (size_t i = 0; i + hidden < args.size() && i < defType->params.size(); ++i)
+    if (Type want = irType(defType->params[i]); differs(args[i + hidden]->type, want))
+      args[i + hidden] = cast(args[i + hidden], want);
+  const Type wanted = result ? Type::voidTy() : irType(e->type);
+  const Type returned = defType->elem->isStruct() ? Type::voidTy() : irType(defType->elem);
+  Expr *c = node(ir::ExprKind::Call, differs(wanted, returned) ? returned : wanted);
   c->callee = callee;
   c->ops = std::move(args);
   c->site = m_.addSite(SiteKind::Call, e->loc, "call " + fd->name);
-  if (c->type.isVoid()) {
+  if (c->type.isVoid() || wanted.isVoid()) {
     Stmt *s = emit(ir::StmtKind::Eval, e->loc);
     s->value = c;
     return result ? slotAddr(result) : constInt(Type::i32(true), 0);
   }
   // Evaluate the call where it stands in the source order.
-  return snapshot(c, fd->name + ".result", e->loc);
+  Expr *r = snapshot(c, fd->name + ".result", e->loc);
+  return differs(wanted, r->type) ? (wanted.isBool() ? toBool(r) : cast(r, wanted)) : r;
 }
 
 Expr *Lowerer::functionPointer(fe::Expr *e) {

@@ -86,7 +86,7 @@ private:
   Block *cur_ = nullptr;
   std::map<fe::VarDecl *, Storage> locals_;
   std::vector<Expr *> dynamicSharedRefs_;
-  Var *sret_ = nullptr; // the hidden result pointer of a function returning a struct
+  Var *sret_ = nullptr;             // the hidden result pointer of a function returning a struct
   Expr *constructTarget_ = nullptr; // the object a constructor call being lowered makes
   std::map<Var *, LocalSlot *> addressSlots_; // address snapshots into local slots
   uint32_t nextVarId_ = 0;

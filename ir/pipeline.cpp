@@ -18,6 +18,18 @@ std::unique_ptr<Module> buildModule(frontend::SourceManager &sm, uint32_t fileId
 
 namespace {
 
+std::string extension(const std::string &name) {
+  const size_t dot = name.rfind('.');
+  return dot == std::string::npos ? "" : name.substr(dot);
+}
+
+/// Whether nvcc compiles a file of this name as CUDA (.cu and headers, kern's .kern, text with
+/// no file) rather than handing it to the host compiler (.c, .cc, .cpp, .cxx).
+bool isCudaSource(const std::string &name) {
+  const std::string ext = extension(name);
+  return !(ext == ".c" || ext == ".cc" || ext == ".cpp" || ext == ".cxx" || ext == ".C");
+}
+
 /// Preprocesses, parses and checks one file as one translation unit; null on error. Sets
 /// `usesCudaArch` if the file asked about __CUDA_ARCH__.
 std::unique_ptr<frontend::TranslationUnit> checkFile(frontend::SourceManager &sm, uint32_t fileId,
@@ -36,8 +48,14 @@ std::unique_ptr<frontend::TranslationUnit> checkFile(frontend::SourceManager &sm
   auto tu = std::make_unique<frontend::TranslationUnit>();
   if (!frontend::parseTranslationUnit(pp, *tu, diags))
     return nullptr;
-  // 3. Names, types, qualifiers, execution sides, implicit conversions.
-  if (!frontend::analyze(*tu, types, diags))
+  if (extension(sm.fileName(fileId)) == ".c") // a C file: everything in it has C linkage
+    for (frontend::Decl *d : tu->decls)
+      d->quals.externC = true;
+  // 3. Names, types, qualifiers, execution sides, implicit conversions. A C or C++ file that
+  // includes no CUDA header is the host compiler's, as nvcc compiles it: no CUDA types.
+  frontend::SemaOptions semaOptions;
+  semaOptions.cudaTypes = isCudaSource(sm.fileName(fileId)) || pp.includesCudaHeader;
+  if (!frontend::analyze(*tu, types, diags, semaOptions))
     return nullptr;
   return tu;
 }

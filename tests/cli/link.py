@@ -93,6 +93,57 @@ VALID["extern"] = program("extern", {
     "b.cu": "int table[4] = {1, 2, 3, 4};\nint count = 9;\nstatic int hits = 0;\n"
             "int bump(void) { return ++hits; }\n"})
 
+# A C or C++ file without CUDA headers is the host compiler's, as nvcc compiles it: it may name
+# its own types as CUDA names vector types (cuda-samples' bmploader.cpp declares its uchar4).
+VALID["vector_names"] = program("vector_names", {
+    "image.cu": "#include <stdio.h>\n"
+                "extern \"C\" void loadImage(uchar4 **dst, int n);\n"
+                "extern \"C\" float area(int w, int h);\n"
+                "__global__ void brightness(const uchar4 *p, int *out) {\n"
+                "    atomicAdd(out, p[threadIdx.x].x + p[threadIdx.x].y + p[threadIdx.x].z);\n}\n"
+                "int main() {\n"
+                "    uchar4 *h, *d;\n    int *o, r = 0;\n    loadImage(&h, 4);\n"
+                "    cudaMalloc(&d, 4 * sizeof(uchar4));\n    cudaMalloc(&o, sizeof(int));\n"
+                "    cudaMemset(o, 0, sizeof(int));\n"
+                "    cudaMemcpy(d, h, 4 * sizeof(uchar4), cudaMemcpyHostToDevice);\n"
+                "    brightness<<<1, 4>>>(d, o);\n"
+                "    cudaMemcpy(&r, o, sizeof(int), cudaMemcpyDeviceToHost);\n"
+                "    printf(\"sum %d alpha %d area %g\\n\", r, h[3].w, area(3, 4));\n"
+                "    return 0;\n}\n",
+    "loader.cpp": "#include <stdio.h>\n#include <stdlib.h>\n"
+                  "typedef struct {\n    unsigned char x, y, z, w;\n} uchar4;\n"
+                  "extern \"C\" void loadImage(uchar4 **dst, int n) {\n"
+                  "    if (sizeof(uchar4) != 4) printf(\"bad size\\n\");\n"
+                  "    *dst = (uchar4 *)malloc(n * sizeof(uchar4));\n"
+                  "    for (int i = 0; i < n; ++i) {\n"
+                  "        uchar4 p = {(unsigned char)i, (unsigned char)(2 * i),"
+                  " (unsigned char)(3 * i), 255};\n"
+                  "        (*dst)[i] = p;\n    }\n}\n",
+    "shapes.c": "struct float2 { float x, y; };\ntypedef struct float2 float2;\n"
+                "float area(int w, int h) { float2 s = {(float)w, (float)h}; return s.x * s.y; }\n"})
+
+# C linkage carries no types: extern "C" functions link by name, as a C linker links them, when
+# their results and parameters are passed alike (cuda-samples' simpleAtomicIntrinsics declares
+# `bool computeGold` and defines `int computeGold`). The caller converts as it declared: the
+# int 2 read as bool is true, 1 (a native build leaves 2 in the bool, which C++ leaves
+# undefined, and prints "2 12 ...").
+VALID["c_linkage"] = program("c_linkage", {
+    "main.cu": "#include <stdio.h>\n"
+               "extern \"C\" bool computeGold(int *data, const unsigned int len);\n"
+               "extern \"C\" { unsigned char lowByte(int v); }\n"
+               "extern \"C\" int twice(char c);\n"
+               "extern \"C\" int counter;\n"
+               "int main() {\n    int d[3] = {4, 5, 6};\n"
+               "    bool ok = computeGold(d, 3);\n"
+               "    printf(\"%d %d %d %d %d\\n\", ok, computeGold(d, 3) + 10, lowByte(258),"
+               " twice(300), counter);\n"
+               "    return 0;\n}\n",
+    "gold.cpp": "extern \"C\" int computeGold(int *data, const int len);\n"
+                "int counter = 0;\n"
+                "int computeGold(int *data, const int len) { counter++; return data[len - 1] - 4; }\n"
+                "extern \"C\" int lowByte(int v) { return v; }\n",
+    "twice.c": "int twice(int c) { return 2 * c; }\n"})
+
 if NVCC:
     if not os.path.exists(NVCC):
         sys.exit(77)
@@ -161,6 +212,35 @@ missing = program("missing", {"a.cu": "int f(void);\nint main() { return f(); }\
                               "b.cu": "int g(void) { return 2; }\n"})
 check(["run"] + missing, 1, err=["'f' is declared but never defined"])
 check(["run"] + VALID["extern"], 0, out=["3 9 5"])
+
+check(["run"] + VALID["vector_names"], 0, out=["sum 36 alpha 255 area 12"])
+# In a .cu file, or a C++ file that includes a CUDA header, uchar4 is CUDA's.
+def redefined(name, first_line):
+    return program(name, {
+        "main.cu": "int main() { return 0; }\n",
+        name: first_line + "typedef struct {\n    unsigned char x, y, z, w;\n} uchar4;\n"})
+for name, first in (("cuda.cu", ""), ("runtime.cpp", "#include <cuda_runtime.h>\n")):
+    line = 4 if first else 3
+    check(["run"] + redefined(name, first), 1, err=[
+        f"{name}:{line}:3: error: 'uchar4' is a CUDA built-in type here (a .cu file, or one that "
+        "includes a CUDA header); only a C or C++ file without CUDA headers may declare it"])
+
+check(["run"] + VALID["c_linkage"], 0, out=["1 11 2 88 1"])
+# ...not when one of them is a C++ function (its types are part of it), nor when the types are
+# not passed alike (float and int) or the parameters differ in number.
+cxx = program("cxx_linkage", {
+    "main.cu": "bool gold(int *p, unsigned n);\nint main() { int d[1] = {1}; return gold(d, 1); }\n",
+    "gold.cpp": "int gold(int *p, int n) { return p[n - 1]; }\n"})
+check(["run"] + cxx, 1, err=[
+    "main.cu:1:6: error: conflicting types for 'gold' across files: 'bool (int *, unsigned int)' "
+    "and 'int (int *, int)'", "gold.cpp:1:5: note: the other declaration",
+    "main.cu:1:6: note: a C++ function's parameter and result types must be the same in every "
+    "file; only functions declared extern \"C\" in both link by name alone, as in C"])
+for decl in ("float gold(int *p, int n)", "int gold(int *p)"):
+    unlike = program("unlike" + str(len(decl)), {
+        "main.cu": "extern \"C\" " + decl + ";\nint main() { return 0; }\n",
+        "gold.c": "int gold(int *p, int n) { return p[n - 1]; }\n"})
+    check(["run"] + unlike, 1, err=["error: conflicting types for 'gold' across files"])
 
 for f in failures:
     print("FAIL:", f)
