@@ -325,6 +325,7 @@ void Builder::memberFunction(P::StructDeclarationContext *ctx, StructDecl *sd, c
   f->isConstMethod = d.isConstMethod;
   f->isStaticMember = fs.quals.isStatic;
   f->quals.isStatic = false;
+  f->quals.isInline |= body != nullptr; // defined in its class: inline, as C++ makes it
   f->body = body;
   sd->methods.push_back(f);
 }
@@ -348,6 +349,7 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
     f->name = sd->name + "::" + shortName;
     f->ns = sd->name;
     f->owner = sd;
+    f->quals.isInline |= f->body != nullptr;
     sd->methods.push_back(f);
     return;
   }

@@ -100,8 +100,9 @@ public:
   bool run() {
     collect();
     renameClashes();
-    for (auto &[name, e] : externals_)
-      resolve(name, e);
+    for (auto &[k, e] : externals_)
+      resolve(e.decls.front().first->name, e);
+    mismatchedOverloads();
     return !failed_;
   }
 
@@ -136,15 +137,92 @@ private:
           d->quals.externC = true;
       for (Decl *d : units_[i]->decls)
         if (linkable(d) && !internals_[i].count(d->name))
-          externals_[d->name].decls.push_back({d, i});
+          externals_[key(d)].decls.push_back({d, i});
     }
+    // C++ functions of one name with other parameters are other functions (overloads), told
+    // apart as the files' own overloads are.
+    std::map<std::string, std::set<std::string>> keysByName;
+    for (auto &[k, e] : externals_)
+      keysByName[e.decls.front().first->name].insert(k);
+    for (auto &[k, e] : externals_)
+      if (keysByName[e.decls.front().first->name].size() > 1)
+        for (auto &[d, file] : e.decls)
+          if (auto *f = dynamic_cast<FunctionDecl *>(d))
+            f->isOverloaded = true;
+  }
+
+  /// A C++ function declared in one file and defined in another with other parameters is,
+  /// to C++, two functions, one never defined; almost always the declaration is wrong.
+  void mismatchedOverloads() {
+    // A variable and a function of one name (the function's entity is keyed by its types).
+    for (auto &[k, e] : externals_) {
+      Decl *d = e.decls.front().first;
+      if (!dynamic_cast<VarDecl *>(d))
+        continue;
+      for (auto &[k2, e2] : externals_)
+        if (Decl *fn = e2.decls.front().first;
+            k2 != k && fn->name == d->name && dynamic_cast<FunctionDecl *>(fn)) {
+          error(d,
+                "'" + d->name +
+                    "' is declared as a variable here and as a function in another "
+                    "file",
+                fn, "the other declaration");
+          break;
+        }
+    }
+    for (auto &[k, e] : externals_) {
+      Decl *d = e.decls.front().first;
+      auto *f = dynamic_cast<FunctionDecl *>(d);
+      if (!f || k == d->name)
+        continue;
+      bool defined = false;
+      for (auto &[o, file] : e.decls)
+        defined |= isDefinition(o);
+      if (defined)
+        continue;
+      for (auto &[k2, e2] : externals_) {
+        Decl *other = e2.decls.front().first;
+        if (k2 == k || other->name != d->name || e2.decls.front().second == e.decls.front().second)
+          continue;
+        Decl *def = nullptr;
+        for (auto &[o, file] : e2.decls)
+          if (isDefinition(o))
+            def = o;
+        if (!def)
+          continue;
+        error(d,
+              "conflicting types for '" + d->name + "' across files: '" + typeText(d) + "' and '" +
+                  typeText(def) + "'",
+              def, "the other declaration");
+        if (cLinkageCompatible(d, def, false))
+          diags_.note(d->loc, "a C++ function's parameter and result types must be the same in "
+                              "every file; only functions declared extern \"C\" in both link "
+                              "by name alone, as in C");
+        break;
+      }
+    }
+  }
+
+  /// What identifies an external name: for a C++ function, its name and parameter types (C++
+  /// mangles them in); for a variable or a function with C linkage, the name alone.
+  static std::string key(const Decl *d) {
+    auto *f = dynamic_cast<const FunctionDecl *>(d);
+    if (!f || f->quals.externC || !f->type || f->name == "main")
+      return d->name;
+    std::string k = d->name + "(";
+    for (const Type *p : f->type->params)
+      k += p->str() + ",";
+    return k + ")";
   }
 
   /// A file-local name that another file also uses gets the file's number appended.
   void renameClashes() {
+    std::set<std::string> externalNames;
+    for (auto &[k, e] : externals_)
+      externalNames.insert(e.decls.front().first->name);
     for (size_t i = 0; i < units_.size(); ++i)
       for (const std::string &name : internals_[i]) {
-        bool clash = externals_.count(name) > 0;
+        bool clash = externalNames.count(name) > 0;
         for (size_t j = 0; j < units_.size() && !clash; ++j)
           clash = j != i && internals_[j].count(name);
         if (!clash)

@@ -233,6 +233,8 @@ public:
     }
     if (options.cudaArch > 0)
       define(tokenize("__CUDA_ARCH__ " + std::to_string(options.cudaArch)), {}, false);
+    if (options.cplusplus)
+      define(tokenize("__cplusplus 201703L"), {}, false);
   }
 
   PreprocessedSource run(uint32_t fileId) {

@@ -36,6 +36,9 @@ struct PreprocessOptions {
   /// Non-zero: the device pass, with `__CUDA_ARCH__` defined as this (the compute capability
   /// of the modelled GPU times 100: 900 for cc 9.0). Zero: the host pass, where it is not.
   int cudaArch = 0;
+  /// A C++ file (.cu, .cpp, .kern...): `__cplusplus` is defined, as nvcc and g++ define it
+  /// (C++17); a C file (.c) has C linkage and no `__cplusplus`.
+  bool cplusplus = true;
 };
 
 /// Preprocesses file `fileId` of `sm`. Errors (unterminated #if, bad directive, missing

@@ -448,7 +448,11 @@ void Sema::function(FunctionDecl *f) {
     error(f->loc, "'main' must be a host function");
     return;
   }
-  if (findBuiltin(f->name) >= 0 && f->name != "main") {
+  // CUDA's integer min/max helpers are not C library names: a program may define its own
+  // (as host code compiled without CUDA's headers does), which then hides kern's.
+  static const std::set<std::string> definable = {"min",   "max",   "umin",   "umax",
+                                                  "llmin", "llmax", "ullmin", "ullmax"};
+  if (findBuiltin(f->name) >= 0 && f->name != "main" && !definable.count(f->name)) {
     // A program may declare a C library function itself (e.g. a prototype of printf);
     // defining one is not allowed, since kern provides it.
     if (f->body) {

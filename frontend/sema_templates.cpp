@@ -163,6 +163,7 @@ FunctionDecl *Sema::instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Ex
 
   FunctionDecl *inst = Cloner(tu_).function(tmpl);
   inst->name = name;
+  inst->quals.isInline = true; // each file that uses an instantiation has its own copy
   instanceByArgs_[key] = inst;
   instances_.insert(inst);
   tu_.decls.push_back(inst);

@@ -78,8 +78,9 @@ void Lowerer::globalVar(fe::VarDecl *v) {
     // A declaration only; the definition (if any) comes separately.
     bool defined = false;
     for (fe::Decl *d : tu_.decls)
-      if (d != v && d->name == v->name && dynamic_cast<fe::VarDecl *>(d) && !d->quals.isExtern)
-        defined = true;
+      if (auto *o = dynamic_cast<fe::VarDecl *>(d);
+          o && o != v && o->name == v->name && (!o->quals.isExtern || o->init))
+        defined = true; // `int x = 1;`, or `extern "C" const int x = 1;`
     if (defined)
       return;
   }

@@ -39,7 +39,9 @@ std::unique_ptr<frontend::TranslationUnit> checkFile(frontend::SourceManager &sm
                                                      bool *usesCudaArch) {
   const unsigned errorsBefore = diags.errorCount();
   // 1. #include, #define, #if: text -> text with a line map back to the sources.
-  frontend::PreprocessedSource pp = frontend::preprocess(sm, fileId, diags, ppOptions);
+  frontend::PreprocessOptions fileOptions = ppOptions;
+  fileOptions.cplusplus = extension(sm.fileName(fileId)) != ".c";
+  frontend::PreprocessedSource pp = frontend::preprocess(sm, fileId, diags, fileOptions);
   if (usesCudaArch)
     *usesCudaArch = pp.usesCudaArch;
   if (diags.errorCount() > errorsBefore)

@@ -144,6 +144,38 @@ VALID["c_linkage"] = program("c_linkage", {
                 "extern \"C\" int lowByte(int v) { return v; }\n",
     "twice.c": "int twice(int c) { return 2 * c; }\n"})
 
+# C++ functions of one name with other parameters in two files are two functions (cuda-samples'
+# histogram has an addByte in each of two files); an extern "C" constant declared in a shared
+# header and defined in one file is read by the others; member functions defined in a class in a
+# shared header are inline (one per file, the same).
+VALID["cxx_names"] = program("cxx_names", {
+    "shared.cuh": "#pragma once\n#include <stdio.h>\n#include <cuda_runtime.h>\n"
+                  "extern \"C\" const unsigned kLimit;\n"
+                  "struct Counter {\n    int n;\n"
+                  "    __host__ __device__ void add(int v) { n += v; }\n};\n"
+                  "int runA(void);\nint runB(void);\n",
+    "a.cu": "#include \"shared.cuh\"\n"
+            "extern \"C\" const unsigned kLimit;\n"
+            "extern \"C\" const unsigned kLimit = 4 * 2;\n"
+            "inline __device__ void addByte(unsigned *h, unsigned v) { atomicAdd(h + v, 1); }\n"
+            "__global__ void ka(unsigned *h) { addByte(h, threadIdx.x % 2); }\n"
+            "int runA(void) {\n    unsigned *d, r[2];\n    cudaMalloc(&d, sizeof r);\n"
+            "    cudaMemset(d, 0, sizeof r);\n    ka<<<1, 6>>>(d);\n"
+            "    cudaMemcpy(r, d, sizeof r, cudaMemcpyDeviceToHost);\n"
+            "    Counter c = {0};\n    c.add((int)r[1]);\n    return c.n;\n}\n",
+    "b.cu": "#include \"shared.cuh\"\n"
+            "inline __device__ void addByte(unsigned *h, unsigned v, unsigned tag) {"
+            " atomicAdd(h + v, tag); }\n"
+            "__global__ void kb(unsigned *h) { addByte(h, 0, threadIdx.x); }\n"
+            "int runB(void) {\n    unsigned *d, r = 0;\n    cudaMalloc(&d, sizeof r);\n"
+            "    cudaMemset(d, 0, sizeof r);\n    kb<<<1, 4>>>(d);\n"
+            "    cudaMemcpy(&r, d, sizeof r, cudaMemcpyDeviceToHost);\n"
+            "    Counter c = {1};\n    c.add((int)r);\n    return c.n;\n}\n",
+    "main.cpp": "#include \"shared.cuh\"\n"
+                "static unsigned umin(unsigned a, unsigned b) { return a < b ? b : a; }\n"
+                "int main() { printf(\"%d %d %u %u\\n\", runA(), runB(), kLimit, umin(1, 2));"
+                " return 0; }\n"})
+
 if NVCC:
     if not os.path.exists(NVCC):
         sys.exit(77)
@@ -226,6 +258,8 @@ for name, first in (("cuda.cu", ""), ("runtime.cpp", "#include <cuda_runtime.h>\
         "includes a CUDA header); only a C or C++ file without CUDA headers may declare it"])
 
 check(["run"] + VALID["c_linkage"], 0, out=["1 11 2 88 1"])
+# (its own umin, a host function of a C++ file, hides CUDA's: this one returns the larger)
+check(["run"] + VALID["cxx_names"], 0, out=["3 7 8 2"])
 # ...not when one of them is a C++ function (its types are part of it), nor when the types are
 # not passed alike (float and int) or the parameters differ in number.
 cxx = program("cxx_linkage", {
