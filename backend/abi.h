@@ -73,6 +73,10 @@ struct KernWarpCtx {
   /// Kernels compiled as coroutines: the handle of this warp's coroutine while it is suspended
   /// at a barrier (resumed by calling the function pointer at its start with the handle).
   void *coro;
+  /// Where the launch's dynamic shared memory (`extern __shared__`) starts in the block's
+  /// shared memory: after the kernel's static shared variables, 16-byte aligned. Device
+  /// functions read it here, since they do not know which kernel called them.
+  uint64_t dynamicSharedOffset;
 };
 
 /// What host functions receive as their hidden first parameter (opaque to compiled code).
@@ -293,4 +297,5 @@ static_assert(offsetof(KernWarpCtx, threadIdx) == 96);
 static_assert(offsetof(KernWarpCtx, shadow) == 504);
 static_assert(offsetof(KernWarpCtx, finished) == 500);
 static_assert(offsetof(KernWarpCtx, coro) == 512);
-static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 40);
+static_assert(offsetof(KernWarpCtx, dynamicSharedOffset) == 520);
+static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 48);

@@ -79,8 +79,7 @@ void WarpCodegen::emit() {
                                   "warp.state");
     state->setAlignment(llvm::Align(8));
     warp_ = state;
-    // The top of this frame: above the slots of device functions inlined here too, which
-    // the optimiser may place above the kernel's own (the return address's slot bounds them).
+    // The frame's top (the return address's slot) bounds the slots of inlined functions too.
     Value *frameTop = b_.CreatePtrToInt(
         b_.CreateIntrinsic(llvm::Intrinsic::addressofreturnaddress, {b_.getPtrTy()}, {}),
         b_.getInt64Ty(), "frame.top");
@@ -918,8 +917,11 @@ Value *WarpCodegen::emitExprShape(const ir::Expr &e) {
     return b_.CreateCall(fn, {ctx_, b_.getInt32(e.global ? e.global->id : 0)},
                          e.global ? e.global->name : "global");
   }
-  case ExprKind::SharedAddr:
-    return b_.CreateAdd(sharedLo_, b_.getInt64(e.intValue), "shared.addr");
+  case ExprKind::SharedAddr: // dynamicShared: from where the calling kernel's region starts
+    return b_.CreateAdd(e.dynamicShared ? b_.CreateAdd(sharedLo_, loadCtx(kCtxDynamicShared,
+                                                                          b_.getInt64Ty(), "dyn"))
+                                        : sharedLo_,
+                        b_.getInt64(e.intValue), "shared.addr");
   case ExprKind::ParamAddr: {
     // The packed parameter buffer is the same for every lane (CUDA's parameter space).
     Value *params = b_.CreatePtrToInt(loadCtx(kCtxParams, b_.getPtrTy(), "params"), b_.getInt64Ty(),

@@ -42,6 +42,7 @@ enum CtxOffset : unsigned {
   kCtxFinished = offsetof(KernWarpCtx, finished),
   kCtxShadow = offsetof(KernWarpCtx, shadow),
   kCtxCoro = offsetof(KernWarpCtx, coro),
+  kCtxDynamicShared = offsetof(KernWarpCtx, dynamicSharedOffset),
 };
 // The KernCounterView and KernAccessMemo fields compiled code reads.
 enum MemoOffset : unsigned {

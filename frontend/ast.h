@@ -37,6 +37,12 @@ struct TypeOp {
   SourceLoc loc;         // Function: the parameter list
 };
 
+/// A template argument as written: a type or a constant expression.
+struct TemplateArg {
+  TypeSyntax *type = nullptr;
+  Expr *value = nullptr;
+};
+
 /// A type as written: specifiers plus declarator operators.
 ///   `const unsigned int * const p[3]` -> keywords {"unsigned","int"}, isConst, ops as below.
 struct TypeSyntax {
@@ -44,12 +50,13 @@ struct TypeSyntax {
   /// Builtin type keywords in source order, e.g. {"unsigned","long","long"}; empty when the
   /// base type is named (typedef name such as `size_t`, `float4`, `dim3`) or a struct/enum.
   std::vector<std::string> keywords;
-  std::string name;                // a typedef / builtin type name, e.g. "size_t", "dim3"
-  std::string structName;          // `struct S` (used with or without structDef)
-  StructDecl *structDef = nullptr; // `struct S { ... }` written inline
-  std::string enumName;            // `enum E` (no definition)
-  Decl *enumDef = nullptr;         // `enum E { ... }` written inline (an EnumDecl)
-  bool isConst = false;            // applies to the base type
+  std::string name;                      // a typedef / builtin type name, e.g. "size_t", "dim3"
+  std::string structName;                // `struct S` (used with or without structDef)
+  std::vector<TemplateArg> templateArgs; // `S<float, 4>`: a class template's arguments
+  StructDecl *structDef = nullptr;       // `struct S { ... }` written inline
+  std::string enumName;                  // `enum E` (no definition)
+  Decl *enumDef = nullptr;               // `enum E { ... }` written inline (an EnumDecl)
+  bool isConst = false;                  // applies to the base type
   bool isVolatile = false;
   /// Declarator operators in C's binding order, applied to the base type one after another:
   /// `int *a[4]` (array of 4 pointers to int) -> {Pointer, Array(4)};
@@ -61,12 +68,6 @@ struct TypeSyntax {
 // ---------------------------------------------------------------------------------------------
 // Expressions
 // ---------------------------------------------------------------------------------------------
-
-/// A template argument as written: a type or a constant expression.
-struct TemplateArg {
-  TypeSyntax *type = nullptr;
-  Expr *value = nullptr;
-};
 
 enum class ExprKind {
   IntLit,      // intValue; text keeps the spelling (suffixes u, l, ll, ul, ull; hex, octal)
@@ -276,6 +277,7 @@ struct FunctionDecl : Decl {
   bool isStaticMember = false;
   bool isOverloaded = false; // another function has this name (C++ overloading)
   bool isConstructor = false;
+  bool isConversion = false; // `operator float *()`: converts its object to its result type
   /// A constructor's member initialisers, `: re(a), im(b)`: sema runs them before the body.
   struct MemberInit {
     SourceLoc loc;
@@ -300,6 +302,11 @@ struct StructDecl : Decl {
   };
   std::vector<Field> fields;
   std::vector<FunctionDecl *> methods; // member functions, declared or defined inside
+  /// A class template (its parameters), or with specializationArgs an explicit
+  /// specialization (`template <> struct S<int> {...}`): defined only when instantiated.
+  std::vector<TemplateParam> templateParams;
+  std::vector<TemplateArg> specializationArgs;
+  bool isTemplate = false;
   bool isDefinition = false;
   const Type *type = nullptr; // filled by sema
   StructDecl() : Decl(DeclKind::Struct) {}

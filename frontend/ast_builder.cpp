@@ -136,14 +136,29 @@ void Builder::templateDeclaration(P::TemplateDeclarationContext *ctx) {
       tu_.decls.push_back(decl);
     }
   }
+  // A class template keeps its member functions to itself: they are instantiated with it.
+  StructDecl *classTemplate = nullptr;
+  for (size_t i = first; i < tu_.decls.size(); ++i)
+    if (auto *sd = dynamic_cast<StructDecl *>(tu_.decls[i]); sd && sd->isDefinition)
+      classTemplate = sd;
+  if (classTemplate) {
+    classTemplate->isTemplate = true;
+    classTemplate->templateParams = params;
+    std::vector<Decl *> kept(tu_.decls.begin(), tu_.decls.begin() + first);
+    for (size_t i = first; i < tu_.decls.size(); ++i) {
+      auto *f = dynamic_cast<FunctionDecl *>(tu_.decls[i]);
+      if (!f || f->owner != classTemplate)
+        kept.push_back(tu_.decls[i]);
+    }
+    tu_.decls = kept;
+    return;
+  }
   for (size_t i = first; i < tu_.decls.size(); ++i) {
     if (auto *f = dynamic_cast<FunctionDecl *>(tu_.decls[i])) {
       f->templateParams = params;
       continue;
     }
-    error(tu_.decls[i]->loc, tu_.decls[i]->kind == DeclKind::Struct
-                                 ? "class templates are not supported yet"
-                                 : "only function templates are supported");
+    error(tu_.decls[i]->loc, "only function and class templates are supported");
     tu_.decls.erase(tu_.decls.begin() + static_cast<std::ptrdiff_t>(first), tu_.decls.end());
     return;
   }
@@ -299,6 +314,7 @@ bool parseTranslationUnit(const PreprocessedSource &src, TranslationUnit &tu,
     parser.nsAliases.clear();
     parser.usingNamespaces.clear();
     parser.structStack.clear();
+    parser.pendingTemplate = false;
     interp->setPredictionMode(antlr4::atn::PredictionMode::LL);
     parser.setErrorHandler(makeSyntaxErrorStrategy(src, diags));
     try {

@@ -208,7 +208,13 @@ void Builder::typeSpecifier(P::TypeSpecifierContext *ts, Specs &s) {
   } else if (auto *en = ts->enumSpecifier()) {
     enumSpecifier(en, s);
   } else if (auto *tn = ts->typedefName()) {
-    std::string n = tn->getText();
+    std::string n = tn->qualifiedId()->getText();
+    if (auto *ta = tn->templateArguments()) { // `SharedMemory<T>`: a class template's instance
+      s.base.name = n;
+      for (auto *a : ta->templateArgument())
+        s.base.templateArgs.push_back(templateArgument(a));
+      return;
+    }
     // As in C++ (CUDA's language), a struct or enum tag names its type without `struct`.
     if (structTags_.count(n) && !typedefNames_.count(n))
       s.base.structName = n;
@@ -281,6 +287,9 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
     return;
   }
   auto *sd = tu_.make<StructDecl>();
+  if (auto *ta = ctx->templateArguments())
+    for (auto *a : ta->templateArgument())
+      sd->specializationArgs.push_back(templateArgument(a));
   sd->name = functionDepth_ == 0 && !name.empty() ? qualify(name) : name;
   sd->ns = functionDepth_ == 0 ? currentNamespace() : "";
   sd->loc = at;
@@ -319,6 +328,10 @@ void Builder::memberFunction(P::StructDeclarationContext *ctx, StructDecl *sd, c
   }
   (void)ctx;
   FunctionDecl *f = functionDecl(fs, d);
+  if (d.conversionType) {
+    f->returnType = d.conversionType;
+    f->isConversion = true;
+  }
   f->name = sd->name + "::" + d.name;
   f->ns = sd->name;
   f->owner = sd;
@@ -462,6 +475,17 @@ void Builder::declaratorInto(P::DeclaratorContext *ctx, DeclInfo &d, bool nested
   if (auto *q = dd->qualifiedId()) {
     d.name = q->getText();
     d.loc = loc(q->Identifier().back());
+  } else if (dd->Operator() && dd->conversionType()) {
+    // `operator T *()`: named by the type as written; its result is that type.
+    auto *ct = dd->conversionType();
+    Specs cs = specs(ct->declarationSpecifiers());
+    DeclInfo ptrs;
+    pointerOps(ct->pointerOp(), ptrs);
+    d.conversionType = tu_.make<TypeSyntax>(cs.base);
+    d.conversionType->ops = ptrs.ops;
+    d.name = "operator " + spelling(ct);
+    d.loc = loc(dd->Operator());
+    d.isOperator = true;
   } else if (dd->Operator()) {
     d.name = "operator" + dd->operatorName()->getText();
     d.loc = loc(dd->Operator());

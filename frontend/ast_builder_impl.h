@@ -37,7 +37,8 @@ struct DeclInfo {
   bool restrict = false;
   bool isFunction = false;
   bool isOperator = false;
-  bool isConstMethod = false; // `f() const`
+  bool isConstMethod = false;           // `f() const`
+  TypeSyntax *conversionType = nullptr; // `operator T *()`
   P::ParameterTypeListContext *params = nullptr;
 };
 

@@ -14,6 +14,10 @@ TypeSyntax *Cloner::type(const TypeSyntax *t) {
     for (TypeSyntax *&p : op.params)
       p = type(p);
   }
+  for (TemplateArg &a : c->templateArgs) {
+    a.type = type(a.type);
+    a.value = expr(a.value);
+  }
   return c;
 }
 

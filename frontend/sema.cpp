@@ -50,6 +50,8 @@ const Type *Sema::baseType(TypeSyntax *ts) {
   }
   if (!ts->enumName.empty())
     return types_.intTy();
+  if (!ts->name.empty() && !ts->templateArgs.empty())
+    return instantiateClass(ts->name, ts->templateArgs, ts->loc);
   if (!ts->name.empty()) {
     if (const Type *t = lookupTypedef(ts->name))
       return t;
@@ -311,7 +313,10 @@ void Sema::topLevel(Decl *d) {
     return;
   }
   case DeclKind::Struct:
-    defineStruct(static_cast<StructDecl *>(d));
+    if (static_cast<StructDecl *>(d)->isTemplate)
+      declareClassTemplate(static_cast<StructDecl *>(d));
+    else
+      defineStruct(static_cast<StructDecl *>(d));
     return;
   case DeclKind::Enum:
     defineEnum(static_cast<EnumDecl *>(d));

@@ -141,6 +141,9 @@ Expr *Sema::convert(Expr *e, const Type *to, const char *context) {
     return implicitCast(e, to);
   if (to->isStruct() && from->isStruct() && to->record == from->record)
     return e;
+  if (from->isStruct())
+    if (Expr *c = conversionCall(e, to))
+      return c->type ? convert(c, to, context) : c;
   error(e->loc,
         std::string("cannot convert '") + from->str() + "' to '" + to->str() + "' when " + context);
   return e;

@@ -28,9 +28,10 @@ struct Scope {
   std::map<std::string, const Type *> typedefs;
   std::map<std::string, const Type *> structs;
   std::map<std::string, Enumerator> enumerators;
-  std::vector<std::string> usings;                 // `using namespace N;` (N resolved)
-  std::map<std::string, std::string> aliases;      // `namespace A = N;`: A -> N
-  std::map<std::string, FunctionDecl *> templates; // function templates (the definition)
+  std::vector<std::string> usings;                    // `using namespace N;` (N resolved)
+  std::map<std::string, std::string> aliases;         // `namespace A = N;`: A -> N
+  std::map<std::string, FunctionDecl *> templates;    // function templates (the definition)
+  std::map<std::string, StructDecl *> classTemplates; // class templates (the primary one)
 };
 
 enum class Side { Host, Device, Both };
@@ -228,6 +229,22 @@ private:
   FunctionDecl *instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Expr *> &args);
   /// `T(x)` with T a type name: a functional cast.
   bool functionalCast(Expr *e);
+  // Class templates: explicit specializations by instance name, instances by name.
+  std::map<std::string, StructDecl *> specializations_;
+  std::map<std::string, const Type *> classInstances_;
+  void declareClassTemplate(StructDecl *sd);
+  /// Template arguments as written, evaluated: the instance's name `S<float, 4>` (empty after
+  /// an error), with the types and values bound to `params`.
+  std::string templateArguments(const std::string &name, const std::vector<TemplateParam> &params,
+                                const std::vector<TemplateArg> &args, SourceLoc at,
+                                std::vector<const Type *> &types, std::vector<int64_t> &values);
+  /// The struct type `name<args>` names, instantiated on first use.
+  const Type *instantiateClass(const std::string &name, const std::vector<TemplateArg> &args,
+                               SourceLoc at);
+  /// Conversion functions (`operator T *()`) by struct.
+  std::map<const StructInfo *, std::vector<FunctionDecl *>> conversions_;
+  /// `e` (a struct value) converted to `to` by one of its conversion functions, or null.
+  Expr *conversionCall(Expr *e, const Type *to);
 
   // ---- C++ members and references (sema_names.cpp) ----
   std::map<const StructInfo *, StructDecl *> structDecls_;

@@ -184,6 +184,8 @@ bool Sema::memberFunction(FunctionDecl *f) {
     error(f->loc, "static member function cannot be 'const'");
     return false;
   }
+  if (f->isConversion && !f->body)
+    conversions_[f->owner->type->record].push_back(f);
   if (!f->isStaticMember &&
       (f->params.empty() || f->params[0]->name != "this" || f->params[0]->typeSyntax)) {
     auto *self = tu_.make<VarDecl>();

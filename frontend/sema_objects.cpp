@@ -43,8 +43,15 @@ bool Sema::construct(Expr *e) {
       t = lookupTypedef(callee->name);
   }
   FunctionDecl *ctor = constructorOf(t);
-  if (!ctor)
-    return false;
+  if (!ctor) {
+    if (!t || !t->isStruct() || !e->args.empty() || t == types_.dim3Ty() || t == types_.uint3Ty())
+      return false;
+    // `S()` of a struct without constructors: a value-initialised (zero) S.
+    Expr *list = make(ExprKind::InitList, e->loc);
+    Expr *v = bracedValue(list, t);
+    *e = *v;
+    return true;
+  }
   // The constructor is called on the object being made, which the lowering provides.
   Expr *target = make(ExprKind::ConstructTarget, e->loc);
   target->type = types_.pointerTo(t, side_ == Side::Host ? AddrSpace::Host : AddrSpace::Local);

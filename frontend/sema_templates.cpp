@@ -38,6 +38,15 @@ bool Sema::functionalCast(Expr *e) {
 
 bool Sema::resolveTemplate(Expr *callee, std::vector<Expr *> &args) {
   FunctionDecl **t = find(&Scope::templates, callee->name);
+  if (!t && callee->hasTemplateArgs && find(&Scope::classTemplates, callee->name)) {
+    // `SharedMemory<T>()`: a value of the class template's instance.
+    const Type *ct = instantiateClass(callee->name, callee->templateArgs, callee->loc);
+    if (!ct)
+      return false;
+    callee->name = ct->record->name;
+    callee->hasTemplateArgs = false;
+    return true;
+  }
   if (!t) {
     if (callee->hasTemplateArgs) {
       error(callee->loc, "'" + callee->name + "' is not a template");
@@ -199,6 +208,174 @@ FunctionDecl *Sema::instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Ex
   loopDepth_ = savedLoop;
   switchDepth_ = savedSwitch;
   return diags_.errorCount() == before ? inst : nullptr;
+}
+
+void Sema::declareClassTemplate(StructDecl *sd) {
+  if (sd->specializationArgs.empty()) {
+    fileScope_.classTemplates[sd->name] = sd;
+    return;
+  }
+  // `template <> struct S<int> {...}`: used when S<int> is named.
+  StructDecl **primary = find(&Scope::classTemplates, sd->name);
+  if (!primary) {
+    error(sd->loc, "explicit specialization of '" + sd->name + "', which is not a class template");
+    return;
+  }
+  std::vector<const Type *> types;
+  std::vector<int64_t> values;
+  std::string key = templateArguments((*primary)->name, (*primary)->templateParams,
+                                      sd->specializationArgs, sd->loc, types, values);
+  if (!key.empty())
+    specializations_[key] = sd;
+}
+
+std::string Sema::templateArguments(const std::string &name,
+                                    const std::vector<TemplateParam> &params,
+                                    const std::vector<TemplateArg> &args, SourceLoc at,
+                                    std::vector<const Type *> &types,
+                                    std::vector<int64_t> &values) {
+  types.assign(params.size(), nullptr);
+  values.assign(params.size(), 0);
+  if (args.size() > params.size()) {
+    error(at, "too many template arguments for '" + name + "'");
+    return "";
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    const TemplateArg *a = i < args.size() ? &args[i] : &params[i].defaultArg;
+    if (params[i].isType) {
+      if (!a->type) {
+        error(a->value ? a->value->loc : at, "template argument for type parameter '" +
+                                                 params[i].name + "' of '" + name +
+                                                 "' must be a type");
+        return "";
+      }
+      if (!(types[i] = resolve(a->type, defaultSpace())))
+        return "";
+    } else {
+      if (!a->value) {
+        error(a->type ? a->type->loc : at, "template argument for '" + params[i].name + "' of '" +
+                                               name + "' must be a constant");
+        return "";
+      }
+      if (!constantInt(a->value, values[i], "template argument is not a constant expression"))
+        return "";
+    }
+  }
+  std::string key = name + "<";
+  for (size_t i = 0; i < params.size(); ++i)
+    key += (i ? ", " : "") + (params[i].isType ? types[i]->str() : std::to_string(values[i]));
+  return key + ">";
+}
+
+const Type *Sema::instantiateClass(const std::string &name, const std::vector<TemplateArg> &args,
+                                   SourceLoc at) {
+  StructDecl **primary = find(&Scope::classTemplates, name);
+  if (!primary) {
+    error(at, "'" + name + "' is not a class template");
+    return nullptr;
+  }
+  StructDecl *tmpl = *primary;
+  std::vector<const Type *> types;
+  std::vector<int64_t> values;
+  std::string key = templateArguments(tmpl->name, tmpl->templateParams, args, at, types, values);
+  if (key.empty())
+    return nullptr;
+  if (auto it = classInstances_.find(key); it != classInstances_.end())
+    return it->second;
+  auto spec = specializations_.find(key);
+  StructDecl *source = spec != specializations_.end() ? spec->second : tmpl;
+
+  Cloner clone(tu_);
+  auto *inst = static_cast<StructDecl *>(clone.decl(source));
+  inst->name = key;
+  inst->isTemplate = false;
+  inst->templateParams.clear();
+  inst->specializationArgs.clear();
+  const Type *t = types_.newStruct(key);
+  classInstances_[key] = t;
+  fileScope_.structs[key] = t;
+
+  Scope *savedScope = scope_;
+  FunctionDecl *savedFn = fn_;
+  Side savedSide = side_;
+  std::string savedNs = ns_;
+  int savedLoop = loopDepth_, savedSwitch = switchDepth_;
+  scopes_.emplace_back();
+  Scope &bindings = scopes_.back();
+  bindings.parent = &fileScope_;
+  if (source == tmpl)
+    for (size_t i = 0; i < tmpl->templateParams.size(); ++i) {
+      if (tmpl->templateParams[i].isType)
+        bindings.typedefs[tmpl->templateParams[i].name] = types[i];
+      else
+        bindings.enumerators[tmpl->templateParams[i].name] = {values[i], nullptr};
+    }
+  size_t cut = tmpl->name.rfind("::");
+  bindings.typedefs[cut == std::string::npos ? tmpl->name : tmpl->name.substr(cut + 2)] = t;
+  bindings.structs[key] = t;
+  scope_ = &bindings;
+  ns_ = tmpl->ns;
+  fn_ = nullptr;
+  side_ = Side::Host;
+  loopDepth_ = switchDepth_ = 0;
+  unsigned before = diags_.errorCount();
+  defineStruct(inst);
+  // Its member functions: all declared, then the bodies (one may call one defined later).
+  std::vector<FunctionDecl *> protos, defs;
+  for (FunctionDecl *m : source->methods) {
+    std::string member = m->name.substr(source->name.size());
+    FunctionDecl *proto = clone.function(m);
+    proto->body = nullptr;
+    proto->name = key + member;
+    proto->ns = key;
+    proto->owner = inst;
+    protos.push_back(proto);
+    if (m->body) {
+      FunctionDecl *def = clone.function(m);
+      def->name = key + member;
+      def->ns = key;
+      def->owner = inst;
+      def->quals.isInline = true;
+      defs.push_back(def);
+    }
+  }
+  for (auto *list : {&protos, &defs})
+    for (FunctionDecl *f : *list) {
+      instances_.insert(f);
+      tu_.decls.push_back(f);
+      ns_ = f->ns;
+      function(f);
+    }
+  if (diags_.errorCount() != before)
+    diags_.note(at, "in instantiation of '" + key + "' required here");
+  scope_ = savedScope;
+  fn_ = savedFn;
+  side_ = savedSide;
+  ns_ = savedNs;
+  loopDepth_ = savedLoop;
+  switchDepth_ = savedSwitch;
+  return t;
+}
+
+Expr *Sema::conversionCall(Expr *e, const Type *to) {
+  auto it = conversions_.find(e->type->record);
+  if (it == conversions_.end())
+    return nullptr;
+  for (FunctionDecl *f : it->second) {
+    const Type *r = f->type ? f->type->elem : nullptr;
+    if (!r ||
+        !(r == to || (r->isPointer() && to->isPointer() && sameIgnoringSpace(r->elem, to->elem)) ||
+          (r->isArithmetic() && to->isArithmetic())))
+      continue;
+    Expr *c = make(ExprKind::Call, e->loc);
+    Expr *m = make(ExprKind::Member, e->loc);
+    m->name = f->name.substr(f->name.rfind("::") + 2);
+    m->operands = {e};
+    c->operands = {m};
+    check(c);
+    return c;
+  }
+  return nullptr;
 }
 
 } // namespace kern::frontend::sema_detail

@@ -109,6 +109,20 @@ grammar Kern;
     return !prev.empty() && prev == last && _input->LA(i + 1) == LeftParen;
   }
 
+  bool pendingTemplate = false; // a template's parameters were read; its struct comes next
+  // The qualified name that ends at the last token read (`cg::thread_block_tile`).
+  std::string qualifiedNameBefore() {
+    int i = -1;
+    std::string n;
+    while (_input->LT(i) && _input->LT(i)->getType() == Identifier) {
+      n = _input->LT(i)->getText() + (n.empty() ? "" : "::" + n);
+      if (!_input->LT(i - 1) || _input->LT(i - 1)->getType() != ColonColon)
+        break;
+      i -= 2;
+    }
+    return n;
+  }
+
   // Names declared as templates (qualified as types are): `name <` then opens template arguments.
   std::set<std::string> templateNames;
   bool isTemplateName(const std::string &written) const {
@@ -271,17 +285,21 @@ functionDefinition : declarationSpecifiers declarator compoundStatement ;
 
 // A function template: `template <typename T, int N> __global__ void k(T *p) {...}`.
 templateDeclaration
-  : Template '<' templateParameter (',' templateParameter)* '>'
+  : Template '<' (templateParameter (',' templateParameter)*)? '>'
     { for (auto *p : $ctx->templateParameter())
         if (p->Typename() || p->Class())
-          typeNames.insert(p->Identifier()->getText()); }
+          typeNames.insert(p->Identifier()->getText());
+      pendingTemplate = true; }
     (functionDefinition | declaration)
-    { if ($ctx->functionDefinition()) templateNames.insert(qualify(
+    { pendingTemplate = false;
+      if ($ctx->functionDefinition()) templateNames.insert(qualify(
           declaratorName($ctx->functionDefinition()->declarator())));
       else if ($ctx->declaration()->initDeclaratorList())
         for (auto *d : $ctx->declaration()->initDeclaratorList()->initDeclarator())
           templateNames.insert(qualify(declaratorName(d->declarator()))); }
   ;
+
+templateArguments : '<' templateArgument (',' templateArgument)* '>' ;
 
 templateParameter
   : (Typename | Class) Identifier ('=' typeName)?
@@ -346,11 +364,17 @@ typeSpecifier
   | typedefName
   ;
 
-typedefName : {isTypeName(qualifiedNameAt(1)) && !typeSpecified()}? qualifiedId ;
+typedefName
+  : {isTypeName(qualifiedNameAt(1)) && !typeSpecified()}? qualifiedId
+    ({_input->LA(1) == Less && isTemplateName(qualifiedNameBefore())}? templateArguments)?
+  ;
 
 structSpecifier
-  : (Struct | Union | Class) (alignSpecifier | attributeSpecifier)* Identifier?
+  : (Struct | Union | Class) (alignSpecifier | attributeSpecifier)* (Identifier templateArguments?)?
     { if ($ctx->Identifier()) typeNames.insert(qualify($ctx->Identifier()->getText()));
+      if ($ctx->Identifier() && pendingTemplate)
+        templateNames.insert(qualify($ctx->Identifier()->getText()));
+      pendingTemplate = false;
       structStack.push_back($ctx->Identifier() ? $ctx->Identifier()->getText() : ""); }
     '{' structDeclaration* '}' { structStack.pop_back(); } (alignSpecifier | attributeSpecifier)*
   | (Struct | Union | Class) (alignSpecifier | attributeSpecifier)* Identifier
@@ -416,7 +440,8 @@ pointerOp
   ;
 
 directDeclarator
-  : (qualifiedId | '(' declarator ')' | Operator operatorName) declaratorSuffix*
+  : (qualifiedId | '(' declarator ')' | Operator operatorName | Operator conversionType)
+    declaratorSuffix*
   ;
 
 declaratorSuffix
@@ -430,6 +455,9 @@ operatorName
   | '*=' | '/=' | '%=' | '^=' | '&=' | '|=' | '<<' | '>>' | '>>=' | '<<=' | '==' | '!=' | '<='
   | '>=' | '&&' | '||' | '++' | '--' | ',' | '->' | '(' ')' | '[' ']'
   ;
+
+// `operator float *()`: the type a conversion function converts to.
+conversionType : declarationSpecifiers pointerOp* ;
 
 parameterTypeList : parameterDeclaration (',' parameterDeclaration)* (',' '...')? | '...' ;
 

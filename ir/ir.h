@@ -227,6 +227,9 @@ struct Expr {
   ExprKind kind;
   Type type;
   int64_t intValue = 0; // Const (integers, Bool), SharedAddr byte offset
+  /// SharedAddr in a __device__ function: relative to the launch's dynamic shared memory,
+  /// whose start the runtime gives (KernWarpCtx::dynamicSharedOffset).
+  bool dynamicShared = false;
   double floatValue = 0;
   UnaryOp unaryOp = UnaryOp::Neg;
   BinaryOp binaryOp = BinaryOp::Add;

@@ -68,19 +68,16 @@ LValue Lowerer::lvalue(fe::Expr *e) {
       lv.space = a->type.space;
       return lv;
     }
-    if (st->dynamicShared && F->kind != FunctionKind::Kernel) {
-      // The dynamic region starts after the calling kernel's static shared memory, which a
-      // __device__ function does not know.
-      error(e->loc, "'extern __shared__' memory used in a __device__ function is not supported "
-                    "yet (use it in the kernel and pass a pointer)");
-      lv.addr = constInt(Type::ptr(AddrSpace::Shared), 0);
-      lv.space = AddrSpace::Shared;
-      return lv;
-    }
     Expr *a = node(ir::ExprKind::SharedAddr, Type::ptr(AddrSpace::Shared));
     a->intValue = st->sharedOffset;
-    if (st->dynamicShared)
+    if (st->dynamicShared && F->kind != FunctionKind::Kernel) {
+      // The dynamic region starts after the calling kernel's static shared memory, which a
+      // __device__ function does not know: the runtime says where (SharedAddr::dynamicShared).
+      a->intValue = 0;
+      a->dynamicShared = true;
+    } else if (st->dynamicShared) {
       dynamicSharedRefs_.push_back(a);
+    }
     lv.addr = a;
     lv.space = AddrSpace::Shared;
     return lv;

@@ -93,6 +93,7 @@ void fillContext(KernWarpCtx &ctx, const LaunchState &L, BlockState &b, uint8_t 
   ctx.params = cfg.params;
   ctx.shared = shared;
   ctx.sharedSize = cfg.sharedBytes;
+  ctx.dynamicSharedOffset = (cfg.kernel->staticSharedBytes + 15) / 16 * 16;
   ctx.globalLo = cfg.globalLo;
   ctx.globalHi = cfg.globalHi;
   ctx.shadow = cfg.shadow;
