@@ -154,6 +154,9 @@ const std::vector<const char *> kPredefined = {
     "SEEK_SET 0",
     "SEEK_CUR 1",
     "SEEK_END 2",
+    // The calling convention of stream callbacks and host functions (driver_types.h): nothing
+    // on Linux.
+    "CUDART_CB",
     // assert() keeps the text of its condition for the message, as <assert.h> does.
     "assert(e) __kern_assert((e), #e)",
 };

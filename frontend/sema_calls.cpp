@@ -290,6 +290,10 @@ const Type *Sema::sigType(char c) {
     const Type *vp = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
     return types_.pointerTo(types_.function(vp, {vp}, false));
   }
+  case 'C': // a stream callback, cudaStreamCallback_t
+    return streamCallbackType();
+  case 'G': // a host function, cudaHostFn_t
+    return hostFnType();
   case 'Y': // a symbol: passed as its device address
   case 'K': // a kernel: passed as its index
     return types_.pointerTo(types_.voidTy(), AddrSpace::Host);

@@ -169,6 +169,8 @@ const std::map<std::string, int64_t> &runtimeApiEnumerators() {
       {"cudaErrorPeerAccessNotEnabled", 705},
       // cudaDeviceEnablePeerAccess's flags must be 0; cudaDeviceCanAccessPeer's answer
       {"cudaPeerAccessDefault", 0},
+      // a CUDA call from a stream callback or host function (CUDA forbids them)
+      {"cudaErrorNotPermitted", 800},
   };
   return m;
 }

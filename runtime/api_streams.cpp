@@ -282,6 +282,39 @@ int32_t Runtime::cudaStreamWaitEvent(void *stream, void *event, uint32_t flags) 
   return stickyError_; // the event's work is done already: the stream need not wait
 }
 
+// ---- host functions in streams -------------------------------------------------------------
+
+int32_t Runtime::cudaStreamAddCallback(KernHostCtx *ctx, void *stream, StreamCallback fn,
+                                       void *userData, uint32_t flags) {
+  if (int32_t e = checkStream("cudaStreamAddCallback", stream))
+    return e;
+  if (!fn)
+    return recordError(cudaErrorInvalidValue,
+                       "kern: cudaStreamAddCallback: the callback is a null function pointer");
+  if (flags != 0)
+    return recordError(cudaErrorInvalidValue, "kern: cudaStreamAddCallback: flags " +
+                                                  std::to_string(flags) + " must be 0");
+  // Every earlier operation of the stream has completed (each ran before its call returned),
+  // and nothing later has started: this is the point where CUDA calls it. A callback is called
+  // even after a device error, with that error as its status.
+  const int32_t status = stickyError_;
+  fn(ctx, stream, status, userData);
+  return status;
+}
+
+int32_t Runtime::cudaLaunchHostFunc(KernHostCtx *ctx, void *stream, HostFn fn, void *userData) {
+  if (int32_t e = checkStream("cudaLaunchHostFunc", stream))
+    return e;
+  if (!fn)
+    return recordError(cudaErrorInvalidValue,
+                       "kern: cudaLaunchHostFunc: the function is a null function pointer");
+  // Unlike a callback, a host function is not called once the context has an error.
+  if (stickyError_)
+    return stickyError_;
+  fn(ctx, userData);
+  return cudaSuccess;
+}
+
 int32_t Runtime::cudaEventCreate(void **event, uint32_t flags, const char *function) {
   if (stickyError_)
     return stickyError_;

@@ -279,6 +279,16 @@ public:
   int32_t cudaStreamWaitEvent(void *stream, void *event, uint32_t flags);
   int32_t cudaStreamDestroy(void *stream);
   int32_t cudaStreamSynchronize(void *stream);
+  /// A compiled host function: cudaStreamCallback_t and cudaHostFn_t as the JIT compiled them
+  /// (the host context first).
+  using StreamCallback = void (*)(KernHostCtx *, void *stream, int32_t status, void *userData);
+  using HostFn = void (*)(KernHostCtx *, void *userData);
+  /// cudaStreamAddCallback / cudaLaunchHostFunc: the function runs now, before the call
+  /// returns, which is after all earlier work of the stream (done when its call returned) and
+  /// before any later work. It may unwind (exit, a fault): the caller holds nothing to destroy.
+  int32_t cudaStreamAddCallback(KernHostCtx *ctx, void *stream, StreamCallback fn, void *userData,
+                                uint32_t flags);
+  int32_t cudaLaunchHostFunc(KernHostCtx *ctx, void *stream, HostFn fn, void *userData);
   int32_t cudaEventCreate(void **event, uint32_t flags = 0,
                           const char *function = "cudaEventCreate");
   int32_t cudaEventRecord(void *event, void *stream);
