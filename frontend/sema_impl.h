@@ -58,6 +58,11 @@ public:
     td["cudaEvent_t"] = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
     td["cudaStreamCallback_t"] = streamCallbackType();
     td["cudaHostFn_t"] = hostFnType();
+    td["cudaMemPool_t"] = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
+    td["cudaMemPoolAttr"] = types_.intTy();
+    td["cudaMemAllocationType"] = types_.intTy();
+    td["cudaMemAllocationHandleType"] = types_.intTy();
+    td["cuuint64_t"] = types_.get(TypeKind::ULong); // cuda.h's, the value of pool attributes
     td["int8_t"] = types_.get(TypeKind::SChar);
     td["uint8_t"] = types_.get(TypeKind::UChar);
     td["int16_t"] = types_.get(TypeKind::Short);
@@ -127,6 +132,7 @@ private:
   const Type *memLocation_ = nullptr;     // cudaMemLocation, as KernMemLocation
   const Type *pointerAttrs_ = nullptr;    // cudaPointerAttributes, as KernPointerAttributes
   const Type *streamAttrValue_ = nullptr; // cudaStreamAttrValue, as KernStreamAttrValue
+  const Type *memPoolProps_ = nullptr;    // cudaMemPoolProps, as KernMemPoolProps
   const Type *timeval_ = nullptr;
   const Type *timespec_ = nullptr;
   const Type *option_ = nullptr;

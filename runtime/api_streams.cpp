@@ -193,6 +193,7 @@ int32_t Runtime::cudaStreamDestroy(void *stream) {
 int32_t Runtime::cudaStreamSynchronize(void *stream) {
   if (int32_t e = checkStream("cudaStreamSynchronize", stream))
     return e;
+  releasePoolMemory();
   return stickyError_; // the stream's work finished when each call returned
 }
 
@@ -220,6 +221,7 @@ int32_t Runtime::cudaEventSynchronize(void *event) {
   if (!findHandle(event, Handle::Kind::Event))
     return recordError(cudaErrorInvalidResourceHandle,
                        "kern: cudaEventSynchronize: " + handleName(event) + kNotAnEvent);
+  releasePoolMemory();
   return stickyError_;
 }
 

@@ -190,7 +190,8 @@ int32_t Runtime::cudaMemGetInfo(uint64_t *free, uint64_t *total) {
   if (!free || !total)
     return recordError(cudaErrorInvalidValue, "kern: cudaMemGetInfo: null pointer argument");
   *total = device_.deviceHi() - device_.lo();
-  *free = *total - std::min(*total, device_.deviceBytesInUse());
+  // Memory pools hold what they reserve, used or not.
+  *free = *total - std::min(*total, deviceBytesCommitted());
   return cudaSuccess;
 }
 

@@ -227,7 +227,7 @@ std::string DeviceMemory::describe(uint64_t addr, uint64_t size) const {
     return "inside " + of(*a);
   }
   if (const Allocation *a = findFreed(addr))
-    return "inside " + of(*a) + " that was freed by cudaFree";
+    return "inside " + of(*a) + " that was already freed";
   // Just below the region is where a negative index into the first allocation lands; far
   // outside it, nearby allocations mean nothing.
   if (!contains(addr) && !(addr < lo_ && lo_ - addr <= kGuard * 256))

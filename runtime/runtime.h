@@ -244,7 +244,8 @@ public:
   // unwinds with unwind().
 
   int32_t cudaMalloc(void **p, uint64_t size);
-  int32_t cudaFree(void *p);
+  /// Also cudaFreeAsync's work, under its name.
+  int32_t cudaFree(void *p, const char *function = "cudaFree");
   int32_t cudaMemcpy(void *dst, const void *src, uint64_t n, int32_t kind);
   int32_t cudaMemset(void *p, int32_t value, uint64_t n);
   int32_t cudaDeviceSynchronize();
@@ -346,6 +347,18 @@ public:
   /// A host access faulted at `addr`: if it is a managed page resident on the device, migrate
   /// it to the host (counted as a transfer) and return true, so the access is retried.
   bool resolveManagedFault(uint64_t addr);
+  // Stream-ordered allocation and memory pools (api_pools.cpp). Each allocation is ordinary
+  // device memory (checked as cudaMalloc's); the pool keeps the books CUDA's attributes report.
+  int32_t cudaMallocAsync(void **p, uint64_t size, void *stream);
+  int32_t cudaMallocFromPoolAsync(void **p, uint64_t size, void *pool, void *stream);
+  int32_t cudaFreeAsync(void *p, void *stream);
+  int32_t cudaDeviceGetMemPool(void **pool, int32_t device, bool defaultPool);
+  int32_t cudaDeviceSetMemPool(int32_t device, void *pool);
+  int32_t cudaMemPoolSetAttribute(void *pool, int32_t attr, void *value);
+  int32_t cudaMemPoolGetAttribute(void *pool, int32_t attr, void *value);
+  int32_t cudaMemPoolTrimTo(void *pool, uint64_t minBytesToKeep);
+  int32_t cudaMemPoolCreate(void **pool, const KernMemPoolProps *props);
+  int32_t cudaMemPoolDestroy(void *pool);
   // Pitched memory and the occupancy helper (api_pitch.cpp).
   int32_t cudaMallocPitch(void **p, uint64_t *pitch, uint64_t width, uint64_t height);
   int32_t cudaMemcpy2D(void *dst, uint64_t dpitch, const void *src, uint64_t spitch, uint64_t width,
@@ -435,6 +448,30 @@ public:
     bool registered = false;
   };
 
+  /// A memory pool (cudaMemPool_t): the device's default pool or one of cudaMemPoolCreate. Its
+  /// reserved memory is a list of chunks, whole multiples of kPoolGranularity, into which its
+  /// allocations are placed first fit; a chunk with no allocation left goes back to the device
+  /// at the next synchronisation if the pool keeps its release threshold's bytes reserved.
+  struct MemPool {
+    struct Chunk {
+      uint64_t size = 0;
+      std::map<uint64_t, uint64_t> blocks; // offset -> bytes of each allocation placed in it
+    };
+    bool live = true;
+    bool isDefault = false;
+    uint64_t maxSize = 0; // cudaMemPoolProps::maxSize: 0, no limit but the device's
+    uint64_t releaseThreshold = 0;
+    int32_t reuse[3] = {1, 1, 1}; // the cudaMemPoolReuse* attributes, kept and reported
+    uint64_t used = 0, usedHigh = 0, reserved = 0, reservedHigh = 0;
+    std::map<uint64_t, Chunk> chunks; // by a number that grows, so first fit is oldest first
+    uint64_t nextChunk = 0;
+  };
+  /// An allocation of cudaMallocAsync: its pool, chunk, offset there and pool bytes.
+  struct PoolAllocation {
+    MemPool *pool = nullptr;
+    uint64_t chunk = 0, offset = 0, bytes = 0;
+  };
+
 private:
   HostVisibleBlock *findHostVisible(uint64_t addr);
   HostAlias *findAlias(uint64_t hostAddr);
@@ -486,6 +523,21 @@ private:
   std::string lineCol(uint32_t site) const;
   bool checkDeviceRange(const char *function, const char *what, uint64_t addr, uint64_t n,
                         std::string &message) const;
+  /// cudaSuccess where the profile has memory pools (cc6.0 and later); else an error recorded
+  /// for `function`.
+  int32_t poolsSupported(const char *function);
+  int32_t poolAllocate(void **p, uint64_t size, MemPool &pool, void *stream, const char *function);
+  /// The pool that the handle `p` names (live), or null.
+  MemPool *findPool(const void *p) const;
+  MemPool &defaultPool();
+  /// Frees a pool allocation (cudaFreeAsync, cudaFree): its device memory, its pool bytes.
+  void releasePoolAllocation(uint64_t base);
+  /// A synchronisation: each pool gives back the empty chunks above its release threshold.
+  void releasePoolMemory();
+  /// Gives back `pool`'s empty chunks, newest first, each if `keep` bytes stay reserved.
+  void trimPool(MemPool &pool, uint64_t keep);
+  /// Device bytes not held by pools (cudaMalloc...) plus every pool's reserved bytes.
+  uint64_t deviceBytesCommitted() const;
 
   Options options_;
   DeviceMemory device_;
@@ -523,7 +575,10 @@ private:
   uint32_t deviceFlags_ = 0;                                // cudaSetDeviceFlags
   std::map<int32_t, uint64_t> limits_;                      // cudaDeviceSetLimit, by cudaLimit
   std::map<const void *, KernStreamAttrValue> streamAttrs_; // by stream (null: the default)
-  std::unique_ptr<HostThreads> hostThreads_; // created by the first pthread call of a run
+  std::vector<std::unique_ptr<MemPool>> pools_; // [0] the default pool once asked for; never freed
+  MemPool *currentPool_ = nullptr;              // cudaDeviceSetMemPool; null: the default
+  std::map<uint64_t, PoolAllocation> poolAllocations_; // by device address
+  std::unique_ptr<HostThreads> hostThreads_;           // created by the first pthread call of a run
   friend class HostThreads;
   GlibcRandom rand_; // rand() and srand(): the same sequences as a native build
   HostLibraryState lib_;
