@@ -673,6 +673,11 @@ void Sema::binary(Expr *e) {
       return;
     }
     if (lt->isPointer() && rt->isPointer()) {
+      if (rt->elem->isVoid() && !lt->elem->isVoid()) { // `p == MAP_FAILED`: both as void *
+        l = convert(lv, rt, "comparison");
+        r = rv;
+        return;
+      }
       l = lv;
       r = convert(rv,
                   lt->elem->isVoid() || rt->elem->isVoid() || sameIgnoringSpace(lt->elem, rt->elem)

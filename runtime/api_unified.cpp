@@ -70,11 +70,11 @@ void Runtime::dropAlias(uint64_t host) {
 }
 
 void Runtime::syncAlias(HostAlias &a, bool toDevice) {
-  // A heap block freed while registered (a bug CUDA leaves undefined): its bytes are no
-  // longer the program's, so the mirror stops.
+  // A heap block freed (or pages unmapped) while registered (a bug CUDA leaves undefined): its
+  // bytes are no longer the program's, so the mirror stops.
   if (a.heapBase) {
     const Allocation *blk = host_.find(a.host);
-    if (!blk || blk->base != a.heapBase)
+    if (!blk || blk->base != a.heapBase || a.host + a.size > blk->end())
       return;
   }
   void *host = reinterpret_cast<void *>(a.host);

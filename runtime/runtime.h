@@ -381,6 +381,14 @@ public:
   void *hostCalloc(uint64_t n, uint64_t size);
   bool hostRealloc(void *p, uint64_t size, void *&result);
   bool hostFree(void *p);
+  /// Host memory beyond malloc (host_memory.cpp), setting errno as glibc does: a block aligned
+  /// to `alignment` (a power of two); an anonymous mapping (mmap's flags and protection,
+  /// checked; MAP_FAILED's null here on failure); munmap; malloc_usable_size (false, reported,
+  /// when `p` is no block of malloc).
+  void *hostAlignedAlloc(uint64_t alignment, uint64_t size);
+  void *hostMmap(uint64_t length, int32_t prot, int32_t flags, int32_t fd);
+  int32_t hostMunmap(void *addr, uint64_t length);
+  bool hostUsableSize(const void *p, uint64_t &size);
   /// Checks that host code may access [p, p + n) ("memcpy", "destination"): not null, not
   /// device memory, inside its heap block when it is one.
   bool checkHostRange(const char *function, const char *what, const void *p, uint64_t n);
