@@ -66,7 +66,7 @@ int32_t Runtime::cudaFree(void *p, const char *function) {
                        head + " is the device pointer of mapped host memory, not an allocation");
   // Memory of cudaMallocAsync goes back to its pool (CUDA's cudaFree takes it too).
   if (poolAllocations_.count(addr)) {
-    releasePoolAllocation(addr);
+    releasePoolAllocation(addr, false, nullptr);
     return cudaSuccess;
   }
   if (device_.release(addr))
@@ -199,7 +199,7 @@ int32_t Runtime::cudaMemset(void *p, int32_t value, uint64_t n) {
 
 int32_t Runtime::cudaDeviceSynchronize() {
   // Launches run to completion before kern_rt_launch returns; only their faults remain.
-  releasePoolMemory();
+  synchronizePools(nullptr, 0, true);
   return stickyError_;
 }
 

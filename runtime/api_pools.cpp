@@ -1,10 +1,11 @@
 // Stream-ordered allocation (cudaMallocAsync, cudaFreeAsync) and memory pools (cudaMemPool_t).
 // Every allocation is ordinary device memory of the device arena, so kernels see it exactly as
 // they see cudaMalloc's (bounds, use after free); the pool only keeps the books that CUDA's
-// pool attributes report: the bytes its allocations use, and the device memory it reserves for
-// them in chunks, which it keeps across frees and gives back at synchronisations above its
-// release threshold. Stream order needs nothing more: every call runs its work before it
-// returns, so an allocation is ready, and a free done, when the call returns.
+// pool attributes report, as an H100 reports them: the bytes its allocations use, and the
+// device memory it reserves for them in 32 MiB units, which it keeps across frees until the
+// host has seen a free complete and a synchronisation (above the release threshold) or
+// cudaMemPoolTrimTo gives them back. Stream order needs nothing more: every call runs its work
+// before it returns, so an allocation is ready, and a free done, when the call returns.
 #include "runtime/errors.h"
 #include "runtime/runtime.h"
 
@@ -14,10 +15,8 @@ namespace kern::runtime {
 
 namespace {
 
-/// The unit a pool reserves device memory in: 2 MiB, the granularity of CUDA's virtual memory
-/// management (cuMemGetAllocationGranularity's minimum on current GPUs), on which pools rest.
-constexpr uint64_t kPoolGranularity = 2ull << 20;
-/// A pool allocation's bytes, rounded up to the alignment cudaMalloc gives.
+constexpr uint64_t kUnit = Runtime::MemPool::kUnitBytes;
+/// Where allocations start in a pool's range: cudaMalloc's alignment.
 constexpr uint64_t kPoolAlignment = DeviceMemory::kAlignment;
 
 // cudaMemPoolAttr
@@ -31,9 +30,10 @@ enum : int32_t {
   kUsedMemCurrent = 7,
   kUsedMemHigh = 8,
 };
-// cudaMemAllocationType, cudaMemLocationType
+// cudaMemAllocationType, cudaMemLocationType, cudaMemAllocationHandleType
 constexpr int32_t kAllocPinned = 1, kAllocManaged = 2;
 constexpr int32_t kLocDevice = 1, kLocHost = 2, kLocHostNuma = 3;
+constexpr int32_t kHandlePosixFileDescriptor = 1;
 
 uint64_t roundUp(uint64_t v, uint64_t unit) { return (v + unit - 1) / unit * unit; }
 
@@ -63,34 +63,64 @@ uint64_t Runtime::deviceBytesCommitted() const {
     if (const Allocation *live = device_.find(base))
       bytes -= live->size; // counted in its pool's reserved bytes instead
   for (const auto &pool : pools_)
-    bytes += pool->reserved;
+    bytes += pool->reserved();
   return bytes;
 }
 
+void Runtime::pinUnits(MemPool &pool, uint64_t offset, uint64_t bytes, int delta) {
+  for (uint64_t u = offset / kUnit; u <= (offset + bytes - 1) / kUnit; ++u)
+    pool.units[u] += delta;
+}
+
 void Runtime::trimPool(MemPool &pool, uint64_t keep) {
-  for (auto it = pool.chunks.end(); it != pool.chunks.begin();) {
+  // cudaMemPoolTrimTo keeps at least `keep` bytes: a unit goes only if that many stay.
+  for (auto it = pool.units.end(); it != pool.units.begin();) {
     --it;
-    if (!it->second.blocks.empty() || pool.reserved - it->second.size < keep)
-      continue;
-    pool.reserved -= it->second.size;
-    it = pool.chunks.erase(it);
+    if (it->second == 0 && pool.reserved() - kUnit >= keep)
+      it = pool.units.erase(it);
   }
 }
 
-void Runtime::releasePoolMemory() {
+void Runtime::synchronizePools(const void *stream, uint64_t upTo, bool all) {
+  for (size_t i = 0; i < pendingFrees_.size();) {
+    PendingFree &f = pendingFrees_[i];
+    if (all || (f.stream == stream && f.seq <= upTo)) {
+      pinUnits(*f.block.pool, f.block.offset, f.block.bytes, -1);
+      pendingFrees_.erase(pendingFrees_.begin() + static_cast<long>(i));
+    } else
+      ++i;
+  }
   for (const auto &pool : pools_)
-    trimPool(*pool, pool->releaseThreshold);
+    releaseEmptyUnits(*pool);
 }
 
-void Runtime::releasePoolAllocation(uint64_t base) {
+void Runtime::releaseEmptyUnits(MemPool &pool) {
+  // Above the release threshold, empty units go back until the pool holds no more than it
+  // (measured: with a threshold of 40 MiB, 96 MiB of empty units drop to 32). A destroyed pool
+  // keeps nothing.
+  const uint64_t threshold = pool.live ? pool.releaseThreshold : 0;
+  for (auto it = pool.units.end(); it != pool.units.begin() && pool.reserved() > threshold;) {
+    --it;
+    if (it->second == 0)
+      it = pool.units.erase(it);
+  }
+}
+
+void Runtime::releasePoolAllocation(uint64_t base, bool async, const void *stream) {
   auto it = poolAllocations_.find(base);
   const PoolAllocation a = it->second;
   poolAllocations_.erase(it);
   device_.release(base);
-  a.pool->chunks[a.chunk].blocks.erase(a.offset);
+  a.pool->blocks.erase(a.offset); // the space is free for the next allocation at once
   a.pool->used -= a.bytes;
-  if (!a.pool->live) // a destroyed pool gives its memory back as its allocations go
-    trimPool(*a.pool, 0);
+  if (async) {
+    pendingFrees_.push_back(PendingFree{a, stream, ++freeSeq_});
+    return;
+  }
+  // cudaFree gives the units back at once (measured; CUDA 13's driver then leaves the pool's
+  // used bytes as they were, which kern does not copy).
+  pinUnits(*a.pool, a.offset, a.bytes, -1);
+  releaseEmptyUnits(*a.pool);
 }
 
 // ---- allocation ----------------------------------------------------------------------------
@@ -140,48 +170,36 @@ int32_t Runtime::poolAllocate(void **p, uint64_t size, MemPool &pool, void *stre
     *p = nullptr;
     return cudaSuccess;
   }
-  // First fit: the oldest chunk with a gap large enough, the lowest such gap in it.
-  const uint64_t bytes = roundUp(size, kPoolAlignment);
-  uint64_t chunk = 0, offset = 0;
-  bool placed = false;
-  for (auto &[id, c] : pool.chunks) {
-    uint64_t at = 0;
-    for (const auto &[off, len] : c.blocks) {
-      if (off - at >= bytes)
-        break;
-      at = off + len;
-    }
-    if (at + bytes <= c.size) {
-      chunk = id;
-      offset = at;
-      placed = true;
+  // First fit in the pool's range: the lowest gap between its live allocations.
+  uint64_t at = 0;
+  for (const auto &[off, len] : pool.blocks) {
+    if (off >= at + size)
       break;
-    }
+    at = roundUp(off + len, kPoolAlignment);
   }
-  const uint64_t grow = placed ? 0 : roundUp(bytes, kPoolGranularity);
+  uint64_t grow = 0; // bytes of units to reserve
+  for (uint64_t u = at / kUnit; u <= (at + size - 1) / kUnit; ++u)
+    grow += pool.units.count(u) ? 0 : kUnit;
   const uint64_t capacity = device_.deviceHi() - device_.lo();
-  const bool overMax = pool.maxSize && pool.reserved + grow > pool.maxSize;
+  const bool overLimit = pool.limit && pool.reserved() + grow > pool.limit;
   const uint64_t base =
-      overMax || deviceBytesCommitted() + grow > capacity ? 0 : device_.allocate(size);
+      overLimit || deviceBytesCommitted() + grow > capacity ? 0 : device_.allocate(size);
   if (!base) {
     *p = nullptr;
-    return recordError(cudaErrorMemoryAllocation,
-                       fn + "out of memory: cannot allocate " + byteCount(size) +
-                           (overMax
-                                ? " (the pool's maxSize is " + byteCount(pool.maxSize) + ")"
-                                : " (" + byteCount(deviceBytesCommitted()) + " of the device's " +
-                                      byteCount(capacity) + " are in use or reserved)"));
+    return recordError(
+        cudaErrorMemoryAllocation,
+        fn + "out of memory: cannot allocate " + byteCount(size) +
+            (overLimit
+                 ? " (the pool's maxSize, in whole 32 MiB units, is " + byteCount(pool.limit) + ")"
+                 : " (" + byteCount(deviceBytesCommitted()) + " of the device's " +
+                       byteCount(capacity) + " are in use or reserved)"));
   }
-  if (!placed) {
-    chunk = pool.nextChunk++;
-    pool.chunks[chunk].size = grow;
-    pool.reserved += grow;
-    pool.reservedHigh = std::max(pool.reservedHigh, pool.reserved);
-  }
-  pool.chunks[chunk].blocks[offset] = bytes;
-  pool.used += bytes;
+  pool.blocks[at] = size;
+  pinUnits(pool, at, size, +1);
+  pool.reservedHigh = std::max(pool.reservedHigh, pool.reserved());
+  pool.used += size;
   pool.usedHigh = std::max(pool.usedHigh, pool.used);
-  poolAllocations_[base] = PoolAllocation{&pool, chunk, offset, bytes};
+  poolAllocations_[base] = PoolAllocation{&pool, at, size};
   *p = reinterpret_cast<void *>(base);
   if (checker_) // like cudaMalloc's, the memory holds garbage until written
     checker_->init().clear(base, size);
@@ -195,8 +213,13 @@ int32_t Runtime::cudaFreeAsync(void *p, void *stream) {
     return e;
   if (int32_t e = checkStream("cudaFreeAsync", stream))
     return e;
-  // The free is ordered after the stream's earlier work, which is done: it happens now. As in
-  // CUDA, memory of cudaMalloc may be freed so too.
+  // The free is ordered after the stream's earlier work, which is done: the memory goes now,
+  // though its pool keeps the units until the host synchronises with the stream.
+  if (poolAllocations_.count(addressOf(p))) {
+    releasePoolAllocation(addressOf(p), true, stream);
+    return cudaSuccess;
+  }
+  // As in CUDA, memory of cudaMalloc may be freed so too.
   return cudaFree(p, "cudaFreeAsync");
 }
 
@@ -261,7 +284,7 @@ int32_t Runtime::cudaMemPoolSetAttribute(void *pool, int32_t attr, void *value) 
                          fn + "a high watermark can only be reset, with the value 0");
     // The watermark starts again from the pool's current figure.
     if (attr == kReservedMemHigh)
-      mp->reservedHigh = mp->reserved;
+      mp->reservedHigh = mp->reserved();
     else
       mp->usedHigh = mp->used;
     return cudaSuccess;
@@ -296,7 +319,7 @@ int32_t Runtime::cudaMemPoolGetAttribute(void *pool, int32_t attr, void *value) 
     v = mp->releaseThreshold;
     break;
   case kReservedMemCurrent:
-    v = mp->reserved;
+    v = mp->reserved();
     break;
   case kReservedMemHigh:
     v = mp->reservedHigh;
@@ -352,12 +375,16 @@ int32_t Runtime::cudaMemPoolCreate(void **pool, const KernMemPoolProps *props) {
   if (loc.id != 0)
     return recordError(cudaErrorInvalidValue, fn + "there is no device " + std::to_string(loc.id) +
                                                   " (kern models one device, device 0)");
-  if (props->handleTypes != 0)
+  // A file descriptor is accepted, as on Linux (kern has no call that would export one); the
+  // Windows and fabric handles are not.
+  if (props->handleTypes & ~kHandlePosixFileDescriptor)
     return recordError(cudaErrorNotSupported,
-                       fn + "handleTypes must be cudaMemHandleTypeNone: a kern program is one "
-                            "process, its pools cannot be shared with another");
+                       fn + "handleTypes " + std::to_string(props->handleTypes) +
+                           ": only cudaMemHandleTypeNone and "
+                           "cudaMemHandleTypePosixFileDescriptor are supported");
   pools_.push_back(std::make_unique<MemPool>());
-  pools_.back()->maxSize = props->maxSize;
+  // Measured: the limit is the maxSize rounded up to whole units (a 4 MiB pool holds 32 MiB).
+  pools_.back()->limit = roundUp(props->maxSize, kUnit);
   *pool = pools_.back().get();
   return cudaSuccess;
 }

@@ -193,7 +193,7 @@ int32_t Runtime::cudaStreamDestroy(void *stream) {
 int32_t Runtime::cudaStreamSynchronize(void *stream) {
   if (int32_t e = checkStream("cudaStreamSynchronize", stream))
     return e;
-  releasePoolMemory();
+  synchronizePools(stream, freeSeq_, false);
   return stickyError_; // the stream's work finished when each call returned
 }
 
@@ -214,14 +214,18 @@ int32_t Runtime::cudaEventRecord(void *event, void *stream) {
   // Events measure modelled time (LANGUAGE.md, "Timing"): the clock that transfers advance.
   h->recorded = true;
   h->stamp = clock_;
+  h->stream = stream;
+  h->freeSeq = freeSeq_;
   return cudaSuccess;
 }
 
 int32_t Runtime::cudaEventSynchronize(void *event) {
-  if (!findHandle(event, Handle::Kind::Event))
+  const Handle *h = findHandle(event, Handle::Kind::Event);
+  if (!h)
     return recordError(cudaErrorInvalidResourceHandle,
                        "kern: cudaEventSynchronize: " + handleName(event) + kNotAnEvent);
-  releasePoolMemory();
+  if (h->recorded) // the host sees the work of the event's stream before the record complete
+    synchronizePools(h->stream, h->freeSeq, false);
   return stickyError_;
 }
 

@@ -428,6 +428,9 @@ private:
     bool live = true;
     bool recorded = false; ///< events: cudaEventRecord was called
     double stamp = 0;      ///< events: the modelled clock at the last record
+    /// events: the stream of the last record, and the stream-ordered frees queued before it
+    const void *stream = nullptr;
+    uint64_t freeSeq = 0;
   };
 
 public:
@@ -456,28 +459,35 @@ public:
     bool registered = false;
   };
 
-  /// A memory pool (cudaMemPool_t): the device's default pool or one of cudaMemPoolCreate. Its
-  /// reserved memory is a list of chunks, whole multiples of kPoolGranularity, into which its
-  /// allocations are placed first fit; a chunk with no allocation left goes back to the device
-  /// at the next synchronisation if the pool keeps its release threshold's bytes reserved.
+  /// A memory pool (cudaMemPool_t): the device's default pool or one of cudaMemPoolCreate. As
+  /// CUDA's does (measured on an H100), it places its allocations first fit in an address range
+  /// of its own and backs that range with device memory in units of kUnitBytes: a unit is
+  /// reserved from the first allocation on it until, with no allocation on it and no free on it
+  /// that the host has yet to see complete, a synchronisation gives it back (while the pool
+  /// holds more than its release threshold) or cudaMemPoolTrimTo does.
   struct MemPool {
-    struct Chunk {
-      uint64_t size = 0;
-      std::map<uint64_t, uint64_t> blocks; // offset -> bytes of each allocation placed in it
-    };
+    static constexpr uint64_t kUnitBytes = 32ull << 20;
     bool live = true;
     bool isDefault = false;
-    uint64_t maxSize = 0; // cudaMemPoolProps::maxSize: 0, no limit but the device's
+    uint64_t limit = 0; // cudaMemPoolProps::maxSize in whole units; 0: the device's memory
     uint64_t releaseThreshold = 0;
     int32_t reuse[3] = {1, 1, 1}; // the cudaMemPoolReuse* attributes, kept and reported
-    uint64_t used = 0, usedHigh = 0, reserved = 0, reservedHigh = 0;
-    std::map<uint64_t, Chunk> chunks; // by a number that grows, so first fit is oldest first
-    uint64_t nextChunk = 0;
+    uint64_t used = 0, usedHigh = 0, reservedHigh = 0;
+    std::map<uint64_t, uint64_t> blocks; // offset -> bytes of each live allocation
+    std::map<uint64_t, uint32_t> units;  // reserved unit -> allocations and pending frees on it
+    uint64_t reserved() const { return units.size() * kUnitBytes; }
   };
-  /// An allocation of cudaMallocAsync: its pool, chunk, offset there and pool bytes.
+  /// An allocation of cudaMallocAsync: its pool, its offset in the pool's range, its bytes.
   struct PoolAllocation {
     MemPool *pool = nullptr;
-    uint64_t chunk = 0, offset = 0, bytes = 0;
+    uint64_t offset = 0, bytes = 0;
+  };
+  /// A cudaFreeAsync of pool memory that the host has not seen complete (by synchronising with
+  /// its stream after it): its units stay reserved.
+  struct PendingFree {
+    PoolAllocation block;
+    const void *stream = nullptr;
+    uint64_t seq = 0; // freeSeq_ after it
   };
 
 private:
@@ -538,11 +548,19 @@ private:
   /// The pool that the handle `p` names (live), or null.
   MemPool *findPool(const void *p) const;
   MemPool &defaultPool();
-  /// Frees a pool allocation (cudaFreeAsync, cudaFree): its device memory, its pool bytes.
-  void releasePoolAllocation(uint64_t base);
-  /// A synchronisation: each pool gives back the empty chunks above its release threshold.
-  void releasePoolMemory();
-  /// Gives back `pool`'s empty chunks, newest first, each if `keep` bytes stay reserved.
+  /// Frees a pool allocation: its device memory and its bytes at once; its units when the host
+  /// sees the free complete: at once for cudaFree, later for cudaFreeAsync in `stream`.
+  void releasePoolAllocation(uint64_t base, bool async, const void *stream);
+  /// Adds `delta` to the count of every unit that [offset, offset + bytes) of `pool` covers.
+  void pinUnits(MemPool &pool, uint64_t offset, uint64_t bytes, int delta);
+  /// A synchronisation that shows the host the completion of the pending frees of `stream`
+  /// (of every stream if `all`) queued before free number `upTo`; then each pool gives back
+  /// its empty units while it holds more than its release threshold.
+  void synchronizePools(const void *stream, uint64_t upTo, bool all);
+  /// Gives back `pool`'s empty units, newest first, while it holds more than its release
+  /// threshold (0 once destroyed).
+  void releaseEmptyUnits(MemPool &pool);
+  /// cudaMemPoolTrimTo: gives back `pool`'s empty units, newest first, while `keep` bytes stay.
   void trimPool(MemPool &pool, uint64_t keep);
   /// Device bytes not held by pools (cudaMalloc...) plus every pool's reserved bytes.
   uint64_t deviceBytesCommitted() const;
@@ -586,7 +604,9 @@ private:
   std::vector<std::unique_ptr<MemPool>> pools_; // [0] the default pool once asked for; never freed
   MemPool *currentPool_ = nullptr;              // cudaDeviceSetMemPool; null: the default
   std::map<uint64_t, PoolAllocation> poolAllocations_; // by device address
-  std::unique_ptr<HostThreads> hostThreads_;           // created by the first pthread call of a run
+  std::vector<PendingFree> pendingFrees_;
+  uint64_t freeSeq_ = 0;                     // cudaFreeAsync calls so far
+  std::unique_ptr<HostThreads> hostThreads_; // created by the first pthread call of a run
   friend class HostThreads;
   GlibcRandom rand_; // rand() and srand(): the same sequences as a native build
   HostLibraryState lib_;
