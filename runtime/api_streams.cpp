@@ -100,6 +100,12 @@ bool Runtime::isPinned(uint64_t hostAddr) const {
   if (it != hostVisible_.begin() &&
       hostAddr < std::prev(it)->second.base + std::prev(it)->second.size)
     return std::prev(it)->second.kind == HostVisibleBlock::Kind::MappedPinned;
+  // cudaHostRegister page-locks the range: copies from it run at the pinned rate (an H100
+  // copies 64 MiB from registered mmap memory as fast as from cudaMallocHost memory).
+  auto al = aliases_.upper_bound(hostAddr);
+  if (al != aliases_.begin() && std::prev(al)->second.registered &&
+      hostAddr < std::prev(al)->second.host + std::prev(al)->second.size)
+    return true;
   const Allocation *a = host_.find(hostAddr);
   return a && host_.isPinned(a->base);
 }

@@ -177,7 +177,7 @@ struct TransferRecord {
   std::string api; ///< "cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpyToSymbol"...
   TransferDirection direction = TransferDirection::HostToDevice;
   uint64_t bytes = 0;
-  bool pinned = false;     ///< the host side lies in a cudaMallocHost/cudaHostAlloc block
+  bool pinned = false;     ///< the host side is page-locked (cudaMallocHost, cudaHostRegister...)
   double startSeconds = 0; ///< the modelled clock when the copy began
   double seconds = 0;      ///< transferSeconds(profile, bytes, pinned)
 };
