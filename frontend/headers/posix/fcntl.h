@@ -45,15 +45,14 @@ typedef unsigned int mode_t;
 typedef long off_t; // x86-64 Linux: 64 bits
 #endif
 
-// C's open is variadic: the mode is read only with O_CREAT. Here open(path, flags) and
-// open(path, flags, mode) are told apart by a macro that counts the arguments (so `open` is
-// called, not named: `&open` is not a function).
-static inline int __kern_open2(const char *path, int flags) { return __kern_open(path, flags, 0); }
-static inline int __kern_open3(const char *path, int flags, mode_t mode) {
-  return __kern_open(path, flags, mode);
-}
+// C's open is variadic: the mode is read only with O_CREAT (so a program may pass anything
+// there, when it does not create). Here open(path, flags) and open(path, flags, mode) are told
+// apart by a macro that counts the arguments, so `open` is called, not named (`&open` is no
+// function).
+#define __KERN_OPEN_2(path, flags) __kern_open((path), (flags), 0u)
+#define __KERN_OPEN_3(path, flags, mode) __kern_open((path), (flags), (mode_t)(unsigned long)(mode))
 #define __KERN_OPEN_PICK(path, flags, mode, which, ...) which
-#define open(...) __KERN_OPEN_PICK(__VA_ARGS__, __kern_open3, __kern_open2, )(__VA_ARGS__)
+#define open(...) __KERN_OPEN_PICK(__VA_ARGS__, __KERN_OPEN_3, __KERN_OPEN_2, )(__VA_ARGS__)
 
 static inline int creat(const char *path, mode_t mode) {
   return __kern_open(path, O_CREAT | O_WRONLY | O_TRUNC, mode);
