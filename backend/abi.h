@@ -284,6 +284,17 @@ struct KernPointerAttributes {
   int64_t reserved[8];
 };
 
+/// cudaMemPoolProps (cudaMemPoolCreate), likewise: CUDA 13's 88 bytes.
+struct KernMemPoolProps {
+  int32_t allocType;   // cudaMemAllocationType
+  int32_t handleTypes; // cudaMemAllocationHandleType
+  KernMemLocation location;
+  void *win32SecurityAttributes;
+  uint64_t maxSize;
+  uint16_t usage;
+  uint8_t reserved[54];
+};
+
 // ---- the runtime functions (runtime_functions.def) --------------------------------------
 
 #define KERN_RT_FUNCTION(name, type) std::type_identity_t<type> name;
@@ -292,6 +303,7 @@ struct KernPointerAttributes {
 
 } // extern "C"
 
+static_assert(sizeof(KernMemPoolProps) == 88);
 static_assert(offsetof(KernWarpCtx, params) == 0);
 static_assert(offsetof(KernWarpCtx, threadIdx) == 96);
 static_assert(offsetof(KernWarpCtx, shadow) == 504);

@@ -44,6 +44,10 @@ private:
   /// The machine address of the function that function pointer `v` designates, after
   /// checking that it is one (not null, in the table) of signature `signature`.
   Value *resolveFunctionPointer(Value *v, const std::string &signature, ir::SiteId site);
+  /// The machine address (an i64) of the function that `v` designates for a runtime function
+  /// that takes a host function of the program, after the same checks; null stays 0 when
+  /// `nullable` (the runtime reports it as CUDA does).
+  Value *routineAddress(Value *v, const std::string &signature, bool nullable, ir::SiteId site);
 
   ModuleContext &mc_;
   const ir::Function &f_;
@@ -479,6 +483,54 @@ Value *HostCodegen::emitIndirectCall(const ir::Expr &e) {
   return e.type.isVoid() ? nullptr : r;
 }
 
+Value *HostCodegen::routineAddress(Value *v, const std::string &signature, bool nullable,
+                                   ir::SiteId site) {
+  if (!nullable)
+    return b_.CreatePtrToInt(resolveFunctionPointer(v, signature, site), b_.getInt64Ty());
+  BasicBlock *from = b_.GetInsertBlock();
+  auto *resolveBB = newBlock("fnptr.resolve");
+  auto *joinBB = newBlock("fnptr.join");
+  b_.CreateCondBr(b_.CreateICmpEQ(v, b_.getInt64(0), "fnptr.isnull"), joinBB, resolveBB);
+  b_.SetInsertPoint(resolveBB);
+  Value *address =
+      b_.CreatePtrToInt(resolveFunctionPointer(v, signature, site), b_.getInt64Ty(), "fnptr.addr");
+  BasicBlock *resolved = b_.GetInsertBlock();
+  b_.CreateBr(joinBB);
+  b_.SetInsertPoint(joinBB);
+  llvm::PHINode *phi = b_.CreatePHI(b_.getInt64Ty(), 2, "fnptr.routine");
+  phi->addIncoming(b_.getInt64(0), from);
+  phi->addIncoming(address, resolved);
+  return phi;
+}
+
+/// An operand of a runtime function that is a host function of the program, passed to the
+/// runtime as its machine address: the signature it must have, and whether null may pass.
+struct RoutineOperand {
+  std::string signature;
+  bool nullable = false;
+};
+
+std::optional<RoutineOperand> routineOperand(ir::IntrinsicId id, size_t operand) {
+  const ir::Type p = ir::Type::ptr(frontend::AddrSpace::Host);
+  switch (id) {
+  case ir::IntrinsicId::PthreadCreate: // void *(*)(void *): null faults, as a native call would
+    if (operand == 2)
+      return RoutineOperand{signatureOf(p, {p}), false};
+    break;
+  case ir::IntrinsicId::CudaStreamAddCallback: // void (*)(cudaStream_t, cudaError_t, void *)
+    if (operand == 1)
+      return RoutineOperand{signatureOf(ir::Type::voidTy(), {p, ir::Type::i32(true), p}), true};
+    break;
+  case ir::IntrinsicId::CudaLaunchHostFunc: // void (*)(void *)
+    if (operand == 1)
+      return RoutineOperand{signatureOf(ir::Type::voidTy(), {p}), true};
+    break;
+  default:
+    break;
+  }
+  return std::nullopt;
+}
+
 // ---- expressions ---------------------------------------------------------------------------
 
 Value *HostCodegen::emitRuntimeCall(const ir::Expr &e) {
@@ -501,12 +553,8 @@ Value *HostCodegen::emitRuntimeCall(const ir::Expr &e) {
   for (size_t i = 0; i < e.ops.size(); ++i) {
     const ir::Type t = e.ops[i]->type;
     Value *v = emitExpr(*e.ops[i]);
-    if (e.intrinsic == ir::IntrinsicId::PthreadCreate && i == 2) {
-      // The thread routine, void *(*)(void *): the runtime gets its machine address.
-      const ir::Type p = ir::Type::ptr(frontend::AddrSpace::Host);
-      v = b_.CreatePtrToInt(resolveFunctionPointer(v, signatureOf(p, {p}), e.site),
-                            b_.getInt64Ty());
-    }
+    if (std::optional<RoutineOperand> r = routineOperand(e.intrinsic, i))
+      v = routineAddress(v, r->signature, r->nullable, e.site);
     Type *want = ft->getParamType(i + 1);
     if (want->isPointerTy())
       v = b_.CreateIntToPtr(v, want);

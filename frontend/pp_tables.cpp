@@ -36,7 +36,6 @@ const std::set<std::string> kSystemHeaders = {"stdio.h",
                                               "vector_types.h",
                                               "cuda_fp16.h",
                                               "sys/time.h",
-                                              "unistd.h",
                                               "getopt.h",
                                               "ctype.h",
                                               "strings.h",
@@ -68,9 +67,7 @@ const std::set<std::string> kDeferredHeaders = {"cooperative_groups/reduce.h",
 const std::map<std::string, std::vector<const char *>> kHeaderMacros = {
     {"cuda.h", {"CUDA_VERSION 13000"}}, // the driver API's version: CUDA 13.0
     // getopt's globals live in the runtime: each names its location (runtime/host_getopt.cpp).
-    {"unistd.h",
-     {"optarg (*__kern_optarg_location())", "optind (*__kern_optind_location())",
-      "opterr (*__kern_opterr_location())", "optopt (*__kern_optopt_location())"}},
+    // (<unistd.h> is a text header, frontend/headers/posix/unistd.h.)
     {"getopt.h",
      {"optarg (*__kern_optarg_location())", "optind (*__kern_optind_location())",
       "opterr (*__kern_opterr_location())", "optopt (*__kern_optopt_location())", "no_argument 0",
@@ -158,6 +155,9 @@ const std::vector<const char *> kPredefined = {
     "SEEK_SET 0",
     "SEEK_CUR 1",
     "SEEK_END 2",
+    // The calling convention of stream callbacks and host functions (driver_types.h): nothing
+    // on Linux.
+    "CUDART_CB",
     // assert() keeps the text of its condition for the message, as <assert.h> does.
     "assert(e) __kern_assert((e), #e)",
 };

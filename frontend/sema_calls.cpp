@@ -319,6 +319,12 @@ const Type *Sema::sigType(char c) {
     const Type *vp = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
     return types_.pointerTo(types_.function(vp, {vp}, false));
   }
+  case 'B':
+    return types_.pointerTo(memPoolProps_, defaultSpace(), true);
+  case 'C': // a stream callback, cudaStreamCallback_t
+    return streamCallbackType();
+  case 'G': // a host function, cudaHostFn_t
+    return hostFnType();
   case 'Y': // a symbol: passed as its device address
   case 'K': // a kernel: passed as its index
     return types_.pointerTo(types_.voidTy(), AddrSpace::Host);
@@ -342,6 +348,9 @@ const Type *Sema::sigType(char c) {
 }
 
 void Sema::builtinCall(Expr *e, int b) {
+  // CUDA's C++ overload cudaMallocAsync(ptr, size, pool, stream) is cudaMallocFromPoolAsync.
+  if (std::string(builtinInfo(b).name) == "cudaMallocAsync" && e->args.size() == 4)
+    b = findBuiltin("cudaMallocFromPoolAsync");
   const BuiltinInfo &info = builtinInfo(b);
   const std::string n = info.name;
   e->builtin = b;
@@ -386,7 +395,7 @@ void Sema::builtinCall(Expr *e, int b) {
   // implicit in CUDA).
   if ((n == "cudaMalloc" || n == "cudaMallocHost" || n == "cudaHostAlloc" ||
        n == "cudaGetSymbolAddress" || n == "cudaHostGetDevicePointer" || n == "cudaMallocManaged" ||
-       n == "cudaMallocPitch") &&
+       n == "cudaMallocPitch" || n == "cudaMallocAsync" || n == "cudaMallocFromPoolAsync") &&
       !e->args.empty() && check(e->args[0])) {
     Expr *a = rvalue(e->args[0]);
     if (a->type->isPointer() && a->type->elem->isPointer()) {

@@ -1,7 +1,7 @@
 // The runtime API's enumerators that kern knows without a header: the common ones (memcpy
 // kinds, flags, error codes) and cudaDeviceAttr (all of CUDA 13's, the headers' numbering),
-// cudaLimit, the L2 access policy and stream attribute enums, and the error codes of peer access
-// and limits.
+// cudaLimit, the L2 access policy and stream attribute enums, memory pools, and the error codes
+// of peer access and limits.
 #include "frontend/sema_impl.h"
 
 namespace kern::frontend::sema_detail {
@@ -256,6 +256,26 @@ const std::map<std::string, int64_t> &runtimeApiEnumerators() {
       {"cudaErrorPeerAccessNotEnabled", 705},
       // cudaDeviceEnablePeerAccess's flags must be 0; cudaDeviceCanAccessPeer's answer
       {"cudaPeerAccessDefault", 0},
+      // memory pools: cudaMemPoolAttr, cudaMemAllocationType, cudaMemAllocationHandleType
+      {"cudaMemPoolReuseFollowEventDependencies", 1},
+      {"cudaMemPoolReuseAllowOpportunistic", 2},
+      {"cudaMemPoolReuseAllowInternalDependencies", 3},
+      {"cudaMemPoolAttrReleaseThreshold", 4},
+      {"cudaMemPoolAttrReservedMemCurrent", 5},
+      {"cudaMemPoolAttrReservedMemHigh", 6},
+      {"cudaMemPoolAttrUsedMemCurrent", 7},
+      {"cudaMemPoolAttrUsedMemHigh", 8},
+      {"cudaMemAllocationTypeInvalid", 0},
+      {"cudaMemAllocationTypePinned", 1},
+      {"cudaMemAllocationTypeManaged", 2},
+      {"cudaMemAllocationTypeMax", 0x7FFFFFFF},
+      {"cudaMemHandleTypeNone", 0},
+      {"cudaMemHandleTypePosixFileDescriptor", 1},
+      {"cudaMemHandleTypeWin32", 2},
+      {"cudaMemHandleTypeWin32Kmt", 4},
+      {"cudaMemHandleTypeFabric", 8},
+      // a CUDA call from a stream callback or host function (CUDA forbids them)
+      {"cudaErrorNotPermitted", 800},
   };
   return m;
 }

@@ -60,6 +60,13 @@ public:
     td["cudaSynchronizationPolicy"] = types_.intTy();
     td["cudaStream_t"] = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
     td["cudaEvent_t"] = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
+    td["cudaStreamCallback_t"] = streamCallbackType();
+    td["cudaHostFn_t"] = hostFnType();
+    td["cudaMemPool_t"] = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
+    td["cudaMemPoolAttr"] = types_.intTy();
+    td["cudaMemAllocationType"] = types_.intTy();
+    td["cudaMemAllocationHandleType"] = types_.intTy();
+    td["cuuint64_t"] = types_.get(TypeKind::ULong); // cuda.h's, the value of pool attributes
     td["int8_t"] = types_.get(TypeKind::SChar);
     td["uint8_t"] = types_.get(TypeKind::UChar);
     td["int16_t"] = types_.get(TypeKind::Short);
@@ -80,6 +87,17 @@ public:
   /// CUDA's vector types (vector_types.h): char1..4 ... double1..4, with CUDA's alignments
   /// (a float4 is 16-byte aligned, so it moves as one 128-bit access; a float3 is not).
   void declareVectorTypes();
+
+  /// cudaStreamCallback_t, void (*)(cudaStream_t, cudaError_t, void *), and cudaHostFn_t,
+  /// void (*)(void *): host functions of the program that a stream calls.
+  const Type *streamCallbackType() {
+    const Type *vp = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
+    return types_.pointerTo(types_.function(types_.voidTy(), {vp, types_.intTy(), vp}, false));
+  }
+  const Type *hostFnType() {
+    const Type *vp = types_.pointerTo(types_.voidTy(), AddrSpace::Host);
+    return types_.pointerTo(types_.function(types_.voidTy(), {vp}, false));
+  }
 
   const Type *makeStruct(const std::string &name,
                          const std::vector<std::pair<std::string, const Type *>> &fields);
@@ -122,6 +140,7 @@ private:
   const Type *memLocation_ = nullptr;     // cudaMemLocation, as KernMemLocation
   const Type *pointerAttrs_ = nullptr;    // cudaPointerAttributes, as KernPointerAttributes
   const Type *streamAttrValue_ = nullptr; // cudaStreamAttrValue, as KernStreamAttrValue
+  const Type *memPoolProps_ = nullptr;    // cudaMemPoolProps, as KernMemPoolProps
   const Type *timeval_ = nullptr;
   const Type *timespec_ = nullptr;
   const Type *option_ = nullptr;

@@ -123,6 +123,15 @@ void Sema::declareApiStructs() {
   streamAttrValue_ = makeStruct(
       "cudaStreamAttrValue", {{"accessPolicyWindow", window}, {"syncPolicy", i}, {"priority", i}});
   fileScope_.typedefs["cudaLaunchAttributeValue"] = streamAttrValue_;
+  // cudaMemPoolCreate's properties, with CUDA 13's layout (88 bytes).
+  memPoolProps_ = makeStruct("cudaMemPoolProps",
+                             {{"allocType", i},
+                              {"handleTypes", i},
+                              {"location", memLocation_},
+                              {"win32SecurityAttributes", voidPtr},
+                              {"maxSize", z},
+                              {"usage", types_.get(TypeKind::UShort)},
+                              {"reserved", types_.arrayOf(types_.get(TypeKind::UChar), 54)}});
 }
 
 void Sema::declareHostLibraryTypes() {

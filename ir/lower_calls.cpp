@@ -350,7 +350,9 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     x->space = v[0]->type.space;
     x->atomicScope = scope;
   }
-  if (id == IntrinsicId::PthreadCreate) // where a bad thread routine is reported
+  // Where a bad function pointer (a thread routine, a stream's host function) is reported.
+  if (id == IntrinsicId::PthreadCreate || id == IntrinsicId::CudaStreamAddCallback ||
+      id == IntrinsicId::CudaLaunchHostFunc)
     x->site = m_.addSite(SiteKind::Call, e->loc, n);
   if (intrinsicKind(id) == IntrinsicKind::Math)
     return x;

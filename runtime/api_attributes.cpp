@@ -153,8 +153,8 @@ bool deviceAttribute(const KernDeviceProp &p, int32_t attr, int32_t &v) {
     v = p.accessPolicyMaxWindowSize;
     return true;
   case 115:
-    v = 0;
-    return true; // MemoryPoolsSupported: kern has no cudaMallocAsync
+    v = p.major >= 6;
+    return true; // MemoryPoolsSupported: cudaMallocAsync, from Pascal on
   case 120:
     v = 0;
     return true; // ClusterLaunch: kern has no thread block clusters

@@ -44,27 +44,31 @@ int32_t Runtime::cudaMalloc(void **p, uint64_t size) {
   return cudaSuccess;
 }
 
-int32_t Runtime::cudaFree(void *p) {
+int32_t Runtime::cudaFree(void *p, const char *function) {
   if (stickyError_)
     return stickyError_;
   const uint64_t addr = addressOf(p);
   if (!p)
     return cudaSuccess;
+  const std::string head = std::string("kern: ") + function + ": " + hexAddress(addr);
   if (globalDeviceBases_.count(addr))
-    return recordError(cudaErrorInvalidValue, "kern: cudaFree: " + hexAddress(addr) +
-                                                  " is a __device__ variable, not an allocation");
+    return recordError(cudaErrorInvalidValue,
+                       head + " is a __device__ variable, not an allocation");
   if (HostVisibleBlock *b = findHostVisible(addr); b && b->base == addr) {
     if (b->kind == HostVisibleBlock::Kind::MappedPinned)
       return recordError(cudaErrorInvalidValue,
-                         "kern: cudaFree: " + hexAddress(addr) +
-                             " was allocated by cudaHostAlloc (use cudaFreeHost)");
+                         head + " was allocated by cudaHostAlloc (use cudaFreeHost)");
     releaseHostVisible(addr);
     return cudaSuccess;
   }
   if (findAliasByDevice(addr))
     return recordError(cudaErrorInvalidValue,
-                       "kern: cudaFree: " + hexAddress(addr) +
-                           " is the device pointer of mapped host memory, not an allocation");
+                       head + " is the device pointer of mapped host memory, not an allocation");
+  // Memory of cudaMallocAsync goes back to its pool (CUDA's cudaFree takes it too).
+  if (poolAllocations_.count(addr)) {
+    releasePoolAllocation(addr, false, nullptr);
+    return cudaSuccess;
+  }
   if (device_.release(addr))
     return cudaSuccess;
   std::string why;
@@ -79,7 +83,7 @@ int32_t Runtime::cudaFree(void *p) {
     why = " is not a device pointer" + std::string(host_.find(addr) ? " (it was returned by "
                                                                       "malloc; use free)"
                                                                     : "");
-  return recordError(cudaErrorInvalidValue, "kern: cudaFree: " + hexAddress(addr) + why);
+  return recordError(cudaErrorInvalidValue, head + why);
 }
 
 bool Runtime::checkDeviceRange(const char *function, const char *what, uint64_t addr, uint64_t n,
@@ -195,6 +199,7 @@ int32_t Runtime::cudaMemset(void *p, int32_t value, uint64_t n) {
 
 int32_t Runtime::cudaDeviceSynchronize() {
   // Launches run to completion before kern_rt_launch returns; only their faults remain.
+  synchronizePools(nullptr, 0, true);
   return stickyError_;
 }
 
@@ -234,7 +239,11 @@ int32_t Runtime::cudaDeviceReset() {
   // A fresh context: every allocation is gone and errors, sticky ones included, are cleared.
   // Global variables stay (on a GPU the module would be loaded again).
   releaseUnifiedState();
-  device_.releaseAllExcept(globalDeviceBases_);
+  // CUDA's reset leaves cudaMallocAsync's allocations (and their pools) alone.
+  std::set<uint64_t> keep = globalDeviceBases_;
+  for (const auto &[base, a] : poolAllocations_)
+    keep.insert(base);
+  device_.releaseAllExcept(keep);
   lastError_ = cudaSuccess;
   stickyError_ = cudaSuccess;
   limits_.clear();

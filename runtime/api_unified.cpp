@@ -70,11 +70,11 @@ void Runtime::dropAlias(uint64_t host) {
 }
 
 void Runtime::syncAlias(HostAlias &a, bool toDevice) {
-  // A heap block freed while registered (a bug CUDA leaves undefined): its bytes are no
-  // longer the program's, so the mirror stops.
+  // A heap block freed (or pages unmapped) while registered (a bug CUDA leaves undefined): its
+  // bytes are no longer the program's, so the mirror stops.
   if (a.heapBase) {
     const Allocation *blk = host_.find(a.host);
-    if (!blk || blk->base != a.heapBase)
+    if (!blk || blk->base != a.heapBase || a.host + a.size > blk->end())
       return;
   }
   void *host = reinterpret_cast<void *>(a.host);
@@ -190,7 +190,8 @@ int32_t Runtime::cudaMemGetInfo(uint64_t *free, uint64_t *total) {
   if (!free || !total)
     return recordError(cudaErrorInvalidValue, "kern: cudaMemGetInfo: null pointer argument");
   *total = device_.deviceHi() - device_.lo();
-  *free = *total - std::min(*total, device_.deviceBytesInUse());
+  // Memory pools hold what they reserve, used or not.
+  *free = *total - std::min(*total, deviceBytesCommitted());
   return cudaSuccess;
 }
 

@@ -1,14 +1,20 @@
-// The host C library's streams and files (stdio.h). FILE* values are handles (host_state.h)
-// that every function validates; what host code writes to stdout and stderr goes through the
-// runtime's output (Options::out, err), in order with printf. Files are opened only where
-// RuntimeOptions::allowFiles lets the program: otherwise fopen fails with EACCES and a note.
+// The host C library's streams and files (stdio.h), and its file descriptors (fcntl.h's open,
+// unistd.h's read, write, close, lseek). FILE* values are handles (host_state.h) that every
+// function validates, file descriptors numbers of the program's own table; what host code
+// writes to stdout and stderr goes through the runtime's output (Options::out, err), in order
+// with printf. Files are opened only where RuntimeOptions::allowFiles lets the program:
+// otherwise fopen and open fail with EACCES and a note.
 #include "runtime/runtime.h"
 
 #include "runtime/errors.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 
+using kern::runtime::HostFd;
 using kern::runtime::HostFile;
 using kern::runtime::Runtime;
 
@@ -103,7 +109,28 @@ bool mayUseFiles(KernHostCtx *ctx, const char *function, const char *name) {
   return false;
 }
 
+/// The program's file descriptors, 0, 1 and 2 open from the first use.
+std::vector<HostFd> &descriptors(KernHostCtx *ctx) {
+  auto &fds = ctx->rt->hostLibrary().fds;
+  if (fds.empty())
+    fds.assign(3, HostFd{true, -1});
+  return fds;
+}
+
+/// -1 with errno `e`: how the descriptor functions fail.
+int32_t failWith(KernHostCtx *ctx, int e) {
+  ctx->rt->hostLibrary().err = e;
+  return -1;
+}
+
 } // namespace
+
+void kern::runtime::HostLibraryState::closeDescriptors() {
+  for (HostFd &d : fds)
+    if (d.os >= 0)
+      ::close(d.os);
+  fds.clear();
+}
 
 extern "C" {
 
@@ -297,6 +324,90 @@ void kern_rt_perror(KernHostCtx *ctx, const char *s) {
   text += std::strerror(ctx->rt->hostLibrary().err);
   text += "\n";
   ctx->rt->write(2, text);
+}
+
+// ---- file descriptors -------------------------------------------------------------------------
+
+int32_t kern_rt___kern_open(KernHostCtx *ctx, const char *path, int32_t flags, uint32_t mode) {
+  stringArg(ctx, "open", "path", path);
+  // The flags of <fcntl.h> that a program may give; others (O_PATH, O_TMPFILE, O_DIRECT...) and
+  // an access mode that is none of the three are EINVAL.
+  constexpr int32_t kAllowed = O_ACCMODE | O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_APPEND |
+                               O_NONBLOCK | O_DSYNC | O_SYNC | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  if ((flags & ~kAllowed) || (flags & O_ACCMODE) == O_ACCMODE)
+    return failWith(ctx, EINVAL);
+  if (!mayUseFiles(ctx, "open", path))
+    return -1;
+  const int os = ::open(path, flags | O_CLOEXEC, static_cast<mode_t>(mode));
+  if (os < 0)
+    return failWith(ctx, errno);
+  std::vector<HostFd> &fds = descriptors(ctx);
+  size_t fd = 0;
+  while (fd < fds.size() && fds[fd].open)
+    ++fd;
+  if (fd == fds.size())
+    fds.emplace_back();
+  fds[fd] = HostFd{true, os};
+  return static_cast<int32_t>(fd);
+}
+
+int32_t kern_rt___kern_close(KernHostCtx *ctx, int32_t fd) {
+  if (!ctx->rt->hostLibrary().isOpenFd(fd))
+    return failWith(ctx, EBADF);
+  HostFd &d = descriptors(ctx)[fd];
+  d.open = false;
+  if (d.os < 0) // stdin, stdout, stderr: closed for the program; kern's output stays
+    return 0;
+  const int rc = ::close(d.os);
+  d.os = -1;
+  return rc == 0 ? 0 : failWith(ctx, errno);
+}
+
+int64_t kern_rt___kern_read(KernHostCtx *ctx, int32_t fd, void *buf, uint64_t n) {
+  if (!ctx->rt->hostLibrary().isOpenFd(fd))
+    return failWith(ctx, EBADF);
+  if (!ctx->rt->checkHostRange("read", "buffer", buf, n))
+    fail(ctx);
+  int os = descriptors(ctx)[fd].os;
+  if (os < 0) {
+    if (fd != 0) // stdout and stderr are not for reading
+      return failWith(ctx, EBADF);
+    if (!ctx->rt->allowFiles()) // stdin where the program may not read: at its end
+      return 0;
+    os = STDIN_FILENO;
+  }
+  const ssize_t r = ::read(os, buf, n);
+  return r < 0 ? failWith(ctx, errno) : r;
+}
+
+int64_t kern_rt___kern_write(KernHostCtx *ctx, int32_t fd, const void *buf, uint64_t n) {
+  if (!ctx->rt->hostLibrary().isOpenFd(fd))
+    return failWith(ctx, EBADF);
+  if (!ctx->rt->checkHostRange("write", "buffer", buf, n))
+    fail(ctx);
+  const int os = descriptors(ctx)[fd].os;
+  if (os < 0) {
+    if (fd == 0)
+      return failWith(ctx, EBADF);
+    ctx->rt->write(fd, std::string_view(static_cast<const char *>(buf), n));
+    return static_cast<int64_t>(n);
+  }
+  const ssize_t r = ::write(os, buf, n);
+  return r < 0 ? failWith(ctx, errno) : r;
+}
+
+int64_t kern_rt___kern_lseek(KernHostCtx *ctx, int32_t fd, int64_t offset, int32_t whence) {
+  if (!ctx->rt->hostLibrary().isOpenFd(fd))
+    return failWith(ctx, EBADF);
+  const int os = descriptors(ctx)[fd].os;
+  if (os < 0)
+    return failWith(ctx, ESPIPE);
+  const off_t r = ::lseek(os, offset, whence);
+  return r < 0 ? failWith(ctx, errno) : r;
+}
+
+const char *kern_rt___kern_program_name(KernHostCtx *ctx) {
+  return ctx->rt->hostLibrary().programName.c_str();
 }
 
 } // extern "C"

@@ -51,6 +51,11 @@ bool Runtime::hostRealloc(void *p, uint64_t size, void *&result) {
                     " was allocated by cudaHostAlloc or cudaMallocManaged (it cannot be resized)");
     return false;
   }
+  if (p && host_.isMapped(addressOf(p))) {
+    reportHostError("realloc: " + hexAddress(addressOf(p)) +
+                    " was mapped by mmap (it cannot be resized; use munmap)");
+    return false;
+  }
   if (p && host_.isPinned(addressOf(p))) {
     reportHostError("realloc: " + hexAddress(addressOf(p)) +
                     " was allocated by cudaMallocHost or cudaHostAlloc (pinned memory cannot be "
@@ -77,6 +82,10 @@ bool Runtime::hostFree(void *p) {
                     (b->kind == HostVisibleBlock::Kind::Managed
                          ? " was allocated by cudaMallocManaged (use cudaFree)"
                          : " was allocated by cudaHostAlloc (use cudaFreeHost)"));
+    return false;
+  }
+  if (p && host_.isMapped(addr)) {
+    reportHostError("free: " + hexAddress(addr) + " was mapped by mmap (use munmap)");
     return false;
   }
   if (p && host_.isPinned(addr)) {

@@ -23,6 +23,14 @@ struct HostFile {
   std::string name;
 };
 
+/// A file descriptor of the program (fcntl.h's open, unistd.h's read, write, close, lseek):
+/// its number is its index in HostLibraryState::fds. 0, 1 and 2 are stdin, stdout and stderr;
+/// open gives the lowest free number, as POSIX does, for a file the runtime opened.
+struct HostFd {
+  bool open = false;
+  int os = -1; ///< the runtime's descriptor of the file; -1 for 0, 1 and 2
+};
+
 struct HostLibraryState {
   /// The program's errno (errno.h's `errno` is `*__kern_errno_location()`).
   int32_t err = 0;
@@ -38,6 +46,10 @@ struct HostLibraryState {
   int32_t lastNonOpt = 1;
   /// Files opened by fopen, by handle - kFirstFileHandle.
   std::vector<HostFile> files;
+  /// File descriptors, by number (empty until the first use: then 0, 1 and 2 are open).
+  std::vector<HostFd> fds;
+  /// argv[0] of the run of main in progress.
+  std::string programName;
   /// Whether the note that file access is disabled was printed.
   bool deniedNoted = false;
   /// strtok's position.
@@ -52,7 +64,17 @@ struct HostLibraryState {
         std::fclose(f.fp);
         f.fp = nullptr;
       }
+    closeDescriptors();
   }
+  /// Whether `fd` is an open file descriptor of the program.
+  bool isOpenFd(int64_t fd) const {
+    if (fd < 0)
+      return false;
+    if (fds.empty())
+      return fd <= 2;
+    return static_cast<uint64_t>(fd) < fds.size() && fds[fd].open;
+  }
+  void closeDescriptors(); // host_files.cpp
   ~HostLibraryState() { closeAll(); }
 };
 

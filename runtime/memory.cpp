@@ -5,6 +5,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -227,7 +228,7 @@ std::string DeviceMemory::describe(uint64_t addr, uint64_t size) const {
     return "inside " + of(*a);
   }
   if (const Allocation *a = findFreed(addr))
-    return "inside " + of(*a) + " that was freed by cudaFree";
+    return "inside " + of(*a) + " that was already freed";
   // Just below the region is where a negative index into the first allocation lands; far
   // outside it, nearby allocations mean nothing.
   if (!contains(addr) && !(addr < lo_ && lo_ - addr <= kGuard * 256))
@@ -252,7 +253,60 @@ std::string DeviceMemory::describe(uint64_t addr, uint64_t size) const {
 
 HostMemory::~HostMemory() {
   for (auto &[base, a] : live_)
-    std::free(reinterpret_cast<void *>(base));
+    if (mapped_.count(base))
+      munmap(reinterpret_cast<void *>(base), a.size);
+    else
+      std::free(reinterpret_cast<void *>(base));
+  for (auto [base, size] : retired_)
+    munmap(reinterpret_cast<void *>(base), size);
+}
+
+uint64_t HostMemory::pageSize() { return kern::runtime::pageSize(); }
+
+void *HostMemory::map(uint64_t size, int prot) {
+  const uint64_t bytes = roundUp(size, pageSize());
+  void *p = mmap(nullptr, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED)
+    return nullptr;
+  const uint64_t base = reinterpret_cast<uint64_t>(p);
+  // Every byte of the pages is the program's, as in a native mapping.
+  live_[base] = Allocation{base, bytes};
+  mapped_.insert(base);
+  freed_.erase(base);
+  pinned_.erase(base);
+  return p;
+}
+
+void HostMemory::unmap(uint64_t addr, uint64_t size) {
+  const uint64_t end = addr + roundUp(size, pageSize());
+  auto it = live_.upper_bound(addr);
+  if (it != live_.begin())
+    --it;
+  while (it != live_.end() && it->first < end) {
+    const Allocation a = it->second;
+    if (!mapped_.count(a.base) || a.end() <= addr) {
+      ++it;
+      continue;
+    }
+    const uint64_t lo = std::max(a.base, addr), hi = std::min(a.end(), end);
+    // The pages' memory goes back to the system, but their addresses stay reserved and
+    // inaccessible until the heap ends: a stale pointer into them faults, rather than reach
+    // memory that the system has since handed to the runtime.
+    mmap(reinterpret_cast<void *>(lo), hi - lo, PROT_NONE,
+         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+    retired_.emplace_back(lo, hi - lo);
+    it = live_.erase(it);
+    mapped_.erase(a.base);
+    if (a.base < lo) { // the pages before the range stay mapped
+      live_[a.base] = Allocation{a.base, lo - a.base};
+      mapped_.insert(a.base);
+    }
+    if (hi < a.end()) { // and those after it
+      it = live_.emplace(hi, Allocation{hi, a.end() - hi}).first;
+      mapped_.insert(hi);
+      ++it;
+    }
+  }
 }
 
 void *HostMemory::allocate(uint64_t size, uint64_t align, bool pinned) {
@@ -276,7 +330,7 @@ HostMemory::FreeResult HostMemory::release(void *p) {
     return FreeResult::Ok;
   const uint64_t base = reinterpret_cast<uint64_t>(p);
   auto it = live_.find(base);
-  if (it == live_.end())
+  if (it == live_.end() || mapped_.count(base))
     return freed_.count(base) ? FreeResult::DoubleFree : FreeResult::NotAllocated;
   live_.erase(it);
   freed_.insert(base);
@@ -291,7 +345,7 @@ void *HostMemory::reallocate(void *p, uint64_t size, bool &ok) {
     return allocate(size);
   const uint64_t base = reinterpret_cast<uint64_t>(p);
   auto it = live_.find(base);
-  if (it == live_.end()) {
+  if (it == live_.end() || mapped_.count(base)) {
     ok = false;
     return nullptr;
   }

@@ -133,10 +133,24 @@ public:
   /// Whether the live block starting at `base` was allocated pinned.
   bool isPinned(uint64_t base) const { return pinned_.count(base) != 0; }
 
+  /// mmap of anonymous memory: whole pages, zero-filled, with protection `prot` (PROT_READ,
+  /// PROT_WRITE), recorded as a block like malloc's (so that range checks and cudaHostRegister
+  /// know it). Null when the system has no memory (errno set).
+  void *map(uint64_t size, int prot);
+  /// munmap of [addr, addr + size) (whole pages): the pages of this heap's mappings in it are
+  /// given back (their addresses stay reserved, inaccessible), a mapping the range cuts keeps
+  /// its other pages as blocks of their own; pages of no mapping are left alone.
+  void unmap(uint64_t addr, uint64_t size);
+  /// Whether the live block starting at `base` is a mapping (map), which free() may not take.
+  bool isMapped(uint64_t base) const { return mapped_.count(base) != 0; }
+  static uint64_t pageSize();
+
 private:
   std::map<uint64_t, Allocation> live_;
-  std::set<uint64_t> pinned_; // bases of live pinned blocks
-  std::set<uint64_t> freed_;  // freed bases, until malloc returns them again
+  std::set<uint64_t> mapped_;                          // bases of live blocks of map()
+  std::vector<std::pair<uint64_t, uint64_t>> retired_; // unmapped pages, kept inaccessible
+  std::set<uint64_t> pinned_;                          // bases of live pinned blocks
+  std::set<uint64_t> freed_; // freed bases, until malloc returns them again
 };
 
 /// "0x200000000000": how kern prints addresses in messages.

@@ -283,6 +283,7 @@ int Runtime::runMain(const std::vector<std::string> &args) {
   std::vector<std::string> argvStrings;
   argvStrings.push_back(programName(image_.name));
   argvStrings.insert(argvStrings.end(), args.begin(), args.end());
+  lib_.programName = argvStrings[0];
   std::vector<char *> argv;
   for (std::string &s : argvStrings)
     argv.push_back(s.data());

@@ -177,7 +177,7 @@ struct TransferRecord {
   std::string api; ///< "cudaMemcpy", "cudaMemcpyAsync", "cudaMemcpyToSymbol"...
   TransferDirection direction = TransferDirection::HostToDevice;
   uint64_t bytes = 0;
-  bool pinned = false;     ///< the host side lies in a cudaMallocHost/cudaHostAlloc block
+  bool pinned = false;     ///< the host side is page-locked (cudaMallocHost, cudaHostRegister...)
   double startSeconds = 0; ///< the modelled clock when the copy began
   double seconds = 0;      ///< transferSeconds(profile, bytes, pinned)
 };
@@ -244,7 +244,8 @@ public:
   // unwinds with unwind().
 
   int32_t cudaMalloc(void **p, uint64_t size);
-  int32_t cudaFree(void *p);
+  /// Also cudaFreeAsync's work, under its name.
+  int32_t cudaFree(void *p, const char *function = "cudaFree");
   int32_t cudaMemcpy(void *dst, const void *src, uint64_t n, int32_t kind);
   int32_t cudaMemset(void *p, int32_t value, uint64_t n);
   int32_t cudaDeviceSynchronize();
@@ -279,6 +280,16 @@ public:
   int32_t cudaStreamWaitEvent(void *stream, void *event, uint32_t flags);
   int32_t cudaStreamDestroy(void *stream);
   int32_t cudaStreamSynchronize(void *stream);
+  /// A compiled host function: cudaStreamCallback_t and cudaHostFn_t as the JIT compiled them
+  /// (the host context first).
+  using StreamCallback = void (*)(KernHostCtx *, void *stream, int32_t status, void *userData);
+  using HostFn = void (*)(KernHostCtx *, void *userData);
+  /// cudaStreamAddCallback / cudaLaunchHostFunc: the function runs now, before the call
+  /// returns, which is after all earlier work of the stream (done when its call returned) and
+  /// before any later work. It may unwind (exit, a fault): the caller holds nothing to destroy.
+  int32_t cudaStreamAddCallback(KernHostCtx *ctx, void *stream, StreamCallback fn, void *userData,
+                                uint32_t flags);
+  int32_t cudaLaunchHostFunc(KernHostCtx *ctx, void *stream, HostFn fn, void *userData);
   int32_t cudaEventCreate(void **event, uint32_t flags = 0,
                           const char *function = "cudaEventCreate");
   int32_t cudaEventRecord(void *event, void *stream);
@@ -336,6 +347,18 @@ public:
   /// A host access faulted at `addr`: if it is a managed page resident on the device, migrate
   /// it to the host (counted as a transfer) and return true, so the access is retried.
   bool resolveManagedFault(uint64_t addr);
+  // Stream-ordered allocation and memory pools (api_pools.cpp). Each allocation is ordinary
+  // device memory (checked as cudaMalloc's); the pool keeps the books CUDA's attributes report.
+  int32_t cudaMallocAsync(void **p, uint64_t size, void *stream);
+  int32_t cudaMallocFromPoolAsync(void **p, uint64_t size, void *pool, void *stream);
+  int32_t cudaFreeAsync(void *p, void *stream);
+  int32_t cudaDeviceGetMemPool(void **pool, int32_t device, bool defaultPool);
+  int32_t cudaDeviceSetMemPool(int32_t device, void *pool);
+  int32_t cudaMemPoolSetAttribute(void *pool, int32_t attr, void *value);
+  int32_t cudaMemPoolGetAttribute(void *pool, int32_t attr, void *value);
+  int32_t cudaMemPoolTrimTo(void *pool, uint64_t minBytesToKeep);
+  int32_t cudaMemPoolCreate(void **pool, const KernMemPoolProps *props);
+  int32_t cudaMemPoolDestroy(void *pool);
   // Pitched memory and the occupancy helper (api_pitch.cpp).
   int32_t cudaMallocPitch(void **p, uint64_t *pitch, uint64_t width, uint64_t height);
   int32_t cudaMemcpy2D(void *dst, uint64_t dpitch, const void *src, uint64_t spitch, uint64_t width,
@@ -358,6 +381,14 @@ public:
   void *hostCalloc(uint64_t n, uint64_t size);
   bool hostRealloc(void *p, uint64_t size, void *&result);
   bool hostFree(void *p);
+  /// Host memory beyond malloc (host_memory.cpp), setting errno as glibc does: a block aligned
+  /// to `alignment` (a power of two); an anonymous mapping (mmap's flags and protection,
+  /// checked; MAP_FAILED's null here on failure); munmap; malloc_usable_size (false, reported,
+  /// when `p` is no block of malloc).
+  void *hostAlignedAlloc(uint64_t alignment, uint64_t size);
+  void *hostMmap(uint64_t length, int32_t prot, int32_t flags, int32_t fd);
+  int32_t hostMunmap(void *addr, uint64_t length);
+  bool hostUsableSize(const void *p, uint64_t &size);
   /// Checks that host code may access [p, p + n) ("memcpy", "destination"): not null, not
   /// device memory, inside its heap block when it is one.
   bool checkHostRange(const char *function, const char *what, const void *p, uint64_t n);
@@ -397,6 +428,9 @@ private:
     bool live = true;
     bool recorded = false; ///< events: cudaEventRecord was called
     double stamp = 0;      ///< events: the modelled clock at the last record
+    /// events: the stream of the last record, and the stream-ordered frees queued before it
+    const void *stream = nullptr;
+    uint64_t freeSeq = 0;
   };
 
 public:
@@ -423,6 +457,37 @@ public:
     uint64_t host = 0, size = 0, device = 0;
     uint64_t heapBase = 0; // the malloc block holding the range when registered, or 0
     bool registered = false;
+  };
+
+  /// A memory pool (cudaMemPool_t): the device's default pool or one of cudaMemPoolCreate. As
+  /// CUDA's does (measured on an H100), it places its allocations first fit in an address range
+  /// of its own and backs that range with device memory in units of kUnitBytes: a unit is
+  /// reserved from the first allocation on it until, with no allocation on it and no free on it
+  /// that the host has yet to see complete, a synchronisation gives it back (while the pool
+  /// holds more than its release threshold) or cudaMemPoolTrimTo does.
+  struct MemPool {
+    static constexpr uint64_t kUnitBytes = 32ull << 20;
+    bool live = true;
+    bool isDefault = false;
+    uint64_t limit = 0; // cudaMemPoolProps::maxSize in whole units; 0: the device's memory
+    uint64_t releaseThreshold = 0;
+    int32_t reuse[3] = {1, 1, 1}; // the cudaMemPoolReuse* attributes, kept and reported
+    uint64_t used = 0, usedHigh = 0, reservedHigh = 0;
+    std::map<uint64_t, uint64_t> blocks; // offset -> bytes of each live allocation
+    std::map<uint64_t, uint32_t> units;  // reserved unit -> allocations and pending frees on it
+    uint64_t reserved() const { return units.size() * kUnitBytes; }
+  };
+  /// An allocation of cudaMallocAsync: its pool, its offset in the pool's range, its bytes.
+  struct PoolAllocation {
+    MemPool *pool = nullptr;
+    uint64_t offset = 0, bytes = 0;
+  };
+  /// A cudaFreeAsync of pool memory that the host has not seen complete (by synchronising with
+  /// its stream after it): its units stay reserved.
+  struct PendingFree {
+    PoolAllocation block;
+    const void *stream = nullptr;
+    uint64_t seq = 0; // freeSeq_ after it
   };
 
 private:
@@ -476,6 +541,29 @@ private:
   std::string lineCol(uint32_t site) const;
   bool checkDeviceRange(const char *function, const char *what, uint64_t addr, uint64_t n,
                         std::string &message) const;
+  /// cudaSuccess where the profile has memory pools (cc6.0 and later); else an error recorded
+  /// for `function`.
+  int32_t poolsSupported(const char *function);
+  int32_t poolAllocate(void **p, uint64_t size, MemPool &pool, void *stream, const char *function);
+  /// The pool that the handle `p` names (live), or null.
+  MemPool *findPool(const void *p) const;
+  MemPool &defaultPool();
+  /// Frees a pool allocation: its device memory and its bytes at once; its units when the host
+  /// sees the free complete: at once for cudaFree, later for cudaFreeAsync in `stream`.
+  void releasePoolAllocation(uint64_t base, bool async, const void *stream);
+  /// Adds `delta` to the count of every unit that [offset, offset + bytes) of `pool` covers.
+  void pinUnits(MemPool &pool, uint64_t offset, uint64_t bytes, int delta);
+  /// A synchronisation that shows the host the completion of the pending frees of `stream`
+  /// (of every stream if `all`) queued before free number `upTo`; then each pool gives back
+  /// its empty units while it holds more than its release threshold.
+  void synchronizePools(const void *stream, uint64_t upTo, bool all);
+  /// Gives back `pool`'s empty units, newest first, while it holds more than its release
+  /// threshold (0 once destroyed).
+  void releaseEmptyUnits(MemPool &pool);
+  /// cudaMemPoolTrimTo: gives back `pool`'s empty units, newest first, while `keep` bytes stay.
+  void trimPool(MemPool &pool, uint64_t keep);
+  /// Device bytes not held by pools (cudaMalloc...) plus every pool's reserved bytes.
+  uint64_t deviceBytesCommitted() const;
 
   Options options_;
   DeviceMemory device_;
@@ -513,6 +601,11 @@ private:
   uint32_t deviceFlags_ = 0;                                // cudaSetDeviceFlags
   std::map<int32_t, uint64_t> limits_;                      // cudaDeviceSetLimit, by cudaLimit
   std::map<const void *, KernStreamAttrValue> streamAttrs_; // by stream (null: the default)
+  std::vector<std::unique_ptr<MemPool>> pools_; // [0] the default pool once asked for; never freed
+  MemPool *currentPool_ = nullptr;              // cudaDeviceSetMemPool; null: the default
+  std::map<uint64_t, PoolAllocation> poolAllocations_; // by device address
+  std::vector<PendingFree> pendingFrees_;
+  uint64_t freeSeq_ = 0;                     // cudaFreeAsync calls so far
   std::unique_ptr<HostThreads> hostThreads_; // created by the first pthread call of a run
   friend class HostThreads;
   GlibcRandom rand_; // rand() and srand(): the same sequences as a native build

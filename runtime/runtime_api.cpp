@@ -354,6 +354,17 @@ int32_t kern_rt_cudaStreamWaitEvent(KernHostCtx *ctx, void *stream, void *event,
   return ctx->rt->cudaStreamWaitEvent(stream, event, flags);
 }
 
+// The host function may unwind (exit, a fault in it): nothing here has a destructor.
+int32_t kern_rt_cudaStreamAddCallback(KernHostCtx *ctx, void *stream, void *fn, void *userData,
+                                      uint32_t flags) {
+  return ctx->rt->cudaStreamAddCallback(ctx, stream, reinterpret_cast<Runtime::StreamCallback>(fn),
+                                        userData, flags);
+}
+
+int32_t kern_rt_cudaLaunchHostFunc(KernHostCtx *ctx, void *stream, void *fn, void *userData) {
+  return ctx->rt->cudaLaunchHostFunc(ctx, stream, reinterpret_cast<Runtime::HostFn>(fn), userData);
+}
+
 int32_t kern_rt_cudaSetDeviceFlags(KernHostCtx *ctx, uint32_t flags) {
   return ctx->rt->cudaSetDeviceFlags(flags);
 }
