@@ -114,7 +114,10 @@ private:
   bool failed_ = false;
 
   static bool linkable(const Decl *d) {
-    return dynamic_cast<const FunctionDecl *>(d) || dynamic_cast<const VarDecl *>(d);
+    // A template is no entity of its own: each file instantiates what it uses (inline).
+    if (auto *f = dynamic_cast<const FunctionDecl *>(d))
+      return f->templateParams.empty();
+    return dynamic_cast<const VarDecl *>(d) != nullptr;
   }
 
   void collect() {

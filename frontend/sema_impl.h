@@ -246,11 +246,28 @@ private:
   /// False after an error.
   bool resolveTemplate(Expr *callee, std::vector<Expr *> &args);
   FunctionDecl *instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Expr *> &args);
+  /// Analyses `inst`, a copy of `tmpl`, with the template's parameters bound.
+  bool analyseInstance(FunctionDecl *inst, const FunctionDecl *tmpl,
+                       const std::vector<const Type *> &types, const std::vector<int64_t> &values,
+                       SourceLoc at);
+  struct PendingInstance {
+    std::string templateName, instanceName;
+    std::vector<const Type *> types;
+    std::vector<int64_t> values;
+    bool done = false;
+  };
+  std::vector<PendingInstance> pendingInstances_;
   /// `T(x)` with T a type name: a functional cast.
   bool functionalCast(Expr *e);
   // Class templates: explicit specializations by instance name, instances by name.
   std::map<std::string, StructDecl *> specializations_;
   std::map<std::string, const Type *> classInstances_;
+  struct ClassInstance {
+    StructDecl *tmpl;
+    std::vector<const Type *> types;
+    std::vector<int64_t> values;
+  };
+  std::map<const StructInfo *, ClassInstance> classInstanceArgs_;
   void declareClassTemplate(StructDecl *sd);
   /// Template arguments as written, evaluated: the instance's name `S<float, 4>` (empty after
   /// an error), with the types and values bound to `params`.

@@ -15,6 +15,20 @@ void Sema::declareTemplate(FunctionDecl *f) {
   }
   if (!slot || f->body)
     slot = f;
+  if (!f->body)
+    return;
+  // Instances made from a declaration before this definition get their bodies now.
+  for (auto &p : pendingInstances_) {
+    if (p.templateName != f->name || p.done)
+      continue;
+    p.done = true;
+    FunctionDecl *def = Cloner(tu_).function(f);
+    def->name = p.instanceName;
+    def->quals.isInline = true;
+    instances_.insert(def);
+    tu_.decls.push_back(def);
+    analyseInstance(def, f, p.types, p.values, f->loc);
+  }
 }
 
 bool Sema::functionalCast(Expr *e) {
@@ -55,8 +69,23 @@ bool Sema::resolveTemplate(Expr *callee, std::vector<Expr *> &args) {
     return true;
   }
   if (!callee->hasTemplateArgs) {
-    if (auto *f = dynamic_cast<FunctionDecl *>(lookup(callee->name)); f && !f->owner)
-      return true; // an ordinary function of that name is preferred (no overloading yet)
+    // An ordinary function that accepts the arguments is preferred to a template, as in C++.
+    if (auto *f = dynamic_cast<FunctionDecl *>(lookup(callee->name)); f && !f->owner) {
+      auto set = overloads_.find(f->name);
+      std::vector<FunctionDecl *> fs =
+          set != overloads_.end() ? set->second : std::vector<FunctionDecl *>{f};
+      for (Expr *a : args)
+        if (!check(a))
+          return false;
+      for (FunctionDecl *c : fs) {
+        bool ok = c->type && args.size() <= c->params.size();
+        for (size_t i = 0; ok && i < c->params.size(); ++i)
+          ok = i < args.size() ? conversionRank(args[i], c->type->params[i]) >= 0
+                               : c->params[i]->init != nullptr;
+        if (ok)
+          return true;
+      }
+    }
   }
   FunctionDecl *inst = instantiate(*t, callee, args);
   if (!inst)
@@ -123,6 +152,32 @@ FunctionDecl *Sema::instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Ex
     const TypeSyntax *ts = tmpl->params[j]->typeSyntax;
     if (!ts || ts->name.empty())
       continue;
+    if (!ts->templateArgs.empty()) { // `thread_block_tile<Size> &` from a thread_block_tile<32>
+      if (!check(args[j]))
+        return nullptr;
+      const Type *a = deduce(ts, args[j]->type);
+      auto inst =
+          a && a->isStruct() ? classInstanceArgs_.find(a->record) : classInstanceArgs_.end();
+      std::string callerNs = ns_;
+      ns_ = tmpl->ns; // the parameter's type is named where the template is
+      StructDecl **ct = find(&Scope::classTemplates, ts->name);
+      ns_ = callerNs;
+      if (inst == classInstanceArgs_.end() || !ct || *ct != inst->second.tmpl)
+        continue; // not deducible here; the argument is converted (or reported) later
+      for (size_t i = 0; i < ts->templateArgs.size() && i < inst->second.types.size(); ++i) {
+        const TemplateArg &ta = ts->templateArgs[i];
+        std::string n = ta.type                                         ? ta.type->name
+                        : ta.value && ta.value->kind == ExprKind::Ident ? ta.value->name
+                                                                        : "";
+        for (size_t k = 0; k < params.size(); ++k)
+          if (!bound[k] && !n.empty() && params[k].name == n) {
+            types[k] = inst->second.types[i];
+            values[k] = inst->second.values[i];
+            bound[k] = true;
+          }
+      }
+      continue;
+    }
     size_t k = 0;
     while (k < params.size() && !(params[k].isType && params[k].name == ts->name))
       ++k;
@@ -177,7 +232,16 @@ FunctionDecl *Sema::instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Ex
   instances_.insert(inst);
   tu_.decls.push_back(inst);
 
+  if (!tmpl->body) // declared only so far: its body is instantiated when it is defined
+    pendingInstances_.push_back({tmpl->name, name, types, values});
+  return analyseInstance(inst, tmpl, types, values, callee->loc) ? inst : nullptr;
+}
+
+bool Sema::analyseInstance(FunctionDecl *inst, const FunctionDecl *tmpl,
+                           const std::vector<const Type *> &types,
+                           const std::vector<int64_t> &values, SourceLoc at) {
   // Analyse the copy at namespace scope, with the parameters bound.
+  const auto &params = tmpl->templateParams;
   Scope *savedScope = scope_;
   FunctionDecl *savedFn = fn_;
   Side savedSide = side_;
@@ -200,14 +264,14 @@ FunctionDecl *Sema::instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Ex
   unsigned before = diags_.errorCount();
   function(inst);
   if (diags_.errorCount() != before)
-    diags_.note(callee->loc, "in instantiation of '" + name + "' required here");
+    diags_.note(at, "in instantiation of '" + inst->name + "' required here");
   scope_ = savedScope;
   fn_ = savedFn;
   side_ = savedSide;
   ns_ = savedNs;
   loopDepth_ = savedLoop;
   switchDepth_ = savedSwitch;
-  return diags_.errorCount() == before ? inst : nullptr;
+  return diags_.errorCount() == before;
 }
 
 void Sema::declareClassTemplate(StructDecl *sd) {
@@ -293,6 +357,7 @@ const Type *Sema::instantiateClass(const std::string &name, const std::vector<Te
   inst->specializationArgs.clear();
   const Type *t = types_.newStruct(key);
   classInstances_[key] = t;
+  classInstanceArgs_[t->record] = {tmpl, types, values};
   fileScope_.structs[key] = t;
 
   Scope *savedScope = scope_;

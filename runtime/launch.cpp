@@ -110,7 +110,9 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   rec.site = site;
   std::copy(grid, grid + 3, rec.grid);
   std::copy(block, block + 3, rec.block);
-  rec.sharedBytes = k.staticSharedBytes + sharedBytes;
+  // The dynamic region starts 16-byte aligned after the static variables (as the code reads it).
+  rec.sharedBytes =
+      sharedBytes ? (k.staticSharedBytes + 15) / 16 * 16 + sharedBytes : k.staticSharedBytes;
   rec.startSeconds = clock_;
   rec.registersPerThread = kernelRegisters(k, &rec.registersSource);
   // Every launch, failed or not, is on the timeline: a failed one is recorded with its error.

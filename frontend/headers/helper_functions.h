@@ -1,7 +1,8 @@
 // helper_functions.h as kern provides it: as in CUDA's samples, it includes the string and timer
-// helpers, and adds the comparisons of result arrays of helper_image.h for float data (the
-// samples' compareData is a template; this one is its float form) and sdkWriteFile for float
-// data. Not here yet: the image (PGM/PPM) and other file readers of helper_image.h.
+// helpers, and adds the comparisons of result arrays of helper_image.h (compareData and
+// compareDataAsFloatThreshold, templates over the element and epsilon types as in the samples)
+// and sdkWriteFile. Not here yet: the image (PGM/PPM) and other file readers of
+// helper_image.h.
 #ifndef KERN_HELPER_FUNCTIONS_H
 #define KERN_HELPER_FUNCTIONS_H
 
@@ -48,12 +49,13 @@ inline bool sdkCompareL2fe(const float *reference, const float *data, const unsi
 // Counts the elements where data differs from reference by more than epsilon. With threshold 0,
 // true when there are none; otherwise prints the share that differs (when some do) and is true
 // while fewer than len * threshold differ.
-inline bool compareData(const float *reference, const float *data, const unsigned int len,
-                        const float epsilon, const float threshold) {
+template <class T, class S>
+inline bool compareData(const T *reference, const T *data, const unsigned int len, const S epsilon,
+                        const float threshold) {
   assert(epsilon >= 0);
   unsigned int errors = 0;
   for (unsigned int i = 0; i < len; ++i) {
-    float diff = reference[i] - data[i];
+    float diff = (float)reference[i] - (float)data[i];
     if (!(diff <= epsilon && diff >= -epsilon))
       errors++;
   }
@@ -66,14 +68,14 @@ inline bool compareData(const float *reference, const float *data, const unsigne
 
 // As compareData, with a difference of __MIN_EPSILON_ERROR or more counted when epsilon is
 // smaller; with threshold 0 it prints the number of differences (when there are some).
-inline bool compareDataAsFloatThreshold(const float *reference, const float *data,
-                                        const unsigned int len, const float epsilon,
-                                        const float threshold) {
+template <class T, class S>
+inline bool compareDataAsFloatThreshold(const T *reference, const T *data, const unsigned int len,
+                                        const S epsilon, const float threshold) {
   assert(epsilon >= 0);
   float maxError = MAX(epsilon, __MIN_EPSILON_ERROR);
   int errors = 0;
   for (unsigned int i = 0; i < len; ++i)
-    if (!(fabs(reference[i] - data[i]) < maxError))
+    if (!(fabs((float)reference[i] - (float)data[i]) < maxError))
       errors++;
   if (threshold == 0.0f) {
     if (errors)
@@ -86,11 +88,11 @@ inline bool compareDataAsFloatThreshold(const float *reference, const float *dat
 }
 
 // Writes "# epsilon" and then the values, each followed by a space, to `filename` (replacing
-// it), as the samples' float form does; false if the file cannot be written. (The samples'
-// form is a template with an optional `append`; this one takes float data and five arguments.)
-inline bool sdkWriteFile(const char *filename, const float *data, unsigned int len,
-                         const float epsilon, bool verbose) {
-  FILE *fh = fopen(filename, "w");
+// it, or appending to it), as the samples' form does; false if the file cannot be written.
+template <class T, class S>
+inline bool sdkWriteFile(const char *filename, const T *data, unsigned int len, const S epsilon,
+                         bool verbose, bool append = false) {
+  FILE *fh = fopen(filename, append ? "a" : "w");
   if (verbose)
     fprintf(stderr, "sdkWriteFile() : Open file %s for write/append.\n", filename);
   if (fh == NULL) {
@@ -98,9 +100,11 @@ inline bool sdkWriteFile(const char *filename, const float *data, unsigned int l
       fprintf(stderr, "sdkWriteFile() : Opening file failed.\n");
     return false;
   }
-  bool ok = fprintf(fh, "# %g\n", epsilon) > 0;
+  bool ok = fprintf(fh, "# %g\n", (double)epsilon) > 0;
+  const bool integral = (T)0.5 == (T)0; // written as a stream writes it: integers as integers
   for (unsigned int i = 0; i < len && ok; ++i)
-    ok = fprintf(fh, "%g ", data[i]) > 0;
+    ok = (integral ? fprintf(fh, "%lld ", (long long)data[i])
+                   : fprintf(fh, "%g ", (double)data[i])) > 0;
   if (fclose(fh) != 0)
     ok = false;
   if (!ok && verbose)

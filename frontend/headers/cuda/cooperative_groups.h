@@ -84,6 +84,10 @@ private:
 
 #undef KERN_CG_TILE_SHUFFLES
 
+template <unsigned int Size> __device__ void sync(const thread_block_tile<Size> &tile) {
+  tile.sync();
+}
+
 template <unsigned int Size>
 __device__ thread_block_tile<Size> tiled_partition(const thread_block &parent) {
   thread_block_tile<Size> tile;
