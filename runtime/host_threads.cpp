@@ -18,6 +18,8 @@ namespace {
 // touched), with a guard region below it.
 constexpr size_t kThreadStackBytes = 8u << 20;
 constexpr size_t kThreadGuardBytes = 64u << 10;
+// What a cancelled thread's pthread_join reports: PTHREAD_CANCELED.
+void *const kCanceled = reinterpret_cast<void *>(-1);
 } // namespace
 
 HostThreads::~HostThreads() {
@@ -32,7 +34,7 @@ void HostThreads::entry(ctxd::transfer_t t) {
   auto *self = static_cast<HostThreads *>(t.data);
   self->mainCtx_ = t.fctx;
   Thread &th = *self->threads_[self->current_];
-  void *r = th.fn(th.ctx, th.arg);
+  void *r = th.cancelRequested ? kCanceled : th.fn(th.ctx, th.arg);
   th.result = r;
   th.done = true;
   self->toMain(); // never resumed
@@ -63,6 +65,8 @@ void HostThreads::resume(size_t i) {
 bool HostThreads::runnable(const Thread &t) const {
   if (t.done)
     return false;
+  if (t.cancelRequested && (t.wait == Wait::Join || t.wait == Wait::Cond))
+    return true; // it goes on to end at its cancellation point
   switch (t.wait) {
   case Wait::None:
   case Wait::Yield:
@@ -79,7 +83,10 @@ bool HostThreads::runnable(const Thread &t) const {
 
 void HostThreads::block(KernHostCtx *ctx) {
   if (current_ != 0) {
+    const Wait w = threads_[current_]->wait;
     toMain(); // the main thread's loop below runs this thread again once it may go on
+    if (threads_[current_]->cancelRequested && (w == Wait::Join || w == Wait::Cond))
+      exit(ctx, kCanceled); // a cancellation point
     return;
   }
   Thread &main = *threads_[0];
@@ -171,6 +178,14 @@ int32_t HostThreads::join(KernHostCtx *ctx, uint64_t id, void **result) {
   target.joined = true;
   if (result)
     *result = target.result;
+  return 0;
+}
+
+int32_t HostThreads::cancel(uint64_t id) {
+  if (id == 0 || id > threads_.size())
+    return ESRCH;
+  if (id > 1) // the main thread is never cancelled here (it has no cancellation point)
+    threads_[id - 1]->cancelRequested = !threads_[id - 1]->done;
   return 0;
 }
 
@@ -271,6 +286,9 @@ int32_t kern_rt_pthread_create(KernHostCtx *ctx, void *thread, const void *, voi
 }
 int32_t kern_rt_pthread_join(KernHostCtx *ctx, uint64_t thread, void **result) {
   return ctx->rt->hostThreads().join(ctx, thread, result);
+}
+int32_t kern_rt_pthread_cancel(KernHostCtx *ctx, uint64_t thread) {
+  return ctx->rt->hostThreads().cancel(thread);
 }
 int32_t kern_rt_pthread_detach(KernHostCtx *ctx, uint64_t thread) {
   return ctx->rt->hostThreads().detach(thread);

@@ -40,6 +40,9 @@ public:
   int32_t create(KernHostCtx *ctx, uint64_t *out, Routine fn, void *arg);
   int32_t join(KernHostCtx *ctx, uint64_t id, void **result);
   int32_t detach(uint64_t id);
+  /// Deferred cancellation: the thread ends (its result PTHREAD_CANCELED) at its next
+  /// cancellation point, pthread_join or pthread_cond_wait, or before it starts.
+  int32_t cancel(uint64_t id);
   [[noreturn]] void exit(KernHostCtx *ctx, void *result);
   uint64_t self() const { return current_ + 1; }
   int32_t yield(KernHostCtx *ctx);
@@ -53,6 +56,7 @@ private:
   enum class Wait { None, Join, Mutex, Cond, Yield };
   struct Thread {
     bool started = false, done = false, joined = false, detached = false;
+    bool cancelRequested = false;
     void *result = nullptr;
     Wait wait = Wait::None;
     uint64_t joinTarget = 0;

@@ -291,6 +291,10 @@ int32_t kern_rt_cudaGetDevice(KernHostCtx *ctx, int32_t *dev) {
   return ctx->rt->cudaGetDevice(dev);
 }
 int32_t kern_rt_cudaSetDevice(KernHostCtx *ctx, int32_t dev) { return ctx->rt->cudaSetDevice(dev); }
+// The device that best matches *prop: kern models one GPU, so it is that one (the current).
+int32_t kern_rt_cudaChooseDevice(KernHostCtx *ctx, int32_t *dev, const void *prop) {
+  return prop ? ctx->rt->cudaGetDevice(dev) : kern::runtime::cudaErrorInvalidValue;
+}
 int32_t kern_rt_cudaDeviceReset(KernHostCtx *ctx) { return ctx->rt->cudaDeviceReset(); }
 
 int32_t kern_rt_cudaMallocHost(KernHostCtx *ctx, void **p, uint64_t size) {

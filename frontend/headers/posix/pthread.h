@@ -28,6 +28,7 @@ typedef struct {
 
 #define PTHREAD_MUTEX_INITIALIZER                                                                  \
   { 0, 0 }
+#define PTHREAD_CANCELED ((void *)-1)
 #define PTHREAD_COND_INITIALIZER                                                                   \
   { 0 }
 
