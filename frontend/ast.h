@@ -278,6 +278,9 @@ struct FunctionDecl : Decl {
   bool isOverloaded = false; // another function has this name (C++ overloading)
   bool isConstructor = false;
   bool isConversion = false; // `operator float *()`: converts its object to its result type
+  /// `template void f<float>(float *);`: instantiates template f with these arguments.
+  bool isExplicitInstantiation = false;
+  std::vector<TemplateArg> instantiationArgs;
   /// A constructor's member initialisers, `: re(a), im(b)`: sema runs them before the body.
   struct MemberInit {
     SourceLoc loc;

@@ -112,6 +112,20 @@ FunctionDecl *Builder::constructor(const std::vector<P::ConstructorSpecifierCont
 }
 
 void Builder::templateDeclaration(P::TemplateDeclarationContext *ctx) {
+  if (!ctx->Less()) { // `template void f<float>(float *);`: an explicit instantiation
+    auto *d = ctx->declaration();
+    for (Decl *decl : declaration(d->declarationSpecifiers(), d->initDeclaratorList(), true)) {
+      auto *f = dynamic_cast<FunctionDecl *>(decl);
+      if (!f) {
+        error(decl->loc, "only function templates can be instantiated explicitly");
+        continue;
+      }
+      f->isExplicitInstantiation = true;
+      place(f);
+      tu_.decls.push_back(f);
+    }
+    return;
+  }
   std::vector<TemplateParam> params;
   for (auto *p : ctx->templateParameter()) {
     TemplateParam tp;
@@ -220,6 +234,7 @@ void Builder::functionDefinition(P::FunctionDefinitionContext *ctx) {
 
 FunctionDecl *Builder::functionDecl(const Specs &s, const DeclInfo &d) {
   auto *f = tu_.make<FunctionDecl>();
+  f->instantiationArgs = d.templateArgs;
   f->name = d.name;
   f->loc = d.loc;
   f->quals = s.quals;
@@ -286,6 +301,22 @@ bool parseTranslationUnit(const PreprocessedSource &src, TranslationUnit &tu,
   lexer.addErrorListener(&silent);
   antlr4::CommonTokenStream tokens(&lexer);
   tokens.fill();
+  // nvcc reads `k << < g, b >> > (args)` as a launch: `<<` then `<` is `<<<`, `>>` then `>` is
+  // `>>>` (nowhere else can those pairs meet in valid code).
+  const auto &all = tokens.getTokens();
+  for (size_t i = 0; i + 1 < all.size(); ++i) {
+    auto *a = dynamic_cast<antlr4::WritableToken *>(all[i]);
+    auto *b = dynamic_cast<antlr4::WritableToken *>(all[i + 1]);
+    if (!a || !b)
+      continue;
+    bool open = a->getType() == P::LeftShift && b->getType() == P::Less;
+    bool close = a->getType() == P::RightShift && b->getType() == P::Greater;
+    if (!open && !close)
+      continue;
+    a->setType(open ? P::LaunchOpen : P::LaunchClose);
+    a->setText(open ? "<<<" : ">>>");
+    b->setChannel(antlr4::Token::HIDDEN_CHANNEL);
+  }
   if (!rejectUnsupportedNames(tokens, src, diags))
     return false;
 

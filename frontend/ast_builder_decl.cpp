@@ -475,6 +475,9 @@ void Builder::declaratorInto(P::DeclaratorContext *ctx, DeclInfo &d, bool nested
   if (auto *q = dd->qualifiedId()) {
     d.name = q->getText();
     d.loc = loc(q->Identifier().back());
+    if (auto *ta = dd->templateArguments())
+      for (auto *a : ta->templateArgument())
+        d.templateArgs.push_back(templateArgument(a));
   } else if (dd->Operator() && dd->conversionType()) {
     // `operator T *()`: named by the type as written; its result is that type.
     auto *ct = dd->conversionType();

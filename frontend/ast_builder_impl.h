@@ -37,8 +37,9 @@ struct DeclInfo {
   bool restrict = false;
   bool isFunction = false;
   bool isOperator = false;
-  bool isConstMethod = false;           // `f() const`
-  TypeSyntax *conversionType = nullptr; // `operator T *()`
+  bool isConstMethod = false;            // `f() const`
+  TypeSyntax *conversionType = nullptr;  // `operator T *()`
+  std::vector<TemplateArg> templateArgs; // `f<float>` in an explicit instantiation
   P::ParameterTypeListContext *params = nullptr;
 };
 

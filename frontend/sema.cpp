@@ -328,7 +328,9 @@ void Sema::topLevel(Decl *d) {
     globalVar(static_cast<VarDecl *>(d));
     return;
   case DeclKind::Function:
-    if (!static_cast<FunctionDecl *>(d)->templateParams.empty())
+    if (static_cast<FunctionDecl *>(d)->isExplicitInstantiation)
+      explicitInstantiation(static_cast<FunctionDecl *>(d));
+    else if (!static_cast<FunctionDecl *>(d)->templateParams.empty())
       declareTemplate(static_cast<FunctionDecl *>(d));
     else
       function(static_cast<FunctionDecl *>(d));

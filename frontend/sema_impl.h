@@ -46,6 +46,7 @@ public:
     td["ssize_t"] = types_.get(TypeKind::Long);
     td["ptrdiff_t"] = types_.get(TypeKind::Long);
     td["cudaError_t"] = types_.intTy();
+    td["cudaError"] = types_.intTy(); // enum cudaError, which cudaError_t names
     td["cudaMemcpyKind"] = types_.intTy();
     td["cudaDeviceAttr"] = types_.intTy();
     td["cudaFuncCache"] = types_.intTy();
@@ -241,6 +242,8 @@ private:
   std::set<Decl *> instances_;
   std::map<std::pair<FunctionDecl *, std::string>, FunctionDecl *> instanceByArgs_;
   void declareTemplate(FunctionDecl *f);
+  /// `template void f<float>(float *);`: instantiates f<float> here.
+  void explicitInstantiation(FunctionDecl *f);
   /// If `callee` (an Ident) names a function template: the instantiation that its explicit
   /// arguments and the call's arguments select (callee is renamed to it), else `callee` as is.
   /// False after an error.

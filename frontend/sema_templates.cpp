@@ -31,6 +31,20 @@ void Sema::declareTemplate(FunctionDecl *f) {
   }
 }
 
+void Sema::explicitInstantiation(FunctionDecl *f) {
+  FunctionDecl **t = find(&Scope::templates, f->name);
+  if (!t) {
+    error(f->loc, "explicit instantiation of '" + f->name + "', which is not a function template");
+    return;
+  }
+  Expr *callee = make(ExprKind::Ident, f->loc);
+  callee->name = f->name;
+  callee->hasTemplateArgs = true;
+  callee->templateArgs = f->instantiationArgs;
+  std::vector<Expr *> none;
+  instantiate(*t, callee, none);
+}
+
 bool Sema::functionalCast(Expr *e) {
   Expr *callee = e->operands[0];
   const Type *t = lookup(callee->name) ? nullptr : lookupTypedef(callee->name);

@@ -14,7 +14,7 @@ grammar Kern;
   // to be types: CUDA's builtin type names, plus every typedef name (and, as in C++, every
   // struct or enum tag) declared so far.
   std::set<std::string> typeNames = {
-      "size_t", "ptrdiff_t", "dim3", "uint3", "cudaError_t", "cudaStream_t", "cudaEvent_t",
+      "size_t", "ptrdiff_t", "dim3", "uint3", "cudaError_t", "cudaError", "cudaStream_t", "cudaEvent_t",
       "cudaMemcpyKind", "cudaDeviceProp", "cudaFuncAttributes", "cudaDeviceAttr", "cudaFuncCache",
       "cudaMemLocation", "cudaPointerAttributes", "cudaMemoryAdvise", "cudaMemLocationType",
       "cudaMemoryType",
@@ -287,7 +287,8 @@ functionDefinition : declarationSpecifiers declarator compoundStatement ;
 
 // A function template: `template <typename T, int N> __global__ void k(T *p) {...}`.
 templateDeclaration
-  : Template '<' (templateParameter (',' templateParameter)*)? '>'
+  : Template declaration // an explicit instantiation: `template void f<float>(float *);`
+  | Template '<' (templateParameter (',' templateParameter)*)? '>'
     { for (auto *p : $ctx->templateParameter())
         if (p->Typename() || p->Class())
           typeNames.insert(p->Identifier()->getText());
@@ -442,7 +443,8 @@ pointerOp
   ;
 
 directDeclarator
-  : (qualifiedId | '(' declarator ')' | Operator operatorName | Operator conversionType)
+  : (qualifiedId templateArguments? | '(' declarator ')' | Operator operatorName
+    | Operator conversionType)
     declaratorSuffix*
   ;
 
