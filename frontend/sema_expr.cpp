@@ -555,8 +555,8 @@ void Sema::invalidOperands(Expr *e, const Type *l, const Type *r) {
   };
   error(e->loc, "invalid operands to binary expression ('" + l->str() + "' and '" + r->str() +
                     "')" +
-                    (isVector(l) || isVector(r) ? "; operators on vector types need operator "
-                                                  "overloading, which kern does not support yet"
+                    (isVector(l) || isVector(r) ? "; CUDA's vector types have no operators of "
+                                                  "their own: helper_math.h defines them"
                                                 : ""));
 }
 
