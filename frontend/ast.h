@@ -58,6 +58,8 @@ struct TypeSyntax {
   Decl *enumDef = nullptr;               // `enum E { ... }` written inline (an EnumDecl)
   bool isConst = false;                  // applies to the base type
   bool isVolatile = false;
+  bool isAuto = false;           // `auto`: the base type is deduced from the initialiser
+  const Type *deduced = nullptr; // filled by sema: the type `auto` stands for
   /// Declarator operators in C's binding order, applied to the base type one after another:
   /// `int *a[4]` (array of 4 pointers to int) -> {Pointer, Array(4)};
   /// `int (*p)[4]` (pointer to array)          -> {Array(4), Pointer}.

@@ -213,7 +213,11 @@ void Builder::addUnsupported(SourceLoc at, const char *construct) {
 }
 
 void Builder::functionDefinition(P::FunctionDefinitionContext *ctx) {
-  Specs s = specs(ctx->declarationSpecifiers());
+  Specs s = specs(ctx->declarationSpecifiers(), true);
+  if (s.autoLoc.isValid()) {
+    error(s.autoLoc, "'auto' return types are not supported");
+    s.base.isAuto = false;
+  }
   for (Decl *def : s.definitions) {
     place(def);
     tu_.decls.push_back(def);

@@ -8,13 +8,18 @@ namespace kern::frontend::builder_detail {
 
 std::vector<Decl *> Builder::declaration(P::DeclarationSpecifiersContext *specCtx,
                                          P::InitDeclaratorListContext *list, bool fileScope) {
-  // `auto f = [](...) {...};` should be reported as the lambda it is, so `auto` is only
-  // reported when the initialisers reported nothing.
+  // `auto` declares variables whose type sema deduces from their initialisers. Elsewhere it is
+  // reported, after the initialisers (`auto f = [](...) {...};` is reported as the lambda it is).
   Specs s = specs(specCtx, true);
   unsigned errorsBefore = diags_.errorCount();
   std::vector<Decl *> out = declarators(s, list, fileScope);
   if (s.autoLoc.isValid() && diags_.errorCount() == errorsBefore)
-    error(s.autoLoc, "'auto' type deduction is not supported");
+    for (Decl *d : out)
+      if (d->kind == DeclKind::Function || d->kind == DeclKind::Typedef) {
+        error(s.autoLoc, d->kind == DeclKind::Function ? "'auto' return types are not supported"
+                                                       : "'auto' is not allowed in a typedef");
+        break;
+      }
   return out;
 }
 
@@ -94,8 +99,10 @@ Expr *Builder::directInit(const TypeSyntax *t, P::ArgumentExpressionListContext 
 
 Specs Builder::specs(P::DeclarationSpecifiersContext *ctx, bool deferAuto) {
   Specs s = readSpecs(ctx);
-  if (!deferAuto && s.autoLoc.isValid())
-    error(s.autoLoc, "'auto' type deduction is not supported");
+  if (!deferAuto && s.autoLoc.isValid()) {
+    error(s.autoLoc, "'auto' is only supported for variables with an initializer");
+    s.base.isAuto = false;
+  }
   return s;
 }
 
@@ -224,7 +231,8 @@ void Builder::typeSpecifier(P::TypeSpecifierContext *ts, Specs &s) {
       s.base.name = n;
   } else if (ts->Auto()) {
     s.autoLoc = loc(ts);
-    s.base.keywords.push_back("int");
+    s.base.isAuto = true;
+    s.base.keywords.push_back("int"); // what an unsupported use resolves to, once reported
   } else {
     std::string kw = ts->getText();
     if (kw == "_Bool")

@@ -34,6 +34,8 @@ const BuiltinInfo &builtinInfo(int index) { return kBuiltins[index]; }
 namespace kern::frontend::sema_detail {
 
 const Type *Sema::baseType(TypeSyntax *ts) {
+  if (ts->isAuto && ts->deduced)
+    return ts->deduced;
   if (ts->structDef)
     return defineStruct(ts->structDef);
   if (!ts->structName.empty()) {
@@ -351,6 +353,8 @@ void Sema::globalVar(VarDecl *v) {
   if (v->quals.shared) {
     // File-scope __shared__ is legal CUDA (shared by every kernel); we support it as such.
   }
+  if (!deduceAuto(v, AddrSpace::Generic))
+    return;
   const Type *t = resolve(v->typeSyntax);
   if (!t)
     return;
@@ -547,6 +551,8 @@ void Sema::localVar(VarDecl *v) {
     error(v->loc, "'__shared__' variables can only be declared in device code");
     return;
   }
+  if (!deduceAuto(v, defaultSpace()))
+    return;
   const Type *t = resolve(v->typeSyntax, defaultSpace());
   if (!t)
     return;

@@ -304,6 +304,13 @@ private:
   Expr *addressOf(Expr *lvalue);
   Expr *temporary(Expr *rvalue);
 
+  // ---- C++ declarations and statements (sema_statements.cpp) ----
+  /// `auto x = e;` (`auto *p`, `const auto &r`...): deduces the type `auto` stands for from
+  /// the initialiser, as C++ deduces a template argument. False after an error.
+  bool deduceAuto(VarDecl *v, AddrSpace space);
+  /// A value's type as an explicit declaration in `space` would have it (its pointers there).
+  const Type *inSpace(const Type *t, AddrSpace space);
+
   // ---- types ----
   const Type *baseType(TypeSyntax *ts);
 
