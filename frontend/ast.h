@@ -211,7 +211,7 @@ struct Stmt {
 // Declarations
 // ---------------------------------------------------------------------------------------------
 
-enum class DeclKind { Var, Function, Struct, Typedef, Enum, Using, Unsupported };
+enum class DeclKind { Var, Function, Struct, Typedef, Enum, Using, StaticAssert, Unsupported };
 
 /// CUDA and C qualifiers and storage classes found in declaration specifiers.
 struct Qualifiers {
@@ -340,6 +340,15 @@ struct UsingDecl : Decl {
   std::string alias;
   bool isDirective = false;
   UsingDecl() : Decl(DeclKind::Using) {}
+};
+
+/// `static_assert(cond, "message");`: sema folds `cond` and reports the message if it is false.
+struct StaticAssertDecl : Decl {
+  Expr *cond = nullptr;
+  std::string message;
+  bool hasMessage = false;
+  StructDecl *owner = nullptr; // written inside this struct (then placed after it)
+  StaticAssertDecl() : Decl(DeclKind::StaticAssert) {}
 };
 
 /// A construct the language does not support (class, template, namespace, asm...). The AST

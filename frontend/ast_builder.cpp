@@ -37,6 +37,10 @@ void Builder::externalDeclaration(P::ExternalDeclarationContext *ctx) {
       place(decl);
       tu_.decls.push_back(decl);
     }
+  } else if (auto *sa = ctx->staticAssertDeclaration()) {
+    Decl *decl = staticAssert(sa);
+    place(decl);
+    tu_.decls.push_back(decl);
   } else if (auto *u = ctx->unsupportedDeclaration()) {
     unsupported(u);
   } else if (ctx->Extern()) {

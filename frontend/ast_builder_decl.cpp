@@ -305,10 +305,19 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
   sd->quals.alignAs = align;
   if (!name.empty())
     structTags_.insert(name); // visible to its own fields: `struct node *next;`
+  std::vector<StaticAssertDecl *> outerAsserts = std::move(structAsserts_);
+  structAsserts_.clear();
   for (auto *fd : ctx->structDeclaration())
     structFields(fd, sd);
   s.base.structDef = sd;
   s.definitions.push_back(sd);
+  // A static_assert in a struct is checked after it, with names looked up in it.
+  for (StaticAssertDecl *sa : structAsserts_) {
+    sa->owner = sd;
+    sa->ns = sd->name;
+    s.definitions.push_back(sa);
+  }
+  structAsserts_ = std::move(outerAsserts);
   // The member functions follow the struct as namespace-scope functions named `S::f`: first
   // every one declared (a body may call a member defined after it), then the bodies.
   for (FunctionDecl *m : sd->methods) {
@@ -352,6 +361,10 @@ void Builder::memberFunction(P::StructDeclarationContext *ctx, StructDecl *sd, c
 }
 
 void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
+  if (auto *sa = ctx->staticAssertDeclaration()) {
+    structAsserts_.push_back(staticAssert(sa));
+    return;
+  }
   if (auto *cd = ctx->constructorDeclaration()) {
     SourceLoc at = loc(cd->Identifier());
     if (cd->Tilde()) {

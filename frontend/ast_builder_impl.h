@@ -98,6 +98,9 @@ private:
   void templateDeclaration(P::TemplateDeclarationContext *ctx);
   TemplateArg templateArgument(P::TemplateArgumentContext *ctx);
   Decl *usingDeclaration(P::UsingDeclarationContext *ctx);
+  StaticAssertDecl *staticAssert(P::StaticAssertDeclarationContext *ctx);
+  /// The static_asserts of the struct being built, placed after it.
+  std::vector<StaticAssertDecl *> structAsserts_;
   /// The member functions of struct `sd` declared in `ctx`.
   void memberFunction(P::StructDeclarationContext *ctx, StructDecl *sd, const Specs &fs,
                       const DeclInfo &d, Stmt *body);

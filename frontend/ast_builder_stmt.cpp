@@ -10,6 +10,10 @@ Stmt *Builder::compound(P::CompoundStatementContext *ctx) {
       Stmt *ds = makeStmt(StmtKind::Decl, loc(d));
       ds->decls = declaration(d->declarationSpecifiers(), d->initDeclaratorList(), false);
       s->body.push_back(ds);
+    } else if (auto *sa = item->staticAssertDeclaration()) {
+      Stmt *ds = makeStmt(StmtKind::Decl, loc(sa));
+      ds->decls.push_back(staticAssert(sa));
+      s->body.push_back(ds);
     } else if (auto *u = item->usingDeclaration()) {
       Stmt *ds = makeStmt(StmtKind::Decl, loc(u));
       if (Decl *d = usingDeclaration(u))
@@ -109,6 +113,17 @@ Stmt *Builder::statement(P::StatementContext *ctx) {
   else
     error(loc(us), "exceptions are not supported");
   return makeStmt(StmtKind::Expr, loc(us));
+}
+
+StaticAssertDecl *Builder::staticAssert(P::StaticAssertDeclarationContext *ctx) {
+  auto *d = tu_.make<StaticAssertDecl>();
+  d->loc = loc(ctx->conditionalExpression()); // where clang reports a failed assertion
+  d->cond = conditional(ctx->conditionalExpression());
+  if (!ctx->StringLiteral().empty()) {
+    d->hasMessage = true;
+    d->message = stringLiteral(ctx->StringLiteral())->stringValue;
+  }
+  return d;
 }
 
 Stmt *Builder::forStatement(P::ForStatementContext *ctx) {

@@ -75,6 +75,11 @@ Decl *Cloner::decl(const Decl *d) {
     return function(static_cast<const FunctionDecl *>(d));
   case DeclKind::Using:
     return tu_.make<UsingDecl>(*static_cast<const UsingDecl *>(d));
+  case DeclKind::StaticAssert: {
+    auto *c = tu_.make<StaticAssertDecl>(*static_cast<const StaticAssertDecl *>(d));
+    c->cond = expr(c->cond);
+    return c;
+  }
   case DeclKind::Unsupported:
     return tu_.make<UnsupportedDecl>(*static_cast<const UnsupportedDecl *>(d));
   }

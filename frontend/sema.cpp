@@ -307,6 +307,9 @@ void Sema::topLevel(Decl *d) {
   case DeclKind::Using:
     usingDecl(static_cast<UsingDecl *>(d));
     return;
+  case DeclKind::StaticAssert:
+    staticAssert(static_cast<StaticAssertDecl *>(d));
+    return;
   case DeclKind::Unsupported: {
     auto *u = static_cast<UnsupportedDecl *>(d);
     error(u->loc,
@@ -702,6 +705,9 @@ void Sema::stmt(Stmt *s) {
         break;
       case DeclKind::Using:
         usingDecl(static_cast<UsingDecl *>(d));
+        break;
+      case DeclKind::StaticAssert:
+        staticAssert(static_cast<StaticAssertDecl *>(d));
         break;
       case DeclKind::Unsupported:
         topLevel(d);

@@ -310,6 +310,12 @@ private:
   bool deduceAuto(VarDecl *v, AddrSpace space);
   /// A value's type as an explicit declaration in `space` would have it (its pointers there).
   const Type *inSpace(const Type *t, AddrSpace space);
+  /// `static_assert(cond, "message")`: folds `cond` with the constant folder; reports the
+  /// message when it is false.
+  void staticAssert(StaticAssertDecl *d);
+  /// The static_asserts of class template (or specialization) `source`, checked for the
+  /// instance being defined (its arguments bound in the current scope).
+  void classStaticAsserts(StructDecl *source);
 
   // ---- types ----
   const Type *baseType(TypeSyntax *ts);

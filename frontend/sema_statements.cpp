@@ -1,6 +1,9 @@
 // Semantic analysis of the C++ declarations and statements that the rest of sema builds on:
-// `auto` type deduction.
+// `auto` type deduction, static_assert.
 #include "frontend/sema_impl.h"
+
+#include "frontend/clone.h"
+#include "frontend/const_eval.h"
 
 namespace kern::frontend::sema_detail {
 
@@ -75,6 +78,34 @@ bool Sema::deduceAuto(VarDecl *v, AddrSpace space) {
   ts->deduced = a;
   ts->isConst = ts->isConst || isConst;
   return true;
+}
+
+void Sema::staticAssert(StaticAssertDecl *d) {
+  if (d->owner && d->owner->isTemplate)
+    return; // checked for each instance (classStaticAsserts)
+  int64_t v = 0;
+  const Expr *divisionByZero = nullptr;
+  if (!check(d->cond))
+    return;
+  if (!foldInt(d->cond, v, &divisionByZero)) {
+    if (divisionByZero)
+      error(divisionByZero->loc, "division by zero in a constant expression");
+    error(d->loc, "static assertion expression is not an integral constant expression");
+    return;
+  }
+  if (v == 0)
+    error(d->loc,
+          d->hasMessage ? "static assertion failed: " + d->message : "static assertion failed");
+}
+
+void Sema::classStaticAsserts(StructDecl *source) {
+  Cloner clone(tu_);
+  for (size_t i = 0; i < tu_.decls.size(); ++i)
+    if (auto *sa = dynamic_cast<StaticAssertDecl *>(tu_.decls[i]); sa && sa->owner == source) {
+      auto *c = static_cast<StaticAssertDecl *>(clone.decl(sa));
+      c->owner = nullptr;
+      staticAssert(c);
+    }
 }
 
 } // namespace kern::frontend::sema_detail

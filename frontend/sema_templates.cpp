@@ -399,6 +399,7 @@ const Type *Sema::instantiateClass(const std::string &name, const std::vector<Te
   loopDepth_ = switchDepth_ = 0;
   unsigned before = diags_.errorCount();
   defineStruct(inst);
+  classStaticAsserts(source);
   // Its member functions: all declared, then the bodies (one may call one defined later).
   std::vector<FunctionDecl *> protos, defs;
   for (FunctionDecl *m : source->methods) {

@@ -278,6 +278,7 @@ externalDeclaration
   | templateDeclaration
   | namespaceDefinition
   | usingDeclaration
+  | staticAssertDeclaration
   | unsupportedDeclaration
   | Extern StringLiteral ('{' externalDeclaration* '}' | externalDeclaration) // extern "C"
   | ';'
@@ -329,6 +330,9 @@ usingDeclaration
   ;
 
 qualifiedId : '::'? Identifier ('::' Identifier)* ;
+
+// `static_assert(cond, "message");` and `static_assert(cond);`, at namespace, block or struct scope.
+staticAssertDeclaration : StaticAssert '(' conditionalExpression (',' StringLiteral+)? ')' ';' ;
 
 declaration
   : declarationSpecifiers initDeclaratorList?
@@ -387,6 +391,7 @@ structSpecifier
 structDeclaration
   : {_input->LT(1)->getText() == "public" || _input->LT(1)->getText() == "private" ||
      _input->LT(1)->getText() == "protected"}? Identifier ':' // an access specifier
+  | staticAssertDeclaration
   | {constructorAhead()}? constructorDeclaration
   | {!constructorAhead()}? declarationSpecifiers structDeclarator (',' structDeclarator)* ';'
   | {!constructorAhead()}? declarationSpecifiers ';'
@@ -526,7 +531,7 @@ statement
 
 compoundStatement : '{' blockItem* '}' ;
 
-blockItem : declaration | usingDeclaration | statement ;
+blockItem : declaration | usingDeclaration | staticAssertDeclaration | statement ;
 
 labeledStatement
   : Identifier ':' statement
@@ -726,6 +731,7 @@ Class : 'class' ;
 CxxCast : 'static_cast' | 'reinterpret_cast' | 'const_cast' | 'dynamic_cast' ;
 Namespace : 'namespace' ;
 Operator : 'operator' ;
+StaticAssert : 'static_assert' | '_Static_assert' ;
 Template : 'template' ;
 Throw : 'throw' ;
 Try : 'try' ;
