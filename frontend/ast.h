@@ -184,10 +184,11 @@ enum class StmtKind {
   Default, // as Case
   Break,
   Continue,
-  Return, // expr (may be null)
-  Goto,   // unsupported: sema reports it (name = label)
-  Label,  // unsupported label `name:`; then = labelled statement
-  Pragma, // `#pragma unroll [n]` kept by the preprocessor: text
+  Return,   // expr (may be null)
+  RangeFor, // `for (decl : expr) then`: init (a Decl of the variable), expr; sema makes it a For
+  Goto,     // unsupported: sema reports it (name = label)
+  Label,    // unsupported label `name:`; then = labelled statement
+  Pragma,   // `#pragma unroll [n]` kept by the preprocessor: text
 };
 
 struct Stmt {

@@ -127,6 +127,27 @@ StaticAssertDecl *Builder::staticAssert(P::StaticAssertDeclarationContext *ctx) 
 }
 
 Stmt *Builder::forStatement(P::ForStatementContext *ctx) {
+  if (auto *rd = ctx->forRangeDeclaration()) {
+    Stmt *s = makeStmt(StmtKind::RangeFor, loc(ctx));
+    Specs sp = specs(rd->declarationSpecifiers(), true);
+    DeclInfo d = declarator(rd->declarator(), false);
+    s->init = makeStmt(StmtKind::Decl, loc(rd));
+    s->init->decls = sp.definitions;
+    if (d.isFunction) {
+      error(d.loc, "a range-based for loop must declare a variable");
+    } else {
+      auto *v = tu_.make<VarDecl>();
+      v->name = d.name;
+      v->loc = d.loc;
+      v->quals = sp.quals;
+      v->typeSyntax = tu_.make<TypeSyntax>(sp.base);
+      v->typeSyntax->ops = d.ops;
+      s->init->decls.push_back(v);
+    }
+    s->expr = expression(ctx->range);
+    s->then = statement(ctx->statement());
+    return s;
+  }
   Stmt *s = makeStmt(StmtKind::For, loc(ctx));
   if (auto *fi = ctx->forInit()) {
     if (auto *e = fi->expression()) {

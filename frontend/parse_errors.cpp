@@ -261,9 +261,6 @@ private:
     } else if (templateName) {
       msg = "templates are not supported";
       at = locOf(templateName);
-    } else if (type == P::Colon && enclosing<P::ForStatementContext>(p->getContext())) {
-      msg = "range-based for loops are not supported";
-      at = locOf(enclosing<P::ForStatementContext>(p->getContext())->getStart());
     } else if (Token *param = identifierParameters(stream, offending)) {
       msg = "parameter lists without types (K&R C) are not supported";
       at = locOf(param);

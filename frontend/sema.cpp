@@ -822,6 +822,9 @@ void Sema::stmt(Stmt *s) {
                                : convert(s->expr, ret, "returning");
     return;
   }
+  case StmtKind::RangeFor:
+    rangeFor(s);
+    return;
   case StmtKind::Goto:
     error(s->loc, "goto is not supported");
     return;

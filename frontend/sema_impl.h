@@ -316,6 +316,10 @@ private:
   /// The static_asserts of class template (or specialization) `source`, checked for the
   /// instance being defined (its arguments bound in the current scope).
   void classStaticAsserts(StructDecl *source);
+  /// `for (decl : array) body` becomes, in place, the loop C++ defines it as:
+  /// `{ auto &range = array; for (size_t i = 0; i < N; ++i) { decl = range[i]; body } }`
+  /// (an array named directly is indexed directly). Arrays of known size only.
+  void rangeFor(Stmt *s);
 
   // ---- types ----
   const Type *baseType(TypeSyntax *ts);

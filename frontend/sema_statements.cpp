@@ -1,5 +1,5 @@
 // Semantic analysis of the C++ declarations and statements that the rest of sema builds on:
-// `auto` type deduction, static_assert.
+// `auto` type deduction, static_assert, range-based for.
 #include "frontend/sema_impl.h"
 
 #include "frontend/clone.h"
@@ -106,6 +106,90 @@ void Sema::classStaticAsserts(StructDecl *source) {
       c->owner = nullptr;
       staticAssert(c);
     }
+}
+
+void Sema::rangeFor(Stmt *s) {
+  VarDecl *v = nullptr;
+  for (Decl *d : s->init->decls)
+    if (auto *vd = dynamic_cast<VarDecl *>(d))
+      v = vd;
+  Expr *range = s->expr;
+  if (!v || !check(range))
+    return;
+  const Type *rt = range->type;
+  if (!rt->isArray() || rt->count == 0 || rt->hasRuntimeSize()) {
+    error(range->loc, "cannot iterate over a value of type '" + rt->str() +
+                          "': a range-based for loop needs an array of known size (the standard "
+                          "containers are not supported)");
+    return;
+  }
+  if (!range->isLValue) {
+    error(range->loc, "a range-based for loop over a temporary array is not supported");
+    return;
+  }
+  // Names no program can write, so that nothing in the body can see or hide them.
+  auto ident = [&](const std::string &n, SourceLoc at) {
+    Expr *e = make(ExprKind::Ident, at);
+    e->name = n;
+    return e;
+  };
+  SourceLoc at = s->loc;
+  Stmt *outer = tu_.make<Stmt>(StmtKind::Compound);
+  outer->loc = at;
+  // The array is evaluated once: through a reference, unless it is a variable named directly
+  // (and not hidden by the loop variable).
+  std::string rangeName = range->name;
+  bool direct = range->kind == ExprKind::Ident && dynamic_cast<VarDecl *>(range->decl) &&
+                range->name != v->name;
+  if (!direct) {
+    auto *rv = tu_.make<VarDecl>();
+    rv->name = rangeName = "for.range";
+    rv->loc = range->loc;
+    rv->typeSyntax = tu_.make<TypeSyntax>();
+    rv->typeSyntax->loc = range->loc;
+    rv->typeSyntax->isAuto = true;
+    TypeOp ref;
+    ref.kind = TypeOp::Kind::Reference;
+    rv->typeSyntax->ops.push_back(ref);
+    rv->init = range;
+    Stmt *decl = tu_.make<Stmt>(StmtKind::Decl);
+    decl->loc = range->loc;
+    decl->decls.push_back(rv);
+    outer->body.push_back(decl);
+  }
+  auto *iv = tu_.make<VarDecl>();
+  iv->name = "for.index";
+  iv->loc = at;
+  iv->typeSyntax = tu_.make<TypeSyntax>();
+  iv->typeSyntax->loc = at;
+  iv->typeSyntax->keywords = {"unsigned", "long"};
+  iv->init = make(ExprKind::IntLit, at);
+  iv->init->text = "0";
+  Stmt *loop = tu_.make<Stmt>(StmtKind::For);
+  loop->loc = at;
+  loop->init = tu_.make<Stmt>(StmtKind::Decl);
+  loop->init->loc = at;
+  loop->init->decls.push_back(iv);
+  Expr *count = make(ExprKind::IntLit, at);
+  count->intValue = rt->count;
+  count->text = std::to_string(rt->count) + "ul";
+  loop->cond = make(ExprKind::Binary, at);
+  loop->cond->binaryOp = BinaryOp::Lt;
+  loop->cond->operands = {ident("for.index", at), count};
+  loop->step = make(ExprKind::Unary, at);
+  loop->step->unaryOp = UnaryOp::PreInc;
+  loop->step->operands = {ident("for.index", at)};
+  // The loop variable, initialised from the element, then the body.
+  Expr *element = make(ExprKind::Index, range->loc);
+  element->operands = {ident(rangeName, range->loc), ident("for.index", at)};
+  v->init = element;
+  Stmt *body = tu_.make<Stmt>(StmtKind::Compound);
+  body->loc = s->then ? s->then->loc : at;
+  body->body = {s->init, s->then};
+  loop->then = body;
+  outer->body.push_back(loop);
+  *s = *outer;
+  stmt(s);
 }
 
 } // namespace kern::frontend::sema_detail

@@ -551,7 +551,10 @@ doStatement : Do statement While '(' expression ')' ';' ;
 
 forStatement
   : For '(' forInit? ';' cond=expression? ';' step=expression? ')' statement
+  | For '(' forRangeDeclaration ':' range=expression ')' statement // C++: over an array
   ;
+
+forRangeDeclaration : declarationSpecifiers declarator ;
 
 forInit
   : declarationSpecifiers initDeclaratorList
