@@ -44,7 +44,7 @@ std::vector<Decl *> Builder::declarators(const Specs &s, P::InitDeclaratorListCo
       continue;
     }
     if (d.isFunction) {
-      if (id->initializer() || id->argumentExpressionList())
+      if (id->initializer() || id->argumentExpressionList() || id->LeftBrace())
         error(d.loc, "illegal initializer (only variables can be initialized)");
       out.push_back(functionDecl(s, d));
       continue;
@@ -57,7 +57,7 @@ std::vector<Decl *> Builder::declarators(const Specs &s, P::InitDeclaratorListCo
       t->typeSyntax = tu_.make<TypeSyntax>(s.base);
       t->typeSyntax->ops = d.ops;
       typedefNames_.insert(d.name);
-      if (id->initializer() || id->argumentExpressionList())
+      if (id->initializer() || id->argumentExpressionList() || id->LeftBrace())
         error(d.loc, "illegal initializer in a typedef");
       out.push_back(t);
       continue;
@@ -70,9 +70,13 @@ std::vector<Decl *> Builder::declarators(const Specs &s, P::InitDeclaratorListCo
       v->quals.restrict = true;
     v->typeSyntax = tu_.make<TypeSyntax>(s.base);
     v->typeSyntax->ops = d.ops;
-    if (auto *init = id->initializer())
+    if (auto *init = id->initializer()) {
       v->init = initializer(init);
-    else if (auto *args = id->argumentExpressionList())
+    } else if (id->LeftBrace()) { // `T x{a, b}` as `T x = {a, b}`
+      v->init = makeExpr(ExprKind::InitList, loc(id->LeftBrace()));
+      if (auto *il = id->initializerList())
+        initializerList(il, v->init);
+    } else if (auto *args = id->argumentExpressionList())
       v->init = directInit(v->typeSyntax, args, d.loc);
     out.push_back(v);
   }
@@ -87,6 +91,8 @@ Expr *Builder::directInit(const TypeSyntax *t, P::ArgumentExpressionListContext 
     Expr *call = makeExpr(ExprKind::Call, at);
     Expr *callee = makeExpr(ExprKind::Ident, at);
     callee->name = typeName;
+    callee->templateArgs = t->templateArgs; // `Box<int> b(7);`
+    callee->hasTemplateArgs = !t->templateArgs.empty();
     call->operands.push_back(callee);
     call->args = std::move(a);
     return call;

@@ -215,6 +215,31 @@ TemplateArg Builder::templateArgument(P::TemplateArgumentContext *ctx) {
 }
 
 Expr *Builder::primary(P::PrimaryExpressionContext *ctx) {
+  if (ctx->LeftBrace()) {
+    // `P{1, 2}`, `Box<int>{3}`, `float{}`: a compound literal of the type, as `(P){1, 2}`.
+    Expr *e = makeExpr(ExprKind::Cast, loc(ctx));
+    auto *ts = e->typeSyntax = tu_.make<TypeSyntax>();
+    ts->loc = loc(ctx);
+    if (auto *kw = ctx->builtinTypeKeyword()) {
+      ts->keywords.push_back(kw->getText() == "_Bool" ? "bool" : kw->getText());
+    } else {
+      std::string n = ctx->qualifiedId()->getText();
+      if (auto *ta = ctx->templateArguments()) {
+        ts->name = n;
+        for (auto *a : ta->templateArgument())
+          ts->templateArgs.push_back(templateArgument(a));
+      } else if (structTags_.count(n) && !typedefNames_.count(n)) {
+        ts->structName = n;
+      } else {
+        ts->name = n;
+      }
+    }
+    Expr *list = makeExpr(ExprKind::InitList, loc(ctx->LeftBrace()));
+    if (auto *il = ctx->initializerList())
+      initializerList(il, list);
+    e->operands.push_back(list);
+    return e;
+  }
   if (auto *id = ctx->qualifiedId()) {
     Expr *e = makeExpr(ExprKind::Ident, loc(id));
     e->name = id->getText();

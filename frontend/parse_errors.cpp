@@ -365,10 +365,21 @@ bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const Preprocesse
   for (size_t i = 0; i < all.size(); ++i) {
     if (all[i]->getType() != P::Template)
       continue;
-    for (size_t j = i + 1;
-         j + 1 < all.size() && all[j]->getType() != P::LeftBrace && all[j]->getType() != P::Semi;
+    // Past the parameter list: `template <class T> struct S {` declares S, not T.
+    size_t j = i + 1;
+    if (j < all.size() && all[j]->getType() == P::Less)
+      for (int depth = 0; j < all.size(); ++j) {
+        depth += all[j]->getType() == P::Less ? 1 : all[j]->getType() == P::Greater ? -1 : 0;
+        if (depth == 0)
+          break;
+      }
+    for (; j + 1 < all.size() && all[j]->getType() != P::LeftBrace && all[j]->getType() != P::Semi;
          ++j)
-      if (all[j]->getType() == P::Identifier && all[j + 1]->getType() == P::LeftParen) {
+      if (all[j + 1]->getType() == P::Identifier &&
+          (all[j]->getType() == P::Struct || all[j]->getType() == P::Class)) {
+        templates.insert(all[j + 1]->getText());
+        break;
+      } else if (all[j]->getType() == P::Identifier && all[j + 1]->getType() == P::LeftParen) {
         templates.insert(all[j]->getText());
         break;
       }

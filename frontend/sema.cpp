@@ -41,6 +41,10 @@ const Type *Sema::baseType(TypeSyntax *ts) {
   if (!ts->structName.empty()) {
     if (const Type *t = lookupStruct(ts->structName))
       return t;
+    // A class template's name inside its members: the instance (the injected class name).
+    if (find(&Scope::classTemplates, ts->structName))
+      if (const Type *t = lookupTypedef(ts->structName); t && t->isStruct())
+        return t;
     // A forward reference: an incomplete struct type.
     const Type *t = types_.newStruct(ts->structName);
     fileScope_.structs[ts->structName] = t;
@@ -466,7 +470,10 @@ void Sema::function(FunctionDecl *f) {
   // (as host code compiled without CUDA's headers does), which then hides kern's.
   static const std::set<std::string> definable = {"min",   "max",   "umin",   "umax",
                                                   "llmin", "llmax", "ullmin", "ullmax"};
-  if (findBuiltin(f->name) >= 0 && f->name != "main" && !definable.count(f->name)) {
+  bool takesStruct = false; // `float3 fminf(float3, float3)`: an overload of the library's
+  for (const Type *p : params)
+    takesStruct |= p->isStruct();
+  if (findBuiltin(f->name) >= 0 && f->name != "main" && !definable.count(f->name) && !takesStruct) {
     // A program may declare a C library function itself (e.g. a prototype of printf);
     // defining one is not allowed, since kern provides it.
     if (f->body) {
@@ -649,9 +656,16 @@ void Sema::initializer(VarDecl *v, Expr *&init, const Type *t) {
       init->type = t;
       return;
     }
-    if (init->operands.size() == 1) {
-      initializer(v, init->operands[0], t);
-      init->type = t;
+    if (init->operands.size() == 1) { // `int i = {9};`, `int i{9};`: the element
+      init = init->operands[0];
+      initializer(v, init, t);
+      return;
+    }
+    if (init->operands.empty()) { // `float f{};`: zero
+      Expr *zero = make(ExprKind::IntLit, init->loc);
+      zero->text = "0";
+      init = zero;
+      initializer(v, init, t);
       return;
     }
     error(init->loc, "scalar initializer must have exactly one element");

@@ -51,6 +51,8 @@ void Sema::call(Expr *e) {
     return;
   }
   Decl *d = lookup(n);
+  if (d && builtinVectorMaker(d, e))
+    d = nullptr; // `make_float3(x, y, z)` beside helper_math.h's `make_float3(float4)`
   if (!d) {
     if (n == "dim3" || n == "uint3") {
       constructDim3(e, n == "dim3" ? types_.dim3Ty() : types_.uint3Ty());
@@ -235,6 +237,41 @@ void Sema::constructDim3(Expr *e, const Type *t) {
   }
   e->type = t;
   e->builtin = -2; // a constructor
+}
+
+bool Sema::builtinVectorMaker(Decl *d, Expr *e) {
+  auto *f = dynamic_cast<FunctionDecl *>(d);
+  if (!f || f->owner)
+    return false;
+  std::vector<FunctionDecl *> user = {f};
+  if (auto it = overloads_.find(f->name); it != overloads_.end())
+    user = it->second;
+  auto vt = vectorTypes_.find(f->name.rfind("make_", 0) == 0 ? f->name.substr(5) : "");
+  if (vt != vectorTypes_.end()) {
+    // The built-in maker takes a value for each component; user overloads with as many
+    // parameters are the ones to call.
+    if (!vt->second->isStruct() || e->args.size() != vt->second->record->fields.size())
+      return false;
+    for (FunctionDecl *c : user)
+      if (c->type && c->type->params.size() == e->args.size())
+        return false;
+    return true;
+  }
+  // A library function that the program overloads for vectors (helper_math.h's
+  // `fminf(float3, float3)`): calls with arithmetic arguments are the library's.
+  if (findBuiltin(f->name) < 0)
+    return false;
+  for (FunctionDecl *c : user) {
+    bool takesStruct = false;
+    for (const Type *p : c->type ? c->type->params : std::vector<const Type *>{})
+      takesStruct |= p->isStruct();
+    if (!takesStruct)
+      return false;
+  }
+  for (Expr *a : e->args)
+    if (!check(a) || a->type->isStruct())
+      return false;
+  return true;
 }
 
 void Sema::constructVector(Expr *e, const Type *t, const std::string &n) {

@@ -554,6 +554,10 @@ private:
 
   /// make_float4(x, y, z, w) and friends: one argument per component.
   void constructVector(Expr *e, const Type *t, const std::string &n);
+  /// A call of `make_float3` (any vector's maker) with one argument per component that no
+  /// user-declared overload of that name takes, or of a library function (`fminf`) with
+  /// arithmetic arguments where the program overloads it only for structs: the built-in.
+  bool builtinVectorMaker(Decl *d, Expr *e);
 
   const Type *sigType(char c);
   /// Why a C library function that kern leaves out on purpose is not there, or null.

@@ -9,8 +9,14 @@ namespace {
 
 /// `a::b::c` -> `a::b`; "" for an unqualified name.
 std::string parentOf(const std::string &n) {
-  size_t cut = n.rfind("::");
-  return cut == std::string::npos ? "" : n.substr(0, cut);
+  // The last `::` outside template arguments: `ns::Box<geo::Tag>` -> `ns`.
+  int depth = 0;
+  for (size_t i = n.size(); i-- > 1;) {
+    depth += n[i] == '>' ? 1 : n[i] == '<' ? -1 : 0;
+    if (depth == 0 && n[i] == ':' && n[i - 1] == ':')
+      return n.substr(0, i - 1);
+  }
+  return "";
 }
 
 } // namespace

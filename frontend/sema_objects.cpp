@@ -9,9 +9,11 @@ namespace kern::frontend::sema_detail {
 FunctionDecl *Sema::constructorOf(const Type *t) {
   if (!t || !t->isStruct() || t->record->name.empty())
     return nullptr;
+  // `ns::S::S`; a class template's instance `ns::P<int>` has `ns::P<int>::P`.
   const std::string &n = t->record->name;
-  size_t cut = n.rfind("::");
-  std::string shortName = cut == std::string::npos ? n : n.substr(cut + 2);
+  std::string base = n.substr(0, n.find('<'));
+  size_t cut = base.rfind("::");
+  std::string shortName = cut == std::string::npos ? base : base.substr(cut + 2);
   auto it = fileScope_.names.find(n + "::" + shortName);
   if (it == fileScope_.names.end())
     return nullptr;

@@ -390,7 +390,9 @@ const Type *Sema::instantiateClass(const std::string &name, const std::vector<Te
         bindings.enumerators[tmpl->templateParams[i].name] = {values[i], nullptr};
     }
   size_t cut = tmpl->name.rfind("::");
-  bindings.typedefs[cut == std::string::npos ? tmpl->name : tmpl->name.substr(cut + 2)] = t;
+  std::string injected = cut == std::string::npos ? tmpl->name : tmpl->name.substr(cut + 2);
+  bindings.typedefs[injected] = t;
+  fileScope_.typedefs[key + "::" + injected] = t; // found first inside members (ns_ is key)
   bindings.structs[key] = t;
   scope_ = &bindings;
   ns_ = tmpl->ns;

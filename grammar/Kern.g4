@@ -436,7 +436,12 @@ enumerator : Identifier ('=' conditionalExpression)? ;
 initDeclaratorList : initDeclarator (',' initDeclarator)* ;
 
 initDeclarator
-  : declarator ('=' initializer | '(' argumentExpressionList ')')?
+  : declarator
+    ( '=' initializer
+    | '(' argumentExpressionList ')'
+    // `float2 v{1, 2};` (list initialisation), not a function's body
+    | {_input->LT(-1)->getType() != RightParen}? '{' initializerList? ','? '}'
+    )?
   ;
 
 declarator : pointerOp* directDeclarator ;
@@ -643,6 +648,9 @@ postfixSuffix
 
 primaryExpression
   : {isTemplateName(qualifiedNameAt(1))}? qualifiedId '<' templateArgument (',' templateArgument)* '>'
+  // `P{1, 2}`, `Vec<float, 3>{}`: a value of the type, list-initialised
+  | {isTypeName(qualifiedNameAt(1)) || isTemplateName(qualifiedNameAt(1))}?
+    qualifiedId templateArguments? '{' initializerList? ','? '}'
   | qualifiedId
   | IntegerConstant
   | FloatingConstant
@@ -655,6 +663,7 @@ primaryExpression
   | '(' expression ')'
   // C++ functional cast, `float(i)`; `dim3(16, 16)` is an ordinary call of an identifier.
   | builtinTypeKeyword '(' argumentExpressionList? ')'
+  | builtinTypeKeyword '{' initializerList? '}'
   | CxxCast '<' typeName '>' '(' expression ')'
   | lambdaExpression
   ;

@@ -806,6 +806,10 @@ Expr *Lowerer::conditional(fe::Expr *e) {
   fe::Expr *c = e->operands[0], *a = e->operands[1], *b = e->operands[2];
   if (e->type->isStruct())
     return structValue(e).addr;
+  // A constant condition (`Size >= 32 ? x : f()` in a template instance) picks its arm: no
+  // branch, as the GPU's compiler leaves none.
+  if (fe::ConstValue k; fe::foldArith(c, k))
+    return cast(rvalue((k.isFloat ? k.f != 0 : k.i != 0) ? a : b), irType(e->type));
   Expr *cv = toBool(rvalue(c));
   if (isPure(a) && isPure(b)) {
     Expr *s = node(ir::ExprKind::Select, irType(e->type));

@@ -2,8 +2,8 @@
 // header of this name in CUDA's samples, and the arithmetic of the vector types (float2/3/4,
 // int2/3/4, uint2/3/4): + - * / and their compound assignments, component-wise and with a
 // scalar on either side, unary minus, dot, and for float vectors length, normalize, lerp, clamp,
-// and cross of float3s. Not here yet: the vector overloads of fminf, fmaxf, floorf, fabs...
-// (kern's built-in functions of those names take scalars).
+// cross and reflect of float3s, the make_ conversions between vectors and from scalars, and
+// floorf, fracf, fabs, fminf, fmaxf and fmodf component by component.
 #ifndef KERN_HELPER_MATH_H
 #define KERN_HELPER_MATH_H
 
@@ -159,5 +159,81 @@ inline __host__ __device__ float3 clamp(float3 v, float a, float b) {
 inline __host__ __device__ float4 clamp(float4 v, float a, float b) {
   return make_float4(clamp(v.x, a, b), clamp(v.y, a, b), clamp(v.z, a, b), clamp(v.w, a, b));
 }
+
+// Vectors made from a scalar (every component), from a shorter vector and the components it
+// lacks, from a longer one (its first components), and from another vector of other type.
+inline __host__ __device__ float2 make_float2(float s) { return make_float2(s, s); }
+inline __host__ __device__ float2 make_float2(float3 a) { return make_float2(a.x, a.y); }
+inline __host__ __device__ float2 make_float2(int2 a) {
+  return make_float2(float(a.x), float(a.y));
+}
+inline __host__ __device__ float2 make_float2(uint2 a) {
+  return make_float2(float(a.x), float(a.y));
+}
+inline __host__ __device__ float3 make_float3(float s) { return make_float3(s, s, s); }
+inline __host__ __device__ float3 make_float3(float2 a) { return make_float3(a.x, a.y, 0.0f); }
+inline __host__ __device__ float3 make_float3(float2 a, float s) {
+  return make_float3(a.x, a.y, s);
+}
+inline __host__ __device__ float3 make_float3(float4 a) { return make_float3(a.x, a.y, a.z); }
+inline __host__ __device__ float3 make_float3(int3 a) {
+  return make_float3(float(a.x), float(a.y), float(a.z));
+}
+inline __host__ __device__ float3 make_float3(uint3 a) {
+  return make_float3(float(a.x), float(a.y), float(a.z));
+}
+inline __host__ __device__ float4 make_float4(float s) { return make_float4(s, s, s, s); }
+inline __host__ __device__ float4 make_float4(float3 a) { return make_float4(a.x, a.y, a.z, 0.0f); }
+inline __host__ __device__ float4 make_float4(float3 a, float w) {
+  return make_float4(a.x, a.y, a.z, w);
+}
+inline __host__ __device__ float4 make_float4(int4 a) {
+  return make_float4(float(a.x), float(a.y), float(a.z), float(a.w));
+}
+inline __host__ __device__ float4 make_float4(uint4 a) {
+  return make_float4(float(a.x), float(a.y), float(a.z), float(a.w));
+}
+inline __host__ __device__ int2 make_int2(int s) { return make_int2(s, s); }
+inline __host__ __device__ int2 make_int2(float2 a) { return make_int2(int(a.x), int(a.y)); }
+inline __host__ __device__ int3 make_int3(int s) { return make_int3(s, s, s); }
+inline __host__ __device__ int3 make_int3(float3 a) {
+  return make_int3(int(a.x), int(a.y), int(a.z));
+}
+inline __host__ __device__ int4 make_int4(int s) { return make_int4(s, s, s, s); }
+inline __host__ __device__ int4 make_int4(float4 a) {
+  return make_int4(int(a.x), int(a.y), int(a.z), int(a.w));
+}
+inline __host__ __device__ uint2 make_uint2(uint s) { return make_uint2(s, s); }
+inline __host__ __device__ uint3 make_uint3(uint s) { return make_uint3(s, s, s); }
+inline __host__ __device__ uint4 make_uint4(uint s) { return make_uint4(s, s, s, s); }
+
+// The library's one-argument and two-argument functions, component by component.
+#define KERN_VEC_MAP(F)                                                                            \
+  inline __host__ __device__ float2 F(float2 v) { return make_float2(F(v.x), F(v.y)); }            \
+  inline __host__ __device__ float3 F(float3 v) { return make_float3(F(v.x), F(v.y), F(v.z)); }    \
+  inline __host__ __device__ float4 F(float4 v) {                                                  \
+    return make_float4(F(v.x), F(v.y), F(v.z), F(v.w));                                            \
+  }
+#define KERN_VEC_MAP2(F)                                                                           \
+  inline __host__ __device__ float2 F(float2 a, float2 b) {                                        \
+    return make_float2(F(a.x, b.x), F(a.y, b.y));                                                  \
+  }                                                                                                \
+  inline __host__ __device__ float3 F(float3 a, float3 b) {                                        \
+    return make_float3(F(a.x, b.x), F(a.y, b.y), F(a.z, b.z));                                     \
+  }                                                                                                \
+  inline __host__ __device__ float4 F(float4 a, float4 b) {                                        \
+    return make_float4(F(a.x, b.x), F(a.y, b.y), F(a.z, b.z), F(a.w, b.w));                        \
+  }
+KERN_VEC_MAP(floorf)
+KERN_VEC_MAP(fracf)
+KERN_VEC_MAP(fabs)
+KERN_VEC_MAP2(fminf)
+KERN_VEC_MAP2(fmaxf)
+KERN_VEC_MAP2(fmodf)
+#undef KERN_VEC_MAP
+#undef KERN_VEC_MAP2
+
+// The incident vector i reflected by the surface of normal n.
+inline __host__ __device__ float3 reflect(float3 i, float3 n) { return i - 2.0f * n * dot(n, i); }
 
 #endif // KERN_HELPER_MATH_H
