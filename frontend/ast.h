@@ -92,6 +92,15 @@ enum class ExprKind {
   ConstructTarget, // sema: in that call, the address of the object being constructed
   StmtExpr,        // GNU `({ stmts; expr; })`: body (a Compound); the value is its last expression
                    // statement's (sema makes that expression an rvalue), void if there is none
+  Lambda, // `[captures](params) -> ret {body}`: lambda; sema makes it a value of a closure struct
+};
+
+/// What a lambda captures: `x` (a copy), `&x` (a reference), `x = init` (a copy of init).
+struct LambdaCapture {
+  SourceLoc loc;
+  std::string name;
+  bool byReference = false;
+  Expr *init = nullptr;
 };
 
 enum class UnaryOp { Plus, Minus, Not, BitNot, Deref, AddrOf, PreInc, PreDec, PostInc, PostDec };
@@ -155,6 +164,11 @@ struct Expr {
   bool hasTemplateArgs = false;
   std::vector<TemplateArg> templateArgs;
   Stmt *body = nullptr; // StmtExpr
+  // Lambda: the call operator as written (no name; returnType null when deduced), what it
+  // captures, and the default capture ('&', '=' or 0).
+  FunctionDecl *lambda = nullptr;
+  std::vector<LambdaCapture> captures;
+  char captureDefault = 0;
 
   // ---- filled by sema ----
   const Type *type = nullptr;
@@ -267,6 +281,9 @@ struct TemplateParam {
 
 struct FunctionDecl : Decl {
   TypeSyntax *returnType = nullptr;
+  /// A lambda's call operator without `-> T`: sema takes the result type from the first
+  /// `return` (void if none).
+  bool deducesReturnType = false;
   /// A function template: never analysed or lowered itself; sema analyses one copy per
   /// instantiation (named `f<int>`), with the parameters bound in a scope of their own.
   std::vector<TemplateParam> templateParams;

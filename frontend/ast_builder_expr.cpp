@@ -301,10 +301,8 @@ Expr *Builder::primary(P::PrimaryExpressionContext *ctx) {
     e->body = compound(cs);
     return e;
   }
-  if (ctx->lambdaExpression()) {
-    error(loc(ctx), "lambdas are not supported");
-    return placeholder(loc(ctx));
-  }
+  if (auto *lx = ctx->lambdaExpression())
+    return lambda(lx);
   return expression(ctx->expression()); // parentheses
 }
 
@@ -392,6 +390,48 @@ Expr *Builder::stringLiteral(const std::vector<TerminalNode *> &parts) {
     e->text += text;
     e->stringValue += decodeStringBody(std::string_view(text).substr(1, text.size() - 2));
   }
+  return e;
+}
+
+Expr *Builder::lambda(P::LambdaExpressionContext *ctx) {
+  Expr *e = makeExpr(ExprKind::Lambda, loc(ctx));
+  for (auto *c : ctx->lambdaCapture()) {
+    if (c->Star()) {
+      error(loc(c), "capturing '*this' in a lambda is not supported");
+      continue;
+    }
+    if (!c->Identifier()) { // `&` or `=` alone
+      if (e->captureDefault || !e->captures.empty())
+        error(loc(c), "the default capture must come first, and only once");
+      e->captureDefault = c->And() ? '&' : '=';
+      continue;
+    }
+    LambdaCapture cap;
+    cap.loc = loc(c->Identifier());
+    cap.name = c->Identifier()->getText();
+    cap.byReference = c->And() != nullptr;
+    if (auto *init = c->assignmentExpression())
+      cap.init = assignment(init);
+    e->captures.push_back(cap);
+  }
+  auto *f = e->lambda = tu_.make<FunctionDecl>();
+  f->loc = loc(ctx);
+  f->isConstMethod = true;
+  for (auto *sp : ctx->lambdaSpecifier()) {
+    if (sp->Device())
+      f->quals.device = true;
+    else if (sp->Host())
+      f->quals.host = true;
+    else if (sp->Identifier()) // mutable
+      f->isConstMethod = false;
+  }
+  if (auto *params = ctx->parameterTypeList())
+    parameters(params, f);
+  if (auto *ret = ctx->typeName())
+    f->returnType = typeName(ret);
+  ++functionDepth_;
+  f->body = compound(ctx->compoundStatement());
+  --functionDepth_;
   return e;
 }
 

@@ -211,6 +211,7 @@ private:
   // ---- statements ----
 
   Stmt *compound(P::CompoundStatementContext *ctx);
+  Expr *lambda(P::LambdaExpressionContext *ctx);
 
   // Case and default labels directly inside a block are flattened: the label, then the
   // statement it labels, as siblings (so `case 1: case 2: x();` reads as a list).

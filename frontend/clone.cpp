@@ -37,6 +37,10 @@ Expr *Cloner::expr(const Expr *e) {
     a.type = type(a.type);
     a.value = expr(a.value);
   }
+  if (e->lambda)
+    c->lambda = function(e->lambda);
+  for (LambdaCapture &l : c->captures)
+    l.init = expr(l.init);
   return c;
 }
 

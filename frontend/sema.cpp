@@ -815,6 +815,8 @@ void Sema::stmt(Stmt *s) {
                                    : "'continue' statement not in loop statement");
     return;
   case StmtKind::Return: {
+    if (fn_->deducesReturnType)
+      deduceReturnType(s->expr);
     const Type *ret = fn_->type->elem;
     if (!s->expr) {
       if (!ret->isVoid() && fn_->name != "main")

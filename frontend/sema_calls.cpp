@@ -117,6 +117,13 @@ void Sema::call(Expr *e) {
           "calling a __host__ function ('" + n + "') from " + sideName() + " is not allowed");
     return;
   }
+  if (side_ == Side::Both && !(hostOk && devOk) && instances_.count(fn_)) {
+    // A __host__ __device__ template's instance that calls a function of one side only is a
+    // function of that side (CUDA compiles it only where it is used).
+    fn_->quals.host = hostOk;
+    fn_->quals.device = devOk;
+    side_ = hostOk ? Side::Host : Side::Device;
+  }
   if (side_ == Side::Both && !(hostOk && devOk)) {
     error(e->loc, std::string("calling a ") + (hostOk ? "__host__" : "__device__") +
                       " function ('" + n + "') from a __host__ __device__ function is not allowed");
@@ -136,6 +143,15 @@ void Sema::indirectCall(Expr *e) {
     return;
   if (e->isLaunch) {
     error(callee->loc, "a kernel must be launched by its name");
+    return;
+  }
+  if (callee->type->isStruct() && method(callee->type, "operator()")) {
+    // `f(x)` on an object with a function-call operator: `f.operator()(x)`.
+    Expr *m = make(ExprKind::Member, callee->loc);
+    m->name = "operator()";
+    m->operands = {callee};
+    callee = m;
+    call(e);
     return;
   }
   std::string n = callee->kind == ExprKind::Ident ? callee->name : "(function pointer)";

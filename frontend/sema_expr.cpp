@@ -188,6 +188,9 @@ void Sema::checkExpr(Expr *e) {
   case ExprKind::Call:
     call(e);
     return;
+  case ExprKind::Lambda:
+    lambda(e);
+    return;
   case ExprKind::Index:
     index(e);
     return;

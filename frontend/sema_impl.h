@@ -554,6 +554,14 @@ private:
 
   /// make_float4(x, y, z, w) and friends: one argument per component.
   void constructVector(Expr *e, const Type *t, const std::string &n);
+
+  // ---- lambdas (sema_lambdas.cpp) ----
+  int lambdaCount_ = 0;
+  /// `[captures](params) {body}`: defines its closure struct and call operator, and makes `e`
+  /// the closure value.
+  void lambda(Expr *e);
+  /// The first `return` of a lambda without `-> T` fixes its result type.
+  void deduceReturnType(Expr *value);
   /// A call of `make_float3` (any vector's maker) with one argument per component that no
   /// user-declared overload of that name takes, or of a library function (`fminf`) with
   /// arithmetic arguments where the program overloads it only for structs: the built-in.

@@ -673,8 +673,15 @@ templateArgument : {startsType(1)}? typeName | shiftExpression ;
 builtinTypeKeyword : Char | Short | Int | Long | Float | Double | Signed | Unsigned | Bool ;
 
 lambdaExpression
-  : '[' (~']')* ']' ('(' parameterTypeList? ')')? ~'{'* compoundStatement
+  : '[' (lambdaCapture (',' lambdaCapture)*)? ']' lambdaSpecifier*
+    ('(' parameterTypeList? ')')? lambdaSpecifier* ('->' typeName)? compoundStatement
   ;
+
+// `&` and `=` alone are the default capture; `&x` by reference, `x` by value, `this`.
+lambdaCapture : '&' Identifier? | '=' | Identifier ('=' assignmentExpression)? | '*' Identifier ;
+
+// `mutable`, `constexpr`, and the CUDA annotations of an extended lambda.
+lambdaSpecifier : Device | Host | Const | {_input->LT(1)->getText() == "mutable"}? Identifier ;
 
 argumentExpressionList : assignmentExpression (',' assignmentExpression)* ;
 

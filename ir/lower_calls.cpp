@@ -158,6 +158,8 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     }
     return constInt(Type::i32(true), 0);
   }
+  if (device_ && (n == "memcpy" || n == "memset"))
+    return deviceMemoryCopy(e, n == "memset");
   if (n == "scanf" || n == "sscanf" || n == "fscanf") {
     fe::Expr *f = e->args[1 - (n == "scanf")];
     while (f->kind == ExprKind::Cast && !f->typeSyntax)
@@ -481,6 +483,66 @@ bool Lowerer::exprCallsBarrier(Expr *e) {
     if (exprCallsBarrier(o))
       return true;
   return false;
+}
+
+namespace {
+
+/// The alignment of what `e` (a pointer converted to `void *` by sema) points to.
+uint64_t pointeeAlignment(fe::Expr *e) {
+  while (e->kind == ExprKind::Cast && !e->typeSyntax)
+    e = e->operands[0];
+  const fe::Type *t = e->type;
+  if (t && t->isArray())
+    t = t->elem;
+  else if (t && t->isPointer())
+    t = t->elem;
+  else
+    return 1;
+  return t && !t->isVoid() && t->align() > 0 ? t->align() : 1;
+}
+
+} // namespace
+
+Expr *Lowerer::deviceMemoryCopy(fe::Expr *e, bool isSet) {
+  // Device code copies (or fills) with loads and stores of the widest size both pointers'
+  // types allow, up to 8 bytes, as nvcc does when it knows the alignment: the accesses are
+  // counted and checked as any others.
+  fe::ConstValue size;
+  if (!fe::foldArith(e->args[2], size) || size.isFloat || size.i < 0 || size.i > 4096) {
+    error(e->args[2]->loc, std::string(isSet ? "memset" : "memcpy") +
+                               " in device code needs a constant size of at most 4096 bytes");
+    return constInt(Type::ptr(AddrSpace::Generic), 0);
+  }
+  Expr *dst = snapshot(rvalue(e->args[0]), "memcpy.dst", e->loc);
+  Expr *src = snapshot(rvalue(e->args[1]), isSet ? "memset.value" : "memcpy.src", e->loc);
+  uint64_t unit = pointeeAlignment(e->args[0]);
+  if (!isSet)
+    unit = std::min(unit, pointeeAlignment(e->args[1]));
+  unit = std::min<uint64_t>(unit, 8);
+  while (unit > 1 && static_cast<uint64_t>(size.i) % unit)
+    unit /= 2;
+  Type t = unit == 8   ? Type::i64(false)
+           : unit == 4 ? Type::i32(false)
+           : unit == 2 ? Type::i16(false)
+                       : Type::i8(false);
+  Expr *fill = nullptr;
+  if (isSet) { // the byte repeated over the unit
+    uint64_t pattern = 0;
+    for (uint64_t i = 0; i < unit; ++i)
+      pattern |= uint64_t(0xff) << (8 * i);
+    Expr *byte =
+        bin(ir::BinaryOp::And, cast(src, Type::i64(false)), constInt(Type::i64(false), 0xff));
+    fill = cast(bin(ir::BinaryOp::Mul, byte,
+                    constInt(Type::i64(false), static_cast<int64_t>(pattern / 0xff))),
+                t);
+  }
+  Type dstPtr = dst->type, srcPtr = src->type;
+  for (int64_t off = 0; off < size.i; off += static_cast<int64_t>(unit)) {
+    Expr *to = ptrAdd(dst, i64(off), dstPtr);
+    Expr *value = fill ? fill : load(ptrAdd(src, i64(off), srcPtr), t, srcPtr.space, e->loc);
+    store(to, value, dstPtr.space, e->loc);
+  }
+  return dst;
 }
 
 } // namespace kern::ir::lower_detail

@@ -612,6 +612,8 @@ Expr *Lowerer::rvalue(fe::Expr *e) {
   }
   case ExprKind::StmtExpr:
     return stmtExpr(e);
+  case ExprKind::Lambda: // sema makes each a closure value
+    break;
   }
   return constInt(Type::i32(true), 0);
 }

@@ -484,6 +484,8 @@ private:
   Expr *builtinComponent(int object, int d);
 
   Expr *readLValue(const LValue &lv, fe::SourceLoc loc);
+  /// memcpy and memset in device code (a constant size): loads and stores.
+  Expr *deviceMemoryCopy(fe::Expr *e, bool isSet);
 
   void writeLValue(const LValue &lv, Expr *v, fe::SourceLoc loc);
 
