@@ -425,8 +425,15 @@ Expr *Builder::lambda(P::LambdaExpressionContext *ctx) {
     else if (sp->Identifier()) // mutable
       f->isConstMethod = false;
   }
-  if (auto *params = ctx->parameterTypeList())
+  if (auto *params = ctx->parameterTypeList()) {
+    for (auto *pd : params->parameterDeclaration())
+      for (auto *ds : pd->declarationSpecifiers()->declarationSpecifier())
+        if (ds->typeSpecifier() && ds->typeSpecifier()->Auto()) {
+          error(loc(ds), "generic lambdas (with 'auto' parameters) are not supported");
+          return placeholder(loc(ctx));
+        }
     parameters(params, f);
+  }
   if (auto *ret = ctx->typeName())
     f->returnType = typeName(ret);
   ++functionDepth_;
