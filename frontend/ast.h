@@ -284,6 +284,7 @@ struct FunctionDecl : Decl {
   /// A lambda's call operator without `-> T`: sema takes the result type from the first
   /// `return` (void if none).
   bool deducesReturnType = false;
+  bool isExplicit = false; // an `explicit` constructor: not used for implicit conversions
   /// A function template: never analysed or lowered itself; sema analyses one copy per
   /// instantiation (named `f<int>`), with the parameters bound in a scope of their own.
   std::vector<TemplateParam> templateParams;

@@ -92,6 +92,8 @@ FunctionDecl *Builder::constructor(const std::vector<P::ConstructorSpecifierCont
       f->quals.host = true;
     else if (sp->Inline() || sp->ForceInline())
       f->quals.isInline = true;
+    else if (sp->Identifier() && sp->Identifier()->getText() == "explicit")
+      f->isExplicit = true;
   }
   f->returnType = tu_.make<TypeSyntax>();
   f->returnType->loc = at;

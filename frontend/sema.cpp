@@ -605,8 +605,12 @@ void Sema::localVar(VarDecl *v) {
   scope_->names[v->name] = v;
   if (!v->init && !v->quals.isExtern && !v->quals.shared && constructorOf(t))
     v->init = constructorCall(t, {}, v->loc); // `S x;`: the default constructor
-  if (t->isArray() && constructorOf(t->elem)) {
-    error(v->loc, "arrays of a struct with constructors are not supported yet");
+  if (t->isArray() && constructorOf(t->elem) && !v->quals.shared && !v->quals.isExtern &&
+      !(v->init && v->init->kind == ExprKind::InitList && t->count == v->init->operands.size()) &&
+      !emptyDefaultConstructor(t->elem)) {
+    // Elements are made by the list (`half2 v[2] = {half2(1, 2), x};`), or left as they are
+    // by a default constructor that does nothing; others are not run yet.
+    error(v->loc, "arrays of a struct whose default constructor does work are not supported yet");
     return;
   }
   if (t->isReference) {

@@ -205,7 +205,9 @@ bool Sema::arguments(Expr *e, const Type *ft, const std::string &n) {
       const Type *pt = ft->params[i];
       Expr *a = rvalue(e->args[i]);
       if (pt->isStruct()) {
-        if (a->type != pt && !(pt == types_.dim3Ty() && a->type->isInteger())) {
+        if (a->type != pt && !(pt == types_.dim3Ty() && a->type->isInteger()) &&
+            !(a->type->isStruct() && a->type->record == pt->record) &&
+            !convertingConstructor(pt, a)) {
           error(a->loc, "cannot pass '" + a->type->str() + "' as '" + pt->str() + "'");
           ok = false;
           continue;

@@ -144,6 +144,12 @@ Expr *Sema::convert(Expr *e, const Type *to, const char *context) {
   if (from->isStruct())
     if (Expr *c = conversionCall(e, to))
       return c->type ? convert(c, to, context) : c;
+  if (to->isStruct() && convertingConstructor(to, e)) {
+    // `half h = 1.5f;`: the converting constructor `__half(float)` makes the value.
+    Expr *c = constructorCall(to, {e}, e->loc);
+    check(c);
+    return c;
+  }
   error(e->loc,
         std::string("cannot convert '") + from->str() + "' to '" + to->str() + "' when " + context);
   return e;
@@ -590,8 +596,10 @@ void Sema::binary(Expr *e) {
     if (op == BinaryOp::Assign) {
       if (l->type->isStruct()) {
         Expr *rv = rvalue(r);
-        if (rv->type != l->type && !(l->type == types_.dim3Ty() &&
-                                     (rv->type->isInteger() || rv->type == types_.uint3Ty()))) {
+        if (rv->type != l->type &&
+            !(l->type == types_.dim3Ty() &&
+              (rv->type->isInteger() || rv->type == types_.uint3Ty())) &&
+            !convertingConstructor(l->type, rv)) {
           error(e->loc, "assigning to '" + l->type->str() + "' from incompatible type '" +
                             rv->type->str() + "'");
           return;
@@ -874,6 +882,19 @@ void Sema::cast(Expr *e) {
   if (!ok) {
     if (to == types_.dim3Ty() && from->isInteger()) {
       e->type = to;
+      return;
+    }
+    if (from->isStruct() || (to->isStruct() && convertingConstructor(to, o))) {
+      // `(float)h` through `operator float()`, `(S)x` through `S(x)`: the conversion itself.
+      unsigned before = diags_.errorCount();
+      Expr *c = convert(o, to, "casting");
+      if (diags_.errorCount() == before) {
+        e->kind = ExprKind::Cast;
+        e->typeSyntax = nullptr; // an implicit cast of the converted value
+        e->operands = {c};
+        e->type = to;
+        return;
+      }
       return;
     }
     error(e->loc, "cannot cast from '" + from->str() + "' to '" + to->str() + "'");

@@ -213,6 +213,12 @@ private:
   FunctionDecl *overload(FunctionDecl *prev, FunctionDecl *f);
   /// A prototype's default arguments apply to the definition, and the other way round.
   static void mergeDefaultArguments(FunctionDecl *a, FunctionDecl *b);
+  /// The constructor of struct `t` that converts `a` (of another type) implicitly, if any.
+  FunctionDecl *convertingConstructor(const Type *t, Expr *a);
+  /// `S(s)` with `s` an S and no copy constructor declared: a member-wise copy.
+  bool isCopyConstruction(const Type *t, std::vector<Expr *> &args);
+  /// Struct `t` has a default constructor that does nothing (`S() {}`).
+  bool emptyDefaultConstructor(const Type *t);
   /// The overload of `f`'s name that the arguments of call `e` select, or null (reported).
   FunctionDecl *chooseOverload(FunctionDecl *f, Expr *e, bool explicitObject);
   /// How well argument `a` converts to a parameter of type `pt`: 0 exact, 1 promotion,

@@ -54,6 +54,11 @@ bool Sema::construct(Expr *e) {
     *e = *v;
     return true;
   }
+  if (isCopyConstruction(t, e->args)) { // `S(s)`, `x(s)` in an initialiser list: a copy
+    Expr *copy = e->args[0];
+    *e = *copy;
+    return true;
+  }
   // The constructor is called on the object being made, which the lowering provides.
   Expr *target = make(ExprKind::ConstructTarget, e->loc);
   target->type = types_.pointerTo(t, side_ == Side::Host ? AddrSpace::Host : AddrSpace::Local);

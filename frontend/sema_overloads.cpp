@@ -98,7 +98,12 @@ int Sema::conversionRank(Expr *a, const Type *pt) {
   if (pt->isStruct())
     return t->isStruct() && t->record == pt->record                             ? 0
            : pt == types_.dim3Ty() && (t->isInteger() || t == types_.uint3Ty()) ? 2
+           : convertingConstructor(pt, a)                                       ? 3
                                                                                 : -1;
+  if (t->isStruct() && pt->isArithmetic()) // a conversion function (`operator float()`)
+    for (FunctionDecl *f : conversions_[t->record])
+      if (f->type && f->type->elem->isArithmetic())
+        return 3;
   return -1;
 }
 
@@ -170,6 +175,67 @@ FunctionDecl *Sema::chooseOverload(FunctionDecl *f, Expr *e, bool explicitObject
   for (FunctionDecl *c : it->second)
     diags_.note(c->loc, "candidate: '" + c->type->str() + "'");
   return nullptr;
+}
+
+FunctionDecl *Sema::convertingConstructor(const Type *t, Expr *a) {
+  FunctionDecl *ctor = constructorOf(t);
+  if (!ctor || !a->type || a->type == t)
+    return nullptr;
+  auto it = overloads_.find(ctor->name);
+  std::vector<FunctionDecl *> ctors =
+      it != overloads_.end() ? it->second : std::vector<FunctionDecl *>{ctor};
+  // One parameter besides the object, taking `a` by a standard conversion (ranks 0-2): one
+  // user-defined conversion at most, as C++ allows.
+  FunctionDecl *best = nullptr;
+  int bestRank = 3;
+  for (FunctionDecl *c : ctors) {
+    const Type *ft = c->type;
+    if (!ft || ft->params.size() != 2 || c->isExplicit)
+      continue;
+    const Type *p = ft->params[1];
+    if (p->isReference)
+      p = p->elem;
+    if (p->isStruct())
+      continue;
+    int r = conversionRank(a, ft->params[1]);
+    if (r >= 0 && r < bestRank) {
+      best = c;
+      bestRank = r;
+    }
+  }
+  return best;
+}
+
+bool Sema::isCopyConstruction(const Type *t, std::vector<Expr *> &args) {
+  if (args.size() != 1 || !check(args[0]) || args[0]->type != t)
+    return false;
+  // A copy constructor the program declares is called; otherwise the copy is member-wise.
+  FunctionDecl *ctor = constructorOf(t);
+  auto it = overloads_.find(ctor ? ctor->name : "");
+  std::vector<FunctionDecl *> ctors =
+      it != overloads_.end() ? it->second : std::vector<FunctionDecl *>{ctor};
+  for (FunctionDecl *c : ctors) {
+    if (!c || !c->type || c->type->params.size() != 2)
+      continue;
+    const Type *p = c->type->params[1];
+    if (p == t || (p->isReference && p->elem == t))
+      return false;
+  }
+  return true;
+}
+
+bool Sema::emptyDefaultConstructor(const Type *t) {
+  FunctionDecl *ctor = constructorOf(t);
+  auto it = overloads_.find(ctor ? ctor->name : "");
+  std::vector<FunctionDecl *> ctors =
+      it != overloads_.end() ? it->second : std::vector<FunctionDecl *>{ctor};
+  for (FunctionDecl *c : ctors) {
+    FunctionDecl *def = c && c->definition ? c->definition : c;
+    if (def && def->type && def->type->params.size() == 1 && def->body && def->body->body.empty() &&
+        def->memberInits.empty())
+      return true;
+  }
+  return false;
 }
 
 } // namespace kern::frontend::sema_detail
