@@ -336,6 +336,10 @@ bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const Preprocesse
       {"tex3D", "textures are not supported"},
       {"surf2Dread", "surfaces are not supported"},
       {"surf2Dwrite", "surfaces are not supported"},
+      {"grid_group", "grid-wide cooperative groups (grid_group, this_grid) are not supported"},
+      {"this_grid", "grid-wide cooperative groups (grid_group, this_grid) are not supported"},
+      {"multi_grid_group", "multi-device cooperative groups are not supported"},
+      {"block_tile_memory", "tiles larger than a warp (block_tile_memory) are not supported"},
   };
   const auto &all = tokens.getTokens();
   for (size_t i = 0; i < all.size(); ++i) {

@@ -207,7 +207,7 @@ bool Sema::arguments(Expr *e, const Type *ft, const std::string &n) {
       if (pt->isStruct()) {
         if (a->type != pt && !(pt == types_.dim3Ty() && a->type->isInteger()) &&
             !(a->type->isStruct() && a->type->record == pt->record) &&
-            !convertingConstructor(pt, a)) {
+            !convertingConstructor(pt, a) && !convertsTo(a->type, pt)) {
           error(a->loc, "cannot pass '" + a->type->str() + "' as '" + pt->str() + "'");
           ok = false;
           continue;

@@ -219,6 +219,8 @@ private:
   bool isCopyConstruction(const Type *t, std::vector<Expr *> &args);
   /// Struct `t` has a default constructor that does nothing (`S() {}`).
   bool emptyDefaultConstructor(const Type *t);
+  /// Struct `from` has a conversion function to `to` (`operator thread_group()`).
+  bool convertsTo(const Type *from, const Type *to);
   /// The overload of `f`'s name that the arguments of call `e` select, or null (reported).
   FunctionDecl *chooseOverload(FunctionDecl *f, Expr *e, bool explicitObject);
   /// How well argument `a` converts to a parameter of type `pt`: 0 exact, 1 promotion,

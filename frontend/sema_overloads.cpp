@@ -98,7 +98,7 @@ int Sema::conversionRank(Expr *a, const Type *pt) {
   if (pt->isStruct())
     return t->isStruct() && t->record == pt->record                             ? 0
            : pt == types_.dim3Ty() && (t->isInteger() || t == types_.uint3Ty()) ? 2
-           : convertingConstructor(pt, a)                                       ? 3
+           : convertingConstructor(pt, a) || convertsTo(t, pt)                  ? 3
                                                                                 : -1;
   if (t->isStruct() && pt->isArithmetic()) // a conversion function (`operator float()`)
     for (FunctionDecl *f : conversions_[t->record])
@@ -235,6 +235,18 @@ bool Sema::emptyDefaultConstructor(const Type *t) {
         def->memberInits.empty())
       return true;
   }
+  return false;
+}
+
+bool Sema::convertsTo(const Type *from, const Type *to) {
+  if (!from->isStruct())
+    return false;
+  auto it = conversions_.find(from->record);
+  if (it == conversions_.end())
+    return false;
+  for (FunctionDecl *f : it->second)
+    if (f->type && f->type->elem == to)
+      return true;
   return false;
 }
 
