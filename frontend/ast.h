@@ -93,6 +93,9 @@ enum class ExprKind {
   StmtExpr,        // GNU `({ stmts; expr; })`: body (a Compound); the value is its last expression
                    // statement's (sema makes that expression an rvalue), void if there is none
   Lambda, // `[captures](params) -> ret {body}`: lambda; sema makes it a value of a closure struct
+  New,    // `new T...`: typeSyntax T; operands[0] the count of `new T[n]` (isArrayForm); args the
+          // initialiser's values; newInit: 0 none, 1 `(...)`, 2 `{...}`. Sema rewrites it.
+  Delete, // `delete p` / `delete[] p` (isArrayForm): operands[0]. Sema rewrites it.
 };
 
 /// What a lambda captures: `x` (a copy), `&x` (a reference), `x = init` (a copy of init).
@@ -169,6 +172,8 @@ struct Expr {
   FunctionDecl *lambda = nullptr;
   std::vector<LambdaCapture> captures;
   char captureDefault = 0;
+  bool isArrayForm = false; // New, Delete
+  int newInit = 0;          // New
 
   // ---- filled by sema ----
   const Type *type = nullptr;

@@ -128,6 +128,37 @@ Expr *Builder::unary(P::UnaryExpressionContext *ctx) {
     e->operands.push_back(unary(ctx->unaryExpression()));
     return e;
   }
+  if (auto *nx = ctx->newExpression()) {
+    Expr *e = makeExpr(ExprKind::New, loc(nx->New()));
+    Specs s = specs(nx->declarationSpecifiers());
+    e->typeSyntax = tu_.make<TypeSyntax>(s.base);
+    for (auto *op : nx->pointerOp()) {
+      TypeOp p;
+      p.isConst = !op->typeQualifier().empty();
+      e->typeSyntax->ops.push_back(p);
+    }
+    if (auto *n = nx->expression()) {
+      e->isArrayForm = true;
+      e->operands.push_back(expression(n));
+    }
+    if (nx->LeftParen()) {
+      e->newInit = 1;
+      e->args = arguments(nx->argumentExpressionList());
+    } else if (nx->LeftBrace()) {
+      e->newInit = 2;
+      Expr *list = makeExpr(ExprKind::InitList, loc(nx->LeftBrace()));
+      if (auto *il = nx->initializerList())
+        initializerList(il, list);
+      e->args.push_back(list);
+    }
+    return e;
+  }
+  if (ctx->Delete()) {
+    Expr *e = makeExpr(ExprKind::Delete, loc(ctx->Delete()));
+    e->isArrayForm = ctx->LeftBracket() != nullptr;
+    e->operands.push_back(castExpression(ctx->castExpression()));
+    return e;
+  }
   if (ctx->PlusPlus())
     return unaryOp(UnaryOp::PreInc, ctx->getStart(), unary(ctx->unaryExpression()));
   if (ctx->MinusMinus())

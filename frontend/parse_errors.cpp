@@ -125,10 +125,6 @@ private:
       return "exceptions are not supported";
     case P::Asm:
       return "inline PTX (asm) is not supported";
-    case P::New:
-    case P::Delete:
-      return "new and delete are not supported (use malloc and free, or cudaMalloc and "
-             "cudaFree)";
     default:
       return "";
     }

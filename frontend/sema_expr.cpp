@@ -197,6 +197,10 @@ void Sema::checkExpr(Expr *e) {
   case ExprKind::Lambda:
     lambda(e);
     return;
+  case ExprKind::New:
+  case ExprKind::Delete:
+    newExpression(e);
+    return;
   case ExprKind::Index:
     index(e);
     return;

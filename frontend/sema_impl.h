@@ -570,6 +570,11 @@ private:
   void lambda(Expr *e);
   /// The first `return` of a lambda without `-> T` fixes its result type.
   void deduceReturnType(Expr *value);
+
+  // ---- new and delete (sema_new.cpp) ----
+  int newCount_ = 0;
+  /// `new ...` / `delete p` in host code: rewritten as calls of kern's heap.
+  void newExpression(Expr *e);
   /// A call of `make_float3` (any vector's maker) with one argument per component that no
   /// user-declared overload of that name takes, or of a library function (`fminf`) with
   /// arithmetic arguments where the program overloads it only for structs: the built-in.

@@ -630,6 +630,14 @@ unaryExpression
   | unaryOperator castExpression
   | {startsType(3)}? Sizeof '(' typeName ')'
   | Sizeof unaryExpression
+  | newExpression
+  | '::'? Delete ('[' ']')? castExpression
+  ;
+
+// `new T`, `new T(args)`, `new T{...}`, `new T[n]`, `new T[n]()`: host code's free store.
+newExpression
+  : '::'? New declarationSpecifiers pointerOp* ('[' expression ']')?
+    ('(' argumentExpressionList? ')' | '{' initializerList? ','? '}')?
   ;
 
 unaryOperator : '&' | '*' | '+' | '-' | '~' | '!' ;

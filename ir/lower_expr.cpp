@@ -612,7 +612,9 @@ Expr *Lowerer::rvalue(fe::Expr *e) {
   }
   case ExprKind::StmtExpr:
     return stmtExpr(e);
-  case ExprKind::Lambda: // sema makes each a closure value
+  case ExprKind::Lambda: // sema rewrites these
+  case ExprKind::New:
+  case ExprKind::Delete:
     break;
   }
   return constInt(Type::i32(true), 0);

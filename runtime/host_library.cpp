@@ -71,8 +71,56 @@ bool Runtime::hostRealloc(void *p, uint64_t size, void *&result) {
   return true;
 }
 
+void *Runtime::hostNew(uint64_t size, bool isArray) {
+  void *p = host_.allocate(size ? size : 1);
+  if (p)
+    newBlocks_[addressOf(p)] = isArray;
+  return p;
+}
+
+bool Runtime::hostDelete(void *p, bool isArray) {
+  if (!p)
+    return true; // deleting a null pointer does nothing
+  const uint64_t addr = addressOf(p);
+  const char *op = isArray ? "delete[]" : "delete";
+  auto it = newBlocks_.find(addr);
+  if (it == newBlocks_.end()) {
+    if (host_.find(addr) && !host_.isMapped(addr) && !host_.isPinned(addr) &&
+        host_.find(addr)->base == addr) {
+      reportHostError(std::string(op) + ": " + hexAddress(addr) +
+                      " was allocated by malloc (use free)");
+      return false;
+    }
+    if (device_.contains(addr)) {
+      reportHostError(std::string(op) + ": " + describeDevicePointer(addr) +
+                      " is a device pointer (use cudaFree)");
+      return false;
+    }
+    if (host_.release(p) == HostMemory::FreeResult::DoubleFree) {
+      reportHostError(std::string(op) + ": " + hexAddress(addr) +
+                      " was already deleted (double delete)");
+      return false;
+    }
+    reportHostError(std::string(op) + ": " + hexAddress(addr) + " was not returned by new");
+    return false;
+  }
+  if (it->second != isArray) {
+    reportHostError(std::string(op) + ": " + hexAddress(addr) + " was allocated by " +
+                    (it->second ? "new[] (use delete[])" : "new (use delete, not delete[])"));
+    return false;
+  }
+  newBlocks_.erase(it);
+  host_.release(p);
+  return true;
+}
+
 bool Runtime::hostFree(void *p) {
   const uint64_t addr = addressOf(p);
+  if (p && newBlocks_.count(addr)) {
+    reportHostError("free: " + hexAddress(addr) + " was allocated by " +
+                    (newBlocks_[addr] ? "new[] (use delete[])" : "new (use delete)"));
+    return false;
+  }
   if (device_.contains(addr)) {
     reportHostError("free: " + describeDevicePointer(addr) + " is a device pointer (use cudaFree)");
     return false;

@@ -381,6 +381,11 @@ public:
   void *hostCalloc(uint64_t n, uint64_t size);
   bool hostRealloc(void *p, uint64_t size, void *&result);
   bool hostFree(void *p);
+  /// C++'s `new`/`new[]` (a block of `size` bytes, at least one) and `delete`/`delete[]`: the
+  /// same heap as malloc, with the form remembered, so that mixing them with each other or
+  /// with malloc/free is reported.
+  void *hostNew(uint64_t size, bool isArray);
+  bool hostDelete(void *p, bool isArray);
   /// Host memory beyond malloc (host_memory.cpp), setting errno as glibc does: a block aligned
   /// to `alignment` (a power of two); an anonymous mapping (mmap's flags and protection,
   /// checked; MAP_FAILED's null here on failure); munmap; malloc_usable_size (false, reported,
@@ -568,6 +573,7 @@ private:
   Options options_;
   DeviceMemory device_;
   HostMemory host_;
+  std::map<uint64_t, bool> newBlocks_; // blocks of new (false) and new[] (true), by base
   Scheduler scheduler_;
   backend::ProgramImage image_;
   std::vector<KernelInfo> countingKernels_; // fetched from image_.countingKernels on first use

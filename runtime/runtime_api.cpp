@@ -142,6 +142,21 @@ void *kern_rt_realloc(KernHostCtx *ctx, void *p, uint64_t size) {
   return result;
 }
 
+void *kern_rt___kern_new(KernHostCtx *ctx, uint64_t size, int32_t isArray) {
+  void *p = ctx->rt->hostNew(size, isArray != 0);
+  if (!p) { // C++ throws std::bad_alloc; with no exceptions, the program ends here
+    ctx->rt->hostLibraryError(std::string(isArray ? "new[]" : "new") + ": cannot allocate " +
+                              std::to_string(size) + " bytes (std::bad_alloc)");
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
+  }
+  return p;
+}
+
+void kern_rt___kern_delete(KernHostCtx *ctx, void *p, int32_t isArray) {
+  if (!ctx->rt->hostDelete(p, isArray != 0))
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
+}
+
 void kern_rt_free(KernHostCtx *ctx, void *p) {
   if (!ctx->rt->hostFree(p))
     Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);

@@ -1,0 +1,213 @@
+// C++'s free store in host code: `new` and `delete`. Sema writes each as the C it means, a
+// statement expression around kern's heap (runtime: hostNew/hostDelete, the heap malloc uses,
+// remembering which form made each block):
+//
+//   new S(1, 2)        ({ S *p = (S *)__kern_new(sizeof(S), 0); *p = S(1, 2); p; })
+//   new float[n]()     ({ size_t c = n; float *p = (float *)__kern_new(c * 4, 1);
+//                         memset(p, 0, c * 4); p; })
+//   delete[] p         __kern_delete(p, 1)
+//
+// An array of a struct whose default constructor does work runs it for each element.
+#include "frontend/sema_impl.h"
+
+namespace kern::frontend::sema_detail {
+
+namespace {
+
+struct Maker {
+  TranslationUnit &tu;
+  SourceLoc at;
+
+  Expr *node(ExprKind k) {
+    Expr *e = tu.make<Expr>(k);
+    e->loc = at;
+    return e;
+  }
+  Expr *ident(const std::string &n) {
+    Expr *e = node(ExprKind::Ident);
+    e->name = n;
+    return e;
+  }
+  Expr *integer(uint64_t v) {
+    Expr *e = node(ExprKind::IntLit);
+    e->text = std::to_string(v) + "ul";
+    e->intValue = v;
+    return e;
+  }
+  Expr *binary(BinaryOp op, Expr *a, Expr *b) {
+    Expr *e = node(ExprKind::Binary);
+    e->binaryOp = op;
+    e->operands = {a, b};
+    return e;
+  }
+  Expr *call(const std::string &f, std::vector<Expr *> args) {
+    Expr *e = node(ExprKind::Call);
+    e->operands = {ident(f)};
+    e->args = std::move(args);
+    return e;
+  }
+  Expr *castTo(const Type *t, Expr *v) {
+    Expr *e = node(ExprKind::Cast);
+    e->typeSyntax = typed(t);
+    e->operands = {v};
+    return e;
+  }
+  Expr *deref(Expr *p) {
+    Expr *e = node(ExprKind::Unary);
+    e->unaryOp = UnaryOp::Deref;
+    e->operands = {p};
+    return e;
+  }
+  Expr *index(Expr *p, Expr *i) {
+    Expr *e = node(ExprKind::Index);
+    e->operands = {p, i};
+    return e;
+  }
+  TypeSyntax *typed(const Type *t) {
+    auto *ts = tu.make<TypeSyntax>();
+    ts->loc = at;
+    ts->isAuto = true;
+    ts->deduced = t;
+    return ts;
+  }
+  Stmt *expr(Expr *e) {
+    Stmt *s = tu.make<Stmt>(StmtKind::Expr);
+    s->loc = at;
+    s->expr = e;
+    return s;
+  }
+  Stmt *var(const std::string &n, const Type *t, Expr *init) {
+    auto *v = tu.make<VarDecl>();
+    v->name = n;
+    v->loc = at;
+    v->typeSyntax = typed(t);
+    v->init = init;
+    Stmt *s = tu.make<Stmt>(StmtKind::Decl);
+    s->loc = at;
+    s->decls = {v};
+    return s;
+  }
+};
+
+} // namespace
+
+void Sema::newExpression(Expr *e) {
+  if (side_ != Side::Host) {
+    error(e->loc, std::string(e->kind == ExprKind::New ? "new" : "delete") +
+                      " in device code is not supported (the device heap is not modelled)");
+    return;
+  }
+  Maker m{tu_, e->loc};
+  if (e->kind == ExprKind::Delete) {
+    if (!check(e->operands[0]))
+      return;
+    Expr *p = rvalue(e->operands[0]);
+    if (!p->type->isPointer()) {
+      error(e->loc, "cannot delete '" + p->type->str() + "': it is not a pointer");
+      return;
+    }
+    Expr *c = m.call("__kern_delete", {p, m.integer(e->isArrayForm)});
+    *e = *c;
+    check(e);
+    return;
+  }
+  const Type *t = resolve(e->typeSyntax, AddrSpace::Host);
+  if (!t)
+    return;
+  if (t->isVoid() || t->isFunction() || t->isReference || (t->isStruct() && !t->record->complete)) {
+    error(e->loc, "cannot allocate '" + t->str() + "' with new");
+    return;
+  }
+  const Type *ptr = types_.pointerTo(t, AddrSpace::Host);
+  const Type *sizeT = types_.get(TypeKind::ULong);
+  std::string id = std::to_string(++newCount_);
+  std::string p = "__kern_new" + id, count = "__kern_new_count" + id;
+  bool ctor = t->isStruct() && constructorOf(t);
+  std::vector<Stmt *> body;
+  Expr *bytes = m.integer(t->size());
+  if (e->isArrayForm) {
+    body.push_back(m.var(count, sizeT, m.castTo(sizeT, e->operands[0])));
+    bytes = m.binary(BinaryOp::Mul, m.ident(count), m.integer(t->size()));
+  }
+  body.push_back(
+      m.var(p, ptr, m.castTo(ptr, m.call("__kern_new", {bytes, m.integer(e->isArrayForm)}))));
+  auto assignTo = [&](Expr *target, Expr *value) {
+    body.push_back(m.expr(m.binary(BinaryOp::Assign, target, value)));
+  };
+  // The value an element gets: `T(args)`, `(T){...}`, or nothing (left as allocated).
+  auto made = [&](std::vector<Expr *> args, int form) -> Expr * {
+    if (form == 2) { // `{...}`
+      Expr *c = m.node(ExprKind::Cast);
+      c->typeSyntax = m.typed(t);
+      c->operands = {args.empty() ? m.node(ExprKind::InitList) : args[0]};
+      return c;
+    }
+    if (ctor) {
+      if (form == 0 && emptyDefaultConstructor(t))
+        return nullptr;
+      return m.call(t->record->name, args);
+    }
+    if (form == 0)
+      return nullptr;
+    if (args.empty()) { // `new T()`: value-initialised, zero
+      Expr *c = m.node(ExprKind::Cast);
+      c->typeSyntax = m.typed(t);
+      c->operands = {m.node(ExprKind::InitList)};
+      return t->isStruct() ? c : static_cast<Expr *>(m.integer(0));
+    }
+    if (args.size() > 1) {
+      error(e->loc, "too many values to initialise a '" + t->str() + "'");
+      return nullptr;
+    }
+    return args[0];
+  };
+  if (!e->isArrayForm) {
+    if (Expr *v = made(e->args, e->newInit))
+      assignTo(m.deref(m.ident(p)), v);
+  } else {
+    if (e->newInit == 1 && !e->args.empty()) {
+      error(e->loc, "an array made by new[] cannot be initialised with values in parentheses");
+      return;
+    }
+    if (e->newInit != 0 && !ctor) // `new T[n]()`, `new T[n]{...}`: the rest are zero
+      body.push_back(m.expr(m.call("memset", {m.ident(p), m.integer(0), bytes})));
+    if (ctor && !emptyDefaultConstructor(t)) {
+      // Each element's default constructor, in order.
+      std::string i = "__kern_new_i" + id;
+      Stmt *loop = tu_.make<Stmt>(StmtKind::For);
+      loop->loc = e->loc;
+      loop->init = m.var(i, sizeT, m.integer(0));
+      loop->cond = m.binary(BinaryOp::Lt, m.ident(i), m.ident(count));
+      Expr *inc = m.node(ExprKind::Unary);
+      inc->unaryOp = UnaryOp::PreInc;
+      inc->operands = {m.ident(i)};
+      loop->step = inc;
+      loop->then = m.expr(
+          m.binary(BinaryOp::Assign, m.index(m.ident(p), m.ident(i)), m.call(t->record->name, {})));
+      body.push_back(loop);
+    }
+    if (e->newInit == 2 && !e->args.empty()) // the listed elements
+      for (size_t k = 0; k < e->args[0]->operands.size(); ++k) {
+        Expr *v = e->args[0]->operands[k];
+        if (v->kind == ExprKind::InitList && t->isStruct()) {
+          Expr *c = m.node(ExprKind::Cast);
+          c->typeSyntax = m.typed(t);
+          c->operands = {v};
+          v = c;
+        }
+        assignTo(m.index(m.ident(p), m.integer(k)), v);
+      }
+  }
+  body.push_back(m.expr(m.ident(p)));
+  Stmt *block = tu_.make<Stmt>(StmtKind::Compound);
+  block->loc = e->loc;
+  block->body = std::move(body);
+  e->kind = ExprKind::StmtExpr;
+  e->body = block;
+  e->operands.clear();
+  e->args.clear();
+  e->typeSyntax = nullptr;
+  checkExpr(e);
+}
+
+} // namespace kern::frontend::sema_detail
