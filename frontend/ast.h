@@ -303,6 +303,7 @@ struct FunctionDecl : Decl {
   bool isStaticMember = false;
   bool isOverloaded = false; // another function has this name (C++ overloading)
   bool isConstructor = false;
+  bool isDestructor = false; // `~S()`, named `S::~S`
   bool isConversion = false; // `operator float *()`: converts its object to its result type
   /// `template void f<float>(float *);`: instantiates template f with these arguments.
   bool isExplicitInstantiation = false;

@@ -373,10 +373,23 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
   }
   if (auto *cd = ctx->constructorDeclaration()) {
     SourceLoc at = loc(cd->Identifier());
-    if (cd->Tilde()) {
-      // A destructor that does nothing is harmless; one with a body is not run yet.
-      if (cd->compoundStatement() && !cd->compoundStatement()->blockItem().empty())
-        error(at, "destructors are not supported yet");
+    bool noParameters = !cd->parameterTypeList() || cd->parameterTypeList()->getText() == "void";
+    if (cd->Tilde() &&
+        (!cd->compoundStatement() || !noParameters || cd->constructorInitializer())) {
+      error(at, cd->compoundStatement() ? "a destructor takes no parameters"
+                                        : "a destructor must be defined in its struct");
+      return;
+    }
+    if (cd->Tilde()) { // `~S() {...}`: run where an S's life ends (sema_destructors.cpp)
+      FunctionDecl *f =
+          constructor(cd->constructorSpecifier(), nullptr, nullptr, cd->compoundStatement(), at);
+      f->isConstructor = false;
+      f->isDestructor = true;
+      f->name = sd->name + "::~" + cd->Identifier()->getText();
+      f->ns = sd->name;
+      f->owner = sd;
+      f->quals.isInline = true;
+      sd->methods.push_back(f);
       return;
     }
     if (functionDepth_ > 0 || sd->name.empty()) {

@@ -541,8 +541,17 @@ void Sema::functionBody(FunctionDecl *f) {
     scope_->names[p->name] = p;
   }
   // The body's braces share the parameters' scope in C.
-  for (Stmt *s : f->body->body)
-    stmt(s);
+  Scope *outerFunctionScope = functionScope_;
+  std::vector<Scope *> outerBreaks, outerContinues;
+  std::swap(outerBreaks, breakScopes_);
+  std::swap(outerContinues, continueScopes_);
+  functionScope_ = scope_;
+  for (size_t i = 0; i < f->body->body.size(); ++i)
+    stmt(f->body->body[i]);
+  endScope(f->body->body, f->body->loc);
+  functionScope_ = outerFunctionScope;
+  std::swap(outerBreaks, breakScopes_);
+  std::swap(outerContinues, continueScopes_);
   pop();
   fn_ = nullptr;
   side_ = Side::Host;
@@ -607,7 +616,7 @@ void Sema::localVar(VarDecl *v) {
     v->init = constructorCall(t, {}, v->loc); // `S x;`: the default constructor
   if (t->isArray() && constructorOf(t->elem) && !v->quals.shared && !v->quals.isExtern &&
       !(v->init && v->init->kind == ExprKind::InitList && t->count == v->init->operands.size()) &&
-      !emptyDefaultConstructor(t->elem)) {
+      !emptyDefaultConstructor(t->elem) && !(!v->init && !t->elem->isArray())) {
     // Elements are made by the list (`half2 v[2] = {half2(1, 2), x};`), or left as they are
     // by a default constructor that does nothing; others are not run yet.
     error(v->loc, "arrays of a struct whose default constructor does work are not supported yet");
@@ -699,16 +708,25 @@ void Sema::stmt(Stmt *s) {
   switch (s->kind) {
   case StmtKind::Compound:
     push();
-    for (Stmt *c : s->body)
-      stmt(c);
+    for (size_t i = 0; i < s->body.size(); ++i)
+      stmt(s->body[i]);
+    endScope(s->body, s->loc);
     pop();
     return;
-  case StmtKind::Decl:
+  case StmtKind::Decl: {
+    std::vector<Stmt *> constructions; // `S a[4];`: each element's default constructor
     for (Decl *d : s->decls) {
       switch (d->kind) {
-      case DeclKind::Var:
-        localVar(static_cast<VarDecl *>(d));
+      case DeclKind::Var: {
+        auto *v = static_cast<VarDecl *>(d);
+        localVar(v);
+        if (v->type && !v->type->isReference && !v->quals.isStatic && !v->quals.shared &&
+            !v->quals.isExtern && needsDestruction(v->type))
+          scope_->destructible.push_back(v); // its destructor runs at the scope's end
+        if (Stmt *make = constructElements(v))
+          constructions.push_back(make);
         break;
+      }
       case DeclKind::Struct:
         defineStruct(static_cast<StructDecl *>(d));
         break;
@@ -732,7 +750,15 @@ void Sema::stmt(Stmt *s) {
         break;
       }
     }
+    if (!constructions.empty()) { // the declaration, then the constructions, in this scope
+      Stmt *decl = tu_.make<Stmt>(*s);
+      s->kind = StmtKind::Compound;
+      s->decls.clear();
+      s->body = {decl};
+      s->body.insert(s->body.end(), constructions.begin(), constructions.end());
+    }
     return;
+  }
   case StmtKind::Expr:
     if (s->expr)
       check(s->expr);
@@ -751,19 +777,19 @@ void Sema::stmt(Stmt *s) {
     if (s->step)
       check(s->step);
     ++loopDepth_;
-    scopedStmt(s->then);
+    loopBody(s->then);
     --loopDepth_;
     pop();
     return;
   case StmtKind::While:
     s->cond = condition(s->cond);
     ++loopDepth_;
-    scopedStmt(s->then);
+    loopBody(s->then);
     --loopDepth_;
     return;
   case StmtKind::DoWhile:
     ++loopDepth_;
-    scopedStmt(s->then);
+    loopBody(s->then);
     --loopDepth_;
     s->cond = condition(s->cond);
     return;
@@ -780,7 +806,9 @@ void Sema::stmt(Stmt *s) {
     std::set<int64_t> seen;
     bool hasDefault = false;
     checkSwitchLabels(s->then, seen, hasDefault, s->cond->type);
+    breakScopes_.push_back(scope_);
     scopedStmt(s->then);
+    breakScopes_.pop_back();
     --switchDepth_;
     if (s->then && s->then->kind == StmtKind::Compound) {
       // C: a label may not jump past a variable-length array's declaration into its scope.
@@ -809,16 +837,22 @@ void Sema::stmt(Stmt *s) {
       stmt(s->then);
     return;
   case StmtKind::Break:
+    if (destroyBeforeJump(s))
+      return;
     if (loopDepth_ == 0 && switchDepth_ == 0)
       error(s->loc, stmtExprDepth_ ? "'break' out of a statement expression is not supported"
                                    : "'break' statement not in loop or switch statement");
     return;
   case StmtKind::Continue:
+    if (destroyBeforeJump(s))
+      return;
     if (loopDepth_ == 0)
       error(s->loc, stmtExprDepth_ ? "'continue' out of a statement expression is not supported"
                                    : "'continue' statement not in loop statement");
     return;
   case StmtKind::Return: {
+    if (destroyBeforeJump(s))
+      return;
     if (fn_->deducesReturnType)
       deduceReturnType(s->expr);
     const Type *ret = fn_->type->elem;
@@ -884,6 +918,14 @@ void Sema::checkSwitchLabels(Stmt *s, std::set<int64_t> &seen, bool &hasDefault,
     if (s->kind == StmtKind::If)
       checkSwitchLabels(s->elseStmt, seen, hasDefault, ct);
   }
+}
+
+void Sema::loopBody(Stmt *s) {
+  breakScopes_.push_back(scope_);
+  continueScopes_.push_back(scope_);
+  scopedStmt(s);
+  breakScopes_.pop_back();
+  continueScopes_.pop_back();
 }
 
 void Sema::scopedStmt(Stmt *s) {

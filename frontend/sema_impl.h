@@ -24,6 +24,7 @@ struct Enumerator {
 
 struct Scope {
   Scope *parent = nullptr;
+  std::vector<VarDecl *> destructible; // objects whose destructor runs at the scope's end
   std::map<std::string, Decl *> names;
   std::map<std::string, const Type *> typedefs;
   std::map<std::string, const Type *> structs;
@@ -443,6 +444,8 @@ private:
   void checkSwitchLabels(Stmt *s, std::set<int64_t> &seen, bool &hasDefault, const Type *ct);
 
   void scopedStmt(Stmt *s);
+  /// A loop's body: break and continue in it stop destroying objects at the loop.
+  void loopBody(Stmt *s);
 
   Expr *condition(Expr *e);
 
@@ -575,6 +578,32 @@ private:
   int newCount_ = 0;
   /// `new ...` / `delete p` in host code: rewritten as calls of kern's heap.
   void newExpression(Expr *e);
+
+  // ---- destructors (sema_destructors.cpp) ----
+  /// The scopes where a break (and a continue) stop destroying: those around the innermost
+  /// loop or switch; the function's outermost scope.
+  std::vector<Scope *> breakScopes_, continueScopes_;
+  Scope *functionScope_ = nullptr;
+  bool rewritingReturn_ = false;
+  int returnCount_ = 0;
+  /// Struct `t`'s destructor, if it declares one.
+  FunctionDecl *destructorOf(const Type *t);
+  /// Whether ending the life of a `t` runs code (its destructor, or its members' or elements').
+  bool needsDestruction(const Type *t);
+  /// The statements that end the life of `obj` (of type t), already checked.
+  void destroy(Expr *obj, const Type *t, std::vector<Stmt *> &out, SourceLoc at);
+  /// The statements that end the lives of the objects of the scopes from the current one out to
+  /// `stop` (excluded).
+  std::vector<Stmt *> destroyScopes(Scope *stop, SourceLoc at);
+  /// At a scope's end: its objects' destructors, appended to `body`.
+  void endScope(std::vector<Stmt *> &body, SourceLoc at);
+  /// `break`, `continue` or `return` leaving scopes with objects: they are destroyed first.
+  bool destroyBeforeJump(Stmt *s);
+  /// The (unchecked) calls that end the life of `obj`, a struct of type t: for `delete`.
+  bool destructorCalls(Expr *obj, const Type *t, std::vector<Expr *> &out, SourceLoc at);
+  /// `S a[n];` of a struct whose default constructor does work: the loop that runs it for each
+  /// element (checked), or null.
+  Stmt *constructElements(VarDecl *v);
   /// A call of `make_float3` (any vector's maker) with one argument per component that no
   /// user-declared overload of that name takes, or of a library function (`fminf`) with
   /// arithmetic arguments where the program overloads it only for structs: the built-in.

@@ -106,9 +106,38 @@ void Sema::newExpression(Expr *e) {
       error(e->loc, "cannot delete '" + p->type->str() + "': it is not a pointer");
       return;
     }
-    Expr *c = m.call("__kern_delete", {p, m.integer(e->isArrayForm)});
-    *e = *c;
-    check(e);
+    const Type *pointee = p->type->elem;
+    if (!needsDestruction(pointee)) {
+      Expr *c = m.call("__kern_delete", {p, m.integer(e->isArrayForm)});
+      *e = *c;
+      check(e);
+      return;
+    }
+    if (e->isArrayForm || !pointee->isStruct()) {
+      error(e->loc, "delete[] of objects with destructors is not supported yet");
+      return;
+    }
+    // `({ T *q = p; if (q) { q->~T(); ...members... } __kern_delete(q, 0); })`
+    std::string q = "__kern_deleted" + std::to_string(++newCount_);
+    std::vector<Expr *> calls;
+    if (!destructorCalls(m.deref(m.ident(q)), pointee, calls, e->loc))
+      return;
+    Stmt *then = tu_.make<Stmt>(StmtKind::Compound);
+    then->loc = e->loc;
+    for (Expr *c : calls)
+      then->body.push_back(m.expr(c));
+    Stmt *test = tu_.make<Stmt>(StmtKind::If);
+    test->loc = e->loc;
+    test->cond = m.ident(q);
+    test->then = then;
+    Stmt *block = tu_.make<Stmt>(StmtKind::Compound);
+    block->loc = e->loc;
+    block->body = {m.var(q, p->type, p), test,
+                   m.expr(m.call("__kern_delete", {m.ident(q), m.integer(0)}))};
+    e->kind = ExprKind::StmtExpr;
+    e->body = block;
+    e->operands.clear();
+    checkExpr(e);
     return;
   }
   const Type *t = resolve(e->typeSyntax, AddrSpace::Host);
