@@ -356,6 +356,8 @@ struct EnumDecl : Decl {
     int64_t resolved = 0;  // filled by sema
   };
   std::vector<Enumerator> enumerators;
+  bool isScoped = false;            // `enum class`: enumerators are named E::A
+  TypeSyntax *underlying = nullptr; // `: unsigned char`; int when absent
   EnumDecl() : Decl(DeclKind::Enum) {}
 };
 

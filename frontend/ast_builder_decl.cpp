@@ -463,8 +463,6 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
 void Builder::enumSpecifier(P::EnumSpecifierContext *ctx, Specs &s) {
   TerminalNode *id = ctx->Identifier();
   std::string name = id ? id->getText() : "";
-  if (ctx->Class())
-    error(loc(ctx->Class()), "scoped enumerations (enum class) are not supported");
   if (!name.empty())
     enumTags_.insert(name);
   s.base.enumName = name;
@@ -472,6 +470,11 @@ void Builder::enumSpecifier(P::EnumSpecifierContext *ctx, Specs &s) {
     return;
   auto *ed = tu_.make<EnumDecl>();
   ed->name = name;
+  ed->isScoped = ctx->Class() || ctx->Struct();
+  if (auto *u = ctx->declarationSpecifiers())
+    ed->underlying = tu_.make<TypeSyntax>(specs(u).base);
+  if (ed->isScoped && name.empty())
+    error(loc(ctx), "a scoped enumeration needs a name");
   ed->loc = id ? loc(id) : loc(ctx);
   for (auto *en : ctx->enumerator()) {
     EnumDecl::Enumerator e;

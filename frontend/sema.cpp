@@ -51,11 +51,15 @@ const Type *Sema::baseType(TypeSyntax *ts) {
     return t;
   }
   if (ts->enumDef) {
-    defineEnum(static_cast<EnumDecl *>(ts->enumDef));
-    return types_.intTy();
+    auto *ed = static_cast<EnumDecl *>(ts->enumDef);
+    defineEnum(ed);
+    const Type **u = ed->name.empty() ? nullptr : find(&Scope::enumTypesOf, ed->name);
+    return u ? *u : types_.intTy();
   }
-  if (!ts->enumName.empty())
-    return types_.intTy();
+  if (!ts->enumName.empty()) { // an enumeration is its underlying type (int unless given)
+    const Type **u = find(&Scope::enumTypesOf, ts->enumName);
+    return u ? *u : types_.intTy();
+  }
   if (!ts->name.empty() && !ts->templateArgs.empty())
     return instantiateClass(ts->name, ts->templateArgs, ts->loc);
   if (!ts->name.empty()) {
@@ -63,6 +67,8 @@ const Type *Sema::baseType(TypeSyntax *ts) {
       return t;
     if (const Type *t = lookupStruct(ts->name)) // C++: a struct's name is a type name
       return t;
+    if (const Type **u = find(&Scope::enumTypesOf, ts->name)) // `ns::Dir`: an enumeration
+      return *u;
     error(ts->loc, "unknown type name '" + ts->name + "'");
     return nullptr;
   }

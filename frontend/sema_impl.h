@@ -29,6 +29,7 @@ struct Scope {
   std::map<std::string, const Type *> typedefs;
   std::map<std::string, const Type *> structs;
   std::map<std::string, Enumerator> enumerators;
+  std::map<std::string, const Type *> enumTypesOf;    // an enumeration's underlying type
   std::vector<std::string> usings;                    // `using namespace N;` (N resolved)
   std::map<std::string, std::string> aliases;         // `namespace A = N;`: A -> N
   std::map<std::string, FunctionDecl *> templates;    // function templates (the definition)

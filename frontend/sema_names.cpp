@@ -102,6 +102,20 @@ void Sema::defineEnum(EnumDecl *ed) {
   // An inline definition is reachable both as a declaration and from its declarators.
   if (!definedEnums_.insert(ed).second)
     return;
+  std::string prefix = scope_ == &fileScope_ && !ns_.empty() ? ns_ + "::" : "";
+  const Type *underlying = types_.intTy();
+  if (ed->underlying) {
+    const Type *u = resolve(ed->underlying);
+    if (u && !u->isInteger())
+      error(ed->underlying->loc, "the underlying type of an enumeration must be an integer type");
+    else if (u)
+      underlying = u;
+  }
+  // The enumeration's name (already qualified by its namespace when it is in one).
+  std::string enumName =
+      ed->name.empty() || ed->name.rfind(prefix, 0) == 0 ? ed->name : prefix + ed->name;
+  if (!enumName.empty())
+    scope_->enumTypesOf[enumName] = underlying;
   int64_t next = 0;
   for (auto &e : ed->enumerators) {
     if (e.value) {
@@ -110,10 +124,16 @@ void Sema::defineEnum(EnumDecl *ed) {
         next = v;
     }
     e.resolved = next;
-    std::string name = scope_ == &fileScope_ && !ns_.empty() ? ns_ + "::" + e.name : e.name;
-    if (scope_->enumerators.count(name) || scope_->names.count(name))
+    // A scoped enumeration's enumerators are named through it (`Color::Red`); an unscoped
+    // one's both ways (`Red`, and `Color::Red` as C++11 allows).
+    std::string name = prefix + e.name;
+    std::string qualified = enumName.empty() ? "" : enumName + "::" + e.name;
+    if (!ed->isScoped && (scope_->enumerators.count(name) || scope_->names.count(name)))
       error(e.loc, "redefinition of '" + e.name + "'");
-    scope_->enumerators[name] = {next, ed};
+    if (!ed->isScoped)
+      scope_->enumerators[name] = {next, ed};
+    if (!qualified.empty())
+      fileScope_.enumerators[qualified] = {next, ed}; // found by its qualified name
     ++next;
   }
 }

@@ -425,10 +425,13 @@ structDeclarator
   | ':' conditionalExpression
   ;
 
+// `enum class E : unsigned char {...}`: scoped, with an underlying type.
 enumSpecifier
-  : Enum Class? Identifier? '{' enumerator (',' enumerator)* ','? '}'
+  : Enum (Class | Struct)? Identifier? (':' declarationSpecifiers)?
+    '{' (enumerator (',' enumerator)* ','?)? '}'
     { if ($ctx->Identifier()) typeNames.insert(qualify($ctx->Identifier()->getText())); }
-  | Enum Class? Identifier
+  | Enum (Class | Struct)? Identifier (':' declarationSpecifiers)?
+    { typeNames.insert(qualify($ctx->Identifier()->getText())); }
   ;
 
 enumerator : Identifier ('=' conditionalExpression)? ;
