@@ -289,6 +289,11 @@ struct FunctionDecl : Decl {
   /// A lambda's call operator without `-> T`: sema takes the result type from the first
   /// `return` (void if none).
   bool deducesReturnType = false;
+  /// Declared with `()`: in C, nothing said about the parameters (set by sema in C files).
+  bool emptyParameterList = false;
+  bool unprototyped = false;
+  bool isKnr = false;      // a K&R definition: `int f(a, b) int a; float b; {...}`
+  bool isUsed = false;     // called or named in its file (the linker checks only what is used)
   bool isExplicit = false; // an `explicit` constructor: not used for implicit conversions
   /// A function template: never analysed or lowered itself; sema analyses one copy per
   /// instantiation (named `f<int>`), with the parameters bound in a scope of their own.

@@ -219,6 +219,10 @@ void Builder::addUnsupported(SourceLoc at, const char *construct) {
 }
 
 void Builder::functionDefinition(P::FunctionDefinitionContext *ctx) {
+  if (ctx->knrDeclarator()) {
+    knrDefinition(ctx);
+    return;
+  }
   Specs s = specs(ctx->declarationSpecifiers(), true);
   if (s.autoLoc.isValid()) {
     error(s.autoLoc, "'auto' return types are not supported");
@@ -242,6 +246,73 @@ void Builder::functionDefinition(P::FunctionDefinitionContext *ctx) {
   tu_.decls.push_back(f);
 }
 
+void Builder::knrDefinition(P::FunctionDefinitionContext *ctx) {
+  auto *knr = ctx->knrDeclarator();
+  Specs s;
+  if (ctx->declarationSpecifiers()) {
+    s = specs(ctx->declarationSpecifiers());
+  } else { // implicit int
+    s.base.keywords = {"int"};
+    s.base.loc = loc(knr);
+  }
+  for (Decl *def : s.definitions) {
+    place(def);
+    tu_.decls.push_back(def);
+  }
+  std::vector<TerminalNode *> names = knr->Identifier();
+  DeclInfo d;
+  d.name = names[0]->getText();
+  d.loc = loc(names[0]);
+  d.isFunction = true;
+  pointerOps(knr->pointerOp(), d);
+  FunctionDecl *f = functionDecl(s, d);
+  f->emptyParameterList = false;
+  f->isKnr = true;
+  // The parameters' declarations between the list and the body; a name not declared is int.
+  std::map<std::string, VarDecl *> declared;
+  for (auto *decl : ctx->declaration()) {
+    Specs ps = specs(decl->declarationSpecifiers());
+    if (!decl->initDeclaratorList())
+      continue;
+    for (auto *id : decl->initDeclaratorList()->initDeclarator()) {
+      DeclInfo pd = declarator(id->declarator(), false);
+      auto *v = tu_.make<VarDecl>();
+      v->isParam = true;
+      v->quals = ps.quals;
+      v->name = pd.name;
+      v->loc = pd.loc;
+      v->typeSyntax = tu_.make<TypeSyntax>(ps.base);
+      v->typeSyntax->ops = pd.ops;
+      if (!declared.emplace(pd.name, v).second)
+        error(pd.loc, "redefinition of parameter '" + pd.name + "'");
+    }
+  }
+  for (size_t i = 1; i < names.size(); ++i) {
+    std::string n = names[i]->getText();
+    auto it = declared.find(n);
+    VarDecl *v = it != declared.end() ? it->second : nullptr;
+    if (!v) {
+      v = tu_.make<VarDecl>();
+      v->isParam = true;
+      v->name = n;
+      v->loc = loc(names[i]);
+      v->typeSyntax = tu_.make<TypeSyntax>();
+      v->typeSyntax->loc = v->loc;
+      v->typeSyntax->keywords = {"int"};
+    } else {
+      declared.erase(it);
+    }
+    f->params.push_back(v);
+  }
+  for (auto &[n, v] : declared)
+    error(v->loc, "parameter '" + n + "' is declared but not in the parameter list");
+  ++functionDepth_;
+  f->body = compound(ctx->compoundStatement());
+  --functionDepth_;
+  place(f);
+  tu_.decls.push_back(f);
+}
+
 FunctionDecl *Builder::functionDecl(const Specs &s, const DeclInfo &d) {
   auto *f = tu_.make<FunctionDecl>();
   f->instantiationArgs = d.templateArgs;
@@ -256,6 +327,8 @@ FunctionDecl *Builder::functionDecl(const Specs &s, const DeclInfo &d) {
     error(d.loc, "function typedefs are not supported");
   if (d.params)
     parameters(d.params, f);
+  else if (d.isFunction)
+    f->emptyParameterList = true;
   return f;
 }
 

@@ -139,6 +139,8 @@ private:
   void addUnsupported(SourceLoc at, const char *construct);
 
   void functionDefinition(P::FunctionDefinitionContext *ctx);
+  /// A C89 definition: `float squash(x) float x; {...}`, `f() {...}` (int).
+  void knrDefinition(P::FunctionDefinitionContext *ctx);
 
   FunctionDecl *functionDecl(const Specs &s, const DeclInfo &d);
 

@@ -69,6 +69,10 @@ bool cLinkageCompatible(const Decl *a, const Decl *b, bool requireExternC) {
   if (requireExternC && !(fa->quals.externC && fb->quals.externC))
     return false;
   const Type *ta = fa->type, *tb = fb->type;
+  // C's `int f();` (or an implicit declaration) says nothing of the parameters: the calls
+  // convert their arguments to the definition's.
+  if ((fa->unprototyped || fb->unprototyped) && fa->quals.externC && fb->quals.externC)
+    return true;
   if (ta->params.size() != tb->params.size() || ta->variadic != tb->variadic ||
       !passedAlike(ta->elem, tb->elem))
     return false;
@@ -178,10 +182,13 @@ private:
       auto *f = dynamic_cast<FunctionDecl *>(d);
       if (!f || k == d->name)
         continue;
-      bool defined = false;
-      for (auto &[o, file] : e.decls)
+      bool defined = false, used = false;
+      for (auto &[o, file] : e.decls) {
         defined |= isDefinition(o);
-      if (defined)
+        auto *of = dynamic_cast<FunctionDecl *>(o);
+        used |= of && of->isUsed;
+      }
+      if (defined || !used) // a declaration nothing uses links to nothing
         continue;
       for (auto &[k2, e2] : externals_) {
         Decl *other = e2.decls.front().first;

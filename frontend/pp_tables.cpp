@@ -43,6 +43,12 @@ const std::set<std::string> kSystemHeaders = {"stdio.h",
                                               "cerrno",
                                               "sys/types.h"};
 
+const std::set<std::string> kCxxOnlyKeywords = {
+    "nullptr",   "catch",       "constexpr",     "delete",       "new",
+    "class",     "static_cast", "const_cast",    "dynamic_cast", "reinterpret_cast",
+    "namespace", "operator",    "static_assert", "template",     "throw",
+    "try",       "typename",    "using",         "alignas"};
+
 const std::set<std::string> kCudaHeaders = {
     "cuda_runtime.h", "cuda.h",        "cuda_runtime_api.h", "device_launch_parameters.h",
     "vector_types.h", "cuda_fp16.h",   "device_functions.h", "cuda_profiler_api.h",

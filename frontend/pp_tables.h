@@ -16,6 +16,9 @@ extern const std::set<std::string> kDeferredHeaders;
 /// CUDA's headers (and the samples' helpers that stand for them): a C or C++ file that includes
 /// none of them sees no CUDA type, as when nvcc hands it to the host compiler.
 extern const std::set<std::string> kCudaHeaders;
+/// Keywords of C++ that are identifiers in C: a C file's `new` is renamed `__c_new` before
+/// parsing (the grammar is C++'s).
+extern const std::set<std::string> kCxxOnlyKeywords;
 /// Macros that a built-in header defines when it is included, and only then.
 extern const std::map<std::string, std::vector<const char *>> kHeaderMacros;
 /// `NAME VALUE` definitions every program starts with.

@@ -33,6 +33,7 @@ SourceLoc PreprocessedSource::map(uint32_t line, uint32_t col) const {
 namespace {
 
 using pp_detail::kCudaHeaders;
+using pp_detail::kCxxOnlyKeywords;
 using pp_detail::kDeferredHeaders;
 using pp_detail::kHeaderMacros;
 using pp_detail::kPredefined;
@@ -235,6 +236,8 @@ public:
       define(tokenize("__CUDA_ARCH__ " + std::to_string(options.cudaArch)), {}, false);
     if (options.cplusplus)
       define(tokenize("__cplusplus 201703L"), {}, false);
+    // `register` asks nothing of kern (C++17 dropped its meaning).
+    define(tokenize("register"), {}, false);
   }
 
   PreprocessedSource run(uint32_t fileId) {
@@ -310,7 +313,12 @@ private:
           extra += next.span;
           ++i;
         }
-        emit(render(expand(std::move(toks))), fileId, l.line);
+        std::vector<PPToken> line = expand(std::move(toks));
+        if (!options_.cplusplus)
+          for (PPToken &t : line) // C's identifiers that C++ took as keywords (`int new;`)
+            if (t.kind == TokKind::Ident && kCxxOnlyKeywords.count(t.text))
+              t.text = "__c_" + t.text;
+        emit(render(line), fileId, l.line);
       }
       for (uint32_t k = 1; k <= extra; ++k)
         emit("", fileId, l.line + k);

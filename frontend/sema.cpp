@@ -118,6 +118,10 @@ const Type *Sema::baseType(TypeSyntax *ts) {
     return types_.get(nUnsigned ? TypeKind::ULong : TypeKind::Long);
   if (nInt || nSigned || nUnsigned)
     return types_.get(nUnsigned ? TypeKind::UInt : TypeKind::Int);
+  if (options_.cLanguage) { // C89's implicit int (`static count;`), as GCC takes it
+    diags_.warning(ts->loc, "type specifier missing, defaults to 'int'");
+    return types_.intTy();
+  }
   error(ts->loc, "missing type specifier");
   return nullptr;
 }
@@ -409,6 +413,10 @@ void Sema::globalVar(VarDecl *v) {
 void Sema::function(FunctionDecl *f) {
   if (!memberFunction(f))
     return;
+  if (options_.cLanguage && f->emptyParameterList && !f->body && !f->owner)
+    f->unprototyped = true;            // C: `int f();` says nothing of the parameters
+  if (f->isKnr && !options_.cLanguage) // reported; the function is still declared
+    error(f->loc, "a parameter list without types (K&R C) is only allowed in a C file (.c)");
   auto &q = f->quals;
   if (q.global && (q.host || q.device)) {
     error(f->loc,
@@ -495,7 +503,8 @@ void Sema::function(FunctionDecl *f) {
       error(f->loc, "redefinition of '" + f->name + "' as a different kind of symbol");
       return;
     }
-    if (!sameSignature(pf->type, f->type)) {
+    if (!sameSignature(pf->type, f->type) &&
+        !(options_.cLanguage && (pf->unprototyped || f->unprototyped))) {
       // C++ overloading: another function of the same name, unless only the result differs.
       pf = overload(pf, f);
       if (!pf)

@@ -34,6 +34,10 @@ struct SemaOptions {
   /// declare its own `uchar4` (CUDA's samples do); the declaration then replaces kern's
   /// built-in type of that name in this file.
   bool cudaTypes = true;
+  /// A C file (.c): `int f();` declares f without saying its parameters (calls promote their
+  /// arguments), and calling an undeclared function declares it as `int f()` (C89), as GCC
+  /// compiles such files (with a warning).
+  bool cLanguage = false;
 };
 
 /// Checks and annotates `tu`. Every problem is a diagnostic; returns false if any error.

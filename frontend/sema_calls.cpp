@@ -67,6 +67,40 @@ void Sema::call(Expr *e) {
       return;
     }
     int b = findBuiltin(n);
+    if (b < 0 && options_.cLanguage && !unavailableFunction(n) &&
+        n.find("::") == std::string::npos) {
+      // C89: a call of an undeclared function declares `int f()` (GCC warns, and so does kern).
+      diags_.warning(callee->loc, "implicit declaration of function '" + n + "'");
+      // The POSIX functions that kern's <unistd.h> and <fcntl.h> give reach the same runtime.
+      static const std::set<std::string> posix = {"read", "write", "close", "lseek", "open"};
+      if (posix.count(n) && findBuiltin("__kern_" + n) >= 0) {
+        callee->name = "__kern_" + n;
+        if (n == "open" && e->args.size() == 2) { // the mode, read only with O_CREAT
+          Expr *mode = make(ExprKind::IntLit, e->loc);
+          mode->text = "0u";
+          e->args.push_back(mode);
+        }
+        call(e);
+        return;
+      }
+      auto *f = tu_.make<FunctionDecl>();
+      f->name = n;
+      f->loc = callee->loc;
+      f->returnType = tu_.make<TypeSyntax>();
+      f->returnType->loc = callee->loc;
+      f->returnType->keywords = {"int"};
+      f->emptyParameterList = true;
+      f->quals.externC = true;
+      f->quals.device = side_ == Side::Device; // host code's functions are plain ones
+      Scope *saved = scope_;
+      scope_ = &fileScope_;
+      function(f);
+      scope_ = saved;
+      tu_.decls.push_back(f);
+      instances_.insert(f); // declared here, not again
+      call(e);
+      return;
+    }
     if (b < 0) {
       if (const char *why = unavailableFunction(n)) {
         error(callee->loc, "'" + n + "' is not available in kern: " + why);
@@ -103,6 +137,7 @@ void Sema::call(Expr *e) {
   callee->decl = f;
   callee->type = f->type;
   e->decl = f;
+  f->isUsed = true;
   if (f->quals.global) {
     error(e->loc, "a kernel ('" + n + "') must be launched with <<<...>>>");
     return;
@@ -127,6 +162,15 @@ void Sema::call(Expr *e) {
   if (side_ == Side::Both && !(hostOk && devOk)) {
     error(e->loc, std::string("calling a ") + (hostOk ? "__host__" : "__device__") +
                       " function ('" + n + "') from a __host__ __device__ function is not allowed");
+    return;
+  }
+  if (f->unprototyped) {
+    // A C function declared without its parameters: the arguments are promoted as for `...`,
+    // and the lowering converts them to the definition's parameter types.
+    for (Expr *&a : e->args)
+      if (check(a))
+        a = variadicArg(a);
+    e->type = f->type->elem;
     return;
   }
   defaultArguments(e, f);
@@ -693,6 +737,7 @@ void Sema::launch(Expr *e) {
   callee->decl = f;
   callee->type = f->type;
   e->decl = f;
+  f->isUsed = true;
   auto &cfg = e->launchConfig;
   if (cfg.size() < 2 || cfg.size() > 4) {
     error(e->loc,

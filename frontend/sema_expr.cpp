@@ -343,6 +343,7 @@ void Sema::ident(Expr *e) {
     }
     if (auto *f = dynamic_cast<FunctionDecl *>(d)) {
       e->type = f->type;
+      f->isUsed = true;
       return;
     }
   }

@@ -213,6 +213,33 @@ grammar Kern;
     return t == RightParen || t == Ellipsis || startsType(i);
   }
 
+  // A C89 definition ahead: `[specifiers] name(a, b) [declarations] {`, its names naming no
+  // type; `name() {` only without specifiers (`main() {`).
+  bool knrAhead() {
+    int i = 1;
+    while (!(_input->LA(i) == Identifier && _input->LA(i + 1) == LeftParen)) {
+      size_t t = _input->LA(i);
+      if (t == antlr4::Token::EOF || t == LeftBrace || t == Semi || t == LeftParen ||
+          t == Assign || t == RightBrace || i > 16)
+        return false;
+      ++i;
+    }
+    int j = i + 2;
+    if (_input->LA(j) == RightParen)
+      return i == 1 && _input->LA(j + 1) == LeftBrace;
+    while (true) {
+      if (_input->LA(j) != Identifier || isTypeName(_input->LT(j)->getText()))
+        return false;
+      ++j;
+      if (_input->LA(j) == RightParen)
+        break;
+      if (_input->LA(j) != Comma)
+        return false;
+      ++j;
+    }
+    return _input->LA(j + 1) == LeftBrace || startsType(j + 1);
+  }
+
   class DeclarationSpecifiersContext;
   class DeclaratorContext;
   class InitDeclaratorListContext;
@@ -284,7 +311,13 @@ externalDeclaration
   | ';'
   ;
 
-functionDefinition : declarationSpecifiers declarator compoundStatement ;
+functionDefinition
+  // C89: `float squash(x) float x; {...}`, `main() {...}` (the result int)
+  : {knrAhead()}? declarationSpecifiers? knrDeclarator declaration* compoundStatement
+  | declarationSpecifiers declarator compoundStatement
+  ;
+
+knrDeclarator : pointerOp* Identifier '(' (Identifier (',' Identifier)*)? ')' ;
 
 // A function template: `template <typename T, int N> __global__ void k(T *p) {...}`.
 templateDeclaration

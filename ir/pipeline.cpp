@@ -57,6 +57,7 @@ std::unique_ptr<frontend::TranslationUnit> checkFile(frontend::SourceManager &sm
   // includes no CUDA header is the host compiler's, as nvcc compiles it: no CUDA types.
   frontend::SemaOptions semaOptions;
   semaOptions.cudaTypes = isCudaSource(sm.fileName(fileId)) || pp.includesCudaHeader;
+  semaOptions.cLanguage = extension(sm.fileName(fileId)) == ".c";
   if (!frontend::analyze(*tu, types, diags, semaOptions))
     return nullptr;
   return tu;
