@@ -115,6 +115,14 @@ Expr *Sema::convert(Expr *e, const Type *to, const char *context) {
     if (from->isPointer()) {
       bool compatible = to->elem == from->elem || sameIgnoringSpace(to->elem, from->elem) ||
                         (to->elem->isVoid() && !from->elem->isFunction());
+      if (!compatible && options_.cLanguage && !from->elem->isFunction() &&
+          !to->elem->isFunction()) {
+        // C converts between object pointer types with a warning (GCC's
+        // -Wincompatible-pointer-types); C++ does not.
+        diags_.warning(e->loc, std::string("incompatible pointer types: '") + from->str() +
+                                   "' converted to '" + to->str() + "' when " + context);
+        return implicitCast(e, to);
+      }
       if (!compatible) {
         error(e->loc, std::string("cannot convert '") + from->str() + "' to '" + to->str() +
                           "' when " + context + " (a cast is needed)");
@@ -754,6 +762,16 @@ void Sema::binary(Expr *e) {
     if (rt->isPointer() && lt->isInteger() && isNullConstant(lv)) {
       r = rv;
       l = implicitCast(lv, rt);
+      return;
+    }
+    if (options_.cLanguage && (lt->isPointer() != rt->isPointer()) &&
+        (lt->isInteger() || rt->isInteger())) {
+      // C compares a pointer with an integer after a warning (`p != '\n'`), as GCC does.
+      diags_.warning(e->loc, "comparison between pointer and integer ('" + lt->str() + "' and '" +
+                                 rt->str() + "')");
+      const Type *pt = lt->isPointer() ? lt : rt;
+      l = lt->isPointer() ? lv : implicitCast(lv, pt);
+      r = rt->isPointer() ? rv : implicitCast(rv, pt);
       return;
     }
     invalidOperands(e, lt, rt);

@@ -168,6 +168,22 @@ void *kern_rt_memset(KernHostCtx *ctx, void *p, int32_t value, uint64_t n) {
   return n ? std::memset(p, value, n) : p;
 }
 
+// <strings.h>'s BSD forms of memset and memmove.
+void kern_rt_bzero(KernHostCtx *ctx, void *p, uint64_t n) {
+  if (!ctx->rt->checkHostRange("bzero", "destination", p, n))
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
+  if (n)
+    std::memset(p, 0, n);
+}
+
+void kern_rt_bcopy(KernHostCtx *ctx, const void *src, void *dst, uint64_t n) {
+  if (!ctx->rt->checkHostRange("bcopy", "destination", dst, n) ||
+      !ctx->rt->checkHostRange("bcopy", "source", src, n))
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
+  if (n)
+    std::memmove(dst, src, n);
+}
+
 void *kern_rt_memcpy(KernHostCtx *ctx, void *dst, const void *src, uint64_t n) {
   if (!ctx->rt->checkHostRange("memcpy", "destination", dst, n) ||
       !ctx->rt->checkHostRange("memcpy", "source", src, n))

@@ -44,6 +44,28 @@ main()
 int helper(int v) { return v + 1; }
 ''',
     },
+    "loose_types": {
+        "main.c": r'''#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+struct box { int v; };
+int first(struct box *b) { return b->v; }
+int main(void) {
+  char text[16] = "ab\ncd";
+  char *p = text;
+  int n = 0, buf[4], copy[4];
+  struct box b = {7};
+  char *raw = (char *)&b;
+  while (*p != 0 && p != '\n') /* a pointer compared with a character, as old C code does */
+    p++, n++;
+  bzero(buf, sizeof buf);
+  buf[2] = 5;
+  bcopy(buf, copy, sizeof buf);
+  printf("%d %d %d %d\n", n, copy[2], copy[0], first(raw));
+  return 0;
+}
+''',
+    },
     "across_files": {
         "main.c": r'''#include <stdio.h>
 double area();
