@@ -617,7 +617,7 @@ void Sema::localVar(VarDecl *v) {
   }
   if (t->isArray() && t->count == 0 && !t->hasRuntimeSize() &&
       !(v->quals.shared && v->quals.isExtern) &&
-      !(v->init && v->init->kind == ExprKind::InitList)) {
+      !(v->init && (v->init->kind == ExprKind::InitList || v->init->kind == ExprKind::StringLit))) {
     error(v->loc, "array '" + v->name + "' needs an explicit size");
     return;
   }
