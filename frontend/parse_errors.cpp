@@ -111,7 +111,8 @@ private:
       return "C++ classes are not supported";
     case P::Template:
     case P::Typename:
-      return "templates are not supported";
+      return "this use of templates (a member template, a variable template, or a partial "
+             "specialization) is not supported yet";
     case P::Namespace:
     case P::ColonColon:
       return "namespaces are not supported";
@@ -338,6 +339,17 @@ bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const Preprocesse
       {"block_tile_memory", "tiles larger than a warp (block_tile_memory) are not supported"},
   };
   const auto &all = tokens.getTokens();
+  for (size_t i = 0; i + 2 < all.size(); ++i) {
+    // `struct B : A {`, `class B : public A {`: a base class (not `enum class E : int`).
+    size_t k = all[i]->getType();
+    if ((k == P::Struct || k == P::Class) && all[i + 1]->getType() == P::Identifier &&
+        all[i + 2]->getType() == P::Colon && !(i > 0 && all[i - 1]->getType() == P::Enum)) {
+      diags.error(src.map(static_cast<uint32_t>(all[i + 2]->getLine()),
+                          static_cast<uint32_t>(all[i + 2]->getCharPositionInLine() + 1)),
+                  "inheritance (a base class) is not supported yet");
+      return false;
+    }
+  }
   for (size_t i = 0; i < all.size(); ++i) {
     Token *t = all[i];
     if (t->getType() != P::Identifier)

@@ -10,7 +10,10 @@ namespace kern::frontend::sema_detail {
 void Sema::declareTemplate(FunctionDecl *f) {
   auto &slot = fileScope_.templates[f->name];
   if (slot && slot->body && f->body) {
-    error(f->loc, "redefinition of template '" + f->name + "'");
+    bool sameParameters = slot->params.size() == f->params.size();
+    error(f->loc, sameParameters ? "redefinition of template '" + f->name + "'"
+                                 : "overloaded function templates (two templates named '" +
+                                       f->name + "') are not supported yet");
     return;
   }
   if (!slot || f->body)
