@@ -114,6 +114,9 @@ FunctionDecl *Cloner::function(const FunctionDecl *f) {
   for (VarDecl *&p : c->params)
     p = var(p);
   c->body = stmt(f->body);
+  for (FunctionDecl::MemberInit &m : c->memberInits)
+    for (Expr *&arg : m.args)
+      arg = expr(arg);
   c->templateParams.clear();
   c->type = nullptr;
   c->definition = nullptr;

@@ -43,6 +43,8 @@ struct ExpectedError {
   int col = 0;
   std::string message;
   int annotationLine = 0;
+  /// A diagnostic in one of kern's built-in headers (`<kern>/NAME`), at any line.
+  std::string header;
 };
 
 /// One expected line of stdout, with the line of the test file that states it.
@@ -137,6 +139,7 @@ TestSpec parseSpec(const std::string &path, bool &readOk) {
   int lineNo = 0;
   static const std::regex annotation(R"(//\s*([a-z][a-z-]*):(.*)$)");
   static const std::regex errorForm(R"(^\s*([0-9]+):([0-9]+): (.*)$)");
+  static const std::regex headerErrorForm(R"(^\s*(<kern>/[^:]+): (.*)$)");
   while (std::getline(in, line)) {
     ++lineNo;
     if (!line.empty() && line.back() == '\r')
@@ -158,11 +161,16 @@ TestSpec parseSpec(const std::string &path, bool &readOk) {
     } else if (key == "expect-error") {
       std::smatch e;
       std::string v = trimRight(value);
-      if (!std::regex_match(v, e, errorForm)) {
-        problem("expect-error needs 'LINE:COL: MESSAGE', got '" + value + "'");
+      if (std::regex_match(v, e, headerErrorForm)) {
+        spec.errors.push_back({0, 0, e[2], lineNo, e[1]});
         continue;
       }
-      spec.errors.push_back({std::stoi(e[1]), std::stoi(e[2]), e[3], lineNo});
+      if (!std::regex_match(v, e, errorForm)) {
+        problem("expect-error needs 'LINE:COL: MESSAGE' or '<kern>/HEADER: MESSAGE', got '" +
+                value + "'");
+        continue;
+      }
+      spec.errors.push_back({std::stoi(e[1]), std::stoi(e[2]), e[3], lineNo, ""});
     } else if (key == "expect-stderr") {
       spec.stderrContains.push_back(value);
     } else if (key == "expect-exit") {
@@ -595,16 +603,20 @@ int runKernOnce(const std::string &kern, const std::string &file, int timeoutSec
   for (const ExpectedError &e : spec.errors) {
     bool found = false;
     for (ActualError &a : actual) {
-      if (!a.matched && samePath(a.path, file) && a.line == e.line && a.col == e.col &&
-          a.message == e.message) {
+      bool here = e.header.empty() ? samePath(a.path, file) && a.line == e.line && a.col == e.col
+                                   : a.path == e.header;
+      if (!a.matched && here && a.message == e.message) {
         a.matched = found = true;
         break;
       }
     }
     if (!found)
-      failures.push_back("missing diagnostic " + baseName(file) + ":" + std::to_string(e.line) +
-                         ":" + std::to_string(e.col) + ": error: " + e.message + "    [line " +
-                         std::to_string(e.annotationLine) + "]");
+      failures.push_back(
+          "missing diagnostic " +
+          (e.header.empty()
+               ? baseName(file) + ":" + std::to_string(e.line) + ":" + std::to_string(e.col)
+               : e.header) +
+          ": error: " + e.message + "    [line " + std::to_string(e.annotationLine) + "]");
   }
   for (const ActualError &a : actual)
     if (!a.matched)

@@ -1,10 +1,11 @@
 // kern's <cooperative_groups.h>: the thread block and its tiles from CUDA's cooperative groups,
 // written in the C++ that kern compiles. A block's sync() is __syncthreads() itself, so it is
-// counted and checked as that barrier is; a tile's operations are the warp's _sync intrinsics
-// under the tile's lanes. thread_group is what a block or a tile converts to (and what
-// tiled_partition(group, n) returns); coalesced_threads() is the warp's active lanes at the call;
-// cg::reduce (of <cooperative_groups/reduce.h>) combines a value over a tile or a coalesced group.
-// Grid-wide groups are not provided.
+// counted and checked as that barrier is; the operations of a tile or of a coalesced group are
+// the warp's _sync intrinsics under the group's lanes. thread_group is what a block, a tile or a
+// coalesced group converts to (and what tiled_partition(group, n) returns); coalesced_threads()
+// is the warp's active lanes at the call; this_thread() is the calling thread as a tile of one;
+// cg::reduce (of <cooperative_groups/reduce.h>) combines a value over a tile or a coalesced
+// group. Grid-wide groups are not provided (kern names them in one diagnostic).
 #ifndef KERN_COOPERATIVE_GROUPS_H
 #define KERN_COOPERATIVE_GROUPS_H
 
@@ -15,7 +16,14 @@ namespace __kern {
 __device__ inline unsigned int blockRank() {
   return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
 }
+__device__ inline unsigned int blockSize() { return blockDim.x * blockDim.y * blockDim.z; }
 __device__ inline unsigned int laneId() { return blockRank() % 32; }
+/// The lanes below the calling thread's.
+__device__ inline unsigned int lanesBelow() { return (1u << laneId()) - 1u; }
+/// `count` lanes (0 to 32) from lane `first` on.
+__device__ inline unsigned int laneRange(unsigned int first, unsigned int count) {
+  return (count >= 32 ? 0xffffffffu : (1u << count) - 1u) << first;
+}
 /// The lane of the `rank`-th set bit of `mask` (a binary search on bit counts, no branches).
 __device__ inline unsigned int laneOfRank(unsigned int mask, unsigned int rank) {
   unsigned int lane = 0;
@@ -27,51 +35,94 @@ __device__ inline unsigned int laneOfRank(unsigned int mask, unsigned int rank) 
   }
   return lane;
 }
+/// A group within one warp: its lanes, its size, where it is among its parent's tiles, and
+/// whether it was made by tiling (its lanes are then consecutive from an aligned lane).
+struct lanes {
+  unsigned int mask, size, metaRank, metaSize;
+  bool tiled;
+};
+__device__ inline void checkTileSize(unsigned int n) {
+  __kern_assert(n >= 1 && n <= 32 && (n & (n - 1)) == 0,
+                "tiled_partition: the tile size must be a power of two from 1 to 32");
+}
+/// The tile of `n` threads of the block that holds the calling thread (the last one is short
+/// when the block's size is not a multiple of n).
+__device__ inline lanes blockTile(unsigned int n) {
+  checkTileSize(n);
+  unsigned int first = blockRank() / n * n, total = blockSize();
+  lanes t;
+  t.size = total - first < n ? total - first : n;
+  t.mask = laneRange(laneId() / n * n, t.size);
+  t.metaRank = blockRank() / n;
+  t.metaSize = (total + n - 1) / n;
+  t.tiled = true;
+  return t;
+}
+/// The tile of `n` threads of the group `g` that holds the calling thread, by rank in g.
+__device__ inline lanes groupTile(lanes g, unsigned int n) {
+  checkTileSize(n);
+  if (g.size <= n)
+    return g;
+  unsigned int rank = __popc(g.mask & lanesBelow()), first = rank / n * n;
+  unsigned int count = g.size - first < n ? g.size - first : n;
+  lanes t;
+  t.size = count;
+  t.metaRank = rank / n;
+  t.tiled = g.tiled;
+  if (g.tiled) {
+    t.mask = laneRange(laneId() / n * n, count);
+    t.metaSize = g.size / n;
+  } else {
+    unsigned int low = laneOfRank(g.mask, first), high = laneOfRank(g.mask, first + count - 1);
+    t.mask = g.mask & laneRange(low, high - low + 1);
+    t.metaSize = (g.size + n - 1) / n;
+  }
+  return t;
+}
 } // namespace __kern
 
-/// A group of threads of the block: the block itself or a tile of it, as a block or a tile
-/// converts to, and as tiled_partition(group, n) makes.
+/// A group of threads of the block: the block itself, a tile of it, or a coalesced group, as
+/// each converts to, and as tiled_partition(group, n) makes.
 class thread_group {
 public:
-  __device__ thread_group(unsigned int tileSize, bool isTile) : size_(tileSize), tile_(isTile) {}
+  __device__ explicit thread_group(__kern::lanes g) : block_(false), g_(g) {}
+  __device__ static thread_group __block() {
+    __kern::lanes none = {0, 0, 0, 1, false};
+    thread_group b(none);
+    b.block_ = true;
+    return b;
+  }
   __device__ void sync() const {
-    if (tile_)
-      __syncwarp(mask());
-    else
+    if (block_)
       __syncthreads();
+    else
+      __syncwarp(g_.mask);
   }
   __device__ unsigned long long thread_rank() const {
-    return tile_ ? __kern::blockRank() % size_ : __kern::blockRank();
+    return block_ ? __kern::blockRank() : __popc(g_.mask & __kern::lanesBelow());
   }
   __device__ unsigned long long size() const { return num_threads(); }
   __device__ unsigned long long num_threads() const {
-    return tile_ ? size_ : blockDim.x * blockDim.y * blockDim.z;
+    return block_ ? __kern::blockSize() : g_.size;
   }
-  __device__ unsigned long long meta_group_rank() const {
-    return tile_ ? __kern::blockRank() / size_ : 0;
-  }
-  __device__ unsigned long long meta_group_size() const {
-    return tile_ ? (blockDim.x * blockDim.y * blockDim.z + size_ - 1) / size_ : 1;
-  }
+  __device__ bool __isBlock() const { return block_; }
+  __device__ __kern::lanes __lanes() const { return g_; }
 
 private:
-  __device__ unsigned int mask() const {
-    return size_ >= 32 ? 0xffffffffu : ((1u << size_) - 1u) << (__kern::laneId() / size_ * size_);
-  }
-  unsigned int size_;
-  bool tile_;
+  bool block_;
+  __kern::lanes g_;
 };
 
 /// The threads of the block that runs the calling thread.
 class thread_block {
 public:
-  __device__ operator thread_group() const { return thread_group(0, false); }
+  __device__ operator thread_group() const { return thread_group::__block(); }
   __device__ void sync() const { __syncthreads(); }
-  __device__ unsigned long long thread_rank() const {
+  __device__ unsigned int thread_rank() const {
     return (threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x;
   }
-  __device__ unsigned long long size() const { return blockDim.x * blockDim.y * blockDim.z; }
-  __device__ unsigned long long num_threads() const { return blockDim.x * blockDim.y * blockDim.z; }
+  __device__ unsigned int size() const { return blockDim.x * blockDim.y * blockDim.z; }
+  __device__ unsigned int num_threads() const { return blockDim.x * blockDim.y * blockDim.z; }
   __device__ dim3 group_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
   __device__ dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
   __device__ dim3 dim_threads() const { return blockDim; }
@@ -124,16 +175,24 @@ __device__ inline void sync(const thread_block &group) { group.sync(); }
           KERN_CG_VEC##N##_SHUFFLE(T, shfl_xor, int)
 /// Size consecutive threads of a block (Size a power of two up to 32), within one warp.
 template <unsigned int Size> class thread_block_tile {
+  static_assert(Size >= 1 && Size <= 32 && (Size & (Size - 1)) == 0,
+                "thread_block_tile<Size>: Size must be a power of two from 1 to 32 (tiles "
+                "larger than a warp are not supported)");
+
 public:
-  __device__ operator thread_group() const { return thread_group(Size, true); }
-  __device__ void sync() const { __syncwarp(mask()); }
-  __device__ unsigned long long thread_rank() const { return blockRank() % Size; }
-  __device__ unsigned long long num_threads() const { return Size; }
-  __device__ unsigned long long size() const { return Size; }
-  __device__ unsigned long long meta_group_rank() const { return blockRank() / Size; }
-  __device__ unsigned long long meta_group_size() const {
-    return (blockDim.x * blockDim.y * blockDim.z + Size - 1) / Size;
+  /// The tile of rank `metaRank` among the `metaSize` tiles of its parent.
+  __device__ thread_block_tile(unsigned int metaRank, unsigned int metaSize)
+      : metaRank_(metaRank), metaSize_(metaSize) {}
+  __device__ operator thread_group() const {
+    __kern::lanes g = {mask(), Size, metaRank_, metaSize_, true};
+    return thread_group(g);
   }
+  __device__ void sync() const { __syncwarp(mask()); }
+  __device__ unsigned int thread_rank() const { return blockRank() % Size; }
+  __device__ unsigned int num_threads() const { return Size; }
+  __device__ unsigned int size() const { return Size; }
+  __device__ unsigned int meta_group_rank() const { return metaRank_; }
+  __device__ unsigned int meta_group_size() const { return metaSize_; }
   __device__ int any(int predicate) const { return __any_sync(mask(), predicate); }
   __device__ int all(int predicate) const { return __all_sync(mask(), predicate); }
   __device__ unsigned int ballot(int predicate) const {
@@ -162,7 +221,7 @@ private:
   __device__ unsigned int mask() const {
     return Size >= 32 ? 0xffffffffu : ((1u << (Size % 32)) - 1) << (blockRank() % 32 / Size * Size);
   }
-  int unused_;
+  unsigned int metaRank_, metaSize_;
 };
 
 #undef KERN_CG_TILE_SHUFFLES
@@ -171,15 +230,29 @@ template <unsigned int Size> __device__ void sync(const thread_block_tile<Size> 
   tile.sync();
 }
 
-template <unsigned int Size>
-__device__ thread_block_tile<Size> tiled_partition(const thread_block &parent) {
-  thread_block_tile<Size> tile;
+/// The tile of Size threads of `parent` (the block or a larger tile) that holds the calling
+/// thread; its meta group is the parent's tiles.
+template <unsigned int Size, typename Parent>
+__device__ thread_block_tile<Size> tiled_partition(const Parent &parent) {
+  thread_block_tile<Size> tile(parent.thread_rank() / Size,
+                               (parent.num_threads() + Size - 1) / Size);
   return tile;
 }
 
-/// Tiles of `tileSize` threads (a power of two up to 32) of a block or of a larger tile.
+/// The calling thread alone, as a tile of one.
+__device__ inline thread_block_tile<1> this_thread() {
+  thread_block_tile<1> self(0, 1);
+  return self;
+}
+
+/// Tiles of `tileSize` threads (a power of two up to 32) of a block, a tile or a coalesced
+/// group: consecutive ranks of the parent.
 __device__ inline thread_group tiled_partition(const thread_group &parent, unsigned int tileSize) {
-  return thread_group(tileSize, true);
+  return thread_group(parent.__isBlock() ? __kern::blockTile(tileSize)
+                                         : __kern::groupTile(parent.__lanes(), tileSize));
+}
+__device__ inline thread_group tiled_partition(const thread_block &parent, unsigned int tileSize) {
+  return thread_group(__kern::blockTile(tileSize));
 }
 
 __device__ inline void sync(const thread_group &group) { group.sync(); }
@@ -187,49 +260,48 @@ __device__ inline void sync(const thread_group &group) { group.sync(); }
 // The shuffles of a coalesced group: ranks are the active lanes in order.
 #define KERN_CG_COALESCED_SHUFFLES(T)                                                              \
   __device__ T shfl(T var, unsigned int srcRank) const {                                           \
-    return __shfl_sync(mask_, var, __kern::laneOfRank(mask_, srcRank));                            \
+    return __shfl_sync(g_.mask, var, __kern::laneOfRank(g_.mask, srcRank));                        \
   }                                                                                                \
   __device__ T shfl_down(T var, unsigned int delta) const {                                        \
     unsigned int r = thread_rank() + delta;                                                        \
-    return __shfl_sync(mask_, var,                                                                 \
-                       r < num_threads() ? __kern::laneOfRank(mask_, r) : __kern::laneId());       \
+    return __shfl_sync(g_.mask, var,                                                               \
+                       r < num_threads() ? __kern::laneOfRank(g_.mask, r) : __kern::laneId());     \
   }                                                                                                \
   __device__ T shfl_up(T var, unsigned int delta) const {                                          \
     unsigned int r = thread_rank();                                                                \
-    return __shfl_sync(mask_, var,                                                                 \
-                       r >= delta ? __kern::laneOfRank(mask_, r - delta) : __kern::laneId());      \
+    return __shfl_sync(g_.mask, var,                                                               \
+                       r >= delta ? __kern::laneOfRank(g_.mask, r - delta) : __kern::laneId());    \
   }                                                                                                \
   __device__ T shfl_xor(T var, unsigned int laneMask) const {                                      \
     unsigned int r = thread_rank() ^ laneMask;                                                     \
-    return __shfl_sync(mask_, var,                                                                 \
-                       r < num_threads() ? __kern::laneOfRank(mask_, r) : __kern::laneId());       \
+    return __shfl_sync(g_.mask, var,                                                               \
+                       r < num_threads() ? __kern::laneOfRank(g_.mask, r) : __kern::laneId());     \
   }
 
 /// The threads of the warp that are active where it is made (coalesced_threads()).
 class coalesced_group {
 public:
-  __device__ explicit coalesced_group(unsigned int mask) : mask_(mask) {}
-  __device__ void sync() const { __syncwarp(mask_); }
-  __device__ unsigned long long thread_rank() const {
-    return __popc(mask_ & ((1u << __kern::laneId()) - 1u));
-  }
-  __device__ unsigned long long num_threads() const { return __popc(mask_); }
-  __device__ unsigned long long size() const { return __popc(mask_); }
-  __device__ unsigned long long meta_group_rank() const { return 0; }
-  __device__ unsigned long long meta_group_size() const { return 1; }
-  __device__ int any(int predicate) const { return __any_sync(mask_, predicate); }
-  __device__ int all(int predicate) const { return __all_sync(mask_, predicate); }
+  __device__ explicit coalesced_group(__kern::lanes g) : g_(g) {}
+  __device__ void sync() const { __syncwarp(g_.mask); }
+  __device__ unsigned int thread_rank() const { return __popc(g_.mask & __kern::lanesBelow()); }
+  __device__ unsigned int num_threads() const { return g_.size; }
+  __device__ unsigned int size() const { return g_.size; }
+  __device__ unsigned int meta_group_rank() const { return g_.metaRank; }
+  __device__ unsigned int meta_group_size() const { return g_.metaSize; }
+  __device__ int any(int predicate) const { return __any_sync(g_.mask, predicate); }
+  __device__ int all(int predicate) const { return __all_sync(g_.mask, predicate); }
   /// Bit i is the predicate of the thread of rank i.
   __device__ unsigned int ballot(int predicate) const {
-    unsigned int bits = __ballot_sync(mask_, predicate), out = 0;
+    unsigned int bits = __ballot_sync(g_.mask, predicate), out = 0;
     for (unsigned int lane = 0, rank = 0; lane < 32; ++lane) {
-      bool member = (mask_ >> lane) & 1u;
+      bool member = (g_.mask >> lane) & 1u;
       out |= member && ((bits >> lane) & 1u) ? 1u << rank : 0u;
       rank += member ? 1 : 0;
     }
     return out;
   }
-  __device__ operator thread_group() const { return thread_group(32, true); }
+  __device__ operator thread_group() const { return thread_group(g_); }
+  __device__ __kern::lanes __lanes() const { return g_; }
   KERN_CG_COALESCED_SHUFFLES(int)
   KERN_CG_COALESCED_SHUFFLES(unsigned int)
   KERN_CG_COALESCED_SHUFFLES(long long)
@@ -238,12 +310,22 @@ public:
   KERN_CG_COALESCED_SHUFFLES(double)
 
 private:
-  unsigned int mask_;
+  __kern::lanes g_;
 };
 
 #undef KERN_CG_COALESCED_SHUFFLES
 
-__device__ inline coalesced_group coalesced_threads() { return coalesced_group(__activemask()); }
+__device__ inline coalesced_group coalesced_threads() {
+  unsigned int active = __activemask();
+  __kern::lanes g = {active, (unsigned int)__popc(active), 0, 1, false};
+  return coalesced_group(g);
+}
+
+/// Tiles of `tileSize` threads (a power of two up to 32) of a coalesced group, by rank.
+__device__ inline coalesced_group tiled_partition(const coalesced_group &parent,
+                                                  unsigned int tileSize) {
+  return coalesced_group(__kern::groupTile(parent.__lanes(), tileSize));
+}
 
 __device__ inline void sync(const coalesced_group &group) { group.sync(); }
 
