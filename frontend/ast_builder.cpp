@@ -117,6 +117,25 @@ FunctionDecl *Builder::constructor(const std::vector<P::ConstructorSpecifierCont
   return f;
 }
 
+std::vector<TemplateParam>
+Builder::templateParameters(const std::vector<P::TemplateParameterContext *> &list) {
+  std::vector<TemplateParam> params;
+  for (auto *p : list) {
+    TemplateParam tp;
+    tp.loc = loc(p->Identifier());
+    tp.name = p->Identifier()->getText();
+    tp.isType = p->Typename() || p->Class();
+    if (!tp.isType)
+      tp.type = tu_.make<TypeSyntax>(specs(p->declarationSpecifiers()).base);
+    if (auto *t = p->typeName())
+      tp.defaultArg.type = typeName(t);
+    if (auto *c = p->conditionalExpression())
+      tp.defaultArg.value = conditional(c);
+    params.push_back(tp);
+  }
+  return params;
+}
+
 void Builder::templateDeclaration(P::TemplateDeclarationContext *ctx) {
   if (!ctx->Less()) { // `template void f<float>(float *);`: an explicit instantiation
     auto *d = ctx->declaration();
@@ -132,20 +151,7 @@ void Builder::templateDeclaration(P::TemplateDeclarationContext *ctx) {
     }
     return;
   }
-  std::vector<TemplateParam> params;
-  for (auto *p : ctx->templateParameter()) {
-    TemplateParam tp;
-    tp.loc = loc(p->Identifier());
-    tp.name = p->Identifier()->getText();
-    tp.isType = p->Typename() || p->Class();
-    if (!tp.isType)
-      tp.type = tu_.make<TypeSyntax>(specs(p->declarationSpecifiers()).base);
-    if (auto *t = p->typeName())
-      tp.defaultArg.type = typeName(t);
-    if (auto *c = p->conditionalExpression())
-      tp.defaultArg.value = conditional(c);
-    params.push_back(tp);
-  }
+  std::vector<TemplateParam> params = templateParameters(ctx->templateParameter());
   size_t first = tu_.decls.size();
   if (auto *fd = ctx->functionDefinition()) {
     functionDefinition(fd);
@@ -424,6 +430,7 @@ bool parseTranslationUnit(const PreprocessedSource &src, TranslationUnit &tu,
     parser.reset();
     parser.typeNames = builtinTypeNames; // what the first attempt learnt is learnt again
     parser.templateNames.clear();
+    parser.memberTemplateNames.clear();
     parser.nsStack.clear();
     parser.nsAliases.clear();
     parser.usingNamespaces.clear();

@@ -327,6 +327,8 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
   // The member functions follow the struct as namespace-scope functions named `S::f`: first
   // every one declared (a body may call a member defined after it), then the bodies.
   for (FunctionDecl *m : sd->methods) {
+    if (!m->templateParams.empty())
+      continue; // a member template is declared by its definition
     auto *proto = tu_.make<FunctionDecl>(*m);
     proto->body = nullptr;
     proto->params.clear();
@@ -407,7 +409,30 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
     return;
   }
   if (!ctx->declarationSpecifiers())
-    return; // public: / private: / protected:
+    return;              // public: / private: / protected:
+  if (ctx->Template()) { // a member function template
+    Specs fs = specs(ctx->declarationSpecifiers());
+    DeclInfo d = declarator(ctx->declarator(), false);
+    if (!d.isFunction) {
+      error(d.loc,
+            "only member function templates are supported in a struct, not '" + d.name + "'");
+      return;
+    }
+    if (!ctx->compoundStatement()) {
+      error(d.loc, "a member function template is defined in its struct; one declared there "
+                   "and defined outside ('" +
+                       d.name + "') is not supported yet");
+      return;
+    }
+    ++functionDepth_;
+    Stmt *body = compound(ctx->compoundStatement());
+    --functionDepth_;
+    size_t before = sd->methods.size();
+    memberFunction(ctx, sd, fs, d, body);
+    if (sd->methods.size() > before)
+      sd->methods.back()->templateParams = templateParameters(ctx->templateParameter());
+    return;
+  }
   if (ctx->compoundStatement()) {
     Specs fs = specs(ctx->declarationSpecifiers());
     DeclInfo d = declarator(ctx->declarator(), false);

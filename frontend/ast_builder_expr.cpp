@@ -228,6 +228,11 @@ Expr *Builder::postfix(P::PostfixExpressionContext *ctx) {
       m->operands.push_back(e);
       m->name = sfx->Identifier()->getText();
       m->isArrow = sfx->Arrow() != nullptr;
+      if (auto *ta = sfx->memberTemplateArguments()) { // `obj.get<float>(x)`
+        m->hasTemplateArgs = true;
+        for (auto *a : ta->templateArguments()->templateArgument())
+          m->templateArgs.push_back(templateArgument(a));
+      }
       e = m;
     } else {
       e = unaryOp(sfx->PlusPlus() ? UnaryOp::PostInc : UnaryOp::PostDec, sfx->getStart(), e);

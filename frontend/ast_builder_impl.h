@@ -97,6 +97,8 @@ private:
                             P::CompoundStatementContext *body, SourceLoc at);
   void templateDeclaration(P::TemplateDeclarationContext *ctx);
   TemplateArg templateArgument(P::TemplateArgumentContext *ctx);
+  std::vector<TemplateParam>
+  templateParameters(const std::vector<P::TemplateParameterContext *> &list);
   Decl *usingDeclaration(P::UsingDeclarationContext *ctx);
   StaticAssertDecl *staticAssert(P::StaticAssertDeclarationContext *ctx);
   /// The static_asserts of the struct being built, placed after it.

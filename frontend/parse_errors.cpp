@@ -111,8 +111,8 @@ private:
       return "C++ classes are not supported";
     case P::Template:
     case P::Typename:
-      return "this use of templates (a member template, a variable template, or a partial "
-             "specialization) is not supported yet";
+      return "this use of templates (a variable template, a partial specialization, or a "
+             "member template defined outside its class) is not supported yet";
     case P::Namespace:
     case P::ColonColon:
       return "namespaces are not supported";

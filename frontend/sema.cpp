@@ -503,7 +503,8 @@ void Sema::function(FunctionDecl *f) {
       error(f->loc, "redefinition of '" + f->name + "' as a different kind of symbol");
       return;
     }
-    if (!sameSignature(pf->type, f->type) &&
+    if ((!sameSignature(pf->type, f->type) ||
+         (!options_.cLanguage && !sameReferencesAndConst(pf->type, f->type))) &&
         !(options_.cLanguage && (pf->unprototyped || f->unprototyped))) {
       // C++ overloading: another function of the same name, unless only the result differs.
       pf = overload(pf, f);

@@ -35,8 +35,9 @@ bool Sema::literalChoice(const Expr *e) {
 void Sema::call(Expr *e) {
   Expr *callee = e->operands[0];
   if (callee->kind == ExprKind::Member && !e->isLaunch)
-    memberCall(e); // `obj.f(...)` naming a member function becomes a call of `S::f`
-  if (callee->kind == ExprKind::Ident && !resolveTemplate(callee, e->args))
+    memberCall(e);                // `obj.f(...)` naming a member function becomes a call of `S::f`
+  FunctionDecl *chosen = nullptr; // a template's instance that the call selected
+  if (callee->kind == ExprKind::Ident && !resolveTemplate(callee, e->args, &chosen))
     return;
   if (callee->kind == ExprKind::Ident && !e->isLaunch && (functionalCast(e) || construct(e)))
     return;
@@ -50,7 +51,7 @@ void Sema::call(Expr *e) {
     launch(e);
     return;
   }
-  Decl *d = lookup(n);
+  Decl *d = chosen ? chosen : lookup(n);
   if (d && builtinVectorMaker(d, e))
     d = nullptr; // `make_float3(x, y, z)` beside helper_math.h's `make_float3(float4)`
   if (!d) {
@@ -114,7 +115,7 @@ void Sema::call(Expr *e) {
   }
   auto *f = dynamic_cast<FunctionDecl *>(d);
   bool explicitObject = callee->decl != nullptr; // memberCall passed the object
-  if (f && f->isOverloaded && !(f = chooseOverload(f, e, explicitObject)))
+  if (f && f->isOverloaded && !chosen && !(f = chooseOverload(f, e, explicitObject)))
     return;
   if (!f) {
     error(callee->loc, "called object type '" +

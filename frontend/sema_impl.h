@@ -9,6 +9,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace kern::frontend::sema_detail {
 
@@ -29,10 +30,11 @@ struct Scope {
   std::map<std::string, const Type *> typedefs;
   std::map<std::string, const Type *> structs;
   std::map<std::string, Enumerator> enumerators;
-  std::map<std::string, const Type *> enumTypesOf;    // an enumeration's underlying type
-  std::vector<std::string> usings;                    // `using namespace N;` (N resolved)
-  std::map<std::string, std::string> aliases;         // `namespace A = N;`: A -> N
-  std::map<std::string, FunctionDecl *> templates;    // function templates (the definition)
+  std::map<std::string, const Type *> enumTypesOf; // an enumeration's underlying type
+  std::vector<std::string> usings;                 // `using namespace N;` (N resolved)
+  std::map<std::string, std::string> aliases;      // `namespace A = N;`: A -> N
+  /// Function templates of each name (overloads: several), each its definition once seen.
+  std::map<std::string, std::vector<FunctionDecl *>> templates;
   std::map<std::string, StructDecl *> classTemplates; // class templates (the primary one)
 };
 
@@ -255,16 +257,57 @@ private:
   /// `template void f<float>(float *);`: instantiates f<float> here.
   void explicitInstantiation(FunctionDecl *f);
   /// If `callee` (an Ident) names a function template: the instantiation that its explicit
-  /// arguments and the call's arguments select (callee is renamed to it), else `callee` as is.
-  /// False after an error.
-  bool resolveTemplate(Expr *callee, std::vector<Expr *> &args);
+  /// arguments and the call's arguments select (callee is renamed to it, and `*chosen` set),
+  /// or the ordinary function of the name that fits better (callee as is). False after an
+  /// error.
+  bool resolveTemplate(Expr *callee, std::vector<Expr *> &args, FunctionDecl **chosen = nullptr);
   FunctionDecl *instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Expr *> &args);
+  /// The arguments of template `tmpl` for a call: `callee`'s explicit ones, then those deduced
+  /// from `args`, then the defaults. False when they cannot be found (reported if `report`).
+  bool deduceTemplateArguments(FunctionDecl *tmpl, Expr *callee, std::vector<Expr *> &args,
+                               std::vector<const Type *> &types, std::vector<int64_t> &values,
+                               bool report);
+  /// The instance of `tmpl` for these arguments, made and analysed on first use.
+  FunctionDecl *instantiateWith(FunctionDecl *tmpl, const std::vector<const Type *> &types,
+                                const std::vector<int64_t> &values, SourceLoc at);
+  /// Where a diagnostic that a re-analysed expression would repeat was given.
+  std::set<std::tuple<uint32_t, uint32_t, uint32_t>> reportedOnce_;
+  /// The scope a member template of a class template's instance sees (the class's arguments).
+  std::map<const FunctionDecl *, Scope *> templateScopes_;
+  Scope *templateScope(const FunctionDecl *tmpl) {
+    auto it = templateScopes_.find(tmpl);
+    return it != templateScopes_.end() ? it->second : &fileScope_;
+  }
+  // Overloaded function templates (sema_template_choice.cpp).
+  /// The parameter types an instance of `tmpl` with these arguments has (false if one does
+  /// not resolve).
+  bool instanceParameterTypes(FunctionDecl *tmpl, const std::vector<const Type *> &types,
+                              const std::vector<int64_t> &values, std::vector<const Type *> &out);
+  /// C++'s choice among the templates `set` and the ordinary functions `ordinary` of one name
+  /// for a call: the better conversions, then an ordinary function over a template, then the
+  /// more specialised template. The chosen template's instance (callee renamed), or the
+  /// ordinary function; null after an error (reported).
+  FunctionDecl *chooseTemplate(const std::vector<FunctionDecl *> &set,
+                               const std::vector<FunctionDecl *> &ordinary, Expr *callee,
+                               std::vector<Expr *> &args);
+  /// The arguments `a` of one partial specialization are at least as specialised as `b` of
+  /// another (whose parameters are `bParams`): b's can be deduced from a's.
+  static bool argumentsAtLeastAsSpecialised(const std::vector<TemplateArg> &a,
+                                            const std::vector<TemplateArg> &b,
+                                            const std::vector<TemplateParam> &bParams);
+  /// Two declarations of one template (same template and function parameters).
+  static bool sameTemplateSignature(const FunctionDecl *a, const FunctionDecl *b);
+  /// The C++ conversion ranks of `args` for a function of type `ft` (declaration `c`), or
+  /// false if it cannot take them.
+  bool argumentRanks(const FunctionDecl *c, const Type *ft, const std::vector<Expr *> &args,
+                     std::vector<int> &ranks);
   /// Analyses `inst`, a copy of `tmpl`, with the template's parameters bound.
   bool analyseInstance(FunctionDecl *inst, const FunctionDecl *tmpl,
                        const std::vector<const Type *> &types, const std::vector<int64_t> &values,
                        SourceLoc at);
   struct PendingInstance {
-    std::string templateName, instanceName;
+    const FunctionDecl *tmpl; // the declaration it was made from
+    std::string instanceName;
     std::vector<const Type *> types;
     std::vector<int64_t> values;
     bool done = false;
@@ -377,6 +420,17 @@ private:
     for (size_t i = 0; i < a->params.size(); ++i)
       if (!sameIgnoringSpace(a->params[i], b->params[i]))
         return false;
+    return true;
+  }
+
+  /// C++: parameters that differ in a reference or in the const of what they point to make
+  /// other functions (overloads), as `f(int *)` and `f(const int *)` are.
+  static bool sameReferencesAndConst(const Type *a, const Type *b) {
+    for (size_t i = 0; i < a->params.size() && i < b->params.size(); ++i)
+      for (const Type *x = a->params[i], *y = b->params[i]; x->isPointer() && y->isPointer();
+           x = x->elem, y = y->elem)
+        if (x->isReference != y->isReference || x->pointeeConst != y->pointeeConst)
+          return false;
     return true;
   }
 

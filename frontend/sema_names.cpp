@@ -253,13 +253,25 @@ void Sema::memberCall(Expr *e) {
     st = ptr->type->elem;
   }
   FunctionDecl *m = method(st, callee->name);
+  if (!m && st && st->isStruct() && !st->record->name.empty()) {
+    // A member function template: the call deduces its arguments after the object.
+    auto t = fileScope_.templates.find(st->record->name + "::" + callee->name);
+    if (t != fileScope_.templates.end() && !t->second.empty())
+      m = t->second.front();
+  } else if (m && st->record &&
+             fileScope_.templates.count(st->record->name + "::" + callee->name) &&
+             reportedOnce_.insert({callee->loc.file, callee->loc.line, callee->loc.col}).second) {
+    error(callee->loc, "a member function template beside an ordinary member function of the "
+                       "same name ('" +
+                           m->name + "') is not supported yet");
+  }
   if (!m)
     return; // a field (perhaps a function pointer): an ordinary call
   Expr *self = nullptr;
   if (!m->isStaticMember)
     self = ptr ? ptr : obj->isLValue ? addressOf(obj) : temporary(rvalue(obj));
   callee->kind = ExprKind::Ident;
-  callee->name = m->name;
+  callee->name = m->templateParams.empty() ? m->name : st->record->name + "::" + callee->name;
   callee->operands.clear();
   callee->isArrow = false;
   callee->decl = m;

@@ -8,21 +8,33 @@
 namespace kern::frontend::sema_detail {
 
 void Sema::declareTemplate(FunctionDecl *f) {
-  auto &slot = fileScope_.templates[f->name];
-  if (slot && slot->body && f->body) {
-    bool sameParameters = slot->params.size() == f->params.size();
-    error(f->loc, sameParameters ? "redefinition of template '" + f->name + "'"
-                                 : "overloaded function templates (two templates named '" +
-                                       f->name + "') are not supported yet");
+  std::vector<FunctionDecl *> &set = fileScope_.templates[f->name];
+  FunctionDecl **same = nullptr;
+  for (FunctionDecl *&t : set)
+    if (sameTemplateSignature(t, f))
+      same = &t;
+  if (!same) { // a new template, or another overload of the name
+    set.push_back(f);
     return;
   }
-  if (!slot || f->body)
-    slot = f;
-  if (!f->body)
+  if ((*same)->body && f->body) {
+    error(f->loc, "redefinition of template '" + f->name + "'");
     return;
-  // Instances made from a declaration before this definition get their bodies now.
+  }
+  if (!f->body)
+    return; // declared again
+  FunctionDecl *proto = *same;
+  *same = f;
+  // Instances made from the declaration before this definition get their bodies now; later
+  // uses find them under the definition.
+  std::vector<std::pair<std::pair<FunctionDecl *, std::string>, FunctionDecl *>> moved;
+  for (auto &[key, inst] : instanceByArgs_)
+    if (key.first == proto)
+      moved.push_back({{f, key.second}, inst});
+  for (auto &m : moved)
+    instanceByArgs_.insert(m);
   for (auto &p : pendingInstances_) {
-    if (p.templateName != f->name || p.done)
+    if (p.tmpl != proto || p.done)
       continue;
     p.done = true;
     FunctionDecl *def = Cloner(tu_).function(f);
@@ -35,8 +47,8 @@ void Sema::declareTemplate(FunctionDecl *f) {
 }
 
 void Sema::explicitInstantiation(FunctionDecl *f) {
-  FunctionDecl **t = find(&Scope::templates, f->name);
-  if (!t) {
+  std::vector<FunctionDecl *> *set = find(&Scope::templates, f->name);
+  if (!set) {
     error(f->loc, "explicit instantiation of '" + f->name + "', which is not a function template");
     return;
   }
@@ -45,7 +57,38 @@ void Sema::explicitInstantiation(FunctionDecl *f) {
   callee->hasTemplateArgs = true;
   callee->templateArgs = f->instantiationArgs;
   std::vector<Expr *> none;
-  instantiate(*t, callee, none);
+  if (set->size() == 1) {
+    instantiate(set->front(), callee, none);
+    return;
+  }
+  // Overloaded: the template whose instance has the declared parameter types.
+  std::vector<const Type *> declared;
+  for (VarDecl *p : f->params) {
+    const Type *t = resolve(p->typeSyntax, defaultSpace());
+    if (!t)
+      return;
+    declared.push_back(t->isArray() ? types_.pointerTo(t->elem, defaultSpace()) : t);
+  }
+  for (FunctionDecl *t : *set) {
+    std::vector<const Type *> types, params;
+    std::vector<int64_t> values;
+    if (t->params.size() != declared.size() ||
+        !deduceTemplateArguments(t, callee, none, types, values, false) ||
+        !instanceParameterTypes(t, types, values, params))
+      continue;
+    bool same = true;
+    for (size_t i = 0; i < params.size(); ++i)
+      same = same &&
+             (params[i] == declared[i] || (params[i]->isPointer() && declared[i]->isPointer() &&
+                                           params[i]->isReference == declared[i]->isReference &&
+                                           sameIgnoringSpace(params[i]->elem, declared[i]->elem)));
+    if (same) {
+      instantiateWith(t, types, values, f->loc);
+      return;
+    }
+  }
+  error(f->loc, "explicit instantiation of '" + f->name +
+                    "' does not match any of the templates of that name");
 }
 
 bool Sema::functionalCast(Expr *e) {
@@ -67,9 +110,9 @@ bool Sema::functionalCast(Expr *e) {
   return true;
 }
 
-bool Sema::resolveTemplate(Expr *callee, std::vector<Expr *> &args) {
-  FunctionDecl **t = find(&Scope::templates, callee->name);
-  if (!t && callee->hasTemplateArgs && find(&Scope::classTemplates, callee->name)) {
+bool Sema::resolveTemplate(Expr *callee, std::vector<Expr *> &args, FunctionDecl **chosen) {
+  std::vector<FunctionDecl *> *set = find(&Scope::templates, callee->name);
+  if (!set && callee->hasTemplateArgs && find(&Scope::classTemplates, callee->name)) {
     // `SharedMemory<T>()`: a value of the class template's instance.
     const Type *ct = instantiateClass(callee->name, callee->templateArgs, callee->loc);
     if (!ct)
@@ -78,37 +121,51 @@ bool Sema::resolveTemplate(Expr *callee, std::vector<Expr *> &args) {
     callee->hasTemplateArgs = false;
     return true;
   }
-  if (!t) {
+  if (!set) {
     if (callee->hasTemplateArgs) {
       error(callee->loc, "'" + callee->name + "' is not a template");
       return false;
     }
     return true;
   }
-  if (!callee->hasTemplateArgs) {
-    // An ordinary function that accepts the arguments is preferred to a template, as in C++.
-    if (auto *f = dynamic_cast<FunctionDecl *>(lookup(callee->name)); f && !f->owner) {
-      auto set = overloads_.find(f->name);
-      std::vector<FunctionDecl *> fs =
-          set != overloads_.end() ? set->second : std::vector<FunctionDecl *>{f};
-      for (Expr *a : args)
-        if (!check(a))
-          return false;
-      for (FunctionDecl *c : fs) {
-        bool ok = c->type && args.size() <= c->params.size();
-        for (size_t i = 0; ok && i < c->params.size(); ++i)
-          ok = i < args.size() ? conversionRank(args[i], c->type->params[i]) >= 0
-                               : c->params[i]->init != nullptr;
-        if (ok)
-          return true;
-      }
+  FunctionDecl *front = set->front();
+  if (front->owner) {
+    // A member function template: `obj.f(x)` passes the object first (callee->decl is set),
+    // which is not one of the arguments its parameters are deduced from.
+    auto *f = dynamic_cast<FunctionDecl *>(lookup(callee->name));
+    if (f && f->owner == front->owner) {
+      if (reportedOnce_.insert({callee->loc.file, callee->loc.line, callee->loc.col}).second)
+        error(callee->loc, "a member function template beside an ordinary member function of the "
+                           "same name ('" +
+                               front->name + "') is not supported yet");
+      return false;
     }
   }
-  FunctionDecl *inst = instantiate(*t, callee, args);
+  size_t skip = callee->decl && front->owner && !front->isStaticMember ? 1 : 0;
+  std::vector<Expr *> callArgs(
+      args.begin() + static_cast<std::ptrdiff_t>(std::min(skip, args.size())), args.end());
+  // The ordinary functions of the name are candidates too, unless template arguments are
+  // given.
+  std::vector<FunctionDecl *> ordinary;
+  if (!callee->hasTemplateArgs)
+    if (auto *f = dynamic_cast<FunctionDecl *>(lookup(callee->name)); f && !f->owner) {
+      auto it = overloads_.find(f->name);
+      ordinary = it != overloads_.end() ? it->second : std::vector<FunctionDecl *>{f};
+    }
+  FunctionDecl *inst = nullptr;
+  if (set->size() == 1 && ordinary.empty()) {
+    inst = instantiate(front, callee, callArgs);
+  } else {
+    inst = chooseTemplate(*set, ordinary, callee, callArgs);
+    if (inst && !instances_.count(inst))
+      return true; // an ordinary function: the call chooses among them as before
+  }
   if (!inst)
     return false;
   callee->name = inst->name;
   callee->hasTemplateArgs = false;
+  if (chosen)
+    *chosen = inst;
   return true;
 }
 
@@ -136,13 +193,24 @@ const Type *deduce(const TypeSyntax *ts, const Type *a) {
 } // namespace
 
 FunctionDecl *Sema::instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Expr *> &args) {
+  std::vector<const Type *> types;
+  std::vector<int64_t> values;
+  if (!deduceTemplateArguments(tmpl, callee, args, types, values, true))
+    return nullptr;
+  return instantiateWith(tmpl, types, values, callee->loc);
+}
+
+bool Sema::deduceTemplateArguments(FunctionDecl *tmpl, Expr *callee, std::vector<Expr *> &args,
+                                   std::vector<const Type *> &types, std::vector<int64_t> &values,
+                                   bool report) {
   const auto &params = tmpl->templateParams;
-  std::vector<const Type *> types(params.size(), nullptr);
-  std::vector<int64_t> values(params.size(), 0);
+  types.assign(params.size(), nullptr);
+  values.assign(params.size(), 0);
   std::vector<bool> bound(params.size(), false);
   if (callee->templateArgs.size() > params.size()) {
-    error(callee->loc, "too many template arguments for '" + tmpl->name + "'");
-    return nullptr;
+    if (report)
+      error(callee->loc, "too many template arguments for '" + tmpl->name + "'");
+    return false;
   }
   for (size_t i = 0; i < callee->templateArgs.size(); ++i) {
     TemplateArg &a = callee->templateArgs[i];
@@ -150,17 +218,17 @@ FunctionDecl *Sema::instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Ex
       if (!a.type) {
         error(a.value->loc,
               "template argument for type parameter '" + params[i].name + "' must be a type");
-        return nullptr;
+        return false;
       }
       if (!(types[i] = resolve(a.type, defaultSpace())))
-        return nullptr;
+        return false;
     } else {
       if (!a.value) {
         error(a.type->loc, "template argument for '" + params[i].name + "' must be a value");
-        return nullptr;
+        return false;
       }
       if (!constantInt(a.value, values[i], "template argument is not a constant expression"))
-        return nullptr;
+        return false;
     }
     bound[i] = true;
   }
@@ -171,7 +239,7 @@ FunctionDecl *Sema::instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Ex
       continue;
     if (!ts->templateArgs.empty()) { // `thread_block_tile<Size> &` from a thread_block_tile<32>
       if (!check(args[j]))
-        return nullptr;
+        return false;
       const Type *a = deduce(ts, args[j]->type);
       auto inst =
           a && a->isStruct() ? classInstanceArgs_.find(a->record) : classInstanceArgs_.end();
@@ -201,21 +269,23 @@ FunctionDecl *Sema::instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Ex
     if (k == params.size())
       continue;
     if (!check(args[j]))
-      return nullptr;
+      return false;
     bool byRef = !ts->ops.empty() && ts->ops.back().kind == TypeOp::Kind::Reference;
     const Type *a = byRef ? args[j]->type : rvalue(args[j])->type;
     const Type *t = deduce(ts, a);
     if (!t) {
-      error(args[j]->loc,
-            "cannot deduce '" + params[k].name + "' from an argument of type '" + a->str() + "'");
-      return nullptr;
+      if (report)
+        error(args[j]->loc,
+              "cannot deduce '" + params[k].name + "' from an argument of type '" + a->str() + "'");
+      return false;
     }
     if (bound[k] && types[k] != t) {
       if (callee->templateArgs.size() > k)
         continue; // explicit arguments win; the argument is converted
-      error(args[j]->loc, "conflicting types deduced for template parameter '" + params[k].name +
-                              "' ('" + types[k]->str() + "' and '" + t->str() + "')");
-      return nullptr;
+      if (report)
+        error(args[j]->loc, "conflicting types deduced for template parameter '" + params[k].name +
+                                "' ('" + types[k]->str() + "' and '" + t->str() + "')");
+      return false;
     }
     types[k] = t;
     bound[k] = true;
@@ -229,11 +299,18 @@ FunctionDecl *Sema::instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Ex
     } else if (!params[i].isType && d.value && constantInt(d.value, values[i])) {
       bound[i] = true;
     } else {
-      error(callee->loc,
-            "cannot deduce template argument '" + params[i].name + "' of '" + tmpl->name + "'");
-      return nullptr;
+      if (report)
+        error(callee->loc,
+              "cannot deduce template argument '" + params[i].name + "' of '" + tmpl->name + "'");
+      return false;
     }
   }
+  return true;
+}
+
+FunctionDecl *Sema::instantiateWith(FunctionDecl *tmpl, const std::vector<const Type *> &types,
+                                    const std::vector<int64_t> &values, SourceLoc at) {
+  const auto &params = tmpl->templateParams;
   std::string name = tmpl->name + "<";
   for (size_t i = 0; i < params.size(); ++i)
     name += (i ? ", " : "") + (params[i].isType ? types[i]->str() : std::to_string(values[i]));
@@ -250,8 +327,8 @@ FunctionDecl *Sema::instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Ex
   tu_.decls.push_back(inst);
 
   if (!tmpl->body) // declared only so far: its body is instantiated when it is defined
-    pendingInstances_.push_back({tmpl->name, name, types, values});
-  return analyseInstance(inst, tmpl, types, values, callee->loc) ? inst : nullptr;
+    pendingInstances_.push_back({tmpl, name, types, values});
+  return analyseInstance(inst, tmpl, types, values, at) ? inst : nullptr;
 }
 
 bool Sema::analyseInstance(FunctionDecl *inst, const FunctionDecl *tmpl,
@@ -266,7 +343,7 @@ bool Sema::analyseInstance(FunctionDecl *inst, const FunctionDecl *tmpl,
   int savedLoop = loopDepth_, savedSwitch = switchDepth_;
   scopes_.emplace_back();
   Scope &bindings = scopes_.back();
-  bindings.parent = &fileScope_;
+  bindings.parent = templateScope(tmpl);
   for (size_t i = 0; i < params.size(); ++i) {
     if (params[i].isType)
       bindings.typedefs[params[i].name] = types[i];
@@ -409,6 +486,19 @@ const Type *Sema::instantiateClass(const std::string &name, const std::vector<Te
   std::vector<FunctionDecl *> protos, defs;
   for (FunctionDecl *m : source->methods) {
     std::string member = m->name.substr(source->name.size());
+    if (!m->templateParams.empty()) {
+      // A member function template: a template of the instance, whose own instances see the
+      // class's arguments.
+      FunctionDecl *def = clone.function(m);
+      def->templateParams = m->templateParams;
+      def->name = key + member;
+      def->ns = key;
+      def->owner = inst;
+      def->quals.isInline = true;
+      templateScopes_[def] = &bindings;
+      declareTemplate(def);
+      continue;
+    }
     FunctionDecl *proto = clone.function(m);
     proto->body = nullptr;
     proto->name = key + member;

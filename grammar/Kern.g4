@@ -127,6 +127,8 @@ grammar Kern;
 
   // Names declared as templates (qualified as types are): `name <` then opens template arguments.
   std::set<std::string> templateNames;
+  // The names of member function templates: `obj.name <` opens template arguments.
+  std::set<std::string> memberTemplateNames;
   bool isTemplateName(const std::string &written) const {
     std::string s = written;
     if (s.rfind("::", 0) == 0)
@@ -338,6 +340,12 @@ templateDeclaration
 
 templateArguments : '<' templateArgument (',' templateArgument)* '>' ;
 
+// `obj.get<float>(x)`: after the name of a member function template.
+memberTemplateArguments
+  : {_input->LA(1) == Less && memberTemplateNames.count(_input->LT(-1)->getText()) != 0}?
+    templateArguments
+  ;
+
 templateParameter
   : (Typename | Class) Identifier ('=' typeName)?
   | declarationSpecifiers Identifier ('=' conditionalExpression)?
@@ -429,6 +437,16 @@ structDeclaration
   | {!constructorAhead()}? declarationSpecifiers structDeclarator (',' structDeclarator)* ';'
   | {!constructorAhead()}? declarationSpecifiers ';'
   | {!constructorAhead()}? declarationSpecifiers declarator compoundStatement ';'? // a member function
+  // A member function template, defined in its class: `template <typename T> T get(T v) {...}`.
+  | Template '<' templateParameter (',' templateParameter)* '>'
+    { for (auto *p : $ctx->templateParameter())
+        if (p->Typename() || p->Class())
+          typeNames.insert(p->Identifier()->getText()); }
+    declarationSpecifiers declarator (compoundStatement ';'? | ';')
+    { std::string n = declaratorName($ctx->declarator());
+      memberTemplateNames.insert(n);
+      if (!structStack.empty() && !structStack.back().empty())
+        templateNames.insert(qualify(structStack.back() + "::" + n)); }
   ;
 
 // `S(args) : field(value), ... { body }` (and `~S()`), inside struct S.
@@ -684,8 +702,8 @@ postfixSuffix
   : '[' expression ']'
   | '(' argumentExpressionList? ')'
   | '<<<' argumentExpressionList '>>>' '(' argumentExpressionList? ')'
-  | '.' Identifier
-  | '->' Identifier
+  | '.' Identifier memberTemplateArguments?
+  | '->' Identifier memberTemplateArguments?
   | '++'
   | '--'
   ;
