@@ -176,6 +176,7 @@ public:
     switch (s->kind) {
     case StmtKind::Block:
       os << "{\n";
+      block(s->body ? s->body : s->thenBody, d + 1);
       indent(d);
       os << "}\n";
       break;
