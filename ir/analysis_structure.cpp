@@ -1,6 +1,8 @@
 // Structural questions about a function's statements (see analysis_structure.h).
 #include "ir/analysis_structure.h"
 
+#include <algorithm>
+
 namespace kern::ir {
 
 namespace {
@@ -99,7 +101,82 @@ bool tightBarrierLoop(const Block *b) {
   return false;
 }
 
+/// The variables of `b` that may be read before they are assigned, on some path from the start
+/// of `b` (a definite-assignment analysis; conservative: in doubt, a variable is in `out`).
+class ReadBeforeAssign {
+public:
+  std::set<const Var *> out;
+
+  void block(const Block *b, std::set<const Var *> &assigned) {
+    if (!b)
+      return;
+    for (const Stmt *s : b->stmts)
+      stmt(s, assigned);
+  }
+
+private:
+  void expr(const Expr *e, const std::set<const Var *> &assigned) {
+    if (!e)
+      return;
+    if (e->kind == ExprKind::VarRef && e->var && !assigned.count(e->var))
+      out.insert(e->var);
+    for (const Expr *o : e->ops)
+      expr(o, assigned);
+  }
+
+  void stmt(const Stmt *s, std::set<const Var *> &assigned) {
+    for (const Expr *e : {s->value, s->addr, s->format})
+      expr(e, assigned);
+    for (const Expr *e : s->args)
+      expr(e, assigned);
+    switch (s->kind) {
+    case StmtKind::Assign:
+    case StmtKind::Printf:
+      if (s->var)
+        assigned.insert(s->var);
+      break;
+    case StmtKind::If: {
+      expr(s->cond, assigned);
+      std::set<const Var *> a = assigned, b = assigned;
+      block(s->thenBody, a);
+      block(s->elseBody, b);
+      for (const Var *v : a)
+        if (b.count(v))
+          assigned.insert(v);
+      break;
+    }
+    case StmtKind::Loop: {
+      // Each part in the order of the first iteration; nothing counts as assigned after the
+      // loop (it may leave before reaching an assignment).
+      std::set<const Var *> a = assigned;
+      if (s->testFirst) {
+        block(s->preCond, a);
+        expr(s->cond, a);
+      }
+      block(s->body, a);
+      block(s->step, a);
+      if (!s->testFirst) {
+        block(s->preCond, a);
+        expr(s->cond, a);
+      }
+      break;
+    }
+    case StmtKind::Block:
+      block(s->body ? s->body : s->thenBody, assigned);
+      break;
+    default:
+      break;
+    }
+  }
+};
+
 } // namespace
+
+std::set<const Var *> readBeforeAssigned(const Block *b, std::set<const Var *> assigned) {
+  ReadBeforeAssign r;
+  r.block(b, assigned);
+  return r.out;
+}
 
 unsigned countOperations(const Expr *e) {
   if (!e)
@@ -115,13 +192,17 @@ bool mayRemoveLanes(const Block *b) { return mayRemoveLanes(b, 0); }
 
 bool suspendsAtBarriers(const Function &f) {
   // Local slots would live in the coroutine's frame, away from the stack that the local-memory
-  // window of generic pointers and of called device functions assumes; a device function that
+  // window of generic pointers and of called device functions assumes (unless they are
+  // direct, reached by no pointer); a device function that
   // reaches a barrier would have to suspend its caller. Such kernels keep their fibers.
   // Measured (bench/RESULTS.md): resuming a coroutine reloads what lives across the barrier
   // from its frame, and its code between barriers is a little slower than a fiber's; it wins
   // where barriers come often (a loop around a barrier with no loop inside it, as in a tree
   // reduction: 20% on W2) and loses up to 10% elsewhere (matmul, transpose).
-  return f.kind == FunctionKind::Kernel && f.usesBarriers && f.slots.empty() &&
+  // Direct slots (markDirectSlots) are never reached by a pointer: they may live anywhere.
+  const bool slotsDirect =
+      std::all_of(f.slots.begin(), f.slots.end(), [](const LocalSlot *s) { return s->direct; });
+  return f.kind == FunctionKind::Kernel && f.usesBarriers && slotsDirect &&
          !callsAnything(f.body) && tightBarrierLoop(f.body);
 }
 

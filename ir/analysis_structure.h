@@ -5,6 +5,8 @@
 
 #include "ir/ir.h"
 
+#include <set>
+
 namespace kern::ir {
 
 /// The block a Block statement holds.
@@ -14,6 +16,10 @@ inline const Block *nestedBlock(const Stmt &s) { return s.body ? s.body : s.then
 /// the warp instruction counters (HARDWARE-MODEL.md, "Divergence"). 0 for no expression.
 unsigned countOperations(const Expr *e);
 
+/// The variables that `b` may read before it assigns them, on some path from its start where
+/// the variables of `assigned` are assigned (definite assignment; in doubt, a variable is in).
+std::set<const Var *> readBeforeAssigned(const Block *b, std::set<const Var *> assigned);
+
 /// Whether executing `s` (or `b`, may be null) can switch lanes off for the statements after
 /// it: a return anywhere, a break or continue not inside a loop nested in it.
 bool mayRemoveLanes(const Stmt &s);
@@ -22,8 +28,8 @@ bool mayRemoveLanes(const Block *b);
 /// Whether kernel `f` is compiled as a coroutine that suspends at its barriers (the runtime
 /// then resumes its warps one after another, with no fiber), rather than one that waits in
 /// kern_rt_barrier on a fiber: it reaches __syncthreads itself in a loop around a barrier with
-/// no loop inside it, calls no function and has no local slots. The reasons are in
-/// analysis_structure.cpp.
+/// no loop inside it, calls no function and has no local slots other than direct ones. The reasons
+/// are in analysis_structure.cpp.
 bool suspendsAtBarriers(const Function &f);
 
 } // namespace kern::ir

@@ -37,6 +37,8 @@
 // sites as they were when f was called.
 #include "ir/inline.h"
 
+#include "ir/analysis_structure.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -155,74 +157,6 @@ bool hasBarrier(const Block *b) {
   return found;
 }
 
-/// The variables of `b` that may be read before they are assigned, on some path from the start
-/// of `b` (a definite-assignment analysis; conservative: in doubt, a variable is in `out`).
-class ReadBeforeAssign {
-public:
-  std::set<const Var *> out;
-
-  void block(const Block *b, std::set<const Var *> &assigned) {
-    if (!b)
-      return;
-    for (const Stmt *s : b->stmts)
-      stmt(s, assigned);
-  }
-
-private:
-  void expr(const Expr *e, const std::set<const Var *> &assigned) {
-    auto fn = [&](const Expr *x) {
-      if (x->kind == ExprKind::VarRef && x->var && !assigned.count(x->var))
-        out.insert(x->var);
-    };
-    forEachExpr(e, fn);
-  }
-
-  void stmt(const Stmt *s, std::set<const Var *> &assigned) {
-    for (const Expr *e : {s->value, s->addr, s->format})
-      expr(e, assigned);
-    for (const Expr *e : s->args)
-      expr(e, assigned);
-    switch (s->kind) {
-    case StmtKind::Assign:
-    case StmtKind::Printf:
-      if (s->var)
-        assigned.insert(s->var);
-      break;
-    case StmtKind::If: {
-      expr(s->cond, assigned);
-      std::set<const Var *> a = assigned, b = assigned;
-      block(s->thenBody, a);
-      block(s->elseBody, b);
-      for (const Var *v : a)
-        if (b.count(v))
-          assigned.insert(v);
-      break;
-    }
-    case StmtKind::Loop: {
-      // Each part in the order of the first iteration; nothing counts as assigned after the
-      // loop (it may leave before reaching an assignment).
-      std::set<const Var *> a = assigned;
-      if (s->testFirst) {
-        block(s->preCond, a);
-        expr(s->cond, a);
-      }
-      block(s->body, a);
-      block(s->step, a);
-      if (!s->testFirst) {
-        block(s->preCond, a);
-        expr(s->cond, a);
-      }
-      break;
-    }
-    case StmtKind::Block:
-      block(s->body ? s->body : s->thenBody, assigned);
-      break;
-    default:
-      break;
-    }
-  }
-};
-
 /// The local slot an address points into, when it is the slot's address plus offsets (as the
 /// lowering's rootSlot, for addresses built from a slot's address itself).
 LocalSlot *rootSlot(const Expr *addr) {
@@ -260,8 +194,12 @@ bool hasSideEffects(const Expr *e) {
 /// One copy of a callee's body, made at one call.
 class Copy {
 public:
-  Copy(Module &m, Function &caller, const Function &callee)
-      : m_(m), caller_(caller), callee_(callee) {
+  /// `removable`: where the copy lists the assignments of pure values (to parameters and to
+  /// the result) that may go if their variable is never read; `argVars`: the caller's
+  /// variables passed as arguments (the lowering's temporaries), likewise.
+  Copy(Module &m, Function &caller, const Function &callee, std::vector<Stmt *> &removable,
+       std::set<const Var *> &argVars)
+      : m_(m), caller_(caller), callee_(callee), removable_(removable), argVars_(argVars) {
     for (const Var *v : caller.vars)
       nextVar_ = std::max(nextVar_, v->id + 1);
   }
@@ -281,8 +219,13 @@ public:
     for (size_t i = 0; i < callee_.params.size(); ++i) {
       const Var *p = callee_.params[i];
       Expr *arg = c.ops[i];
-      if (!assignedInCallee.count(p) && isLeaf(arg)) {
-        subst_[p] = arg;
+      Expr *leaf = arg; // a conversion between pointer types is no operation
+      while (leaf->kind == ExprKind::Cast && leaf->type.isPtr() && leaf->ops[0]->type.isPtr())
+        leaf = leaf->ops[0];
+      if (!assignedInCallee.count(p) && isLeaf(leaf)) {
+        subst_[p] = leaf;
+        if (leaf->kind == ExprKind::VarRef)
+          argVars_.insert(leaf->var);
         continue;
       }
       Stmt *s = m_.make<Stmt>(StmtKind::Assign);
@@ -290,13 +233,14 @@ public:
       s->var = var(p);
       s->value = fitType(arg, s->var->type);
       outer->stmts.push_back(s);
+      if (!hasSideEffects(s->value))
+        removable_.push_back(s);
     }
     // Variables the callee may read before it assigns them start at 0, as in a call.
-    ReadBeforeAssign reads;
-    std::set<const Var *> assigned(callee_.params.begin(), callee_.params.end());
-    reads.block(callee_.body, assigned);
+    const std::set<const Var *> reads = readBeforeAssigned(
+        callee_.body, std::set<const Var *>(callee_.params.begin(), callee_.params.end()));
     for (const Var *v : callee_.vars) {
-      if (!reads.out.count(v) || subst_.count(v) ||
+      if (!reads.count(v) || subst_.count(v) ||
           std::find(callee_.params.begin(), callee_.params.end(), v) != callee_.params.end())
         continue;
       Stmt *s = m_.make<Stmt>(StmtKind::Assign);
@@ -428,6 +372,8 @@ private:
         a->var = result_;
         a->value = fitType(expr(s->value), result_->type);
         out->stmts.push_back(a);
+        if (!hasSideEffects(a->value))
+          removable_.push_back(a);
       } else if (s->value && hasSideEffects(s->value)) {
         Stmt *a = m_.make<Stmt>(StmtKind::Eval);
         a->loc = s->loc;
@@ -467,6 +413,8 @@ private:
   Module &m_;
   Function &caller_;
   const Function &callee_;
+  std::vector<Stmt *> &removable_;
+  std::set<const Var *> &argVars_;
   uint32_t nextVar_ = 0;
   Var *result_ = nullptr;
   bool onceLoop_ = false;
@@ -539,8 +487,70 @@ private:
       }
     }
     stack_.pop_back();
+    removable_.clear();
+    argVars_.clear();
     inlineInto(*f, f->body);
+    removeUnread(*f);
     state_[f] = State::Done;
+  }
+
+  /// Removes the assignments of pure values to parameters and results of inlined calls whose
+  /// variable is never read (`v += w;` returns `*this`, which the statement drops; a parameter
+  /// the callee ignores), then the local slots that nothing refers to any more (an empty
+  /// struct whose member function was inlined): the caller's C equivalent has neither, and an
+  /// address kept in a variable would keep its slot from being direct (markDirectSlots).
+  void removeUnread(Function &f) {
+    std::set<const Var *> read;
+    std::set<const LocalSlot *> used;
+    auto reads = [&](const Expr *e) {
+      if (e->kind == ExprKind::VarRef)
+        read.insert(e->var);
+      if (e->slot)
+        used.insert(e->slot);
+    };
+    forEachExpr(f.body, reads);
+    std::set<const Stmt *> dead;
+    for (const Stmt *s : removable_)
+      if (!read.count(s->var))
+        dead.insert(s);
+    auto argument = [&](const Stmt *s) {
+      if (s->kind == StmtKind::Assign && argVars_.count(s->var) && !read.count(s->var) &&
+          !hasSideEffects(s->value))
+        dead.insert(s);
+    };
+    forEachStmt(f.body, argument);
+    if (!dead.empty()) {
+      removeStmts(f.body, dead);
+      read.clear();
+      used.clear();
+      forEachExpr(f.body, reads);
+    }
+    auto usedByStmt = [&](const Stmt *s) {
+      if (s->slot)
+        used.insert(s->slot);
+    };
+    forEachStmt(f.body, usedByStmt);
+    std::vector<LocalSlot *> slots;
+    for (LocalSlot *s : f.slots)
+      if (used.count(s)) {
+        s->id = static_cast<uint32_t>(slots.size());
+        slots.push_back(s);
+      }
+    f.slots = std::move(slots);
+  }
+
+  static void removeStmts(Block *b, const std::set<const Stmt *> &dead) {
+    if (!b)
+      return;
+    std::vector<Stmt *> kept;
+    for (Stmt *s : b->stmts) {
+      if (dead.count(s))
+        continue;
+      for (Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+        removeStmts(c, dead);
+      kept.push_back(s);
+    }
+    b->stmts = std::move(kept);
   }
 
   /// 0: not inlined; 1: inlined as it stands; 2: inlined in a loop that runs once.
@@ -569,7 +579,7 @@ private:
       if (c && c->kind == ExprKind::Call && c->callee && c->callee != &f &&
           c->ops.size() == c->callee->params.size()) {
         if (int h = how(c->callee)) {
-          s = Copy(m_, f, *c->callee).make(*s, *c, h == 2);
+          s = Copy(m_, f, *c->callee, removable_, argVars_).make(*s, *c, h == 2);
           continue;
         }
       }
@@ -583,6 +593,8 @@ private:
   std::vector<Function *> stack_;
   std::set<const Function *> recursive_;
   std::map<const Function *, int> how_;
+  std::vector<Stmt *> removable_; // see Copy
+  std::set<const Var *> argVars_;
 };
 
 } // namespace

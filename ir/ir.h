@@ -115,6 +115,10 @@ struct LocalSlot {
   std::string name;
   uint64_t size = 0;
   uint64_t align = 1;
+  /// Filled by analysis (markDirectSlots): the slot's address is never a value, only the base
+  /// of the loads and stores of the function itself, each naturally aligned where its offset is
+  /// a constant. The backend may then lay the 32 lanes' copies out as it likes.
+  bool direct = false;
 };
 
 /// A file-scope variable: `__device__` (global space), `__constant__` (constant space) or a

@@ -8,6 +8,7 @@
 #include "ir/analysis.h"
 #include "ir/inline.h"
 #include "ir/lower.h"
+#include "ir/spaces.h"
 
 namespace kern::ir {
 
@@ -123,6 +124,7 @@ std::unique_ptr<Module> buildModule(frontend::SourceManager &sm,
   // 7. Small device functions copied into their callers, as nvcc inlines them: `this`,
   // references and struct results become the caller's own objects (ir/inline.cpp).
   inlineDeviceCalls(*m);
+  refineAddressSpaces(*m);
   if (options.printAfter)
     options.printAfter("inline", print(*m));
   problem = verify(*m);
@@ -132,6 +134,8 @@ std::unique_ptr<Module> buildModule(frontend::SourceManager &sm,
   }
   // 8. Which values are the same in every lane of a warp (the backend keeps those scalar).
   analyzeUniformity(*m);
+  // 9. Which local slots are reached only by their own loads and stores (laid out by lanes).
+  markDirectSlots(*m);
   return m;
 }
 

@@ -63,6 +63,22 @@ __global__ void k(int *out) {
 })"));
 }
 
+TEST_CASE("a local array reached only by indexing does not keep a kernel from suspending",
+          "[backend]") {
+  // Its slot is direct (ir::markDirectSlots): no pointer reaches it.
+  CHECK(suspends(R"(
+__global__ void k(int *out) {
+  __shared__ int s[32];
+  int a[4];
+  for (int t = 0; t < 4; ++t) {
+    a[t] = t;
+    s[threadIdx.x] = a[t];
+    __syncthreads();
+  }
+  out[threadIdx.x] = s[0];
+})"));
+}
+
 TEST_CASE("kernels that keep their fibers", "[backend]") {
   // No barrier in a loop.
   CHECK_FALSE(suspends(R"(
@@ -98,14 +114,16 @@ __global__ void k(int *out) {
   }
   out[threadIdx.x] = s[0];
 })"));
-  // A local array: its slot would live in the coroutine's frame.
+  // A local array whose address is a value: its slot would live in the coroutine's frame,
+  // away from the window where generic pointers reach local memory.
   CHECK_FALSE(suspends(R"(
 __global__ void k(int *out) {
   __shared__ int s[32];
   int a[4];
+  int *p = a;
   for (int t = 0; t < 4; ++t) {
-    a[t] = t;
-    s[threadIdx.x] = a[t];
+    p[t] = t;
+    s[threadIdx.x] = p[t];
     __syncthreads();
   }
   out[threadIdx.x] = s[0];
