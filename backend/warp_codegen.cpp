@@ -343,7 +343,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     emitBlock(ir::nestedBlock(s));
     return;
   case StmtKind::Assign: {
-    countInstr(1 + ir::countOperations(s.value));
+    countInstr(ir::countAssignment(s));
     Value *v = emitExpr(*s.value);
     auto *slot = vars_[s.var];
     if (!slot) {

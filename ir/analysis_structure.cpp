@@ -181,11 +181,27 @@ std::set<const Var *> readBeforeAssigned(const Block *b, std::set<const Var *> a
 unsigned countOperations(const Expr *e) {
   if (!e)
     return 0;
+  switch (e->kind) {
+  case ExprKind::Const: // values that are already in a register or an immediate
+  case ExprKind::VarRef:
+  case ExprKind::BuiltinVar:
+  case ExprKind::StringConst:
+  case ExprKind::GlobalAddr:
+  case ExprKind::SharedAddr:
+  case ExprKind::LocalAddr:
+  case ExprKind::ParamAddr:
+  case ExprKind::FunctionAddr:
+    return 0;
+  default:
+    break;
+  }
   unsigned n = 1;
   for (auto *o : e->ops)
     n += countOperations(o);
   return n;
 }
+
+unsigned countAssignment(const Stmt &s) { return countOperations(s.value); }
 
 bool mayRemoveLanes(const Stmt &s) { return mayRemoveLanes(s, 0); }
 bool mayRemoveLanes(const Block *b) { return mayRemoveLanes(b, 0); }

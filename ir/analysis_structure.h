@@ -13,8 +13,16 @@ namespace kern::ir {
 inline const Block *nestedBlock(const Stmt &s) { return s.body ? s.body : s.thenBody; }
 
 /// The IR operations of `e` (itself and its operands, recursively): what one evaluation adds to
-/// the warp instruction counters (HARDWARE-MODEL.md, "Divergence"). 0 for no expression.
+/// the warp instruction counters (HARDWARE-MODEL.md, "Divergence"). Leaves count nothing: a
+/// variable, a constant, a builtin such as threadIdx.x, an address known at compile time are
+/// values already in a register or immediates. 0 for no expression.
 unsigned countOperations(const Expr *e);
+
+/// What an assignment adds to the instruction counters: its value's operations. Naming a value
+/// is no instruction: a copy of one variable into another is a register move that the GPU's
+/// compiler removes by renaming, so neither `x = y` nor the temporaries that C++ code passes
+/// through (arguments, results of inlined functions) count (docs/counters.md).
+unsigned countAssignment(const Stmt &s);
 
 /// The variables that `b` may read before it assigns them, on some path from its start where
 /// the variables of `assigned` are assigned (definite assignment; in doubt, a variable is in).

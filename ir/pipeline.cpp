@@ -8,6 +8,7 @@
 #include "ir/analysis.h"
 #include "ir/inline.h"
 #include "ir/lower.h"
+#include "ir/promote.h"
 #include "ir/spaces.h"
 
 namespace kern::ir {
@@ -132,10 +133,12 @@ std::unique_ptr<Module> buildModule(frontend::SourceManager &sm,
     diags.error({}, "internal error: invalid IR after inlining: " + problem);
     return nullptr;
   }
-  // 8. Which values are the same in every lane of a warp (the backend keeps those scalar).
-  analyzeUniformity(*m);
-  // 9. Which local slots are reached only by their own loads and stores (laid out by lanes).
+  // 8. Which local slots are reached only by their own loads and stores (laid out by lanes),
+  // and those of them whose fields become variables.
   markDirectSlots(*m);
+  promoteDirectSlots(*m);
+  // 9. Which values are the same in every lane of a warp (the backend keeps those scalar).
+  analyzeUniformity(*m);
   return m;
 }
 
