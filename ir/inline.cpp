@@ -181,11 +181,13 @@ bool isLeaf(const Expr *e) {
   }
 }
 
-bool hasSideEffects(const Expr *e) {
+/// Whether evaluating `e` does more than compute a value: a call or a non-math intrinsic (and,
+/// with `loads`, a load, which may fault).
+bool hasSideEffects(const Expr *e, bool loads = true) {
   bool found = false;
   auto fn = [&](const Expr *x) {
-    found = found || x->kind == ExprKind::Call || x->kind == ExprKind::Intrinsic ||
-            x->kind == ExprKind::Load;
+    found = found || x->kind == ExprKind::Call || (loads && x->kind == ExprKind::Load) ||
+            (x->kind == ExprKind::Intrinsic && intrinsicKind(x->intrinsic) != IntrinsicKind::Math);
   };
   forEachExpr(e, fn);
   return found;
@@ -490,7 +492,9 @@ private:
     removable_.clear();
     argVars_.clear();
     inlineInto(*f, f->body);
+    propagateAddresses(*f);
     removeUnread(*f);
+    predicateShortCircuits(f->body);
     state_[f] = State::Done;
   }
 
@@ -551,6 +555,139 @@ private:
       kept.push_back(s);
     }
     b->stmts = std::move(kept);
+  }
+
+  /// Replaces the variables that hold one address known at compile time (the lowering's
+  /// temporary `%arg = &slot` for `z.norm2()` inside a function whose `z` became the caller's
+  /// slot) by that address: assigned once, before any read. The loads and stores through them
+  /// become accesses of the slot, which may then be direct (markDirectSlots).
+  void propagateAddresses(Function &f) {
+    std::map<const Var *, std::vector<Stmt *>> assigns;
+    auto collect = [&](const Stmt *s) {
+      if (s->var)
+        assigns[s->var].push_back(const_cast<Stmt *>(s));
+    };
+    forEachStmt(f.body, collect);
+    std::map<const Var *, Expr *> known;
+    for (auto &[v, list] : assigns) {
+      if (v->isParam || list.size() != 1 || list[0]->kind != StmtKind::Assign)
+        continue;
+      const Expr *leaf = list[0]->value;
+      while (leaf->kind == ExprKind::Cast && leaf->type.isPtr() && leaf->ops[0]->type.isPtr())
+        leaf = leaf->ops[0];
+      if (leaf->ops.empty() &&
+          (leaf->kind == ExprKind::LocalAddr || leaf->kind == ExprKind::SharedAddr ||
+           leaf->kind == ExprKind::GlobalAddr || leaf->kind == ExprKind::StringConst))
+        known[v] = const_cast<Expr *>(leaf);
+    }
+    if (known.empty())
+      return;
+    const std::set<const Var *> early = readBeforeAssigned(f.body, {});
+    for (auto it = known.begin(); it != known.end();)
+      it = early.count(it->first) ? known.erase(it) : std::next(it);
+    if (known.empty())
+      return;
+    std::set<const Stmt *> dead;
+    for (auto &[v, value] : known)
+      dead.insert(assigns[v][0]);
+    removeStmts(f.body, dead);
+    replaceKnown(f.body, known);
+  }
+
+  void replaceKnown(Block *b, const std::map<const Var *, Expr *> &known) {
+    if (!b)
+      return;
+    for (Stmt *s : b->stmts) {
+      for (Expr **e : {&s->value, &s->addr, &s->cond, &s->format})
+        replaceKnown(*e, known);
+      for (Expr *&e : s->args)
+        replaceKnown(e, known);
+      if (s->kind == StmtKind::Assign && s->value->type != s->var->type && s->value->type.isPtr() &&
+          s->var->type.isPtr()) {
+        Expr *c = m_.make<Expr>(ExprKind::Cast, s->var->type);
+        c->ops = {s->value};
+        s->value = c;
+      }
+      if (s->kind == StmtKind::Store &&
+          (s->space == AddrSpace::Generic || s->space == AddrSpace::Local) && !s->slot)
+        if (LocalSlot *slot = rootSlot(s->addr)) {
+          s->space = AddrSpace::Local;
+          s->slot = slot;
+        }
+      for (Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+        replaceKnown(c, known);
+    }
+  }
+
+  void replaceKnown(Expr *&e, const std::map<const Var *, Expr *> &known) {
+    if (!e)
+      return;
+    if (e->kind == ExprKind::VarRef) {
+      auto it = known.find(e->var);
+      if (it != known.end())
+        e = m_.make<Expr>(*it->second);
+      return;
+    }
+    for (Expr *&o : e->ops)
+      replaceKnown(o, known);
+    if (e->kind == ExprKind::Load &&
+        (e->space == AddrSpace::Generic || e->space == AddrSpace::Local) && !e->slot)
+      if (LocalSlot *slot = rootSlot(e->ops[0])) {
+        e->space = AddrSpace::Local;
+        e->slot = slot;
+      }
+    if (e->kind == ExprKind::Binary && e->ops[0]->type.isPtr() &&
+        e->ops[0]->type != e->ops[1]->type)
+      for (Expr *&o : e->ops)
+        if (o->type != Type::ptr(AddrSpace::Generic)) {
+          Expr *c = m_.make<Expr>(ExprKind::Cast, Type::ptr(AddrSpace::Generic));
+          c->ops = {o};
+          o = c;
+        }
+    if (e->kind == ExprKind::Select)
+      for (size_t i = 1; i < 3; ++i)
+        if (e->ops[i]->type != e->type) {
+          Expr *c = m_.make<Expr>(ExprKind::Cast, e->type);
+          c->ops = {e->ops[i]};
+          e->ops[i] = c;
+        }
+  }
+
+  /// Whether `b` has an effect besides assigning variables and loading memory, or leaves it
+  /// other than by its end.
+  static bool hasEffects(const Block *b) {
+    bool found = false;
+    auto effects = [&](const Stmt *s) {
+      switch (s->kind) {
+      case StmtKind::Assign:
+      case StmtKind::Eval:
+        found = found || hasSideEffects(s->value, false);
+        break;
+      case StmtKind::If:
+      case StmtKind::Block:
+        found = found || hasSideEffects(s->cond, false);
+        break;
+      default:
+        found = true;
+      }
+    };
+    forEachStmt(b, effects);
+    return found;
+  }
+
+  /// An `if` that implements &&, || or ?: counts as a branch only while an arm has side
+  /// effects, as the lowering decides: an arm whose calls were all inlined into loads and
+  /// arithmetic is predicated, as the GPU's compiler predicates it (`n < 50 && z.norm2() < 4`).
+  static void predicateShortCircuits(Block *b) {
+    if (!b)
+      return;
+    for (Stmt *s : b->stmts) {
+      if (s->kind == StmtKind::If && s->shortCircuit && s->isBranch && !hasEffects(s->thenBody) &&
+          !hasEffects(s->elseBody))
+        s->isBranch = false;
+      for (Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+        predicateShortCircuits(c);
+    }
   }
 
   /// 0: not inlined; 1: inlined as it stands; 2: inlined in a loop that runs once.

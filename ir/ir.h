@@ -300,6 +300,9 @@ struct Stmt {
   /// whose arms load memory), which the hardware predicates instead of branching; such an if
   /// is not counted as a branch.
   bool isBranch = true;
+  /// If: it implements &&, || or ?: (with isBranch true when an arm has side effects, a call
+  /// included; ir/inline.cpp clears isBranch where the inlined arms have none left).
+  bool shortCircuit = false;
   // Loop: repeat { preCond; if (testFirst && !cond) break; body; [continue lands here] step;
   //                if (!testFirst && !cond) break; }
   // that is: for/while have testFirst = true; do-while has testFirst = false (cond after step).

@@ -119,8 +119,8 @@ __global__ void k(int *out) {
   CHECK_FALSE(suspends(R"(
 __global__ void k(int *out) {
   __shared__ int s[32];
-  int a[4];
-  int *p = a;
+  int a[4], b[4];
+  int *p = threadIdx.x & 1 ? a : b;
   for (int t = 0; t < 4; ++t) {
     p[t] = t;
     s[threadIdx.x] = p[t];
