@@ -106,6 +106,7 @@ void WarpCodegen::emit() {
   shadow_ = loadCtx(kCtxShadow, b_.getPtrTy(), "shadow");
 
   mask_ = std::make_unique<MaskContext>(b_, entryMask);
+  shortLoops_ = ir::shortLoops(f_, 64);
   exit_ = BasicBlock::Create(c_, "fn.exit");
   if (mc_.options.counters) {
     instrWarp_ = entryAlloca(b_, b_.getInt64Ty(), "instr.warp");
@@ -490,14 +491,16 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
     emitBlock(s.preCond);
     test();
   }
-  mask_->endLoop([&] { emitBackEdge(s.site); });
+  mask_->endLoop([&] { emitBackEdge(s.site, !shortLoops_.count(&s)); });
 }
 
-void WarpCodegen::emitBackEdge(ir::SiteId site) {
+void WarpCodegen::emitBackEdge(ir::SiteId site, bool poll) {
   // clock() ticks once per back-edge, so a spin on clock() advances.
   Value *ticksAddr = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), warp_, kWarpTicks);
   Value *ticks = b_.CreateLoad(b_.getInt64Ty(), ticksAddr, "ticks");
   b_.CreateStore(b_.CreateAdd(ticks, b_.getInt64(1)), ticksAddr);
+  if (!poll) // a loop of a few iterations (ir::shortLoops): the enclosing code polls
+    return;
   // Runaway kernels: count back-edges down; the runtime decides at zero (abi.h kern_rt_poll).
   Value *steps =
       b_.CreateSub(loadCtx(kCtxSteps, b_.getInt64Ty(), "steps"), b_.getInt64(1), "steps.left");

@@ -154,7 +154,8 @@ private:
   void emitStmt(const ir::Stmt &s);
   void emitLoop(const ir::Stmt &s);
   void emitPrintf(const ir::Stmt &s);
-  void emitBackEdge(ir::SiteId site);
+  /// A loop's back-edge: clock() ticks, and unless `poll` is false the runaway check.
+  void emitBackEdge(ir::SiteId site, bool poll);
   BranchHook branchHook(ir::SiteId site, bool counted);
   void countInstr(unsigned n);
   Value *emitCond(const ir::Expr *e);
@@ -269,6 +270,7 @@ private:
   std::map<const ir::LocalSlot *, std::pair<uint64_t, uint64_t>> slots_;
   std::map<const ir::Var *, llvm::AllocaInst *> vars_;
   std::set<const ir::Var *> scalarVars_;
+  std::set<const ir::Stmt *> shortLoops_; // ir::shortLoops: back-edges without a poll
   llvm::AllocaInst *retval_ = nullptr;
   llvm::AllocaInst *addrBuf_ = nullptr;
   BasicBlock *exit_ = nullptr;

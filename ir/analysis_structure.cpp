@@ -2,6 +2,8 @@
 #include "ir/analysis_structure.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 
 namespace kern::ir {
 
@@ -170,7 +172,166 @@ private:
   }
 };
 
+/// The value of integer expression `e` where every variable has its value in `env`; false if
+/// it has another form or reads another variable. Values are kept as the type's C value.
+bool evaluate(const Expr *e, const std::map<const Var *, int64_t> &env, int64_t &out) {
+  auto fit = [](Type t, int64_t v) {
+    const unsigned bits = t.bits();
+    if (bits >= 64)
+      return v;
+    const uint64_t mask = (uint64_t(1) << bits) - 1;
+    uint64_t u = static_cast<uint64_t>(v) & mask;
+    if (t.isSigned && (u >> (bits - 1)) & 1)
+      u |= ~mask;
+    return static_cast<int64_t>(u);
+  };
+  if (!e->type.isInt() && !e->type.isBool())
+    return false;
+  switch (e->kind) {
+  case ExprKind::Const:
+    out = e->intValue;
+    return true;
+  case ExprKind::VarRef: {
+    auto it = env.find(e->var);
+    if (it == env.end())
+      return false;
+    out = it->second;
+    return true;
+  }
+  case ExprKind::Cast: {
+    int64_t v;
+    if (!e->ops[0]->type.isInt() || !evaluate(e->ops[0], env, v))
+      return false;
+    out = fit(e->type, v);
+    return true;
+  }
+  case ExprKind::Binary: {
+    int64_t a, b;
+    if (!evaluate(e->ops[0], env, a) || !evaluate(e->ops[1], env, b))
+      return false;
+    const Type t = e->ops[0]->type;
+    const bool sgn = t.isSigned;
+    const uint64_t ua =
+        static_cast<uint64_t>(a) & (t.bits() >= 64 ? ~0ull : (1ull << t.bits()) - 1);
+    const uint64_t ub =
+        static_cast<uint64_t>(b) & (t.bits() >= 64 ? ~0ull : (1ull << t.bits()) - 1);
+    switch (e->binaryOp) {
+    case BinaryOp::Add:
+      out = fit(e->type, static_cast<int64_t>(ua + ub));
+      return true;
+    case BinaryOp::Sub:
+      out = fit(e->type, static_cast<int64_t>(ua - ub));
+      return true;
+    case BinaryOp::Mul:
+      out = fit(e->type, static_cast<int64_t>(ua * ub));
+      return true;
+    case BinaryOp::Div:
+      if (b == 0 || (sgn && b == -1))
+        return false;
+      out = fit(e->type, sgn ? a / b : static_cast<int64_t>(ua / ub));
+      return true;
+    case BinaryOp::Shl:
+    case BinaryOp::Shr:
+      if (b < 0 || b >= static_cast<int64_t>(t.bits()))
+        return false;
+      out = fit(e->type, e->binaryOp == BinaryOp::Shl ? static_cast<int64_t>(ua << b)
+                         : sgn                        ? a >> b
+                                                      : static_cast<int64_t>(ua >> b));
+      return true;
+    case BinaryOp::Lt:
+      out = sgn ? a < b : ua < ub;
+      return true;
+    case BinaryOp::Le:
+      out = sgn ? a <= b : ua <= ub;
+      return true;
+    case BinaryOp::Gt:
+      out = sgn ? a > b : ua > ub;
+      return true;
+    case BinaryOp::Ge:
+      out = sgn ? a >= b : ua >= ub;
+      return true;
+    case BinaryOp::Eq:
+      out = a == b;
+      return true;
+    case BinaryOp::Ne:
+      out = a != b;
+      return true;
+    default:
+      return false;
+    }
+  }
+  default:
+    return false;
+  }
+}
+
+bool assigns(const Block *b, const Var *v) {
+  bool found = false;
+  std::function<void(const Block *)> walk = [&](const Block *x) {
+    if (!x)
+      return;
+    for (const Stmt *s : x->stmts) {
+      found = found || s->var == v;
+      for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+        walk(c);
+    }
+  };
+  walk(b);
+  return found;
+}
+
+/// Whether loop `loop`, preceded by `before`, ends after at most `limit` iterations: a
+/// counter set to a constant just before it, tested against constants, changed only by the
+/// loop's step by constants (`for (int i = 0; i < 4; ++i)`, `for (s = 64 / 2; s > 0; s >>= 1)`).
+bool shortLoop(const Stmt &loop, const Stmt *before, unsigned limit) {
+  if (loop.kind != StmtKind::Loop || !loop.testFirst || !loop.cond || !loop.step || !before ||
+      before->kind != StmtKind::Assign || !before->var || !before->var->type.isInt() ||
+      (loop.preCond && !loop.preCond->stmts.empty()))
+    return false;
+  const Var *i = before->var;
+  std::map<const Var *, int64_t> env;
+  int64_t value;
+  if (!evaluate(before->value, env, value) || assigns(loop.body, i))
+    return false;
+  for (unsigned n = 0; n <= limit; ++n) {
+    env.clear();
+    env[i] = value;
+    int64_t go;
+    if (!evaluate(loop.cond, env, go))
+      return false;
+    if (!go)
+      return true;
+    // The step: assignments of the counter and of temporaries computed from it.
+    for (const Stmt *s : loop.step->stmts) {
+      int64_t v;
+      if (s->kind != StmtKind::Assign || !s->var || !evaluate(s->value, env, v))
+        return false;
+      env[s->var] = v;
+    }
+    value = env[i];
+  }
+  return false;
+}
+
+void shortLoops(const Block *b, unsigned limit, std::set<const Stmt *> &out) {
+  if (!b)
+    return;
+  for (size_t k = 0; k < b->stmts.size(); ++k) {
+    const Stmt *s = b->stmts[k];
+    if (s->kind == StmtKind::Loop && shortLoop(*s, k > 0 ? b->stmts[k - 1] : nullptr, limit))
+      out.insert(s);
+    for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+      shortLoops(c, limit, out);
+  }
+}
+
 } // namespace
+
+std::set<const Stmt *> shortLoops(const Function &f, unsigned limit) {
+  std::set<const Stmt *> out;
+  shortLoops(f.body, limit, out);
+  return out;
+}
 
 std::set<const Var *> readBeforeAssigned(const Block *b, std::set<const Var *> assigned) {
   ReadBeforeAssign r;

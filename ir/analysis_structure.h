@@ -33,6 +33,12 @@ std::set<const Var *> readBeforeAssigned(const Block *b, std::set<const Var *> a
 bool mayRemoveLanes(const Stmt &s);
 bool mayRemoveLanes(const Block *b);
 
+/// The loops of `f` that end after at most `limit` iterations whatever the data: a counter set
+/// to a constant just before the loop, tested against constants and changed only by the step,
+/// by constants. They need no check for a runaway kernel on their back-edges (an enclosing
+/// loop has one), and once LLVM unrolls them their checks would be most of their code.
+std::set<const Stmt *> shortLoops(const Function &f, unsigned limit);
+
 /// Whether kernel `f` is compiled as a coroutine that suspends at its barriers (the runtime
 /// then resumes its warps one after another, with no fiber), rather than one that waits in
 /// kern_rt_barrier on a fiber: it reaches __syncthreads itself in a loop around a barrier with
