@@ -256,7 +256,12 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   // most of an access's code, so it lies in one function per kind of access shared by every
   // site of the module (warp_general.cpp), which keeps the JIT's work proportional to the
   // fast paths.
+  // The tile shapes of shared loads stay here: in tiled code (`As[ty][k]`, `Bs[k][tx]` of a
+  // 16x16 matmul) they are as hot as the contiguous one.
   addrs = addressVector(a);
+  std::vector<std::pair<Value *, BasicBlock *>> others;
+  if (a.op == AccessOp::Load && a.space == AddrSpace::Shared)
+    others = emitHalfWarpLoads(a, addrs, m, mbits, doneBB);
   std::vector<Value *> args = {ctx_, addrs, m, b_.getInt32(a.site), windowLo_, localHi_};
   if (a.op == AccessOp::Store)
     args.push_back(vec(a.value));
@@ -267,8 +272,10 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   b_.SetInsertPoint(doneBB);
   if (!fastValue)
     return nullptr;
-  auto *phi = b_.CreatePHI(fastValue->getType(), 2, "access.value");
+  auto *phi = b_.CreatePHI(fastValue->getType(), 2 + others.size(), "access.value");
   phi->addIncoming(fastValue, fastEnd);
+  for (auto &[v, bb] : others)
+    phi->addIncoming(v, bb);
   phi->addIncoming(generalValue, generalEnd);
   return phi;
 }
