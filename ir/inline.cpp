@@ -5,9 +5,10 @@
 // (the device version of a __host__ __device__ one included) is replaced by a copy of f's body
 // when
 //   - f is not recursive: no cycle of calls passes through it;
-//   - f is small: at most kMaxNodes statements and expression nodes, counted after the calls
-//     f makes were themselves inlined (callees are processed before their callers, so a chain
-//     of small functions collapses into the kernel);
+//   - f is small: at most kMaxNodes statements and expression nodes (kMaxNodesSingleCall when
+//     f is called from one place only), counted after the calls f makes were themselves
+//     inlined (callees are processed before their callers, so a chain of small functions
+//     collapses into the kernel);
 //   - f's returns can be expressed without it: either every return is in tail position (the
 //     last statement of f, or the last statement of an arm of an `if` in tail position), and
 //     then `return x` is simply `result = x`; or no return is inside a loop of f and f has no
@@ -47,8 +48,10 @@ namespace kern::ir {
 
 namespace {
 
-/// The largest callee inlined, in IR nodes (statements and expression nodes).
+/// The largest callee inlined, in IR nodes (statements and expression nodes), and the largest
+/// one called from a single place, whose copy replaces the function instead of adding to it.
 constexpr unsigned kMaxNodes = 250;
+constexpr unsigned kMaxNodesSingleCall = 2000;
 
 unsigned nodes(const Expr *e) {
   if (!e)
@@ -431,6 +434,14 @@ public:
 
   void run() {
     for (Function *f : m_.functions)
+      if (f->kind != FunctionKind::Host) {
+        auto count = [&](const Expr *e) {
+          if (e->kind == ExprKind::Call && e->callee)
+            ++callSites_[e->callee];
+        };
+        forEachExpr(f->body, count);
+      }
+    for (Function *f : m_.functions)
       if (f->kind != FunctionKind::Host && state_[f] == State::New)
         process(f);
     // Only the device functions that kernels still call (directly or not) are compiled.
@@ -697,7 +708,8 @@ private:
       return it->second;
     int h = 0;
     if (callee->kind == FunctionKind::Device && callee->body && !recursive_.count(callee) &&
-        state_[const_cast<Function *>(callee)] == State::Done && nodes(callee->body) <= kMaxNodes) {
+        state_[const_cast<Function *>(callee)] == State::Done &&
+        nodes(callee->body) <= (callSites_[callee] == 1 ? kMaxNodesSingleCall : kMaxNodes)) {
       if (returnsInTail(callee->body, true, 0))
         h = 1;
       else if (!returnInLoop(callee->body, 0) && !hasBarrier(callee->body))
@@ -730,7 +742,8 @@ private:
   std::vector<Function *> stack_;
   std::set<const Function *> recursive_;
   std::map<const Function *, int> how_;
-  std::vector<Stmt *> removable_; // see Copy
+  std::map<const Function *, unsigned> callSites_; // in kernels and device functions
+  std::vector<Stmt *> removable_;                  // see Copy
   std::set<const Var *> argVars_;
 };
 
