@@ -107,6 +107,7 @@ void WarpCodegen::emit() {
 
   mask_ = std::make_unique<MaskContext>(b_, entryMask);
   shortLoops_ = ir::shortLoops(f_, 64);
+  tiled_ = !isKernel || ir::usesThreadRows(f_);
   exit_ = BasicBlock::Create(c_, "fn.exit");
   if (mc_.options.counters) {
     instrWarp_ = entryAlloca(b_, b_.getInt64Ty(), "instr.warp");

@@ -271,6 +271,7 @@ private:
   std::map<const ir::Var *, llvm::AllocaInst *> vars_;
   std::set<const ir::Var *> scalarVars_;
   std::set<const ir::Stmt *> shortLoops_; // ir::shortLoops: back-edges without a poll
+  bool tiled_ = true; // reads threadIdx.y or .z (or is a device function): 2-D tiles likely
   llvm::AllocaInst *retval_ = nullptr;
   llvm::AllocaInst *addrBuf_ = nullptr;
   BasicBlock *exit_ = nullptr;

@@ -1,11 +1,11 @@
 // The general path of warp memory accesses as functions shared by every site of a module.
 //
 // emitMemoryAccess (warp_memory.cpp) emits each global, shared or generic load and store as a
-// contiguous fast path (one vector access, a few scalar checks), for shared loads the 16-wide
-// tile shapes (as hot in tiled code: W3 matmul lost 20% with them out of line), and a general
-// path: the tile shapes of other loads, the region, allocation and alignment checks lane by
-// lane with their fault reports, gathers and scatters, and the checked mode's and the
-// counters' hooks. The general path is most of an access's code but rarely the one taken where
+// contiguous fast path (one vector access, a few scalar checks), for shared loads of code that
+// uses 2-D thread indices the 16-wide tile shapes (as hot in tiled code: W3 matmul lost 20%
+// with them out of line), and a general path: the tile shapes, the region, allocation and alignment
+// checks lane by lane with their fault reports, gathers and scatters, and the checked mode's and
+// the counters' hooks. The general path is most of an access's code but rarely the one taken where
 // speed matters, so it is
 // emitted once per kind of access (operation, type, space) as a function taking the site as an
 // argument, and each site calls it. The JIT's work (and so the compile time of a program) then
@@ -88,7 +88,7 @@ void WarpCodegen::emitGeneralAccessFunction(AccessOp op, ir::Type type, ir::Addr
   exit_ = BasicBlock::Create(c_, "faulted", fn_);
   auto *doneBB = newBlock("access.done");
   std::vector<std::pair<Value *, BasicBlock *>> results;
-  if (op == AccessOp::Load && space != ir::AddrSpace::Shared) // shared: done by the caller
+  if (op == AccessOp::Load)
     results = emitHalfWarpLoads(a, addrs, m, bits(m, "access.lanes"), doneBB);
   Value *v = emitGeneralAccess(a, addrs, m);
   results.push_back({v, b_.GetInsertBlock()});

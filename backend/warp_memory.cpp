@@ -256,11 +256,12 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   // most of an access's code, so it lies in one function per kind of access shared by every
   // site of the module (warp_general.cpp), which keeps the JIT's work proportional to the
   // fast paths.
-  // The tile shapes of shared loads stay here: in tiled code (`As[ty][k]`, `Bs[k][tx]` of a
-  // 16x16 matmul) they are as hot as the contiguous one.
+  // The tile shapes of shared loads stay here where the code indexes threads in two or three
+  // dimensions, as tiled code does (`As[ty][k]`, `Bs[k][tx]` of a 16x16 matmul): they are as
+  // hot there as the contiguous one. (The shared function tries them too.)
   addrs = addressVector(a);
   std::vector<std::pair<Value *, BasicBlock *>> others;
-  if (a.op == AccessOp::Load && a.space == AddrSpace::Shared)
+  if (a.op == AccessOp::Load && a.space == AddrSpace::Shared && tiled_)
     others = emitHalfWarpLoads(a, addrs, m, mbits, doneBB);
   std::vector<Value *> args = {ctx_, addrs, m, b_.getInt32(a.site), windowLo_, localHi_};
   if (a.op == AccessOp::Store)

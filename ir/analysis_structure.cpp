@@ -327,6 +327,32 @@ void shortLoops(const Block *b, unsigned limit, std::set<const Stmt *> &out) {
 
 } // namespace
 
+bool usesThreadRows(const Function &f) {
+  bool found = false;
+  std::function<void(const Expr *)> expr = [&](const Expr *e) {
+    if (!e || found)
+      return;
+    found = e->kind == ExprKind::BuiltinVar &&
+            (e->builtinVar == BuiltinVar::ThreadIdxY || e->builtinVar == BuiltinVar::ThreadIdxZ);
+    for (const Expr *o : e->ops)
+      expr(o);
+  };
+  std::function<void(const Block *)> block = [&](const Block *b) {
+    if (!b)
+      return;
+    for (const Stmt *s : b->stmts) {
+      for (const Expr *e : {s->value, s->addr, s->cond, s->format})
+        expr(e);
+      for (const Expr *e : s->args)
+        expr(e);
+      for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+        block(c);
+    }
+  };
+  block(f.body);
+  return found;
+}
+
 std::set<const Stmt *> shortLoops(const Function &f, unsigned limit) {
   std::set<const Stmt *> out;
   shortLoops(f.body, limit, out);

@@ -39,6 +39,10 @@ bool mayRemoveLanes(const Block *b);
 /// loop has one), and once LLVM unrolls them their checks would be most of their code.
 std::set<const Stmt *> shortLoops(const Function &f, unsigned limit);
 
+/// Whether `f` reads threadIdx.y or threadIdx.z: its blocks are likely 2-D tiles, whose warps
+/// span several rows.
+bool usesThreadRows(const Function &f);
+
 /// Whether kernel `f` is compiled as a coroutine that suspends at its barriers (the runtime
 /// then resumes its warps one after another, with no fiber), rather than one that waits in
 /// kern_rt_barrier on a fiber: it reaches __syncthreads itself in a loop around a barrier with
