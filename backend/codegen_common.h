@@ -48,6 +48,9 @@ struct ModuleContext {
   llvm::GlobalVariable *hostFunctionTable = nullptr;
   llvm::GlobalVariable *hostFunctionSignatures = nullptr;
   std::map<std::string, uint32_t> hostSignatures;
+  /// The functions that perform the general path of warp memory accesses, one per kind of
+  /// access (warp_general.cpp), by name.
+  std::map<std::string, llvm::Function *> accessFunctions;
   /// The first internal error met while generating code (empty: none).
   std::string error;
 

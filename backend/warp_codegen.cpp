@@ -57,9 +57,12 @@ void WarpCodegen::emit() {
   // Local slots: one frame per function, 32 copies of each slot so every lane's local address
   // is distinct (lane l's copy at base + l * stride), as each GPU thread has its own.
   uint64_t frameBytes = 0, frameAlign = 16;
+  // A direct slot's copies are interleaved by 32-bit words instead (warp_local.cpp).
   for (auto *slot : f_.slots) {
-    uint64_t align = std::max<uint64_t>(slot->align, 1);
-    uint64_t stride = (std::max<uint64_t>(slot->size, 1) + align - 1) / align * align;
+    uint64_t align = slot->direct ? 16 : std::max<uint64_t>(slot->align, 1);
+    uint64_t stride = slot->direct
+                          ? (std::max<uint64_t>(slot->size, 1) + 3) / 4 * 4
+                          : (std::max<uint64_t>(slot->size, 1) + align - 1) / align * align;
     frameBytes = (frameBytes + align - 1) / align * align;
     slots_[slot] = {frameBytes, stride};
     frameBytes += stride * kWarpSize;
@@ -103,6 +106,8 @@ void WarpCodegen::emit() {
   shadow_ = loadCtx(kCtxShadow, b_.getPtrTy(), "shadow");
 
   mask_ = std::make_unique<MaskContext>(b_, entryMask);
+  shortLoops_ = ir::shortLoops(f_, 64);
+  tiled_ = !isKernel || ir::usesThreadRows(f_);
   exit_ = BasicBlock::Create(c_, "fn.exit");
   if (mc_.options.counters) {
     instrWarp_ = entryAlloca(b_, b_.getInt64Ty(), "instr.warp");
@@ -110,18 +115,7 @@ void WarpCodegen::emit() {
     b_.CreateStore(b_.getInt64(0), instrWarp_);
     b_.CreateStore(b_.getInt64(0), instrThread_);
     counterView_ = loadCtx(kCtxCounters, b_.getPtrTy(), "counter.view");
-    // kern_warp_key: (block linear index << 16) | warp.
-    Type *i64 = b_.getInt64Ty();
-    auto field = [&](unsigned off, const char *name) {
-      return b_.CreateZExt(loadCtx(off, b_.getInt32Ty(), name), i64);
-    };
-    Value *linear =
-        b_.CreateAdd(field(kCtxBlockIdx, "bx"),
-                     b_.CreateMul(field(kCtxGridDim, "gx"),
-                                  b_.CreateAdd(field(kCtxBlockIdx + 4, "by"),
-                                               b_.CreateMul(field(kCtxGridDim + 4, "gy"),
-                                                            field(kCtxBlockIdx + 8, "bz")))));
-    warpKey_ = b_.CreateOr(b_.CreateShl(linear, 16), field(kCtxWarpId, "warp.id"), "warp.key");
+    warpKey_ = emitWarpKey();
   }
 
   if (!isKernel) {
@@ -213,7 +207,7 @@ void WarpCodegen::emit() {
 
 // ---- faults --------------------------------------------------------------------------------
 
-void WarpCodegen::faultWithKind(Value *bad, Value *kind, ir::SiteId site, Value *addrs) {
+void WarpCodegen::faultWithKind(Value *bad, Value *kind, Value *site, Value *addrs) {
   auto *faultBB = newBlock("fault");
   auto *okBB = newBlock("fault.none");
   Value *badBits = bits(bad, "bad.bits");
@@ -225,8 +219,7 @@ void WarpCodegen::faultWithKind(Value *bad, Value *kind, ir::SiteId site, Value 
   Value *addr = addrs ? b_.CreateExtractElement(addrs, lane, "fault.addr") : b_.getInt64(0);
   if (!kind->getType()->isIntegerTy(32))
     kind = b_.CreateExtractElement(kind, lane, "fault.kind");
-  b_.CreateCall(runtime(RuntimeFunction::kern_rt_fault),
-                {ctx_, b_.getInt32(site), kind, lane, addr});
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_fault), {ctx_, site, kind, lane, addr});
   // The warp stops at its first fault: no later instruction of any lane runs.
   b_.CreateBr(exit_);
   b_.SetInsertPoint(okBB);
@@ -352,7 +345,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     emitBlock(ir::nestedBlock(s));
     return;
   case StmtKind::Assign: {
-    countInstr(1 + ir::countOperations(s.value));
+    countInstr(ir::countAssignment(s));
     Value *v = emitExpr(*s.value);
     auto *slot = vars_[s.var];
     if (!slot) {
@@ -376,6 +369,10 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
   }
   case StmtKind::Store: {
     countInstr(1 + ir::countOperations(s.addr) + ir::countOperations(s.value));
+    if (s.space == ir::AddrSpace::Local && s.slot && s.slot->direct) {
+      emitDirectLocal(AccessOp::Store, *s.addr, s.value->type, *s.slot, s.site, s.value);
+      return;
+    }
     MemoryAccess a;
     a.op = AccessOp::Store;
     a.space = s.space;
@@ -495,14 +492,16 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
     emitBlock(s.preCond);
     test();
   }
-  mask_->endLoop([&] { emitBackEdge(s.site); });
+  mask_->endLoop([&] { emitBackEdge(s.site, !shortLoops_.count(&s)); });
 }
 
-void WarpCodegen::emitBackEdge(ir::SiteId site) {
+void WarpCodegen::emitBackEdge(ir::SiteId site, bool poll) {
   // clock() ticks once per back-edge, so a spin on clock() advances.
   Value *ticksAddr = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), warp_, kWarpTicks);
   Value *ticks = b_.CreateLoad(b_.getInt64Ty(), ticksAddr, "ticks");
   b_.CreateStore(b_.CreateAdd(ticks, b_.getInt64(1)), ticksAddr);
+  if (!poll) // a loop of a few iterations (ir::shortLoops): the enclosing code polls
+    return;
   // Runaway kernels: count back-edges down; the runtime decides at zero (abi.h kern_rt_poll).
   Value *steps =
       b_.CreateSub(loadCtx(kCtxSteps, b_.getInt64Ty(), "steps"), b_.getInt64(1), "steps.left");
@@ -872,6 +871,8 @@ Value *WarpCodegen::emitExprShape(const ir::Expr &e) {
     return b_.CreateSelect(c, x, y, "sel");
   }
   case ExprKind::Load: {
+    if (e.space == ir::AddrSpace::Local && e.slot && e.slot->direct)
+      return emitDirectLocal(AccessOp::Load, *e.ops[0], e.type, *e.slot, e.site, nullptr);
     MemoryAccess a;
     a.op = AccessOp::Load;
     a.space = e.space;
@@ -930,7 +931,7 @@ Value *WarpCodegen::emitExprShape(const ir::Expr &e) {
   }
   case ExprKind::LocalAddr: {
     auto it = slots_.find(e.slot);
-    if (it == slots_.end()) {
+    if (it == slots_.end() || e.slot->direct) {
       mc_.fail("internal error: unknown local slot in " + f_.name);
       return llvm::PoisonValue::get(vecTy(e.type));
     }

@@ -80,6 +80,9 @@ struct MemoryAccess {
   Value *value2 = nullptr;             // CAS: new value
   ir::IntrinsicId atomic{};            // atomic operation
   const ir::LocalSlot *slot = nullptr; // Local: the slot the address points into, if known
+  /// In a function shared by the sites of a kind of access (generalAccessFunction): the site,
+  /// an i32 argument; `site` is then unused.
+  Value *siteValue = nullptr;
   /// When the address is base + ext(index) x scale (a uniform pointer indexed by a varying
   /// 32-bit integer, as in a[i]): its parts, and `addrs` null until addressVector() builds it.
   /// The contiguous case is then recognised from the 32-bit indices alone.
@@ -136,7 +139,14 @@ private:
 
   // ---- faults ----
   void faultIf(Value *bad, uint32_t kind, ir::SiteId site, Value *addrs);
-  void faultWithKind(Value *bad, Value *kind, ir::SiteId site, Value *addrs);
+  void faultWithKind(Value *bad, Value *kind, ir::SiteId site, Value *addrs) {
+    faultWithKind(bad, kind, b_.getInt32(site), addrs);
+  }
+  void faultWithKind(Value *bad, Value *kind, Value *site, Value *addrs);
+  /// The site of `a` as an i32 value.
+  Value *siteOf(const MemoryAccess &a) { return a.siteValue ? a.siteValue : b_.getInt32(a.site); }
+  /// KernWarpCtx's kern_warp_key: (block linear index << 16) | warp.
+  Value *emitWarpKey();
   void returnIfFaulted();
 
   // ---- statements ----
@@ -144,7 +154,8 @@ private:
   void emitStmt(const ir::Stmt &s);
   void emitLoop(const ir::Stmt &s);
   void emitPrintf(const ir::Stmt &s);
-  void emitBackEdge(ir::SiteId site);
+  /// A loop's back-edge: clock() ticks, and unless `poll` is false the runaway check.
+  void emitBackEdge(ir::SiteId site, bool poll);
   BranchHook branchHook(ir::SiteId site, bool counted);
   void countInstr(unsigned n);
   Value *emitCond(const ir::Expr *e);
@@ -168,6 +179,14 @@ private:
   Value *emitWarpIntrinsic(const ir::Expr &e);
   Value *emitShuffle(const ir::Expr &e, Value *v, Value *srcLane);
   Value *emitMemoryAccess(MemoryAccess a);
+  /// A load (the value) or store (of `value`, evaluated after the address) of `type` at `addr`
+  /// in a direct local slot (ir::LocalSlot::direct), whose lanes' copies are interleaved by
+  /// words (warp_local.cpp).
+  Value *emitDirectLocal(AccessOp op, const ir::Expr &addr, ir::Type type,
+                         const ir::LocalSlot &slot, ir::SiteId site, const ir::Expr *value);
+  /// Its checks and access at byte offset `off` (i64, or <32 x i64> per lane) under mask `m`.
+  Value *directLocalAccess(AccessOp op, ir::Type type, const ir::LocalSlot &slot, ir::SiteId site,
+                           Value *off, Value *stored, Value *m);
   /// Fills `a`'s address from the address expression `addr`: the affine parts when it has
   /// that form, else the address vector.
   void emitAddress(MemoryAccess &a, const ir::Expr &addr);
@@ -190,6 +209,13 @@ private:
   Value *addressBuffer();
   Value *emitAccess(const MemoryAccess &a, Value *addrs, Value *m, const AddressSummary &sum);
   Value *emitGeneralAccess(const MemoryAccess &a, Value *addrs, Value *m);
+  /// The function that performs the general path of accesses like `a` (same operation, type
+  /// and space) for any site: (ctx, addrs, mask, site, local window low, high[, value]) ->
+  /// the loaded value. Made once per module (warp_general.cpp). A fault it reports is seen by
+  /// the caller in ctx->fault.
+  llvm::Function *generalAccessFunction(const MemoryAccess &a);
+  /// The body of one such function, into this code generator's own (empty) function.
+  void emitGeneralAccessFunction(AccessOp op, ir::Type type, ir::AddrSpace space);
   /// Loads of the two 16-wide tile shapes, when the access has one; the values and their blocks
   /// (each branching to `doneBB`), the insertion point left where neither shape holds.
   std::vector<std::pair<Value *, BasicBlock *>> emitHalfWarpLoads(const MemoryAccess &a,
@@ -239,9 +265,13 @@ private:
   /// device function is inlined, its slots and its callers' share one frame in any order.)
   Value *windowLo_ = nullptr;
   Value *frame_ = nullptr; // this function's local slots, 32 copies each
-  std::map<const ir::LocalSlot *, std::pair<uint64_t, uint64_t>> slots_; // offset, lane stride
+  /// Each slot's offset in the frame and the bytes between its lanes' copies (direct slots:
+  /// the bytes of one copy, whose words are interleaved with the other lanes').
+  std::map<const ir::LocalSlot *, std::pair<uint64_t, uint64_t>> slots_;
   std::map<const ir::Var *, llvm::AllocaInst *> vars_;
   std::set<const ir::Var *> scalarVars_;
+  std::set<const ir::Stmt *> shortLoops_; // ir::shortLoops: back-edges without a poll
+  bool tiled_ = true; // reads threadIdx.y or .z (or is a device function): 2-D tiles likely
   llvm::AllocaInst *retval_ = nullptr;
   llvm::AllocaInst *addrBuf_ = nullptr;
   BasicBlock *exit_ = nullptr;

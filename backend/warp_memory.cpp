@@ -106,7 +106,7 @@ void WarpCodegen::emitLaneChecks(const MemoryAccess &a, Value *addrs, Value *m, 
                       b_.CreateSelect(inDevice, llvm::ConstantInt::get(i32v, KERN_FAULT_GLOBAL_OOB),
                                       llvm::ConstantInt::get(i32v, rangeFault))),
       "fault.kinds");
-  faultWithKind(bad, kinds, a.site, addrs);
+  faultWithKind(bad, kinds, siteOf(a), addrs);
 }
 
 void WarpCodegen::emitAddress(MemoryAccess &a, const ir::Expr &addr) {
@@ -252,12 +252,22 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   auto *fastEnd = b_.GetInsertBlock();
   b_.CreateBr(doneBB);
   b_.SetInsertPoint(generalBB);
-  // Every lane's address, once for both paths below.
+  // Everything else: the tile shapes, the checks lane by lane, gathers and scatters. That is
+  // most of an access's code, so it lies in one function per kind of access shared by every
+  // site of the module (warp_general.cpp), which keeps the JIT's work proportional to the
+  // fast paths.
+  // The tile shapes of shared loads stay here where the code indexes threads in two or three
+  // dimensions, as tiled code does (`As[ty][k]`, `Bs[k][tx]` of a 16x16 matmul): they are as
+  // hot there as the contiguous one. (The shared function tries them too.)
   addrs = addressVector(a);
   std::vector<std::pair<Value *, BasicBlock *>> others;
-  if (a.op == AccessOp::Load)
+  if (a.op == AccessOp::Load && a.space == AddrSpace::Shared && tiled_)
     others = emitHalfWarpLoads(a, addrs, m, mbits, doneBB);
-  Value *generalValue = emitGeneralAccess(a, addrs, m);
+  std::vector<Value *> args = {ctx_, addrs, m, b_.getInt32(a.site), windowLo_, localHi_};
+  if (a.op == AccessOp::Store)
+    args.push_back(vec(a.value));
+  Value *generalValue = b_.CreateCall(generalAccessFunction(a), args);
+  returnIfFaulted();
   auto *generalEnd = b_.GetInsertBlock();
   b_.CreateBr(doneBB);
   b_.SetInsertPoint(doneBB);
@@ -406,11 +416,13 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   Value *phase = b_.CreateAnd(lane0, b_.getInt64(kern_access_window(size, flags) - 1), "phase");
   Value *slot =
       b_.CreateAnd(b_.CreateLShr(phase, b_.getInt64(5)), b_.getInt64(KERN_MEMO_SLOTS - 1));
-  Value *memo = b_.CreateGEP(
-      b_.getInt8Ty(), memos,
-      b_.CreateMul(b_.CreateAdd(b_.getInt64(KERN_MEMO_SLOTS * (3 * uint64_t(a.site) + op)), slot),
-                   b_.getInt64(sizeof(KernAccessMemo))),
-      "memo");
+  Value *site64 = b_.CreateZExt(siteOf(a), i64, "site");
+  Value *memoIndex =
+      b_.CreateAdd(b_.CreateMul(b_.CreateAdd(b_.CreateMul(site64, b_.getInt64(3)), b_.getInt64(op)),
+                                b_.getInt64(KERN_MEMO_SLOTS)),
+                   slot);
+  Value *memo = b_.CreateGEP(b_.getInt8Ty(), memos,
+                             b_.CreateMul(memoIndex, b_.getInt64(sizeof(KernAccessMemo))), "memo");
   Value *tag =
       b_.CreateOr(phase,
                   b_.getInt64((uint64_t(size) << 16) | (uint64_t(flags) << 24) |
@@ -436,21 +448,23 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
 
   b_.SetInsertPoint(addBB);
   Value *sites = b_.CreateLoad(b_.getPtrTy(), at(counterView_, kViewSites), "site.table");
+  Value *siteCounters =
+      b_.CreateGEP(b_.getInt8Ty(), sites,
+                   b_.CreateMul(site64, b_.getInt64(sizeof(KernSiteCounters))), "site.counters");
   const unsigned fields = shared ? KERN_SITE_SHARED_FIELDS : KERN_SITE_GLOBAL_FIELDS;
-  const uint64_t siteOff = uint64_t(a.site) * sizeof(KernSiteCounters);
-  const uint64_t off =
-      siteOff + (shared ? offsetof(KernSiteCounters, shared) + op * sizeof(KernSharedOpCounters)
-                        : offsetof(KernSiteCounters, global) + op * sizeof(KernGlobalOpCounters));
+  const uint64_t off = shared
+                           ? offsetof(KernSiteCounters, shared) + op * sizeof(KernSharedOpCounters)
+                           : offsetof(KernSiteCounters, global) + op * sizeof(KernGlobalOpCounters);
   auto add = [&](uint64_t counter, uint64_t delta) {
     Value *d = b_.CreateLoad(i64, at(memo, kMemoDelta + 8 * delta));
-    Value *p = at(sites, counter);
+    Value *p = at(siteCounters, counter);
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, p), d), p);
   };
   for (unsigned k = 0; k < fields; ++k)
     add(off + 8 * k, k);
   if (a.op == AccessOp::Atomic) {
-    add(siteOff + offsetof(KernSiteCounters, atomicsExecuted), KERN_SITE_GLOBAL_FIELDS);
-    add(siteOff + offsetof(KernSiteCounters, atomicThreadOps), KERN_SITE_GLOBAL_FIELDS + 1);
+    add(offsetof(KernSiteCounters, atomicsExecuted), KERN_SITE_GLOBAL_FIELDS);
+    add(offsetof(KernSiteCounters, atomicThreadOps), KERN_SITE_GLOBAL_FIELDS + 1);
   }
   b_.CreateBr(doneBB);
 
@@ -549,9 +563,8 @@ void WarpCodegen::emitCountAccess(const MemoryAccess &a, Value *addrs, Value *m,
   }
   }
   Value *flags = b_.CreateOr(b_.getInt32(static_cast<uint32_t>(a.op)), space, "access.flags");
-  b_.CreateCall(
-      runtime(RuntimeFunction::kern_rt_count_access),
-      {ctx_, b_.getInt32(a.site), addrBuf_, bits(m, "access.mask"), b_.getInt32(size), flags});
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_access),
+                {ctx_, siteOf(a), addrBuf_, bits(m, "access.mask"), b_.getInt32(size), flags});
 }
 
 Value *WarpCodegen::addressBuffer() {
@@ -590,8 +603,8 @@ void WarpCodegen::emitCheckAccess(const MemoryAccess &a, Value *addrs, Value *m)
     }
   }
   b_.CreateCall(runtime(RuntimeFunction::kern_rt_check_access),
-                {ctx_, b_.getInt32(a.site), addrBuf_, bits(m, "check.mask"),
-                 b_.getInt32(a.type.bytes()), b_.getInt32(flags)});
+                {ctx_, siteOf(a), addrBuf_, bits(m, "check.mask"), b_.getInt32(a.type.bytes()),
+                 b_.getInt32(flags)});
 }
 
 Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,

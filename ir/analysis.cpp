@@ -2,8 +2,11 @@
 // uniformity analysis the warp backend uses to keep warp-uniform values scalar.
 #include "ir/analysis.h"
 
+#include "ir/analysis_structure.h"
+
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 
 namespace kern::ir {
@@ -128,6 +131,7 @@ public:
   explicit Uniformity(Function &f) : f_(f) {}
 
   void run() {
+    scopeVariables();
     for (Var *v : f_.vars)
       v->uniform = true;
     // A by-value struct parameter is an address in the parameter buffer: uniform too.
@@ -137,7 +141,7 @@ public:
     // pass (which demoted nothing) leaves flags consistent with the final variables.
     do {
       changed_ = false;
-      walk(f_.body, true);
+      walk(f_.body, -1);
     } while (changed_);
   }
 
@@ -185,6 +189,75 @@ private:
     return u;
   }
 
+  /// Finds each variable's scope: the innermost block statement (an inlined call's copy,
+  /// ir/inline.cpp) holding every read and assignment of it, when it assigns the variable
+  /// before any read. Lanes inactive where the block starts never read such a variable, so
+  /// only control inside the block decides whether it stays uniform.
+  void scopeVariables() {
+    std::map<const Var *, std::vector<const Stmt *>> paths;
+    std::vector<const Stmt *> open;
+    auto seen = [&](const Var *v) {
+      auto [it, fresh] = paths.emplace(v, open);
+      if (!fresh) {
+        size_t n = 0;
+        while (n < it->second.size() && n < open.size() && it->second[n] == open[n])
+          ++n;
+        it->second.resize(n);
+      }
+    };
+    std::function<void(const Expr *)> expr = [&](const Expr *e) {
+      if (!e)
+        return;
+      if (e->kind == ExprKind::VarRef && e->var)
+        seen(e->var);
+      for (const Expr *o : e->ops)
+        expr(o);
+    };
+    std::function<void(const Block *)> block = [&](const Block *b) {
+      if (!b)
+        return;
+      for (const Stmt *s : b->stmts) {
+        if (s->var)
+          seen(s->var);
+        for (const Expr *e : {s->value, s->addr, s->cond, s->format, s->sharedBytes, s->stream})
+          expr(e);
+        for (const Expr *e : s->args)
+          expr(e);
+        if (s->kind == StmtKind::Block)
+          open.push_back(s);
+        for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+          block(c);
+        if (s->kind == StmtKind::Block)
+          open.pop_back();
+      }
+    };
+    block(f_.body);
+    std::map<const Stmt *, std::set<const Var *>> candidates;
+    for (auto &[v, path] : paths)
+      if (!path.empty() && !v->isParam)
+        candidates[path.back()].insert(v);
+    for (auto &[s, vars] : candidates) {
+      const std::set<const Var *> early = readBeforeAssigned(nestedBlock(*s), {});
+      for (const Var *v : vars)
+        if (!early.count(v))
+          scope_[v] = s;
+    }
+  }
+
+  /// Whether control is uniform for an assignment of `v`: no varying condition since the
+  /// start of v's scope. `lastVarying`: the depth of the block statement where control last
+  /// became varying (0 the function's body, -1 never).
+  bool uniformFor(const Var *v, int lastVarying) const {
+    auto it = scope_.find(v);
+    int depth = 0;
+    if (it != scope_.end()) {
+      auto d = depth_.find(it->second);
+      if (d != depth_.end())
+        depth = d->second;
+    }
+    return lastVarying < depth;
+  }
+
   void demote(Var *v) {
     if (v && v->uniform) {
       v->uniform = false;
@@ -221,9 +294,10 @@ private:
     return false;
   }
 
-  /// `uniformCtl`: every lane active at the start of the function that has not returned
-  /// executes `b` (or none does).
-  void walk(Block *b, bool uniformCtl) {
+  /// `lastVarying`: the depth of the block statement (0: the function's body) inside which
+  /// control last stopped being uniform, that is, not every lane active where that block
+  /// starts (and not returned since) executes `b`; -1 if control is uniform.
+  void walk(Block *b, int lastVarying) {
     if (!b)
       return;
     for (Stmt *s : b->stmts) {
@@ -233,7 +307,7 @@ private:
         expr(e);
       switch (s->kind) {
       case StmtKind::Assign:
-        if (!uniformCtl || !s->value || !s->value->uniform)
+        if (!uniformFor(s->var, lastVarying) || !s->value || !s->value->uniform)
           demote(s->var);
         break;
       case StmtKind::Printf:
@@ -242,22 +316,24 @@ private:
         demote(s->var);
         break;
       case StmtKind::If: {
-        bool ctl = uniformCtl && s->cond->uniform;
+        int ctl = s->cond->uniform ? lastVarying : depthNow_;
         walk(s->thenBody, ctl);
         walk(s->elseBody, ctl);
         break;
       }
       case StmtKind::Loop: {
-        bool ctl = uniformCtl && (!s->cond || s->cond->uniform) &&
-                   !varyingExit(s->preCond, false) && !varyingExit(s->body, false) &&
-                   !varyingExit(s->step, false);
+        bool uniform = (!s->cond || s->cond->uniform) && !varyingExit(s->preCond, false) &&
+                       !varyingExit(s->body, false) && !varyingExit(s->step, false);
+        int ctl = uniform ? lastVarying : depthNow_;
         walk(s->preCond, ctl);
         walk(s->body, ctl);
         walk(s->step, ctl);
         break;
       }
       case StmtKind::Block:
-        walk(s->body ? s->body : s->thenBody, uniformCtl);
+        depth_[s] = ++depthNow_;
+        walk(s->body ? s->body : s->thenBody, lastVarying);
+        --depthNow_;
         break;
       default:
         break;
@@ -267,6 +343,9 @@ private:
 
   Function &f_;
   bool changed_ = false;
+  std::map<const Var *, const Stmt *> scope_; // see scopeVariables
+  std::map<const Stmt *, int> depth_;         // block statements' depths, 1 the outermost
+  int depthNow_ = 0;
 };
 
 } // namespace
@@ -275,6 +354,91 @@ void analyzeUniformity(Module &m) {
   for (Function *f : m.functions)
     if (f->kind != FunctionKind::Host)
       Uniformity(*f).run();
+}
+
+namespace {
+
+/// The direct-slot analysis of one function: a slot stays direct until one of its addresses
+/// is found outside the base of a load's or store's address.
+class DirectSlots {
+public:
+  explicit DirectSlots(Function &f) : f_(f) {}
+
+  void run() {
+    for (LocalSlot *s : f_.slots)
+      s->direct = true;
+    block(f_.body);
+  }
+
+private:
+  /// An access of `bytes` bytes at `addr`, of `space`, checked against `slot`.
+  void access(const Expr *addr, unsigned bytes, AddrSpace space, LocalSlot *slot) {
+    const Expr *p = addr;
+    int64_t constant = 0;
+    bool allConstant = true;
+    while (p->kind == ExprKind::PtrAdd ||
+           (p->kind == ExprKind::Cast && p->type.isPtr() && p->ops[0]->type.isPtr())) {
+      if (p->kind == ExprKind::PtrAdd) {
+        if (p->ops[1]->kind == ExprKind::Const)
+          constant += p->ops[1]->intValue;
+        else
+          allConstant = false;
+        expr(p->ops[1]);
+      }
+      p = p->ops[0];
+    }
+    if (p->kind != ExprKind::LocalAddr) {
+      expr(p);
+      return;
+    }
+    const bool sizeOk = bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16;
+    if (space != AddrSpace::Local || slot != p->slot || !sizeOk ||
+        (allConstant && constant % static_cast<int64_t>(bytes) != 0))
+      p->slot->direct = false;
+  }
+
+  void expr(const Expr *e) {
+    if (!e)
+      return;
+    if (e->kind == ExprKind::LocalAddr) { // an address used as a value
+      e->slot->direct = false;
+      return;
+    }
+    if (e->kind == ExprKind::Load) {
+      access(e->ops[0], e->type.bytes(), e->space, e->slot);
+      return;
+    }
+    for (const Expr *o : e->ops)
+      expr(o);
+  }
+
+  void block(const Block *b) {
+    if (!b)
+      return;
+    for (const Stmt *s : b->stmts) {
+      if (s->kind == StmtKind::Store) {
+        access(s->addr, s->value->type.bytes(), s->space, s->slot);
+        expr(s->value);
+      } else {
+        for (const Expr *e : {s->value, s->addr, s->cond, s->format, s->sharedBytes, s->stream})
+          expr(e);
+      }
+      for (const Expr *e : s->args)
+        expr(e);
+      for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+        block(c);
+    }
+  }
+
+  Function &f_;
+};
+
+} // namespace
+
+void markDirectSlots(Module &m) {
+  for (Function *f : m.functions)
+    if (f->kind != FunctionKind::Host)
+      DirectSlots(*f).run();
 }
 
 namespace {

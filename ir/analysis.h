@@ -20,6 +20,13 @@ int estimateRegisters(const Function &kernel);
 /// doubt. The rules, with a counter-example for each, are in analysis.cpp.
 void analyzeUniformity(Module &m);
 
+/// Fills LocalSlot::direct for every kernel and device function of `m`: true for a slot whose
+/// address appears only as the base (through pointer additions and pointer casts) of the
+/// address of loads and stores of the local space checked against that slot, accessing 1, 2,
+/// 4, 8 or 16 bytes, naturally aligned where the offset is a constant. After inlining, this is
+/// most local structs of C++ code (`this` and struct results become the slot's address).
+void markDirectSlots(Module &m);
+
 /// The lowest compute capability (major * 10 + minor) whose GPUs run `kernel`, from what it
 /// uses that older generations lack (CUDA C Programming Guide, "Atomic Functions" and the
 /// feature table of "Compute Capabilities"): 32-bit atomics on global memory need 1.1, on

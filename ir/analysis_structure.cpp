@@ -1,6 +1,10 @@
 // Structural questions about a function's statements (see analysis_structure.h).
 #include "ir/analysis_structure.h"
 
+#include <algorithm>
+#include <functional>
+#include <map>
+
 namespace kern::ir {
 
 namespace {
@@ -99,29 +103,309 @@ bool tightBarrierLoop(const Block *b) {
   return false;
 }
 
+/// The variables of `b` that may be read before they are assigned, on some path from the start
+/// of `b` (a definite-assignment analysis; conservative: in doubt, a variable is in `out`).
+class ReadBeforeAssign {
+public:
+  std::set<const Var *> out;
+
+  void block(const Block *b, std::set<const Var *> &assigned) {
+    if (!b)
+      return;
+    for (const Stmt *s : b->stmts)
+      stmt(s, assigned);
+  }
+
+private:
+  void expr(const Expr *e, const std::set<const Var *> &assigned) {
+    if (!e)
+      return;
+    if (e->kind == ExprKind::VarRef && e->var && !assigned.count(e->var))
+      out.insert(e->var);
+    for (const Expr *o : e->ops)
+      expr(o, assigned);
+  }
+
+  void stmt(const Stmt *s, std::set<const Var *> &assigned) {
+    for (const Expr *e : {s->value, s->addr, s->format})
+      expr(e, assigned);
+    for (const Expr *e : s->args)
+      expr(e, assigned);
+    switch (s->kind) {
+    case StmtKind::Assign:
+    case StmtKind::Printf:
+      if (s->var)
+        assigned.insert(s->var);
+      break;
+    case StmtKind::If: {
+      expr(s->cond, assigned);
+      std::set<const Var *> a = assigned, b = assigned;
+      block(s->thenBody, a);
+      block(s->elseBody, b);
+      for (const Var *v : a)
+        if (b.count(v))
+          assigned.insert(v);
+      break;
+    }
+    case StmtKind::Loop: {
+      // Each part in the order of the first iteration; nothing counts as assigned after the
+      // loop (it may leave before reaching an assignment).
+      std::set<const Var *> a = assigned;
+      if (s->testFirst) {
+        block(s->preCond, a);
+        expr(s->cond, a);
+      }
+      block(s->body, a);
+      block(s->step, a);
+      if (!s->testFirst) {
+        block(s->preCond, a);
+        expr(s->cond, a);
+      }
+      break;
+    }
+    case StmtKind::Block:
+      block(s->body ? s->body : s->thenBody, assigned);
+      break;
+    default:
+      break;
+    }
+  }
+};
+
+/// The value of integer expression `e` where every variable has its value in `env`; false if
+/// it has another form or reads another variable. Values are kept as the type's C value.
+bool evaluate(const Expr *e, const std::map<const Var *, int64_t> &env, int64_t &out) {
+  auto fit = [](Type t, int64_t v) {
+    const unsigned bits = t.bits();
+    if (bits >= 64)
+      return v;
+    const uint64_t mask = (uint64_t(1) << bits) - 1;
+    uint64_t u = static_cast<uint64_t>(v) & mask;
+    if (t.isSigned && (u >> (bits - 1)) & 1)
+      u |= ~mask;
+    return static_cast<int64_t>(u);
+  };
+  if (!e->type.isInt() && !e->type.isBool())
+    return false;
+  switch (e->kind) {
+  case ExprKind::Const:
+    out = e->intValue;
+    return true;
+  case ExprKind::VarRef: {
+    auto it = env.find(e->var);
+    if (it == env.end())
+      return false;
+    out = it->second;
+    return true;
+  }
+  case ExprKind::Cast: {
+    int64_t v;
+    if (!e->ops[0]->type.isInt() || !evaluate(e->ops[0], env, v))
+      return false;
+    out = fit(e->type, v);
+    return true;
+  }
+  case ExprKind::Binary: {
+    int64_t a, b;
+    if (!evaluate(e->ops[0], env, a) || !evaluate(e->ops[1], env, b))
+      return false;
+    const Type t = e->ops[0]->type;
+    const bool sgn = t.isSigned;
+    const uint64_t ua =
+        static_cast<uint64_t>(a) & (t.bits() >= 64 ? ~0ull : (1ull << t.bits()) - 1);
+    const uint64_t ub =
+        static_cast<uint64_t>(b) & (t.bits() >= 64 ? ~0ull : (1ull << t.bits()) - 1);
+    switch (e->binaryOp) {
+    case BinaryOp::Add:
+      out = fit(e->type, static_cast<int64_t>(ua + ub));
+      return true;
+    case BinaryOp::Sub:
+      out = fit(e->type, static_cast<int64_t>(ua - ub));
+      return true;
+    case BinaryOp::Mul:
+      out = fit(e->type, static_cast<int64_t>(ua * ub));
+      return true;
+    case BinaryOp::Div:
+      if (b == 0 || (sgn && b == -1))
+        return false;
+      out = fit(e->type, sgn ? a / b : static_cast<int64_t>(ua / ub));
+      return true;
+    case BinaryOp::Shl:
+    case BinaryOp::Shr:
+      if (b < 0 || b >= static_cast<int64_t>(t.bits()))
+        return false;
+      out = fit(e->type, e->binaryOp == BinaryOp::Shl ? static_cast<int64_t>(ua << b)
+                         : sgn                        ? a >> b
+                                                      : static_cast<int64_t>(ua >> b));
+      return true;
+    case BinaryOp::Lt:
+      out = sgn ? a < b : ua < ub;
+      return true;
+    case BinaryOp::Le:
+      out = sgn ? a <= b : ua <= ub;
+      return true;
+    case BinaryOp::Gt:
+      out = sgn ? a > b : ua > ub;
+      return true;
+    case BinaryOp::Ge:
+      out = sgn ? a >= b : ua >= ub;
+      return true;
+    case BinaryOp::Eq:
+      out = a == b;
+      return true;
+    case BinaryOp::Ne:
+      out = a != b;
+      return true;
+    default:
+      return false;
+    }
+  }
+  default:
+    return false;
+  }
+}
+
+bool assigns(const Block *b, const Var *v) {
+  bool found = false;
+  std::function<void(const Block *)> walk = [&](const Block *x) {
+    if (!x)
+      return;
+    for (const Stmt *s : x->stmts) {
+      found = found || s->var == v;
+      for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+        walk(c);
+    }
+  };
+  walk(b);
+  return found;
+}
+
+/// Whether loop `loop`, preceded by `before`, ends after at most `limit` iterations: a
+/// counter set to a constant just before it, tested against constants, changed only by the
+/// loop's step by constants (`for (int i = 0; i < 4; ++i)`, `for (s = 64 / 2; s > 0; s >>= 1)`).
+bool shortLoop(const Stmt &loop, const Stmt *before, unsigned limit) {
+  if (loop.kind != StmtKind::Loop || !loop.testFirst || !loop.cond || !loop.step || !before ||
+      before->kind != StmtKind::Assign || !before->var || !before->var->type.isInt() ||
+      (loop.preCond && !loop.preCond->stmts.empty()))
+    return false;
+  const Var *i = before->var;
+  std::map<const Var *, int64_t> env;
+  int64_t value;
+  if (!evaluate(before->value, env, value) || assigns(loop.body, i))
+    return false;
+  for (unsigned n = 0; n <= limit; ++n) {
+    env.clear();
+    env[i] = value;
+    int64_t go;
+    if (!evaluate(loop.cond, env, go))
+      return false;
+    if (!go)
+      return true;
+    // The step: assignments of the counter and of temporaries computed from it.
+    for (const Stmt *s : loop.step->stmts) {
+      int64_t v;
+      if (s->kind != StmtKind::Assign || !s->var || !evaluate(s->value, env, v))
+        return false;
+      env[s->var] = v;
+    }
+    value = env[i];
+  }
+  return false;
+}
+
+void shortLoops(const Block *b, unsigned limit, std::set<const Stmt *> &out) {
+  if (!b)
+    return;
+  for (size_t k = 0; k < b->stmts.size(); ++k) {
+    const Stmt *s = b->stmts[k];
+    if (s->kind == StmtKind::Loop && shortLoop(*s, k > 0 ? b->stmts[k - 1] : nullptr, limit))
+      out.insert(s);
+    for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+      shortLoops(c, limit, out);
+  }
+}
+
 } // namespace
+
+bool usesThreadRows(const Function &f) {
+  bool found = false;
+  std::function<void(const Expr *)> expr = [&](const Expr *e) {
+    if (!e || found)
+      return;
+    found = e->kind == ExprKind::BuiltinVar &&
+            (e->builtinVar == BuiltinVar::ThreadIdxY || e->builtinVar == BuiltinVar::ThreadIdxZ);
+    for (const Expr *o : e->ops)
+      expr(o);
+  };
+  std::function<void(const Block *)> block = [&](const Block *b) {
+    if (!b)
+      return;
+    for (const Stmt *s : b->stmts) {
+      for (const Expr *e : {s->value, s->addr, s->cond, s->format})
+        expr(e);
+      for (const Expr *e : s->args)
+        expr(e);
+      for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+        block(c);
+    }
+  };
+  block(f.body);
+  return found;
+}
+
+std::set<const Stmt *> shortLoops(const Function &f, unsigned limit) {
+  std::set<const Stmt *> out;
+  shortLoops(f.body, limit, out);
+  return out;
+}
+
+std::set<const Var *> readBeforeAssigned(const Block *b, std::set<const Var *> assigned) {
+  ReadBeforeAssign r;
+  r.block(b, assigned);
+  return r.out;
+}
 
 unsigned countOperations(const Expr *e) {
   if (!e)
     return 0;
+  switch (e->kind) {
+  case ExprKind::Const: // values that are already in a register or an immediate
+  case ExprKind::VarRef:
+  case ExprKind::BuiltinVar:
+  case ExprKind::StringConst:
+  case ExprKind::GlobalAddr:
+  case ExprKind::SharedAddr:
+  case ExprKind::LocalAddr:
+  case ExprKind::ParamAddr:
+  case ExprKind::FunctionAddr:
+    return 0;
+  default:
+    break;
+  }
   unsigned n = 1;
   for (auto *o : e->ops)
     n += countOperations(o);
   return n;
 }
 
+unsigned countAssignment(const Stmt &s) { return countOperations(s.value); }
+
 bool mayRemoveLanes(const Stmt &s) { return mayRemoveLanes(s, 0); }
 bool mayRemoveLanes(const Block *b) { return mayRemoveLanes(b, 0); }
 
 bool suspendsAtBarriers(const Function &f) {
   // Local slots would live in the coroutine's frame, away from the stack that the local-memory
-  // window of generic pointers and of called device functions assumes; a device function that
+  // window of generic pointers and of called device functions assumes (unless they are
+  // direct, reached by no pointer); a device function that
   // reaches a barrier would have to suspend its caller. Such kernels keep their fibers.
   // Measured (bench/RESULTS.md): resuming a coroutine reloads what lives across the barrier
   // from its frame, and its code between barriers is a little slower than a fiber's; it wins
   // where barriers come often (a loop around a barrier with no loop inside it, as in a tree
   // reduction: 20% on W2) and loses up to 10% elsewhere (matmul, transpose).
-  return f.kind == FunctionKind::Kernel && f.usesBarriers && f.slots.empty() &&
+  // Direct slots (markDirectSlots) are never reached by a pointer: they may live anywhere.
+  const bool slotsDirect =
+      std::all_of(f.slots.begin(), f.slots.end(), [](const LocalSlot *s) { return s->direct; });
+  return f.kind == FunctionKind::Kernel && f.usesBarriers && slotsDirect &&
          !callsAnything(f.body) && tightBarrierLoop(f.body);
 }
 

@@ -5,25 +5,49 @@
 
 #include "ir/ir.h"
 
+#include <set>
+
 namespace kern::ir {
 
 /// The block a Block statement holds.
 inline const Block *nestedBlock(const Stmt &s) { return s.body ? s.body : s.thenBody; }
 
 /// The IR operations of `e` (itself and its operands, recursively): what one evaluation adds to
-/// the warp instruction counters (HARDWARE-MODEL.md, "Divergence"). 0 for no expression.
+/// the warp instruction counters (HARDWARE-MODEL.md, "Divergence"). Leaves count nothing: a
+/// variable, a constant, a builtin such as threadIdx.x, an address known at compile time are
+/// values already in a register or immediates. 0 for no expression.
 unsigned countOperations(const Expr *e);
+
+/// What an assignment adds to the instruction counters: its value's operations. Naming a value
+/// is no instruction: a copy of one variable into another is a register move that the GPU's
+/// compiler removes by renaming, so neither `x = y` nor the temporaries that C++ code passes
+/// through (arguments, results of inlined functions) count (docs/counters.md).
+unsigned countAssignment(const Stmt &s);
+
+/// The variables that `b` may read before it assigns them, on some path from its start where
+/// the variables of `assigned` are assigned (definite assignment; in doubt, a variable is in).
+std::set<const Var *> readBeforeAssigned(const Block *b, std::set<const Var *> assigned);
 
 /// Whether executing `s` (or `b`, may be null) can switch lanes off for the statements after
 /// it: a return anywhere, a break or continue not inside a loop nested in it.
 bool mayRemoveLanes(const Stmt &s);
 bool mayRemoveLanes(const Block *b);
 
+/// The loops of `f` that end after at most `limit` iterations whatever the data: a counter set
+/// to a constant just before the loop, tested against constants and changed only by the step,
+/// by constants. They need no check for a runaway kernel on their back-edges (an enclosing
+/// loop has one), and once LLVM unrolls them their checks would be most of their code.
+std::set<const Stmt *> shortLoops(const Function &f, unsigned limit);
+
+/// Whether `f` reads threadIdx.y or threadIdx.z: its blocks are likely 2-D tiles, whose warps
+/// span several rows.
+bool usesThreadRows(const Function &f);
+
 /// Whether kernel `f` is compiled as a coroutine that suspends at its barriers (the runtime
 /// then resumes its warps one after another, with no fiber), rather than one that waits in
 /// kern_rt_barrier on a fiber: it reaches __syncthreads itself in a loop around a barrier with
-/// no loop inside it, calls no function and has no local slots. The reasons are in
-/// analysis_structure.cpp.
+/// no loop inside it, calls no function and has no local slots other than direct ones. The reasons
+/// are in analysis_structure.cpp.
 bool suspendsAtBarriers(const Function &f);
 
 } // namespace kern::ir

@@ -146,7 +146,7 @@ public:
     os << " {\n";
     for (auto *s : f.slots)
       os << "  local $" << s->name << "." << s->id << " : " << s->size << "B align " << s->align
-         << "\n";
+         << (s->direct ? " direct" : "") << "\n";
     block(f.body, 1);
     os << "}\n";
   }
@@ -176,6 +176,7 @@ public:
     switch (s->kind) {
     case StmtKind::Block:
       os << "{\n";
+      block(s->body ? s->body : s->thenBody, d + 1);
       indent(d);
       os << "}\n";
       break;

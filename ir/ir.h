@@ -115,6 +115,10 @@ struct LocalSlot {
   std::string name;
   uint64_t size = 0;
   uint64_t align = 1;
+  /// Filled by analysis (markDirectSlots): the slot's address is never a value, only the base
+  /// of the loads and stores of the function itself, each naturally aligned where its offset is
+  /// a constant. The backend may then lay the 32 lanes' copies out as it likes.
+  bool direct = false;
 };
 
 /// A file-scope variable: `__device__` (global space), `__constant__` (constant space) or a
@@ -296,6 +300,9 @@ struct Stmt {
   /// whose arms load memory), which the hardware predicates instead of branching; such an if
   /// is not counted as a branch.
   bool isBranch = true;
+  /// If: it implements &&, || or ?: (with isBranch true when an arm has side effects, a call
+  /// included; ir/inline.cpp clears isBranch where the inlined arms have none left).
+  bool shortCircuit = false;
   // Loop: repeat { preCond; if (testFirst && !cond) break; body; [continue lands here] step;
   //                if (!testFirst && !cond) break; }
   // that is: for/while have testFirst = true; do-while has testFirst = false (cond after step).

@@ -198,6 +198,7 @@ LValue Lowerer::structValue(fe::Expr *e) {
     Stmt *s = emit(ir::StmtKind::If, e->loc);
     s->cond = toBool(rvalue(e->operands[0]));
     s->isBranch = hasEffects(a) || hasEffects(b);
+    s->shortCircuit = true;
     s->site = m_.addSite(SiteKind::Branch, e->loc, "?:");
     auto side = [&](fe::Expr *x) {
       return region([&] {
@@ -775,6 +776,7 @@ Expr *Lowerer::binary(fe::Expr *e) {
     Stmt *s = emit(ir::StmtKind::If, e->loc);
     s->cond = op == BinaryOp::LogAnd ? ref(t) : unaryNot(ref(t));
     s->isBranch = hasEffects(r);
+    s->shortCircuit = true;
     s->site = m_.addSite(SiteKind::Branch, e->loc, op == BinaryOp::LogAnd ? "&&" : "||");
     s->thenBody = region([&] { assign(t, toBool(rvalue(r)), r->loc); });
     return cast(ref(t), Type::i32(true));
@@ -825,6 +827,7 @@ Expr *Lowerer::conditional(fe::Expr *e) {
   Stmt *s = emit(ir::StmtKind::If, e->loc);
   s->cond = cv;
   s->isBranch = hasEffects(a) || hasEffects(b);
+  s->shortCircuit = true;
   s->site = m_.addSite(SiteKind::Branch, e->loc, "?:");
   s->thenBody = region([&] {
     if (tmp)

@@ -6,7 +6,10 @@
 #include "frontend/preprocessor.h"
 #include "frontend/sema.h"
 #include "ir/analysis.h"
+#include "ir/inline.h"
 #include "ir/lower.h"
+#include "ir/promote.h"
+#include "ir/spaces.h"
 
 namespace kern::ir {
 
@@ -119,7 +122,22 @@ std::unique_ptr<Module> buildModule(frontend::SourceManager &sm,
     diags.error({}, "internal error: invalid IR: " + problem);
     return nullptr;
   }
-  // 7. Which values are the same in every lane of a warp (the backend keeps those scalar).
+  // 7. Small device functions copied into their callers, as nvcc inlines them: `this`,
+  // references and struct results become the caller's own objects (ir/inline.cpp).
+  inlineDeviceCalls(*m);
+  refineAddressSpaces(*m);
+  if (options.printAfter)
+    options.printAfter("inline", print(*m));
+  problem = verify(*m);
+  if (!problem.empty()) {
+    diags.error({}, "internal error: invalid IR after inlining: " + problem);
+    return nullptr;
+  }
+  // 8. Which local slots are reached only by their own loads and stores (laid out by lanes),
+  // and those of them whose fields become variables.
+  markDirectSlots(*m);
+  promoteDirectSlots(*m);
+  // 9. Which values are the same in every lane of a warp (the backend keeps those scalar).
   analyzeUniformity(*m);
   return m;
 }

@@ -48,6 +48,37 @@ __global__ void k(int *out) {
 })"));
 }
 
+TEST_CASE("small functions inlined into the kernel do not keep it from suspending", "[backend]") {
+  // twice() and the barrier of sync() are copied into the loop (ir/inline.cpp): no call is left.
+  CHECK(suspends(R"(
+__device__ int twice(int x) { return 2 * x; }
+__device__ void sync() { __syncthreads(); }
+__global__ void k(int *out) {
+  __shared__ int s[32];
+  for (int t = 0; t < 4; ++t) {
+    s[threadIdx.x] = twice(t);
+    sync();
+  }
+  out[threadIdx.x] = s[0];
+})"));
+}
+
+TEST_CASE("a local array reached only by indexing does not keep a kernel from suspending",
+          "[backend]") {
+  // Its slot is direct (ir::markDirectSlots): no pointer reaches it.
+  CHECK(suspends(R"(
+__global__ void k(int *out) {
+  __shared__ int s[32];
+  int a[4];
+  for (int t = 0; t < 4; ++t) {
+    a[t] = t;
+    s[threadIdx.x] = a[t];
+    __syncthreads();
+  }
+  out[threadIdx.x] = s[0];
+})"));
+}
+
 TEST_CASE("kernels that keep their fibers", "[backend]") {
   // No barrier in a loop.
   CHECK_FALSE(suspends(R"(
@@ -71,9 +102,10 @@ __global__ void k(int *out) {
   }
   out[threadIdx.x] = sum;
 })"));
-  // A call: a device function reaching a barrier would have to suspend its caller.
+  // A call (of a recursive function, which is not inlined): a device function reaching a
+  // barrier would have to suspend its caller.
   CHECK_FALSE(suspends(R"(
-__device__ int twice(int x) { return 2 * x; }
+__device__ int twice(int x) { return x > 0 ? 2 + twice(x - 1) : 0; }
 __global__ void k(int *out) {
   __shared__ int s[32];
   for (int t = 0; t < 4; ++t) {
@@ -82,14 +114,16 @@ __global__ void k(int *out) {
   }
   out[threadIdx.x] = s[0];
 })"));
-  // A local array: its slot would live in the coroutine's frame.
+  // A local array whose address is a value: its slot would live in the coroutine's frame,
+  // away from the window where generic pointers reach local memory.
   CHECK_FALSE(suspends(R"(
 __global__ void k(int *out) {
   __shared__ int s[32];
-  int a[4];
+  int a[4], b[4];
+  int *p = threadIdx.x & 1 ? a : b;
   for (int t = 0; t < 4; ++t) {
-    a[t] = t;
-    s[threadIdx.x] = a[t];
+    p[t] = t;
+    s[threadIdx.x] = p[t];
     __syncthreads();
   }
   out[threadIdx.x] = s[0];

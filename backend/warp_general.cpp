@@ -1,0 +1,113 @@
+// The general path of warp memory accesses as functions shared by every site of a module.
+//
+// emitMemoryAccess (warp_memory.cpp) emits each global, shared or generic load and store as a
+// contiguous fast path (one vector access, a few scalar checks), for shared loads of code that
+// uses 2-D thread indices the 16-wide tile shapes (as hot in tiled code: W3 matmul lost 20%
+// with them out of line), and a general path: the tile shapes, the region, allocation and alignment
+// checks lane by lane with their fault reports, gathers and scatters, and the checked mode's and
+// the counters' hooks. The general path is most of an access's code but rarely the one taken where
+// speed matters, so it is
+// emitted once per kind of access (operation, type, space) as a function taking the site as an
+// argument, and each site calls it. The JIT's work (and so the compile time of a program) then
+// grows with the fast paths only: the general path of every access of a kernel had been 80% of
+// its code. A fault is reported inside the function (kern_rt_fault sets ctx->fault), and the
+// caller returns as it does after a barrier or a device function call.
+#include "backend/warp_codegen_impl.h"
+
+namespace kern::backend::warp {
+
+Value *WarpCodegen::emitWarpKey() {
+  Type *i64 = b_.getInt64Ty();
+  auto field = [&](unsigned off, const char *name) {
+    return b_.CreateZExt(loadCtx(off, b_.getInt32Ty(), name), i64);
+  };
+  Value *linear =
+      b_.CreateAdd(field(kCtxBlockIdx, "bx"),
+                   b_.CreateMul(field(kCtxGridDim, "gx"),
+                                b_.CreateAdd(field(kCtxBlockIdx + 4, "by"),
+                                             b_.CreateMul(field(kCtxGridDim + 4, "gy"),
+                                                          field(kCtxBlockIdx + 8, "bz")))));
+  return b_.CreateOr(b_.CreateShl(linear, 16), field(kCtxWarpId, "warp.id"), "warp.key");
+}
+
+llvm::Function *WarpCodegen::generalAccessFunction(const MemoryAccess &a) {
+  const std::string name = std::string("kern.access.") +
+                           (a.op == AccessOp::Load ? "load." : "store.") + a.type.str() + "." +
+                           frontend::addrSpaceName(a.space);
+  auto it = mc_.accessFunctions.find(name);
+  if (it != mc_.accessFunctions.end())
+    return it->second;
+  Type *valueTy = vecTy(a.type);
+  std::vector<Type *> params = {b_.getPtrTy(),   warpVector(b_.getInt64Ty()),
+                                maskTy(),        b_.getInt32Ty(),
+                                b_.getInt64Ty(), b_.getInt64Ty()};
+  if (a.op == AccessOp::Store)
+    params.push_back(valueTy);
+  auto *type =
+      llvm::FunctionType::get(a.op == AccessOp::Load ? valueTy : b_.getVoidTy(), params, false);
+  auto *fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, name, mc_.module);
+  // Kept out of line: inlined back, it would cost the JIT what it is there to save.
+  fn->addFnAttr(llvm::Attribute::NoInline);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  mc_.accessFunctions[name] = fn;
+  WarpCodegen g(mc_, f_, fn);
+  g.emitGeneralAccessFunction(a.op, a.type, a.space);
+  return fn;
+}
+
+void WarpCodegen::emitGeneralAccessFunction(AccessOp op, ir::Type type, ir::AddrSpace space) {
+  auto *entry = BasicBlock::Create(c_, "entry", fn_);
+  b_.SetInsertPoint(entry);
+  auto arg = fn_->arg_begin();
+  ctx_ = &*arg++;
+  Value *addrs = &*arg++;
+  Value *m = &*arg++;
+  MemoryAccess a;
+  a.op = op;
+  a.type = type;
+  a.space = space;
+  a.siteValue = &*arg++;
+  windowLo_ = &*arg++;
+  localHi_ = &*arg++;
+  if (op == AccessOp::Store)
+    a.value = &*arg++;
+  a.addrs = addrs;
+  // The windows the checks use, as the calling warp function loaded them.
+  sharedLo_ =
+      b_.CreatePtrToInt(loadCtx(kCtxShared, b_.getPtrTy(), "shared"), b_.getInt64Ty(), "shared.lo");
+  sharedHi_ =
+      b_.CreateAdd(sharedLo_, loadCtx(kCtxSharedSize, b_.getInt64Ty(), "shared.size"), "shared.hi");
+  globalLo_ = loadCtx(kCtxGlobalLo, b_.getInt64Ty(), "global.lo");
+  globalHi_ = loadCtx(kCtxGlobalHi, b_.getInt64Ty(), "global.hi");
+  shadow_ = loadCtx(kCtxShadow, b_.getPtrTy(), "shadow");
+  if (mc_.options.counters) {
+    counterView_ = loadCtx(kCtxCounters, b_.getPtrTy(), "counter.view");
+    warpKey_ = emitWarpKey();
+  }
+  Type *valueTy = vecTy(type);
+  exit_ = BasicBlock::Create(c_, "faulted", fn_);
+  auto *doneBB = newBlock("access.done");
+  std::vector<std::pair<Value *, BasicBlock *>> results;
+  if (op == AccessOp::Load)
+    results = emitHalfWarpLoads(a, addrs, m, bits(m, "access.lanes"), doneBB);
+  Value *v = emitGeneralAccess(a, addrs, m);
+  results.push_back({v, b_.GetInsertBlock()});
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(doneBB);
+  if (op == AccessOp::Load) {
+    auto *phi = b_.CreatePHI(valueTy, static_cast<unsigned>(results.size()), "access.value");
+    for (auto &[value, bb] : results)
+      phi->addIncoming(value, bb);
+    b_.CreateRet(phi);
+  } else {
+    b_.CreateRetVoid();
+  }
+  // After a fault the caller returns at once; the value is never used.
+  b_.SetInsertPoint(exit_);
+  if (op == AccessOp::Load)
+    b_.CreateRet(llvm::PoisonValue::get(valueTy));
+  else
+    b_.CreateRetVoid();
+}
+
+} // namespace kern::backend::warp
