@@ -223,7 +223,11 @@ struct Stmt {
   Stmt *elseStmt = nullptr;  // If
   Expr *caseValue = nullptr; // Case
   std::string name;          // Goto, Label
-  std::string text;          // Pragma
+  /// Goto: its label (set by sema). Label: the last statement of its list that jumps back to
+  /// it (the end of the loop it starts), or null when every goto to it jumps forward.
+  Stmt *target = nullptr;
+  bool isTargeted = false; // Label: some goto jumps to it
+  std::string text;        // Pragma
   explicit Stmt(StmtKind k) : kind(k) {}
 };
 

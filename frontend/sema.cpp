@@ -562,9 +562,13 @@ void Sema::functionBody(FunctionDecl *f) {
   std::swap(outerBreaks, breakScopes_);
   std::swap(outerContinues, continueScopes_);
   functionScope_ = scope_;
+  GotoState outerGotos;
+  std::swap(outerGotos, gotos_);
   for (size_t i = 0; i < f->body->body.size(); ++i)
     stmt(f->body->body[i]);
   endScope(f->body->body, f->body->loc);
+  resolveGotos(f->body);
+  std::swap(outerGotos, gotos_);
   functionScope_ = outerFunctionScope;
   std::swap(outerBreaks, breakScopes_);
   std::swap(outerContinues, continueScopes_);
@@ -896,10 +900,10 @@ void Sema::stmt(Stmt *s) {
     rangeFor(s);
     return;
   case StmtKind::Goto:
-    error(s->loc, "goto is not supported");
+    gotoStmt(s);
     return;
   case StmtKind::Label:
-    // A label alone is harmless; only goto is rejected.
+    label(s);
     stmt(s->then);
     return;
   case StmtKind::Pragma:

@@ -137,6 +137,11 @@ private:
   int loopDepth_ = 0;
   int switchDepth_ = 0;
   int stmtExprDepth_ = 0; // inside the braces of a statement expression
+  struct GotoState {
+    std::map<std::string, Stmt *> labels;
+    std::vector<Stmt *> gotos;
+    std::set<Stmt *> inStmtExpr; // labels inside a statement expression
+  } gotos_;                      // of the function being analysed
   std::set<std::string> reportedUnsupported_;
   std::set<EnumDecl *> definedEnums_;
   std::map<std::string, const Type *> vectorTypes_;
@@ -449,6 +454,9 @@ private:
   }
 
   void functionBody(FunctionDecl *f);
+  void label(Stmt *s);
+  void gotoStmt(Stmt *s);
+  void resolveGotos(Stmt *body);
 
   /// A pointer to a function (possibly through arrays or more pointers): host code only.
   static bool hasFunctionPointer(const Type *t) {

@@ -304,6 +304,7 @@ void Lowerer::body(fe::FunctionDecl *f, Function *fn) {
   vlaBounds_.clear();
   vlaScopes_.clear();
   jumpTargets_.clear();
+  resetGotos();
   nextVarId_ = 0;
   F->body = newBlock();
   cur_ = F->body;
@@ -365,8 +366,7 @@ void Lowerer::body(fe::FunctionDecl *f, Function *fn) {
     }
   }
   F->paramBytes = offset;
-  for (fe::Stmt *s : f->body->body)
-    stmt(s);
+  stmtList(f->body->body);
   uint64_t dyn = (F->staticSharedBytes + 15) / 16 * 16;
   for (Expr *e : dynamicSharedRefs_)
     e->intValue = static_cast<int64_t>(dyn);
@@ -412,12 +412,15 @@ void Lowerer::stmt(fe::Stmt *s) {
       if (s->cond)
         st->cond = cond(s->cond);
     });
+    beginLoopBody();
     loopBody(st, s->then);
     st->step = region([&] {
       if (s->step)
         effect(s->step);
     });
+    endLoopBody();
     cur_->stmts.push_back(st);
+    finishLoop(s->loc);
     if (vlaInit)
       closeVlaScope(s->loc);
     return;
@@ -428,8 +431,11 @@ void Lowerer::stmt(fe::Stmt *s) {
     st->site = m_.addSite(SiteKind::Loop, s->loc, "while");
     st->testFirst = true;
     st->preCond = region([&] { st->cond = cond(s->cond); });
+    beginLoopBody();
     loopBody(st, s->then);
+    endLoopBody();
     cur_->stmts.push_back(st);
+    finishLoop(s->loc);
     return;
   }
   case StmtKind::DoWhile: {
@@ -437,10 +443,13 @@ void Lowerer::stmt(fe::Stmt *s) {
     st->loc = s->loc;
     st->site = m_.addSite(SiteKind::Loop, s->loc, "do-while");
     st->testFirst = false;
+    beginLoopBody();
     loopBody(st, s->then);
     // The condition's side effects run after the body (and after `continue`).
     st->step = region([&] { st->cond = cond(s->cond); });
+    endLoopBody();
     cur_->stmts.push_back(st);
+    finishLoop(s->loc);
     return;
   }
   case StmtKind::Switch:
@@ -453,10 +462,14 @@ void Lowerer::stmt(fe::Stmt *s) {
       stmt(s->then);
     return;
   case StmtKind::Break:
+    if (jumpOutOfGotoLoop(s))
+      return;
     leaveScopesFor(false, s->loc);
     emit(ir::StmtKind::Break, s->loc);
     return;
   case StmtKind::Continue:
+    if (jumpOutOfGotoLoop(s))
+      return;
     leaveScopesFor(true, s->loc);
     if (!switchContinueFlags_.empty() && loopDepthInSwitch_ == 0) {
       // `continue` inside a switch: leave the switch's one-trip loop, then continue.
@@ -484,10 +497,13 @@ void Lowerer::stmt(fe::Stmt *s) {
     return;
   }
   case StmtKind::Label:
-    stmt(s->then);
+    stmtList({s});
+    return;
+  case StmtKind::Goto:
+    gotoStmt(s);
     return;
   default:
-    return; // goto and pragmas: rejected or ignored by sema
+    return; // pragmas
   }
 }
 
@@ -549,7 +565,11 @@ void Lowerer::switchStmt(fe::Stmt *s) {
   int savedDepth = loopDepthInSwitch_;
   loopDepthInSwitch_ = 0;
   SiteId site = m_.addSite(SiteKind::Branch, s->loc, "switch");
+  beginLoopBody();
+  std::vector<fe::Stmt *> outerPending = std::move(pending_);
+  pending_.clear();
   loop->body = region([&] {
+    switchLabels(flat);
     Block *section = nullptr;
     for (fe::Stmt *x : flat) {
       fe::Stmt *inner = x;
@@ -573,15 +593,18 @@ void Lowerer::switchStmt(fe::Stmt *s) {
       }
       Block *saved = cur_;
       cur_ = section;
-      stmt(inner);
+      switchItem(inner);
       cur_ = saved;
     }
     emit(ir::StmtKind::Break, s->loc);
   });
+  endLoopBody();
+  pending_ = std::move(outerPending);
   loopDepthInSwitch_ = savedDepth;
   jumpTargets_.pop_back();
   switchContinueFlags_.pop_back();
   cur_->stmts.push_back(loop);
+  finishLoop(s->loc);
   if (vla)
     closeVlaScope(s->loc);
   // Lanes that hit `continue` inside the switch continue the enclosing loop.

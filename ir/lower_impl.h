@@ -359,6 +359,42 @@ private:
   };
   std::vector<JumpTarget> jumpTargets_;
 
+  // goto (ir/lower_goto.cpp): a flag per targeted label, the loop depth of each label's list,
+  // the labels that gotos jump forward to in the list being lowered, the labels whose gotos
+  // break out of the loop being lowered (per open loop), and the open goto loops.
+  struct GotoUnit;
+  struct GotoLoop {
+    int depth = 0;
+    std::vector<fe::Stmt *> labels;
+    Var *breakFlag = nullptr, *continueFlag = nullptr;
+    fe::Stmt *breakStmt = nullptr, *continueStmt = nullptr;
+  };
+  std::map<fe::Stmt *, Var *> gotoFlags_;
+  std::map<fe::Stmt *, int> labelDepth_;
+  int loopDepth_ = 0;
+  std::vector<fe::Stmt *> pending_, brokenGotos_;
+  std::vector<std::vector<fe::Stmt *>> loopEscapes_;
+  std::vector<GotoLoop> gotoLoops_;
+  void resetGotos();
+  Var *gotoFlag(fe::Stmt *label);
+  int gotoDepth(fe::Stmt *label) const;
+  Expr *anyFlag(const std::vector<fe::Stmt *> &labels);
+  /// A block's statements (or a branch's or body's one statement), with its labels and gotos.
+  void stmtList(const std::vector<fe::Stmt *> &items);
+  void gotoUnits(const std::vector<fe::Stmt *> &items, const std::vector<GotoUnit> &units,
+                 size_t from, size_t to);
+  void gotoLoop(const std::vector<fe::Stmt *> &items, const GotoUnit &unit);
+  /// break or continue directly in a goto loop: leaves it and is done again after it.
+  bool jumpOutOfGotoLoop(fe::Stmt *s);
+  void gotoStmt(fe::Stmt *s);
+  /// Around every loop (and a switch's one-trip loop): gotos that break out of it.
+  void beginLoopBody();
+  void endLoopBody();
+  void finishLoop(fe::SourceLoc loc);
+  /// The labels of a switch's body, and one statement of it (after its case labels).
+  void switchLabels(const std::vector<fe::Stmt *> &flat);
+  void switchItem(fe::Stmt *s);
+
   /// Evaluates the bounds of the variable-length arrays in `t` (through arrays and pointers),
   /// as C does when a declaration, cast or sizeof of the type runs.
   void evaluateBounds(const fe::Type *t, fe::SourceLoc loc);

@@ -85,8 +85,7 @@ void Lowerer::scopedStmts(const std::vector<fe::Stmt *> &stmts, fe::SourceLoc lo
   const bool vla = declaresVla(stmts);
   if (vla)
     openVlaScope(loc);
-  for (fe::Stmt *c : stmts)
-    stmt(c);
+  stmtList(stmts);
   if (vla)
     closeVlaScope(loc);
 }
