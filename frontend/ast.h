@@ -53,6 +53,7 @@ struct TypeSyntax {
   std::string name;                      // a typedef / builtin type name, e.g. "size_t", "dim3"
   std::string structName;                // `struct S` (used with or without structDef)
   std::vector<TemplateArg> templateArgs; // `S<float, 4>`: a class template's arguments
+  std::string memberType;                // `S<float>::iterator`: a member type of that instance
   StructDecl *structDef = nullptr;       // `struct S { ... }` written inline
   std::string enumName;                  // `enum E` (no definition)
   Decl *enumDef = nullptr;               // `enum E { ... }` written inline (an EnumDecl)
@@ -165,6 +166,7 @@ struct Expr {
   TypeSyntax *typeSyntax = nullptr; // Cast, SizeofType
   // Ident naming a template with arguments: `reduce<256>`, `K<float, 4>`
   bool hasTemplateArgs = false;
+  std::string instanceMember; // Ident: `S<int>::member`, a member of that class template instance
   std::vector<TemplateArg> templateArgs;
   Stmt *body = nullptr; // StmtExpr
   // Lambda: the call operator as written (no name; returnType null when deduced), what it
@@ -338,6 +340,9 @@ struct StructDecl : Decl {
     SourceLoc loc;
     std::string name;
     TypeSyntax *typeSyntax = nullptr;
+    bool isTypedef = false; // a member type: `typedef T *iterator;`, named S::iterator
+    bool isStatic = false;  // a static const member: `static const int n = 4;`, named S::n
+    Expr *init = nullptr;   // its value
   };
   std::vector<Field> fields;
   std::vector<FunctionDecl *> methods; // member functions, declared or defined inside

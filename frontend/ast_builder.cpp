@@ -5,6 +5,7 @@
 
 #include "frontend/ast_builder_impl.h"
 #include "frontend/parse_errors.h"
+#include "frontend/template_closers.h"
 
 #include <set>
 #include <string>
@@ -388,7 +389,10 @@ bool parseTranslationUnit(const PreprocessedSource &src, TranslationUnit &tu,
   SilentListener silent;
   lexer.removeErrorListeners();
   lexer.addErrorListener(&silent);
-  antlr4::CommonTokenStream tokens(&lexer);
+  antlr4::CommonTokenStream lexed(&lexer);
+  lexed.fill();
+  antlr4::ListTokenSource source(splitTemplateClosers(lexed.getTokens()));
+  antlr4::CommonTokenStream tokens(&source);
   tokens.fill();
   // nvcc reads `k << < g, b >> > (args)` as a launch: `<<` then `<` is `<<<`, `>>` then `>` is
   // `>>>` (nowhere else can those pairs meet in valid code).

@@ -226,6 +226,8 @@ void Builder::typeSpecifier(P::TypeSpecifierContext *ts, Specs &s) {
       s.base.name = n;
       for (auto *a : ta->templateArgument())
         s.base.templateArgs.push_back(templateArgument(a));
+      if (tn->Identifier())
+        s.base.memberType = tn->Identifier()->getText();
       return;
     }
     // As in C++ (CUDA's language), a struct or enum tag names its type without `struct`.
@@ -408,7 +410,7 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
     sd->methods.push_back(f);
     return;
   }
-  if (!ctx->declarationSpecifiers())
+  if (!ctx->declarationSpecifiers() && !ctx->declarator())
     return;              // public: / private: / protected:
   if (ctx->Template()) { // a member function template
     Specs fs = specs(ctx->declarationSpecifiers());
@@ -434,7 +436,7 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
     return;
   }
   if (ctx->compoundStatement()) {
-    Specs fs = specs(ctx->declarationSpecifiers());
+    Specs fs = ctx->declarationSpecifiers() ? specs(ctx->declarationSpecifiers()) : Specs{};
     DeclInfo d = declarator(ctx->declarator(), false);
     if (!d.isFunction) {
       error(d.loc, "expected a function declarator before the body of '" + d.name + "'");
@@ -447,6 +449,21 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
     return;
   }
   Specs fs = specs(ctx->declarationSpecifiers());
+  if (fs.isTypedef) { // a member type, `typedef T value_type;`
+    for (auto *sdc : ctx->structDeclarator()) {
+      if (!sdc->declarator())
+        continue;
+      DeclInfo d = declarator(sdc->declarator(), false);
+      StructDecl::Field f;
+      f.loc = d.loc;
+      f.name = d.name;
+      f.typeSyntax = tu_.make<TypeSyntax>(fs.base);
+      f.typeSyntax->ops = d.ops;
+      f.isTypedef = true;
+      sd->fields.push_back(f);
+    }
+    return;
+  }
   bool anyFunction = false;
   for (auto *sdc : ctx->structDeclarator()) {
     if (!sdc->declarator())
@@ -459,9 +476,24 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
   }
   if (anyFunction)
     return;
-  if (fs.quals.isStatic)
-    error(loc(ctx), "static data members are not supported yet");
-  else if (fs.quals.shared || fs.quals.constant || fs.quals.global || fs.quals.device)
+  if (fs.quals.isStatic) { // `static const int n = 4;`: a constant of the struct
+    for (auto *sdc : ctx->structDeclarator()) {
+      if (!sdc->declarator())
+        continue;
+      DeclInfo d = declarator(sdc->declarator(), false);
+      StructDecl::Field f;
+      f.loc = d.loc;
+      f.name = d.name;
+      f.typeSyntax = tu_.make<TypeSyntax>(fs.base);
+      f.typeSyntax->ops = d.ops;
+      f.isStatic = true;
+      if (sdc->initializer())
+        f.init = initializer(sdc->initializer());
+      sd->fields.push_back(f);
+    }
+    return;
+  }
+  if (fs.quals.shared || fs.quals.constant || fs.quals.global || fs.quals.device)
     error(loc(ctx), "storage qualifiers are not allowed on struct fields");
   auto decls = ctx->structDeclarator();
   if (decls.empty() && !fs.base.structDef && fs.base.enumDef == nullptr)
@@ -469,6 +501,10 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
   for (auto *sdc : decls) {
     if (sdc->Colon()) {
       error(loc(sdc->Colon()), "bit-fields are not supported");
+      continue;
+    }
+    if (sdc->initializer()) {
+      error(loc(sdc->initializer()), "default member initializers are not supported yet");
       continue;
     }
     DeclInfo d = declarator(sdc->declarator(), false);

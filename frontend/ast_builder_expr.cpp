@@ -283,6 +283,8 @@ Expr *Builder::primary(P::PrimaryExpressionContext *ctx) {
       e->hasTemplateArgs = true;
       for (auto *a : ctx->templateArgument())
         e->templateArgs.push_back(templateArgument(a));
+      if (ctx->Identifier())
+        e->instanceMember = ctx->Identifier()->getText();
     }
     return e;
   }

@@ -64,8 +64,10 @@ Decl *Cloner::decl(const Decl *d) {
   }
   case DeclKind::Struct: {
     auto *c = tu_.make<StructDecl>(*static_cast<const StructDecl *>(d));
-    for (auto &f : c->fields)
+    for (auto &f : c->fields) {
       f.typeSyntax = type(f.typeSyntax);
+      f.init = expr(f.init);
+    }
     c->type = nullptr;
     return c;
   }

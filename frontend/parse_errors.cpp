@@ -1,6 +1,7 @@
 // Syntax errors of the Kern parser in clang's words (see parse_errors.h): which token was
 // expected, what a missing ';' ends, unclosed brackets, unsupported keywords.
 #include "frontend/parse_errors.h"
+#include "frontend/sema.h"
 
 #include <map>
 #include <set>
@@ -12,6 +13,26 @@ namespace {
 
 using antlr4::Token;
 using P = kern_antlr::KernParser;
+
+/// What `std::` names in kern's host C++ library (frontend/headers/std/): its headers'
+/// declarations, and the C library's functions that <cmath>, <cstdlib>... declare in std.
+bool inStdLibrary(const std::string &n) {
+  static const std::set<std::string> names = {
+      "vector",        "string",      "to_string",   "stoi",          "stol",       "stof",
+      "stod",          "cout",        "cerr",        "clog",          "cin",        "endl",
+      "flush",         "ostream",     "istream",     "fixed",         "scientific", "defaultfloat",
+      "boolalpha",     "noboolalpha", "hex",         "oct",           "dec",        "left",
+      "right",         "showpos",     "noshowpos",   "setprecision",  "setw",       "setfill",
+      "min",           "max",         "swap",        "pair",          "make_pair",  "less",
+      "greater",       "plus",        "multiplies",  "fill",          "fill_n",     "copy",
+      "copy_n",        "find",        "find_if",     "count",         "count_if",   "min_element",
+      "max_element",   "reverse",     "equal",       "for_each",      "transform",  "sort",
+      "stable_sort",   "lower_bound", "upper_bound", "binary_search", "accumulate", "inner_product",
+      "iota",          "partial_sum", "chrono",      "ratio",         "nano",       "micro",
+      "milli",         "centi",       "deci",        "kilo",          "size_t",     "ptrdiff_t",
+      "numeric_limits"};
+  return names.count(n) || findBuiltin(n) >= 0;
+}
 
 /// Turns ANTLR's recognition errors into clang-style messages. The first error stops the
 /// parse (the strategy throws ParseCancellationException), so there are no follow-on errors.
@@ -358,8 +379,11 @@ bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const Preprocesse
     std::string msg;
     if (auto it = names.find(text); it != names.end())
       msg = it->second;
-    else if (text == "std" && i + 1 < all.size() && all[i + 1]->getType() == P::ColonColon)
-      msg = "the C++ standard library (std::) is not supported";
+    else if (text == "std" && i + 2 < all.size() && all[i + 1]->getType() == P::ColonColon &&
+             all[i + 2]->getType() == P::Identifier && !inStdLibrary(all[i + 2]->getText()) &&
+             (i == 0 || all[i - 1]->getType() != P::Namespace))
+      msg = "'std::" + all[i + 2]->getText() +
+            "' is not part of kern's host C++ library (docs/cxx.md lists what it has)";
     else if ((text == "texture" || text == "surface") && i + 1 < all.size() &&
              all[i + 1]->getText() == "<")
       msg = text == "texture" ? "texture references are not supported"

@@ -58,13 +58,25 @@ const std::set<std::string> kCudaHeaders = {
 // include is accepted, and the first use of what they declare gets its own diagnostic
 // ("cooperative groups are not supported", "templates are not supported yet").
 const std::set<std::string> kDeferredHeaders = {"cooperative_groups/reduce.h",
-                                                "iostream",
-                                                "vector",
-                                                "string",
-                                                "algorithm",
-                                                "chrono",
                                                 "memory",
-                                                "utility",
+                                                "map",
+                                                "set",
+                                                "list",
+                                                "deque",
+                                                "queue",
+                                                "stack",
+                                                "sstream",
+                                                "fstream",
+                                                "random",
+                                                "thread",
+                                                "mutex",
+                                                "atomic",
+                                                "array",
+                                                "tuple",
+                                                "type_traits",
+                                                "cstdarg",
+                                                "exception",
+                                                "stdexcept",
                                                 "thrust/device_vector.h"};
 
 // Macros that a built-in header defines when it is included, and only then (nvcc includes

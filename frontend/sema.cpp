@@ -60,8 +60,17 @@ const Type *Sema::baseType(TypeSyntax *ts) {
     const Type **u = find(&Scope::enumTypesOf, ts->enumName);
     return u ? *u : types_.intTy();
   }
-  if (!ts->name.empty() && !ts->templateArgs.empty())
-    return instantiateClass(ts->name, ts->templateArgs, ts->loc);
+  if (!ts->name.empty() && !ts->templateArgs.empty()) {
+    const Type *c = instantiateClass(ts->name, ts->templateArgs, ts->loc);
+    if (!c || ts->memberType.empty())
+      return c;
+    auto it = fileScope_.typedefs.find(c->record->name + "::" + ts->memberType);
+    if (it == fileScope_.typedefs.end()) {
+      error(ts->loc, "no type named '" + ts->memberType + "' in '" + c->str() + "'");
+      return nullptr;
+    }
+    return it->second;
+  }
   if (!ts->name.empty()) {
     if (const Type *t = lookupTypedef(ts->name))
       return t;
@@ -273,10 +282,21 @@ const Type *Sema::defineStruct(StructDecl *sd) {
       scope_->structs[sd->name] = t;
   }
   std::set<std::string> seen;
+  std::string savedNs = ns_;
+  if (!sd->name.empty())
+    ns_ = sd->name; // a field may name a member type declared before it
   for (auto &f : sd->fields) {
     const Type *ft = resolve(f.typeSyntax);
     if (!ft)
       continue;
+    if (f.isTypedef) { // a member type: S::name
+      fileScope_.typedefs[sd->name + "::" + f.name] = ft;
+      continue;
+    }
+    if (f.isStatic) {
+      staticConstMember(sd, f, ft);
+      continue;
+    }
     if (ft->isReference) {
       error(f.loc, "reference members are not supported yet");
       continue;
@@ -296,6 +316,7 @@ const Type *Sema::defineStruct(StructDecl *sd) {
     }
     t->record->fields.push_back({f.name, ft, 0});
   }
+  ns_ = savedNs;
   types_.layoutStruct(t, sd->quals.alignAs);
   sd->type = t;
   structDecls_[t->record] = sd;
@@ -555,6 +576,9 @@ void Sema::functionBody(FunctionDecl *f) {
       continue;
     }
     scope_->names[p->name] = p;
+    // A parameter passed by value is the callee's object: destroyed when the function ends.
+    if (!f->quals.global && p->type && p->type->isStruct() && needsDestruction(p->type))
+      scope_->destructible.push_back(p);
   }
   // The body's braces share the parameters' scope in C.
   Scope *outerFunctionScope = functionScope_;
@@ -719,7 +743,8 @@ void Sema::initializer(VarDecl *v, Expr *&init, const Type *t) {
     error(init->loc, "array initializer must be an initializer list");
     return;
   }
-  init = convert(init, t, "initializing");
+  if (!copyConstruct(init, t))
+    init = convert(init, t, "initializing");
 }
 
 void Sema::stmt(Stmt *s) {

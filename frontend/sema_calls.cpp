@@ -37,6 +37,8 @@ void Sema::call(Expr *e) {
   if (callee->kind == ExprKind::Member && !e->isLaunch)
     memberCall(e);                // `obj.f(...)` naming a member function becomes a call of `S::f`
   FunctionDecl *chosen = nullptr; // a template's instance that the call selected
+  if (callee->kind == ExprKind::Ident && !instanceMember(callee))
+    return;
   if (callee->kind == ExprKind::Ident && !resolveTemplate(callee, e->args, &chosen))
     return;
   if (callee->kind == ExprKind::Ident && !e->isLaunch && (functionalCast(e) || construct(e)))
@@ -54,6 +56,10 @@ void Sema::call(Expr *e) {
   Decl *d = chosen ? chosen : lookup(n);
   if (d && builtinVectorMaker(d, e))
     d = nullptr; // `make_float3(x, y, z)` beside helper_math.h's `make_float3(float4)`
+  if (!d && stdLibraryFunction(callee)) {
+    call(e); // `std::sqrt(x)`: the C library's function, as <cmath> declares it in std
+    return;
+  }
   if (!d) {
     if (n == "dim3" || n == "uint3") {
       constructDim3(e, n == "dim3" ? types_.dim3Ty() : types_.uint3Ty());
@@ -248,6 +254,8 @@ bool Sema::arguments(Expr *e, const Type *ft, const std::string &n) {
     }
     if (i < ft->params.size()) {
       const Type *pt = ft->params[i];
+      if (copyConstruct(e->args[i], pt))
+        continue;
       Expr *a = rvalue(e->args[i]);
       if (pt->isStruct()) {
         if (a->type != pt && !(pt == types_.dim3Ty() && a->type->isInteger()) &&

@@ -114,11 +114,13 @@ void Sema::destroy(Expr *obj, const Type *t, std::vector<Stmt *> &out, SourceLoc
     }
 }
 
-std::vector<Stmt *> Sema::destroyScopes(Scope *stop, SourceLoc at) {
+std::vector<Stmt *> Sema::destroyScopes(Scope *stop, SourceLoc at, VarDecl *kept) {
   std::vector<Stmt *> out;
   for (Scope *s = scope_; s && s != stop; s = s->parent) {
     for (size_t k = s->destructible.size(); k-- > 0;) {
       VarDecl *v = s->destructible[k];
+      if (v == kept)
+        continue;
       // The variable itself, not whatever its name means here (an inner one may hide it).
       Expr *obj = make(ExprKind::Ident, at);
       obj->name = v->name;
@@ -151,7 +153,17 @@ bool Sema::destroyBeforeJump(Stmt *s) {
     any |= !sc->destructible.empty();
   if (!any)
     return false;
-  std::vector<Stmt *> out = destroyScopes(stop, s->loc);
+  // `return v;` of a local object: v becomes the result (as C++ compilers elide the copy) and
+  // is not destroyed.
+  VarDecl *returned = nullptr;
+  if (s->kind == StmtKind::Return && s->expr && s->expr->kind == ExprKind::Ident && fn_ &&
+      fn_->type->elem->isStruct())
+    for (Scope *sc = scope_; sc && sc != stop && !returned; sc = sc->parent)
+      for (VarDecl *v : sc->destructible)
+        if (v->name == s->expr->name && v->type && v->type->record == fn_->type->elem->record &&
+            lookup(v->name) == v)
+          returned = v;
+  std::vector<Stmt *> out = destroyScopes(stop, s->loc, returned);
   Stmt *jump = tu_.make<Stmt>(*s);
   std::vector<Stmt *> body;
   if (s->kind == StmtKind::Return && s->expr && fn_ && !fn_->type->elem->isVoid()) {
@@ -166,7 +178,9 @@ bool Sema::destroyBeforeJump(Stmt *s) {
     Stmt *decl = tu_.make<Stmt>(StmtKind::Decl);
     decl->loc = s->loc;
     decl->decls = {r};
+    movingResult_ = returned != nullptr;
     stmt(decl);
+    movingResult_ = false;
     body.push_back(decl);
     Expr *value = make(ExprKind::Ident, s->loc);
     value->name = r->name;

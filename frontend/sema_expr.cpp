@@ -7,6 +7,8 @@ Expr *Sema::condition(Expr *e) {
   if (!check(e))
     return e;
   Expr *r = rvalue(e);
+  if (r->type->isStruct() && conversionRank(r, types_.boolTy()) >= 0) // `operator bool()`
+    return convert(r, types_.boolTy(), "condition");
   if (!r->type->isScalar()) {
     error(e->loc,
           "value of type '" + r->type->str() + "' is not contextually convertible to 'bool'");
@@ -323,6 +325,8 @@ const Type *Sema::intLiteralType(Expr *e) {
 }
 
 void Sema::ident(Expr *e) {
+  if (!instanceMember(e))
+    return;
   if (implicitMember(e))
     return;
   const std::string &n = e->name;
@@ -358,7 +362,7 @@ void Sema::ident(Expr *e) {
   if (const Enumerator *en = lookupEnumerator(n)) {
     e->isEnumConst = true;
     e->enumValue = en->value;
-    e->type = types_.intTy();
+    e->type = en->type ? en->type : types_.intTy();
     return;
   }
   static const std::map<std::string, int> objects = {
@@ -493,7 +497,7 @@ void Sema::unary(Expr *e) {
       return;
     }
     o = convert(r, types_.boolTy(), "operand");
-    e->type = types_.intTy();
+    e->type = truthType(); // C: int; C++: bool
     return;
   }
   case UnaryOp::Deref: {
@@ -667,7 +671,7 @@ void Sema::binary(Expr *e) {
     }
     l = convert(lv, types_.boolTy(), "operand");
     r = convert(rv, types_.boolTy(), "operand");
-    e->type = types_.intTy();
+    e->type = truthType();
     return;
   case BinaryOp::Add:
   case BinaryOp::Sub:
@@ -736,7 +740,7 @@ void Sema::binary(Expr *e) {
   case BinaryOp::Ge:
   case BinaryOp::Eq:
   case BinaryOp::Ne:
-    e->type = types_.intTy();
+    e->type = truthType();
     if (lt->isArithmetic() && rt->isArithmetic()) {
       const Type *ct = common(lt, rt);
       l = convert(lv, ct, "operand");
@@ -746,6 +750,11 @@ void Sema::binary(Expr *e) {
     if (lt->isPointer() && rt->isPointer()) {
       if (rt->elem->isVoid() && !lt->elem->isVoid()) { // `p == v`: compared as void pointers
         l = convert(lv, rt, "comparison");
+        r = rv;
+        return;
+      }
+      if (sameIgnoringSpace(lt->elem, rt->elem) && rt->pointeeConst && !lt->pointeeConst) {
+        l = convert(lv, rt, "comparison"); // `this != &other`: compared as const pointers
         r = rv;
         return;
       }
@@ -788,6 +797,8 @@ void Sema::conditional(Expr *e) {
     if (!check(o))
       return;
   e->operands[0] = condition(e->operands[0]);
+  if (lvalueConditional(e))
+    return;
   Expr *a = rvalue(e->operands[1]), *b = rvalue(e->operands[2]);
   const Type *at = a->type, *bt = b->type;
   if (at->isArithmetic() && bt->isArithmetic()) {

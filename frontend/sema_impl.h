@@ -21,6 +21,7 @@ const std::map<std::string, int64_t> &runtimeApiEnumerators();
 struct Enumerator {
   int64_t value;
   EnumDecl *decl;
+  const Type *type = nullptr; // a static const member's type (int when null)
 };
 
 struct Scope {
@@ -213,6 +214,7 @@ private:
   }
   const Enumerator *lookupEnumerator(const std::string &n) { return find(&Scope::enumerators, n); }
   void usingDecl(UsingDecl *u);
+  bool stdLibraryFunction(Expr *callee);
 
   // ---- overloading and default arguments (sema_overloads.cpp) ----
   std::map<std::string, std::vector<FunctionDecl *>> overloads_; // by qualified name
@@ -378,6 +380,16 @@ private:
   /// `{ auto &range = array; for (size_t i = 0; i < N; ++i) { decl = range[i]; body } }`
   /// (an array named directly is indexed directly). Arrays of known size only.
   void rangeFor(Stmt *s);
+  void rangeForObject(Stmt *s, VarDecl *v);
+  bool lvalueConditional(Expr *e);
+  /// `S<int>::member` named as `S<int>`'s instance's member; false if reported.
+  bool instanceMember(Expr *e);
+  /// The type of `a < b`, `!a`, `a && b`: int in C, bool in C++.
+  const Type *truthType() { return options_.cLanguage ? types_.intTy() : types_.boolTy(); }
+  bool memberOperatorTakes(FunctionDecl *member, Expr *operand);
+  void staticConstMember(StructDecl *sd, StructDecl::Field &f, const Type *t);
+  /// `x` made into a copy-constructor call when it initialises a `t` (see sema_objects.cpp).
+  bool copyConstruct(Expr *&x, const Type *t);
 
   // ---- types ----
   const Type *baseType(TypeSyntax *ts);
@@ -657,7 +669,8 @@ private:
   void destroy(Expr *obj, const Type *t, std::vector<Stmt *> &out, SourceLoc at);
   /// The statements that end the lives of the objects of the scopes from the current one out to
   /// `stop` (excluded).
-  std::vector<Stmt *> destroyScopes(Scope *stop, SourceLoc at);
+  std::vector<Stmt *> destroyScopes(Scope *stop, SourceLoc at, VarDecl *kept = nullptr);
+  bool movingResult_ = false; // the result of `return v;` takes v's value, not a copy
   /// At a scope's end: its objects' destructors, appended to `body`.
   void endScope(std::vector<Stmt *> &body, SourceLoc at);
   /// `break`, `continue` or `return` leaving scopes with objects: they are destroyed first.

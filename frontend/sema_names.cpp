@@ -9,6 +9,10 @@ namespace {
 
 /// `a::b::c` -> `a::b`; "" for an unqualified name.
 std::string parentOf(const std::string &n) {
+  // An operator's name ends in its spelling, whose < and > are not brackets: `std::operator<`.
+  size_t op = n.rfind("::operator");
+  if (op != std::string::npos && n.find("::", op + 2) == std::string::npos)
+    return n.substr(0, op);
   // The last `::` outside template arguments: `ns::Box<geo::Tag>` -> `ns`.
   int depth = 0;
   for (size_t i = n.size(); i-- > 1;) {
@@ -24,6 +28,16 @@ std::string parentOf(const std::string &n) {
 std::string Sema::resolveNamespace(const std::string &n) const {
   if (n.rfind("::", 0) == 0)
     return n.substr(2);
+  // A qualified name of a struct typedef (`std::chrono::high_resolution_clock`): the struct's.
+  if (n.find("::") != std::string::npos)
+    for (std::string p = ns_;; p = parentOf(p)) {
+      auto t = fileScope_.typedefs.find(p.empty() ? n : p + "::" + n);
+      if (t != fileScope_.typedefs.end() && t->second->isStruct() &&
+          !t->second->record->name.empty())
+        return t->second->record->name;
+      if (p.empty())
+        break;
+    }
   size_t cut = n.find("::");
   std::string first = n.substr(0, cut);
   std::string rest = cut == std::string::npos ? "" : n.substr(cut);
@@ -32,12 +46,20 @@ std::string Sema::resolveNamespace(const std::string &n) const {
       auto it = s->aliases.find(first);
       if (it != s->aliases.end())
         return it->second + rest;
+      // `T::num` where T is a template's type parameter bound to a struct: that struct's.
+      auto t = s->typedefs.find(first);
+      if (t != s->typedefs.end() && t->second->isStruct() && !t->second->record->name.empty())
+        return t->second->record->name + rest;
       continue;
     }
     for (std::string p = ns_;; p = parentOf(p)) {
       auto it = s->aliases.find(p.empty() ? first : p + "::" + first);
       if (it != s->aliases.end())
         return it->second + rest;
+      auto t = s->typedefs.find(p.empty() ? first : p + "::" + first);
+      if (t != s->typedefs.end() && t->second->isStruct() && !t->second->record->name.empty() &&
+          t->second->record->name != (p.empty() ? first : p + "::" + first))
+        return t->second->record->name + rest;
       if (p.empty())
         break;
     }
@@ -61,6 +83,18 @@ std::vector<std::string> Sema::candidates(const std::string &n) const {
     for (const std::string &u : s->usings)
       out.push_back(u + "::" + m);
   return out;
+}
+
+bool Sema::stdLibraryFunction(Expr *callee) {
+  // <cmath>, <cstdlib>, <cstdio> and <cstring> declare the C library's functions in std too
+  // (`std::sqrt`, `std::printf`, `std::memcpy`): they are kern's built-ins of the same name.
+  std::string n = callee->name;
+  if (n.rfind("::", 0) == 0)
+    n = n.substr(2);
+  if (n.rfind("std::", 0) != 0 || findBuiltin(n.substr(5)) < 0 || n.find("::", 5) != n.npos)
+    return false;
+  callee->name = n.substr(5);
+  return true;
 }
 
 void Sema::usingDecl(UsingDecl *u) {
@@ -94,6 +128,9 @@ void Sema::usingDecl(UsingDecl *u) {
     scope_->enumerators[key] = *en;
     found = true;
   }
+  std::string target = u->target.rfind("::", 0) == 0 ? u->target.substr(2) : u->target;
+  if (!found && target == "std::" + last && findBuiltin(last) >= 0)
+    found = true; // `using std::sqrt;`: the built-in, which is already visible
   if (!found)
     error(u->loc, "no member named '" + last + "' in '" + parentOf(u->target) + "'");
 }

@@ -5,7 +5,7 @@
 //   new S(1, 2)        ({ S *p = (S *)__kern_new(sizeof(S), 0); *p = S(1, 2); p; })
 //   new float[n]()     ({ size_t c = n; float *p = (float *)__kern_new(c * 4, 1);
 //                         memset(p, 0, c * 4); p; })
-//   delete[] p         __kern_delete(p, 1)
+//   delete[] p         __kern_delete(p, 1)   (after each element's destructor, last first)
 //
 // An array of a struct whose default constructor does work runs it for each element.
 #include "frontend/sema_impl.h"
@@ -113,19 +113,39 @@ void Sema::newExpression(Expr *e) {
       check(e);
       return;
     }
-    if (e->isArrayForm || !pointee->isStruct()) {
-      error(e->loc, "delete[] of objects with destructors is not supported yet");
+    if (!pointee->isStruct()) {
+      error(e->loc, "delete of an array of arrays with destructors is not supported yet");
       return;
     }
-    // `({ T *q = p; if (q) { q->~T(); ...members... } __kern_delete(q, 0); })`
-    std::string q = "__kern_deleted" + std::to_string(++newCount_);
+    // `({ T *q = p; if (q) { q->~T(); ...members... } __kern_delete(q, 0); })`; delete[]
+    // destroys the elements last to first: `for (size_t i = __kern_new_size(q) / sizeof(T);
+    // i-- > 0;) q[i].~T();`.
+    std::string id = std::to_string(++newCount_);
+    std::string q = "__kern_deleted" + id, i = "__kern_deleted_i" + id;
     std::vector<Expr *> calls;
-    if (!destructorCalls(m.deref(m.ident(q)), pointee, calls, e->loc))
+    Expr *object = e->isArrayForm ? m.index(m.ident(q), m.ident(i)) : m.deref(m.ident(q));
+    if (!destructorCalls(object, pointee, calls, e->loc))
       return;
     Stmt *then = tu_.make<Stmt>(StmtKind::Compound);
     then->loc = e->loc;
     for (Expr *c : calls)
       then->body.push_back(m.expr(c));
+    if (e->isArrayForm) {
+      const Type *sizeT = types_.get(TypeKind::ULong);
+      Stmt *loop = tu_.make<Stmt>(StmtKind::For);
+      loop->loc = e->loc;
+      loop->init = m.var(i, sizeT,
+                         m.binary(BinaryOp::Div, m.call("__kern_new_size", {m.ident(q)}),
+                                  m.integer(pointee->size())));
+      Expr *dec = m.node(ExprKind::Unary);
+      dec->unaryOp = UnaryOp::PostDec;
+      dec->operands = {m.ident(i)};
+      loop->cond = m.binary(BinaryOp::Gt, dec, m.integer(0));
+      loop->then = then;
+      then = tu_.make<Stmt>(StmtKind::Compound);
+      then->loc = e->loc;
+      then->body = {loop};
+    }
     Stmt *test = tu_.make<Stmt>(StmtKind::If);
     test->loc = e->loc;
     test->cond = m.ident(q);
@@ -133,7 +153,7 @@ void Sema::newExpression(Expr *e) {
     Stmt *block = tu_.make<Stmt>(StmtKind::Compound);
     block->loc = e->loc;
     block->body = {m.var(q, p->type, p), test,
-                   m.expr(m.call("__kern_delete", {m.ident(q), m.integer(0)}))};
+                   m.expr(m.call("__kern_delete", {m.ident(q), m.integer(e->isArrayForm)}))};
     e->kind = ExprKind::StmtExpr;
     e->body = block;
     e->operands.clear();
@@ -160,6 +180,8 @@ void Sema::newExpression(Expr *e) {
   }
   body.push_back(
       m.var(p, ptr, m.castTo(ptr, m.call("__kern_new", {bytes, m.integer(e->isArrayForm)}))));
+  if (ctor && !emptyDefaultConstructor(t)) // objects are constructed by assigning to zeroed memory
+    body.push_back(m.expr(m.call("memset", {m.ident(p), m.integer(0), bytes})));
   auto assignTo = [&](Expr *target, Expr *value) {
     body.push_back(m.expr(m.binary(BinaryOp::Assign, target, value)));
   };

@@ -79,6 +79,25 @@ bool Sema::construct(Expr *e) {
   return true;
 }
 
+bool Sema::copyConstruct(Expr *&x, const Type *t) {
+  // C++: an object initialised from an lvalue of its class (`S b = a;`, an argument passed by
+  // value) is made by the copy constructor the class declares (a member-wise copy otherwise).
+  if (options_.cLanguage || movingResult_ || !t->isStruct() || !x->isLValue || !x->type ||
+      !x->type->isStruct() || x->type->record != t->record || !constructorOf(t))
+    return false;
+  std::vector<Expr *> args{x};
+  const Type *plain = x->type;
+  x->type = t; // a const lvalue is copied as well
+  bool memberwise = isCopyConstruction(t, args);
+  x->type = plain;
+  if (memberwise)
+    return false;
+  Expr *c = constructorCall(t, {x}, x->loc);
+  check(c);
+  x = c;
+  return true;
+}
+
 Expr *Sema::bracedValue(Expr *list, const Type *t) {
   if (constructorOf(t)) {
     Expr *c = constructorCall(t, list->operands, list->loc);
@@ -140,6 +159,16 @@ void Sema::memberInitializers(FunctionDecl *f) {
   f->memberInits.clear();
 }
 
+bool Sema::memberOperatorTakes(FunctionDecl *member, Expr *operand) {
+  auto it = overloads_.find(member->name);
+  std::vector<FunctionDecl *> set =
+      it != overloads_.end() ? it->second : std::vector<FunctionDecl *>{member};
+  for (FunctionDecl *c : set)
+    if (c->type && c->type->params.size() == 2 && conversionRank(operand, c->type->params[1]) >= 0)
+      return true;
+  return false;
+}
+
 bool Sema::operatorCall(Expr *e) {
   std::string symbol;
   std::vector<Expr *> operands = e->operands;
@@ -183,9 +212,30 @@ bool Sema::operatorCall(Expr *e) {
     return false;
   std::string name = "operator" + symbol;
   FunctionDecl *member = method(operands[0]->type, name);
+  std::string freeName = name;
   auto *free = dynamic_cast<FunctionDecl *>(lookup(name));
   if (free && free->owner)
     free = nullptr;
+  // As C++'s argument-dependent lookup: the operators of the operands' namespaces
+  // (`std::string + "!"` finds std::operator+).
+  for (size_t i = 0; !free && i < operands.size(); ++i) {
+    const Type *t = operands[i]->type;
+    if (!t || !t->isStruct() || t->record->name.empty())
+      continue;
+    std::string n = t->record->name.substr(0, t->record->name.find('<'));
+    size_t cut = n.rfind("::");
+    if (cut == std::string::npos)
+      continue;
+    free = dynamic_cast<FunctionDecl *>(lookup("::" + n.substr(0, cut) + "::" + name));
+    if (free && free->owner)
+      free = nullptr;
+    if (free)
+      freeName = "::" + n.substr(0, cut) + "::" + name;
+  }
+  // A member operator that cannot take the other operand gives way to a namespace-scope one
+  // (`std::cout << point` with a user's `operator<<(std::ostream &, const Point &)`).
+  if (member && free && operands.size() == 2 && !memberOperatorTakes(member, operands[1]))
+    member = nullptr;
   if (!member && !free)
     return false;
   Expr *callee;
@@ -197,7 +247,7 @@ bool Sema::operatorCall(Expr *e) {
     args.assign(operands.begin() + 1, operands.end());
   } else {
     callee = make(ExprKind::Ident, e->loc);
-    callee->name = name;
+    callee->name = freeName;
     args = operands;
   }
   e->kind = ExprKind::Call;

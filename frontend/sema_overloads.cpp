@@ -130,20 +130,8 @@ FunctionDecl *Sema::chooseOverload(FunctionDecl *f, Expr *e, bool explicitObject
     std::vector<Expr *> args = e->args;
     if (thisArg)
       args.insert(args.begin(), thisArg);
-    const Type *ft = c->type;
-    if (!ft || args.size() > ft->params.size() + (ft->variadic ? 1000 : 0))
-      continue;
-    bool ok = true;
-    for (size_t i = args.size(); i < c->params.size(); ++i)
-      if (!c->params[i]->init)
-        ok = false;
     std::vector<int> ranks;
-    for (size_t i = 0; ok && i < args.size() && i < ft->params.size(); ++i) {
-      int r = conversionRank(args[i], ft->params[i]);
-      if (r < 0)
-        ok = false;
-      ranks.push_back(r);
-    }
+    bool ok = argumentRanks(c, c->type, args, ranks);
     if (ok)
       viable.push_back({c, ranks});
   }
@@ -195,7 +183,10 @@ FunctionDecl *Sema::convertingConstructor(const Type *t, Expr *a) {
     const Type *p = ft->params[1];
     if (p->isReference)
       p = p->elem;
-    if (p->isStruct())
+    // A struct parameter takes only that struct (not one made by a second conversion), and
+    // not t itself (a copy constructor).
+    if (p->isStruct() &&
+        (p->record == t->record || !a->type->isStruct() || a->type->record != p->record))
       continue;
     int r = conversionRank(a, ft->params[1]);
     if (r >= 0 && r < bestRank) {

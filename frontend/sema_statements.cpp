@@ -117,10 +117,14 @@ void Sema::rangeFor(Stmt *s) {
   if (!v || !check(range))
     return;
   const Type *rt = range->type;
+  if (rt->isStruct()) {
+    rangeForObject(s, v);
+    return;
+  }
   if (!rt->isArray() || rt->count == 0 || rt->hasRuntimeSize()) {
     error(range->loc, "cannot iterate over a value of type '" + rt->str() +
-                          "': a range-based for loop needs an array of known size (the standard "
-                          "containers are not supported)");
+                          "': a range-based for loop needs an array of known size or an object "
+                          "with begin() and end()");
     return;
   }
   if (!range->isLValue) {
@@ -182,6 +186,115 @@ void Sema::rangeFor(Stmt *s) {
   // The loop variable, initialised from the element, then the body.
   Expr *element = make(ExprKind::Index, range->loc);
   element->operands = {ident(rangeName, range->loc), ident("for.index", at)};
+  v->init = element;
+  Stmt *body = tu_.make<Stmt>(StmtKind::Compound);
+  body->loc = s->then ? s->then->loc : at;
+  body->body = {s->init, s->then};
+  loop->then = body;
+  outer->body.push_back(loop);
+  *s = *outer;
+  stmt(s);
+}
+
+void Sema::staticConstMember(StructDecl *sd, StructDecl::Field &f, const Type *t) {
+  // `static const int n = 4;` in S: the constant S::n (only integral constants for now).
+  int64_t v = 0;
+  if (!f.init || !(t->isInteger() || t->isBool()) || !f.typeSyntax->isConst) {
+    error(f.loc, "static data members other than integral constants with their value "
+                 "('static const int n = 4;') are not supported yet");
+    return;
+  }
+  if (!constantInt(f.init, v, "a static const member's value must be a constant expression"))
+    return;
+  fileScope_.enumerators[sd->name + "::" + f.name] = {v, nullptr, t};
+}
+
+bool Sema::instanceMember(Expr *e) {
+  if (e->instanceMember.empty())
+    return true;
+  const Type *t = instantiateClass(e->name, e->templateArgs, e->loc);
+  if (!t)
+    return false;
+  e->name = t->record->name + "::" + e->instanceMember;
+  e->instanceMember.clear();
+  e->templateArgs.clear();
+  e->hasTemplateArgs = false;
+  return true;
+}
+
+bool Sema::lvalueConditional(Expr *e) {
+  // C++: `c ? a : b` of two lvalues of one type is an lvalue (`return b < a ? b : a;` from a
+  // function returning a reference), made here as `*(c ? &a : &b)`.
+  Expr *a = e->operands[1], *b = e->operands[2];
+  if (options_.cLanguage || !a->isLValue || !b->isLValue || a->type != b->type ||
+      a->type->isArray() || a->type->isFunction())
+    return false;
+  Expr *pa = addressOf(a), *pb = addressOf(b);
+  if (!pa->type || pa->type != pb->type)
+    return false;
+  Expr *c = make(ExprKind::Conditional, e->loc);
+  c->operands = {e->operands[0], pa, pb};
+  c->type = pa->type;
+  e->kind = ExprKind::Unary;
+  e->unaryOp = UnaryOp::Deref;
+  e->operands = {c};
+  unary(e);
+  return true;
+}
+
+void Sema::rangeForObject(Stmt *s, VarDecl *v) {
+  // As C++ defines it: `{ auto &for.range = range; auto for.begin = for.range.begin();
+  // auto for.end = for.range.end(); for (; for.begin != for.end; ++for.begin) { v = *for.begin;
+  // body } }` (a temporary range is held by value).
+  Expr *range = s->expr;
+  SourceLoc at = s->loc;
+  auto ident = [&](const std::string &n, SourceLoc loc) {
+    Expr *e = make(ExprKind::Ident, loc);
+    e->name = n;
+    return e;
+  };
+  auto autoVar = [&](const std::string &n, Expr *init, bool byReference) {
+    auto *d = tu_.make<VarDecl>();
+    d->name = n;
+    d->loc = init->loc;
+    d->typeSyntax = tu_.make<TypeSyntax>();
+    d->typeSyntax->loc = init->loc;
+    d->typeSyntax->isAuto = true;
+    if (byReference) {
+      TypeOp ref;
+      ref.kind = TypeOp::Kind::Reference;
+      d->typeSyntax->ops.push_back(ref);
+    }
+    d->init = init;
+    Stmt *decl = tu_.make<Stmt>(StmtKind::Decl);
+    decl->loc = init->loc;
+    decl->decls.push_back(d);
+    return decl;
+  };
+  auto call = [&](const char *member) {
+    Expr *m = make(ExprKind::Member, range->loc);
+    m->name = member;
+    m->operands = {ident("for.range", range->loc)};
+    Expr *c = make(ExprKind::Call, range->loc);
+    c->operands = {m};
+    return c;
+  };
+  Stmt *outer = tu_.make<Stmt>(StmtKind::Compound);
+  outer->loc = at;
+  outer->body.push_back(autoVar("for.range", range, range->isLValue));
+  outer->body.push_back(autoVar("for.begin", call("begin"), false));
+  outer->body.push_back(autoVar("for.end", call("end"), false));
+  Stmt *loop = tu_.make<Stmt>(StmtKind::For);
+  loop->loc = at;
+  loop->cond = make(ExprKind::Binary, at);
+  loop->cond->binaryOp = BinaryOp::Ne;
+  loop->cond->operands = {ident("for.begin", at), ident("for.end", at)};
+  loop->step = make(ExprKind::Unary, at);
+  loop->step->unaryOp = UnaryOp::PreInc;
+  loop->step->operands = {ident("for.begin", at)};
+  Expr *element = make(ExprKind::Unary, range->loc);
+  element->unaryOp = UnaryOp::Deref;
+  element->operands = {ident("for.begin", at)};
   v->init = element;
   Stmt *body = tu_.make<Stmt>(StmtKind::Compound);
   body->loc = s->then ? s->then->loc : at;

@@ -398,8 +398,17 @@ std::string Sema::templateArguments(const std::string &name,
     error(at, "too many template arguments for '" + name + "'");
     return "";
   }
+  // A default argument is named where the template is declared.
+  std::string callerNs = ns_;
+  size_t cut = name.rfind("::");
+  std::string templateNs = cut == std::string::npos ? "" : name.substr(0, cut);
+  struct RestoreNs {
+    std::string &ns, saved;
+    ~RestoreNs() { ns = saved; }
+  } restore{ns_, callerNs};
   for (size_t i = 0; i < params.size(); ++i) {
     const TemplateArg *a = i < args.size() ? &args[i] : &params[i].defaultArg;
+    ns_ = i < args.size() ? callerNs : templateNs;
     if (params[i].isType) {
       if (!a->type) {
         error(a->value ? a->value->loc : at, "template argument for type parameter '" +

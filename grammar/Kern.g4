@@ -9,6 +9,23 @@ grammar Kern;
 #include <vector>
 }
 
+@parser::definitions {
+void KernParser::noteMemberTypedefs(DeclarationSpecifiersContext *specs,
+                                    const std::vector<StructDeclaratorContext *> &list) {
+  if (!specifiersHaveTypedef(specs) || structStack.empty() || structStack.back().empty())
+    return;
+  for (auto *d : list) {
+    if (!d->declarator())
+      continue;
+    std::string n = declaratorName(d->declarator());
+    if (n.empty())
+      continue;
+    typeNames.insert(qualify(n));
+    typeNames.insert(qualify(structStack.back() + "::" + n));
+  }
+}
+}
+
 @parser::members {
   // C's typedef ambiguity (`(T)x` vs `(a)*b`, `T * p;`) is resolved with the set of names known
   // to be types: CUDA's builtin type names, plus every typedef name (and, as in C++, every
@@ -245,6 +262,7 @@ grammar Kern;
   class DeclarationSpecifiersContext;
   class DeclaratorContext;
   class InitDeclaratorListContext;
+  class StructDeclaratorContext;
 
   // C's rule for a name that is a type: once the specifiers of a declaration have a type
   // specifier, the name is the declarator, not a second type (`typedef struct P {...} P;`, a
@@ -281,6 +299,10 @@ grammar Kern;
     }
     return "";
   }
+
+  // A member type (`typedef T *iterator;` in struct S): `iterator` in S, and `S::iterator`.
+  void noteMemberTypedefs(DeclarationSpecifiersContext *specs,
+                          const std::vector<StructDeclaratorContext *> &list);
 
   // Records the names declared by a typedef so that later uses parse as types.
   void noteDeclaration(DeclarationSpecifiersContext *specs, InitDeclaratorListContext *list) {
@@ -414,7 +436,10 @@ typeSpecifier
 
 typedefName
   : {isTypeName(qualifiedNameAt(1)) && !typeSpecified()}? qualifiedId
-    ({_input->LA(1) == Less && isTemplateName(qualifiedNameBefore())}? templateArguments)?
+    ({_input->LA(1) == Less && isTemplateName(qualifiedNameBefore())}? templateArguments
+     // a member type of a class template's instance: `std::vector<int>::iterator`
+     ({_input->LA(1) == ColonColon && _input->LA(2) == Identifier &&
+       isTypeName($ctx->qualifiedId()->getText() + "::" + _input->LT(2)->getText())}? '::' Identifier)?)?
   ;
 
 structSpecifier
@@ -435,8 +460,10 @@ structDeclaration
   | staticAssertDeclaration
   | {constructorAhead()}? constructorDeclaration
   | {!constructorAhead()}? declarationSpecifiers structDeclarator (',' structDeclarator)* ';'
+    { noteMemberTypedefs($ctx->declarationSpecifiers(), $ctx->structDeclarator()); }
   | {!constructorAhead()}? declarationSpecifiers ';'
   | {!constructorAhead()}? declarationSpecifiers declarator compoundStatement ';'? // a member function
+  | {_input->LA(1) == Operator}? declarator compoundStatement ';'? // `operator bool() const {...}`
   // A member function template, defined in its class: `template <typename T> T get(T v) {...}`.
   | Template '<' templateParameter (',' templateParameter)* '>'
     { for (auto *p : $ctx->templateParameter())
@@ -472,7 +499,7 @@ memberInitializer
   : Identifier ('(' argumentExpressionList? ')' | '{' argumentExpressionList? '}') ;
 
 structDeclarator
-  : declarator (':' conditionalExpression)?
+  : declarator (':' conditionalExpression | '=' initializer)?
   | ':' conditionalExpression
   ;
 
@@ -710,6 +737,7 @@ postfixSuffix
 
 primaryExpression
   : {isTemplateName(qualifiedNameAt(1))}? qualifiedId '<' templateArgument (',' templateArgument)* '>'
+    ('::' Identifier)? // `std::numeric_limits<int>::max`: a member of a class template's instance
   // `P{1, 2}`, `Vec<float, 3>{}`: a value of the type, list-initialised
   | {isTypeName(qualifiedNameAt(1)) || isTemplateName(qualifiedNameAt(1))}?
     qualifiedId templateArguments? '{' initializerList? ','? '}'

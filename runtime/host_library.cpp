@@ -78,6 +78,12 @@ void *Runtime::hostNew(uint64_t size, bool isArray) {
   return p;
 }
 
+uint64_t Runtime::hostNewSize(const void *p) const {
+  const uint64_t addr = addressOf(p);
+  const Allocation *a = newBlocks_.count(addr) ? host_.find(addr) : nullptr;
+  return a && a->base == addr ? a->size : 0;
+}
+
 bool Runtime::hostDelete(void *p, bool isArray) {
   if (!p)
     return true; // deleting a null pointer does nothing

@@ -385,6 +385,8 @@ public:
   /// same heap as malloc, with the form remembered, so that mixing them with each other or
   /// with malloc/free is reported.
   void *hostNew(uint64_t size, bool isArray);
+  /// The bytes a block from new[] holds (what delete[] divides into elements), 0 if `p` is not one.
+  uint64_t hostNewSize(const void *p) const;
   bool hostDelete(void *p, bool isArray);
   /// Host memory beyond malloc (host_memory.cpp), setting errno as glibc does: a block aligned
   /// to `alignment` (a power of two); an anonymous mapping (mmap's flags and protection,

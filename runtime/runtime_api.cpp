@@ -152,6 +152,10 @@ void *kern_rt___kern_new(KernHostCtx *ctx, uint64_t size, int32_t isArray) {
   return p;
 }
 
+uint64_t kern_rt___kern_new_size(KernHostCtx *ctx, const void *p) {
+  return ctx->rt->hostNewSize(p);
+}
+
 void kern_rt___kern_delete(KernHostCtx *ctx, void *p, int32_t isArray) {
   if (!ctx->rt->hostDelete(p, isArray != 0))
     Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);

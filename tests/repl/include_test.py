@@ -36,7 +36,7 @@ EXPECT = [
     "(int) 14",
     DIR_A + "\n" + DIR_B + "\n",
     "(int) 11",
-    "(int) 1",
+    "(bool) true",
 ]
 EXPECT_ERR = [
     "'repl_b.h' file not found",
