@@ -33,10 +33,12 @@ void Sema::declareTemplate(FunctionDecl *f) {
       moved.push_back({{f, key.second}, inst});
   for (auto &m : moved)
     instanceByArgs_.insert(m);
-  for (auto &p : pendingInstances_) {
-    if (p.tmpl != proto || p.done)
+  // By index, and by copy: analysing an instance may make more pending instances.
+  for (size_t i = 0; i < pendingInstances_.size(); ++i) {
+    if (pendingInstances_[i].tmpl != proto || pendingInstances_[i].done)
       continue;
-    p.done = true;
+    pendingInstances_[i].done = true;
+    auto p = pendingInstances_[i];
     FunctionDecl *def = Cloner(tu_).function(f);
     def->name = p.instanceName;
     def->quals.isInline = true;
