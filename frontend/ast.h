@@ -318,6 +318,7 @@ struct FunctionDecl : Decl {
   bool isConversion = false; // `operator float *()`: converts its object to its result type
   /// `template void f<float>(float *);`: instantiates template f with these arguments.
   bool isExplicitInstantiation = false;
+  bool isExplicitSpecialization = false; // `template <> float f<-1>(float x) {...}`
   std::vector<TemplateArg> instantiationArgs;
   /// A constructor's member initialisers, `: re(a), im(b)`: sema runs them before the body.
   struct MemberInit {

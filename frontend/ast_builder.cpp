@@ -183,6 +183,7 @@ void Builder::templateDeclaration(P::TemplateDeclarationContext *ctx) {
   for (size_t i = first; i < tu_.decls.size(); ++i) {
     if (auto *f = dynamic_cast<FunctionDecl *>(tu_.decls[i])) {
       f->templateParams = params;
+      f->isExplicitSpecialization = params.empty() && !f->instantiationArgs.empty();
       continue;
     }
     error(tu_.decls[i]->loc, "only function and class templates are supported");

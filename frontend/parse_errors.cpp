@@ -343,15 +343,9 @@ std::shared_ptr<antlr4::ANTLRErrorStrategy> makeSyntaxErrorStrategy(const Prepro
 bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const PreprocessedSource &src,
                             DiagnosticEngine &diags) {
   static const std::map<std::string, std::string> names = {
-      {"cudaTextureObject_t", "texture objects are not supported"},
       {"cudaSurfaceObject_t", "surface objects are not supported"},
-      {"cudaCreateTextureObject", "texture objects are not supported"},
       {"cudaCreateSurfaceObject", "surface objects are not supported"},
       {"cudaBindTexture", "texture references are not supported"},
-      {"tex1Dfetch", "textures are not supported"},
-      {"tex1D", "textures are not supported"},
-      {"tex2D", "textures are not supported"},
-      {"tex3D", "textures are not supported"},
       {"surf2Dread", "surfaces are not supported"},
       {"surf2Dwrite", "surfaces are not supported"},
       {"grid_group", "grid-wide cooperative groups (grid_group, this_grid) are not supported"},

@@ -240,7 +240,9 @@ public:
     define(tokenize("register"), {}, false);
   }
 
-  PreprocessedSource run(uint32_t fileId) {
+  PreprocessedSource run(uint32_t fileId, const TextHeader *prelude) {
+    if (prelude) // included before the file's first line
+      includeText(*prelude, SourceLoc{}, fileId);
     processFile(fileId, canonical(sm_.fileName(fileId)));
     return std::move(out_);
   }
@@ -880,10 +882,64 @@ private:
 
 } // namespace
 
+namespace {
+
+/// Whether `text` (or a file it includes with `#include "..."`, found beside it) names CUDA's
+/// texture API, which kern_texture.h declares.
+bool namesTextureApi(const std::string &text, const std::string &path, std::set<std::string> &seen,
+                     int depth) {
+  static const char *const names[] = {"cudaTextureObject_t",
+                                      "cudaArray",
+                                      "cudaExtent",
+                                      "cudaCreateChannelDesc",
+                                      "cudaPitchedPtr",
+                                      "cudaMemcpy3D",
+                                      "cudaResourceDesc",
+                                      "tex1Dfetch",
+                                      "tex2D",
+                                      "tex3D",
+                                      "tex1D",
+                                      "texCubemap"};
+  for (const char *n : names)
+    if (text.find(n) != std::string::npos)
+      return true;
+  if (depth >= 4)
+    return false;
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  for (size_t at = text.find("#include"); at != std::string::npos;
+       at = text.find("#include", at + 8)) {
+    size_t open = text.find_first_of("\"<\n", at + 8);
+    if (open == std::string::npos || text[open] != '"')
+      continue;
+    size_t close = text.find('"', open + 1);
+    if (close == std::string::npos)
+      continue;
+    std::filesystem::path target = dir / text.substr(open + 1, close - open - 1);
+    if (!seen.insert(target.lexically_normal().string()).second)
+      continue;
+    std::ifstream in(target, std::ios::binary);
+    if (!in)
+      continue;
+    std::stringstream ss;
+    ss << in.rdbuf();
+    if (namesTextureApi(ss.str(), target.string(), seen, depth + 1))
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
 PreprocessedSource preprocess(SourceManager &sm, uint32_t fileId, DiagnosticEngine &diags,
                               const PreprocessOptions &options) {
+  // CUDA's texture API (cuda_runtime.h declares it for nvcc) is kern's text header
+  // kern_texture.h, included before a C++ file that names it.
+  const TextHeader *prelude = nullptr;
+  std::set<std::string> seen;
+  if (options.cplusplus && namesTextureApi(sm.fileText(fileId), sm.fileName(fileId), seen, 0))
+    prelude = findTextHeader("kern_texture.h");
   Preprocessor pp(sm, diags, options);
-  return pp.run(fileId);
+  return pp.run(fileId, prelude);
 }
 
 } // namespace kern::frontend

@@ -368,7 +368,9 @@ void Sema::topLevel(Decl *d) {
     globalVar(static_cast<VarDecl *>(d));
     return;
   case DeclKind::Function:
-    if (static_cast<FunctionDecl *>(d)->isExplicitInstantiation)
+    if (static_cast<FunctionDecl *>(d)->isExplicitSpecialization)
+      explicitSpecialization(static_cast<FunctionDecl *>(d));
+    else if (static_cast<FunctionDecl *>(d)->isExplicitInstantiation)
       explicitInstantiation(static_cast<FunctionDecl *>(d));
     else if (!static_cast<FunctionDecl *>(d)->templateParams.empty())
       declareTemplate(static_cast<FunctionDecl *>(d));

@@ -382,6 +382,8 @@ private:
   void rangeFor(Stmt *s);
   void rangeForObject(Stmt *s, VarDecl *v);
   bool lvalueConditional(Expr *e);
+  void explicitSpecialization(FunctionDecl *f);
+  int instantiationDepth_ = 0;
   /// `S<int>::member` named as `S<int>`'s instance's member; false if reported.
   bool instanceMember(Expr *e);
   /// The type of `a < b`, `!a`, `a && b`: int in C, bool in C++.

@@ -310,6 +310,36 @@ bool Sema::deduceTemplateArguments(FunctionDecl *tmpl, Expr *callee, std::vector
   return true;
 }
 
+void Sema::explicitSpecialization(FunctionDecl *f) {
+  // `template <> float row<-1>(float x) {...}`: the instance row<-1> is this function.
+  std::vector<FunctionDecl *> *set = find(&Scope::templates, f->name);
+  FunctionDecl *primary = nullptr;
+  if (set)
+    for (FunctionDecl *t : *set)
+      if (t->templateParams.size() >= f->instantiationArgs.size() &&
+          t->params.size() == f->params.size())
+        primary = t;
+  if (!primary) {
+    error(f->loc, "explicit specialization of '" + f->name + "', which is not a function template");
+    return;
+  }
+  std::vector<const Type *> types;
+  std::vector<int64_t> values;
+  std::string key = templateArguments(primary->name, primary->templateParams, f->instantiationArgs,
+                                      f->loc, types, values);
+  if (key.empty())
+    return;
+  auto [it, fresh] = instanceByArgs_.emplace(std::make_pair(primary, key), f);
+  if (!fresh) {
+    error(f->loc, "explicit specialization of '" + key + "' after its instantiation");
+    return;
+  }
+  f->name = key;
+  f->quals.isInline = true; // defined in a header, in each file that includes it
+  instances_.insert(f);
+  function(f);
+}
+
 FunctionDecl *Sema::instantiateWith(FunctionDecl *tmpl, const std::vector<const Type *> &types,
                                     const std::vector<int64_t> &values, SourceLoc at) {
   const auto &params = tmpl->templateParams;
@@ -330,7 +360,15 @@ FunctionDecl *Sema::instantiateWith(FunctionDecl *tmpl, const std::vector<const 
 
   if (!tmpl->body) // declared only so far: its body is instantiated when it is defined
     pendingInstances_.push_back({tmpl, name, types, values});
-  return analyseInstance(inst, tmpl, types, values, at) ? inst : nullptr;
+  if (instantiationDepth_ >= 900) { // as compilers stop runaway recursion (`f<i - 1>` unended)
+    error(at,
+          "recursive template instantiation exceeded the maximum depth of 900 ('" + name + "')");
+    return nullptr;
+  }
+  ++instantiationDepth_;
+  bool ok = analyseInstance(inst, tmpl, types, values, at);
+  --instantiationDepth_;
+  return ok ? inst : nullptr;
 }
 
 bool Sema::analyseInstance(FunctionDecl *inst, const FunctionDecl *tmpl,

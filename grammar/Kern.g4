@@ -338,7 +338,10 @@ externalDeclaration
 functionDefinition
   // C89: `float squash(x) float x; {...}`, `main() {...}` (the result int)
   : {knrAhead()}? declarationSpecifiers? knrDeclarator declaration* compoundStatement
-  | declarationSpecifiers declarator compoundStatement
+  | declarationSpecifiers declarator
+    // A function template's name is a template in its own body (a recursive `f<i - 1>(x)`).
+    { if (pendingTemplate) templateNames.insert(qualify(declaratorName($ctx->declarator()))); }
+    compoundStatement
   ;
 
 knrDeclarator : pointerOp* Identifier '(' (Identifier (',' Identifier)*)? ')' ;
