@@ -66,6 +66,8 @@ Decl *Cloner::decl(const Decl *d) {
     auto *c = tu_.make<StructDecl>(*static_cast<const StructDecl *>(d));
     for (auto &f : c->fields)
       f.typeSyntax = type(f.typeSyntax);
+    for (auto &b : c->bases)
+      b.typeSyntax = type(b.typeSyntax);
     c->type = nullptr;
     return c;
   }
