@@ -19,24 +19,26 @@ extern "C" {
 /// Fault kinds reported by compiled code through kern_rt_fault / kern_rt_host_fault.
 enum KernFaultKind : uint32_t {
   KERN_FAULT_NONE = 0,
-  KERN_FAULT_GLOBAL_OOB = 1,  // global access outside every device allocation
-  KERN_FAULT_SHARED_OOB = 2,  // shared access outside the block's shared memory
-  KERN_FAULT_HOST_PTR = 3,    // kernel dereferences a host pointer
-  KERN_FAULT_DEVICE_PTR = 4,  // host code dereferences a device pointer
-  KERN_FAULT_NULL = 5,        // dereference of a null (or near-null) pointer
-  KERN_FAULT_DIV_ZERO = 6,    // integer division or remainder by zero
-  KERN_FAULT_MISALIGNED = 7,  // access not aligned to its size
-  KERN_FAULT_TIMEOUT = 8,     // step or wall-clock limit exceeded
-  KERN_FAULT_RECURSION = 9,   // device call depth limit exceeded
-  KERN_FAULT_BARRIER = 10,    // __syncthreads under divergence / not reached by all
-  KERN_FAULT_ASSERT = 11,     // assert() failed in a kernel
-  KERN_FAULT_CONST_OOB = 12,  // constant access out of range
-  KERN_FAULT_LOCAL_OOB = 13,  // local access out of range
-  KERN_FAULT_NULL_FNPTR = 14, // host code calls through a null function pointer
-  KERN_FAULT_BAD_FNPTR = 15,  // ... through a value that is no function of the program
-  KERN_FAULT_FNPTR_TYPE = 16, // ... through a pointer whose type differs from the function's
-  KERN_FAULT_VLA_BOUND = 17,  // host code: a variable-length array bound <= 0 (addr: the bound)
-  KERN_FAULT_VLA_SIZE = 18,   // ... a variable-length array larger than a thread's stack
+  KERN_FAULT_GLOBAL_OOB = 1,    // global access outside every device allocation
+  KERN_FAULT_SHARED_OOB = 2,    // shared access outside the block's shared memory
+  KERN_FAULT_HOST_PTR = 3,      // kernel dereferences a host pointer
+  KERN_FAULT_DEVICE_PTR = 4,    // host code dereferences a device pointer
+  KERN_FAULT_NULL = 5,          // dereference of a null (or near-null) pointer
+  KERN_FAULT_DIV_ZERO = 6,      // integer division or remainder by zero
+  KERN_FAULT_MISALIGNED = 7,    // access not aligned to its size
+  KERN_FAULT_TIMEOUT = 8,       // step or wall-clock limit exceeded
+  KERN_FAULT_RECURSION = 9,     // device call depth limit exceeded
+  KERN_FAULT_BARRIER = 10,      // __syncthreads under divergence / not reached by all
+  KERN_FAULT_ASSERT = 11,       // assert() failed in a kernel
+  KERN_FAULT_CONST_OOB = 12,    // constant access out of range
+  KERN_FAULT_LOCAL_OOB = 13,    // local access out of range
+  KERN_FAULT_NULL_FNPTR = 14,   // host code calls through a null function pointer
+  KERN_FAULT_BAD_FNPTR = 15,    // ... through a value that is no function of the program
+  KERN_FAULT_FNPTR_TYPE = 16,   // ... through a pointer whose type differs from the function's
+  KERN_FAULT_VLA_BOUND = 17,    // host code: a variable-length array bound <= 0 (addr: the bound)
+  KERN_FAULT_VLA_SIZE = 18,     // ... a variable-length array larger than a thread's stack
+  KERN_FAULT_DEVICE_FNPTR = 19, // a call through a pointer that holds no function of its type
+                                // that the code may call (addr: the pointer's value)
 };
 
 /// The stack of a program thread (runtime/host_threads.cpp) and of the main thread (Linux's

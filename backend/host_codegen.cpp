@@ -425,6 +425,11 @@ void buildFunctionTable(ModuleContext &mc) {
       llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(ptr))};
   std::vector<llvm::Constant *> sigs = {llvm::ConstantInt::get(Type::getInt32Ty(c), 0)};
   for (const ir::Function *f : mc.ir.hostFunctionTable) {
+    if (!f) { // a __device__ function or a kernel: host code cannot call it (signature 0)
+      fns.push_back(llvm::ConstantPointerNull::get(llvm::cast<llvm::PointerType>(ptr)));
+      sigs.push_back(llvm::ConstantInt::get(Type::getInt32Ty(c), 0));
+      continue;
+    }
     auto it = mc.hostFunctions.find(f);
     if (it == mc.hostFunctions.end()) {
       mc.fail("internal error: function table names " + f->name + ", not a host function");
@@ -459,6 +464,8 @@ Value *HostCodegen::resolveFunctionPointer(Value *v, const std::string &signatur
   Value *sig = b_.CreateLoad(
       b_.getInt32Ty(), b_.CreateInBoundsGEP(sigTy, mc_.hostFunctionSignatures, {b_.getInt64(0), v}),
       "fnptr.sig");
+  // Signature 0: a __device__ function's or a kernel's number, which host code cannot call.
+  hostFault(b_.CreateICmpEQ(sig, b_.getInt32(0), "fnptr.device"), KERN_FAULT_DEVICE_FNPTR, site, v);
   hostFault(b_.CreateICmpNE(sig, b_.getInt32(signatureId(mc_, signature)), "fnptr.mismatch"),
             KERN_FAULT_FNPTR_TYPE, site, v);
   auto *fnTy = mc_.hostFunctionTable->getValueType();
@@ -645,6 +652,12 @@ Value *HostCodegen::emitExpr(const ir::Expr &e) {
     case ir::IntrinsicKind::Runtime:
       return emitRuntimeCall(e);
     case ir::IntrinsicKind::Warp:
+      if (e.intrinsic == ir::IntrinsicId::FnPtrFault) { // a launch through a bad kernel pointer
+        Value *v = emitExpr(*e.ops[0]);
+        hostFault(b_.CreateICmpEQ(v, b_.getInt64(0)), KERN_FAULT_NULL_FNPTR, e.site, v);
+        hostFault(b_.getTrue(), KERN_FAULT_DEVICE_FNPTR, e.site, v);
+        return nullptr;
+      }
       if (e.intrinsic == ir::IntrinsicId::AssertFail) {
         // assert() in host code: report and end the program (kern_rt_host_assert unwinds).
         Value *msg = b_.CreateIntToPtr(emitExpr(*e.ops[0]), b_.getPtrTy());

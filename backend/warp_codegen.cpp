@@ -813,9 +813,7 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
     return emitCast(b_, old, a.type, e.type);
   }
   default:
-    mc_.fail(std::string("internal error: ") + ir::intrinsicName(e.intrinsic) +
-             " is not a warp intrinsic");
-    return e.type.isVoid() ? nullptr : llvm::PoisonValue::get(vecTy(e.type));
+    return emitOtherWarpIntrinsic(e);
   }
 }
 

@@ -177,6 +177,8 @@ private:
   Value *emitBuiltin(const ir::Expr &e);
   Value *emitCall(const ir::Expr &e);
   Value *emitWarpIntrinsic(const ir::Expr &e);
+  /// The warp intrinsics that emitWarpIntrinsic leaves to warp_general.cpp (FnPtrFault).
+  Value *emitOtherWarpIntrinsic(const ir::Expr &e);
   Value *emitShuffle(const ir::Expr &e, Value *v, Value *srcLane);
   Value *emitMemoryAccess(MemoryAccess a);
   /// A load (the value) or store (of `value`, evaluated after the address) of `type` at `addr`

@@ -16,6 +16,24 @@
 
 namespace kern::backend::warp {
 
+Value *WarpCodegen::emitOtherWarpIntrinsic(const ir::Expr &e) {
+  if (e.intrinsic == ir::IntrinsicId::FnPtrFault && e.ops.size() == 1) {
+    // Emitted under the `if` that no function of the pointer's matched: every active lane
+    // faults (a null pointer, or a value that is no function it may call); the first is
+    // reported and the warp stops.
+    Value *v = emitVec(*e.ops[0]);
+    Value *isNull = b_.CreateICmpEQ(v, llvm::Constant::getNullValue(v->getType()), "fnptr.null");
+    Value *kinds = b_.CreateSelect(
+        isNull, b_.CreateVectorSplat(KERN_WARP_SIZE, b_.getInt32(KERN_FAULT_NULL_FNPTR)),
+        b_.CreateVectorSplat(KERN_WARP_SIZE, b_.getInt32(KERN_FAULT_DEVICE_FNPTR)), "fnptr.kind");
+    faultWithKind(cur(), kinds, b_.getInt32(e.site), v);
+    return nullptr;
+  }
+  mc_.fail(std::string("internal error: ") + ir::intrinsicName(e.intrinsic) +
+           " is not a warp intrinsic");
+  return e.type.isVoid() ? nullptr : llvm::PoisonValue::get(vecTy(e.type));
+}
+
 Value *WarpCodegen::emitWarpKey() {
   Type *i64 = b_.getInt64Ty();
   auto field = [&](unsigned off, const char *name) {

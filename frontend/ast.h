@@ -175,7 +175,10 @@ struct Expr {
   std::vector<LambdaCapture> captures;
   char captureDefault = 0;
   bool isArrayForm = false; // New, Delete
-  int newInit = 0;          // New
+  /// Cast (sema): a pointer conversion between a class and its base class adds this many
+  /// bytes (negative from a base to a derived class); a null pointer stays null.
+  int64_t baseOffset = 0;
+  int newInit = 0; // New
 
   // ---- filled by sema ----
   const Type *type = nullptr;
@@ -298,9 +301,10 @@ struct FunctionDecl : Decl {
   /// Declared with `()`: in C, nothing said about the parameters (set by sema in C files).
   bool emptyParameterList = false;
   bool unprototyped = false;
-  bool isKnr = false;      // a K&R definition: `int f(a, b) int a; float b; {...}`
-  bool isUsed = false;     // called or named in its file (the linker checks only what is used)
-  bool isExplicit = false; // an `explicit` constructor: not used for implicit conversions
+  bool isKnr = false;        // a K&R definition: `int f(a, b) int a; float b; {...}`
+  bool isUsed = false;       // called or named in its file (the linker checks only what is used)
+  bool addressTaken = false; // named as a pointer: a call through a function pointer may reach it
+  bool isExplicit = false;   // an `explicit` constructor: not used for implicit conversions
   /// A function template: never analysed or lowered itself; sema analyses one copy per
   /// instantiation (named `f<int>`), with the parameters bound in a scope of their own.
   std::vector<TemplateParam> templateParams;
@@ -346,6 +350,16 @@ struct StructDecl : Decl {
     Expr *init = nullptr;   // its value
   };
   std::vector<Field> fields;
+  /// `struct D : B, private C`: the base classes in order (access is parsed, not checked).
+  struct Base {
+    SourceLoc loc;
+    TypeSyntax *typeSyntax = nullptr;
+    bool isVirtual = false;
+  };
+  std::vector<Base> bases;
+  /// A field declared under `private:` or `protected:` (or in a `class` before any access
+  /// specifier): the struct is then not a POD, which its layout as a base depends on.
+  bool hasNonPublicFields = false;
   std::vector<FunctionDecl *> methods; // member functions, declared or defined inside
   /// A class template (its parameters), or with specializationArgs an explicit
   /// specialization (`template <> struct S<int> {...}`): defined only when instantiated.

@@ -104,8 +104,8 @@ FunctionDecl *Builder::constructor(const std::vector<P::ConstructorSpecifierCont
   if (inits)
     for (auto *mi : inits->memberInitializer()) {
       FunctionDecl::MemberInit m;
-      m.loc = loc(mi->Identifier());
-      m.name = mi->Identifier()->getText();
+      m.loc = loc(mi->qualifiedId());
+      m.name = mi->qualifiedId()->getText();
       if (mi->argumentExpressionList())
         m.args = arguments(mi->argumentExpressionList());
       f->memberInits.push_back(m);

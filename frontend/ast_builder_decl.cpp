@@ -313,10 +313,31 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
   sd->quals.alignAs = align;
   if (!name.empty())
     structTags_.insert(name); // visible to its own fields: `struct node *next;`
+  if (auto *bc = ctx->baseClause())
+    for (auto *b : bc->baseSpecifier()) {
+      StructDecl::Base base;
+      base.loc = loc(b->qualifiedId());
+      for (auto *word : b->Identifier())
+        base.isVirtual |= word->getText() == "virtual";
+      base.typeSyntax = tu_.make<TypeSyntax>();
+      base.typeSyntax->loc = base.loc;
+      std::string n = b->qualifiedId()->getText();
+      if (structTags_.count(n) && !typedefNames_.count(n) && !b->templateArguments())
+        base.typeSyntax->structName = n;
+      else
+        base.typeSyntax->name = n;
+      if (auto *ta = b->templateArguments())
+        for (auto *a : ta->templateArgument())
+          base.typeSyntax->templateArgs.push_back(templateArgument(a));
+      sd->bases.push_back(base);
+    }
   std::vector<StaticAssertDecl *> outerAsserts = std::move(structAsserts_);
   structAsserts_.clear();
+  bool outerPublic = publicAccess_;
+  publicAccess_ = !ctx->Class(); // a class's members are private until `public:`
   for (auto *fd : ctx->structDeclaration())
     structFields(fd, sd);
+  publicAccess_ = outerPublic;
   s.base.structDef = sd;
   s.definitions.push_back(sd);
   // A static_assert in a struct is checked after it, with names looked up in it.
@@ -410,8 +431,11 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
     sd->methods.push_back(f);
     return;
   }
-  if (!ctx->declarationSpecifiers() && !ctx->declarator())
-    return;              // public: / private: / protected:
+  if (!ctx->declarationSpecifiers() && !ctx->declarator()) { // public: / private: / protected:
+    if (ctx->Identifier())
+      publicAccess_ = ctx->Identifier()->getText() == "public";
+    return;
+  }
   if (ctx->Template()) { // a member function template
     Specs fs = specs(ctx->declarationSpecifiers());
     DeclInfo d = declarator(ctx->declarator(), false);
@@ -518,6 +542,7 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
     f.typeSyntax = tu_.make<TypeSyntax>(fs.base);
     f.typeSyntax->ops = d.ops;
     sd->fields.push_back(f);
+    sd->hasNonPublicFields |= !publicAccess_;
   }
 }
 

@@ -223,10 +223,11 @@ Expr *Builder::postfix(P::PostfixExpressionContext *ctx) {
       if (!lists.empty())
         call->args = arguments(lists[0]);
       e = call;
-    } else if (sfx->Identifier()) {
-      Expr *m = makeExpr(ExprKind::Member, loc(sfx->Identifier()));
+    } else if (!sfx->Identifier().empty()) {
+      Expr *m = makeExpr(ExprKind::Member, loc(sfx->Identifier().back()));
       m->operands.push_back(e);
-      m->name = sfx->Identifier()->getText();
+      for (auto *id : sfx->Identifier()) // `p->Base::f`: the member named through a base
+        m->name += (m->name.empty() ? "" : "::") + id->getText();
       m->isArrow = sfx->Arrow() != nullptr;
       if (auto *ta = sfx->memberTemplateArguments()) { // `obj.get<float>(x)`
         m->hasTemplateArgs = true;
@@ -332,6 +333,7 @@ Expr *Builder::primary(P::PrimaryExpressionContext *ctx) {
     e->operands.push_back(expression(ctx->expression()));
     if (ctx->CxxCast()->getText() == "dynamic_cast")
       error(loc(ctx), "dynamic_cast is not supported");
+    e->text = ctx->CxxCast()->getText(); // reinterpret_cast does not adjust a base's pointer
     return e;
   }
   if (auto *cs = ctx->compoundStatement()) {

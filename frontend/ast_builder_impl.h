@@ -190,6 +190,7 @@ private:
   void structSpecifier(P::StructSpecifierContext *ctx, Specs &s);
 
   void structFields(P::StructDeclarationContext *ctx, StructDecl *sd);
+  bool publicAccess_ = true; // the access of the members being read (`public:`, `private:`)
 
   void enumSpecifier(P::EnumSpecifierContext *ctx, Specs &s);
 

@@ -68,6 +68,8 @@ Decl *Cloner::decl(const Decl *d) {
       f.typeSyntax = type(f.typeSyntax);
       f.init = expr(f.init);
     }
+    for (auto &b : c->bases)
+      b.typeSyntax = type(b.typeSyntax);
     c->type = nullptr;
     return c;
   }

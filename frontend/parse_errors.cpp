@@ -354,17 +354,6 @@ bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const Preprocesse
       {"block_tile_memory", "tiles larger than a warp (block_tile_memory) are not supported"},
   };
   const auto &all = tokens.getTokens();
-  for (size_t i = 0; i + 2 < all.size(); ++i) {
-    // `struct B : A {`, `class B : public A {`: a base class (not `enum class E : int`).
-    size_t k = all[i]->getType();
-    if ((k == P::Struct || k == P::Class) && all[i + 1]->getType() == P::Identifier &&
-        all[i + 2]->getType() == P::Colon && !(i > 0 && all[i - 1]->getType() == P::Enum)) {
-      diags.error(src.map(static_cast<uint32_t>(all[i + 2]->getLine()),
-                          static_cast<uint32_t>(all[i + 2]->getCharPositionInLine() + 1)),
-                  "inheritance (a base class) is not supported yet");
-      return false;
-    }
-  }
   for (size_t i = 0; i < all.size(); ++i) {
     Token *t = all[i];
     if (t->getType() != P::Identifier)
@@ -373,6 +362,12 @@ bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const Preprocesse
     std::string msg;
     if (auto it = names.find(text); it != names.end())
       msg = it->second;
+    else if (text == "virtual")
+      msg = i > 0 && (all[i - 1]->getType() == P::Colon || all[i - 1]->getType() == P::Comma ||
+                      all[i - 1]->getText() == "public" || all[i - 1]->getText() == "private" ||
+                      all[i - 1]->getText() == "protected")
+                ? "virtual base classes are not supported"
+                : "virtual functions are not supported";
     else if (text == "std" && i + 2 < all.size() && all[i + 1]->getType() == P::ColonColon &&
              all[i + 2]->getType() == P::Identifier && !inStdLibrary(all[i + 2]->getText()) &&
              (i == 0 || all[i - 1]->getType() != P::Namespace))

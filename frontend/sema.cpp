@@ -282,6 +282,7 @@ const Type *Sema::defineStruct(StructDecl *sd) {
       scope_->structs[sd->name] = t;
   }
   std::set<std::string> seen;
+  structBases(sd, t);
   std::string savedNs = ns_;
   if (!sd->name.empty())
     ns_ = sd->name; // a field may name a member type declared before it
@@ -317,9 +318,11 @@ const Type *Sema::defineStruct(StructDecl *sd) {
     t->record->fields.push_back({f.name, ft, 0});
   }
   ns_ = savedNs;
-  types_.layoutStruct(t, sd->quals.alignAs);
+  types_.layoutStruct(t, sd->quals.alignAs, !options_.cLanguage);
+  t->record->podForLayout = podForLayout(sd, t);
   sd->type = t;
   structDecls_[t->record] = sd;
+  implicitDefaultConstructor(sd);
   return t;
 }
 
@@ -403,8 +406,6 @@ void Sema::globalVar(VarDecl *v) {
     error(v->loc, "references at namespace scope are not supported yet");
     return;
   }
-  if (space != AddrSpace::Host && hasFunctionPointer(t))
-    deviceFunctionPointer(v->loc);
   if (t->isFunction()) {
     error(v->loc, "'" + v->name +
                       "' is declared as a function type; a function pointer is "
@@ -480,10 +481,6 @@ void Sema::function(FunctionDecl *f) {
       pt = types_.pointerTo(pt->elem, pspace, p->typeSyntax->isConst);
     if (pt->isVoid()) {
       error(p->loc, "parameter has type void");
-      return;
-    }
-    if (pspace != AddrSpace::Host && hasFunctionPointer(pt)) {
-      error(p->loc, "pointers to __device__ functions are not supported yet");
       return;
     }
     if (pt->isStruct() && !pt->record->complete) {
@@ -621,8 +618,6 @@ void Sema::localVar(VarDecl *v) {
   const Type *t = resolve(v->typeSyntax, defaultSpace());
   if (!t)
     return;
-  if (side_ != Side::Host && hasFunctionPointer(t))
-    deviceFunctionPointer(v->loc);
   if (t->isFunction()) {
     error(v->loc, "local function declarations are not supported");
     return;

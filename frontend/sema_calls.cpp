@@ -133,7 +133,8 @@ void Sema::call(Expr *e) {
   }
   if (f->owner && !f->isStaticMember && !explicitObject) {
     // A member function named alone inside another member function: `this->f(...)`.
-    if (!fn_ || !fn_->owner || fn_->isStaticMember || fn_->owner != f->owner) {
+    if (!fn_ || !fn_->owner || fn_->isStaticMember ||
+        (fn_->owner != f->owner && !isDerivedFrom(fn_->owner->type, f->owner->type))) {
       error(callee->loc, "call to non-static member function '" + n + "' without an object");
       return;
     }
@@ -192,8 +193,8 @@ void Sema::indirectCall(Expr *e) {
   Expr *&callee = e->operands[0];
   if (!check(callee))
     return;
-  if (e->isLaunch) {
-    error(callee->loc, "a kernel must be launched by its name");
+  if (e->isLaunch) { // `table[i]<<<g, b>>>(...)`: through a pointer to a kernel
+    launch(e);
     return;
   }
   if (callee->type->isStruct() && method(callee->type, "operator()")) {
@@ -214,10 +215,6 @@ void Sema::indirectCall(Expr *e) {
     return;
   }
   callee = r;
-  if (side_ != Side::Host) {
-    deviceFunctionPointer(callee->loc);
-    return;
-  }
   const Type *ft = r->type->elem;
   if (!arguments(e, ft, n))
     return;
@@ -727,26 +724,40 @@ void Sema::launch(Expr *e) {
     error(e->loc, "kernel launches from device code (dynamic parallelism) are not supported");
     return;
   }
-  Decl *d = lookup(callee->name);
+  Decl *d = callee->kind == ExprKind::Ident ? lookup(callee->name) : nullptr;
   auto *f = dynamic_cast<FunctionDecl *>(d);
+  const Type *pointee = nullptr; // launched through a pointer to a kernel: its function type
+  if (!f && (dynamic_cast<VarDecl *>(d) || callee->kind != ExprKind::Ident)) {
+    if (!check(callee))
+      return;
+    Expr *r = rvalue(callee);
+    if (!r->type->isPointer() || !r->type->elem->isFunction() || !r->type->elem->elem->isVoid()) {
+      error(callee->loc, "'" + r->type->str() + "' is not a pointer to a __global__ function");
+      return;
+    }
+    e->operands[0] = callee = r;
+    pointee = r->type->elem;
+  }
   if (f && f->isOverloaded && !(f = chooseOverload(f, e, false)))
     return;
-  if (!f) {
+  if (!f && !pointee) {
     if (!d)
       error(callee->loc, "use of undeclared identifier '" + callee->name + "'");
     else
       error(callee->loc, "'" + callee->name + "' is not a function");
     return;
   }
-  if (!f->quals.global) {
+  if (f && !f->quals.global) {
     error(callee->loc,
           "'" + callee->name + "' is not a __global__ function and cannot be launched");
     return;
   }
-  callee->decl = f;
-  callee->type = f->type;
-  e->decl = f;
-  f->isUsed = true;
+  if (f) {
+    callee->decl = f;
+    callee->type = f->type;
+    e->decl = f;
+    f->isUsed = true;
+  }
   auto &cfg = e->launchConfig;
   if (cfg.size() < 2 || cfg.size() > 4) {
     error(e->loc,
@@ -781,8 +792,9 @@ void Sema::launch(Expr *e) {
       cfg[i] = convert(c, types_.pointerTo(types_.voidTy(), AddrSpace::Host), "stream");
     }
   }
-  defaultArguments(e, f);
-  if (!arguments(e, f->type, callee->name))
+  if (f)
+    defaultArguments(e, f);
+  if (!arguments(e, f ? f->type : pointee, f ? callee->name : "(kernel pointer)"))
     return;
   e->type = types_.voidTy();
 }

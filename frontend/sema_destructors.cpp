@@ -35,6 +35,9 @@ bool Sema::needsDestruction(const Type *t) {
   for (const StructField &f : t->record->fields)
     if (needsDestruction(f.type))
       return true;
+  for (const StructBase &b : t->record->bases)
+    if (needsDestruction(b.type))
+      return true;
   return false;
 }
 
@@ -112,6 +115,7 @@ void Sema::destroy(Expr *obj, const Type *t, std::vector<Stmt *> &out, SourceLoc
       m->operands = {obj};
       destroy(m, fields[k].type, out, at);
     }
+  destroyEmptyBases(obj, t, out, at);
 }
 
 std::vector<Stmt *> Sema::destroyScopes(Scope *stop, SourceLoc at, VarDecl *kept) {

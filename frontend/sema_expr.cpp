@@ -22,8 +22,7 @@ Expr *Sema::rvalue(Expr *e) {
     return e;
   if (e->type->isFunction()) { // a function designator decays to a pointer to the function
     auto *f = e->kind == ExprKind::Ident ? dynamic_cast<FunctionDecl *>(e->decl) : nullptr;
-    if (side_ != Side::Host || (f && !f->isHostCallable()))
-      deviceFunctionPointer(e->loc);
+    functionAddressTaken(f, e->loc);
     return implicitCast(e, types_.pointerTo(e->type));
   }
   if (e->type->isArray()) {
@@ -125,6 +124,8 @@ Expr *Sema::convert(Expr *e, const Type *to, const char *context) {
                                    "' converted to '" + to->str() + "' when " + context);
         return implicitCast(e, to);
       }
+      if (Expr *c = compatible ? nullptr : derivedToBase(e, to, context))
+        return c;
       if (!compatible) {
         error(e->loc, std::string("cannot convert '") + from->str() + "' to '" + to->str() +
                           "' when " + context + " (a cast is needed)");
@@ -151,6 +152,8 @@ Expr *Sema::convert(Expr *e, const Type *to, const char *context) {
     return implicitCast(e, to);
   if (to->isStruct() && from->isStruct() && to->record == from->record)
     return e;
+  if (Expr *base = sliceToBase(e, to))
+    return base;
   if (from->isStruct())
     if (Expr *c = conversionCall(e, to))
       return c->type ? convert(c, to, context) : c;
@@ -528,8 +531,7 @@ void Sema::unary(Expr *e) {
     }
     if (o->type->isFunction()) { // `&f`: the same pointer as `f` decays to
       auto *f = o->kind == ExprKind::Ident ? dynamic_cast<FunctionDecl *>(o->decl) : nullptr;
-      if (side_ != Side::Host || (f && !f->isHostCallable()))
-        deviceFunctionPointer(e->loc);
+      functionAddressTaken(f, e->loc);
       e->type = types_.pointerTo(o->type);
       return;
     }
@@ -860,7 +862,7 @@ void Sema::index(Expr *e) {
 }
 
 void Sema::member(Expr *e) {
-  if (!check(e->operands[0]))
+  if (!check(e->operands[0]) || !qualifiedMember(e))
     return;
   Expr *b = e->operands[0];
   const Type *st = b->type;
@@ -881,6 +883,8 @@ void Sema::member(Expr *e) {
     return;
   }
   const StructField *f = st->record->field(e->name);
+  if (!f && inheritedMember(e, st))
+    return;
   if (!f) {
     error(e->loc, "no member named '" + e->name + "' in '" + st->str() + "'");
     return;
@@ -937,6 +941,8 @@ void Sema::cast(Expr *e) {
   if (to->isPointer() && from->isPointer() && to->space == AddrSpace::Generic &&
       from->space != AddrSpace::Generic && side_ != Side::Host)
     to = types_.pointerTo(to->elem, from->space, to->pointeeConst); // keep what we know
+  if (to->isPointer() && from->isPointer() && e->text != "reinterpret_cast")
+    e->baseOffset = classCastOffset(from->elem, to->elem);
   e->type = to;
 }
 

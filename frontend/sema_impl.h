@@ -364,6 +364,44 @@ private:
   Expr *addressOf(Expr *lvalue);
   Expr *temporary(Expr *rvalue);
 
+  // ---- base classes (sema_bases.cpp) ----
+  /// Resolves struct `sd`'s base classes into `t` (before its fields): each base that has
+  /// data becomes a field of its own.
+  void structBases(StructDecl *sd, const Type *t);
+  /// Whether `t` (defined by `sd`) is a POD for the purpose of layout (StructInfo).
+  bool podForLayout(StructDecl *sd, const Type *t);
+  /// A struct without constructors whose base has one gets C++'s implicit default constructor.
+  void implicitDefaultConstructor(StructDecl *sd);
+  /// `base` is a base class of `derived` (at any depth): the offset of its subobject (the
+  /// first one), and how many subobjects of that type there are in `*paths`.
+  bool baseOffset(const Type *derived, const Type *base, int64_t &offset, int *paths = nullptr);
+  bool isDerivedFrom(const Type *derived, const Type *base);
+  /// The bases from `st` to the one that declares field `name` (empty: `st` itself), and how
+  /// many declare it.
+  bool memberPath(const Type *st, const std::string &name, std::vector<const Type *> &path,
+                  int &paths);
+  /// Whether struct `st` or one of its bases has a field `name`.
+  bool hasMember(const Type *st, const std::string &name);
+  /// The subobject of type `base` in the (checked) object `obj`.
+  Expr *baseSubobject(Expr *obj, const Type *base);
+  /// `obj.name` / `p->name` where st has no field `name`: one of its bases' (e rewritten and
+  /// checked). False if no base has it.
+  bool inheritedMember(Expr *e, const Type *st);
+  /// `obj.B::name` / `p->B::name` (e->name qualified): obj becomes its B subobject and the
+  /// name plain. False after an error (reported).
+  bool qualifiedMember(Expr *e);
+  /// A pointer (or reference) to a derived class converted to one to its base: the cast, or
+  /// null when `to` is no base of what `e` points to.
+  Expr *derivedToBase(Expr *e, const Type *to, const char *context);
+  /// A derived object used as a value of its base (C++'s slicing): the base subobject, or null.
+  Expr *sliceToBase(Expr *e, const Type *to);
+  /// An explicit cast of a pointer between a class and its base: the bytes it adds.
+  int64_t classCastOffset(const Type *from, const Type *to);
+  /// A constructor's base classes constructed, first, from its initialiser list or by default.
+  void baseInitializers(FunctionDecl *f, std::vector<Stmt *> &inits);
+  /// At the end of an object's life, after its members: its empty bases' destructors.
+  void destroyEmptyBases(Expr *obj, const Type *t, std::vector<Stmt *> &out, SourceLoc at);
+
   // ---- C++ declarations and statements (sema_statements.cpp) ----
   /// `auto x = e;` (`auto *p`, `const auto &r`...): deduces the type `auto` stands for from
   /// the initialiser, as C++ deduces a template argument. False after an error.
@@ -472,25 +510,19 @@ private:
   void gotoStmt(Stmt *s);
   void resolveGotos(Stmt *body);
 
-  /// A pointer to a function (possibly through arrays or more pointers): host code only.
-  static bool hasFunctionPointer(const Type *t) {
-    while (t->isArray())
-      t = t->elem;
-    while (t->isPointer()) {
-      if (t->elem->isFunction())
-        return true;
-      t = t->elem;
-    }
-    return false;
-  }
-  /// Device code may not take, hold or call a function pointer: one diagnostic per function.
-  void deviceFunctionPointer(SourceLoc at) {
-    if (fn_ && reportedDeviceFnPtr_ == fn_)
+  /// Function `f` named where it decays to a pointer (`p = f`, `&f`): marked for the lowering,
+  /// which lets a call through a pointer reach it. Device code may point only to functions
+  /// it may call.
+  void functionAddressTaken(FunctionDecl *f, SourceLoc at) {
+    if (!f)
       return;
-    reportedDeviceFnPtr_ = fn_;
-    error(at, "pointers to __device__ functions are not supported yet");
+    f->addressTaken = true;
+    if (f->definition)
+      f->definition->addressTaken = true;
+    if (side_ == Side::Device && !f->isDeviceCallable())
+      error(at, "a pointer to " + std::string(f->quals.global ? "__global__" : "__host__") +
+                    " function '" + f->name + "' in " + sideName() + " is not allowed");
   }
-  FunctionDecl *reportedDeviceFnPtr_ = nullptr;
   /// Two function types that agree in result, parameters and `...`, ignoring address spaces.
   static bool sameFunctionType(const Type *a, const Type *b) {
     if (a == b)

@@ -78,6 +78,16 @@ std::vector<std::string> Sema::candidates(const std::string &n) const {
     out.push_back(p.empty() ? m : p + "::" + m);
     if (p.empty())
       break;
+    // Inside a struct (a member function's code): its base classes' members next.
+    auto st = fileScope_.structs.find(p);
+    if (st != fileScope_.structs.end() && m.find("::") == std::string::npos) {
+      std::vector<const Type *> work = {st->second};
+      for (size_t i = 0; i < work.size(); ++i)
+        for (const StructBase &b : work[i]->record->bases) {
+          out.push_back(b.type->record->name + "::" + m);
+          work.push_back(b.type);
+        }
+    }
   }
   for (const Scope *s = scope_; s; s = s->parent)
     for (const std::string &u : s->usings)
@@ -209,8 +219,13 @@ FunctionDecl *Sema::method(const Type *st, const std::string &name) {
   if (!st || !st->isStruct() || st->record->name.empty())
     return nullptr;
   auto it = fileScope_.names.find(st->record->name + "::" + name);
-  if (it == fileScope_.names.end())
+  if (it == fileScope_.names.end()) {
+    // Inherited: the first base that has it (a derived class's own member hides a base's).
+    for (const StructBase &b : st->record->bases)
+      if (FunctionDecl *m = method(b.type, name))
+        return m;
     return nullptr;
+  }
   auto *f = dynamic_cast<FunctionDecl *>(it->second);
   return f && f->owner ? f : nullptr;
 }
@@ -278,9 +293,9 @@ Expr *Sema::temporary(Expr *rvalue) {
 
 void Sema::memberCall(Expr *e) {
   Expr *callee = e->operands[0];
-  Expr *obj = callee->operands[0];
-  if (!check(obj))
+  if (!check(callee->operands[0]) || !qualifiedMember(callee))
     return;
+  Expr *obj = callee->operands[0];
   const Type *st = obj->type;
   Expr *ptr = nullptr;
   if (callee->isArrow) {
@@ -320,7 +335,7 @@ bool Sema::implicitMember(Expr *e) {
   if (!fn_ || !fn_->owner || e->name.find("::") != std::string::npos || lookupLocal(e->name))
     return false;
   const Type *st = fn_->owner->type;
-  if (!st || !st->record->field(e->name))
+  if (!st || !hasMember(st, e->name))
     return false;
   if (fn_->isStaticMember) {
     error(e->loc, "invalid use of member '" + e->name + "' in a static member function");
@@ -340,6 +355,14 @@ Expr *Sema::bindReference(Expr *e, const Type *rt, const char *context) {
     return e;
   const Type *want = rt->elem;
   if (e->isLValue && e->type == want) {
+    if (!rt->pointeeConst && isConstLValue(e)) {
+      error(e->loc, std::string("binding a reference of type '") + rt->str() +
+                        "' to a const object when " + context + " drops 'const'");
+      return e;
+    }
+    return convert(addressOf(e), rt, context);
+  }
+  if (e->isLValue && isDerivedFrom(e->type, want)) { // `B &b = d;`: d's base subobject
     if (!rt->pointeeConst && isConstLValue(e)) {
       error(e->loc, std::string("binding a reference of type '") + rt->str() +
                         "' to a const object when " + context + " drops 'const'");

@@ -117,10 +117,11 @@ Expr *Sema::bracedValue(Expr *list, const Type *t) {
 }
 
 void Sema::memberInitializers(FunctionDecl *f) {
-  if (!f->body || f->memberInits.empty())
+  if (!f->body || (f->memberInits.empty() && f->owner->type->record->bases.empty()))
     return;
   const Type *st = f->owner->type;
   std::vector<Stmt *> inits;
+  baseInitializers(f, inits); // the bases first, as C++ constructs them
   for (auto &m : f->memberInits) {
     const StructField *field = st->record->field(m.name);
     if (!field) {

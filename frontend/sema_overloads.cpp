@@ -70,6 +70,8 @@ int Sema::conversionRank(Expr *a, const Type *pt) {
   if (pt->isReference) {
     if (a->isLValue && a->type == pt->elem)
       return pt->pointeeConst || !isConstLValue(a) ? 0 : -1;
+    if (a->isLValue && isDerivedFrom(a->type, pt->elem)) // a base of the argument's class
+      return pt->pointeeConst || !isConstLValue(a) ? 2 : -1;
     if (!pt->pointeeConst)
       return -1;
     pt = pt->elem;
@@ -91,12 +93,16 @@ int Sema::conversionRank(Expr *a, const Type *pt) {
         return 0;
       if (pt->elem->isVoid() && !t->elem->isFunction() && (pt->pointeeConst || !t->pointeeConst))
         return 2;
+      if (isDerivedFrom(t->elem, pt->elem) && (pt->pointeeConst || !t->pointeeConst))
+        return 2; // derived to base
+
       return -1;
     }
     return t->isInteger() && isNullConstant(a) ? 2 : -1;
   }
   if (pt->isStruct())
     return t->isStruct() && t->record == pt->record                             ? 0
+           : isDerivedFrom(t, pt)                                               ? 2
            : pt == types_.dim3Ty() && (t->isInteger() || t == types_.uint3Ty()) ? 2
            : convertingConstructor(pt, a) || convertsTo(t, pt)                  ? 3
                                                                                 : -1;

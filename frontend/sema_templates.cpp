@@ -249,6 +249,20 @@ bool Sema::deduceTemplateArguments(FunctionDecl *tmpl, Expr *callee, std::vector
       ns_ = tmpl->ns; // the parameter's type is named where the template is
       StructDecl **ct = find(&Scope::classTemplates, ts->name);
       ns_ = callerNs;
+      // Else from a base class that is an instance of the template (`Stack<float>` gives
+      // `Storage<T> &` its T through its base `Storage<float>`).
+      for (std::vector<const Type *> work = {a};
+           a && a->isStruct() && ct && !work.empty() &&
+           (inst == classInstanceArgs_.end() || *ct != inst->second.tmpl);) {
+        const Type *w = work.back();
+        work.pop_back();
+        for (const StructBase &b : w->record->bases) {
+          inst = classInstanceArgs_.find(b.type->record);
+          if (inst != classInstanceArgs_.end() && inst->second.tmpl == *ct)
+            break;
+          work.push_back(b.type);
+        }
+      }
       if (inst == classInstanceArgs_.end() || !ct || *ct != inst->second.tmpl)
         continue; // not deducible here; the argument is converted (or reported) later
       for (size_t i = 0; i < ts->templateArgs.size() && i < inst->second.types.size(); ++i) {

@@ -1,7 +1,9 @@
 // The type system: sizes and alignments (x86-64 LP64, which nvcc matches), names, interning.
 #include "frontend/types.h"
 
+#include <algorithm>
 #include <cassert>
+#include <set>
 
 namespace kern::frontend {
 
@@ -271,16 +273,80 @@ const Type *TypeContext::newStruct(const std::string &name) {
   return t;
 }
 
-void TypeContext::layoutStruct(const Type *t, uint64_t alignOverride) {
+namespace {
+
+/// The empty classes whose subobjects start at offset 0 of an object of type `t` (Itanium:
+/// two subobjects of one type may not share an address).
+void emptyAtZero(const Type *t, std::set<const StructInfo *> &out) {
+  while (t->isArray() && t->count)
+    t = t->elem;
+  if (!t->isStruct())
+    return;
+  const StructInfo *r = t->record;
+  if (r->isEmpty())
+    out.insert(r);
+  for (const StructBase &b : r->bases)
+    if (b.offset == 0)
+      emptyAtZero(b.type, out);
+  for (const StructField &f : r->fields)
+    if (f.offset == 0 && !f.isBase)
+      emptyAtZero(f.type, out);
+}
+
+bool meets(const std::set<const StructInfo *> &a, const std::set<const StructInfo *> &b) {
+  for (const StructInfo *r : a)
+    if (b.count(r))
+      return true;
+  return false;
+}
+
+} // namespace
+
+void TypeContext::layoutStruct(const Type *t, uint64_t alignOverride, bool cxx) {
   StructInfo *r = t->record;
   uint64_t offset = 0, align = 1;
+  std::set<const StructInfo *> atZero; // empty classes placed at offset 0 so far
+  for (StructBase &b : r->bases) {
+    const StructInfo *br = b.type->record;
+    align = std::max(align, br->align);
+    std::set<const StructInfo *> mine;
+    if (b.field < 0) { // empty: at offset 0 unless a subobject of its type is there already
+      emptyAtZero(b.type, mine);
+      b.offset = meets(mine, atZero) ? offset : 0;
+      if (b.offset == 0)
+        atZero.insert(mine.begin(), mine.end());
+      else
+        offset += 1;
+      continue;
+    }
+    uint64_t a = br->align;
+    offset = (offset + a - 1) / a * a;
+    b.offset = offset;
+    r->fields[static_cast<size_t>(b.field)].offset = offset;
+    if (offset == 0) {
+      emptyAtZero(b.type, mine);
+      atZero.insert(mine.begin(), mine.end());
+    }
+    offset += br->podForLayout ? br->size : br->dataSize;
+  }
   for (auto &f : r->fields) {
+    if (f.isBase)
+      continue;
     uint64_t a = f.type->align();
     offset = (offset + a - 1) / a * a;
+    if (offset == 0 && !atZero.empty()) {
+      std::set<const StructInfo *> mine;
+      emptyAtZero(f.type, mine);
+      if (meets(mine, atZero))
+        offset = a;
+    }
     f.offset = offset;
     offset += f.type->size();
     align = std::max(align, a);
   }
+  r->dataSize = offset;
+  if (cxx && offset == 0)
+    offset = 1; // a C++ empty class
   // __align__(n) raises the alignment (and so the size): CUDA uses it to make a 12-byte
   // struct one 16-byte access.
   if (alignOverride > align)

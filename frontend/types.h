@@ -43,14 +43,36 @@ struct StructField {
   std::string name;
   const Type *type = nullptr;
   uint64_t offset = 0;
+  /// A C++ base class's subobject (a base that is not empty), named `<base B>`: copied,
+  /// initialised and destroyed as a member is, never found by a member name.
+  bool isBase = false;
+};
+
+/// A C++ base class of a struct, in the order of the base clause.
+struct StructBase {
+  const Type *type = nullptr;
+  uint64_t offset = 0; // of its subobject in the derived struct (layoutStruct)
+  /// Its subobject's field in StructInfo::fields, or -1 for an empty base, which has no
+  /// storage of its own (the empty base optimisation).
+  int field = -1;
 };
 
 struct StructInfo {
   std::string name; // may be empty for an anonymous struct
   std::vector<StructField> fields;
+  std::vector<StructBase> bases; // C++ base classes (non-virtual)
   bool complete = false;
   uint64_t size = 0;
   uint64_t align = 1;
+  /// The Itanium C++ ABI's data size: the size without tail padding, where a struct derived
+  /// from this one may place its own members when this one is not a POD.
+  uint64_t dataSize = 0;
+  /// A POD for the purpose of layout (C++03's POD: no constructors, destructor, copy
+  /// assignment, base classes or non-public fields, and POD members only): its tail padding is
+  /// kept when it is a base. Set by sema.
+  bool podForLayout = true;
+  /// No data: no fields, only empty bases (a C++ empty class, whose size is 1).
+  bool isEmpty() const { return fields.empty(); }
   const StructField *field(const std::string &n) const {
     for (auto &f : fields)
       if (f.name == n)
@@ -127,7 +149,10 @@ public:
   /// A new struct type (complete it by filling record->fields and calling layoutStruct).
   const Type *newStruct(const std::string &name);
   /// Computes field offsets, size and alignment; `alignOverride` from __align__(n) (0 = none).
-  void layoutStruct(const Type *t, uint64_t alignOverride = 0);
+  /// C++ (`cxx`) lays out base classes first as the Itanium ABI does (an empty base takes no
+  /// room, a non-POD base's tail padding holds the next members) and gives an empty struct
+  /// the size 1; C gives it 0.
+  void layoutStruct(const Type *t, uint64_t alignOverride = 0, bool cxx = false);
   /// The built-in uint3 / dim3 struct types (three unsigned fields x, y, z).
   const Type *uint3Ty() const { return uint3_; }
   const Type *dim3Ty() const { return dim3_; }

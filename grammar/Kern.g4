@@ -452,9 +452,20 @@ structSpecifier
         templateNames.insert(qualify($ctx->Identifier()->getText()));
       pendingTemplate = false;
       structStack.push_back($ctx->Identifier() ? $ctx->Identifier()->getText() : ""); }
-    '{' structDeclaration* '}' { structStack.pop_back(); } (alignSpecifier | attributeSpecifier)*
+    baseClause? '{' structDeclaration* '}' { structStack.pop_back(); } (alignSpecifier | attributeSpecifier)*
   | (Struct | Union | Class) (alignSpecifier | attributeSpecifier)* Identifier
     { typeNames.insert(qualify($ctx->Identifier()->getText())); }
+  ;
+
+// `struct D : B, public ns::C<T> {`: the base classes (`public`, `private`, `protected` and
+// `virtual` are identifiers here).
+baseClause : ':' baseSpecifier (',' baseSpecifier)* ;
+
+baseSpecifier
+  : ({_input->LT(1)->getText() == "public" || _input->LT(1)->getText() == "private" ||
+      _input->LT(1)->getText() == "protected" || _input->LT(1)->getText() == "virtual"}?
+     Identifier)*
+    qualifiedId templateArguments?
   ;
 
 structDeclaration
@@ -499,7 +510,7 @@ constructorSpecifier
 constructorInitializer : ':' memberInitializer (',' memberInitializer)* ;
 
 memberInitializer
-  : Identifier ('(' argumentExpressionList? ')' | '{' argumentExpressionList? '}') ;
+  : qualifiedId templateArguments? ('(' argumentExpressionList? ')' | '{' argumentExpressionList? '}') ;
 
 structDeclarator
   : declarator (':' conditionalExpression | '=' initializer)?
@@ -732,8 +743,8 @@ postfixSuffix
   : '[' expression ']'
   | '(' argumentExpressionList? ')'
   | '<<<' argumentExpressionList '>>>' '(' argumentExpressionList? ')'
-  | '.' Identifier memberTemplateArguments?
-  | '->' Identifier memberTemplateArguments?
+  | '.' (Identifier '::')* Identifier memberTemplateArguments?   // `d.Base::f()`: a base's member
+  | '->' (Identifier '::')* Identifier memberTemplateArguments?
   | '++'
   | '--'
   ;

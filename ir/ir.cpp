@@ -381,7 +381,8 @@ std::string print(const Module &m) {
   if (!m.hostFunctionTable.empty()) {
     p.os << "fntable";
     for (size_t i = 0; i < m.hostFunctionTable.size(); ++i)
-      p.os << " " << i + 1 << ":@" << m.hostFunctionTable[i]->name;
+      p.os << " " << i + 1 << ":"
+           << (m.hostFunctionTable[i] ? "@" + m.hostFunctionTable[i]->name : "(device)");
     p.os << "\n";
   }
   for (auto *f : m.functions) {

@@ -53,6 +53,12 @@ void Lowerer::run() {
       if (f->body && f->definition == f)
         declare(f);
   }
+  // Every function whose address is taken has its number before any body is lowered: a call
+  // through a pointer in device code tests for each that it may reach.
+  for (fe::Decl *d : tu_.decls)
+    if (auto *f = dynamic_cast<fe::FunctionDecl *>(d); f && f->addressTaken)
+      if (functions_.count(f->definition ? f->definition : f))
+        functionPointerValue(f);
   // Bodies in source order, so site and variable numbering is deterministic.
   for (fe::Decl *d : tu_.decls)
     if (auto *f = dynamic_cast<fe::FunctionDecl *>(d))
@@ -62,10 +68,11 @@ void Lowerer::run() {
             body(f, fn);
   for (fe::FunctionDecl *fd : addressTaken_) {
     auto it = functions_.find(fd);
-    if (it == functions_.end() || !it->second.host) {
+    if (it == functions_.end() || (!it->second.host && !it->second.device)) {
       error(fd->loc, "function '" + fd->name + "' is used as a pointer but never defined");
       continue;
     }
+    // A __device__ function or a kernel has its number but no host function to call.
     m_.hostFunctionTable.push_back(it->second.host);
   }
   propagateBarriers();

@@ -86,12 +86,96 @@ Expr *Lowerer::functionPointer(fe::Expr *e) {
   return constInt(Type::ptr(AddrSpace::Host), 0);
 }
 
+namespace {
+
+/// Function types that agree but for the memory their pointers point into.
+bool sameShape(const fe::Type *a, const fe::Type *b) {
+  if (a == b)
+    return true;
+  if (!a || !b || a->kind != b->kind)
+    return false;
+  if (a->isPointer() || a->isArray())
+    return (!a->isArray() || a->count == b->count) && sameShape(a->elem, b->elem);
+  if (!a->isFunction())
+    return a->isStruct() ? a->record == b->record : true;
+  if (a->params.size() != b->params.size() || a->variadic != b->variadic ||
+      !sameShape(a->elem, b->elem))
+    return false;
+  for (size_t i = 0; i < a->params.size(); ++i)
+    if (!sameShape(a->params[i], b->params[i]))
+      return false;
+  return true;
+}
+
+} // namespace
+
+std::vector<std::pair<int64_t, Function *>> Lowerer::pointerTargets(const fe::Type *ft,
+                                                                    bool kernels) {
+  std::vector<std::pair<int64_t, Function *>> out;
+  for (size_t i = 0; i < addressTaken_.size(); ++i) {
+    auto it = functions_.find(addressTaken_[i]);
+    if (it == functions_.end() || !it->second.device || !sameShape(addressTaken_[i]->type, ft))
+      continue;
+    if ((it->second.device->kind == FunctionKind::Kernel) == kernels)
+      out.push_back({static_cast<int64_t>(i) + 1, it->second.device});
+  }
+  return out;
+}
+
+void Lowerer::dispatch(Expr *v, const std::vector<std::pair<int64_t, Function *>> &targets,
+                       fe::SourceLoc loc, const std::function<void(Function *)> &each) {
+  // if (v == id1) f1(...); else if (v == id2) f2(...); ... else fault. Lanes that hold other
+  // functions take other branches: divergence, counted at the call's line.
+  std::function<void(size_t)> from = [&](size_t k) {
+    if (k == targets.size()) {
+      Expr *x = intrinsic(IntrinsicId::FnPtrFault, Type::voidTy(), {v});
+      x->site = m_.addSite(SiteKind::Other, loc, "call through a function pointer");
+      Stmt *s = emit(ir::StmtKind::Eval, loc);
+      s->value = x;
+      return;
+    }
+    Stmt *s = emit(ir::StmtKind::If, loc);
+    s->cond = bin(ir::BinaryOp::Eq, v, constInt(Type::i64(false), targets[k].first));
+    s->site = m_.addSite(SiteKind::Branch, loc, "call through a function pointer");
+    s->thenBody = region([&] { each(targets[k].second); });
+    s->elseBody = region([&] { from(k + 1); });
+  };
+  from(0);
+}
+
 Expr *Lowerer::indirectCall(fe::Expr *e) {
   // As a direct call (same argument passing, struct results through a hidden slot), with the
   // function pointer's value first.
-  if (device_) {
-    error(e->loc, "pointers to __device__ functions are not supported yet");
-    return constInt(Type::i32(true), 0);
+  if (device_) { // a dispatch over the device functions of the pointer's type
+    Expr *v = snapshot(cast(rvalue(e->operands[0]), Type::i64(false)), "fnptr", e->loc);
+    std::vector<Expr *> args;
+    LocalSlot *result = nullptr;
+    if (e->type->isStruct()) {
+      result = newSlot("call.result", e->type);
+      args.push_back(slotAddr(result));
+    }
+    appendArguments(e, args);
+    const Type rt = result ? Type::voidTy() : irType(e->type);
+    Var *r = rt.isVoid() ? nullptr : newVar("call.result", rt);
+    dispatch(v, pointerTargets(e->operands[0]->type->elem, false), e->loc, [&](Function *f) {
+      Expr *c = node(ir::ExprKind::Call, f->returnType);
+      c->callee = f;
+      for (size_t i = 0; i < args.size(); ++i) {
+        Expr *a = m_.make<Expr>(*args[i]); // each call its own copy of the (evaluated) value
+        if (i < f->params.size() && a->type != f->params[i]->type &&
+            !(a->type.isPtr() && f->params[i]->type.isPtr()))
+          a = cast(a, f->params[i]->type);
+        c->ops.push_back(a);
+      }
+      c->site = m_.addSite(SiteKind::Call, e->loc, "call " + f->name + " through a pointer");
+      if (r && !f->returnType.isVoid()) {
+        assign(r, cast(c, rt), e->loc);
+      } else {
+        Stmt *s = emit(ir::StmtKind::Eval, e->loc);
+        s->value = c;
+      }
+    });
+    return result ? slotAddr(result) : r ? ref(r) : constInt(Type::i32(true), 0);
   }
   Expr *target = snapshot(rvalue(e->operands[0]), "fnptr", e->loc);
   std::vector<Expr *> args = {target};
@@ -385,12 +469,14 @@ void Lowerer::dimComponents(fe::Expr *c, Expr *out[3]) {
 void Lowerer::launch(fe::Expr *e) {
   auto *fd = dynamic_cast<fe::FunctionDecl *>(e->decl);
   auto it = functions_.find(fd);
-  if (!fd || it == functions_.end() || !it->second.device) {
-    error(e->loc,
-          "kernel '" + (fd ? fd->name : std::string("?")) + "' is declared but never defined");
+  Expr *pointer = nullptr; // `k<<<g, b>>>(...)` with k a pointer to a kernel: its value
+  if (!fd)
+    pointer = snapshot(cast(rvalue(e->operands[0]), Type::i64(false)), "kernel", e->loc);
+  else if (it == functions_.end() || !it->second.device) {
+    error(e->loc, "kernel '" + fd->name + "' is declared but never defined");
     return;
   }
-  Function *k = it->second.device;
+  Function *k = fd ? it->second.device : nullptr;
   Stmt tmp(ir::StmtKind::Launch);
   dimComponents(e->launchConfig[0], tmp.grid);
   dimComponents(e->launchConfig[1], tmp.blockDim);
@@ -413,21 +499,30 @@ void Lowerer::launch(fe::Expr *e) {
       continue;
     }
     Expr *a = cast(rvalue(e->args[i]),
-                   k->params.size() > i ? k->params[i]->type : irType(e->args[i]->type));
+                   k && k->params.size() > i ? k->params[i]->type : irType(e->args[i]->type));
     args.push_back(snapshot(a, "karg", e->loc));
     argBytes.push_back(0);
   }
-  Stmt *s = emit(ir::StmtKind::Launch, e->loc);
-  s->kernel = k;
-  for (int d = 0; d < 3; ++d) {
-    s->grid[d] = tmp.grid[d];
-    s->blockDim[d] = tmp.blockDim[d];
-  }
-  s->sharedBytes = shared;
-  s->stream = stream;
-  s->args = args;
-  s->argBytes = argBytes;
-  s->site = m_.addSite(SiteKind::Launch, e->loc, "launch " + fd->name);
+  auto emitLaunch = [&](Function *kernel, bool copies) {
+    auto copy = [&](Expr *x) { return copies && x ? m_.make<Expr>(*x) : x; };
+    Stmt *s = emit(ir::StmtKind::Launch, e->loc);
+    s->kernel = kernel;
+    for (int d = 0; d < 3; ++d) {
+      s->grid[d] = copy(tmp.grid[d]);
+      s->blockDim[d] = copy(tmp.blockDim[d]);
+    }
+    s->sharedBytes = copy(shared);
+    s->stream = copy(stream);
+    for (Expr *a : args)
+      s->args.push_back(copy(a));
+    s->argBytes = argBytes;
+    s->site = m_.addSite(SiteKind::Launch, e->loc, "launch " + kernel->name);
+  };
+  if (k)
+    emitLaunch(k, false);
+  else // a dispatch over the kernels of the pointer's type
+    dispatch(pointer, pointerTargets(e->operands[0]->type->elem, true), e->loc,
+             [&](Function *kernel) { emitLaunch(kernel, true); });
 }
 
 int64_t Lowerer::kernelIndex(fe::FunctionDecl *fd) {

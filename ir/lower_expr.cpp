@@ -584,6 +584,17 @@ Expr *Lowerer::rvalue(fe::Expr *e) {
       // Keep what is known about the pointer's memory when the cast's type does not know.
       if (to.space == AddrSpace::Generic && device_)
         to.space = v->type.space;
+      if (e->baseOffset != 0) { // between a class and its base: moved, but null stays null
+        v = snapshot(v, "base", e->loc);
+        Expr *moved = node(ir::ExprKind::PtrAdd, v->type);
+        moved->ops = {v, constInt(Type::i64(true), e->baseOffset)};
+        if (v->kind == ir::ExprKind::LocalAddr || v->kind == ir::ExprKind::SharedAddr)
+          return cast(moved, to); // an object's own address: never null
+        Expr *s = node(ir::ExprKind::Select, v->type);
+        s->ops = {bin(ir::BinaryOp::Ne, cast(v, Type::i64(false)), constInt(Type::i64(false), 0)),
+                  moved, v};
+        return cast(s, to);
+      }
       return cast(v, to);
     }
     return cast(v, to);

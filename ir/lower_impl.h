@@ -79,6 +79,13 @@ private:
   /// The value of a function designator (`f`, `*p`) where it decays to a pointer.
   Expr *functionPointer(fe::Expr *e);
   Expr *indirectCall(fe::Expr *e);
+  /// The functions (of `device` code: device functions, else kernels) whose address is taken,
+  /// with their pointer values, that a pointer of function type `ft` may point to.
+  std::vector<std::pair<int64_t, Function *>> pointerTargets(const fe::Type *ft, bool kernels);
+  /// Runs `each(target)` for the target whose number the value `v` holds (an if per target, as
+  /// a switch on the function); a value that is none of them faults.
+  void dispatch(Expr *v, const std::vector<std::pair<int64_t, Function *>> &targets,
+                fe::SourceLoc loc, const std::function<void(Function *)> &each);
 
   // Per function being lowered
   Function *F = nullptr;

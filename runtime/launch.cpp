@@ -561,6 +561,13 @@ std::string Runtime::describeFault(const FaultRecord &f, const KernelInfo &k,
                                        : " outside local variable " + text.substr(quote));
     break;
   }
+  case KERN_FAULT_NULL_FNPTR:
+    what = "call through a null function pointer";
+    break;
+  case KERN_FAULT_DEVICE_FNPTR:
+    what = "call through an invalid function pointer (value " + hexAddress(f.addr) +
+           " is no __device__ function of the pointer's type)";
+    break;
   default:
     what = "fault of kind " + std::to_string(f.kind) + at;
     break;

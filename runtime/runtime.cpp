@@ -244,6 +244,10 @@ void Runtime::hostFault(uint32_t site, uint32_t kind, uint64_t addr) {
     what = "variable-length array bound is " + std::to_string(static_cast<int64_t>(addr)) +
            " (it must be positive)";
     break;
+  case KERN_FAULT_DEVICE_FNPTR:
+    what = "call through an invalid function pointer (value " + hexAddress(addr) +
+           " is no function of the pointer's type that this code may call)";
+    break;
   case KERN_FAULT_VLA_SIZE:
     what = (addr == UINT64_MAX ? std::string("variable-length array size overflows")
                                : "variable-length array of " + std::to_string(addr) + " bytes") +
