@@ -97,6 +97,8 @@ public:
   WarpCodegen(ModuleContext &mc, const ir::Function &f, llvm::Function *fn)
       : mc_(mc), f_(f), fn_(fn), c_(mc.llvm), b_(mc.llvm) {}
   void emit();
+  /// Defines the general access functions of mc.accessKinds, exported (defineAccessFunctions).
+  void defineAccessFunctions();
 
 private:
   // ---- small helpers ----

@@ -45,14 +45,34 @@ llvm::Function *WarpCodegen::generalAccessFunction(const MemoryAccess &a) {
     params.push_back(valueTy);
   auto *type =
       llvm::FunctionType::get(a.op == AccessOp::Load ? valueTy : b_.getVoidTy(), params, false);
-  auto *fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, name, mc_.module);
+  auto *fn =
+      llvm::Function::Create(type,
+                             mc_.externalAccessFunctions ? llvm::GlobalValue::ExternalLinkage
+                                                         : llvm::GlobalValue::InternalLinkage,
+                             name, mc_.module);
   // Kept out of line: inlined back, it would cost the JIT what it is there to save.
   fn->addFnAttr(llvm::Attribute::NoInline);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   mc_.accessFunctions[name] = fn;
+  if (mc_.externalAccessFunctions) { // defined in the module of access functions
+    mc_.accessKinds[name] = {static_cast<uint32_t>(a.op), a.type, a.space};
+    return fn;
+  }
   WarpCodegen g(mc_, f_, fn);
   g.emitGeneralAccessFunction(a.op, a.type, a.space);
   return fn;
+}
+
+void WarpCodegen::defineAccessFunctions() {
+  for (auto &[name, kind] : mc_.accessKinds) {
+    MemoryAccess a;
+    a.op = static_cast<AccessOp>(kind.op);
+    a.type = kind.type;
+    a.space = kind.space;
+    mc_.externalAccessFunctions = false;
+    llvm::Function *fn = generalAccessFunction(a);
+    fn->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  }
 }
 
 void WarpCodegen::emitGeneralAccessFunction(AccessOp op, ir::Type type, ir::AddrSpace space) {
@@ -111,3 +131,13 @@ void WarpCodegen::emitGeneralAccessFunction(AccessOp op, ir::Type type, ir::Addr
 }
 
 } // namespace kern::backend::warp
+
+namespace kern::backend {
+
+void defineAccessFunctions(ModuleContext &mc, const ir::Function &any) {
+  // The body of an access function depends on its kind and the options only; `any` is the
+  // function the code generator is set up with.
+  warp::WarpCodegen(mc, any, nullptr).defineAccessFunctions();
+}
+
+} // namespace kern::backend
