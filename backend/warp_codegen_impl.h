@@ -212,10 +212,12 @@ private:
   Value *emitAccess(const MemoryAccess &a, Value *addrs, Value *m, const AddressSummary &sum);
   Value *emitGeneralAccess(const MemoryAccess &a, Value *addrs, Value *m);
   /// The function that performs the general path of accesses like `a` (same operation, type
-  /// and space) for any site: (ctx, addrs, mask, site, local window low, high[, value]) ->
-  /// the loaded value. Made once per module (warp_general.cpp). A fault it reports is seen by
-  /// the caller in ctx->fault.
+  /// and space) for any site: (ctx, addrs, mask, site[, local window low, high][, value]) ->
+  /// the loaded value, the window for generic accesses only (takesLocalWindow). Made once per
+  /// program (warp_general.cpp). A fault it reports is seen by the caller in ctx->fault.
   llvm::Function *generalAccessFunction(const MemoryAccess &a);
+  /// Whether the general access function of accesses to `space` takes the local window.
+  static bool takesLocalWindow(ir::AddrSpace space);
   /// The body of one such function, into this code generator's own (empty) function.
   void emitGeneralAccessFunction(AccessOp op, ir::Type type, ir::AddrSpace space);
   /// Loads of the two 16-wide tile shapes, when the access has one; the values and their blocks
