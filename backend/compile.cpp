@@ -22,6 +22,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace kern::backend {
@@ -77,8 +78,13 @@ public:
   void run(unsigned threads) {
     threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(jobs_.size())));
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-      pool.emplace_back([this] { work(); });
+    for (unsigned t = 1; t < threads; ++t) {
+      try {
+        pool.emplace_back([this] { work(); });
+      } catch (const std::system_error &) {
+        break; // no more threads to be had: the others take the jobs
+      }
+    }
     work();
     for (std::thread &t : pool)
       t.join();

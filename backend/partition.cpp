@@ -4,6 +4,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <set>
 
 namespace kern::backend {
 
@@ -45,16 +46,36 @@ struct Walker {
   }
 };
 
-/// The device functions `f` calls directly.
+/// The functions `f` calls directly, or (host code) whose address it takes.
 std::vector<const ir::Function *> callees(const ir::Function &f) {
   std::vector<const ir::Function *> out;
   Walker w;
   w.visit = [&](const ir::Expr &e) {
-    if (e.kind == ir::ExprKind::Call && e.callee && e.callee->kind == ir::FunctionKind::Device)
+    if ((e.kind == ir::ExprKind::Call || e.kind == ir::ExprKind::FunctionAddr) && e.callee)
       out.push_back(e.callee);
   };
   w.block(f.body);
   return out;
+}
+
+/// The host functions that main, or a host function pointer, may reach.
+std::set<const ir::Function *> reachableHostFunctions(const ir::Module &m) {
+  std::vector<const ir::Function *> work;
+  for (const ir::Function *f : m.functions)
+    if (f->kind == ir::FunctionKind::Host && f->isMain)
+      work.push_back(f);
+  work.insert(work.end(), m.hostFunctionTable.begin(), m.hostFunctionTable.end());
+  std::set<const ir::Function *> seen;
+  while (!work.empty()) {
+    const ir::Function *f = work.back();
+    work.pop_back();
+    if (!seen.insert(f).second)
+      continue;
+    for (const ir::Function *callee : callees(*f))
+      if (callee->kind == ir::FunctionKind::Host)
+        work.push_back(callee);
+  }
+  return seen;
 }
 
 } // namespace
@@ -71,8 +92,11 @@ std::vector<CompileUnit> partitionModule(const ir::Module &m) {
   host.host = true;
   std::map<const ir::Function *, size_t> index; // warp functions: their place in `warp`
   std::vector<const ir::Function *> warp;
+  const std::set<const ir::Function *> reachable = reachableHostFunctions(m);
   for (const ir::Function *f : m.functions) {
     if (f->kind == ir::FunctionKind::Host) {
+      if (!reachable.count(f))
+        continue; // nothing calls it: LLVM would delete it, after generating and simplifying it
       host.functions.push_back(f);
       host.size += functionSize(*f);
     } else {
@@ -92,7 +116,7 @@ std::vector<CompileUnit> partitionModule(const ir::Module &m) {
     return i;
   };
   for (size_t i = 0; i < warp.size(); ++i)
-    for (const ir::Function *callee : callees(*warp[i])) {
+    for (const ir::Function *callee : callees(*warp[i])) { // device functions only
       auto it = index.find(callee);
       if (it == index.end())
         continue;

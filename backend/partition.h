@@ -12,8 +12,9 @@ namespace kern::backend {
 
 /// The functions compiled together in one LLVM module.
 struct CompileUnit {
-  /// In module order. Host units hold host functions only, kernel units kernels and the device
-  /// functions they call, directly or not.
+  /// In module order within a group of kernels that call device functions in common. Host
+  /// units hold host functions only, kernel units kernels and the device functions they call,
+  /// directly or not.
   std::vector<const ir::Function *> functions;
   bool host = false;
   /// The number of IR statements and expressions of its functions: an estimate of its compile
@@ -26,8 +27,10 @@ struct CompileUnit {
 /// at once.
 constexpr uint64_t kUnitSize = 1500;
 
-/// The units of `m`: first the host functions, all in one unit (host code inlines across
-/// functions freely, and the host side of a program is one `main`); then the kernels, each with
+/// The units of `m`: first the host functions that main or a function pointer may reach, all in
+/// one unit (host code inlines across functions freely, and the host side of a program is one
+/// `main`; the others, as the host versions of `__host__ __device__` functions that only device
+/// code calls, are dead code that LLVM would delete); then the kernels, each with
 /// the device functions it reaches, where kernels that reach a device function in common share
 /// a unit (so that no function is compiled twice and every call stays inside its module),
 /// packed in module order into units of about kUnitSize.

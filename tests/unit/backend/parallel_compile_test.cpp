@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 using namespace kern;
@@ -90,6 +91,34 @@ TEST_CASE("compile units: host code first, kernels with the device functions the
   // The callers of a device function are compiled with it.
   CHECK(unitOf[m->findFunction("a")] == unitOf[depth]);
   CHECK(unitOf[m->findFunction("b")] == unitOf[depth]);
+}
+
+TEST_CASE("compile units: host functions that neither main nor a pointer reaches are left out",
+          "[backend]") {
+  auto m = build(R"(
+#include <cstdio>
+__host__ __device__ int twice(int x) { return 2 * x; }
+__host__ __device__ int thrice(int x) { return 3 * x; }
+int byPointer(int x) { return x + 1; }
+int unused(int x) { return x - 1; }
+__global__ void k(int *out) { out[threadIdx.x] = twice(threadIdx.x); }
+int main() {
+  int (*f)(int) = byPointer;
+  printf("%d %d\n", thrice(2), f(1));
+  return 0;
+}
+)");
+  std::vector<backend::CompileUnit> units = backend::partitionModule(*m);
+  REQUIRE(!units.empty());
+  REQUIRE(units[0].host);
+  std::set<std::string> host;
+  for (const ir::Function *f : units[0].functions)
+    host.insert(f->name);
+  CHECK(host.count("main"));
+  CHECK(host.count("thrice"));      // called by main
+  CHECK(host.count("byPointer"));   // its address is taken
+  CHECK_FALSE(host.count("twice")); // device code's only
+  CHECK_FALSE(host.count("unused"));
 }
 
 TEST_CASE("compile units: large kernels get a unit each, small ones are packed", "[backend]") {
