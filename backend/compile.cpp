@@ -113,7 +113,8 @@ private:
     mc.externalAccessFunctions = true;
     if (job.unit) {
       generate(mc, *job.unit);
-      // Every module's code is there: the access functions' module may be generated.
+      // This module's code is there; once every module's is, the access functions' module
+      // knows what to define.
       std::lock_guard<std::mutex> lock(mutex_);
       accessKinds_.insert(mc.accessKinds.begin(), mc.accessKinds.end());
       ++generated_;
@@ -298,8 +299,8 @@ std::unique_ptr<CompiledProgram> compile(const ir::Module &module, const Compile
 
   program->haveIR = options.keepIR;
 
-  // Looking up the first symbol links every object; a reference outside the allow-list fails
-  // here.
+  // Looking up the kernels and main links the objects that define them and what those refer
+  // to; a reference outside the allow-list fails here.
   const ir::Function *mainFn = nullptr;
   for (const ir::Function *f : module.functions)
     if (f->kind == ir::FunctionKind::Host && f->isMain)
