@@ -28,6 +28,12 @@ struct CompileOptions {
   /// default (its --fmad=true); false rounds each operation (--fmad=false). Host code never
   /// contracts, as the host compiler does not for a CPU without the option.
   bool fmad = true;
+  /// Threads that compile the program's modules at once (compile.cpp); 0: one per hardware
+  /// thread. The code produced is the same whatever their number.
+  unsigned threads = 0;
+  /// Keep the optimised LLVM IR for CompiledProgram::llvmIR() and assembly(); without it they
+  /// generate and optimise the program again when first asked (the same IR, at a cost).
+  bool keepIR = false;
 };
 
 class CompiledProgram {
@@ -40,13 +46,15 @@ public:
   virtual bool kernelSuspends(size_t index) const = 0;
   /// The program's main, or null if it has none.
   virtual MainFunction main() const = 0;
-  /// The LLVM IR of the whole module after optimisation (`kern emit --llvm`).
+  /// The LLVM IR of the program after optimisation (`kern emit --llvm`): its modules one after
+  /// another (compile.cpp).
   virtual std::string llvmIR() const = 0;
   /// The native assembly (`kern emit --asm`).
   virtual std::string assembly() const = 0;
 };
 
-/// Compiles `module`. On failure returns null and sets `error` (an internal error: the module
+/// Compiles `module`, which must outlive the program returned (its llvmIR() and assembly() may
+/// read it). On failure returns null and sets `error` (an internal error: the module
 /// was verified, so this is kern's bug, reported as such).
 std::unique_ptr<CompiledProgram> compile(const ir::Module &module, const CompileOptions &options,
                                          const SymbolList &runtimeSymbols, std::string &error);

@@ -51,6 +51,17 @@ struct ModuleContext {
   /// The functions that perform the general path of warp memory accesses, one per kind of
   /// access (warp_general.cpp), by name.
   std::map<std::string, llvm::Function *> accessFunctions;
+  /// A kind of access, as the function of its general path is named after it.
+  struct AccessKind {
+    uint32_t op = 0; // KERN_ACCESS_LOAD or KERN_ACCESS_STORE
+    ir::Type type;
+    ir::AddrSpace space = ir::AddrSpace::Generic;
+  };
+  /// When a program is compiled as several modules (compile.cpp), the general access functions
+  /// are all defined in a module of their own: the modules of kernels then only declare the ones
+  /// they call (external), and list their kinds here for that module to define.
+  bool externalAccessFunctions = false;
+  std::map<std::string, AccessKind> accessKinds;
   /// The first internal error met while generating code (empty: none).
   std::string error;
 

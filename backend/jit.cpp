@@ -1,13 +1,11 @@
-// The ORC JIT wrapper, and compile(): the backend's entry point, which builds one LLVM module
-// for a Kern IR module (warp functions, host functions, kern_main), verifies and JITs it.
+// The ORC JIT wrapper: the host target, LLVM's optimisation pipeline, compilation to object
+// files, and the allow-list of symbols compiled code may reference.
 #include "backend/jit.h"
 
-#include "backend/codegen_common.h"
-#include "backend/host_codegen.h"
 #include "backend/math_library.h"
-#include "backend/warp_codegen.h"
 
 #include <llvm/AsmParser/Parser.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/IRTransformLayer.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
@@ -76,6 +74,11 @@ llvm::Expected<std::unique_ptr<Jit>> Jit::create(int optLevel) {
   if (!jtmb)
     return jtmb.takeError();
   jtmb->setCodeGenOptLevel(codeGenLevel(optLevel));
+  // What LLJIT sets for JITLink on x86-64 ELF, set here so that the target machines that compile
+  // modules on other threads (compileObject) produce the same code as its own would.
+  if (!jtmb->getCodeModel())
+    jtmb->setCodeModel(llvm::CodeModel::Small);
+  jtmb->setRelocationModel(llvm::Reloc::PIC_);
   std::unique_ptr<Jit> jit(new Jit());
   jit->optLevel_ = std::clamp(optLevel, 0, 3);
   jit->jtmb_ = std::make_unique<llvm::orc::JITTargetMachineBuilder>(*jtmb);
@@ -102,20 +105,26 @@ llvm::Expected<std::unique_ptr<Jit>> Jit::create(int optLevel) {
   jit->lljit_->getIRTransformLayer().setTransform(
       [self](llvm::orc::ThreadSafeModule tsm, llvm::orc::MaterializationResponsibility &)
           -> llvm::Expected<llvm::orc::ThreadSafeModule> {
-        llvm::Error err = tsm.withModuleDo([self](llvm::Module &m) { return self->optimise(m); });
-        if (err)
-          return err;
+        tsm.withModuleDo([self](llvm::Module &m) {
+          optimiseModule(m, *self->tm_, self->optLevel_, true);
+          self->optimisedIR_.clear();
+          llvm::raw_string_ostream os(self->optimisedIR_);
+          m.print(os, nullptr);
+        });
         return tsm;
       });
   return jit;
 }
 
-llvm::Error Jit::optimise(llvm::Module &m) {
+void optimiseModule(llvm::Module &m, llvm::TargetMachine &tm, int optLevel, bool vectorise) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(tm_.get()); // the target's cost model decides what to vectorise
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = vectorise;
+  tuning.SLPVectorization = vectorise && optLevel >= 2; // as clang sets it
+  llvm::PassBuilder pb(&tm, tuning); // the target's cost model decides what to vectorise
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -124,14 +133,16 @@ llvm::Error Jit::optimise(llvm::Module &m) {
   static const llvm::OptimizationLevel levels[] = {
       llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1, llvm::OptimizationLevel::O2,
       llvm::OptimizationLevel::O3};
-  llvm::ModulePassManager mpm = optLevel_ == 0
+  optLevel = std::clamp(optLevel, 0, 3);
+  llvm::ModulePassManager mpm = optLevel == 0
                                     ? pb.buildO0DefaultPipeline(llvm::OptimizationLevel::O0)
-                                    : pb.buildPerModuleDefaultPipeline(levels[optLevel_]);
+                                    : pb.buildPerModuleDefaultPipeline(levels[optLevel]);
   mpm.run(m, mam);
-  optimisedIR_.clear();
-  llvm::raw_string_ostream os(optimisedIR_);
-  m.print(os, nullptr);
-  return llvm::Error::success();
+}
+
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> compileObject(llvm::Module &m,
+                                                                  llvm::TargetMachine &tm) {
+  return llvm::orc::SimpleCompiler(tm)(m);
 }
 
 llvm::Error Jit::defineSymbols(const SymbolList &runtime) {
@@ -163,6 +174,10 @@ llvm::Error Jit::addModule(llvm::orc::ThreadSafeModule module) {
   return lljit_->addIRModule(std::move(module));
 }
 
+llvm::Error Jit::addObject(std::unique_ptr<llvm::MemoryBuffer> object) {
+  return lljit_->addObjectFile(std::move(object));
+}
+
 llvm::Expected<void *> Jit::lookup(llvm::StringRef name) {
   auto addr = lljit_->lookup(name);
   if (!addr)
@@ -191,121 +206,6 @@ llvm::Expected<std::string> Jit::assemble(const std::string &ir) const {
                                    "the target cannot emit assembly");
   pm.run(*m);
   return std::string(text.str());
-}
-
-// ---- compile() -----------------------------------------------------------------------------
-
-namespace {
-
-class JitProgram : public CompiledProgram {
-public:
-  std::unique_ptr<Jit> jit;
-  std::vector<WarpFunction> kernels;
-  MainFunction mainFn = nullptr;
-
-  std::vector<bool> suspends;
-  bool kernelSuspends(size_t index) const override {
-    return index < suspends.size() && suspends[index];
-  }
-  WarpFunction kernel(size_t index) const override {
-    return index < kernels.size() ? kernels[index] : nullptr;
-  }
-  MainFunction main() const override { return mainFn; }
-  std::string llvmIR() const override { return jit->optimisedIR(); }
-  std::string assembly() const override {
-    auto text = jit->assemble(jit->optimisedIR());
-    if (!text)
-      return "; error: " + llvm::toString(text.takeError()) + "\n";
-    return *text;
-  }
-};
-
-/// A failed lookup: ORC reports the cause (say, a symbol outside the allow-list) to the session
-/// and returns only "failed to materialize"; give both.
-std::string linkError(Jit &j, llvm::Error err) {
-  std::string msg = "internal error: JIT link failed: " + llvm::toString(std::move(err));
-  std::string cause = j.takeSessionErrors();
-  if (!cause.empty())
-    msg += ": " + cause;
-  return msg;
-}
-
-} // namespace
-
-std::unique_ptr<CompiledProgram> compile(const ir::Module &module, const CompileOptions &options,
-                                         const SymbolList &runtimeSymbols, std::string &error) {
-  auto jit = Jit::create(options.optLevel);
-  if (!jit) {
-    error = "internal error: cannot create the JIT: " + llvm::toString(jit.takeError());
-    return nullptr;
-  }
-  auto context = std::make_unique<llvm::LLVMContext>();
-  auto llvmModule = std::make_unique<llvm::Module>(
-      module.sourceName.empty() ? std::string("kern") : module.sourceName, *context);
-  llvmModule->setDataLayout((*jit)->dataLayout());
-  llvmModule->setTargetTriple((*jit)->triple().str());
-
-  ModuleContext mc(*context, *llvmModule, module, options);
-  // Declare everything first: calls may go forwards, and device functions may recurse.
-  for (auto *f : module.functions) {
-    if (f->kind == ir::FunctionKind::Host)
-      declareHostFunction(mc, *f);
-    else
-      declareWarpFunction(mc, *f);
-  }
-  const ir::Function *mainFn = nullptr;
-  for (auto *f : module.functions) {
-    if (f->kind == ir::FunctionKind::Host) {
-      emitHostFunction(mc, *f);
-      if (f->isMain)
-        mainFn = f;
-    } else {
-      emitWarpFunction(mc, *f);
-    }
-  }
-  if (!mc.error.empty()) {
-    error = mc.error;
-    return nullptr;
-  }
-  std::string problems;
-  llvm::raw_string_ostream os(problems);
-  if (llvm::verifyModule(*llvmModule, &os)) {
-    error = "internal error: generated LLVM IR is invalid: " + problems;
-    return nullptr;
-  }
-
-  auto program = std::make_unique<JitProgram>();
-  program->jit = std::move(*jit);
-  Jit &j = *program->jit;
-  if (auto err = j.defineSymbols(runtimeSymbols)) {
-    error = "internal error: " + llvm::toString(std::move(err));
-    return nullptr;
-  }
-  if (auto err =
-          j.addModule(llvm::orc::ThreadSafeModule(std::move(llvmModule), std::move(context)))) {
-    error = "internal error: " + llvm::toString(std::move(err));
-    return nullptr;
-  }
-  // Looking up the first symbol optimises and compiles the whole module; a reference outside
-  // the allow-list fails here.
-  for (auto *k : module.kernels()) {
-    auto addr = j.lookup(k->name);
-    if (!addr) {
-      error = linkError(j, addr.takeError());
-      return nullptr;
-    }
-    program->kernels.push_back(reinterpret_cast<WarpFunction>(*addr));
-    program->suspends.push_back(mc.coroutines.count(k) != 0);
-  }
-  if (mainFn) {
-    auto addr = j.lookup(kMainSymbol);
-    if (!addr) {
-      error = linkError(j, addr.takeError());
-      return nullptr;
-    }
-    program->mainFn = reinterpret_cast<MainFunction>(*addr);
-  }
-  return program;
 }
 
 } // namespace kern::backend

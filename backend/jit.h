@@ -28,10 +28,16 @@ public:
   llvm::Error defineSymbols(const SymbolList &runtime);
   /// Adds a module; it is optimised and compiled when a symbol of it is first looked up.
   llvm::Error addModule(llvm::orc::ThreadSafeModule module);
+  /// Adds an object file (compileObject); it is linked when a symbol of it is first looked up.
+  llvm::Error addObject(std::unique_ptr<llvm::MemoryBuffer> object);
+  /// The target the JIT links for (host CPU, code model and relocation model), to create the
+  /// target machines that compile modules on other threads (one each: they are not shared).
+  const llvm::orc::JITTargetMachineBuilder &targetMachineBuilder() const { return *jtmb_; }
+  int optLevel() const { return optLevel_; }
   /// The address of `name`, compiling what is needed; an unresolved reference is an error.
   llvm::Expected<void *> lookup(llvm::StringRef name);
 
-  /// The textual IR of the last module after optimisation.
+  /// The textual IR of the last module added by addModule, after optimisation.
   const std::string &optimisedIR() const { return optimisedIR_; }
   /// Native assembly for textual IR (a separate compile of the same module).
   llvm::Expected<std::string> assemble(const std::string &ir) const;
@@ -41,7 +47,6 @@ public:
 
 private:
   Jit() = default;
-  llvm::Error optimise(llvm::Module &m);
 
   std::unique_ptr<llvm::orc::LLJIT> lljit_;
   std::unique_ptr<llvm::orc::JITTargetMachineBuilder> jtmb_;
@@ -50,5 +55,12 @@ private:
   std::string optimisedIR_;
   std::string sessionErrors_;
 };
+
+/// Runs LLVM's optimisation pipeline of `optLevel` (0-3) on `m`, with `tm`'s cost models; with
+/// `vectorise` false, without the loop and SLP vectorisers.
+void optimiseModule(llvm::Module &m, llvm::TargetMachine &tm, int optLevel, bool vectorise);
+/// The object file of `m`, compiled by `tm`.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> compileObject(llvm::Module &m,
+                                                                  llvm::TargetMachine &tm);
 
 } // namespace kern::backend

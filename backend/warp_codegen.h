@@ -17,4 +17,9 @@ llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f);
 /// Emits the body of a function declared by declareWarpFunction.
 void emitWarpFunction(ModuleContext &mc, const ir::Function &f);
 
+/// Defines, exported, the functions of the general path of the kinds of access that the
+/// modules of a program's kernels listed in their ModuleContext::accessKinds, now in
+/// `mc.accessKinds` (warp_general.cpp); `any` is a warp function of the program.
+void defineAccessFunctions(ModuleContext &mc, const ir::Function &any);
+
 } // namespace kern::backend

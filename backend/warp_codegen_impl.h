@@ -97,6 +97,8 @@ public:
   WarpCodegen(ModuleContext &mc, const ir::Function &f, llvm::Function *fn)
       : mc_(mc), f_(f), fn_(fn), c_(mc.llvm), b_(mc.llvm) {}
   void emit();
+  /// Defines the general access functions of mc.accessKinds, exported (defineAccessFunctions).
+  void defineAccessFunctions();
 
 private:
   // ---- small helpers ----
@@ -212,10 +214,12 @@ private:
   Value *emitAccess(const MemoryAccess &a, Value *addrs, Value *m, const AddressSummary &sum);
   Value *emitGeneralAccess(const MemoryAccess &a, Value *addrs, Value *m);
   /// The function that performs the general path of accesses like `a` (same operation, type
-  /// and space) for any site: (ctx, addrs, mask, site, local window low, high[, value]) ->
-  /// the loaded value. Made once per module (warp_general.cpp). A fault it reports is seen by
-  /// the caller in ctx->fault.
+  /// and space) for any site: (ctx, addrs, mask, site[, local window low, high][, value]) ->
+  /// the loaded value, the window for generic accesses only (takesLocalWindow). Made once per
+  /// program (warp_general.cpp). A fault it reports is seen by the caller in ctx->fault.
   llvm::Function *generalAccessFunction(const MemoryAccess &a);
+  /// Whether the general access function of accesses to `space` takes the local window.
+  static bool takesLocalWindow(ir::AddrSpace space);
   /// The body of one such function, into this code generator's own (empty) function.
   void emitGeneralAccessFunction(AccessOp op, ir::Type type, ir::AddrSpace space);
   /// Loads of the two 16-wide tile shapes, when the access has one; the values and their blocks

@@ -48,6 +48,13 @@ Value *WarpCodegen::emitWarpKey() {
   return b_.CreateOr(b_.CreateShl(linear, 16), field(kCtxWarpId, "warp.id"), "warp.key");
 }
 
+bool WarpCodegen::takesLocalWindow(ir::AddrSpace space) {
+  // Only generic addresses may point into the local window (emitLaneChecks); for the others
+  // the caller would compute the window for nothing, at the entry of every kernel.
+  return space != ir::AddrSpace::Global && space != ir::AddrSpace::Constant &&
+         space != ir::AddrSpace::Shared;
+}
+
 llvm::Function *WarpCodegen::generalAccessFunction(const MemoryAccess &a) {
   const std::string name = std::string("kern.access.") +
                            (a.op == AccessOp::Load ? "load." : "store.") + a.type.str() + "." +
@@ -56,21 +63,44 @@ llvm::Function *WarpCodegen::generalAccessFunction(const MemoryAccess &a) {
   if (it != mc_.accessFunctions.end())
     return it->second;
   Type *valueTy = vecTy(a.type);
-  std::vector<Type *> params = {b_.getPtrTy(),   warpVector(b_.getInt64Ty()),
-                                maskTy(),        b_.getInt32Ty(),
-                                b_.getInt64Ty(), b_.getInt64Ty()};
+  std::vector<Type *> params = {b_.getPtrTy(), warpVector(b_.getInt64Ty()), maskTy(),
+                                b_.getInt32Ty()};
+  if (takesLocalWindow(a.space))
+    params.insert(params.end(), {b_.getInt64Ty(), b_.getInt64Ty()});
   if (a.op == AccessOp::Store)
     params.push_back(valueTy);
   auto *type =
       llvm::FunctionType::get(a.op == AccessOp::Load ? valueTy : b_.getVoidTy(), params, false);
-  auto *fn = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage, name, mc_.module);
+  auto *fn =
+      llvm::Function::Create(type,
+                             mc_.externalAccessFunctions ? llvm::GlobalValue::ExternalLinkage
+                                                         : llvm::GlobalValue::InternalLinkage,
+                             name, mc_.module);
   // Kept out of line: inlined back, it would cost the JIT what it is there to save.
   fn->addFnAttr(llvm::Attribute::NoInline);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
+  // As LLVM makes an internal function that nobody else calls; the callers use it too.
+  fn->setCallingConv(llvm::CallingConv::Fast);
   mc_.accessFunctions[name] = fn;
+  if (mc_.externalAccessFunctions) { // defined in the module of access functions
+    mc_.accessKinds[name] = {static_cast<uint32_t>(a.op), a.type, a.space};
+    return fn;
+  }
   WarpCodegen g(mc_, f_, fn);
   g.emitGeneralAccessFunction(a.op, a.type, a.space);
   return fn;
+}
+
+void WarpCodegen::defineAccessFunctions() {
+  for (auto &[name, kind] : mc_.accessKinds) {
+    MemoryAccess a;
+    a.op = static_cast<AccessOp>(kind.op);
+    a.type = kind.type;
+    a.space = kind.space;
+    mc_.externalAccessFunctions = false;
+    llvm::Function *fn = generalAccessFunction(a);
+    fn->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  }
 }
 
 void WarpCodegen::emitGeneralAccessFunction(AccessOp op, ir::Type type, ir::AddrSpace space) {
@@ -85,8 +115,12 @@ void WarpCodegen::emitGeneralAccessFunction(AccessOp op, ir::Type type, ir::Addr
   a.type = type;
   a.space = space;
   a.siteValue = &*arg++;
-  windowLo_ = &*arg++;
-  localHi_ = &*arg++;
+  if (takesLocalWindow(space)) {
+    windowLo_ = &*arg++;
+    localHi_ = &*arg++;
+  } else { // no address of these spaces is checked against it: an empty window
+    windowLo_ = localHi_ = b_.getInt64(0);
+  }
   if (op == AccessOp::Store)
     a.value = &*arg++;
   a.addrs = addrs;
@@ -129,3 +163,13 @@ void WarpCodegen::emitGeneralAccessFunction(AccessOp op, ir::Type type, ir::Addr
 }
 
 } // namespace kern::backend::warp
+
+namespace kern::backend {
+
+void defineAccessFunctions(ModuleContext &mc, const ir::Function &any) {
+  // The body of an access function depends on its kind and the options only; `any` is the
+  // function the code generator is set up with.
+  warp::WarpCodegen(mc, any, nullptr).defineAccessFunctions();
+}
+
+} // namespace kern::backend

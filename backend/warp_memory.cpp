@@ -263,10 +263,14 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   std::vector<std::pair<Value *, BasicBlock *>> others;
   if (a.op == AccessOp::Load && a.space == AddrSpace::Shared && tiled_)
     others = emitHalfWarpLoads(a, addrs, m, mbits, doneBB);
-  std::vector<Value *> args = {ctx_, addrs, m, b_.getInt32(a.site), windowLo_, localHi_};
+  std::vector<Value *> args = {ctx_, addrs, m, b_.getInt32(a.site)};
+  if (takesLocalWindow(a.space))
+    args.insert(args.end(), {windowLo_, localHi_});
   if (a.op == AccessOp::Store)
     args.push_back(vec(a.value));
-  Value *generalValue = b_.CreateCall(generalAccessFunction(a), args);
+  llvm::Function *general = generalAccessFunction(a);
+  llvm::CallInst *generalValue = b_.CreateCall(general, args);
+  generalValue->setCallingConv(general->getCallingConv());
   returnIfFaulted();
   auto *generalEnd = b_.GetInsertBlock();
   b_.CreateBr(doneBB);

@@ -188,6 +188,7 @@ backend::CompileOptions compileOptions(const Options &o, bool counters) {
   co.checked = checkedOn(o);
   co.optLevel = o.optLevel >= 0 && o.optLevel <= 3 ? o.optLevel : 2;
   co.fmad = o.fmad;
+  co.threads = o.workers; // the workers that run blocks compile the program's modules too
   return co;
 }
 
@@ -200,7 +201,9 @@ bool Program::Impl::compileNative() {
   // A run that selects launches one by one starts with the fast variant only: the counting one
   // is compiled when a launch needs it, so a filter that selects nothing costs nothing.
   const bool counters = countersOn(*options) && !selectsLaunches(*options);
-  native = backend::compile(*module, compileOptions(*options, counters), jitSymbols(), nativeError);
+  backend::CompileOptions co = compileOptions(*options, counters);
+  co.keepIR = wantIR;
+  native = backend::compile(*module, co, jitSymbols(), nativeError);
   return native != nullptr;
 }
 
@@ -231,6 +234,7 @@ std::string Program::ir() const { return impl_->module ? ir::print(*impl_->modul
 std::string Program::llvmIR() {
   if (!ok())
     return "";
+  impl_->wantIR = true; // compiled now: the IR is kept as it is made
   if (!impl_->compileNative())
     return "; " + impl_->nativeError + "\n";
   return impl_->native->llvmIR();
@@ -239,6 +243,7 @@ std::string Program::llvmIR() {
 std::string Program::assembly() {
   if (!ok())
     return "";
+  impl_->wantIR = true;
   if (!impl_->compileNative())
     return "# " + impl_->nativeError + "\n";
   return impl_->native->assembly();

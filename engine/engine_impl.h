@@ -50,6 +50,8 @@ struct Program::Impl {
   std::unique_ptr<backend::CompiledProgram> native;
   std::string nativeError;
   bool nativeTried = false;
+  /// llvmIR() or assembly() was asked for before the native code was compiled: keep its IR.
+  bool wantIR = false;
   // With per-launch selection (selectsLaunches), `native` is the fast variant and this the
   // one with the counter hooks, compiled once, when the first profiled launch needs it.
   std::unique_ptr<backend::CompiledProgram> countingNative;

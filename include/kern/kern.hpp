@@ -33,7 +33,8 @@ enum class Mode {
 
 /// What an Engine does. Every field has a default that works.
 struct Options {
-  /// Worker threads that run blocks. If 0, one per hardware thread.
+  /// Worker threads that run blocks, and that compile the program's parts at once (its code
+  /// is the same whatever their number). If 0, one per hardware thread.
   unsigned workers = 0;
   /// The run-wide mode. If Fast (the default), the fields below still turn counting on
   /// (counters, stats, reportPath, countersTextPath, annotate, the launch filter) or checking
