@@ -64,7 +64,9 @@ std::set<const ir::Function *> reachableHostFunctions(const ir::Module &m) {
   for (const ir::Function *f : m.functions)
     if (f->kind == ir::FunctionKind::Host && f->isMain)
       work.push_back(f);
-  work.insert(work.end(), m.hostFunctionTable.begin(), m.hostFunctionTable.end());
+  for (const ir::Function *f : m.hostFunctionTable)
+    if (f) // a __device__ function's or a kernel's entry has no host function
+      work.push_back(f);
   std::set<const ir::Function *> seen;
   while (!work.empty()) {
     const ir::Function *f = work.back();
