@@ -8,12 +8,12 @@ set(table "")
 set(index 0)
 foreach(header IN LISTS HEADERS)
   get_filename_component(name ${header} NAME)
-  # headers/sys/x.h and headers/posix/sys/x.h are <sys/x.h>; the others are known by their
-  # file name.
+  # headers/sys/x.h and headers/posix/sys/x.h are <sys/x.h>, headers/gl/GL/x.h is <GL/x.h>;
+  # the others are known by their file name.
   get_filename_component(dir ${header} DIRECTORY)
   get_filename_component(dir ${dir} NAME)
-  if(dir STREQUAL "sys")
-    set(name "sys/${name}")
+  if(dir STREQUAL "sys" OR dir STREQUAL "GL")
+    set(name "${dir}/${name}")
   endif()
   file(READ ${header} hex HEX)
   string(LENGTH "${hex}" hexLength)

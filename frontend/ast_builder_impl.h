@@ -219,8 +219,10 @@ private:
   Expr *lambda(P::LambdaExpressionContext *ctx);
 
   // Case and default labels directly inside a block are flattened: the label, then the
-  // statement it labels, as siblings (so `case 1: case 2: x();` reads as a list).
+  // statement it labels, as siblings (so `case 1: case 2: x();` reads as a list); so is any
+  // label before a declaration.
   void appendStatement(std::vector<Stmt *> &body, P::StatementContext *ctx);
+  Stmt *declarationStatement(P::DeclarationContext *d);
 
   Stmt *statement(P::StatementContext *ctx);
 

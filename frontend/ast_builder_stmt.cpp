@@ -7,9 +7,7 @@ Stmt *Builder::compound(P::CompoundStatementContext *ctx) {
   Stmt *s = makeStmt(StmtKind::Compound, loc(ctx));
   for (auto *item : ctx->blockItem()) {
     if (auto *d = item->declaration()) {
-      Stmt *ds = makeStmt(StmtKind::Decl, loc(d));
-      ds->decls = declaration(d->declarationSpecifiers(), d->initDeclaratorList(), false);
-      s->body.push_back(ds);
+      s->body.push_back(declarationStatement(d));
     } else if (auto *sa = item->staticAssertDeclaration()) {
       Stmt *ds = makeStmt(StmtKind::Decl, loc(sa));
       ds->decls.push_back(staticAssert(sa));
@@ -27,15 +25,33 @@ Stmt *Builder::compound(P::CompoundStatementContext *ctx) {
 }
 
 void Builder::appendStatement(std::vector<Stmt *> &body, P::StatementContext *ctx) {
-  if (auto *ls = ctx->labeledStatement(); ls && !ls->Identifier()) {
-    Stmt *label = makeStmt(ls->Case() ? StmtKind::Case : StmtKind::Default, loc(ls));
+  auto *ls = ctx->labeledStatement();
+  if (ls && (!ls->Identifier() || ls->labeledBody()->declaration())) {
+    // A case label, or a label before a declaration: the label stands alone in the block and
+    // what follows it is the block's next item, so a declaration there is the block's.
+    Stmt *label = makeStmt(ls->Identifier() ? StmtKind::Label
+                                            : (ls->Case() ? StmtKind::Case : StmtKind::Default),
+                           loc(ls));
+    if (ls->Identifier()) {
+      label->name = ls->Identifier()->getText();
+      label->then = makeStmt(StmtKind::Expr, loc(ls));
+    }
     if (auto *v = ls->conditionalExpression())
       label->caseValue = conditional(v);
     body.push_back(label);
-    appendStatement(body, ls->statement());
+    if (auto *d = ls->labeledBody()->declaration())
+      body.push_back(declarationStatement(d));
+    else
+      appendStatement(body, ls->labeledBody()->statement());
     return;
   }
   body.push_back(statement(ctx));
+}
+
+Stmt *Builder::declarationStatement(P::DeclarationContext *d) {
+  Stmt *ds = makeStmt(StmtKind::Decl, loc(d));
+  ds->decls = declaration(d->declarationSpecifiers(), d->initDeclaratorList(), false);
+  return ds;
 }
 
 Stmt *Builder::statement(P::StatementContext *ctx) {
@@ -49,7 +65,14 @@ Stmt *Builder::statement(P::StatementContext *ctx) {
       s->name = ls->Identifier()->getText();
     if (auto *v = ls->conditionalExpression())
       s->caseValue = conditional(v);
-    s->then = statement(ls->statement());
+    if (auto *d = ls->labeledBody()->declaration()) {
+      // Alone as a sub-statement (`if (c) L: int x;`), the declaration is its own block.
+      Stmt *block = makeStmt(StmtKind::Compound, loc(d));
+      block->body.push_back(declarationStatement(d));
+      s->then = block;
+    } else {
+      s->then = statement(ls->labeledBody()->statement());
+    }
     return s;
   }
   if (auto *es = ctx->expressionStatement()) {

@@ -81,6 +81,8 @@ const std::map<std::string, int64_t> &builtinEnumerators() {
       {"cudaErrorInvalidDeviceFunction", 98},
       {"cudaErrorInvalidDevice", 101},
       {"cudaErrorInvalidResourceHandle", 400},
+      {"cudaErrorAlreadyMapped", 208},
+      {"cudaErrorNotMapped", 211},
       {"cudaErrorNotReady", 600},
       {"cudaErrorIllegalAddress", 700},
       {"cudaErrorLaunchOutOfResources", 701},

@@ -634,10 +634,13 @@ compoundStatement : '{' blockItem* '}' ;
 blockItem : declaration | usingDeclaration | staticAssertDeclaration | statement ;
 
 labeledStatement
-  : Identifier ':' statement
-  | Case conditionalExpression ':' statement
-  | Default ':' statement
+  : Identifier ':' labeledBody
+  | Case conditionalExpression ':' labeledBody
+  | Default ':' labeledBody
   ;
+
+// C++: a declaration may follow a label (it belongs to the enclosing block).
+labeledBody : declaration | statement ;
 
 expressionStatement : expression? ';' ;
 

@@ -179,6 +179,35 @@ void Runtime::managedBeforeLaunch(const uint8_t *params, uint32_t paramBytes) {
       protectUnits(b, 0, b.units.size());
 }
 
+void Runtime::managedDeviceWrite(uint64_t addr, uint64_t n, const std::function<void()> &write) {
+  HostVisibleBlock *b = findHostVisible(addr);
+  if (!b || b->kind != HostVisibleBlock::Kind::Managed || launchOpen_) {
+    write();
+    return;
+  }
+  // The device writes the units: a new one is placed there (first touch), one on the host
+  // migrates as a kernel's access would move it, a read-mostly copy keeps only the device's.
+  const bool migrateAll = options_.device.ccMajor < 6;
+  uint64_t moved = 0;
+  for (size_t i = (addr - b->base) / kUnit; i <= (addr + n - 1 - b->base) / kUnit; ++i) {
+    HostVisibleBlock::Unit &u = b->units[i];
+    if (u.where == Where::Unpopulated || u.where == Where::Both) {
+      u.where = Where::Device;
+    } else if (u.where == Where::Host &&
+               (migrateAll || (u.preferred != 2 && !u.accessedByDevice))) {
+      u.where = Where::Device;
+      moved += unitBytes(*b, i);
+    }
+  }
+  if (moved)
+    recordTransfer("managed page fault (device)", TransferDirection::HostToDevice, moved, 0);
+  launchOpen_ = true;
+  protectUnits(*b, 0, b->units.size());
+  write();
+  launchOpen_ = false;
+  protectUnits(*b, 0, b->units.size());
+}
+
 void Runtime::managedAfterLaunch() {
   if (!aliases_.empty())
     syncAliases(false);

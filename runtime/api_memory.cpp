@@ -187,7 +187,7 @@ int32_t Runtime::cudaMemset(void *p, int32_t value, uint64_t n) {
   HostAlias *alias = aliases_.empty() ? nullptr : findAliasByDevice(addressOf(p));
   if (alias)
     syncAlias(*alias, true);
-  std::memset(p, value, n);
+  managedDeviceWrite(addressOf(p), n, [&] { std::memset(p, value, n); });
   if (alias)
     syncAlias(*alias, false);
   if (checker_)

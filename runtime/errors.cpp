@@ -29,6 +29,8 @@ constexpr ErrorEntry kErrors[] = {
     {cudaErrorInvalidMemcpyDirection, "cudaErrorInvalidMemcpyDirection",
      "invalid copy direction for memcpy"},
     {cudaErrorInvalidDeviceFunction, "cudaErrorInvalidDeviceFunction", "invalid device function"},
+    {cudaErrorAlreadyMapped, "cudaErrorAlreadyMapped", "resource already mapped"},
+    {cudaErrorNotMapped, "cudaErrorNotMapped", "resource not mapped"},
     {cudaErrorNoKernelImageForDevice, "cudaErrorNoKernelImageForDevice",
      "no kernel image is available for execution on the device"},
     {cudaErrorNoDevice, "cudaErrorNoDevice", "no CUDA-capable device is detected"},

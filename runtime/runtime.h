@@ -511,6 +511,10 @@ private:
   /// kernels; afterwards protect the units the host may not touch without a fault.
   void managedBeforeLaunch(const uint8_t *params, uint32_t paramBytes);
   void managedAfterLaunch();
+  /// A write by the device (cudaMemset) to [addr, addr + n): if that is managed memory, its
+  /// units are placed on the device first, as a kernel's write would place them, and `write`
+  /// runs with them open.
+  void managedDeviceWrite(uint64_t addr, uint64_t n, const std::function<void()> &write);
   void protectUnits(const HostVisibleBlock &b, size_t first, size_t count);
   void releaseHostVisible(uint64_t base);
   void releaseUnifiedState();
