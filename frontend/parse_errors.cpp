@@ -340,6 +340,25 @@ std::shared_ptr<antlr4::ANTLRErrorStrategy> makeSyntaxErrorStrategy(const Prepro
   return std::make_shared<KernErrorStrategy>(src, diags);
 }
 
+namespace {
+
+bool isAccess(const Token *t) {
+  return t->getText() == "public" || t->getText() == "private" || t->getText() == "protected";
+}
+
+// `virtual` at all[i] names a base class (`: virtual B`, `, public virtual B`), not a member
+// function (`public: virtual void f();`).
+bool virtualBase(const std::vector<Token *> &all, size_t i) {
+  if (i == 0)
+    return false;
+  const Token *prev = all[i - 1];
+  if (prev->getType() == P::Colon)
+    return i < 2 || !isAccess(all[i - 2]);
+  return prev->getType() == P::Comma || isAccess(prev);
+}
+
+} // namespace
+
 bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const PreprocessedSource &src,
                             DiagnosticEngine &diags) {
   static const std::map<std::string, std::string> names = {
@@ -363,11 +382,8 @@ bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const Preprocesse
     if (auto it = names.find(text); it != names.end())
       msg = it->second;
     else if (text == "virtual")
-      msg = i > 0 && (all[i - 1]->getType() == P::Colon || all[i - 1]->getType() == P::Comma ||
-                      all[i - 1]->getText() == "public" || all[i - 1]->getText() == "private" ||
-                      all[i - 1]->getText() == "protected")
-                ? "virtual base classes are not supported"
-                : "virtual functions are not supported";
+      msg = virtualBase(all, i) ? "virtual base classes are not supported"
+                                : "virtual functions are not supported";
     else if (text == "std" && i + 2 < all.size() && all[i + 1]->getType() == P::ColonColon &&
              all[i + 2]->getType() == P::Identifier && !inStdLibrary(all[i + 2]->getText()) &&
              (i == 0 || all[i - 1]->getType() != P::Namespace))
