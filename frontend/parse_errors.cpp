@@ -362,11 +362,7 @@ bool virtualBase(const std::vector<Token *> &all, size_t i) {
 bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const PreprocessedSource &src,
                             DiagnosticEngine &diags) {
   static const std::map<std::string, std::string> names = {
-      {"cudaSurfaceObject_t", "surface objects are not supported"},
-      {"cudaCreateSurfaceObject", "surface objects are not supported"},
       {"cudaBindTexture", "texture references are not supported"},
-      {"surf2Dread", "surfaces are not supported"},
-      {"surf2Dwrite", "surfaces are not supported"},
       {"grid_group", "grid-wide cooperative groups (grid_group, this_grid) are not supported"},
       {"this_grid", "grid-wide cooperative groups (grid_group, this_grid) are not supported"},
       {"multi_grid_group", "multi-device cooperative groups are not supported"},

@@ -899,7 +899,11 @@ bool namesTextureApi(const std::string &text, const std::string &path, std::set<
                                       "tex2D",
                                       "tex3D",
                                       "tex1D",
-                                      "texCubemap"};
+                                      "texCubemap",
+                                      "cudaSurfaceObject_t",
+                                      "surf1D",
+                                      "surf2D",
+                                      "surf3D"};
   for (const char *n : names)
     if (text.find(n) != std::string::npos)
       return true;

@@ -6,6 +6,8 @@
 // (wrap, clamp, mirror, border), point or linear filtering (linear weights in 1.8 fixed point,
 // as the hardware's) and read modes (element type, or normalized float for 8- and 16-bit
 // integers). The texels are read as global memory: kern's counters see them as global loads.
+// Surface objects (cudaCreateSurfaceObject, surf2Dwrite, surf2Dread...) store and load the
+// elements of arrays made with cudaArraySurfaceLoadStore.
 #pragma once
 
 enum cudaChannelFormatKind {
@@ -585,4 +587,137 @@ template <class T> __device__ T texCubemap(cudaTextureObject_t tex, float x, flo
   copy.dims = 2;
   copy.normalized = 1;
   return __kern_texture_result<T>::make(&copy, fs, ft, 0.5f, face);
+}
+
+// ---- surface objects ----
+// A surface object is a texture descriptor of a CUDA array made with cudaArraySurfaceLoadStore;
+// surf*write and surf*read store and load whole elements at a byte offset x (x is in bytes, as
+// in CUDA), y and z in elements, with no filtering or conversion. Out of range, the boundary
+// mode decides: trap (the default) stops the kernel with an assertion, clamp moves the access
+// to the nearest element, zero drops a write and reads zero. Accesses are counted as global
+// memory accesses.
+
+typedef unsigned long long cudaSurfaceObject_t;
+enum cudaSurfaceBoundaryMode {
+  cudaBoundaryModeZero = 0,
+  cudaBoundaryModeClamp = 1,
+  cudaBoundaryModeTrap = 2
+};
+
+static inline __host__ cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *surf,
+                                                           const cudaResourceDesc *res) {
+  if (!surf || !res || res->resType != cudaResourceTypeArray)
+    return cudaErrorInvalidValue;
+  const cudaArray *a = res->res.array.array;
+  if (!a)
+    return cudaErrorInvalidResourceHandle;
+  if (!(a->flags & cudaArraySurfaceLoadStore))
+    return cudaErrorInvalidValue; // the array was not made for surface access
+  cudaResourceDesc r = *res;
+  cudaTextureDesc td;
+  memset(&td, 0, sizeof td);
+  return cudaCreateTextureObject((cudaTextureObject_t *)surf, &r, &td, 0);
+}
+static inline __host__ cudaError_t cudaDestroySurfaceObject(cudaSurfaceObject_t surf) {
+  return cudaFree((void *)surf);
+}
+
+// The address of the element at byte x, row y, slice z, or NULL where the mode says to skip.
+static inline __device__ char *__kern_surface_at(cudaSurfaceObject_t surf, int x, int y, int z,
+                                                 int bytes, enum cudaSurfaceBoundaryMode mode) {
+  const __kern_texture *t = (const __kern_texture *)surf;
+  long rowBytes = (long)t->width * t->channels * t->channelBytes;
+  long h = t->dims >= 2 ? (long)t->height : 1, d = t->dims == 3 || t->layered ? (long)t->depth : 1;
+  bool inside = x >= 0 && x + bytes <= rowBytes && y >= 0 && y < h && z >= 0 && z < d;
+  if (!inside) {
+    if (mode == cudaBoundaryModeZero)
+      return 0;
+    assert(mode == cudaBoundaryModeClamp && "surface access out of range (cudaBoundaryModeTrap)");
+    long cx = x < 0 ? 0 : (x + bytes > rowBytes ? rowBytes - bytes : x);
+    x = (int)cx;
+    y = y < 0 ? 0 : (y >= h ? (int)h - 1 : y);
+    z = z < 0 ? 0 : (z >= d ? (int)d - 1 : z);
+  }
+  return (char *)t->data + (size_t)z * t->layerBytes + (size_t)y * t->pitch + x;
+}
+
+template <class T>
+__device__ void surf1Dwrite(T data, cudaSurfaceObject_t surf, int x,
+                            enum cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  char *p = __kern_surface_at(surf, x, 0, 0, sizeof(T), mode);
+  if (p)
+    *(T *)p = data;
+}
+template <class T>
+__device__ void surf2Dwrite(T data, cudaSurfaceObject_t surf, int x, int y,
+                            enum cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  char *p = __kern_surface_at(surf, x, y, 0, sizeof(T), mode);
+  if (p)
+    *(T *)p = data;
+}
+template <class T>
+__device__ void surf3Dwrite(T data, cudaSurfaceObject_t surf, int x, int y, int z,
+                            enum cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  char *p = __kern_surface_at(surf, x, y, z, sizeof(T), mode);
+  if (p)
+    *(T *)p = data;
+}
+template <class T>
+__device__ void surf2DLayeredwrite(T data, cudaSurfaceObject_t surf, int x, int y, int layer,
+                                   enum cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  char *p = __kern_surface_at(surf, x, y, layer, sizeof(T), mode);
+  if (p)
+    *(T *)p = data;
+}
+template <class T>
+__device__ T surf1Dread(cudaSurfaceObject_t surf, int x,
+                        enum cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  T v = T();
+  char *p = __kern_surface_at(surf, x, 0, 0, sizeof(T), mode);
+  if (p)
+    v = *(T *)p;
+  return v;
+}
+template <class T>
+__device__ T surf2Dread(cudaSurfaceObject_t surf, int x, int y,
+                        enum cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  T v = T();
+  char *p = __kern_surface_at(surf, x, y, 0, sizeof(T), mode);
+  if (p)
+    v = *(T *)p;
+  return v;
+}
+template <class T>
+__device__ T surf3Dread(cudaSurfaceObject_t surf, int x, int y, int z,
+                        enum cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  T v = T();
+  char *p = __kern_surface_at(surf, x, y, z, sizeof(T), mode);
+  if (p)
+    v = *(T *)p;
+  return v;
+}
+template <class T>
+__device__ T surf2DLayeredread(cudaSurfaceObject_t surf, int x, int y, int layer,
+                               enum cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  T v = T();
+  char *p = __kern_surface_at(surf, x, y, layer, sizeof(T), mode);
+  if (p)
+    v = *(T *)p;
+  return v;
+}
+// The forms that store the element through a pointer.
+template <class T>
+__device__ void surf1Dread(T *out, cudaSurfaceObject_t surf, int x,
+                           enum cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  *out = surf1Dread<T>(surf, x, mode);
+}
+template <class T>
+__device__ void surf2Dread(T *out, cudaSurfaceObject_t surf, int x, int y,
+                           enum cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  *out = surf2Dread<T>(surf, x, y, mode);
+}
+template <class T>
+__device__ void surf3Dread(T *out, cudaSurfaceObject_t surf, int x, int y, int z,
+                           enum cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
+  *out = surf3Dread<T>(surf, x, y, z, mode);
 }
