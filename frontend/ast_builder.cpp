@@ -4,6 +4,7 @@
 #include "frontend/ast_builder.h"
 
 #include "frontend/ast_builder_impl.h"
+#include "frontend/inline_ptx.h"
 #include "frontend/parse_errors.h"
 #include "frontend/template_closers.h"
 
@@ -392,7 +393,9 @@ bool parseTranslationUnit(const PreprocessedSource &src, TranslationUnit &tu,
   lexer.addErrorListener(&silent);
   antlr4::CommonTokenStream lexed(&lexer);
   lexed.fill();
-  antlr4::ListTokenSource source(splitTemplateClosers(lexed.getTokens()));
+  std::vector<std::unique_ptr<antlr4::Token>> split = splitTemplateClosers(lexed.getTokens());
+  translateInlinePtx(split, src, diags);
+  antlr4::ListTokenSource source(std::move(split));
   antlr4::CommonTokenStream tokens(&source);
   tokens.fill();
   // nvcc reads `k << < g, b >> > (args)` as a launch: `<<` then `<` is `<<<`, `>>` then `>` is
