@@ -227,7 +227,8 @@ bool Sema::inheritedMember(Expr *e, const Type *st) {
 
 bool Sema::qualifiedMember(Expr *e) {
   size_t cut = e->name.rfind("::");
-  if (cut == std::string::npos)
+  // A base subobject's field (`<base std::ostream>`) is not a qualified name.
+  if (cut == std::string::npos || e->name.compare(0, 6, "<base ") == 0)
     return true;
   std::string cls = e->name.substr(0, cut);
   Expr *obj = e->operands[0];

@@ -251,8 +251,11 @@ private:
   /// A braced list `{a, b}` made a value of type `t`: the constructor call, or the list
   /// checked as an initialiser of a `t` (the lowering builds it in a temporary).
   Expr *bracedValue(Expr *list, const Type *t);
-  /// A constructor's member initialisers, as assignments at the start of its body.
+  /// A constructor's member initialisers, as assignments at the start of its body (members of
+  /// class type it does not name are default-constructed).
   void memberInitializers(FunctionDecl *f);
+  /// Whether the struct type `t` has a constructor callable with no arguments.
+  bool hasDefaultConstructor(const Type *t);
   /// An operator applied to a struct (`a * b`, `-v`, `a[i]`, `a += b`): the call of the
   /// member or namespace-scope `operatorX` it names, if there is one. False otherwise.
   bool operatorCall(Expr *e);

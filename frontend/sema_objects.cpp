@@ -116,12 +116,49 @@ Expr *Sema::bracedValue(Expr *list, const Type *t) {
   return list;
 }
 
+bool Sema::hasDefaultConstructor(const Type *t) {
+  FunctionDecl *c = constructorOf(t);
+  if (!c)
+    return false;
+  auto it = overloads_.find(c->name);
+  std::vector<FunctionDecl *> set =
+      it != overloads_.end() ? it->second : std::vector<FunctionDecl *>{c};
+  for (FunctionDecl *g : set) {
+    if (!g->isConstructor)
+      continue;
+    // Past the object's own pointer (`this`, the first parameter of a member function).
+    size_t first = !g->params.empty() && g->params[0]->name == "this" ? 1 : 0;
+    if (g->params.size() == first || g->params[first]->init)
+      return true;
+  }
+  return false;
+}
+
 void Sema::memberInitializers(FunctionDecl *f) {
-  if (!f->body || (f->memberInits.empty() && f->owner->type->record->bases.empty()))
+  if (!f->body)
     return;
   const Type *st = f->owner->type;
+  // Members of class type that the initializer list does not name are default-constructed,
+  // as C++ constructs them before the body.
+  std::vector<FunctionDecl::MemberInit> defaults;
+  for (const StructField &field : st->record->fields) {
+    if (field.isBase || !hasDefaultConstructor(field.type))
+      continue;
+    bool named = false;
+    for (auto &m : f->memberInits)
+      named = named || m.name == field.name;
+    if (!named) {
+      FunctionDecl::MemberInit m;
+      m.name = field.name;
+      m.loc = f->loc;
+      defaults.push_back(m);
+    }
+  }
+  if (f->memberInits.empty() && defaults.empty() && st->record->bases.empty())
+    return;
   std::vector<Stmt *> inits;
   baseInitializers(f, inits); // the bases first, as C++ constructs them
+  f->memberInits.insert(f->memberInits.begin(), defaults.begin(), defaults.end());
   for (auto &m : f->memberInits) {
     const StructField *field = st->record->field(m.name);
     if (!field) {

@@ -794,6 +794,18 @@ void Lowerer::initMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::Exp
     }
     return;
   }
+  if (t->isStruct() && init->kind == ExprKind::Construct && init->type == t &&
+      space == slotSpace()) {
+    // `T x(args);`, `T x = T(args);`: the constructor makes the object where it lives, so
+    // `this` in the constructor is the object's address (no temporary and copy). The storage
+    // starts zeroed, as a fresh temporary's did.
+    zeroMemory(addr, space, t, loc);
+    Expr *saved = constructTarget_;
+    constructTarget_ = addr;
+    rvalue(init->operands[0]);
+    constructTarget_ = saved;
+    return;
+  }
   if (t->isStruct()) {
     LValue src = structValue(init);
     copyStruct(addr, space, src.addr, src.space, t, loc);

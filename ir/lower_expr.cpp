@@ -730,6 +730,16 @@ Expr *Lowerer::binary(fe::Expr *e) {
   if (op == BinaryOp::Assign) {
     if (l->type->isStruct()) {
       LValue dst = lvalue(l);
+      if (r->kind == ExprKind::Construct && r->type == l->type && l->kind == ExprKind::Member &&
+          l->operands[0]->kind == ExprKind::Ident && l->operands[0]->name == "this") {
+        // A member constructed by a constructor's initialiser (`this->m = M(args)`): made
+        // where it lives, so its constructor's `this` is the member's address.
+        Expr *saved = constructTarget_;
+        constructTarget_ = dst.addr;
+        rvalue(r->operands[0]);
+        constructTarget_ = saved;
+        return dst.addr;
+      }
       LValue src = structValue(r);
       copyStruct(dst.addr, dst.space, src.addr, src.space, l->type, e->loc);
       return dst.addr;
