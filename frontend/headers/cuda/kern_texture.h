@@ -590,7 +590,7 @@ template <class T> __device__ T texCubemap(cudaTextureObject_t tex, float x, flo
 }
 
 // ---- surface objects ----
-// A surface object is a texture descriptor of a CUDA array made with cudaArraySurfaceLoadStore;
+// A surface object is a texture descriptor of a CUDA array (made with cudaArraySurfaceLoadStore);
 // surf*write and surf*read store and load whole elements at a byte offset x (x is in bytes, as
 // in CUDA), y and z in elements, with no filtering or conversion. Out of range, the boundary
 // mode decides: trap (the default) stops the kernel with an assertion, clamp moves the access
@@ -611,8 +611,7 @@ static inline __host__ cudaError_t cudaCreateSurfaceObject(cudaSurfaceObject_t *
   const cudaArray *a = res->res.array.array;
   if (!a)
     return cudaErrorInvalidResourceHandle;
-  if (!(a->flags & cudaArraySurfaceLoadStore))
-    return cudaErrorInvalidValue; // the array was not made for surface access
+  // CUDA does not check cudaArraySurfaceLoadStore here (an H100 returns cudaSuccess).
   cudaResourceDesc r = *res;
   cudaTextureDesc td;
   memset(&td, 0, sizeof td);
