@@ -204,14 +204,14 @@ int32_t Runtime::cudaDeviceGetAttribute(int32_t *value, int32_t attr, int32_t de
     return recordError(cudaErrorInvalidValue,
                        "kern: cudaDeviceGetAttribute: attribute " + std::to_string(attr) +
                            " is not one kern models (docs/runtime-api.md lists those it does)");
-  return stickyError_;
+  return seenSticky();
 }
 
 // ---- limits ---------------------------------------------------------------------------------
 
 int32_t Runtime::cudaDeviceSetLimit(int32_t limit, uint64_t value) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (limit == 3 || limit == 4 || limit == 5)
     return recordError(cudaErrorUnsupportedLimit,
                        "kern: cudaDeviceSetLimit: limit " + std::to_string(limit) +
@@ -239,7 +239,7 @@ int32_t Runtime::cudaDeviceSetLimit(int32_t limit, uint64_t value) {
 
 int32_t Runtime::cudaDeviceGetLimit(uint64_t *value, int32_t limit) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (!value)
     return recordError(cudaErrorInvalidValue, "kern: cudaDeviceGetLimit: null pointer argument");
   if (limit == 3 || limit == 4 || limit == 5)
@@ -259,7 +259,7 @@ int32_t Runtime::cudaStreamSetAttribute(void *stream, int32_t attr,
                                         const KernStreamAttrValue *value) {
   const char *fn = "cudaStreamSetAttribute";
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (int32_t e = checkStream(fn, stream))
     return e;
   if (!value)
@@ -302,7 +302,7 @@ int32_t Runtime::cudaStreamSetAttribute(void *stream, int32_t attr,
 int32_t Runtime::cudaStreamGetAttribute(void *stream, int32_t attr, KernStreamAttrValue *value) {
   const char *fn = "cudaStreamGetAttribute";
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (int32_t e = checkStream(fn, stream))
     return e;
   if (!value)
@@ -324,7 +324,7 @@ int32_t Runtime::cudaStreamGetAttribute(void *stream, int32_t attr, KernStreamAt
 
 int32_t Runtime::cudaCtxResetPersistingL2Cache() {
   // The model keeps no persisting lines: there is nothing to reset.
-  return stickyError_;
+  return seenSticky();
 }
 
 // ---- peer access: one GPU, so no device has a peer -------------------------------------------
@@ -339,12 +339,12 @@ int32_t Runtime::cudaDeviceCanAccessPeer(int32_t *canAccess, int32_t device, int
                                                      std::to_string(d) +
                                                      " does not exist (there is one GPU, 0)");
   *canAccess = 0; // a device is not its own peer
-  return stickyError_;
+  return seenSticky();
 }
 
 int32_t Runtime::cudaDeviceEnablePeerAccess(int32_t peer, uint32_t flags) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (flags != 0)
     return recordError(cudaErrorInvalidValue, "kern: cudaDeviceEnablePeerAccess: flags must be 0");
   // As CUDA answers on a machine with one GPU (measured on an H100).
@@ -359,7 +359,7 @@ int32_t Runtime::cudaDeviceEnablePeerAccess(int32_t peer, uint32_t flags) {
 
 int32_t Runtime::cudaDeviceDisablePeerAccess(int32_t peer) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (peer == 0)
     return recordError(cudaErrorPeerAccessNotEnabled,
                        "kern: cudaDeviceDisablePeerAccess: peer access to device 0 was never "
@@ -372,7 +372,7 @@ int32_t Runtime::cudaDeviceDisablePeerAccess(int32_t peer) {
 int32_t Runtime::cudaMemcpyPeer(void *dst, int32_t dstDevice, const void *src, int32_t srcDevice,
                                 uint64_t n, void *stream, const char *function) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   for (int32_t d : {dstDevice, srcDevice})
     if (d != 0)
       return recordError(cudaErrorInvalidDevice, std::string("kern: ") + function + ": device " +

@@ -109,7 +109,7 @@ int32_t Runtime::cudaGetDeviceProperties(KernDeviceProp *prop, int32_t device) {
   // touched by the host while kernels run from cc6.0 (docs/runtime-api.md).
   d.pageableMemoryAccess = 0;
   d.concurrentManagedAccess = p.ccMajor >= 6 ? 1 : 0;
-  return stickyError_;
+  return seenSticky();
 }
 
 // ---- symbols --------------------------------------------------------------------------------
@@ -141,7 +141,7 @@ int32_t Runtime::checkSymbol(const char *function, uint64_t addr, uint64_t n, ui
 int32_t Runtime::cudaMemcpyToSymbol(void *symbol, const void *src, uint64_t n, uint64_t offset,
                                     int32_t kind) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const backend::GlobalImage *var = nullptr;
   if (int32_t e = checkSymbol("cudaMemcpyToSymbol", addressOf(symbol), n, offset, var))
     return e;
@@ -156,7 +156,7 @@ int32_t Runtime::cudaMemcpyToSymbol(void *symbol, const void *src, uint64_t n, u
 int32_t Runtime::cudaMemcpyFromSymbol(void *dst, const void *symbol, uint64_t n, uint64_t offset,
                                       int32_t kind) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const backend::GlobalImage *var = nullptr;
   if (int32_t e = checkSymbol("cudaMemcpyFromSymbol", addressOf(symbol), n, offset, var))
     return e;
@@ -170,7 +170,7 @@ int32_t Runtime::cudaMemcpyFromSymbol(void *dst, const void *symbol, uint64_t n,
 
 int32_t Runtime::cudaGetSymbolAddress(void **p, void *symbol) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (!p)
     return recordError(cudaErrorInvalidValue, "kern: cudaGetSymbolAddress: null pointer argument");
   const backend::GlobalImage *var = nullptr;
@@ -182,7 +182,7 @@ int32_t Runtime::cudaGetSymbolAddress(void **p, void *symbol) {
 
 int32_t Runtime::cudaGetSymbolSize(uint64_t *size, void *symbol) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (!size)
     return recordError(cudaErrorInvalidValue, "kern: cudaGetSymbolSize: null pointer argument");
   const backend::GlobalImage *var = nullptr;
@@ -210,7 +210,7 @@ int32_t Runtime::cudaSetDeviceFlags(uint32_t flags) {
     return recordError(cudaErrorInvalidValue, "kern: cudaSetDeviceFlags: flags " +
                                                   std::to_string(flags) + " are not valid");
   deviceFlags_ = flags;
-  return stickyError_;
+  return seenSticky();
 }
 
 int32_t Runtime::cudaGetDeviceFlags(uint32_t *flags) {
@@ -218,7 +218,7 @@ int32_t Runtime::cudaGetDeviceFlags(uint32_t *flags) {
     return recordError(cudaErrorInvalidValue, "kern: cudaGetDeviceFlags: null pointer argument");
   // CUDA reports cudaDeviceMapHost as always set (every device since Fermi maps host memory).
   *flags = deviceFlags_ | 8;
-  return stickyError_;
+  return seenSticky();
 }
 
 int32_t Runtime::cudaCacheConfig(const char *function, int32_t config) {
@@ -226,7 +226,7 @@ int32_t Runtime::cudaCacheConfig(const char *function, int32_t config) {
     return recordError(cudaErrorInvalidValue, std::string("kern: ") + function + ": " +
                                                   std::to_string(config) +
                                                   " is not a cudaFuncCache value");
-  return stickyError_;
+  return seenSticky();
 }
 
 int32_t Runtime::cudaFuncSetCacheConfig(uint32_t kernel, int32_t config) {
@@ -239,7 +239,7 @@ int32_t Runtime::cudaFuncSetCacheConfig(uint32_t kernel, int32_t config) {
 
 int32_t Runtime::cudaFuncGetAttributes(KernFuncAttributes *attr, uint32_t kernel) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (!attr)
     return recordError(cudaErrorInvalidValue, "kern: cudaFuncGetAttributes: null pointer argument");
   if (kernel >= image_.kernels.size() || !image_.kernels[kernel].fn)
@@ -280,7 +280,7 @@ int32_t Runtime::cudaOccupancyMaxActiveBlocksPerMultiprocessor(int32_t *n, uint3
                                                                int32_t blockSize,
                                                                uint64_t dynamicShared) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const char *fn = "kern: cudaOccupancyMaxActiveBlocksPerMultiprocessor: ";
   if (!n)
     return recordError(cudaErrorInvalidValue, std::string(fn) + "null pointer argument");
@@ -320,12 +320,12 @@ void Runtime::hostAssert(uint32_t site, const char *message) {
 // earlier kernel fault.
 int32_t Runtime::cudaProfilerStart() {
   profilerActive_ = true;
-  return stickyError_;
+  return seenSticky();
 }
 
 int32_t Runtime::cudaProfilerStop() {
   profilerActive_ = false;
-  return stickyError_;
+  return seenSticky();
 }
 
 } // namespace kern::runtime

@@ -79,7 +79,7 @@ void Runtime::protectUnits(const HostVisibleBlock &b, size_t first, size_t count
 
 int32_t Runtime::cudaMallocManaged(void **p, uint64_t size, uint32_t flags) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const std::string fn = "kern: cudaMallocManaged: ";
   if (!p || device_.contains(addressOf(p)))
     return recordError(cudaErrorInvalidValue, fn + "the pointer argument is not a valid host "
@@ -245,7 +245,7 @@ Runtime::HostVisibleBlock *managedRange(Find find, uint64_t p, uint64_t n, const
 int32_t Runtime::cudaMemPrefetchAsync(const void *p, uint64_t n, const KernMemLocation *location,
                                       uint32_t flags, void *stream) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const std::string fn = "kern: cudaMemPrefetchAsync: ";
   if (int32_t e = checkStream("cudaMemPrefetchAsync", stream))
     return e;
@@ -300,7 +300,7 @@ int32_t Runtime::cudaMemPrefetchAsync(const void *p, uint64_t n, const KernMemLo
 int32_t Runtime::cudaMemAdvise(const void *p, uint64_t n, int32_t advice,
                                const KernMemLocation *location) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const std::string fn = "kern: cudaMemAdvise: ";
   if (advice < 1 || advice > 6)
     return recordError(cudaErrorInvalidValue,

@@ -20,7 +20,7 @@ const char *const kMemcpyKindNames[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostT
 
 int32_t Runtime::cudaMalloc(void **p, uint64_t size) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (!p || device_.contains(addressOf(p)))
     return recordError(cudaErrorInvalidValue,
                        "kern: cudaMalloc: the pointer argument is not a valid host pointer");
@@ -46,7 +46,7 @@ int32_t Runtime::cudaMalloc(void **p, uint64_t size) {
 
 int32_t Runtime::cudaFree(void *p, const char *function) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const uint64_t addr = addressOf(p);
   if (!p)
     return cudaSuccess;
@@ -114,7 +114,7 @@ int32_t Runtime::cudaMemcpy(void *dst, const void *src, uint64_t n, int32_t kind
 
 int32_t Runtime::memcpyImpl(const char *api, void *dst, const void *src, uint64_t n, int32_t kind) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (kind < 0 || kind > 4)
     return recordError(cudaErrorInvalidMemcpyDirection,
                        "kern: cudaMemcpy: " + std::to_string(kind) + " is not a cudaMemcpyKind");
@@ -178,7 +178,7 @@ int32_t Runtime::memcpyImpl(const char *api, void *dst, const void *src, uint64_
 
 int32_t Runtime::cudaMemset(void *p, int32_t value, uint64_t n) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (n == 0)
     return cudaSuccess;
   std::string message;
@@ -200,12 +200,12 @@ int32_t Runtime::cudaMemset(void *p, int32_t value, uint64_t n) {
 int32_t Runtime::cudaDeviceSynchronize() {
   // Launches run to completion before kern_rt_launch returns; only their faults remain.
   synchronizePools(nullptr, 0, true);
-  return stickyError_;
+  return seenSticky();
 }
 
 int32_t Runtime::cudaGetLastError() {
   if (stickyError_)
-    return stickyError_; // a sticky error is never reset, as on a GPU
+    return seenSticky(); // a sticky error is never reset, as on a GPU
   const int32_t e = lastError_;
   lastError_ = cudaSuccess;
   return e;
@@ -217,14 +217,14 @@ int32_t Runtime::cudaGetDeviceCount(int32_t *count) {
   if (!count)
     return recordError(cudaErrorInvalidValue, "kern: cudaGetDeviceCount: null pointer argument");
   *count = 1;
-  return stickyError_;
+  return seenSticky();
 }
 
 int32_t Runtime::cudaGetDevice(int32_t *dev) {
   if (!dev)
     return recordError(cudaErrorInvalidValue, "kern: cudaGetDevice: null pointer argument");
   *dev = 0;
-  return stickyError_;
+  return seenSticky();
 }
 
 int32_t Runtime::cudaSetDevice(int32_t dev) {
@@ -232,7 +232,7 @@ int32_t Runtime::cudaSetDevice(int32_t dev) {
     return recordError(cudaErrorInvalidDevice, "kern: cudaSetDevice: there is no device " +
                                                    std::to_string(dev) +
                                                    " (kern models one device, device 0)");
-  return stickyError_;
+  return seenSticky();
 }
 
 int32_t Runtime::cudaDeviceReset() {

@@ -26,7 +26,7 @@ const char *const kKindNames[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostToDevic
 
 int32_t Runtime::cudaMallocPitch(void **p, uint64_t *pitch, uint64_t width, uint64_t height) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const std::string fn = "kern: cudaMallocPitch: ";
   if (!p || !pitch || device_.contains(addressOf(p)))
     return recordError(cudaErrorInvalidValue, fn + "null or invalid pointer argument");
@@ -49,7 +49,7 @@ int32_t Runtime::cudaMallocPitch(void **p, uint64_t *pitch, uint64_t width, uint
 int32_t Runtime::cudaMemcpy2D(void *dst, uint64_t dpitch, const void *src, uint64_t spitch,
                               uint64_t width, uint64_t height, int32_t kind, const char *api) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const std::string fn = std::string("kern: ") + api + ": ";
   if (kind < 0 || kind > 4)
     return recordError(cudaErrorInvalidMemcpyDirection,
@@ -124,7 +124,7 @@ int32_t Runtime::cudaMemcpy2D(void *dst, uint64_t dpitch, const void *src, uint6
 int32_t Runtime::cudaMemcpy2DAsync(void *dst, uint64_t dpitch, const void *src, uint64_t spitch,
                                    uint64_t width, uint64_t height, int32_t kind, void *stream) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (int32_t e = checkStream("cudaMemcpy2DAsync", stream))
     return e;
   return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind, "cudaMemcpy2DAsync");
@@ -133,7 +133,7 @@ int32_t Runtime::cudaMemcpy2DAsync(void *dst, uint64_t dpitch, const void *src, 
 int32_t Runtime::cudaMemset2D(void *p, uint64_t pitch, int32_t value, uint64_t width,
                               uint64_t height) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (width > pitch)
     return recordError(cudaErrorInvalidValue, "kern: cudaMemset2D: the width (" + byteCount(width) +
                                                   ") is larger than the pitch (" +
@@ -166,7 +166,7 @@ int32_t Runtime::cudaOccupancyMaxPotentialBlockSize(int32_t *minGridSize, int32_
                                                     uint32_t kernel, uint64_t dynamicShared,
                                                     int32_t blockSizeLimit) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const std::string fn = "kern: cudaOccupancyMaxPotentialBlockSize: ";
   if (!minGridSize || !blockSize)
     return recordError(cudaErrorInvalidValue, fn + "null pointer argument");

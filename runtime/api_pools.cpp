@@ -138,7 +138,7 @@ int32_t Runtime::poolsSupported(const char *function) {
 
 int32_t Runtime::cudaMallocAsync(void **p, uint64_t size, void *stream) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (int32_t e = poolsSupported("cudaMallocAsync"))
     return e;
   // The current pool of the stream's device.
@@ -148,7 +148,7 @@ int32_t Runtime::cudaMallocAsync(void **p, uint64_t size, void *stream) {
 
 int32_t Runtime::cudaMallocFromPoolAsync(void **p, uint64_t size, void *pool, void *stream) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (int32_t e = poolsSupported("cudaMallocFromPoolAsync"))
     return e;
   MemPool *mp = findPool(pool);
@@ -208,7 +208,7 @@ int32_t Runtime::poolAllocate(void **p, uint64_t size, MemPool &pool, void *stre
 
 int32_t Runtime::cudaFreeAsync(void *p, void *stream) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (int32_t e = poolsSupported("cudaFreeAsync"))
     return e;
   if (int32_t e = checkStream("cudaFreeAsync", stream))
@@ -228,7 +228,7 @@ int32_t Runtime::cudaFreeAsync(void *p, void *stream) {
 int32_t Runtime::cudaDeviceGetMemPool(void **pool, int32_t device, bool defaultOne) {
   const char *function = defaultOne ? "cudaDeviceGetDefaultMemPool" : "cudaDeviceGetMemPool";
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (!pool)
     return recordError(cudaErrorInvalidValue,
                        std::string("kern: ") + function + ": null pointer argument");
@@ -244,7 +244,7 @@ int32_t Runtime::cudaDeviceGetMemPool(void **pool, int32_t device, bool defaultO
 
 int32_t Runtime::cudaDeviceSetMemPool(int32_t device, void *pool) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (device != 0)
     return recordError(cudaErrorInvalidDevice, "kern: cudaDeviceSetMemPool: there is no device " +
                                                    std::to_string(device) +
@@ -261,7 +261,7 @@ int32_t Runtime::cudaDeviceSetMemPool(int32_t device, void *pool) {
 
 int32_t Runtime::cudaMemPoolSetAttribute(void *pool, int32_t attr, void *value) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const std::string fn = "kern: cudaMemPoolSetAttribute: ";
   MemPool *mp = findPool(pool);
   if (!mp)
@@ -301,7 +301,7 @@ int32_t Runtime::cudaMemPoolSetAttribute(void *pool, int32_t attr, void *value) 
 
 int32_t Runtime::cudaMemPoolGetAttribute(void *pool, int32_t attr, void *value) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const std::string fn = "kern: cudaMemPoolGetAttribute: ";
   MemPool *mp = findPool(pool);
   if (!mp)
@@ -340,7 +340,7 @@ int32_t Runtime::cudaMemPoolGetAttribute(void *pool, int32_t attr, void *value) 
 
 int32_t Runtime::cudaMemPoolTrimTo(void *pool, uint64_t minBytesToKeep) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   MemPool *mp = findPool(pool);
   if (!mp)
     return recordError(cudaErrorInvalidValue,
@@ -351,7 +351,7 @@ int32_t Runtime::cudaMemPoolTrimTo(void *pool, uint64_t minBytesToKeep) {
 
 int32_t Runtime::cudaMemPoolCreate(void **pool, const KernMemPoolProps *props) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const std::string fn = "kern: cudaMemPoolCreate: ";
   if (!pool || !props)
     return recordError(cudaErrorInvalidValue, fn + "null pointer argument");
@@ -391,7 +391,7 @@ int32_t Runtime::cudaMemPoolCreate(void **pool, const KernMemPoolProps *props) {
 
 int32_t Runtime::cudaMemPoolDestroy(void *pool) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   MemPool *mp = findPool(pool);
   if (!mp)
     return recordError(cudaErrorInvalidValue,

@@ -16,7 +16,7 @@ std::string handleName(const void *p) { return hexAddress(addressOf(p)); }
 
 int32_t Runtime::cudaMallocHost(void **p, uint64_t size, const char *function) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (!p || device_.contains(addressOf(p)))
     return recordError(cudaErrorInvalidValue, std::string("kern: ") + function +
                                                   ": the pointer argument is not a valid host "
@@ -44,7 +44,7 @@ int32_t Runtime::cudaHostAlloc(void **p, uint64_t size, uint32_t flags) {
   if (!(flags & 2))
     return cudaMallocHost(p, size, "cudaHostAlloc");
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (!p || device_.contains(addressOf(p)))
     return recordError(cudaErrorInvalidValue,
                        "kern: cudaHostAlloc: the pointer argument is not a valid host pointer");
@@ -70,7 +70,7 @@ int32_t Runtime::cudaHostAlloc(void **p, uint64_t size, uint32_t flags) {
 
 int32_t Runtime::cudaFreeHost(void *p) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (!p)
     return cudaSuccess;
   const uint64_t addr = addressOf(p);
@@ -131,7 +131,7 @@ void Runtime::recordTransfer(const char *api, TransferDirection direction, uint6
 int32_t Runtime::cudaMemcpyAsync(void *dst, const void *src, uint64_t n, int32_t kind,
                                  void *stream) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (int32_t e = checkStream("cudaMemcpyAsync", stream))
     return e;
   return memcpyImpl("cudaMemcpyAsync", dst, src, n, kind);
@@ -139,7 +139,7 @@ int32_t Runtime::cudaMemcpyAsync(void *dst, const void *src, uint64_t n, int32_t
 
 int32_t Runtime::cudaMemsetAsync(void *p, int32_t value, uint64_t n, void *stream) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (int32_t e = checkStream("cudaMemsetAsync", stream))
     return e;
   return cudaMemset(p, value, n);
@@ -165,7 +165,7 @@ int32_t Runtime::checkStream(const char *function, void *stream) {
 
 int32_t Runtime::cudaStreamCreate(void **stream, uint32_t flags, const char *function) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (!stream)
     return recordError(cudaErrorInvalidValue,
                        std::string("kern: ") + function + ": null pointer argument");
@@ -184,7 +184,7 @@ int32_t Runtime::cudaStreamCreate(void **stream, uint32_t flags, const char *fun
 
 int32_t Runtime::cudaStreamDestroy(void *stream) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   Handle *h = stream ? findHandle(stream, Handle::Kind::Stream) : nullptr;
   if (!h)
     return recordError(cudaErrorInvalidResourceHandle,
@@ -200,7 +200,7 @@ int32_t Runtime::cudaStreamSynchronize(void *stream) {
   if (int32_t e = checkStream("cudaStreamSynchronize", stream))
     return e;
   synchronizePools(stream, freeSeq_, false);
-  return stickyError_; // the stream's work finished when each call returned
+  return seenSticky(); // the stream's work finished when each call returned
 }
 
 namespace {
@@ -209,7 +209,7 @@ const char *const kNotAnEvent =
 }
 
 int32_t Runtime::cudaEventRecord(void *event, void *stream) {
-  if (stickyError_)
+  if (stickyError_ && stickySeen_)
     return stickyError_;
   Handle *h = findHandle(event, Handle::Kind::Event);
   if (!h)
@@ -232,7 +232,7 @@ int32_t Runtime::cudaEventSynchronize(void *event) {
                        "kern: cudaEventSynchronize: " + handleName(event) + kNotAnEvent);
   if (h->recorded) // the host sees the work of the event's stream before the record complete
     synchronizePools(h->stream, h->freeSeq, false);
-  return stickyError_;
+  return seenSticky();
 }
 
 int32_t Runtime::cudaEventQuery(void *event) {
@@ -241,12 +241,12 @@ int32_t Runtime::cudaEventQuery(void *event) {
                        "kern: cudaEventQuery: " + handleName(event) + kNotAnEvent);
   // All work before the record has completed when cudaEventRecord returned: never
   // cudaErrorNotReady.
-  return stickyError_;
+  return seenSticky();
 }
 
 int32_t Runtime::cudaEventElapsedTime(float *ms, void *start, void *end) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (!ms)
     return recordError(cudaErrorInvalidValue, "kern: cudaEventElapsedTime: null pointer argument");
   const Handle *a = findHandle(start, Handle::Kind::Event);
@@ -267,7 +267,7 @@ int32_t Runtime::cudaEventElapsedTime(float *ms, void *start, void *end) {
 
 int32_t Runtime::cudaEventDestroy(void *event) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   Handle *h = findHandle(event, Handle::Kind::Event);
   if (!h)
     return recordError(cudaErrorInvalidResourceHandle,
@@ -279,7 +279,7 @@ int32_t Runtime::cudaEventDestroy(void *event) {
 int32_t Runtime::cudaStreamQuery(void *stream) {
   if (int32_t e = checkStream("cudaStreamQuery", stream))
     return e;
-  return stickyError_; // nothing is pending: each call ran its work before it returned
+  return seenSticky(); // nothing is pending: each call ran its work before it returned
 }
 
 int32_t Runtime::cudaStreamWaitEvent(void *stream, void *event, uint32_t flags) {
@@ -291,7 +291,7 @@ int32_t Runtime::cudaStreamWaitEvent(void *stream, void *event, uint32_t flags) 
   if (flags > 1) // cudaEventWaitDefault or cudaEventWaitExternal
     return recordError(cudaErrorInvalidValue, "kern: cudaStreamWaitEvent: flags " +
                                                   std::to_string(flags) + " are not valid");
-  return stickyError_; // the event's work is done already: the stream need not wait
+  return seenSticky(); // the event's work is done already: the stream need not wait
 }
 
 // ---- host functions in streams -------------------------------------------------------------
@@ -322,14 +322,14 @@ int32_t Runtime::cudaLaunchHostFunc(KernHostCtx *ctx, void *stream, HostFn fn, v
                        "kern: cudaLaunchHostFunc: the function is a null function pointer");
   // Unlike a callback, a host function is not called once the context has an error.
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   fn(ctx, userData);
   return cudaSuccess;
 }
 
 int32_t Runtime::cudaEventCreate(void **event, uint32_t flags, const char *function) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (!event)
     return recordError(cudaErrorInvalidValue,
                        std::string("kern: ") + function + ": null pointer argument");

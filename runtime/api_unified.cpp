@@ -94,7 +94,7 @@ void Runtime::syncAliases(bool toDevice) {
 
 int32_t Runtime::cudaHostGetDevicePointer(void **device, void *host, uint32_t flags) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const char *fn = "kern: cudaHostGetDevicePointer: ";
   if (!device || !host)
     return recordError(cudaErrorInvalidValue, std::string(fn) + "null pointer argument");
@@ -129,7 +129,7 @@ int32_t Runtime::cudaHostGetDevicePointer(void **device, void *host, uint32_t fl
 
 int32_t Runtime::cudaHostRegister(void *p, uint64_t size, uint32_t flags) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const std::string fn = "kern: cudaHostRegister: ";
   const uint64_t addr = addressOf(p);
   if (flags > kRegisterAll)
@@ -171,7 +171,7 @@ int32_t Runtime::cudaHostRegister(void *p, uint64_t size, uint32_t flags) {
 
 int32_t Runtime::cudaHostUnregister(void *p) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   const uint64_t addr = addressOf(p);
   auto it = aliases_.find(addr);
   if (it == aliases_.end() || !it->second.registered)
@@ -186,7 +186,7 @@ int32_t Runtime::cudaHostUnregister(void *p) {
 
 int32_t Runtime::cudaMemGetInfo(uint64_t *free, uint64_t *total) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (!free || !total)
     return recordError(cudaErrorInvalidValue, "kern: cudaMemGetInfo: null pointer argument");
   *total = device_.deviceHi() - device_.lo();
@@ -197,7 +197,7 @@ int32_t Runtime::cudaMemGetInfo(uint64_t *free, uint64_t *total) {
 
 int32_t Runtime::cudaPointerGetAttributes(KernPointerAttributes *attr, const void *p) {
   if (stickyError_)
-    return stickyError_;
+    return seenSticky();
   if (!attr)
     return recordError(cudaErrorInvalidValue,
                        "kern: cudaPointerGetAttributes: null pointer argument");

@@ -185,8 +185,10 @@ std::string Runtime::location(uint32_t site) const { return image_.location(site
 
 int32_t Runtime::recordError(int32_t code, std::string message) {
   lastError_ = code;
-  if (isStickyError(code))
+  if (isStickyError(code)) {
+    stickySeen_ = stickySeen_ && stickyError_; // a first fault is not seen yet
     stickyError_ = code;
+  }
   if (!message.empty()) {
     if (message.back() != '\n')
       message += '\n';

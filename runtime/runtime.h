@@ -608,6 +608,14 @@ private:
 
   int32_t lastError_ = 0;   // cudaGetLastError
   int32_t stickyError_ = 0; // a kernel fault: returned by every later call
+  // Whether a call has returned the sticky error yet. Until one has, a call that only enqueues
+  // work and never waits (cudaEventRecord) succeeds, as on a GPU the faulting kernel is still
+  // running when the host makes it: the fault shows at the next call that waits.
+  bool stickySeen_ = true;
+  int32_t seenSticky() {
+    stickySeen_ = true;
+    return stickyError_;
+  }
   std::string lastErrorMessage_;
   bool faulted_ = false;
   uint32_t deviceFlags_ = 0;                                // cudaSetDeviceFlags
