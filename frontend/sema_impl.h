@@ -505,6 +505,20 @@ private:
     return false;
   }
 
+  /// What a reference may bind to: the same type, or a pointer that differs only in being a
+  /// host pointer or one whose space is not known (a struct member's `float *` and a host
+  /// function's `float *&` parameter), at any depth.
+  static bool sameForReference(const Type *a, const Type *b) {
+    if (a == b)
+      return true;
+    auto hostOrGeneric = [](const Type *t) {
+      return t->space == AddrSpace::Host || t->space == AddrSpace::Generic;
+    };
+    return a->isPointer() && b->isPointer() && !a->isReference && !b->isReference &&
+           hostOrGeneric(a) && hostOrGeneric(b) && a->pointeeConst == b->pointeeConst &&
+           sameForReference(a->elem, b->elem);
+  }
+
   void functionBody(FunctionDecl *f);
   void label(Stmt *s);
   void gotoStmt(Stmt *s);

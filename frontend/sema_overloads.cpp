@@ -68,7 +68,7 @@ void Sema::defaultArguments(Expr *e, FunctionDecl *f) {
 
 int Sema::conversionRank(Expr *a, const Type *pt) {
   if (pt->isReference) {
-    if (a->isLValue && a->type == pt->elem)
+    if (a->isLValue && sameForReference(a->type, pt->elem))
       return pt->pointeeConst || !isConstLValue(a) ? 0 : -1;
     if (a->isLValue && isDerivedFrom(a->type, pt->elem)) // a base of the argument's class
       return pt->pointeeConst || !isConstLValue(a) ? 2 : -1;
