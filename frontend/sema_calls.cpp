@@ -53,6 +53,10 @@ void Sema::call(Expr *e) {
     launch(e);
     return;
   }
+  if (chosen && isLibraryOverload(chosen)) {
+    libraryOverloadCall(e, chosen); // CUDA's `max(float, double)` beside a program's template
+    return;
+  }
   Decl *d = chosen ? chosen : lookup(n);
   if (d && builtinVectorMaker(d, e))
     d = nullptr; // `make_float3(x, y, z)` beside helper_math.h's `make_float3(float4)`

@@ -239,6 +239,19 @@ private:
   int conversionRank(Expr *a, const Type *pt);
   /// Appends the default arguments that a call to `f` leaves out.
   void defaultArguments(Expr *e, FunctionDecl *f);
+  /// CUDA's overloads of `min`, `max` and `abs` (math_functions.h: `double max(float,
+  /// double)`, `unsigned min(int, unsigned)`...) as declarations, the candidates that a call
+  /// weighs beside the program's own templates of the name; those whose parameters are one
+  /// of `user`'s are left out (the program's function is the one called). Empty for other
+  /// names and in C.
+  std::vector<FunctionDecl *> libraryOverloads(const std::string &name,
+                                               const std::vector<FunctionDecl *> &user);
+  bool isLibraryOverload(const FunctionDecl *f) const { return libraryDecls_.count(f) != 0; }
+  /// Call `e` chose library overload `f`: its arguments convert to f's parameters, and the
+  /// call is the built-in's.
+  void libraryOverloadCall(Expr *e, FunctionDecl *f);
+  std::map<std::string, std::vector<FunctionDecl *>> libraryOverloads_;
+  std::set<const FunctionDecl *> libraryDecls_;
 
   // ---- constructors and operators (sema_objects.cpp) ----
   /// The constructors of struct type `t` (the first of the overload set), or null.
