@@ -281,6 +281,9 @@ private:
   /// or the ordinary function of the name that fits better (callee as is). False after an
   /// error.
   bool resolveTemplate(Expr *callee, std::vector<Expr *> &args, FunctionDecl **chosen = nullptr);
+  /// Unqualified name `n` names a function of an inner scope (a member of the class whose
+  /// member function is analysed) before any template of the name: C++ finds that one only.
+  bool templateHidden(const std::string &n);
   FunctionDecl *instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Expr *> &args);
   /// The arguments of template `tmpl` for a call: `callee`'s explicit ones, then those deduced
   /// from `args`, then the defaults. False when they cannot be found (reported if `report`).

@@ -112,6 +112,18 @@ bool Sema::functionalCast(Expr *e) {
   return true;
 }
 
+bool Sema::templateHidden(const std::string &n) {
+  if (n.find("::") != std::string::npos)
+    return false;
+  for (const std::string &c : candidates(n)) {
+    if (fileScope_.templates.count(c))
+      return false;
+    if (fileScope_.names.count(c))
+      return true; // a name of an inner scope (a class's member) hides the outer templates
+  }
+  return false;
+}
+
 bool Sema::resolveTemplate(Expr *callee, std::vector<Expr *> &args, FunctionDecl **chosen) {
   std::vector<FunctionDecl *> *set = find(&Scope::templates, callee->name);
   if (!set && callee->hasTemplateArgs && find(&Scope::classTemplates, callee->name)) {
@@ -130,6 +142,8 @@ bool Sema::resolveTemplate(Expr *callee, std::vector<Expr *> &args, FunctionDecl
     }
     return true;
   }
+  if (templateHidden(callee->name))
+    return true; // `find(s, pos, n)` in std::string's members: its member, not std::find
   FunctionDecl *front = set->front();
   if (front->owner) {
     // A member function template: `obj.f(x)` passes the object first (callee->decl is set),
