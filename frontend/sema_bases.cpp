@@ -227,8 +227,8 @@ bool Sema::inheritedMember(Expr *e, const Type *st) {
 
 bool Sema::qualifiedMember(Expr *e) {
   size_t cut = e->name.rfind("::");
-  if (cut == std::string::npos)
-    return true;
+  if (cut == std::string::npos || e->name.rfind("<base ", 0) == 0)
+    return true; // `<base N::B>`: the subobject of a base in a namespace, not `N::B::member`
   std::string cls = e->name.substr(0, cut);
   Expr *obj = e->operands[0];
   if (e->isArrow) {
