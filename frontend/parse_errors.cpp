@@ -31,7 +31,8 @@ bool inStdLibrary(const std::string &n) {
       "iota",          "partial_sum", "chrono",      "ratio",         "nano",       "micro",
       "milli",         "centi",       "deci",        "kilo",          "size_t",     "ptrdiff_t",
       "numeric_limits"};
-  return names.count(n) || findBuiltin(n) >= 0;
+  static const std::set<std::string> fileStreams = {"ofstream", "ios", "ios_base"};
+  return names.count(n) || fileStreams.count(n) || findBuiltin(n) >= 0;
 }
 
 /// Turns ANTLR's recognition errors into clang-style messages. The first error stops the
