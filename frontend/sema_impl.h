@@ -755,6 +755,10 @@ private:
   /// qsort's and bsearch's comparator: argument `index` of builtin call `e` must name a host
   /// function int(const void *, const void *).
   bool hostFunctionArgument(Expr *e, size_t index, const std::string &n);
+  /// The kernel argument `a` of `n` (cudaFuncGetAttributes, the occupancy calculator) that
+  /// is no kernel's name: a pointer whose value names a kernel at run time (`void *kernel`, a
+  /// pointer to a kernel), wrapped for the lowering; null (reported) if it is no pointer.
+  Expr *kernelPointerArgument(Expr *a, const std::string &n);
 
   void builtinCall(Expr *e, int b);
 
