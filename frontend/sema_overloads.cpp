@@ -60,9 +60,21 @@ void Sema::mergeDefaultArguments(FunctionDecl *a, FunctionDecl *b) {
 
 void Sema::defaultArguments(Expr *e, FunctionDecl *f) {
   for (size_t i = e->args.size(); i < f->params.size(); ++i) {
-    if (!f->params[i]->init)
+    Expr *init = f->params[i]->init;
+    if (!init)
       return; // reported as too few arguments
-    e->args.push_back(f->params[i]->init);
+    if (!init->type && !instances_.count(f)) {
+      // Names in a default argument are those of the function's declaration (its namespace,
+      // its class), not of the call: `open(int mode = ios_base::out)` in namespace std.
+      std::string savedNs = ns_;
+      Scope *savedScope = scope_;
+      ns_ = f->ns;
+      scope_ = &fileScope_;
+      check(init);
+      ns_ = savedNs;
+      scope_ = savedScope;
+    }
+    e->args.push_back(init);
   }
 }
 
