@@ -53,6 +53,10 @@ void Sema::call(Expr *e) {
     launch(e);
     return;
   }
+  if (chosen && isLibraryOverload(chosen)) {
+    libraryOverloadCall(e, chosen); // CUDA's `max(float, double)` beside a program's template
+    return;
+  }
   Decl *d = chosen ? chosen : lookup(n);
   if (d && builtinVectorMaker(d, e))
     d = nullptr; // `make_float3(x, y, z)` beside helper_math.h's `make_float3(float4)`
@@ -236,7 +240,7 @@ bool Sema::arguments(Expr *e, const Type *ft, const std::string &n) {
   }
   bool ok = true;
   for (size_t i = 0; i < e->args.size(); ++i) {
-    if (e->args[i]->builtin == -3 || e->args[i]->builtin == -4 || e->args[i]->builtin == -5)
+    if (e->args[i]->builtin <= -3 && e->args[i]->builtin >= -6)
       continue; // a symbol, kernel or host function named as an argument: see builtinCall
     if (!check(e->args[i])) {
       ok = false;
@@ -537,14 +541,21 @@ void Sema::builtinCall(Expr *e, int b) {
       a->isLValue = true;
       a->builtin = -3; // a symbol reference (see the lowering)
     } else {
-      auto *f = dynamic_cast<FunctionDecl *>(d);
-      if (!f || !f->quals.global) {
-        error(a->loc, "the kernel argument of '" + n + "' must be a __global__ function");
+      // A kernel's name, as written or cast (`(void *)square`, `&square`).
+      Expr *core = a;
+      while ((core->kind == ExprKind::Cast && core->operands.size() == 1) ||
+             (core->kind == ExprKind::Unary && core->unaryOp == UnaryOp::AddrOf))
+        core = core->operands[0];
+      auto *f = core->kind == ExprKind::Ident ? dynamic_cast<FunctionDecl *>(lookup(core->name))
+                                              : nullptr;
+      if (f && f->quals.global) {
+        a = core;
+        a->decl = f;
+        a->type = f->type;
+        a->builtin = -4; // a kernel reference (see the lowering)
+      } else if (!(a = kernelPointerArgument(a, n))) {
         return;
       }
-      a->decl = f;
-      a->type = f->type;
-      a->builtin = -4; // a kernel reference (see the lowering)
     }
     e->args[i - 1] = a;
   }
@@ -623,6 +634,23 @@ bool Sema::hostFunctionArgument(Expr *e, size_t index, const std::string &n) {
   a->builtin = -5; // a host function reference (see the lowering)
   e->args[index] = a;
   return true;
+}
+
+Expr *Sema::kernelPointerArgument(Expr *a, const std::string &n) {
+  if (!check(a))
+    return nullptr;
+  Expr *p = rvalue(a);
+  if (!p->type->isPointer()) {
+    error(a->loc, "the kernel argument of '" + n +
+                      "' must be a __global__ function or a pointer to one, not '" +
+                      p->type->str() + "'");
+    return nullptr;
+  }
+  Expr *w = make(ExprKind::Cast, a->loc);
+  w->operands = {p};
+  w->type = sigType('K');
+  w->builtin = -6; // a kernel's pointer: its index, found at run time (see the lowering)
+  return w;
 }
 
 void Sema::genericBuiltin(Expr *e, const std::string &n, const std::string &sig) {

@@ -239,6 +239,19 @@ private:
   int conversionRank(Expr *a, const Type *pt);
   /// Appends the default arguments that a call to `f` leaves out.
   void defaultArguments(Expr *e, FunctionDecl *f);
+  /// CUDA's overloads of `min`, `max` and `abs` (math_functions.h: `double max(float,
+  /// double)`, `unsigned min(int, unsigned)`...) as declarations, the candidates that a call
+  /// weighs beside the program's own templates of the name; those whose parameters are one
+  /// of `user`'s are left out (the program's function is the one called). Empty for other
+  /// names and in C.
+  std::vector<FunctionDecl *> libraryOverloads(const std::string &name,
+                                               const std::vector<FunctionDecl *> &user);
+  bool isLibraryOverload(const FunctionDecl *f) const { return libraryDecls_.count(f) != 0; }
+  /// Call `e` chose library overload `f`: its arguments convert to f's parameters, and the
+  /// call is the built-in's.
+  void libraryOverloadCall(Expr *e, FunctionDecl *f);
+  std::map<std::string, std::vector<FunctionDecl *>> libraryOverloads_;
+  std::set<const FunctionDecl *> libraryDecls_;
 
   // ---- constructors and operators (sema_objects.cpp) ----
   /// The constructors of struct type `t` (the first of the overload set), or null.
@@ -271,6 +284,9 @@ private:
   /// or the ordinary function of the name that fits better (callee as is). False after an
   /// error.
   bool resolveTemplate(Expr *callee, std::vector<Expr *> &args, FunctionDecl **chosen = nullptr);
+  /// Unqualified name `n` names a function of an inner scope (a member of the class whose
+  /// member function is analysed) before any template of the name: C++ finds that one only.
+  bool templateHidden(const std::string &n);
   FunctionDecl *instantiate(FunctionDecl *tmpl, Expr *callee, std::vector<Expr *> &args);
   /// The arguments of template `tmpl` for a call: `callee`'s explicit ones, then those deduced
   /// from `args`, then the defaults. False when they cannot be found (reported if `report`).
@@ -508,6 +524,20 @@ private:
     return false;
   }
 
+  /// What a reference may bind to: the same type, or a pointer that differs only in being a
+  /// host pointer or one whose space is not known (a struct member's `float *` and a host
+  /// function's `float *&` parameter), at any depth.
+  static bool sameForReference(const Type *a, const Type *b) {
+    if (a == b)
+      return true;
+    auto hostOrGeneric = [](const Type *t) {
+      return t->space == AddrSpace::Host || t->space == AddrSpace::Generic;
+    };
+    return a->isPointer() && b->isPointer() && !a->isReference && !b->isReference &&
+           hostOrGeneric(a) && hostOrGeneric(b) && a->pointeeConst == b->pointeeConst &&
+           sameForReference(a->elem, b->elem);
+  }
+
   void functionBody(FunctionDecl *f);
   void label(Stmt *s);
   void gotoStmt(Stmt *s);
@@ -728,6 +758,10 @@ private:
   /// qsort's and bsearch's comparator: argument `index` of builtin call `e` must name a host
   /// function int(const void *, const void *).
   bool hostFunctionArgument(Expr *e, size_t index, const std::string &n);
+  /// The kernel argument `a` of `n` (cudaFuncGetAttributes, the occupancy calculator) that
+  /// is no kernel's name: a pointer whose value names a kernel at run time (`void *kernel`, a
+  /// pointer to a kernel), wrapped for the lowering; null (reported) if it is no pointer.
+  Expr *kernelPointerArgument(Expr *a, const std::string &n);
 
   void builtinCall(Expr *e, int b);
 

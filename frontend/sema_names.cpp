@@ -354,7 +354,7 @@ Expr *Sema::bindReference(Expr *e, const Type *rt, const char *context) {
   if (!check(e))
     return e;
   const Type *want = rt->elem;
-  if (e->isLValue && e->type == want) {
+  if (e->isLValue && sameForReference(e->type, want)) {
     if (!rt->pointeeConst && isConstLValue(e)) {
       error(e->loc, std::string("binding a reference of type '") + rt->str() +
                         "' to a const object when " + context + " drops 'const'");

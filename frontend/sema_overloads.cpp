@@ -60,15 +60,27 @@ void Sema::mergeDefaultArguments(FunctionDecl *a, FunctionDecl *b) {
 
 void Sema::defaultArguments(Expr *e, FunctionDecl *f) {
   for (size_t i = e->args.size(); i < f->params.size(); ++i) {
-    if (!f->params[i]->init)
+    Expr *init = f->params[i]->init;
+    if (!init)
       return; // reported as too few arguments
-    e->args.push_back(f->params[i]->init);
+    if (!init->type && !instances_.count(f)) {
+      // Names in a default argument are those of the function's declaration (its namespace,
+      // its class), not of the call: `open(int mode = ios_base::out)` in namespace std.
+      std::string savedNs = ns_;
+      Scope *savedScope = scope_;
+      ns_ = f->ns;
+      scope_ = &fileScope_;
+      check(init);
+      ns_ = savedNs;
+      scope_ = savedScope;
+    }
+    e->args.push_back(init);
   }
 }
 
 int Sema::conversionRank(Expr *a, const Type *pt) {
   if (pt->isReference) {
-    if (a->isLValue && a->type == pt->elem)
+    if (a->isLValue && sameForReference(a->type, pt->elem))
       return pt->pointeeConst || !isConstLValue(a) ? 0 : -1;
     if (a->isLValue && isDerivedFrom(a->type, pt->elem)) // a base of the argument's class
       return pt->pointeeConst || !isConstLValue(a) ? 2 : -1;
@@ -169,6 +181,75 @@ FunctionDecl *Sema::chooseOverload(FunctionDecl *f, Expr *e, bool explicitObject
   for (FunctionDecl *c : it->second)
     diags_.note(c->loc, "candidate: '" + c->type->str() + "'");
   return nullptr;
+}
+
+std::vector<FunctionDecl *> Sema::libraryOverloads(const std::string &name,
+                                                   const std::vector<FunctionDecl *> &user) {
+  if (options_.cLanguage || (name != "min" && name != "max" && name != "abs"))
+    return {};
+  auto [it, fresh] = libraryOverloads_.emplace(name, std::vector<FunctionDecl *>{});
+  if (fresh) {
+    using K = TypeKind;
+    // min and max: each integer type with itself and with its unsigned partner (the result
+    // unsigned), float, double, and float with double (the result double).
+    static const K pairs[][3] = {
+        {K::Int, K::Int, K::Int},
+        {K::UInt, K::UInt, K::UInt},
+        {K::UInt, K::Int, K::UInt},
+        {K::UInt, K::UInt, K::Int},
+        {K::Long, K::Long, K::Long},
+        {K::ULong, K::ULong, K::ULong},
+        {K::ULong, K::Long, K::ULong},
+        {K::ULong, K::ULong, K::Long},
+        {K::LongLong, K::LongLong, K::LongLong},
+        {K::ULongLong, K::ULongLong, K::ULongLong},
+        {K::ULongLong, K::LongLong, K::ULongLong},
+        {K::ULongLong, K::ULongLong, K::LongLong},
+        {K::Float, K::Float, K::Float},
+        {K::Double, K::Double, K::Double},
+        {K::Double, K::Float, K::Double},
+        {K::Double, K::Double, K::Float},
+    };
+    static const K singles[] = {K::Int, K::Long, K::LongLong, K::Float, K::Double};
+    auto declare = [&](K result, std::vector<K> params) {
+      auto *f = tu_.make<FunctionDecl>();
+      f->name = name;
+      f->quals.host = f->quals.device = true;
+      std::vector<const Type *> types;
+      for (K k : params) {
+        auto *p = tu_.make<VarDecl>();
+        p->name = types.empty() ? "a" : "b";
+        p->isParam = true;
+        p->type = types_.get(k);
+        f->params.push_back(p);
+        types.push_back(types_.get(k));
+      }
+      f->type = types_.function(types_.get(result), types, false);
+      it->second.push_back(f);
+      libraryDecls_.insert(f);
+    };
+    if (name == "abs")
+      for (K k : singles)
+        declare(k, {k});
+    else
+      for (const auto &p : pairs)
+        declare(p[0], {p[1], p[2]});
+  }
+  std::vector<FunctionDecl *> out;
+  for (FunctionDecl *f : it->second) {
+    bool hidden = false;
+    for (FunctionDecl *u : user)
+      hidden |= u->type && sameSignature(u->type, f->type);
+    if (!hidden)
+      out.push_back(f);
+  }
+  return out;
+}
+
+void Sema::libraryOverloadCall(Expr *e, FunctionDecl *f) {
+  for (size_t i = 0; i < e->args.size() && i < f->type->params.size(); ++i)
+    e->args[i] = convert(rvalue(e->args[i]), f->type->params[i], "argument");
+  builtinCall(e, findBuiltin(f->name));
 }
 
 FunctionDecl *Sema::convertingConstructor(const Type *t, Expr *a) {

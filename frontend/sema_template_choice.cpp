@@ -320,9 +320,14 @@ FunctionDecl *Sema::chooseTemplate(const std::vector<FunctionDecl *> &set,
   if (!best) {
     error(callee->loc, (viable.empty() ? "no matching function for call to '" : "call to '") +
                            callee->name + (viable.empty() ? "'" : "' is ambiguous"));
+    bool library = false;
     for (FunctionDecl *c : ordinary)
-      if (c->type)
+      if (isLibraryOverload(c))
+        library = true;
+      else if (c->type)
         diags_.note(c->loc, "candidate: '" + c->type->str() + "'");
+    if (library)
+      diags_.note(callee->loc, "candidates: CUDA's overloads of '" + callee->name + "'");
     for (FunctionDecl *t : set)
       diags_.note(t->loc, "candidate template: '" + t->name + "' with " +
                               std::to_string(t->params.size()) + " parameter" +

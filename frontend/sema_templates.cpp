@@ -112,6 +112,18 @@ bool Sema::functionalCast(Expr *e) {
   return true;
 }
 
+bool Sema::templateHidden(const std::string &n) {
+  if (n.find("::") != std::string::npos)
+    return false;
+  for (const std::string &c : candidates(n)) {
+    if (fileScope_.templates.count(c))
+      return false;
+    if (fileScope_.names.count(c))
+      return true; // a name of an inner scope (a class's member) hides the outer templates
+  }
+  return false;
+}
+
 bool Sema::resolveTemplate(Expr *callee, std::vector<Expr *> &args, FunctionDecl **chosen) {
   std::vector<FunctionDecl *> *set = find(&Scope::templates, callee->name);
   if (!set && callee->hasTemplateArgs && find(&Scope::classTemplates, callee->name)) {
@@ -130,6 +142,8 @@ bool Sema::resolveTemplate(Expr *callee, std::vector<Expr *> &args, FunctionDecl
     }
     return true;
   }
+  if (templateHidden(callee->name))
+    return true; // `find(s, pos, n)` in std::string's members: its member, not std::find
   FunctionDecl *front = set->front();
   if (front->owner) {
     // A member function template: `obj.f(x)` passes the object first (callee->decl is set),
@@ -154,11 +168,23 @@ bool Sema::resolveTemplate(Expr *callee, std::vector<Expr *> &args, FunctionDecl
       auto it = overloads_.find(f->name);
       ordinary = it != overloads_.end() ? it->second : std::vector<FunctionDecl *>{f};
     }
+  // A program's `template <class T> T max(const T &, const T &)` beside CUDA's overloads of
+  // max: `max(1.0f, 2.0)` deduces no T and calls CUDA's `double max(float, double)`.
+  std::vector<FunctionDecl *> library;
+  if (!callee->hasTemplateArgs && !front->owner && callee->name.find("::") == std::string::npos)
+    library = libraryOverloads(callee->name, ordinary);
   FunctionDecl *inst = nullptr;
-  if (set->size() == 1 && ordinary.empty()) {
+  if (set->size() == 1 && ordinary.empty() && library.empty()) {
     inst = instantiate(front, callee, callArgs);
   } else {
-    inst = chooseTemplate(*set, ordinary, callee, callArgs);
+    std::vector<FunctionDecl *> candidates = ordinary;
+    candidates.insert(candidates.end(), library.begin(), library.end());
+    inst = chooseTemplate(*set, candidates, callee, callArgs);
+    if (inst && isLibraryOverload(inst)) {
+      if (chosen)
+        *chosen = inst;
+      return true;
+    }
     if (inst && !instances_.count(inst))
       return true; // an ordinary function: the call chooses among them as before
   }

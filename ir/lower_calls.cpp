@@ -419,6 +419,10 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
   }
   std::vector<Expr *> v;
   for (fe::Expr *a : e->args) {
+    if (a->builtin == -6) { // a pointer to a kernel (`void *kernel`): the kernel's index
+      v.push_back(kernelIndexOf(a->operands[0], e->loc));
+      continue;
+    }
     // By value (cudaMemLocation): the address of a copy. Not a struct-typed symbol named by
     // host code (cudaMemcpyToSymbol(params, ...)): that is passed as its device address.
     if (a->type->isStruct() && a->builtin != -3) {
@@ -537,6 +541,26 @@ int64_t Lowerer::kernelIndex(fe::FunctionDecl *fd) {
       ++i;
   }
   return -1;
+}
+
+Expr *Lowerer::kernelIndexOf(fe::Expr *pointer, fe::SourceLoc loc) {
+  // value == n1 ? index1 : value == n2 ? index2 : ... : no kernel (0xffffffff, which the
+  // runtime answers with cudaErrorInvalidDeviceFunction, as CUDA answers a pointer that is
+  // no kernel).
+  Expr *value = snapshot(cast(rvalue(pointer), Type::i64(false)), "kernel", loc);
+  Expr *index = constInt(Type::i32(false), 0xffffffffu);
+  for (size_t i = addressTaken_.size(); i-- > 0;) {
+    auto it = functions_.find(addressTaken_[i]);
+    if (it == functions_.end() || !it->second.device ||
+        it->second.device->kind != FunctionKind::Kernel)
+      continue;
+    Expr *s = node(ir::ExprKind::Select, Type::i32(false));
+    s->ops = {bin(ir::BinaryOp::Eq, m_.make<Expr>(*value),
+                  constInt(Type::i64(false), static_cast<int64_t>(i) + 1)),
+              constInt(Type::i32(false), kernelIndex(addressTaken_[i])), index};
+    index = s;
+  }
+  return index;
 }
 
 void Lowerer::propagateBarriers() {

@@ -594,6 +594,9 @@ private:
 
   /// The index of a kernel in Module::kernels() order (the runtime's numbering).
   int64_t kernelIndex(fe::FunctionDecl *fd);
+  /// The index of the kernel that a pointer's value names (a function pointer value, see
+  /// functionPointerValue), found at run time; 0xffffffff when it names no kernel.
+  Expr *kernelIndexOf(fe::Expr *pointer, fe::SourceLoc loc);
 
   /// A kernel uses barriers if it or any device function it calls does.
   void propagateBarriers();

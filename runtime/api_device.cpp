@@ -229,11 +229,16 @@ int32_t Runtime::cudaCacheConfig(const char *function, int32_t config) {
   return seenSticky();
 }
 
+std::string Runtime::unknownKernel(uint32_t kernel) {
+  if (kernel == 0xffffffffu)
+    return "the pointer given for the kernel names no kernel";
+  return "kernel number " + std::to_string(kernel) + " does not exist";
+}
+
 int32_t Runtime::cudaFuncSetCacheConfig(uint32_t kernel, int32_t config) {
   if (kernel >= image_.kernels.size() || !image_.kernels[kernel].fn)
     return recordError(cudaErrorInvalidDeviceFunction,
-                       "kern: cudaFuncSetCacheConfig: kernel number " + std::to_string(kernel) +
-                           " does not exist");
+                       "kern: cudaFuncSetCacheConfig: " + unknownKernel(kernel));
   return cudaCacheConfig("cudaFuncSetCacheConfig", config);
 }
 
@@ -244,8 +249,7 @@ int32_t Runtime::cudaFuncGetAttributes(KernFuncAttributes *attr, uint32_t kernel
     return recordError(cudaErrorInvalidValue, "kern: cudaFuncGetAttributes: null pointer argument");
   if (kernel >= image_.kernels.size() || !image_.kernels[kernel].fn)
     return recordError(cudaErrorInvalidDeviceFunction,
-                       "kern: cudaFuncGetAttributes: kernel number " + std::to_string(kernel) +
-                           " does not exist");
+                       "kern: cudaFuncGetAttributes: " + unknownKernel(kernel));
   const DeviceProfile &p = options_.device;
   const KernelInfo &k = image_.kernels[kernel];
   const int regs = kernelRegisters(k);
@@ -285,9 +289,7 @@ int32_t Runtime::cudaOccupancyMaxActiveBlocksPerMultiprocessor(int32_t *n, uint3
   if (!n)
     return recordError(cudaErrorInvalidValue, std::string(fn) + "null pointer argument");
   if (kernel >= image_.kernels.size() || !image_.kernels[kernel].fn)
-    return recordError(cudaErrorInvalidDeviceFunction, std::string(fn) + "kernel number " +
-                                                           std::to_string(kernel) +
-                                                           " does not exist");
+    return recordError(cudaErrorInvalidDeviceFunction, std::string(fn) + unknownKernel(kernel));
   if (blockSize <= 0)
     return recordError(cudaErrorInvalidValue, std::string(fn) + "block size " +
                                                   std::to_string(blockSize) + " is not positive");

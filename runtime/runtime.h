@@ -332,6 +332,9 @@ public:
   int32_t cudaGetSymbolAddress(void **p, void *symbol);
   int32_t cudaGetSymbolSize(uint64_t *size, void *symbol);
   int32_t cudaFuncGetAttributes(KernFuncAttributes *attr, uint32_t kernel);
+  /// What is wrong with kernel number `kernel`, which the program does not have: a number, or
+  /// 0xffffffff, a pointer's value that names no kernel (see the lowering's kernelIndexOf).
+  static std::string unknownKernel(uint32_t kernel);
   int32_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int32_t *n, uint32_t kernel,
                                                         int32_t blockSize, uint64_t dynamicShared);
   // Mapped, registered and managed memory (api_unified.cpp, api_managed.cpp).

@@ -1,7 +1,8 @@
 // helper_string.h as kern provides it: the command-line helpers of the header of this name in
-// CUDA's samples (same names, arguments and results), written in the C that kern compiles.
+// CUDA's samples (same names, arguments and results), written in the C that kern compiles,
+// sdkFindFilePath, and the Linux forms of its portability macros (STRCASECMP, STRNCASECMP,
+// STRCPY, FOPEN, FOPEN_FAIL, SSCANF, SPRINTF).
 // An argument matches a name with any number of leading '-': "-n", "--n", "-n=5", "--n=5".
-// Not here: sdkFindFilePath (it needs a file system), the STRCASECMP family of macros.
 #ifndef KERN_HELPER_STRING_H
 #define KERN_HELPER_STRING_H
 
@@ -11,6 +12,28 @@
 
 #ifndef EXIT_WAIVED
 #define EXIT_WAIVED 2
+#endif
+
+#ifndef STRCASECMP
+#define STRCASECMP strcasecmp
+#endif
+#ifndef STRNCASECMP
+#define STRNCASECMP strncasecmp
+#endif
+#ifndef STRCPY
+#define STRCPY(sFilePath, nLength, sPath) strcpy(sFilePath, sPath)
+#endif
+#ifndef FOPEN
+#define FOPEN(fHandle, filename, mode) (fHandle = fopen(filename, mode))
+#endif
+#ifndef FOPEN_FAIL
+#define FOPEN_FAIL(result) (result == NULL)
+#endif
+#ifndef SSCANF
+#define SSCANF sscanf
+#endif
+#ifndef SPRINTF
+#define SPRINTF sprintf
 #endif
 
 // ASCII lower case of c.
@@ -119,6 +142,82 @@ inline bool getCmdLineArgumentString(const int argc, const char **argv, const ch
   if (!found)
     *string_retval = NULL;
   return found;
+}
+
+// Whether `dir` followed by `name` names a file that can be opened for reading; if so, the
+// path in a new malloc'd string (*found).
+static inline bool kernHelperTryPath(const char *dir, const char *exe, const char *sub,
+                                     const char *name, char **found) {
+  char path[4096];
+  int n = snprintf(path, sizeof path, "%s%s%s%s", dir, exe, sub, name);
+  if (n < 0 || n >= (int)sizeof path)
+    return false;
+  FILE *fp = fopen(path, "rb");
+  if (fp == NULL)
+    return false;
+  fclose(fp);
+  *found = (char *)malloc(strlen(path) + 1);
+  strcpy(*found, path);
+  return true;
+}
+
+// The path of a sample's companion file (input data, a reference result): the first of
+// "./NAME", "./data/NAME", then, named after the executable (the last part of
+// executable_path, when it is given), its folder in a checkout of CUDA's samples seen from
+// two, three or four levels below the checkout (../../Samples/EXE/, each category's
+// ../../Samples/CATEGORY/EXE/, and their data/ folders), ../../Common/data/ and the like, and
+// last the executable's own folder and its data/. A new malloc'd string, or NULL (with a
+// message on stdout) when none of these exists.
+inline char *sdkFindFilePath(const char *filename, const char *executable_path) {
+  static const char *ups[3] = {"../../../../", "../../../", "../../"};
+  static const char *categories[7] = {
+      "0_Introduction/",  "1_Utilities/",      "2_Concepts_and_Techniques/",
+      "3_CUDA_Features/", "4_CUDA_Libraries/", "5_Domain_Specific/",
+      "6_Performance/"};
+  char *found = NULL;
+  if (kernHelperTryPath("./", "", "", filename, &found) ||
+      kernHelperTryPath("./data/", "", "", filename, &found))
+    return found;
+  const char *exe = NULL;
+  if (executable_path != NULL) {
+    const char *slash = strrchr(executable_path, '/');
+    exe = slash != NULL ? slash + 1 : executable_path;
+  }
+  if (exe != NULL) {
+    char dir[512];
+    for (int data = 0; data < 2; data++)
+      for (int u = 0; u < 3; u++) {
+        snprintf(dir, sizeof dir, "%sSamples/", ups[u]);
+        if (kernHelperTryPath(dir, exe, data ? "/data/" : "/", filename, &found))
+          return found;
+      }
+    for (int data = 0; data < 2; data++)
+      for (int c = 0; c < 7; c++)
+        for (int u = 0; u < 3; u++) {
+          snprintf(dir, sizeof dir, "%sSamples/%s", ups[u], categories[c]);
+          if (kernHelperTryPath(dir, exe, data ? "/data/" : "/", filename, &found))
+            return found;
+        }
+  }
+  for (int u = 0; u < 3; u++) {
+    char dir[64];
+    snprintf(dir, sizeof dir, "%sCommon/data/", ups[u]);
+    if (kernHelperTryPath(dir, "", "", filename, &found))
+      return found;
+  }
+  if (exe != NULL && exe != executable_path) {
+    char dir[2048];
+    int n = (int)(exe - executable_path);
+    if (n < (int)sizeof dir) {
+      memcpy(dir, executable_path, n);
+      dir[n] = 0;
+      if (kernHelperTryPath(dir, "", "", filename, &found) ||
+          kernHelperTryPath(dir, "", "data/", filename, &found))
+        return found;
+    }
+  }
+  printf("\nerror: sdkFindFilePath: file <%s> not found!\n", filename);
+  return NULL;
 }
 
 #endif // KERN_HELPER_STRING_H
