@@ -229,6 +229,12 @@ int32_t Runtime::cudaCacheConfig(const char *function, int32_t config) {
   return seenSticky();
 }
 
+int32_t Runtime::unknownKernelError(uint32_t kernel) {
+  // A pointer that names no function of the program: an H100 (CUDA 13) answers
+  // cudaErrorInvalidResourceHandle, as the driver finds no function for it.
+  return kernel == 0xffffffffu ? cudaErrorInvalidResourceHandle : cudaErrorInvalidDeviceFunction;
+}
+
 std::string Runtime::unknownKernel(uint32_t kernel) {
   if (kernel == 0xffffffffu)
     return "the pointer given for the kernel names no kernel";
@@ -237,7 +243,7 @@ std::string Runtime::unknownKernel(uint32_t kernel) {
 
 int32_t Runtime::cudaFuncSetCacheConfig(uint32_t kernel, int32_t config) {
   if (kernel >= image_.kernels.size() || !image_.kernels[kernel].fn)
-    return recordError(cudaErrorInvalidDeviceFunction,
+    return recordError(unknownKernelError(kernel),
                        "kern: cudaFuncSetCacheConfig: " + unknownKernel(kernel));
   return cudaCacheConfig("cudaFuncSetCacheConfig", config);
 }
@@ -248,7 +254,7 @@ int32_t Runtime::cudaFuncGetAttributes(KernFuncAttributes *attr, uint32_t kernel
   if (!attr)
     return recordError(cudaErrorInvalidValue, "kern: cudaFuncGetAttributes: null pointer argument");
   if (kernel >= image_.kernels.size() || !image_.kernels[kernel].fn)
-    return recordError(cudaErrorInvalidDeviceFunction,
+    return recordError(unknownKernelError(kernel),
                        "kern: cudaFuncGetAttributes: " + unknownKernel(kernel));
   const DeviceProfile &p = options_.device;
   const KernelInfo &k = image_.kernels[kernel];
@@ -289,7 +295,7 @@ int32_t Runtime::cudaOccupancyMaxActiveBlocksPerMultiprocessor(int32_t *n, uint3
   if (!n)
     return recordError(cudaErrorInvalidValue, std::string(fn) + "null pointer argument");
   if (kernel >= image_.kernels.size() || !image_.kernels[kernel].fn)
-    return recordError(cudaErrorInvalidDeviceFunction, std::string(fn) + unknownKernel(kernel));
+    return recordError(unknownKernelError(kernel), std::string(fn) + unknownKernel(kernel));
   if (blockSize <= 0)
     return recordError(cudaErrorInvalidValue, std::string(fn) + "block size " +
                                                   std::to_string(blockSize) + " is not positive");

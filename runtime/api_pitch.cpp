@@ -171,7 +171,7 @@ int32_t Runtime::cudaOccupancyMaxPotentialBlockSize(int32_t *minGridSize, int32_
   if (!minGridSize || !blockSize)
     return recordError(cudaErrorInvalidValue, fn + "null pointer argument");
   if (kernel >= image_.kernels.size() || !image_.kernels[kernel].fn)
-    return recordError(cudaErrorInvalidDeviceFunction, fn + unknownKernel(kernel));
+    return recordError(unknownKernelError(kernel), fn + unknownKernel(kernel));
   const DeviceProfile &dev = options_.device;
   const KernelInfo &k = image_.kernels[kernel];
   int limit = dev.maxThreadsPerBlock;

@@ -334,6 +334,7 @@ public:
   int32_t cudaFuncGetAttributes(KernFuncAttributes *attr, uint32_t kernel);
   /// What is wrong with kernel number `kernel`, which the program does not have: a number, or
   /// 0xffffffff, a pointer's value that names no kernel (see the lowering's kernelIndexOf).
+  static int32_t unknownKernelError(uint32_t kernel);
   static std::string unknownKernel(uint32_t kernel);
   int32_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int32_t *n, uint32_t kernel,
                                                         int32_t blockSize, uint64_t dynamicShared);
