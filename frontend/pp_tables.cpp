@@ -34,6 +34,7 @@ const std::set<std::string> kSystemHeaders = {"stdio.h",
                                               "cstddef",
                                               "device_functions.h",
                                               "vector_types.h",
+                                              "vector_functions.h",
                                               "sys/time.h",
                                               "getopt.h",
                                               "ctype.h",
@@ -49,10 +50,13 @@ const std::set<std::string> kCxxOnlyKeywords = {
     "namespace", "operator",    "static_assert", "template",     "throw",
     "try",       "typename",    "using",         "alignas"};
 
-const std::set<std::string> kCudaHeaders = {
-    "cuda_runtime.h", "cuda.h",        "cuda_runtime_api.h", "device_launch_parameters.h",
-    "vector_types.h", "cuda_fp16.h",   "device_functions.h", "cuda_profiler_api.h",
-    "helper_cuda.h",  "helper_math.h", "math_constants.h",   "cooperative_groups.h"};
+const std::set<std::string> kCudaHeaders = {"cuda_runtime.h",      "cuda.h",
+                                            "cuda_runtime_api.h",  "device_launch_parameters.h",
+                                            "vector_types.h",      "vector_functions.h",
+                                            "cuda_fp16.h",         "device_functions.h",
+                                            "cuda_profiler_api.h", "helper_cuda.h",
+                                            "helper_math.h",       "math_constants.h",
+                                            "cooperative_groups.h"};
 
 // Headers of CUDA and of C++ that kern knows but whose contents are not supported yet: the
 // include is accepted, and the first use of what they declare gets its own diagnostic

@@ -6,12 +6,14 @@
 // memory that host code reads in place, so cudaGraphicsGLRegisterBuffer (<cuda_gl_interop.h>)
 // gives kernels the buffer itself: kernels' writes to it are counted as the GPU would count
 // them, and showing it makes no transfer (on profiles without managed memory, before cc3.0,
-// the buffer is device memory and a pixel call that reaches it copies it, a transfer). Calls that
-// would need a rasterizer (glBegin, textures, shaders) are not declared. The state belongs to the
-// translation unit that includes this header. See docs/headers.md.
+// the buffer is device memory and a pixel call that reaches it copies it, a transfer). Points,
+// lines and polygons (glBegin/glEnd, vertex arrays) with 2D textures are drawn by a small
+// fixed-function rasterizer (<GL/kern_gl_raster.h> says what it models). The state belongs to
+// the translation unit that includes this header. See docs/headers.md.
 #ifndef KERN_GL_H
 #define KERN_GL_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +151,8 @@ static inline GLenum glGetError(void) {
   return e;
 }
 
+static inline const char *__kern_gl_program_error(void);
+
 static inline const GLubyte *glGetString(GLenum name) {
   switch (name) {
   case GL_VENDOR:
@@ -158,11 +162,16 @@ static inline const GLubyte *glGetString(GLenum name) {
   case GL_VERSION:
     return (const GLubyte *)"2.1 kern";
   case GL_EXTENSIONS:
-    return (const GLubyte *)"GL_ARB_pixel_buffer_object GL_ARB_vertex_buffer_object";
+    return (const GLubyte *)"GL_ARB_pixel_buffer_object GL_ARB_vertex_buffer_object "
+                            "GL_ARB_fragment_program";
+  case 0x8874: // GL_PROGRAM_ERROR_STRING_ARB
+    return (const GLubyte *)__kern_gl_program_error();
   }
   __kern_gl_set_error(GL_INVALID_ENUM);
   return NULL;
 }
+
+#include <GL/kern_gl_raster.h>
 
 static inline void glClearColor(GLclampf r, GLclampf g, GLclampf b, GLclampf a) {
   struct __kern_gl_context *c = __kern_gl();
@@ -185,19 +194,6 @@ static inline void glClear(GLbitfield mask) {
 
 static inline void glFlush(void) {}
 static inline void glFinish(void) {}
-// With no rasterizer, the viewport, the matrices and the capabilities change nothing that
-// glDrawPixels or glReadPixels do (their pixels are in window coordinates).
-static inline void glViewport(GLint x, GLint y, GLsizei w, GLsizei h) {
-  if (w < 0 || h < 0)
-    __kern_gl_set_error(GL_INVALID_VALUE);
-}
-static inline void glMatrixMode(GLenum mode) {}
-static inline void glLoadIdentity(void) {}
-static inline void glOrtho(GLdouble l, GLdouble r, GLdouble b, GLdouble t, GLdouble n, GLdouble f) {
-}
-static inline void glEnable(GLenum cap) {}
-static inline void glDisable(GLenum cap) {}
-
 static inline void glPixelStorei(GLenum pname, GLint param) {
   struct __kern_gl_context *g = __kern_gl();
   if (param != 1 && param != 2 && param != 4 && param != 8) {
@@ -399,12 +395,17 @@ static inline void glDrawPixels(GLsizei width, GLsizei height, GLenum format, GL
   const unsigned char *src = __kern_gl_pixel_source(g->unpackBuffer, pixels, bytes, &staged);
   if (src == NULL)
     return;
-  int w = width < g->width ? width : g->width;
-  int h = height < g->height ? height : g->height;
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++)
+  // The lower-left corner is the raster position (glRasterPos); pixels outside the window
+  // are dropped.
+  int x0 = (int)floorf(__kern_glr()->rasterPos[0]), y0 = (int)floorf(__kern_glr()->rasterPos[1]);
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++) {
+      int wx = x0 + x, wy = y0 + y;
+      if (wx < 0 || wy < 0 || wx >= g->width || wy >= g->height)
+        continue;
       __kern_gl_unpack(src + y * row + (size_t)x * pixel, format, type,
-                       g->frame + 4 * ((size_t)y * g->width + x));
+                       g->frame + 4 * ((size_t)wy * g->width + wx));
+    }
   __kern_gl_pixel_done(g->unpackBuffer, pixels, bytes, staged, 0);
 }
 
@@ -509,6 +510,8 @@ static inline void __kern_glBindBuffer(GLenum target, GLuint name) {
   *binding = name;
 }
 
+static inline void __kern_glGetBufferParameteriv(GLenum target, GLenum pname, GLint *params);
+
 static inline GLboolean __kern_glIsBuffer(GLuint name) {
   return name != 0 && name < KERN_GL_MAX_BUFFERS && __kern_gl()->buffers[name].named;
 }
@@ -604,6 +607,18 @@ static inline GLboolean __kern_glUnmapBuffer(GLenum target) {
   b->mapped = 0;
   return GL_TRUE;
 }
+
+static inline void __kern_glGetBufferParameteriv(GLenum target, GLenum pname, GLint *params) {
+  struct __kern_gl_buffer *b = __kern_gl_bound(target);
+  if (b == NULL)
+    return;
+  if (pname == GL_BUFFER_SIZE)
+    params[0] = (GLint)b->size;
+  else
+    __kern_gl_set_error(GL_INVALID_ENUM);
+}
+
+#include <GL/kern_gl_draw.h>
 
 #if !defined(GL_GLEXT_LEGACY) && !defined(KERN_GLEXT_H)
 #include <GL/glext.h>

@@ -32,6 +32,7 @@ typedef void (*PFNGLBUFFERSUBDATAPROC)(GLenum target, GLintptr offset, GLsizeipt
                                        const void *data);
 typedef void *(*PFNGLMAPBUFFERPROC)(GLenum target, GLenum access);
 typedef GLboolean (*PFNGLUNMAPBUFFERPROC)(GLenum target);
+typedef void (*PFNGLGETBUFFERPARAMETERIVPROC)(GLenum target, GLenum pname, GLint *params);
 typedef PFNGLGENBUFFERSPROC PFNGLGENBUFFERSARBPROC;
 typedef PFNGLDELETEBUFFERSPROC PFNGLDELETEBUFFERSARBPROC;
 typedef PFNGLBINDBUFFERPROC PFNGLBINDBUFFERARBPROC;
@@ -42,35 +43,7 @@ typedef PFNGLMAPBUFFERPROC PFNGLMAPBUFFERARBPROC;
 typedef PFNGLUNMAPBUFFERPROC PFNGLUNMAPBUFFERARBPROC;
 
 #ifdef GL_GLEXT_PROTOTYPES
-static inline void glGenBuffers(GLsizei n, GLuint *buffers) { __kern_glGenBuffers(n, buffers); }
-static inline void glDeleteBuffers(GLsizei n, const GLuint *buffers) {
-  __kern_glDeleteBuffers(n, buffers);
-}
-static inline void glBindBuffer(GLenum target, GLuint buffer) {
-  __kern_glBindBuffer(target, buffer);
-}
-static inline GLboolean glIsBuffer(GLuint buffer) { return __kern_glIsBuffer(buffer); }
-static inline void glBufferData(GLenum target, GLsizeiptr size, const void *data, GLenum usage) {
-  __kern_glBufferData(target, size, data, usage);
-}
-static inline void glBufferSubData(GLenum target, GLintptr offset, GLsizeiptr size,
-                                   const void *data) {
-  __kern_glBufferSubData(target, offset, size, data);
-}
-static inline void *glMapBuffer(GLenum target, GLenum access) {
-  return __kern_glMapBuffer(target, access);
-}
-static inline GLboolean glUnmapBuffer(GLenum target) { return __kern_glUnmapBuffer(target); }
-static inline void glGenBuffersARB(GLsizei n, GLuint *buffers) { __kern_glGenBuffers(n, buffers); }
-static inline void glDeleteBuffersARB(GLsizei n, const GLuint *buffers) {
-  __kern_glDeleteBuffers(n, buffers);
-}
-static inline void glBindBufferARB(GLenum target, GLuint buffer) {
-  __kern_glBindBuffer(target, buffer);
-}
-static inline void glBufferDataARB(GLenum target, GLsizeiptr size, const void *data, GLenum usage) {
-  __kern_glBufferData(target, size, data, usage);
-}
+#include <GL/kern_glext_prototypes.h>
 #endif
 
 #endif // KERN_GLEXT_H

@@ -10,6 +10,7 @@
 #define KERN_GLUT_H
 
 #include <GL/gl.h>
+#include <GL/glu.h>
 #include <sys/time.h>
 
 #define GLUT_RGB 0
@@ -172,6 +173,63 @@ static inline void glutSetOption(GLenum what, int value) {
   if (what == GLUT_ACTION_ON_WINDOW_CLOSE)
     __kern_glut_state.closeAction = value;
 }
+// Menus: made and attached, but a headless window has no pointer to open them with.
+static int __kern_glut_menus = 0;
+static inline int glutCreateMenu(void (*func)(int)) { return ++__kern_glut_menus; }
+static inline void glutAddMenuEntry(const char *label, int value) {}
+static inline void glutAddSubMenu(const char *label, int submenu) {}
+static inline void glutAttachMenu(int button) {}
+static inline void glutDetachMenu(int button) {}
+static inline void glutSetMenu(int menu) {}
+static inline void glutDestroyMenu(int menu) {}
+
+// The shapes, drawn with the current colour (lighting is not modelled).
+static inline void glutWireCube(GLdouble size) {
+  float h = (float)size * 0.5f;
+  static const int e[12][2] = {{0, 1}, {1, 3}, {3, 2}, {2, 0}, {4, 5}, {5, 7},
+                               {7, 6}, {6, 4}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+  glBegin(GL_LINES);
+  for (int i = 0; i < 12; i++)
+    for (int k = 0; k < 2; k++) {
+      int c = e[i][k];
+      glVertex3f(c & 1 ? h : -h, c & 2 ? h : -h, c & 4 ? h : -h);
+    }
+  glEnd();
+}
+static inline void glutSolidCube(GLdouble size) {
+  float h = (float)size * 0.5f;
+  static const int f[6][4] = {{0, 1, 3, 2}, {4, 6, 7, 5}, {0, 4, 5, 1},
+                              {2, 3, 7, 6}, {0, 2, 6, 4}, {1, 5, 7, 3}};
+  glBegin(GL_QUADS);
+  for (int i = 0; i < 6; i++)
+    for (int k = 0; k < 4; k++) {
+      int c = f[i][k];
+      glVertex3f(c & 1 ? h : -h, c & 2 ? h : -h, c & 4 ? h : -h);
+    }
+  glEnd();
+}
+static inline void __kern_glut_sphere(GLdouble radius, GLint slices, GLint stacks, GLenum mode) {
+  const float pi = 3.14159265358979f;
+  for (int j = 0; j < stacks; j++) {
+    float t0 = pi * j / stacks - pi / 2, t1 = pi * (j + 1) / stacks - pi / 2;
+    glBegin(mode);
+    for (int i = 0; i <= slices; i++) {
+      float p = 2 * pi * i / slices;
+      glVertex3f((float)radius * cosf(t0) * cosf(p), (float)radius * cosf(t0) * sinf(p),
+                 (float)radius * sinf(t0));
+      glVertex3f((float)radius * cosf(t1) * cosf(p), (float)radius * cosf(t1) * sinf(p),
+                 (float)radius * sinf(t1));
+    }
+    glEnd();
+  }
+}
+static inline void glutSolidSphere(GLdouble radius, GLint slices, GLint stacks) {
+  __kern_glut_sphere(radius, slices, stacks, GL_QUAD_STRIP);
+}
+static inline void glutWireSphere(GLdouble radius, GLint slices, GLint stacks) {
+  __kern_glut_sphere(radius, slices, stacks, GL_LINE_STRIP);
+}
+
 static inline void glutLeaveMainLoop(void) { __kern_glut_state.leave = 1; }
 static inline void glutDestroyWindow(int window) {
   if (window == __kern_glut_state.window)
