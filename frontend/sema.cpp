@@ -426,6 +426,9 @@ void Sema::globalVar(VarDecl *v) {
     }
   }
   fileScope_.names[v->name] = v;
+  if (!v->init && !v->quals.isExtern && !v->quals.shared && constructorOf(t) &&
+      !emptyDefaultConstructor(t))
+    v->init = constructorCall(t, {}, v->loc); // `S s;`: made by its constructor before main
   if (v->init) {
     Side saved = side_;
     side_ = space == AddrSpace::Host ? Side::Host : Side::Device;

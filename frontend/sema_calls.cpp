@@ -12,8 +12,9 @@ bool Sema::sideAllows(char builtinSide) {
 }
 
 const char *Sema::sideName() const {
-  if (!fn_)
-    return "host code";
+  if (!fn_) // a file-scope initialiser
+    return side_ == Side::Device ? "the initializer of a __device__ or __constant__ variable"
+                                 : "host code";
   if (fn_->quals.global)
     return "a __global__ function";
   if (fn_->quals.device && fn_->quals.host)

@@ -124,8 +124,17 @@ void Lowerer::globalVar(fe::VarDecl *v) {
   if (v->init) {
     GlobalVar *outer = initGlobal_;
     initGlobal_ = g;
-    if (!constantInit(v->init, v->type, g->init.data()))
-      error(v->init->loc, "initializer of a file-scope variable must be a constant");
+    if (!constantInit(v->init, v->type, g->init.data())) {
+      if (g->space != AddrSpace::Host) {
+        error(v->init->loc, std::string("dynamic initialization is not supported for a ") +
+                                (v->quals.constant ? "__constant__" : "__device__") +
+                                " variable: its initializer must be a constant");
+      } else {
+        std::fill(g->init.begin(), g->init.end(), 0);
+        dim3Defaults(v->type, g->init.data());
+        dynamicInits_.push_back({v, g});
+      }
+    }
     initGlobal_ = outer;
   }
   Storage st;
@@ -373,10 +382,20 @@ void Lowerer::body(fe::FunctionDecl *f, Function *fn) {
     }
   }
   F->paramBytes = offset;
+  if (F->isMain)
+    runDynamicInits();
   stmtList(f->body->body);
   uint64_t dyn = (F->staticSharedBytes + 15) / 16 * 16;
   for (Expr *e : dynamicSharedRefs_)
     e->intValue = static_cast<int64_t>(dyn);
+}
+
+void Lowerer::runDynamicInits() {
+  for (auto &[v, g] : dynamicInits_) {
+    Expr *a = node(ir::ExprKind::GlobalAddr, Type::ptr(AddrSpace::Host));
+    a->global = g;
+    initMemory(a, AddrSpace::Host, v->type, v->init, v->loc, true);
+  }
 }
 
 void Lowerer::stmt(fe::Stmt *s) {

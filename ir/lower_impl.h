@@ -321,6 +321,10 @@ private:
   /// an array `v` of file scope. Records a GlobalReloc in initGlobal_; false if `e` is none.
   bool addressInit(fe::Expr *e, uint8_t *out);
   GlobalVar *initGlobal_ = nullptr; // the global whose initialiser constantInit is reading
+  /// Host variables of file scope whose initialisers are not constants (`int a = f();`,
+  /// `S s(args);`): C++'s dynamic initialisation, run in declaration order when main starts.
+  std::vector<std::pair<fe::VarDecl *, GlobalVar *>> dynamicInits_;
+  void runDynamicInits();
 
   Function *newFunction(fe::FunctionDecl *f, FunctionKind kind);
 
