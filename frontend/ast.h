@@ -361,6 +361,7 @@ struct StructDecl : Decl {
   /// specifier): the struct is then not a POD, which its layout as a base depends on.
   bool hasNonPublicFields = false;
   std::vector<FunctionDecl *> methods; // member functions, declared or defined inside
+  std::vector<Decl *> nestedEnums;     // `enum E {...};` as a member: enumerators S::A...
   /// A class template (its parameters), or with specializationArgs an explicit
   /// specialization (`template <> struct S<int> {...}`): defined only when instantiated.
   std::vector<TemplateParam> templateParams;

@@ -17,6 +17,22 @@ namespace builder_detail {
 
 void Builder::externalDeclaration(P::ExternalDeclarationContext *ctx) {
   if (auto *cd = ctx->constructorDefinition()) {
+    if (cd->Tilde()) { // `S::~S() {...}`: the destructor declared in S
+      SourceLoc at = loc(cd->Identifier());
+      if ((cd->parameterTypeList() && cd->parameterTypeList()->getText() != "void") ||
+          cd->constructorInitializer()) {
+        error(at, "a destructor takes no parameters");
+        return;
+      }
+      FunctionDecl *f =
+          constructor(cd->constructorSpecifier(), nullptr, nullptr, cd->compoundStatement(), at);
+      f->isConstructor = false;
+      f->isDestructor = true;
+      f->name = cd->qualifiedId()->getText() + "::~" + cd->Identifier()->getText();
+      place(f);
+      tu_.decls.push_back(f);
+      return;
+    }
     FunctionDecl *f = constructor(cd->constructorSpecifier(), cd->parameterTypeList(),
                                   cd->constructorInitializer(), cd->compoundStatement(),
                                   loc(cd->qualifiedId()->Identifier().back()));

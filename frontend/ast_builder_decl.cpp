@@ -399,13 +399,12 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
   if (auto *cd = ctx->constructorDeclaration()) {
     SourceLoc at = loc(cd->Identifier());
     bool noParameters = !cd->parameterTypeList() || cd->parameterTypeList()->getText() == "void";
-    if (cd->Tilde() &&
-        (!cd->compoundStatement() || !noParameters || cd->constructorInitializer())) {
-      error(at, cd->compoundStatement() ? "a destructor takes no parameters"
-                                        : "a destructor must be defined in its struct");
+    if (cd->Tilde() && (!noParameters || cd->constructorInitializer())) {
+      error(at, "a destructor takes no parameters");
       return;
     }
-    if (cd->Tilde()) { // `~S() {...}`: run where an S's life ends (sema_destructors.cpp)
+    if (cd->Tilde()) { // `~S() {...}` (or `~S();`, defined after S): run where an S's life ends
+                       // (sema_destructors.cpp)
       FunctionDecl *f =
           constructor(cd->constructorSpecifier(), nullptr, nullptr, cd->compoundStatement(), at);
       f->isConstructor = false;
@@ -522,6 +521,8 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
   auto decls = ctx->structDeclarator();
   if (decls.empty() && !fs.base.structDef && fs.base.enumDef == nullptr)
     error(loc(ctx), "declaration does not declare anything");
+  if (fs.base.enumDef != nullptr)
+    sd->nestedEnums.push_back(fs.base.enumDef);
   for (auto *sdc : decls) {
     if (sdc->Colon()) {
       error(loc(sdc->Colon()), "bit-fields are not supported");

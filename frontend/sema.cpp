@@ -286,6 +286,8 @@ const Type *Sema::defineStruct(StructDecl *sd) {
   std::string savedNs = ns_;
   if (!sd->name.empty())
     ns_ = sd->name; // a field may name a member type declared before it
+  for (Decl *ed : sd->nestedEnums)
+    defineEnum(static_cast<EnumDecl *>(ed));
   for (auto &f : sd->fields) {
     const Type *ft = resolve(f.typeSyntax);
     if (!ft)

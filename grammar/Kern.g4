@@ -114,6 +114,12 @@ void KernParser::noteMemberTypedefs(DeclarationSpecifiersContext *specs,
     return _input->LA(i) == Identifier && _input->LT(i)->getText() == structStack.back() &&
            _input->LA(i + 1) == LeftParen;
   }
+  // A type's name, and inside a struct S also `S::name` (a member type named from outside).
+  void noteTypeName(const std::string &n) {
+    typeNames.insert(qualify(n));
+    if (!structStack.empty() && !structStack.back().empty())
+      typeNames.insert(qualify(structStack.back() + "::" + n));
+  }
   // `S::S(` or `ns::S::S(` at namespace scope.
   bool outOfClassConstructorAhead() {
     int i = constructorNameAt();
@@ -125,6 +131,9 @@ void KernParser::noteMemberTypedefs(DeclarationSpecifiersContext *specs,
         break;
       i += 2;
     }
+    if (_input->LA(i) == Tilde) // `S::~S(`: a destructor
+      return !last.empty() && _input->LA(i + 1) == Identifier &&
+             _input->LT(i + 1)->getText() == last && _input->LA(i + 2) == LeftParen;
     return !prev.empty() && prev == last && _input->LA(i + 1) == LeftParen;
   }
 
@@ -447,7 +456,7 @@ typedefName
 
 structSpecifier
   : (Struct | Union | Class) (alignSpecifier | attributeSpecifier)* (Identifier templateArguments?)?
-    { if ($ctx->Identifier()) typeNames.insert(qualify($ctx->Identifier()->getText()));
+    { if ($ctx->Identifier()) noteTypeName($ctx->Identifier()->getText());
       if ($ctx->Identifier() && pendingTemplate)
         templateNames.insert(qualify($ctx->Identifier()->getText()));
       pendingTemplate = false;
@@ -496,10 +505,10 @@ constructorDeclaration
     (compoundStatement ';'? | ';')
   ;
 
-// `S::S(args) : ... { body }` after struct S.
+// `S::S(args) : ... { body }` after struct S, and `S::~S() { body }`.
 constructorDefinition
-  : constructorSpecifier* qualifiedId '(' parameterTypeList? ')' constructorInitializer?
-    compoundStatement
+  : constructorSpecifier* qualifiedId ('::' Tilde Identifier)? '(' parameterTypeList? ')'
+    constructorInitializer? compoundStatement
   ;
 
 constructorSpecifier
@@ -521,9 +530,9 @@ structDeclarator
 enumSpecifier
   : Enum (Class | Struct)? Identifier? (':' declarationSpecifiers)?
     '{' (enumerator (',' enumerator)* ','?)? '}'
-    { if ($ctx->Identifier()) typeNames.insert(qualify($ctx->Identifier()->getText())); }
+    { if ($ctx->Identifier()) noteTypeName($ctx->Identifier()->getText()); }
   | Enum (Class | Struct)? Identifier (':' declarationSpecifiers)?
-    { typeNames.insert(qualify($ctx->Identifier()->getText())); }
+    { noteTypeName($ctx->Identifier()->getText()); }
   ;
 
 enumerator : Identifier ('=' conditionalExpression)? ;
