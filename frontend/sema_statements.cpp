@@ -197,13 +197,26 @@ void Sema::rangeFor(Stmt *s) {
 }
 
 void Sema::staticConstMember(StructDecl *sd, StructDecl::Field &f, const Type *t) {
-  // `static const int n = 4;` in S: the constant S::n (only integral constants for now).
-  int64_t v = 0;
   if (!f.init || !(t->isInteger() || t->isBool()) || !f.typeSyntax->isConst) {
-    error(f.loc, "static data members other than integral constants with their value "
-                 "('static const int n = 4;') are not supported yet");
+    // A static data member: one variable of the program named S::name, defined after the
+    // struct (`int S::count = 0;`) or by its in-class initialiser.
+    auto *v = tu_.make<VarDecl>();
+    v->name = sd->name + "::" + f.name;
+    v->loc = f.loc;
+    v->ns = sd->ns;
+    v->typeSyntax = f.typeSyntax;
+    v->init = f.init;
+    v->quals.isExtern = f.init == nullptr;
+    instances_.insert(v); // analysed here, not again as a declaration of the file
+    tu_.decls.push_back(v);
+    std::string saved = ns_;
+    ns_ = sd->ns;
+    globalVar(v);
+    ns_ = saved;
     return;
   }
+  // `static const int n = 4;` in S: the constant S::n.
+  int64_t v = 0;
   if (!constantInt(f.init, v, "a static const member's value must be a constant expression"))
     return;
   fileScope_.enumerators[sd->name + "::" + f.name] = {v, nullptr, t};
