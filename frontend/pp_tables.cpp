@@ -78,6 +78,7 @@ const std::set<std::string> kDeferredHeaders = {"cooperative_groups/reduce.h",
                                                 "type_traits",
                                                 "cstdarg",
                                                 "exception",
+                                                "typeinfo",
                                                 "stdexcept",
                                                 "thrust/device_vector.h"};
 

@@ -114,6 +114,10 @@ void Sema::call(Expr *e) {
       return;
     }
     if (b < 0) {
+      if (n == "typeid") {
+        error(callee->loc, "typeid (run-time type information) is not supported");
+        return;
+      }
       if (const char *why = unavailableFunction(n)) {
         error(callee->loc, "'" + n + "' is not available in kern: " + why);
         return;

@@ -33,6 +33,12 @@ std::string_view SourceManager::lineText(uint32_t file, uint32_t line) const {
 }
 
 void DiagnosticEngine::error(SourceLoc loc, std::string message) {
+  // One error per place and message: a construct analysed twice (a member call's object, say)
+  // does not report itself twice.
+  for (const Diagnostic &o : diags_)
+    if (o.severity == Severity::Error && o.loc.file == loc.file && o.loc.line == loc.line &&
+        o.loc.col == loc.col && o.message == message)
+      return;
   diags_.push_back({Severity::Error, loc, std::move(message)});
   ++errorCount_;
 }
