@@ -9,6 +9,7 @@
 #include "runtime/errors.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -115,6 +116,34 @@ std::vector<HostFd> &descriptors(KernHostCtx *ctx) {
   if (fds.empty())
     fds.assign(3, HostFd{true, -1});
   return fds;
+}
+
+/// sizeof(struct stat) of x86-64 Linux, as <sys/stat.h> (frontend/headers/posix/sys/stat.h) lays
+/// it out.
+constexpr uint64_t kStatBytes = 144;
+
+/// Writes `st` into the program's struct stat, field by field at x86-64 Linux's offsets.
+void fillStat(const struct stat &st, void *buf) {
+  auto *out = static_cast<unsigned char *>(buf);
+  std::memset(out, 0, kStatBytes);
+  auto put64 = [&](size_t at, uint64_t v) { std::memcpy(out + at, &v, 8); };
+  auto put32 = [&](size_t at, uint32_t v) { std::memcpy(out + at, &v, 4); };
+  put64(0, st.st_dev);
+  put64(8, st.st_ino);
+  put64(16, st.st_nlink);
+  put32(24, st.st_mode);
+  put32(28, st.st_uid);
+  put32(32, st.st_gid);
+  put64(40, st.st_rdev);
+  put64(48, static_cast<uint64_t>(st.st_size));
+  put64(56, static_cast<uint64_t>(st.st_blksize));
+  put64(64, static_cast<uint64_t>(st.st_blocks));
+  put64(72, static_cast<uint64_t>(st.st_atim.tv_sec));
+  put64(80, static_cast<uint64_t>(st.st_atim.tv_nsec));
+  put64(88, static_cast<uint64_t>(st.st_mtim.tv_sec));
+  put64(96, static_cast<uint64_t>(st.st_mtim.tv_nsec));
+  put64(104, static_cast<uint64_t>(st.st_ctim.tv_sec));
+  put64(112, static_cast<uint64_t>(st.st_ctim.tv_nsec));
 }
 
 /// -1 with errno `e`: how the descriptor functions fail.
@@ -404,6 +433,53 @@ int64_t kern_rt___kern_lseek(KernHostCtx *ctx, int32_t fd, int64_t offset, int32
     return failWith(ctx, ESPIPE);
   const off_t r = ::lseek(os, offset, whence);
   return r < 0 ? failWith(ctx, errno) : r;
+}
+
+int32_t kern_rt___kern_ftruncate(KernHostCtx *ctx, int32_t fd, int64_t length) {
+  if (!ctx->rt->hostLibrary().isOpenFd(fd))
+    return failWith(ctx, EBADF);
+  const int os = descriptors(ctx)[fd].os;
+  if (os < 0)
+    return failWith(ctx, EINVAL);
+  return ::ftruncate(os, length) == 0 ? 0 : failWith(ctx, errno);
+}
+
+int32_t kern_rt___kern_stat(KernHostCtx *ctx, const char *path, void *buf) {
+  stringArg(ctx, "stat", "path", path);
+  if (!ctx->rt->checkHostRange("stat", "buffer", buf, kStatBytes))
+    fail(ctx);
+  if (!mayUseFiles(ctx, "stat", path))
+    return -1;
+  struct stat st;
+  if (::stat(path, &st) != 0)
+    return failWith(ctx, errno);
+  fillStat(st, buf);
+  return 0;
+}
+
+int32_t kern_rt___kern_fstat(KernHostCtx *ctx, int32_t fd, void *buf) {
+  if (!ctx->rt->hostLibrary().isOpenFd(fd))
+    return failWith(ctx, EBADF);
+  if (!ctx->rt->checkHostRange("fstat", "buffer", buf, kStatBytes))
+    fail(ctx);
+  const int os = descriptors(ctx)[fd].os;
+  struct stat st;
+  // stdin, stdout and stderr are the runtime's: a character device, as a terminal is.
+  if (os < 0) {
+    std::memset(&st, 0, sizeof st);
+    st.st_mode = S_IFCHR | 0620;
+  } else if (::fstat(os, &st) != 0) {
+    return failWith(ctx, errno);
+  }
+  fillStat(st, buf);
+  return 0;
+}
+
+int32_t kern_rt___kern_mkdir(KernHostCtx *ctx, const char *path, uint32_t mode) {
+  stringArg(ctx, "mkdir", "path", path);
+  if (!mayUseFiles(ctx, "mkdir", path))
+    return -1;
+  return ::mkdir(path, static_cast<mode_t>(mode)) == 0 ? 0 : failWith(ctx, errno);
 }
 
 const char *kern_rt___kern_program_name(KernHostCtx *ctx) {

@@ -23,6 +23,8 @@
 #define O_NOFOLLOW 0400000
 #define O_CLOEXEC 02000000
 
+#ifndef KERN_STAT_MODE_BITS
+#define KERN_STAT_MODE_BITS
 #define S_IRWXU 0700
 #define S_IRUSR 0400
 #define S_IWUSR 0200
@@ -35,6 +37,7 @@
 #define S_IROTH 04
 #define S_IWOTH 02
 #define S_IXOTH 01
+#endif
 
 #ifndef KERN_MODE_T
 #define KERN_MODE_T

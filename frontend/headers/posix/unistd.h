@@ -29,6 +29,7 @@ static inline ssize_t write(int fd, const void *buf, size_t count) {
   return __kern_write(fd, buf, count);
 }
 static inline int close(int fd) { return __kern_close(fd); }
+static inline int ftruncate(int fd, off_t length) { return __kern_ftruncate(fd, length); }
 static inline off_t lseek(int fd, off_t offset, int whence) {
   return __kern_lseek(fd, offset, whence);
 }
