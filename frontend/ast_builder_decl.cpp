@@ -286,10 +286,6 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
   TerminalNode *id = ctx->Identifier();
   std::string name = id ? id->getText() : "";
   SourceLoc at = id ? loc(id) : loc(ctx);
-  if (ctx->Union())
-    if (!reportedUnion_) // one diagnostic for the construct, not one per use
-      error(loc(ctx->Union()), "unions are not supported");
-  reportedUnion_ = true;
   uint64_t align = 0;
   for (auto *al : ctx->alignSpecifier())
     align = alignment(al);
@@ -311,6 +307,8 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
   sd->loc = at;
   sd->isDefinition = true;
   sd->quals.alignAs = align;
+  sd->isUnion = ctx->Union() != nullptr;
+  sd->pack = src_.packAt(static_cast<uint32_t>(ctx->getStart()->getLine()));
   if (!name.empty())
     structTags_.insert(name); // visible to its own fields: `struct node *next;`
   if (auto *bc = ctx->baseClause())
@@ -520,6 +518,16 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
   if (fs.quals.shared || fs.quals.constant || fs.quals.global || fs.quals.device)
     error(loc(ctx), "storage qualifiers are not allowed on struct fields");
   auto decls = ctx->structDeclarator();
+  if (decls.empty() && fs.base.structDef && fs.base.structDef->name.empty()) {
+    // An anonymous struct or union member: `union { float4 v; float a[4]; };`.
+    StructDecl::Field f;
+    f.loc = fs.base.structDef->loc;
+    f.typeSyntax = tu_.make<TypeSyntax>(fs.base);
+    f.isAnonymous = true;
+    sd->fields.push_back(f);
+    sd->hasNonPublicFields |= !publicAccess_;
+    return;
+  }
   if (decls.empty() && !fs.base.structDef && fs.base.enumDef == nullptr)
     error(loc(ctx), "declaration does not declare anything");
   for (auto *sdc : decls) {

@@ -726,8 +726,8 @@ unaryExpression
   : postfixExpression
   | ('++' | '--') unaryExpression
   | unaryOperator castExpression
-  | {startsType(3)}? Sizeof '(' typeName ')'
-  | Sizeof unaryExpression
+  | {startsType(3)}? (Sizeof | Alignof) '(' typeName ')'
+  | (Sizeof | Alignof) unaryExpression
   | newExpression
   | '::'? Delete ('[' ']')? castExpression
   ;
@@ -824,6 +824,7 @@ Return : 'return' ;
 Short : 'short' ;
 Signed : 'signed' | '__signed__' ;
 Sizeof : 'sizeof' ;
+Alignof : 'alignof' | '__alignof__' | '__alignof' | '_Alignof' ;
 Static : 'static' ;
 Struct : 'struct' ;
 Switch : 'switch' ;

@@ -500,6 +500,17 @@ private:
 
   static constexpr uint64_t kUnrollLimit = 16;
 
+  /// A union, or a struct whose members `#pragma pack` placed below their alignment: copied
+  /// and zeroed as bytes, in pieces of its own alignment (as nvcc moves one), since its
+  /// members overlap or would be misaligned accesses.
+  static bool movedAsBytes(const fe::Type *t) {
+    return t->isStruct() && (t->record->isUnion || t->record->packed);
+  }
+  /// Copies (src non-null) or zeroes the bytes [begin, end) of an object at dst, in the widest
+  /// pieces that `align` (the object's alignment) and the offsets allow.
+  void moveBytes(Expr *dst, AddrSpace dspace, Expr *src, AddrSpace sspace, uint64_t begin,
+                 uint64_t end, uint64_t align, fe::SourceLoc loc);
+
   void copyStruct(Expr *dst, AddrSpace dspace, Expr *src, AddrSpace sspace, const fe::Type *t,
                   fe::SourceLoc loc);
 
