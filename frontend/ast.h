@@ -178,7 +178,7 @@ struct Expr {
   /// Cast (sema): a pointer conversion between a class and its base class adds this many
   /// bytes (negative from a base to a derived class); a null pointer stays null.
   int64_t baseOffset = 0;
-  int newInit = 0; // New
+  int newInit = 0;        // New
   bool isAlignof = false; // SizeofType, SizeofExpr: `alignof`/`__alignof__`, the alignment
 
   // ---- filled by sema ----

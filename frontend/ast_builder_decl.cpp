@@ -35,6 +35,10 @@ std::vector<Decl *> Builder::declarators(const Specs &s, P::InitDeclaratorListCo
       sd->quals = s.quals;
       out.push_back(sd);
     }
+    // `union { int a; float b; };` in a function or namespace: C++'s anonymous union, whose
+    // members would be variables of the scope.
+    if (s.base.structDef && s.base.structDef->name.empty() && s.base.structDef->isUnion)
+      error(s.base.structDef->loc, "anonymous unions outside a struct or union are not supported");
     return out;
   }
   for (auto *id : list->initDeclarator()) {

@@ -490,7 +490,8 @@ private:
         onceFiles_.insert(path);
       // `#pragma pack` changes the layout of the structs defined after it (pp_pragma.cpp).
       if (!rest.empty() && rest[0].text == "pack" &&
-          pp_detail::packPragma(std::vector<PPToken>(rest.begin() + 1, rest.end()), pack_, diags_, nameLoc))
+          pp_detail::packPragma(std::vector<PPToken>(rest.begin() + 1, rest.end()), pack_, diags_,
+                                nameLoc))
         out_.packs.push_back({static_cast<uint32_t>(out_.lineMap.size() + 1), pack_.current});
     } else if (name == "error") {
       diags_.error(nameLoc, directiveText(l.text, toks));

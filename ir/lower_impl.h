@@ -29,6 +29,9 @@ struct LValue {
   Expr *addr = nullptr;
   AddrSpace space = AddrSpace::Generic;
   const fe::Type *type = nullptr;
+  /// A member that `#pragma pack` placed below its type's alignment: the alignment its address
+  /// is known to have (0: the type's own).
+  uint64_t align = 0;
 };
 
 /// Per-declaration storage.
@@ -538,6 +541,11 @@ private:
   Expr *builtinComponent(int object, int d);
 
   Expr *readLValue(const LValue &lv, fe::SourceLoc loc);
+  /// Device code reads and writes a scalar whose address is aligned below its size (a packed
+  /// member) in pieces of that alignment, as nvcc does, little-endian: one misaligned access
+  /// would fault.
+  Expr *loadInPieces(const LValue &lv, fe::SourceLoc loc);
+  void storeInPieces(const LValue &lv, Expr *v, fe::SourceLoc loc);
   /// memcpy and memset in device code (a constant size): loads and stores.
   Expr *deviceMemoryCopy(fe::Expr *e, bool isSet);
 
