@@ -313,6 +313,12 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
   sd->quals.alignAs = align;
   sd->isUnion = ctx->Union() != nullptr;
   sd->pack = src_.packAt(static_cast<uint32_t>(ctx->getStart()->getLine()));
+  // `__attribute__((packed))` aligns every member to 1 byte, as `#pragma pack(1)` does.
+  for (auto *attr : ctx->attributeSpecifier())
+    for (auto *item : attr->attributeItem())
+      if (item->Identifier()->getText() == "packed" ||
+          item->Identifier()->getText() == "__packed__")
+        sd->pack = 1;
   if (!name.empty())
     structTags_.insert(name); // visible to its own fields: `struct node *next;`
   if (auto *bc = ctx->baseClause())

@@ -422,7 +422,8 @@ launchBounds : LaunchBounds '(' conditionalExpression (',' conditionalExpression
 
 alignSpecifier : Align '(' conditionalExpression ')' ;
 
-// GNU attributes are skipped, except aligned(n), which means __align__(n).
+// GNU attributes are skipped, except aligned(n), which means __align__(n), and packed on a
+// struct, which means #pragma pack(1) for it.
 attributeSpecifier : Attribute '(' '(' attributeItem? (',' attributeItem?)* ')' ')' ;
 
 attributeItem : Identifier ('(' argumentExpressionList? ')')? ;
