@@ -178,7 +178,8 @@ struct Expr {
   /// Cast (sema): a pointer conversion between a class and its base class adds this many
   /// bytes (negative from a base to a derived class); a null pointer stays null.
   int64_t baseOffset = 0;
-  int newInit = 0; // New
+  int newInit = 0;        // New
+  bool isAlignof = false; // SizeofType, SizeofExpr: `alignof`/`__alignof__`, the alignment
 
   // ---- filled by sema ----
   const Type *type = nullptr;
@@ -348,8 +349,15 @@ struct StructDecl : Decl {
     bool isTypedef = false; // a member type: `typedef T *iterator;`, named S::iterator
     bool isStatic = false;  // a static const member: `static const int n = 4;`, named S::n
     Expr *init = nullptr;   // its value
+    /// An anonymous struct or union member (`union { float4 v; float a[4]; };`): its members
+    /// are found as members of the enclosing struct.
+    bool isAnonymous = false;
   };
   std::vector<Field> fields;
+  bool isUnion = false; // `union U {...}`: every member at offset 0
+  /// The `#pragma pack(n)` in effect where the struct is defined: no member is aligned to more
+  /// than this many bytes (0: none).
+  uint64_t pack = 0;
   /// `struct D : B, private C`: the base classes in order (access is parsed, not checked).
   struct Base {
     SourceLoc loc;

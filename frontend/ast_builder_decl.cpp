@@ -35,6 +35,10 @@ std::vector<Decl *> Builder::declarators(const Specs &s, P::InitDeclaratorListCo
       sd->quals = s.quals;
       out.push_back(sd);
     }
+    // `union { int a; float b; };` in a function or namespace: C++'s anonymous union, whose
+    // members would be variables of the scope.
+    if (s.base.structDef && s.base.structDef->name.empty() && s.base.structDef->isUnion)
+      error(s.base.structDef->loc, "anonymous unions outside a struct or union are not supported");
     return out;
   }
   for (auto *id : list->initDeclarator()) {
@@ -286,10 +290,6 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
   TerminalNode *id = ctx->Identifier();
   std::string name = id ? id->getText() : "";
   SourceLoc at = id ? loc(id) : loc(ctx);
-  if (ctx->Union())
-    if (!reportedUnion_) // one diagnostic for the construct, not one per use
-      error(loc(ctx->Union()), "unions are not supported");
-  reportedUnion_ = true;
   uint64_t align = 0;
   for (auto *al : ctx->alignSpecifier())
     align = alignment(al);
@@ -311,6 +311,14 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
   sd->loc = at;
   sd->isDefinition = true;
   sd->quals.alignAs = align;
+  sd->isUnion = ctx->Union() != nullptr;
+  sd->pack = src_.packAt(static_cast<uint32_t>(ctx->getStart()->getLine()));
+  // `__attribute__((packed))` aligns every member to 1 byte, as `#pragma pack(1)` does.
+  for (auto *attr : ctx->attributeSpecifier())
+    for (auto *item : attr->attributeItem())
+      if (item->Identifier()->getText() == "packed" ||
+          item->Identifier()->getText() == "__packed__")
+        sd->pack = 1;
   if (!name.empty())
     structTags_.insert(name); // visible to its own fields: `struct node *next;`
   if (auto *bc = ctx->baseClause())
@@ -519,6 +527,16 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
   if (fs.quals.shared || fs.quals.constant || fs.quals.global || fs.quals.device)
     error(loc(ctx), "storage qualifiers are not allowed on struct fields");
   auto decls = ctx->structDeclarator();
+  if (decls.empty() && fs.base.structDef && fs.base.structDef->name.empty()) {
+    // An anonymous struct or union member: `union { float4 v; float a[4]; };`.
+    StructDecl::Field f;
+    f.loc = fs.base.structDef->loc;
+    f.typeSyntax = tu_.make<TypeSyntax>(fs.base);
+    f.isAnonymous = true;
+    sd->fields.push_back(f);
+    sd->hasNonPublicFields |= !publicAccess_;
+    return;
+  }
   if (decls.empty() && !fs.base.structDef && fs.base.enumDef == nullptr)
     error(loc(ctx), "declaration does not declare anything");
   if (fs.base.enumDef != nullptr)

@@ -118,14 +118,16 @@ Expr *Builder::unaryOp(UnaryOp op, Token *t, Expr *operand) {
 Expr *Builder::unary(P::UnaryExpressionContext *ctx) {
   if (auto *pf = ctx->postfixExpression())
     return postfix(pf);
-  if (ctx->Sizeof()) {
+  if (ctx->Sizeof() || ctx->Alignof()) { // alignof is sizeof's twin: the alignment instead
     if (auto *tn = ctx->typeName()) {
       Expr *e = makeExpr(ExprKind::SizeofType, loc(ctx));
       e->typeSyntax = typeName(tn);
+      e->isAlignof = ctx->Alignof() != nullptr;
       return e;
     }
     Expr *e = makeExpr(ExprKind::SizeofExpr, loc(ctx));
     e->operands.push_back(unary(ctx->unaryExpression()));
+    e->isAlignof = ctx->Alignof() != nullptr;
     return e;
   }
   if (auto *nx = ctx->newExpression()) {

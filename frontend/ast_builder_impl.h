@@ -57,7 +57,6 @@ public:
 private:
   const PreprocessedSource &src_;
   TranslationUnit &tu_;
-  bool reportedUnion_ = false;
   DiagnosticEngine &diags_;
   std::set<std::string> structTags_;
   std::set<std::string> enumTags_;

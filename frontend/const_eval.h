@@ -27,6 +27,8 @@ int64_t truncateToType(int64_t v, const Type *t);
 /// Whether sizeof expression `e` (SizeofType or SizeofExpr, typed by sema) measures a type whose
 /// size is known only at run time (a variable-length array).
 inline bool sizeofAtRunTime(const Expr *e) {
+  if (e->isAlignof) // an array's alignment is its element's, known at compile time
+    return false;
   const Type *t = e->kind == ExprKind::SizeofType
                       ? (e->typeSyntax ? e->typeSyntax->resolved : nullptr)
                   : e->operands.empty() ? nullptr

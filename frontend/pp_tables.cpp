@@ -48,7 +48,7 @@ const std::set<std::string> kCxxOnlyKeywords = {
     "nullptr",   "catch",       "constexpr",     "delete",       "new",
     "class",     "static_cast", "const_cast",    "dynamic_cast", "reinterpret_cast",
     "namespace", "operator",    "static_assert", "template",     "throw",
-    "try",       "typename",    "using",         "alignas"};
+    "try",       "typename",    "using",         "alignas",      "alignof"};
 
 const std::set<std::string> kCudaHeaders = {"cuda_runtime.h",      "cuda.h",
                                             "cuda_runtime_api.h",  "device_launch_parameters.h",

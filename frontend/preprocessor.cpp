@@ -3,6 +3,7 @@
 #include "frontend/preprocessor.h"
 
 #include "frontend/pp_expr.h"
+#include "frontend/pp_pragma.h"
 #include "frontend/pp_tables.h"
 #include "frontend/text_headers.h"
 
@@ -28,6 +29,16 @@ SourceLoc PreprocessedSource::map(uint32_t line, uint32_t col) const {
   SourceLoc loc = lineMap[line - 1];
   loc.col = col == 0 ? 1 : col;
   return loc;
+}
+
+uint64_t PreprocessedSource::packAt(uint32_t line) const {
+  uint64_t pack = 0;
+  for (const PackChange &c : packs) {
+    if (c.first > line)
+      break;
+    pack = c.pack;
+  }
+  return pack;
 }
 
 namespace {
@@ -261,6 +272,7 @@ private:
   }
   std::vector<std::string> includeStack_;
   std::set<std::string> onceFiles_;
+  pp_detail::PackState pack_;
   std::set<uint32_t> textFiles_; // ids of kern's text headers in sm_
   uint32_t curFile_ = 0;
   uint32_t curLine_ = 0;
@@ -472,9 +484,15 @@ private:
     } else if (name == "include") {
       include(rest, nameLoc, fileId);
     } else if (name == "pragma") {
-      // Pragmas have no semantic effect in kern (`#pragma unroll` included); `once` is honoured.
+      // Pragmas have no semantic effect in kern (`#pragma unroll` included) but `once` and
+      // `pack`.
       if (!rest.empty() && rest[0].text == "once")
         onceFiles_.insert(path);
+      // `#pragma pack` changes the layout of the structs defined after it (pp_pragma.cpp).
+      if (!rest.empty() && rest[0].text == "pack" &&
+          pp_detail::packPragma(std::vector<PPToken>(rest.begin() + 1, rest.end()), pack_, diags_,
+                                nameLoc))
+        out_.packs.push_back({static_cast<uint32_t>(out_.lineMap.size() + 1), pack_.current});
     } else if (name == "error") {
       diags_.error(nameLoc, directiveText(l.text, toks));
     } else if (name == "warning") {

@@ -21,8 +21,17 @@ struct PreprocessedSource {
   /// True if the text includes one of CUDA's headers (cuda_runtime.h, vector_types.h...), or
   /// a sample helper that includes them, directly or through another header.
   bool includesCudaHeader = false;
+  /// `#pragma pack` in the text: from output line `first` on, struct members are aligned to at
+  /// most `pack` bytes (0: their natural alignment). In order of `first`.
+  struct PackChange {
+    uint32_t first = 0;
+    uint64_t pack = 0;
+  };
+  std::vector<PackChange> packs;
   /// Maps an output (line, col) back to the original location.
   SourceLoc map(uint32_t line, uint32_t col) const;
+  /// The `#pragma pack` value in effect on output line `line` (0: none).
+  uint64_t packAt(uint32_t line) const;
 };
 
 /// What the command line adds to a translation unit, as a compiler's -I and -D do.

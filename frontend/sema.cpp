@@ -282,43 +282,16 @@ const Type *Sema::defineStruct(StructDecl *sd) {
       scope_->structs[sd->name] = t;
   }
   std::set<std::string> seen;
+  t->record->isUnion = sd->isUnion;
+  t->record->pack = sd->pack;
   structBases(sd, t);
   std::string savedNs = ns_;
   if (!sd->name.empty())
     ns_ = sd->name; // a field may name a member type declared before it
   for (Decl *ed : sd->nestedEnums)
     defineEnum(static_cast<EnumDecl *>(ed));
-  for (auto &f : sd->fields) {
-    const Type *ft = resolve(f.typeSyntax);
-    if (!ft)
-      continue;
-    if (f.isTypedef) { // a member type: S::name
-      fileScope_.typedefs[sd->name + "::" + f.name] = ft;
-      continue;
-    }
-    if (f.isStatic) {
-      staticConstMember(sd, f, ft);
-      continue;
-    }
-    if (ft->isReference) {
-      error(f.loc, "reference members are not supported yet");
-      continue;
-    }
-    if (ft->isVariablyModified()) {
-      error(f.loc, "field '" + f.name + "' has a variable-length array type");
-      continue;
-    }
-    if (ft->isVoid() || (ft->isStruct() && !ft->record->complete) ||
-        (ft->isArray() && ft->count == 0)) {
-      error(f.loc, "field '" + f.name + "' has incomplete type '" + ft->str() + "'");
-      continue;
-    }
-    if (!seen.insert(f.name).second) {
-      error(f.loc, "duplicate member '" + f.name + "'");
-      continue;
-    }
-    t->record->fields.push_back({f.name, ft, 0});
-  }
+  for (auto &f : sd->fields)
+    structField(sd, f, t, seen); // sema_records.cpp
   ns_ = savedNs;
   types_.layoutStruct(t, sd->quals.alignAs, !options_.cLanguage);
   t->record->podForLayout = podForLayout(sd, t);
@@ -706,8 +679,9 @@ void Sema::initializer(VarDecl *v, Expr *&init, const Type *t) {
     }
     if (t->isStruct()) {
       auto &fields = t->record->fields;
-      if (init->operands.size() > fields.size()) {
-        error(init->loc, "excess elements in struct initializer");
+      if (init->operands.size() > (t->record->isUnion ? 1 : fields.size())) { // a union: its first
+        error(init->loc, std::string("excess elements in ") +
+                             (t->record->isUnion ? "union" : "struct") + " initializer");
         return;
       }
       for (size_t i = 0; i < init->operands.size(); ++i)

@@ -22,6 +22,10 @@ std::string shortClassName(const std::string &n) {
 
 void Sema::structBases(StructDecl *sd, const Type *t) {
   for (auto &b : sd->bases) {
+    if (sd->isUnion) {
+      error(b.loc, "unions cannot have base classes");
+      return;
+    }
     if (b.isVirtual) {
       error(b.loc, "virtual base classes are not supported");
       continue;
@@ -31,6 +35,10 @@ void Sema::structBases(StructDecl *sd, const Type *t) {
       continue;
     if (!bt->isStruct()) {
       error(b.loc, "base specifier must name a class, not '" + bt->str() + "'");
+      continue;
+    }
+    if (bt->record->isUnion) {
+      error(b.loc, "unions cannot be base classes");
       continue;
     }
     if (!bt->record->complete || bt == t) {
@@ -145,7 +153,8 @@ bool Sema::isDerivedFrom(const Type *derived, const Type *base) {
 bool Sema::memberPath(const Type *st, const std::string &name, std::vector<const Type *> &path,
                       int &paths) {
   paths = 0;
-  if (st->record->field(name)) {
+  std::vector<const StructField *> anonymous;
+  if (st->record->field(name) || anonymousPath(st, name, anonymous)) {
     paths = 1;
     return true;
   }

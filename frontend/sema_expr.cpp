@@ -228,17 +228,19 @@ void Sema::checkExpr(Expr *e) {
     if (!t)
       return;
     if (t->isVoid() || t->isFunction() || (t->isStruct() && !t->record->complete)) {
-      error(e->loc, "invalid application of 'sizeof' to an incomplete type '" + t->str() + "'");
+      error(e->loc, std::string("invalid application of '") +
+                        (e->isAlignof ? "alignof" : "sizeof") + "' to an incomplete type '" +
+                        t->str() + "'");
       return;
     }
-    e->intValue = t->size();
+    e->intValue = e->isAlignof ? t->align() : t->size();
     e->type = types_.sizeTy();
     return;
   }
   case ExprKind::SizeofExpr: {
     if (!check(e->operands[0]))
       return;
-    e->intValue = e->operands[0]->type->size();
+    e->intValue = e->isAlignof ? e->operands[0]->type->align() : e->operands[0]->type->size();
     e->type = types_.sizeTy();
     return;
   }
@@ -883,7 +885,7 @@ void Sema::member(Expr *e) {
     return;
   }
   const StructField *f = st->record->field(e->name);
-  if (!f && inheritedMember(e, st))
+  if (!f && (anonymousMember(e, st) || inheritedMember(e, st)))
     return;
   if (!f) {
     error(e->loc, "no member named '" + e->name + "' in '" + st->str() + "'");

@@ -383,6 +383,20 @@ private:
   Expr *addressOf(Expr *lvalue);
   Expr *temporary(Expr *rvalue);
 
+  // ---- struct and union members (sema_records.cpp) ----
+  /// Checks member `f` of struct or union `sd` and adds it to `t` (`seen`: the names so far,
+  /// those of anonymous members' members included).
+  void structField(StructDecl *sd, StructDecl::Field &f, const Type *t,
+                   std::set<std::string> &seen);
+  /// The anonymous struct or union members of `st` through which its member `name` is
+  /// reached (`union { float4 v; struct { float x, y; }; }`: y through two), into `path`;
+  /// false when no anonymous member has it.
+  bool anonymousPath(const Type *st, const std::string &name,
+                     std::vector<const StructField *> &path);
+  /// `obj.name` / `p->name` where `name` is a member of an anonymous member of `st`: e
+  /// rewritten to name it through them (`obj.<anonymous 0>.name`) and checked.
+  bool anonymousMember(Expr *e, const Type *st);
+
   // ---- base classes (sema_bases.cpp) ----
   /// Resolves struct `sd`'s base classes into `t` (before its fields): each base that has
   /// data becomes a field of its own.

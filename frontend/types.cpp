@@ -161,7 +161,8 @@ std::string Type::str() const {
   case TypeKind::Array:
     return elem->str() + "[" + (vlaBound ? "*" : count ? std::to_string(count) : "") + "]";
   case TypeKind::Struct:
-    return record->name.empty() ? "struct <anonymous>" : record->name;
+    return record->name.empty() ? (record->isUnion ? "union <anonymous>" : "struct <anonymous>")
+                                : record->name;
   case TypeKind::Function: {
     std::string s = elem->str() + " (";
     for (size_t i = 0; i < params.size(); ++i)
@@ -306,9 +307,16 @@ void TypeContext::layoutStruct(const Type *t, uint64_t alignOverride, bool cxx) 
   StructInfo *r = t->record;
   uint64_t offset = 0, align = 1;
   std::set<const StructInfo *> atZero; // empty classes placed at offset 0 so far
+  // `#pragma pack(n)` caps the alignment of each member and base, as GCC (and so nvcc, on both
+  // sides) lays out a struct defined under it.
+  r->packed = false;
+  auto capped = [&](uint64_t a) {
+    r->packed |= r->pack && r->pack < a;
+    return r->pack && r->pack < a ? r->pack : a;
+  };
   for (StructBase &b : r->bases) {
     const StructInfo *br = b.type->record;
-    align = std::max(align, br->align);
+    align = std::max(align, capped(br->align));
     std::set<const StructInfo *> mine;
     if (b.field < 0) { // empty: at offset 0 unless a subobject of its type is there already
       emptyAtZero(b.type, mine);
@@ -319,7 +327,7 @@ void TypeContext::layoutStruct(const Type *t, uint64_t alignOverride, bool cxx) 
         offset += 1;
       continue;
     }
-    uint64_t a = br->align;
+    uint64_t a = capped(br->align);
     offset = (offset + a - 1) / a * a;
     b.offset = offset;
     r->fields[static_cast<size_t>(b.field)].offset = offset;
@@ -329,10 +337,17 @@ void TypeContext::layoutStruct(const Type *t, uint64_t alignOverride, bool cxx) 
     }
     offset += br->podForLayout ? br->size : br->dataSize;
   }
+  uint64_t unionSize = 0;
   for (auto &f : r->fields) {
     if (f.isBase)
       continue;
-    uint64_t a = f.type->align();
+    uint64_t a = capped(f.type->align());
+    if (r->isUnion) { // every member at offset 0; the size is the largest one's
+      f.offset = 0;
+      unionSize = std::max(unionSize, f.type->size());
+      align = std::max(align, a);
+      continue;
+    }
     offset = (offset + a - 1) / a * a;
     if (offset == 0 && !atZero.empty()) {
       std::set<const StructInfo *> mine;
@@ -344,6 +359,8 @@ void TypeContext::layoutStruct(const Type *t, uint64_t alignOverride, bool cxx) 
     offset += f.type->size();
     align = std::max(align, a);
   }
+  if (r->isUnion)
+    offset = unionSize;
   r->dataSize = offset;
   if (cxx && offset == 0)
     offset = 1; // a C++ empty class

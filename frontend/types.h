@@ -46,6 +46,9 @@ struct StructField {
   /// A C++ base class's subobject (a base that is not empty), named `<base B>`: copied,
   /// initialised and destroyed as a member is, never found by a member name.
   bool isBase = false;
+  /// An anonymous struct or union member, named `<anonymous N>`: its own members are found
+  /// as members of the enclosing struct (Sema::anonymousMember).
+  bool isAnonymous = false;
 };
 
 /// A C++ base class of a struct, in the order of the base clause.
@@ -62,6 +65,12 @@ struct StructInfo {
   std::vector<StructField> fields;
   std::vector<StructBase> bases; // C++ base classes (non-virtual)
   bool complete = false;
+  /// A union: every field at offset 0, the size of the largest rounded up to the alignment.
+  bool isUnion = false;
+  /// `#pragma pack(n)` where the struct was defined: fields aligned to at most n (0: none).
+  uint64_t pack = 0;
+  /// The pack placed some member below its natural alignment (layoutStruct).
+  bool packed = false;
   uint64_t size = 0;
   uint64_t align = 1;
   /// The Itanium C++ ABI's data size: the size without tail padding, where a struct derived

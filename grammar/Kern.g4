@@ -431,7 +431,8 @@ launchBounds : LaunchBounds '(' conditionalExpression (',' conditionalExpression
 
 alignSpecifier : Align '(' conditionalExpression ')' ;
 
-// GNU attributes are skipped, except aligned(n), which means __align__(n).
+// GNU attributes are skipped, except aligned(n), which means __align__(n), and packed on a
+// struct, which means #pragma pack(1) for it.
 attributeSpecifier : Attribute '(' '(' attributeItem? (',' attributeItem?)* ')' ')' ;
 
 attributeItem : Identifier ('(' argumentExpressionList? ')')? ;
@@ -735,8 +736,8 @@ unaryExpression
   : postfixExpression
   | ('++' | '--') unaryExpression
   | unaryOperator castExpression
-  | {startsType(3)}? Sizeof '(' typeName ')'
-  | Sizeof unaryExpression
+  | {startsType(3)}? (Sizeof | Alignof) '(' typeName ')'
+  | (Sizeof | Alignof) unaryExpression
   | newExpression
   | '::'? Delete ('[' ']')? castExpression
   ;
@@ -833,6 +834,7 @@ Return : 'return' ;
 Short : 'short' ;
 Signed : 'signed' | '__signed__' ;
 Sizeof : 'sizeof' ;
+Alignof : 'alignof' | '__alignof__' | '__alignof' | '_Alignof' ;
 Static : 'static' ;
 Struct : 'struct' ;
 Switch : 'switch' ;

@@ -788,6 +788,15 @@ void Lowerer::initMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::Exp
       }
       return;
     }
+    if (t->isStruct() && t->record->isUnion) { // `U u = {v};`: the first member
+      const fe::StructField *first = t->record->fields.empty() ? nullptr : &t->record->fields[0];
+      if (first && !init->operands.empty())
+        initMemory(addr, space, first->type, init->operands[0], loc, zeroRest);
+      uint64_t done = first && !init->operands.empty() ? first->type->size() : 0;
+      if (zeroRest && done < t->size()) // the rest of its bytes, as C zeroes padding
+        moveBytes(addr, space, nullptr, space, done, t->size(), t->align(), loc);
+      return;
+    }
     if (t->isStruct()) {
       auto &fields = t->record->fields;
       for (size_t i = 0; i < fields.size(); ++i) {
@@ -850,6 +859,10 @@ void Lowerer::zeroMemory(Expr *addr, AddrSpace space, const fe::Type *t, fe::Sou
                  t->elem, loc);
     return;
   }
+  if (movedAsBytes(t)) {
+    moveBytes(addr, space, nullptr, space, 0, t->size(), t->align(), loc);
+    return;
+  }
   if (t->isStruct()) {
     for (auto &f : t->record->fields)
       zeroMemory(ptrAdd(addr, i64(static_cast<int64_t>(f.offset)), addr->type), space, f.type, loc);
@@ -893,6 +906,10 @@ void Lowerer::copyStruct(Expr *dst, AddrSpace dspace, Expr *src, AddrSpace sspac
     store(dst, load(src, wide, sspace, loc), dspace, loc);
     return;
   }
+  if (movedAsBytes(t)) {
+    moveBytes(dst, dspace, src, sspace, 0, t->size(), t->align(), loc);
+    return;
+  }
   if (t->isArray()) {
     for (uint64_t i = 0; i < t->count; ++i) {
       int64_t off = static_cast<int64_t>(i * t->elem->size());
@@ -911,6 +928,37 @@ void Lowerer::copyStruct(Expr *dst, AddrSpace dspace, Expr *src, AddrSpace sspac
   }
   Type it = irType(t);
   store(dst, load(src, it, sspace, loc), dspace, loc);
+}
+
+void Lowerer::moveBytes(Expr *dst, AddrSpace dspace, Expr *src, AddrSpace sspace, uint64_t begin,
+                        uint64_t end, uint64_t align, fe::SourceLoc loc) {
+  auto pieceType = [](uint64_t n) {
+    return n == 16  ? Type::b128()
+           : n == 8 ? Type::i64(false)
+           : n == 4 ? Type::i32(false)
+           : n == 2 ? Type::i16(false)
+                    : Type::i8(false);
+  };
+  auto move = [&](Expr *d, Expr *s, uint64_t n) {
+    Type pt = pieceType(n);
+    store(d, s ? load(s, pt, sspace, loc) : constInt(pt, 0), dspace, loc);
+  };
+  uint64_t piece = std::min<uint64_t>(align, src ? 16 : 8); // no 128-bit constant to store
+  if (begin == 0 && end % piece == 0 && end / piece > kUnrollLimit) {
+    Expr *d = snapshot(dst, "bytes.dst", loc), *s = src ? snapshot(src, "bytes.src", loc) : nullptr;
+    elementLoop(end / piece, piece, loc, [&](Expr *off) {
+      move(ptrAdd(d, off, d->type), s ? ptrAdd(s, off, s->type) : nullptr, piece);
+    });
+    return;
+  }
+  for (uint64_t off = begin; off < end;) {
+    uint64_t n = piece;
+    while (n > 1 && (off % n != 0 || off + n > end))
+      n /= 2;
+    int64_t o = static_cast<int64_t>(off);
+    move(ptrAdd(dst, i64(o), dst->type), src ? ptrAdd(src, i64(o), src->type) : nullptr, n);
+    off += n;
+  }
 }
 
 } // namespace kern::ir::lower_detail

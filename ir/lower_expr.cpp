@@ -99,15 +99,21 @@ LValue Lowerer::lvalue(fe::Expr *e) {
   case ExprKind::Member: {
     const fe::Type *st = e->isArrow ? e->operands[0]->type->elem : e->operands[0]->type;
     const fe::StructField *f = st->record->field(e->name);
+    // A packed struct's member is aligned to the pack at most, and to its object's alignment.
+    uint64_t natural = f->type->align(), parent = st->align();
+    uint64_t align = st->record->pack ? std::min(natural, st->record->pack) : natural;
     if (e->isArrow) {
       Expr *p = rvalue(e->operands[0]);
       lv.addr = ptrAdd(p, i64(static_cast<int64_t>(f->offset)), p->type);
       lv.space = p->type.space;
-      return lv;
+    } else {
+      LValue base = structValue(e->operands[0]);
+      lv.addr = ptrAdd(base.addr, i64(static_cast<int64_t>(f->offset)), base.addr->type);
+      lv.space = base.space;
+      parent = base.align ? base.align : parent;
     }
-    LValue base = structValue(e->operands[0]);
-    lv.addr = ptrAdd(base.addr, i64(static_cast<int64_t>(f->offset)), base.addr->type);
-    lv.space = base.space;
+    align = std::min(align, parent);
+    lv.align = align < natural ? align : 0;
     return lv;
   }
   case ExprKind::StringLit: {
@@ -258,6 +264,8 @@ Expr *Lowerer::builtinComponent(int object, int d) {
 Expr *Lowerer::readLValue(const LValue &lv, fe::SourceLoc loc) {
   if (lv.var)
     return ref(lv.var);
+  if (lv.align && device_ && lv.type->isScalar())
+    return loadInPieces(lv, loc);
   return load(lv.addr, irType(lv.type), lv.space, loc);
 }
 
@@ -266,7 +274,64 @@ void Lowerer::writeLValue(const LValue &lv, Expr *v, fe::SourceLoc loc) {
     assign(lv.var, cast(v, lv.var->type), loc);
     return;
   }
+  if (lv.align && device_ && lv.type->isScalar()) {
+    storeInPieces(lv, cast(v, irType(lv.type)), loc);
+    return;
+  }
   store(lv.addr, cast(v, irType(lv.type)), lv.space, loc);
+}
+
+namespace {
+
+Type unsignedOfBytes(uint64_t n) {
+  return n == 8   ? Type::i64(false)
+         : n == 4 ? Type::i32(false)
+         : n == 2 ? Type::i16(false)
+                  : Type::i8(false);
+}
+
+} // namespace
+
+Expr *Lowerer::loadInPieces(const LValue &lv, fe::SourceLoc loc) {
+  Type t = irType(lv.type);
+  uint64_t n = t.bytes(), a = lv.align;
+  Type bits = unsignedOfBytes(n);
+  Expr *addr = snapshot(lv.addr, "packed.addr", loc);
+  Expr *acc = nullptr;
+  for (uint64_t k = 0; k * a < n; ++k) {
+    Expr *piece = load(ptrAdd(addr, i64(static_cast<int64_t>(k * a)), addr->type),
+                       unsignedOfBytes(a), lv.space, loc);
+    Expr *v = cast(piece, bits);
+    if (k)
+      v = bin(ir::BinaryOp::Shl, v, constInt(bits, static_cast<int64_t>(8 * a * k)));
+    acc = acc ? bin(ir::BinaryOp::Or, acc, v) : v;
+  }
+  if (!t.isFloat())
+    return cast(acc, t);
+  Expr *r = node(ir::ExprKind::Unary, t); // the same bits, as the float they are
+  r->unaryOp = ir::UnaryOp::Bitcast;
+  r->ops = {acc};
+  return r;
+}
+
+void Lowerer::storeInPieces(const LValue &lv, Expr *v, fe::SourceLoc loc) {
+  Type t = irType(lv.type);
+  uint64_t n = t.bytes(), a = lv.align;
+  Type bits = unsignedOfBytes(n);
+  if (t.isFloat()) {
+    Expr *r = node(ir::ExprKind::Unary, bits);
+    r->unaryOp = ir::UnaryOp::Bitcast;
+    r->ops = {v};
+    v = r;
+  }
+  Expr *value = snapshot(cast(v, bits), "packed.val", loc);
+  Expr *addr = snapshot(lv.addr, "packed.addr", loc);
+  for (uint64_t k = 0; k * a < n; ++k) {
+    Expr *part =
+        k ? bin(ir::BinaryOp::Shr, value, constInt(bits, static_cast<int64_t>(8 * a * k))) : value;
+    store(ptrAdd(addr, i64(static_cast<int64_t>(k * a)), addr->type),
+          cast(part, unsignedOfBytes(a)), lv.space, loc);
+  }
 }
 
 namespace {

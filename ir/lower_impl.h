@@ -29,6 +29,9 @@ struct LValue {
   Expr *addr = nullptr;
   AddrSpace space = AddrSpace::Generic;
   const fe::Type *type = nullptr;
+  /// A member that `#pragma pack` placed below its type's alignment: the alignment its address
+  /// is known to have (0: the type's own).
+  uint64_t align = 0;
 };
 
 /// Per-declaration storage.
@@ -504,6 +507,17 @@ private:
 
   static constexpr uint64_t kUnrollLimit = 16;
 
+  /// A union, or a struct whose members `#pragma pack` placed below their alignment: copied
+  /// and zeroed as bytes, in pieces of its own alignment (as nvcc moves one), since its
+  /// members overlap or would be misaligned accesses.
+  static bool movedAsBytes(const fe::Type *t) {
+    return t->isStruct() && (t->record->isUnion || t->record->packed);
+  }
+  /// Copies (src non-null) or zeroes the bytes [begin, end) of an object at dst, in the widest
+  /// pieces that `align` (the object's alignment) and the offsets allow.
+  void moveBytes(Expr *dst, AddrSpace dspace, Expr *src, AddrSpace sspace, uint64_t begin,
+                 uint64_t end, uint64_t align, fe::SourceLoc loc);
+
   void copyStruct(Expr *dst, AddrSpace dspace, Expr *src, AddrSpace sspace, const fe::Type *t,
                   fe::SourceLoc loc);
 
@@ -531,6 +545,11 @@ private:
   Expr *builtinComponent(int object, int d);
 
   Expr *readLValue(const LValue &lv, fe::SourceLoc loc);
+  /// Device code reads and writes a scalar whose address is aligned below its size (a packed
+  /// member) in pieces of that alignment, as nvcc does, little-endian: one misaligned access
+  /// would fault.
+  Expr *loadInPieces(const LValue &lv, fe::SourceLoc loc);
+  void storeInPieces(const LValue &lv, Expr *v, fe::SourceLoc loc);
   /// memcpy and memset in device code (a constant size): loads and stores.
   Expr *deviceMemoryCopy(fe::Expr *e, bool isSet);
 

@@ -1,0 +1,121 @@
+// The members of structs and unions: each field checked and added to its type, and the
+// members of anonymous struct and union members (`struct V { union { float4 v; struct {
+// float x, y, z, w; }; }; };`), which C and C++ find as members of the enclosing type. An
+// anonymous member is a field of its own, named `<anonymous N>` (no source name reaches it);
+// `v.x` becomes `v.<anonymous 0>.<anonymous 1>.x`, so the lowering, the copies and the
+// counters see the same member accesses as for named members at those offsets.
+#include "frontend/sema_impl.h"
+
+namespace kern::frontend::sema_detail {
+
+namespace {
+
+/// The names that members of anonymous member type `t` bring into the enclosing struct.
+void visibleNames(const Type *t, std::vector<std::string> &out) {
+  for (const StructField &f : t->record->fields) {
+    if (f.isBase)
+      continue;
+    if (f.isAnonymous)
+      visibleNames(f.type, out);
+    else
+      out.push_back(f.name);
+  }
+}
+
+} // namespace
+
+void Sema::structField(StructDecl *sd, StructDecl::Field &f, const Type *t,
+                       std::set<std::string> &seen) {
+  const Type *ft = resolve(f.typeSyntax);
+  if (!ft)
+    return;
+  if (f.isTypedef) { // a member type: S::name
+    fileScope_.typedefs[sd->name + "::" + f.name] = ft;
+    return;
+  }
+  if (f.isStatic) {
+    staticConstMember(sd, f, ft);
+    return;
+  }
+  if (f.isAnonymous) {
+    StructField field;
+    field.name = "<anonymous " + std::to_string(t->record->fields.size()) + ">";
+    field.type = ft;
+    field.isAnonymous = true;
+    std::vector<std::string> names;
+    visibleNames(ft, names);
+    for (const std::string &n : names)
+      if (!seen.insert(n).second) {
+        error(f.loc, "member of anonymous " +
+                         std::string(ft->record->isUnion ? "union" : "struct") + " redeclares '" +
+                         n + "'");
+        return;
+      }
+    t->record->fields.push_back(field);
+    return;
+  }
+  if (ft->isReference) {
+    error(f.loc, "reference members are not supported yet");
+    return;
+  }
+  if (ft->isVariablyModified()) {
+    error(f.loc, "field '" + f.name + "' has a variable-length array type");
+    return;
+  }
+  if (ft->isVoid() || (ft->isStruct() && !ft->record->complete) ||
+      (ft->isArray() && ft->count == 0)) {
+    error(f.loc, "field '" + f.name + "' has incomplete type '" + ft->str() + "'");
+    return;
+  }
+  if (!seen.insert(f.name).second) {
+    error(f.loc, "duplicate member '" + f.name + "'");
+    return;
+  }
+  if (sd->isUnion && !options_.cLanguage) {
+    // C++ deletes the special members of a union whose member has a non-trivial constructor or
+    // destructor (unless the union declares its own); kern does not build those.
+    const Type *et = ft;
+    while (et->isArray())
+      et = et->elem;
+    if (et->isStruct() && (constructorOf(et) || needsDestruction(et))) {
+      error(f.loc, "a union member of a class type with a constructor or destructor ('" +
+                       et->str() + "') is not supported");
+      return;
+    }
+  }
+  t->record->fields.push_back({f.name, ft, 0});
+}
+
+bool Sema::anonymousPath(const Type *st, const std::string &name,
+                         std::vector<const StructField *> &path) {
+  for (const StructField &f : st->record->fields) {
+    if (!f.isAnonymous)
+      continue;
+    path.push_back(&f);
+    if (f.type->record->field(name) || anonymousPath(f.type, name, path))
+      return true;
+    path.pop_back();
+  }
+  return false;
+}
+
+bool Sema::anonymousMember(Expr *e, const Type *st) {
+  std::vector<const StructField *> path;
+  if (!anonymousPath(st, e->name, path))
+    return false;
+  for (const StructField *f : path) {
+    Expr *m = make(ExprKind::Member, e->loc);
+    m->name = f->name;
+    m->isArrow = e->isArrow;
+    m->operands = {e->operands[0]};
+    member(m);
+    if (!m->type)
+      return true;
+    e->operands[0] = m;
+    e->isArrow = false;
+  }
+  member(e);
+  return true;
+}
+
+} // namespace kern::frontend::sema_detail
