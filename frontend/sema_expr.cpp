@@ -869,6 +869,21 @@ void Sema::member(Expr *e) {
   Expr *b = e->operands[0];
   const Type *st = b->type;
   if (e->isArrow) {
+    // `it->x` on a class with operator->: `it.operator->()->x`, again while the result is a
+    // class (C++'s drill-down).
+    for (int depth = 0;
+         depth < 16 && b->type && b->type->isStruct() && method(b->type, "operator->"); ++depth) {
+      Expr *callee = make(ExprKind::Member, e->loc);
+      callee->name = "operator->";
+      callee->operands = {b};
+      Expr *c = make(ExprKind::Call, e->loc);
+      c->operands = {callee};
+      call(c);
+      if (!c->type)
+        return;
+      b = c;
+      e->operands[0] = b;
+    }
     b = rvalue(b);
     e->operands[0] = b;
     if (!b->type->isPointer() || !b->type->elem->isStruct()) {

@@ -235,6 +235,9 @@ bool Sema::operatorCall(Expr *e) {
     case UnaryOp::PreDec:
       symbol = "--";
       break;
+    case UnaryOp::Deref: // an iterator's `*it`
+      symbol = "*";
+      break;
     default:
       return false;
     }
