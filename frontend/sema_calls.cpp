@@ -49,6 +49,11 @@ void Sema::call(Expr *e) {
     indirectCall(e);
     return;
   }
+  if (!e->isLaunch && !lookup(callee->name) && implicitMember(callee)) {
+    if (callee->type) // a data member called: a function pointer, or a functor's operator()
+      indirectCall(e);
+    return;
+  }
   const std::string &n = callee->name;
   if (e->isLaunch) {
     launch(e);

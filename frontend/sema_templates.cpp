@@ -489,6 +489,26 @@ std::string Sema::templateArguments(const std::string &name,
   for (size_t i = 0; i < params.size(); ++i) {
     const TemplateArg *a = i < args.size() ? &args[i] : &params[i].defaultArg;
     ns_ = i < args.size() ? callerNs : templateNs;
+    // A default argument may name the parameters before it (`class C = less<T>`): it is read
+    // with those bound.
+    Scope *savedScope = scope_;
+    if (i >= args.size() && i > 0) {
+      scopes_.emplace_back();
+      Scope &earlier = scopes_.back();
+      earlier.parent = scope_;
+      for (size_t j = 0; j < i; ++j) {
+        if (params[j].isType)
+          earlier.typedefs[params[j].name] = types[j];
+        else
+          earlier.enumerators[params[j].name] = {values[j], nullptr};
+      }
+      scope_ = &earlier;
+    }
+    struct RestoreScope {
+      Scope *&scope;
+      Scope *saved;
+      ~RestoreScope() { scope = saved; }
+    } restoreScope{scope_, savedScope};
     if (params[i].isType) {
       if (!a->type) {
         error(a->value ? a->value->loc : at, "template argument for type parameter '" +
