@@ -59,11 +59,13 @@ LValue Lowerer::lvalue(fe::Expr *e) {
       return lv;
     }
     if (st->global) {
-      Expr *a = node(ir::ExprKind::GlobalAddr,
-                     Type::ptr(st->global->space == AddrSpace::Host ? AddrSpace::Host
-                               : device_                            ? st->global->space
-                                                                    : AddrSpace::Host));
-      a->global = st->global;
+      // A texture reference in device code is its device twin (texture_refs.cpp).
+      GlobalVar *g = device_ && st->deviceTwin ? st->deviceTwin : st->global;
+      Expr *a =
+          node(ir::ExprKind::GlobalAddr, Type::ptr(g->space == AddrSpace::Host ? AddrSpace::Host
+                                                   : device_                   ? g->space
+                                                                               : AddrSpace::Host));
+      a->global = g;
       lv.addr = a;
       lv.space = a->type.space;
       return lv;
