@@ -20,6 +20,11 @@
 #define cudaTextureTypeCubemapLayered 0xFC
 
 struct textureReference {
+  // kern's: the descriptor (used on the device twin only; first, so that its address is the
+  // twin's), where the twin's descriptor is (the compiler sets it), the last binding's read mode.
+  __kern_texture __kern_desc;
+  __kern_texture *__kern_device;
+  int __kern_readMode;
   int normalized;
   enum cudaTextureFilterMode filterMode;
   enum cudaTextureAddressMode addressMode[3];
@@ -32,11 +37,6 @@ struct textureReference {
   float maxMipmapLevelClamp;
   int disableTrilinearOptimization;
   int __cudaReserved[14];
-  // kern's: where the device twin's descriptor is (the compiler sets it), the read mode of the
-  // last binding, and the descriptor itself (used on the device twin only).
-  __kern_texture *__kern_device;
-  int __kern_readMode;
-  __kern_texture __kern_desc;
 };
 
 template <class T, int dim = 1, int mode = cudaReadModeElementType>
