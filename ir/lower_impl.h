@@ -324,6 +324,10 @@ private:
   bool addressInit(fe::Expr *e, uint8_t *out);
   /// A texture reference's device twin, and the host object's defaults (lower_texref.cpp).
   GlobalVar *textureReferenceTwin(GlobalVar *host, const fe::Type *t);
+  /// The program's own definition of the library function a built-in call names, if any.
+  fe::FunctionDecl *ownLibraryFunction(fe::Expr *call);
+  std::map<std::string, fe::FunctionDecl *> ownLibrary_; // filled at the first built-in call
+  bool ownLibraryKnown_ = false;
   GlobalVar *initGlobal_ = nullptr; // the global whose initialiser constantInit is reading
 
   Function *newFunction(fe::FunctionDecl *f, FunctionKind kind);
