@@ -59,7 +59,7 @@ LValue Lowerer::lvalue(fe::Expr *e) {
       return lv;
     }
     if (st->global) {
-      // A texture reference in device code is its device twin (texture_refs.cpp).
+      // A texture reference in device code is its device twin (lower_texref.cpp).
       GlobalVar *g = device_ && st->deviceTwin ? st->deviceTwin : st->global;
       Expr *a =
           node(ir::ExprKind::GlobalAddr, Type::ptr(g->space == AddrSpace::Host ? AddrSpace::Host
