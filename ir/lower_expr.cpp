@@ -504,7 +504,7 @@ Expr *Lowerer::rvalue(fe::Expr *e) {
     return lvalue(e).addr;
   case ExprKind::Ident: {
     if (e->isEnumConst)
-      return constInt(Type::i32(true), e->enumValue);
+      return constInt(e->type ? irType(e->type) : Type::i32(true), e->enumValue);
     if (e->builtin == -3) { // a symbol named by host code: its device address
       auto g = globals_.find(dynamic_cast<fe::VarDecl *>(e->decl));
       if (g == globals_.end() || !g->second.global) {
