@@ -24,6 +24,14 @@ GlobalVar *Lowerer::textureReferenceTwin(GlobalVar *host, const fe::Type *t) {
       const uint32_t clamp = 1; // cudaAddressModeClamp
       std::memcpy(host->init.data() + modes + 4 * i, &clamp, sizeof clamp);
     }
+  // The read mode, for the bindings that take a `const textureReference *`.
+  uint64_t readMode = 0;
+  const fe::StructField *mode = t->isStruct() ? t->record->field("__kern_mode") : nullptr;
+  if (mode && mode->type->isArray() && mode->type->count > 0 &&
+      fe::textureReferenceField(t, "__kern_readMode", readMode)) {
+    const int32_t m = static_cast<int32_t>(mode->type->count - 1);
+    std::memcpy(host->init.data() + readMode, &m, sizeof m);
+  }
   if (fe::textureReferenceField(t, "__kern_device", device) &&
       fe::textureReferenceField(t, "__kern_desc", desc)) {
     GlobalReloc r;

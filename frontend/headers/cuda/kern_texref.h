@@ -21,7 +21,8 @@
 
 struct textureReference {
   // kern's: the descriptor (used on the device twin only; first, so that its address is the
-  // twin's), where the twin's descriptor is (the compiler sets it), the last binding's read mode.
+  // twin's), where the twin's descriptor is and the texture's read mode (the compiler sets
+  // both in the host object).
   __kern_texture __kern_desc;
   __kern_texture *__kern_device;
   int __kern_readMode;
@@ -40,7 +41,9 @@ struct textureReference {
 };
 
 template <class T, int dim = 1, int mode = cudaReadModeElementType>
-struct texture : public textureReference {};
+struct texture : public textureReference {
+  char __kern_mode[mode + 1]; // its size tells the compiler the read mode (__kern_readMode)
+};
 
 // ---- host: binding ----
 
