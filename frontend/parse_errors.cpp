@@ -429,7 +429,6 @@ bool virtualBase(const std::vector<Token *> &all, size_t i) {
 bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const PreprocessedSource &src,
                             DiagnosticEngine &diags) {
   static const std::map<std::string, std::string> names = {
-      {"cudaBindTexture", "texture references are not supported"},
       {"grid_group", "grid-wide cooperative groups (grid_group, this_grid) are not supported"},
       {"this_grid", "grid-wide cooperative groups (grid_group, this_grid) are not supported"},
       {"multi_grid_group", "multi-device cooperative groups are not supported"},
@@ -452,10 +451,8 @@ bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const Preprocesse
              (i == 0 || all[i - 1]->getType() != P::Namespace))
       msg = "'std::" + all[i + 2]->getText() +
             "' is not part of kern's host C++ library (docs/cxx.md lists what it has)";
-    else if ((text == "texture" || text == "surface") && i + 1 < all.size() &&
-             all[i + 1]->getText() == "<")
-      msg = text == "texture" ? "texture references are not supported"
-                              : "surface references are not supported";
+    else if (text == "surface" && i + 1 < all.size() && all[i + 1]->getText() == "<")
+      msg = "surface references are not supported";
     if (msg.empty())
       continue;
     diags.error(src.map(static_cast<uint32_t>(t->getLine()),

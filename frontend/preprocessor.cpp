@@ -921,7 +921,11 @@ bool namesTextureApi(const std::string &text, const std::string &path, std::set<
                                       "cudaSurfaceObject_t",
                                       "surf1D",
                                       "surf2D",
-                                      "surf3D"};
+                                      "surf3D",
+                                      "cudaBindTexture",
+                                      "textureReference",
+                                      "texture<",
+                                      "texture <"};
   for (const char *n : names)
     if (text.find(n) != std::string::npos)
       return true;

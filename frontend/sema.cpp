@@ -270,6 +270,8 @@ const Type *Sema::defineStruct(StructDecl *sd) {
     sd->type = t;
     return t;
   }
+  if (t == option_ && sd->name == "option")
+    t = nullptr; // a program's own struct option (its getopt.h) replaces kern's
   if (t && t->record->complete) {
     if (sd->type == t)
       return t; // already defined by this very declaration
@@ -485,15 +487,11 @@ void Sema::function(FunctionDecl *f) {
   bool takesStruct = false; // `float3 fminf(float3, float3)`: an overload of the library's
   for (const Type *p : params)
     takesStruct |= p->isStruct();
-  if (findBuiltin(f->name) >= 0 && f->name != "main" && !definable.count(f->name) && !takesStruct) {
-    // A program may declare a C library function itself (e.g. a prototype of printf);
-    // defining one is not allowed, since kern provides it.
-    if (f->body) {
-      error(f->loc, "redefinition of built-in function '" + f->name + "'");
-      return;
-    }
+  // A program may declare a C library function itself (a prototype of printf): kern's is
+  // called. A host one it defines is its own, called everywhere (ir/lower_calls.cpp).
+  if (findBuiltin(f->name) >= 0 && f->name != "main" && !definable.count(f->name) && !takesStruct &&
+      !ownsLibraryFunction(f))
     return;
-  }
   Decl *prev = fileScope_.names.count(f->name) ? fileScope_.names[f->name] : nullptr;
   if (prev) {
     auto *pf = dynamic_cast<FunctionDecl *>(prev);

@@ -179,6 +179,9 @@ bool Sema::destroyBeforeJump(Stmt *s) {
     r->typeSyntax->isAuto = true;
     r->typeSyntax->deduced = fn_->type->elem;
     r->init = s->expr;
+    // Converted first: `auto` would make `return 0;` of a pointer function an int.
+    if (!fn_->type->elem->isStruct() && !fn_->type->elem->isReference && check(s->expr))
+      r->init = convert(s->expr, fn_->type->elem, "returning");
     Stmt *decl = tu_.make<Stmt>(StmtKind::Decl);
     decl->loc = s->loc;
     decl->decls = {r};

@@ -1,5 +1,6 @@
 // Semantic analysis of expressions: types, lvalues, C's conversions and promotions.
 #include "frontend/sema_impl.h"
+#include "frontend/texture_refs.h"
 
 namespace kern::frontend::sema_detail {
 
@@ -347,7 +348,9 @@ void Sema::ident(Expr *e) {
                             "' cannot be used directly in host code (use cudaMemcpyToSymbol)");
           return;
         }
-        if (side_ == Side::Device && !deviceVar && !(v->typeSyntax && v->typeSyntax->isConst)) {
+        // A texture reference is both a host and a device object (texture_refs.h).
+        if (side_ == Side::Device && !deviceVar && !(v->typeSyntax && v->typeSyntax->isConst) &&
+            !isTextureReferenceType(v->type)) {
           error(e->loc, "host variable '" + n + "' cannot be used in device code");
           return;
         }

@@ -705,6 +705,8 @@ private:
 
   // ---- calls ----
   bool sideAllows(char builtinSide);
+  /// A host C library function the program defines itself (sema_library.cpp).
+  bool ownsLibraryFunction(const FunctionDecl *f);
 
   const char *sideName() const;
   /// A string literal, or a conditional whose arms are such choices (implicit casts aside).

@@ -3,6 +3,7 @@
 // function, ranks each one's conversions as for ordinary overloads, and on a tie prefers an
 // ordinary function to a template, then the more specialised template (C++'s partial
 // ordering: A is at least as specialised as B when B's parameters can be deduced from A's).
+#include "frontend/clone.h"
 #include "frontend/sema_impl.h"
 
 namespace kern::frontend::sema_detail {
@@ -227,8 +228,11 @@ bool Sema::instanceParameterTypes(FunctionDecl *tmpl, const std::vector<const Ty
                                              : AddrSpace::Host;
   bool ok = true;
   out.clear();
+  Cloner clone(tu_);
   for (VarDecl *p : tmpl->params) {
-    const Type *t = p->typeSyntax ? resolve(p->typeSyntax, pspace) : nullptr;
+    // A copy: checking the template's own syntax would keep the values of its non-type
+    // parameters (`W<T, d, m>`) from this candidate for the next.
+    const Type *t = p->typeSyntax ? resolve(clone.type(p->typeSyntax), pspace) : nullptr;
     if (!t) {
       ok = false;
       break;

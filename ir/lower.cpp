@@ -139,6 +139,8 @@ void Lowerer::globalVar(fe::VarDecl *v) {
   }
   Storage st;
   st.global = g;
+  if (g->space == AddrSpace::Host && fe::isTextureReferenceType(v->type))
+    st.deviceTwin = textureReferenceTwin(g, v->type);
   globals_[v] = st;
   // Every declaration of the same name shares the storage.
   for (fe::Decl *d : tu_.decls)

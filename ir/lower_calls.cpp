@@ -27,8 +27,14 @@ Expr *Lowerer::call(fe::Expr *e) {
   }
   if (e->builtin == -2)
     return construct(e).addr;
-  if (e->builtin >= 0)
-    return builtinCall(e);
+  if (e->builtin >= 0) {
+    // A C library function the program defines itself is the program's (sema_library.cpp).
+    fe::FunctionDecl *own = device_ ? nullptr : ownLibraryFunction(e);
+    if (!own)
+      return builtinCall(e);
+    e->builtin = -1;
+    e->decl = own;
+  }
   auto *fd = dynamic_cast<fe::FunctionDecl *>(e->decl);
   if (!fd)
     return indirectCall(e);

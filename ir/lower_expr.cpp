@@ -59,11 +59,13 @@ LValue Lowerer::lvalue(fe::Expr *e) {
       return lv;
     }
     if (st->global) {
-      Expr *a = node(ir::ExprKind::GlobalAddr,
-                     Type::ptr(st->global->space == AddrSpace::Host ? AddrSpace::Host
-                               : device_                            ? st->global->space
-                                                                    : AddrSpace::Host));
-      a->global = st->global;
+      // A texture reference in device code is its device twin (lower_texref.cpp).
+      GlobalVar *g = device_ && st->deviceTwin ? st->deviceTwin : st->global;
+      Expr *a =
+          node(ir::ExprKind::GlobalAddr, Type::ptr(g->space == AddrSpace::Host ? AddrSpace::Host
+                                                   : device_                   ? g->space
+                                                                               : AddrSpace::Host));
+      a->global = g;
       lv.addr = a;
       lv.space = a->type.space;
       return lv;
@@ -567,7 +569,7 @@ Expr *Lowerer::rvalue(fe::Expr *e) {
     return lvalue(e).addr;
   case ExprKind::Ident: {
     if (e->isEnumConst)
-      return constInt(Type::i32(true), e->enumValue);
+      return constInt(e->type ? irType(e->type) : Type::i32(true), e->enumValue);
     if (e->builtin == -3) { // a symbol named by host code: its device address
       auto g = globals_.find(dynamic_cast<fe::VarDecl *>(e->decl));
       if (g == globals_.end() || !g->second.global) {

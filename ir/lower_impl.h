@@ -6,6 +6,7 @@
 
 #include "frontend/const_eval.h"
 #include "frontend/sema.h"
+#include "frontend/texture_refs.h"
 
 #include <cassert>
 #include <cstring>
@@ -36,12 +37,13 @@ struct LValue {
 
 /// Per-declaration storage.
 struct Storage {
-  Var *var = nullptr;          // a register variable
-  Var *byRef = nullptr;        // a variable holding the object's address (struct parameters)
-  LocalSlot *slot = nullptr;   // per-thread memory
-  GlobalVar *global = nullptr; // file-scope variable
-  int64_t sharedOffset = -1;   // __shared__ variable: byte offset
-  bool dynamicShared = false;  // extern __shared__
+  Var *var = nullptr;              // a register variable
+  Var *byRef = nullptr;            // a variable holding the object's address (struct parameters)
+  LocalSlot *slot = nullptr;       // per-thread memory
+  GlobalVar *global = nullptr;     // file-scope variable
+  GlobalVar *deviceTwin = nullptr; // a texture reference: the copy kernels read (global space)
+  int64_t sharedOffset = -1;       // __shared__ variable: byte offset
+  bool dynamicShared = false;      // extern __shared__
 };
 
 class Lowerer {
@@ -323,6 +325,12 @@ private:
   /// A pointer initialised with an address known only at run time: a string literal, `&v` or
   /// an array `v` of file scope. Records a GlobalReloc in initGlobal_; false if `e` is none.
   bool addressInit(fe::Expr *e, uint8_t *out);
+  /// A texture reference's device twin, and the host object's defaults (lower_texref.cpp).
+  GlobalVar *textureReferenceTwin(GlobalVar *host, const fe::Type *t);
+  /// The program's own definition of the library function a built-in call names, if any.
+  fe::FunctionDecl *ownLibraryFunction(fe::Expr *call);
+  std::map<std::string, fe::FunctionDecl *> ownLibrary_; // filled at the first built-in call
+  bool ownLibraryKnown_ = false;
   GlobalVar *initGlobal_ = nullptr; // the global whose initialiser constantInit is reading
   /// Host variables of file scope whose initialisers are not constants (`int a = f();`,
   /// `S s(args);`): C++'s dynamic initialisation, run in declaration order when main starts.

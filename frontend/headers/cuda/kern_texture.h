@@ -277,12 +277,10 @@ static inline __host__ cudaError_t cudaMemcpy3D(const cudaMemcpy3DParms *p) {
   return cudaSuccess;
 }
 
-static inline __host__ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *tex,
-                                                           const cudaResourceDesc *res,
-                                                           const cudaTextureDesc *td,
-                                                           const cudaResourceViewDesc *view) {
-  if (!tex || !res || !td)
-    return cudaErrorInvalidValue;
+// The descriptor of a texture over `res` read as `td` says (cudaCreateTextureObject's, and a
+// texture reference's when it is bound).
+static inline __host__ cudaError_t __kern_describe(__kern_texture *tp, const cudaResourceDesc *res,
+                                                   const cudaTextureDesc *td) {
   __kern_texture t;
   memset(&t, 0, sizeof t);
   cudaChannelFormatDesc desc;
@@ -331,8 +329,21 @@ static inline __host__ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *
   t.normalized = td->normalizedCoords != 0;
   for (int i = 0; i < 4; i++)
     t.border[i] = td->borderColor[i];
+  *tp = t;
+  return cudaSuccess;
+}
+static inline __host__ cudaError_t cudaCreateTextureObject(cudaTextureObject_t *tex,
+                                                           const cudaResourceDesc *res,
+                                                           const cudaTextureDesc *td,
+                                                           const cudaResourceViewDesc *view) {
+  if (!tex || !res || !td)
+    return cudaErrorInvalidValue;
+  __kern_texture t;
+  cudaError_t e = __kern_describe(&t, res, td);
+  if (e != cudaSuccess)
+    return e;
   void *d = 0;
-  cudaError_t e = cudaMalloc(&d, sizeof t);
+  e = cudaMalloc(&d, sizeof t);
   if (e != cudaSuccess)
     return e;
   cudaMemcpy(d, &t, sizeof t, cudaMemcpyHostToDevice);
@@ -397,6 +408,8 @@ static inline __device__ int __kern_texel_int(const __kern_texture *t, long x, l
 static inline __device__ long __kern_address(long i, long n, int mode) {
   if (i >= 0 && i < n)
     return i;
+  if (n <= 0)
+    return -1; // an unbound texture reference: no texels
   if (mode == cudaAddressModeWrap) {
     long r = i % n;
     return r < 0 ? r + n : r;
@@ -720,3 +733,5 @@ __device__ void surf3Dread(T *out, cudaSurfaceObject_t surf, int x, int y, int z
                            enum cudaSurfaceBoundaryMode mode = cudaBoundaryModeTrap) {
   *out = surf3Dread<T>(surf, x, y, z, mode);
 }
+
+#include "kern_texref.h"
