@@ -542,6 +542,19 @@ void Sema::builtinCall(Expr *e, int b) {
     if (c == 'Y') {
       auto *v = dynamic_cast<VarDecl *>(d);
       if (!v || !v->isGlobalScope || !(v->quals.device || v->quals.constant) || !v->type) {
+        // CUDA's symbol parameter takes any object (`const T &`): what is not a symbol (a
+        // string, as before CUDA 5; a host variable) fails when called, with
+        // cudaErrorInvalidSymbol. kern says so when compiling too.
+        Expr *orig = e->args[i - 1];
+        if (orig->kind == ExprKind::StringLit || (check(orig) && orig->isLValue)) {
+          diags_.warning(orig->loc,
+                         "the symbol argument of '" + n +
+                             "' is not a __device__ or __constant__ variable: the call will "
+                             "fail with cudaErrorInvalidSymbol");
+          Expr *addr = orig->kind == ExprKind::StringLit ? orig : addressOf(orig);
+          e->args[i - 1] = check(addr) ? convert(addr, sigType('Y'), "symbol") : orig;
+          continue;
+        }
         error(a->loc,
               "the symbol argument of '" + n + "' must be a __device__ or __constant__ variable");
         return;
