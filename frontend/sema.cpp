@@ -577,6 +577,10 @@ void Sema::functionBody(FunctionDecl *f) {
 }
 
 void Sema::localVar(VarDecl *v) {
+  if (v->quals.isExtern && !v->quals.shared) {
+    blockExtern(v); // sema_names.cpp
+    return;
+  }
   if (v->quals.global) {
     error(v->loc, "'__global__' applies only to functions");
     return;

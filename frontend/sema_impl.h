@@ -488,6 +488,9 @@ private:
 
   // ---- declarations ----
   void topLevel(Decl *d);
+  /// `extern int n;` in a block: the name means the variable of file scope (declared there
+  /// now if the file has not declared it yet).
+  void blockExtern(VarDecl *v);
 
   void declareTypedef(TypedefDecl *td);
 

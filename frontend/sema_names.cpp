@@ -393,4 +393,45 @@ void Sema::dereference(Expr *e) {
   e->isLValue = true;
 }
 
+void Sema::blockExtern(VarDecl *v) {
+  if (v->init) {
+    error(v->init->loc, "'extern' variable cannot have an initializer in a block");
+    return;
+  }
+  Decl *global = nullptr;
+  if (auto it = fileScope_.names.find(v->name); it != fileScope_.names.end())
+    global = it->second;
+  if (global && !dynamic_cast<VarDecl *>(global)) {
+    error(v->loc, "'" + v->name +
+                      "' is declared as a variable here and as another kind of name "
+                      "at file scope");
+    return;
+  }
+  if (!global) {
+    // Declared at file scope from here on, as C and C++ link a block's extern declaration.
+    auto *g = tu_.make<VarDecl>(*v);
+    g->ns.clear();
+    Scope *saved = scope_;
+    std::string savedNs = ns_;
+    scope_ = &fileScope_;
+    ns_.clear();
+    instances_.insert(g);
+    tu_.decls.push_back(g);
+    globalVar(g);
+    scope_ = saved;
+    ns_ = savedNs;
+    if (!g->type)
+      return;
+    global = g;
+  }
+  auto *gv = static_cast<VarDecl *>(global);
+  const Type *t = resolve(v->typeSyntax, defaultSpace());
+  if (t && gv->type && !sameIgnoringSpace(t, gv->type) && !(t->isArray() && gv->type->isArray())) {
+    error(v->loc, "'extern' declaration of '" + v->name + "' has type '" + t->str() +
+                      "', but the variable of file scope has type '" + gv->type->str() + "'");
+    return;
+  }
+  scope_->names[v->name] = gv;
+}
+
 } // namespace kern::frontend::sema_detail
