@@ -29,6 +29,13 @@ Value *WarpCodegen::emitOtherWarpIntrinsic(const ir::Expr &e) {
     faultWithKind(cur(), kinds, b_.getInt32(e.site), v);
     return nullptr;
   }
+  if (e.intrinsic == ir::IntrinsicId::VirtualFault && e.ops.size() == 1) {
+    // As FnPtrFault: under the `if` that no class of the object's matched.
+    Value *v = emitVec(*e.ops[0]);
+    faultWithKind(cur(), b_.CreateVectorSplat(KERN_WARP_SIZE, b_.getInt32(KERN_FAULT_BAD_VPTR)),
+                  b_.getInt32(e.site), v);
+    return nullptr;
+  }
   mc_.fail(std::string("internal error: ") + ir::intrinsicName(e.intrinsic) +
            " is not a warp intrinsic");
   return e.type.isVoid() ? nullptr : llvm::PoisonValue::get(vecTy(e.type));

@@ -34,6 +34,8 @@ bool Sema::literalChoice(const Expr *e) {
 
 void Sema::call(Expr *e) {
   Expr *callee = e->operands[0];
+  // `B::f()` calls B's own f, without dispatch; so does a base's destructor.
+  const bool qualified = e->noVirtual || callee->name.find("::") != std::string::npos;
   if (callee->kind == ExprKind::Member && !e->isLaunch)
     memberCall(e);                // `obj.f(...)` naming a member function becomes a call of `S::f`
   FunctionDecl *chosen = nullptr; // a template's instance that the call selected
@@ -146,6 +148,7 @@ void Sema::call(Expr *e) {
     self->name = "this";
     e->args.insert(e->args.begin(), self);
   }
+  virtualCall(e, f, qualified);
   callee->decl = f;
   callee->type = f->type;
   e->decl = f;

@@ -305,7 +305,11 @@ bool meets(const std::set<const StructInfo *> &a, const std::set<const StructInf
 void TypeContext::layoutStruct(const Type *t, uint64_t alignOverride, bool cxx) {
   StructInfo *r = t->record;
   uint64_t offset = 0, align = 1;
-  std::set<const StructInfo *> atZero; // empty classes placed at offset 0 so far
+  std::set<const StructInfo *> atZero;             // empty classes placed at offset 0 so far
+  if (!r->fields.empty() && r->fields[0].isVptr) { // a dynamic class's vtable pointer comes first
+    r->fields[0].offset = 0;
+    offset = align = r->fields[0].type->size();
+  }
   for (StructBase &b : r->bases) {
     const StructInfo *br = b.type->record;
     align = std::max(align, br->align);
@@ -330,7 +334,7 @@ void TypeContext::layoutStruct(const Type *t, uint64_t alignOverride, bool cxx) 
     offset += br->podForLayout ? br->size : br->dataSize;
   }
   for (auto &f : r->fields) {
-    if (f.isBase)
+    if (f.isBase || f.isVptr)
       continue;
     uint64_t a = f.type->align();
     offset = (offset + a - 1) / a * a;

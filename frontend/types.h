@@ -46,6 +46,9 @@ struct StructField {
   /// A C++ base class's subobject (a base that is not empty), named `<base B>`: copied,
   /// initialised and destroyed as a member is, never found by a member name.
   bool isBase = false;
+  /// The vtable pointer of a dynamic class (one with virtual functions), named `<vptr>`, at
+  /// offset 0 as the Itanium C++ ABI places it: the number of the class the object is.
+  bool isVptr = false;
 };
 
 /// A C++ base class of a struct, in the order of the base clause.
@@ -71,6 +74,8 @@ struct StructInfo {
   /// assignment, base classes or non-public fields, and POD members only): its tail padding is
   /// kept when it is a base. Set by sema.
   bool podForLayout = true;
+  /// Has virtual functions (its own or a base's): its objects hold a vtable pointer.
+  bool dynamic = false;
   /// No data: no fields, only empty bases (a C++ empty class, whose size is 1).
   bool isEmpty() const { return fields.empty(); }
   const StructField *field(const std::string &n) const {

@@ -373,6 +373,10 @@ void Lowerer::body(fe::FunctionDecl *f, Function *fn) {
     }
   }
   F->paramBytes = offset;
+  if (f->dispatches) {
+    virtualBody(f);
+    return;
+  }
   stmtList(f->body->body);
   uint64_t dyn = (F->staticSharedBytes + 15) / 16 * 16;
   for (Expr *e : dynamicSharedRefs_)

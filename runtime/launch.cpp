@@ -568,6 +568,11 @@ std::string Runtime::describeFault(const FaultRecord &f, const KernelInfo &k,
     what = "call through an invalid function pointer (value " + hexAddress(f.addr) +
            " is no __device__ function of the pointer's type)";
     break;
+  case KERN_FAULT_BAD_VPTR:
+    what = "virtual call on an object whose vtable pointer (value " + hexAddress(f.addr) +
+           ") is no device vtable of its class (an object not constructed on the device, "
+           "freed, or not an object)";
+    break;
   default:
     what = "fault of kind " + std::to_string(f.kind) + at;
     break;
