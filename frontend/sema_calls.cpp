@@ -63,7 +63,13 @@ void Sema::call(Expr *e) {
   if (d && builtinVectorMaker(d, e))
     d = nullptr; // `make_float3(x, y, z)` beside helper_math.h's `make_float3(float4)`
   if (!d && stdLibraryFunction(callee)) {
-    call(e); // `std::sqrt(x)`: the C library's function, as <cmath> declares it in std
+    // `std::sqrt(x)`: the C library's function, as <cmath> declares it in std; in a member
+    // function of a class with a member of that name (`int ferror() { return
+    // std::ferror(fp); }`), still the library's.
+    if (fn_ && fn_->owner && fn_->owner->type && method(fn_->owner->type, callee->name))
+      builtinCall(e, findBuiltin(callee->name));
+    else
+      call(e);
     return;
   }
   if (!d) {

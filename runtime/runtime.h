@@ -408,6 +408,7 @@ public:
 
   int32_t rand();
   void srand(uint32_t seed);
+  Rand48 &rand48() { return rand48_; }
 
   /// The host C library's state: errno, getopt, open files (host_state.h).
   HostLibraryState &hostLibrary() { return lib_; }
@@ -633,6 +634,7 @@ private:
   std::unique_ptr<HostThreads> hostThreads_; // created by the first pthread call of a run
   friend class HostThreads;
   GlibcRandom rand_; // rand() and srand(): the same sequences as a native build
+  Rand48 rand48_;    // lrand48(), drand48(), srand48()
   HostLibraryState lib_;
 };
 
