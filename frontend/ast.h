@@ -179,7 +179,8 @@ struct Expr {
   /// bytes (negative from a base to a derived class); a null pointer stays null.
   int64_t baseOffset = 0;
   int newInit = 0;        // New
-  bool noVirtual = false; // Call: of the named function itself (a base's destructor), no dispatch
+  Expr *placement = nullptr; // New: `new (p) T`, the memory the object is made in
+  bool noVirtual = false;    // Call: of the named function itself (a base's destructor), no dispatch
 
   // ---- filled by sema ----
   const Type *type = nullptr;

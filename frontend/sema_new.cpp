@@ -92,7 +92,7 @@ struct Maker {
 } // namespace
 
 void Sema::newExpression(Expr *e) {
-  if (side_ != Side::Host) {
+  if (side_ != Side::Host && !e->placement) {
     error(e->loc, std::string(e->kind == ExprKind::New ? "new" : "delete") +
                       " in device code is not supported (the device heap is not modelled)");
     return;
@@ -160,14 +160,15 @@ void Sema::newExpression(Expr *e) {
     checkExpr(e);
     return;
   }
-  const Type *t = resolve(e->typeSyntax, AddrSpace::Host);
+  const AddrSpace space = side_ == Side::Host ? AddrSpace::Host : AddrSpace::Generic;
+  const Type *t = resolve(e->typeSyntax, space);
   if (!t)
     return;
   if (t->isVoid() || t->isFunction() || t->isReference || (t->isStruct() && !t->record->complete)) {
     error(e->loc, "cannot allocate '" + t->str() + "' with new");
     return;
   }
-  const Type *ptr = types_.pointerTo(t, AddrSpace::Host);
+  const Type *ptr = types_.pointerTo(t, space);
   const Type *sizeT = types_.get(TypeKind::ULong);
   std::string id = std::to_string(++newCount_);
   std::string p = "__kern_new" + id, count = "__kern_new_count" + id;
@@ -178,9 +179,13 @@ void Sema::newExpression(Expr *e) {
     body.push_back(m.var(count, sizeT, m.castTo(sizeT, e->operands[0])));
     bytes = m.binary(BinaryOp::Mul, m.ident(count), m.integer(t->size()));
   }
-  body.push_back(
-      m.var(p, ptr, m.castTo(ptr, m.call("__kern_new", {bytes, m.integer(e->isArrayForm)}))));
-  if (ctor && !emptyDefaultConstructor(t)) // objects are constructed by assigning to zeroed memory
+  if (e->placement) // `new (q) T(args)`: the object is made in the memory at q
+    body.push_back(m.var(p, ptr, m.castTo(ptr, e->placement)));
+  else
+    body.push_back(
+        m.var(p, ptr, m.castTo(ptr, m.call("__kern_new", {bytes, m.integer(e->isArrayForm)}))));
+  // Objects are constructed by assigning to zeroed memory (placement new keeps what is there).
+  if (ctor && !emptyDefaultConstructor(t) && !e->placement)
     body.push_back(m.expr(m.call("memset", {m.ident(p), m.integer(0), bytes})));
   auto assignTo = [&](Expr *target, Expr *value) {
     body.push_back(m.expr(m.binary(BinaryOp::Assign, target, value)));

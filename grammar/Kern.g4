@@ -743,9 +743,12 @@ unaryExpression
 
 // `new T`, `new T(args)`, `new T{...}`, `new T[n]`, `new T[n]()`: host code's free store.
 newExpression
-  : '::'? New declarationSpecifiers pointerOp* ('[' expression ']')?
+  : '::'? New newPlacement? declarationSpecifiers pointerOp* ('[' expression ']')?
     ('(' argumentExpressionList? ')' | '{' initializerList? ','? '}')?
   ;
+
+// `new (p) T(args)`: placement new, which constructs a T in the memory at p.
+newPlacement : '(' assignmentExpression ')' ;
 
 unaryOperator : '&' | '*' | '+' | '-' | '~' | '!' ;
 
