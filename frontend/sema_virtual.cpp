@@ -13,9 +13,15 @@ namespace kern::frontend::sema_detail {
 
 namespace {
 
+/// `ns::Box<a::B>::get` -> `get`: the name after the last `::` outside template arguments.
 std::string lastName(const std::string &n) {
-  size_t lt = n.find('<');
-  size_t cut = n.rfind("::", lt == std::string::npos ? std::string::npos : lt);
+  size_t cut = std::string::npos;
+  int depth = 0;
+  for (size_t i = 0; i + 1 < n.size(); ++i) {
+    depth += n[i] == '<' ? 1 : n[i] == '>' ? -1 : 0;
+    if (depth == 0 && n[i] == ':' && n[i + 1] == ':')
+      cut = i++;
+  }
   return cut == std::string::npos ? n : n.substr(cut + 2);
 }
 
