@@ -41,6 +41,7 @@ enum KernFaultKind : uint32_t {
                                 // that the code may call (addr: the pointer's value)
   KERN_FAULT_BAD_VPTR = 20,     // a virtual call on an object whose vtable pointer is no
                                 // vtable of this side's classes (addr: the vtable pointer)
+  KERN_FAULT_BAD_FREE = 21,     // device free/delete of what the device heap did not give
 };
 
 /// The stack of a program thread (runtime/host_threads.cpp) and of the main thread (Linux's

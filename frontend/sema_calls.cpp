@@ -85,6 +85,11 @@ void Sema::call(Expr *e) {
       error(e->loc, "assert must be used as the assert(condition) macro");
       return;
     }
+    if (side_ == Side::Device && (n == "malloc" || n == "free")) {
+      callee->name = "__kern_device_" + n; // the device heap (runtime/device_heap.h)
+      call(e);
+      return;
+    }
     int b = findBuiltin(n);
     if (b < 0 && options_.cLanguage && !unavailableFunction(n) &&
         n.find("::") == std::string::npos) {

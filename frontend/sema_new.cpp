@@ -92,9 +92,12 @@ struct Maker {
 } // namespace
 
 void Sema::newExpression(Expr *e) {
-  if (side_ != Side::Host && !e->placement) {
+  // In device code the blocks come from the device heap (runtime/device_heap.h); a __host__
+  // __device__ function's would need one form per side.
+  const bool device = side_ == Side::Device;
+  if (side_ == Side::Both && !e->placement) {
     error(e->loc, std::string(e->kind == ExprKind::New ? "new" : "delete") +
-                      " in device code is not supported (the device heap is not modelled)");
+                      " in a __host__ __device__ function is not supported");
     return;
   }
   Maker m{tu_, e->loc};
@@ -108,13 +111,18 @@ void Sema::newExpression(Expr *e) {
     }
     const Type *pointee = p->type->elem;
     if (!needsDestruction(pointee)) {
-      Expr *c = m.call("__kern_delete", {p, m.integer(e->isArrayForm)});
+      Expr *c = device ? m.call("__kern_device_free", {p})
+                       : m.call("__kern_delete", {p, m.integer(e->isArrayForm)});
       *e = *c;
       check(e);
       return;
     }
     if (!pointee->isStruct()) {
       error(e->loc, "delete of an array of arrays with destructors is not supported yet");
+      return;
+    }
+    if (device && e->isArrayForm) {
+      error(e->loc, "delete[] of objects with destructors in device code is not supported yet");
       return;
     }
     // `({ T *q = p; if (q) { q->~T(); ...members... } __kern_delete(q, 0); })`; delete[]
@@ -153,7 +161,9 @@ void Sema::newExpression(Expr *e) {
     Stmt *block = tu_.make<Stmt>(StmtKind::Compound);
     block->loc = e->loc;
     block->body = {m.var(q, p->type, p), test,
-                   m.expr(m.call("__kern_delete", {m.ident(q), m.integer(e->isArrayForm)}))};
+                   m.expr(device
+                              ? m.call("__kern_device_free", {m.ident(q)})
+                              : m.call("__kern_delete", {m.ident(q), m.integer(e->isArrayForm)}))};
     e->kind = ExprKind::StmtExpr;
     e->body = block;
     e->operands.clear();
@@ -181,9 +191,12 @@ void Sema::newExpression(Expr *e) {
   }
   if (e->placement) // `new (q) T(args)`: the object is made in the memory at q
     body.push_back(m.var(p, ptr, m.castTo(ptr, e->placement)));
+  else if (device) // null when the heap has no room: nothing is constructed
+    body.push_back(m.var(p, ptr, m.castTo(ptr, m.call("__kern_device_malloc", {bytes}))));
   else
     body.push_back(
         m.var(p, ptr, m.castTo(ptr, m.call("__kern_new", {bytes, m.integer(e->isArrayForm)}))));
+  const size_t allocated = body.size(); // what follows constructs the objects
   // Objects are constructed by assigning to zeroed memory (placement new keeps what is there).
   if (ctor && !emptyDefaultConstructor(t) && !e->placement)
     body.push_back(m.expr(m.call("memset", {m.ident(p), m.integer(0), bytes})));
@@ -253,6 +266,17 @@ void Sema::newExpression(Expr *e) {
         }
         assignTo(m.index(m.ident(p), m.integer(k)), v);
       }
+  }
+  if (device && !e->placement && body.size() > allocated) { // `if (p) {...}`
+    Stmt *then = tu_.make<Stmt>(StmtKind::Compound);
+    then->loc = e->loc;
+    then->body.assign(body.begin() + static_cast<long>(allocated), body.end());
+    body.resize(allocated);
+    Stmt *test = tu_.make<Stmt>(StmtKind::If);
+    test->loc = e->loc;
+    test->cond = m.ident(p);
+    test->then = then;
+    body.push_back(test);
   }
   body.push_back(m.expr(m.ident(p)));
   Stmt *block = tu_.make<Stmt>(StmtKind::Compound);

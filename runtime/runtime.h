@@ -6,6 +6,7 @@
 #include "runtime/checked.h"
 #include "runtime/counter_hooks.h"
 #include "runtime/device.h"
+#include "runtime/device_heap.h"
 #include "runtime/host_state.h"
 #include "runtime/host_threads.h"
 #include "runtime/memory.h"
@@ -635,6 +636,7 @@ private:
   friend class HostThreads;
   GlibcRandom rand_; // rand() and srand(): the same sequences as a native build
   Rand48 rand48_;    // lrand48(), drand48(), srand48()
+  DeviceHeap heap_;  // malloc and new in device code
   HostLibraryState lib_;
 };
 
