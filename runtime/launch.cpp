@@ -582,8 +582,8 @@ std::string Runtime::describeFault(const FaultRecord &f, const KernelInfo &k,
            " in device code, which is not a live block of the device heap (malloc or new in "
            "device code)";
     break;
-  case KERN_FAULT_BAD_VPTR:
-    what = "virtual call on an object whose vtable pointer (value " + hexAddress(f.addr) +
+  case KERN_FAULT_BAD_VPTR: // the site says which function: "virtual call of S::f"
+    what = siteWhat(f.site) + " on an object whose vtable pointer (value " + hexAddress(f.addr) +
            ") is no device vtable of its class (an object not constructed on the device, "
            "freed, or not an object)";
     break;
