@@ -39,6 +39,9 @@ enum KernFaultKind : uint32_t {
   KERN_FAULT_VLA_SIZE = 18,     // ... a variable-length array larger than a thread's stack
   KERN_FAULT_DEVICE_FNPTR = 19, // a call through a pointer that holds no function of its type
                                 // that the code may call (addr: the pointer's value)
+  KERN_FAULT_BAD_VPTR = 20,     // a virtual call on an object whose vtable pointer is no
+                                // vtable of this side's classes (addr: the vtable pointer)
+  KERN_FAULT_BAD_FREE = 21,     // device free/delete of what the device heap did not give
 };
 
 /// The stack of a program thread (runtime/host_threads.cpp) and of the main thread (Linux's

@@ -658,6 +658,10 @@ Value *HostCodegen::emitExpr(const ir::Expr &e) {
         hostFault(b_.getTrue(), KERN_FAULT_DEVICE_FNPTR, e.site, v);
         return nullptr;
       }
+      if (e.intrinsic == ir::IntrinsicId::VirtualFault) { // a virtual call on a bad object
+        hostFault(b_.getTrue(), KERN_FAULT_BAD_VPTR, e.site, emitExpr(*e.ops[0]));
+        return nullptr;
+      }
       if (e.intrinsic == ir::IntrinsicId::AssertFail) {
         // assert() in host code: report and end the program (kern_rt_host_assert unwinds).
         Value *msg = b_.CreateIntToPtr(emitExpr(*e.ops[0]), b_.getPtrTy());

@@ -110,6 +110,8 @@ using CountingKernels = std::function<bool(std::vector<WarpFunction> &out, std::
 /// A compiled program, as the runtime receives it.
 struct ProgramImage {
   std::vector<KernelImage> kernels;
+  /// Device code calls malloc or new: the runtime reserves the device heap at the first launch.
+  bool usesDeviceHeap = false;
   /// By site id; entry 0 is "no site".
   std::vector<SiteImage> sites;
   /// File names by SiteImage::file, as the user gave them; files[0] is the main file.

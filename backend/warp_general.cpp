@@ -29,6 +29,40 @@ Value *WarpCodegen::emitOtherWarpIntrinsic(const ir::Expr &e) {
     faultWithKind(cur(), kinds, b_.getInt32(e.site), v);
     return nullptr;
   }
+  if (e.intrinsic == ir::IntrinsicId::DeviceMalloc || e.intrinsic == ir::IntrinsicId::DeviceFree) {
+    // One runtime call per active lane, in lane order (the heap's blocks follow that order).
+    const bool isMalloc = e.intrinsic == ir::IntrinsicId::DeviceMalloc;
+    Value *v = emitVec(*e.ops[0]);
+    auto *arrTy = llvm::ArrayType::get(b_.getInt64Ty(), KERN_WARP_SIZE);
+    llvm::AllocaInst *out = nullptr;
+    if (isMalloc) {
+      out = entryAlloca(b_, arrTy, "malloc.result", 8);
+      b_.CreateStore(llvm::Constant::getNullValue(arrTy), out);
+    }
+    mask_->forEachLane(cur(), isMalloc ? "malloc" : "free", [&](Value *lane) {
+      Value *x = b_.CreateExtractElement(v, lane);
+      if (isMalloc) {
+        Value *p = b_.CreateCall(runtime(RuntimeFunction::kern_rt_device_malloc), {ctx_, x});
+        b_.CreateStore(p, b_.CreateInBoundsGEP(arrTy, out, {b_.getInt64(0), lane}));
+      } else {
+        b_.CreateCall(runtime(RuntimeFunction::kern_rt_device_free),
+                      {ctx_, b_.getInt32(e.site), lane, x});
+      }
+    });
+    if (!isMalloc) {
+      returnIfFaulted();
+      return nullptr;
+    }
+    return b_.CreateAlignedLoad(llvm::FixedVectorType::get(b_.getInt64Ty(), KERN_WARP_SIZE), out,
+                                llvm::Align(8), "malloc.ptrs");
+  }
+  if (e.intrinsic == ir::IntrinsicId::VirtualFault && e.ops.size() == 1) {
+    // As FnPtrFault: under the `if` that no class of the object's matched.
+    Value *v = emitVec(*e.ops[0]);
+    faultWithKind(cur(), b_.CreateVectorSplat(KERN_WARP_SIZE, b_.getInt32(KERN_FAULT_BAD_VPTR)),
+                  b_.getInt32(e.site), v);
+    return nullptr;
+  }
   mc_.fail(std::string("internal error: ") + ir::intrinsicName(e.intrinsic) +
            " is not a warp intrinsic");
   return e.type.isVoid() ? nullptr : llvm::PoisonValue::get(vecTy(e.type));

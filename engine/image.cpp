@@ -73,6 +73,7 @@ const backend::ProgramImage &Program::Impl::image() {
     return *imageCache;
   backend::ProgramImage &img = imageCache.emplace();
   img.name = module->sourceName;
+  img.usesDeviceHeap = module->usesDeviceHeap;
   for (uint32_t f = 0; f < sources.fileCount(); ++f)
     img.files.push_back(sources.fileName(f));
 

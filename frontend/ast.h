@@ -180,6 +180,8 @@ struct Expr {
   int64_t baseOffset = 0;
   int newInit = 0;        // New
   bool isAlignof = false; // SizeofType, SizeofExpr: `alignof`/`__alignof__`, the alignment
+  Expr *placement = nullptr; // New: `new (p) T`, the memory the object is made in
+  bool noVirtual = false; // Call: of the named function itself (a base's destructor), no dispatch
 
   // ---- filled by sema ----
   const Type *type = nullptr;
@@ -321,6 +323,16 @@ struct FunctionDecl : Decl {
   bool isConstructor = false;
   bool isDestructor = false; // `~S()`, named `S::~S`
   bool isConversion = false; // `operator float *()`: converts its object to its result type
+  bool isVirtual = false;    // declared `virtual` (or overriding a base's virtual function)
+  bool isPure = false;       // `virtual void f() = 0;`
+  /// The dispatcher of a virtual member function (sema_virtual.cpp): a function of the
+  /// method's type whose body the lowering makes, one call per class the object may have,
+  /// chosen by the object's vtable pointer. Each target is (the class's vtable number, its
+  /// final overrider of the method).
+  FunctionDecl *dispatches = nullptr;
+  /// A destructor's dispatcher calls a chain: the class's destructor, then its bases' (the
+  /// first base, and its first base...).
+  std::vector<std::pair<uint64_t, std::vector<FunctionDecl *>>> virtualTargets;
   /// `template void f<float>(float *);`: instantiates template f with these arguments.
   bool isExplicitInstantiation = false;
   bool isExplicitSpecialization = false; // `template <> float f<-1>(float x) {...}`

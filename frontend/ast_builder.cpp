@@ -112,6 +112,8 @@ FunctionDecl *Builder::constructor(const std::vector<P::ConstructorSpecifierCont
       f->quals.isInline = true;
     else if (sp->Identifier() && sp->Identifier()->getText() == "explicit")
       f->isExplicit = true;
+    else if (sp->Identifier() && sp->Identifier()->getText() == "virtual")
+      f->isVirtual = true;
   }
   f->returnType = tu_.make<TypeSyntax>();
   f->returnType->loc = at;

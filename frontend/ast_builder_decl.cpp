@@ -154,6 +154,8 @@ Specs Builder::readSpecs(P::DeclarationSpecifiersContext *ctx) {
         s.quals.alignAs = a;
     } else if (auto *tq = ds->typeQualifier()) {
       typeQualifier(tq, s);
+    } else if (ds->Identifier()) { // `virtual`
+      s.isVirtual = true;
     } else if (auto *ts = ds->typeSpecifier()) {
       // The type's location is its first type specifier, not a qualifier before it
       // (`__global__ int k()` points at `int`, as clang does).
@@ -359,7 +361,11 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
   // every one declared (a body may call a member defined after it), then the bodies.
   for (FunctionDecl *m : sd->methods) {
     if (!m->templateParams.empty())
-      continue; // a member template is declared by its definition
+      continue;     // a member template is declared by its definition
+    if (!m->body) { // declared only: the declaration itself (virtual calls look at it)
+      s.definitions.push_back(m);
+      continue;
+    }
     auto *proto = tu_.make<FunctionDecl>(*m);
     proto->body = nullptr;
     proto->params.clear();
@@ -392,6 +398,8 @@ void Builder::memberFunction(P::StructDeclarationContext *ctx, StructDecl *sd, c
   f->ns = sd->name;
   f->owner = sd;
   f->isConstMethod = d.isConstMethod;
+  f->isVirtual = fs.isVirtual;
+  f->isPure = d.isPure;
   f->isStaticMember = fs.quals.isStatic;
   f->quals.isStatic = false;
   f->quals.isInline |= body != nullptr; // defined in its class: inline, as C++ makes it
@@ -407,6 +415,7 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
   if (auto *cd = ctx->constructorDeclaration()) {
     SourceLoc at = loc(cd->Identifier());
     bool noParameters = !cd->parameterTypeList() || cd->parameterTypeList()->getText() == "void";
+    bool defaulted = cd->Default() != nullptr; // `~S() = default;`, `S() = default;`
     if (cd->Tilde() && (!noParameters || cd->constructorInitializer())) {
       error(at, "a destructor takes no parameters");
       return;
@@ -417,6 +426,8 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
           constructor(cd->constructorSpecifier(), nullptr, nullptr, cd->compoundStatement(), at);
       f->isConstructor = false;
       f->isDestructor = true;
+      if (defaulted)
+        f->body = makeStmt(StmtKind::Compound, at);
       f->name = sd->name + "::~" + cd->Identifier()->getText();
       f->ns = sd->name;
       f->owner = sd;
@@ -430,6 +441,8 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
     }
     FunctionDecl *f = constructor(cd->constructorSpecifier(), cd->parameterTypeList(),
                                   cd->constructorInitializer(), cd->compoundStatement(), at);
+    if (defaulted && !f->body)
+      f->body = makeStmt(StmtKind::Compound, at);
     std::string shortName = cd->Identifier()->getText();
     f->name = sd->name + "::" + shortName;
     f->ns = sd->name;
@@ -501,6 +514,7 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
       continue;
     DeclInfo d = declarator(sdc->declarator(), false);
     if (d.isFunction) {
+      d.isPure = sdc->initializer() != nullptr; // `virtual void f() = 0;`
       memberFunction(ctx, sd, fs, d, nullptr);
       anyFunction = true;
     }

@@ -132,6 +132,8 @@ Expr *Builder::unary(P::UnaryExpressionContext *ctx) {
   }
   if (auto *nx = ctx->newExpression()) {
     Expr *e = makeExpr(ExprKind::New, loc(nx->New()));
+    if (auto *pl = nx->newPlacement())
+      e->placement = assignment(pl->assignmentExpression());
     Specs s = specs(nx->declarationSpecifiers());
     e->typeSyntax = tu_.make<TypeSyntax>(s.base);
     for (auto *op : nx->pointerOp()) {

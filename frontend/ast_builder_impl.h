@@ -25,6 +25,7 @@ struct Specs {
   TypeSyntax base;
   Qualifiers quals;
   bool isTypedef = false;
+  bool isVirtual = false;          // `virtual` (a member function)
   SourceLoc autoLoc;               // `auto`, reported once the initialiser has had its say
   std::vector<Decl *> definitions; // struct/enum definitions written inside the specifiers
 };
@@ -38,6 +39,7 @@ struct DeclInfo {
   bool isFunction = false;
   bool isOperator = false;
   bool isConstMethod = false;            // `f() const`
+  bool isPure = false;                   // `f() = 0` (a pure virtual member function)
   TypeSyntax *conversionType = nullptr;  // `operator T *()`
   std::vector<TemplateArg> templateArgs; // `f<float>` in an explicit instantiation
   P::ParameterTypeListContext *params = nullptr;

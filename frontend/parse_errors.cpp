@@ -443,9 +443,8 @@ bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const Preprocesse
     std::string msg;
     if (auto it = names.find(text); it != names.end())
       msg = it->second;
-    else if (text == "virtual")
-      msg = virtualBase(all, i) ? "virtual base classes are not supported"
-                                : "virtual functions are not supported";
+    else if (text == "virtual" && virtualBase(all, i))
+      msg = "virtual base classes are not supported";
     else if (text == "std" && i + 2 < all.size() && all[i + 1]->getType() == P::ColonColon &&
              all[i + 2]->getType() == P::Identifier && !inStdLibrary(all[i + 2]->getText()) &&
              (i == 0 || all[i - 1]->getType() != P::Namespace))

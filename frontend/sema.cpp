@@ -6,9 +6,7 @@
 
 namespace kern::frontend {
 
-// ---------------------------------------------------------------------------------------------
-// Built-ins table
-// ---------------------------------------------------------------------------------------------
+// ---- Built-ins table ----
 
 static const BuiltinInfo kBuiltins[] = {
 #define KERN_BUILTIN(name, sig, side) {name, sig, #side[0]},
@@ -536,8 +534,6 @@ void Sema::function(FunctionDecl *f) {
 }
 
 void Sema::functionBody(FunctionDecl *f) {
-  if (f->isConstructor)
-    memberInitializers(f);
   fn_ = f;
   side_ = f->quals.global || (f->quals.device && !f->quals.host) ? Side::Device
           : f->quals.device                                      ? Side::Both
@@ -555,6 +551,8 @@ void Sema::functionBody(FunctionDecl *f) {
     if (!f->quals.global && p->type && p->type->isStruct() && needsDestruction(p->type))
       scope_->destructible.push_back(p);
   }
+  if (f->isConstructor) // with the parameters in scope: `D(int a) : B(a) {}`
+    memberInitializers(f);
   // The body's braces share the parameters' scope in C.
   Scope *outerFunctionScope = functionScope_;
   std::vector<Scope *> outerBreaks, outerContinues;

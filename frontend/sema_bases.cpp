@@ -65,12 +65,13 @@ void Sema::structBases(StructDecl *sd, const Type *t) {
     }
     t->record->bases.push_back(sb);
   }
+  vtablePointer(sd, t); // before the fields: the vtable pointer comes first
 }
 
 bool Sema::podForLayout(StructDecl *sd, const Type *t) {
   if (options_.cLanguage)
     return true;
-  if (!t->record->bases.empty() || sd->hasNonPublicFields)
+  if (!t->record->bases.empty() || sd->hasNonPublicFields || t->record->dynamic)
     return false;
   for (FunctionDecl *m : sd->methods)
     if (m->isConstructor || m->isDestructor ||
@@ -89,7 +90,9 @@ bool Sema::podForLayout(StructDecl *sd, const Type *t) {
 void Sema::implicitDefaultConstructor(StructDecl *sd) {
   // A struct that declares no constructor but has a base whose constructor does work gets
   // C++'s implicit default constructor, which constructs the bases (memberInitializers).
-  if (fn_ || options_.cLanguage || sd->name.empty() || !sd->type || sd->type->record->bases.empty())
+  // A dynamic class gets one too: it stores its vtable pointer.
+  if (fn_ || options_.cLanguage || sd->name.empty() || !sd->type ||
+      (sd->type->record->bases.empty() && !sd->type->record->dynamic))
     return;
   for (FunctionDecl *m : sd->methods)
     if (m->isConstructor)
@@ -101,7 +104,7 @@ void Sema::implicitDefaultConstructor(StructDecl *sd) {
       host &= c->isHostCallable();
       device &= c->isDeviceCallable();
     }
-  if (!any)
+  if (!any && !sd->type->record->dynamic)
     return;
   auto *f = tu_.make<FunctionDecl>();
   f->name = sd->name + "::" + shortClassName(sd->name);

@@ -35,6 +35,8 @@ bool Sema::literalChoice(const Expr *e) {
 
 void Sema::call(Expr *e) {
   Expr *callee = e->operands[0];
+  // `B::f()` calls B's own f, without dispatch; so does a base's destructor.
+  const bool qualified = e->noVirtual || callee->name.find("::") != std::string::npos;
   if (callee->kind == ExprKind::Member && !e->isLaunch)
     memberCall(e);                // `obj.f(...)` naming a member function becomes a call of `S::f`
   FunctionDecl *chosen = nullptr; // a template's instance that the call selected
@@ -67,7 +69,13 @@ void Sema::call(Expr *e) {
   if (d && builtinVectorMaker(d, e))
     d = nullptr; // `make_float3(x, y, z)` beside helper_math.h's `make_float3(float4)`
   if (!d && stdLibraryFunction(callee)) {
-    call(e); // `std::sqrt(x)`: the C library's function, as <cmath> declares it in std
+    // `std::sqrt(x)`: the C library's function, as <cmath> declares it in std; in a member
+    // function of a class with a member of that name (`int ferror() { return
+    // std::ferror(fp); }`), still the library's.
+    if (fn_ && fn_->owner && fn_->owner->type && method(fn_->owner->type, callee->name))
+      builtinCall(e, findBuiltin(callee->name));
+    else
+      call(e);
     return;
   }
   if (!d) {
@@ -81,6 +89,11 @@ void Sema::call(Expr *e) {
     }
     if (n == "assert") {
       error(e->loc, "assert must be used as the assert(condition) macro");
+      return;
+    }
+    if (side_ == Side::Device && (n == "malloc" || n == "free")) {
+      callee->name = "__kern_device_" + n; // the device heap (runtime/device_heap.h)
+      call(e);
       return;
     }
     int b = findBuiltin(n);
@@ -156,6 +169,7 @@ void Sema::call(Expr *e) {
     self->name = "this";
     e->args.insert(e->args.begin(), self);
   }
+  virtualCall(e, f, qualified);
   callee->decl = f;
   callee->type = f->type;
   e->decl = f;

@@ -105,6 +105,7 @@ void Sema::destroy(Expr *obj, const Type *t, std::vector<Stmt *> &out, SourceLoc
     m->operands = {obj};
     Expr *c = make(ExprKind::Call, at);
     c->operands = {m};
+    c->noVirtual = true; // an object whose class is known, or a member or base of one
     statement(c);
   }
   const auto &fields = t->record->fields;
@@ -207,18 +208,25 @@ bool Sema::destroyBeforeJump(Stmt *s) {
   return true;
 }
 
-bool Sema::destructorCalls(Expr *obj, const Type *t, std::vector<Expr *> &out, SourceLoc at) {
+bool Sema::destructorCalls(Expr *obj, const Type *t, std::vector<Expr *> &out, SourceLoc at,
+                           bool base) {
+  // A virtual destructor called through a pointer or reference destroys the dynamic type's
+  // object, its bases included (sema_virtual.cpp); a base's destructor never dispatches.
+  bool dispatched = false;
   if (FunctionDecl *d = destructorOf(t)) {
     Expr *m = make(ExprKind::Member, at);
     m->name = d->name.substr(d->name.rfind("::") + 2);
     m->operands = {obj};
     Expr *c = make(ExprKind::Call, at);
     c->operands = {m};
+    dispatched = !base && isVirtualMethod(d) &&
+                 !(obj->kind == ExprKind::Ident && dynamic_cast<VarDecl *>(lookup(obj->name)));
+    c->noVirtual = !dispatched; // a named object is of its declared class
     out.push_back(c);
   }
   const auto &fields = t->record->fields;
   for (size_t k = fields.size(); k-- > 0;) {
-    if (!needsDestruction(fields[k].type))
+    if (!needsDestruction(fields[k].type) || (dispatched && fields[k].isBase))
       continue;
     if (!fields[k].type->isStruct()) {
       error(at, "deleting an object whose member '" + fields[k].name +
@@ -228,7 +236,7 @@ bool Sema::destructorCalls(Expr *obj, const Type *t, std::vector<Expr *> &out, S
     Expr *m = make(ExprKind::Member, at);
     m->name = fields[k].name;
     m->operands = {obj};
-    if (!destructorCalls(m, fields[k].type, out, at))
+    if (!destructorCalls(m, fields[k].type, out, at, fields[k].isBase))
       return false;
   }
   return true;

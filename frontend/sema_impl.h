@@ -122,6 +122,7 @@ public:
     for (size_t i = 0; i < tu_.decls.size(); ++i)
       if (!instances_.count(tu_.decls[i]))
         topLevel(tu_.decls[i]);
+    finishVirtualDispatch();
     return !diags_.hasErrors();
   }
 
@@ -405,6 +406,22 @@ private:
   bool podForLayout(StructDecl *sd, const Type *t);
   /// A struct without constructors whose base has one gets C++'s implicit default constructor.
   void implicitDefaultConstructor(StructDecl *sd);
+
+  // ---- virtual functions (sema_virtual.cpp) ----
+  /// A class with virtual functions gets its vtable pointer (or shares its first base's).
+  void vtablePointer(StructDecl *sd, const Type *t);
+  static uint64_t vtableNumber(const std::string &className);
+  /// `this-><vptr> = <st's vtable>;`, which a constructor runs after its bases' constructors.
+  Stmt *vptrStore(const Type *st, SourceLoc at);
+  /// Same name, parameters and constness (both destructors): one overrides the other.
+  static bool sameSignature(const FunctionDecl *a, const FunctionDecl *b);
+  bool isVirtualMethod(const FunctionDecl *f);
+  FunctionDecl *dispatcherOf(FunctionDecl *f);
+  FunctionDecl *finalOverrider(const Type *ct, FunctionDecl *m);
+  void finishVirtualDispatch();
+  /// A call `e` of member function `f`: `f` becomes its dispatcher where C++ dispatches.
+  void virtualCall(Expr *e, FunctionDecl *&f, bool qualified);
+  std::map<std::pair<const StructInfo *, std::string>, std::vector<FunctionDecl *>> dispatchers_;
   /// `base` is a base class of `derived` (at any depth): the offset of its subobject (the
   /// first one), and how many subobjects of that type there are in `*paths`.
   bool baseOffset(const Type *derived, const Type *base, int64_t &offset, int *paths = nullptr);
@@ -762,7 +779,8 @@ private:
   /// `break`, `continue` or `return` leaving scopes with objects: they are destroyed first.
   bool destroyBeforeJump(Stmt *s);
   /// The (unchecked) calls that end the life of `obj`, a struct of type t: for `delete`.
-  bool destructorCalls(Expr *obj, const Type *t, std::vector<Expr *> &out, SourceLoc at);
+  bool destructorCalls(Expr *obj, const Type *t, std::vector<Expr *> &out, SourceLoc at,
+                       bool base = false);
   /// `S a[n];` of a struct whose default constructor does work: the loop that runs it for each
   /// element (checked), or null.
   Stmt *constructElements(VarDecl *v);

@@ -92,9 +92,12 @@ struct Maker {
 } // namespace
 
 void Sema::newExpression(Expr *e) {
-  if (side_ != Side::Host) {
+  // In device code the blocks come from the device heap (runtime/device_heap.h); a __host__
+  // __device__ function's would need one form per side.
+  const bool device = side_ == Side::Device;
+  if (side_ == Side::Both && !e->placement) {
     error(e->loc, std::string(e->kind == ExprKind::New ? "new" : "delete") +
-                      " in device code is not supported (the device heap is not modelled)");
+                      " in a __host__ __device__ function is not supported");
     return;
   }
   Maker m{tu_, e->loc};
@@ -108,13 +111,18 @@ void Sema::newExpression(Expr *e) {
     }
     const Type *pointee = p->type->elem;
     if (!needsDestruction(pointee)) {
-      Expr *c = m.call("__kern_delete", {p, m.integer(e->isArrayForm)});
+      Expr *c = device ? m.call("__kern_device_free", {p})
+                       : m.call("__kern_delete", {p, m.integer(e->isArrayForm)});
       *e = *c;
       check(e);
       return;
     }
     if (!pointee->isStruct()) {
       error(e->loc, "delete of an array of arrays with destructors is not supported yet");
+      return;
+    }
+    if (device && e->isArrayForm) {
+      error(e->loc, "delete[] of objects with destructors in device code is not supported yet");
       return;
     }
     // `({ T *q = p; if (q) { q->~T(); ...members... } __kern_delete(q, 0); })`; delete[]
@@ -153,21 +161,24 @@ void Sema::newExpression(Expr *e) {
     Stmt *block = tu_.make<Stmt>(StmtKind::Compound);
     block->loc = e->loc;
     block->body = {m.var(q, p->type, p), test,
-                   m.expr(m.call("__kern_delete", {m.ident(q), m.integer(e->isArrayForm)}))};
+                   m.expr(device
+                              ? m.call("__kern_device_free", {m.ident(q)})
+                              : m.call("__kern_delete", {m.ident(q), m.integer(e->isArrayForm)}))};
     e->kind = ExprKind::StmtExpr;
     e->body = block;
     e->operands.clear();
     checkExpr(e);
     return;
   }
-  const Type *t = resolve(e->typeSyntax, AddrSpace::Host);
+  const AddrSpace space = side_ == Side::Host ? AddrSpace::Host : AddrSpace::Generic;
+  const Type *t = resolve(e->typeSyntax, space);
   if (!t)
     return;
   if (t->isVoid() || t->isFunction() || t->isReference || (t->isStruct() && !t->record->complete)) {
     error(e->loc, "cannot allocate '" + t->str() + "' with new");
     return;
   }
-  const Type *ptr = types_.pointerTo(t, AddrSpace::Host);
+  const Type *ptr = types_.pointerTo(t, space);
   const Type *sizeT = types_.get(TypeKind::ULong);
   std::string id = std::to_string(++newCount_);
   std::string p = "__kern_new" + id, count = "__kern_new_count" + id;
@@ -178,9 +189,16 @@ void Sema::newExpression(Expr *e) {
     body.push_back(m.var(count, sizeT, m.castTo(sizeT, e->operands[0])));
     bytes = m.binary(BinaryOp::Mul, m.ident(count), m.integer(t->size()));
   }
-  body.push_back(
-      m.var(p, ptr, m.castTo(ptr, m.call("__kern_new", {bytes, m.integer(e->isArrayForm)}))));
-  if (ctor && !emptyDefaultConstructor(t)) // objects are constructed by assigning to zeroed memory
+  if (e->placement) // `new (q) T(args)`: the object is made in the memory at q
+    body.push_back(m.var(p, ptr, m.castTo(ptr, e->placement)));
+  else if (device) // null when the heap has no room: nothing is constructed
+    body.push_back(m.var(p, ptr, m.castTo(ptr, m.call("__kern_device_malloc", {bytes}))));
+  else
+    body.push_back(
+        m.var(p, ptr, m.castTo(ptr, m.call("__kern_new", {bytes, m.integer(e->isArrayForm)}))));
+  const size_t allocated = body.size(); // what follows constructs the objects
+  // Objects are constructed by assigning to zeroed memory (placement new keeps what is there).
+  if (ctor && !emptyDefaultConstructor(t) && !e->placement)
     body.push_back(m.expr(m.call("memset", {m.ident(p), m.integer(0), bytes})));
   auto assignTo = [&](Expr *target, Expr *value) {
     body.push_back(m.expr(m.binary(BinaryOp::Assign, target, value)));
@@ -248,6 +266,17 @@ void Sema::newExpression(Expr *e) {
         }
         assignTo(m.index(m.ident(p), m.integer(k)), v);
       }
+  }
+  if (device && !e->placement && body.size() > allocated) { // `if (p) {...}`
+    Stmt *then = tu_.make<Stmt>(StmtKind::Compound);
+    then->loc = e->loc;
+    then->body.assign(body.begin() + static_cast<long>(allocated), body.end());
+    body.resize(allocated);
+    Stmt *test = tu_.make<Stmt>(StmtKind::If);
+    test->loc = e->loc;
+    test->cond = m.ident(p);
+    test->then = then;
+    body.push_back(test);
   }
   body.push_back(m.expr(m.ident(p)));
   Stmt *block = tu_.make<Stmt>(StmtKind::Compound);

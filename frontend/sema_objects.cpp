@@ -154,10 +154,13 @@ void Sema::memberInitializers(FunctionDecl *f) {
       defaults.push_back(m);
     }
   }
-  if (f->memberInits.empty() && defaults.empty() && st->record->bases.empty())
+  if (f->memberInits.empty() && defaults.empty() && st->record->bases.empty() &&
+      !st->record->dynamic)
     return;
   std::vector<Stmt *> inits;
   baseInitializers(f, inits); // the bases first, as C++ constructs them
+  if (st->record->dynamic)    // then the vtable pointer: calls in the body see this class
+    inits.push_back(vptrStore(st, f->loc));
   f->memberInits.insert(f->memberInits.begin(), defaults.begin(), defaults.end());
   for (auto &m : f->memberInits) {
     const StructField *field = st->record->field(m.name);

@@ -592,7 +592,7 @@ const Type *Sema::instantiateClass(const std::string &name, const std::vector<Te
   defineStruct(inst);
   classStaticAsserts(source);
   // Its member functions: all declared, then the bodies (one may call one defined later).
-  std::vector<FunctionDecl *> protos, defs;
+  std::vector<FunctionDecl *> protos, defs, members;
   for (FunctionDecl *m : source->methods) {
     std::string member = m->name.substr(source->name.size());
     if (!m->templateParams.empty()) {
@@ -622,6 +622,7 @@ const Type *Sema::instantiateClass(const std::string &name, const std::vector<Te
       def->quals.isInline = true;
       defs.push_back(def);
     }
+    members.push_back(m->body ? defs.back() : proto);
   }
   for (auto *list : {&protos, &defs})
     for (FunctionDecl *f : *list) {
@@ -630,6 +631,7 @@ const Type *Sema::instantiateClass(const std::string &name, const std::vector<Te
       ns_ = f->ns;
       function(f);
     }
+  inst->methods = members; // the instance's own (virtual calls find overriders among them)
   if (diags_.errorCount() != before)
     diags_.note(at, "in instantiation of '" + key + "' required here");
   scope_ = savedScope;

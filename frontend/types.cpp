@@ -314,6 +314,10 @@ void TypeContext::layoutStruct(const Type *t, uint64_t alignOverride, bool cxx) 
     r->packed |= r->pack && r->pack < a;
     return r->pack && r->pack < a ? r->pack : a;
   };
+  if (!r->fields.empty() && r->fields[0].isVptr) { // a dynamic class's vtable pointer comes first
+    r->fields[0].offset = 0;
+    offset = align = r->fields[0].type->size();
+  }
   for (StructBase &b : r->bases) {
     const StructInfo *br = b.type->record;
     align = std::max(align, capped(br->align));
@@ -339,7 +343,7 @@ void TypeContext::layoutStruct(const Type *t, uint64_t alignOverride, bool cxx) 
   }
   uint64_t unionSize = 0;
   for (auto &f : r->fields) {
-    if (f.isBase)
+    if (f.isBase || f.isVptr)
       continue;
     uint64_t a = capped(f.type->align());
     if (r->isUnion) { // every member at offset 0; the size is the largest one's

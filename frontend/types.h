@@ -49,6 +49,9 @@ struct StructField {
   /// An anonymous struct or union member, named `<anonymous N>`: its own members are found
   /// as members of the enclosing struct (Sema::anonymousMember).
   bool isAnonymous = false;
+  /// The vtable pointer of a dynamic class (one with virtual functions), named `<vptr>`, at
+  /// offset 0 as the Itanium C++ ABI places it: the number of the class the object is.
+  bool isVptr = false;
 };
 
 /// A C++ base class of a struct, in the order of the base clause.
@@ -80,6 +83,8 @@ struct StructInfo {
   /// assignment, base classes or non-public fields, and POD members only): its tail padding is
   /// kept when it is a base. Set by sema.
   bool podForLayout = true;
+  /// Has virtual functions (its own or a base's): its objects hold a vtable pointer.
+  bool dynamic = false;
   /// No data: no fields, only empty bases (a C++ empty class, whose size is 1).
   bool isEmpty() const { return fields.empty(); }
   const StructField *field(const std::string &n) const {

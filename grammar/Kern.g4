@@ -98,7 +98,8 @@ void KernParser::noteMemberTypedefs(DeclarationSpecifiersContext *specs,
     while (true) {
       size_t t = _input->LA(i);
       if (t == Device || t == Host || t == Inline || t == ForceInline ||
-          (t == Identifier && _input->LT(i)->getText() == "explicit"))
+          (t == Identifier &&
+           (_input->LT(i)->getText() == "explicit" || _input->LT(i)->getText() == "virtual")))
         ++i;
       else
         break;
@@ -425,6 +426,7 @@ declarationSpecifier
   | attributeSpecifier
   | typeQualifier
   | typeSpecifier
+  | {_input->LT(1)->getText() == "virtual"}? Identifier // a virtual member function
   ;
 
 launchBounds : LaunchBounds '(' conditionalExpression (',' conditionalExpression)? ')' ;
@@ -456,7 +458,8 @@ typedefName
   ;
 
 structSpecifier
-  : (Struct | Union | Class) (alignSpecifier | attributeSpecifier)* (Identifier templateArguments?)?
+  : (Struct | Union | Class) (alignSpecifier | attributeSpecifier)*
+    (Identifier templateArguments? virtSpecifier?)?
     { if ($ctx->Identifier()) noteTypeName($ctx->Identifier()->getText());
       if ($ctx->Identifier() && pendingTemplate)
         templateNames.insert(qualify($ctx->Identifier()->getText()));
@@ -502,8 +505,9 @@ structDeclaration
 
 // `S(args) : field(value), ... { body }` (and `~S()`), inside struct S.
 constructorDeclaration
-  : constructorSpecifier* Tilde? Identifier '(' parameterTypeList? ')' constructorInitializer?
-    (compoundStatement ';'? | ';')
+  : constructorSpecifier* Tilde? Identifier '(' parameterTypeList? ')' virtSpecifier*
+    constructorInitializer?
+    (compoundStatement ';'? | ('=' Default)? ';') // `~S() = default;`: does nothing of its own
   ;
 
 // `S::S(args) : ... { body }` after struct S, and `S::~S() { body }`.
@@ -514,7 +518,7 @@ constructorDefinition
 
 constructorSpecifier
   : Device | Host | Inline | ForceInline
-  | {_input->LT(1)->getText() == "explicit"}? Identifier
+  | {_input->LT(1)->getText() == "explicit" || _input->LT(1)->getText() == "virtual"}? Identifier
   ;
 
 constructorInitializer : ':' memberInitializer (',' memberInitializer)* ;
@@ -565,7 +569,12 @@ directDeclarator
 
 declaratorSuffix
   : '[' assignmentExpression? ']'
-  | {startsParams(2)}? '(' parameterTypeList? ')' typeQualifier*
+  | {startsParams(2)}? '(' parameterTypeList? ')' typeQualifier* virtSpecifier*
+  ;
+
+// `override` and `final` after a member function's parameters, `final` after a class's name.
+virtSpecifier
+  : {_input->LT(1)->getText() == "override" || _input->LT(1)->getText() == "final"}? Identifier
   ;
 
 // `operator` is recognised only so that operator overloading gets a clear diagnostic.
@@ -744,9 +753,12 @@ unaryExpression
 
 // `new T`, `new T(args)`, `new T{...}`, `new T[n]`, `new T[n]()`: host code's free store.
 newExpression
-  : '::'? New declarationSpecifiers pointerOp* ('[' expression ']')?
+  : '::'? New newPlacement? declarationSpecifiers pointerOp* ('[' expression ']')?
     ('(' argumentExpressionList? ')' | '{' initializerList? ','? '}')?
   ;
+
+// `new (p) T(args)`: placement new, which constructs a T in the memory at p.
+newPlacement : '(' assignmentExpression ')' ;
 
 unaryOperator : '&' | '*' | '+' | '-' | '~' | '!' ;
 

@@ -364,7 +364,8 @@ struct Function {
 struct Module {
   std::vector<Function *> functions;
   std::vector<GlobalVar *> globals;
-  std::vector<Site> sites; // sites[id]; id 0 is "no site"
+  std::vector<Site> sites;     // sites[id]; id 0 is "no site"
+  bool usesDeviceHeap = false; // device code calls malloc/free or new/delete
   std::string sourceName;
   /// The host functions whose address the program takes. A function pointer's value is
   /// 1 + its function's index here (0 is the null pointer): never a machine address, so a

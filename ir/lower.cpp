@@ -384,6 +384,10 @@ void Lowerer::body(fe::FunctionDecl *f, Function *fn) {
     }
   }
   F->paramBytes = offset;
+  if (f->dispatches) {
+    virtualBody(f);
+    return;
+  }
   if (F->isMain)
     runDynamicInits();
   stmtList(f->body->body);

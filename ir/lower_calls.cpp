@@ -129,20 +129,21 @@ std::vector<std::pair<int64_t, Function *>> Lowerer::pointerTargets(const fe::Ty
 }
 
 void Lowerer::dispatch(Expr *v, const std::vector<std::pair<int64_t, Function *>> &targets,
-                       fe::SourceLoc loc, const std::function<void(Function *)> &each) {
+                       fe::SourceLoc loc, const std::function<void(Function *)> &each,
+                       IntrinsicId fault, const std::string &what) {
   // if (v == id1) f1(...); else if (v == id2) f2(...); ... else fault. Lanes that hold other
   // functions take other branches: divergence, counted at the call's line.
   std::function<void(size_t)> from = [&](size_t k) {
     if (k == targets.size()) {
-      Expr *x = intrinsic(IntrinsicId::FnPtrFault, Type::voidTy(), {v});
-      x->site = m_.addSite(SiteKind::Other, loc, "call through a function pointer");
+      Expr *x = intrinsic(fault, Type::voidTy(), {v});
+      x->site = m_.addSite(SiteKind::Other, loc, what);
       Stmt *s = emit(ir::StmtKind::Eval, loc);
       s->value = x;
       return;
     }
     Stmt *s = emit(ir::StmtKind::If, loc);
     s->cond = bin(ir::BinaryOp::Eq, v, constInt(Type::i64(false), targets[k].first));
-    s->site = m_.addSite(SiteKind::Branch, loc, "call through a function pointer");
+    s->site = m_.addSite(SiteKind::Branch, loc, what);
     s->thenBody = region([&] { each(targets[k].second); });
     s->elseBody = region([&] { from(k + 1); });
   };
@@ -210,6 +211,12 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
       v.push_back(rvalue(e->args[i]));
     return v;
   };
+  if (n == "__kern_vtable") { // a constructor's vtable pointer: the class's number, this side's
+    const fe::Expr *a = e->args[0];
+    while (a->kind == fe::ExprKind::Cast && !a->operands.empty())
+      a = a->operands[0];
+    return constInt(Type::i64(false), vtableValue(std::stoull(a->text)));
+  }
   if (n == "printf" || n == "fprintf") {
     size_t fi = n == "printf" ? 0 : 1;
     // fprintf's stream is evaluated first, as it stands first.
@@ -450,6 +457,10 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
   if (id == IntrinsicId::PthreadCreate || id == IntrinsicId::CudaStreamAddCallback ||
       id == IntrinsicId::CudaLaunchHostFunc)
     x->site = m_.addSite(SiteKind::Call, e->loc, n);
+  if (id == IntrinsicId::DeviceMalloc || id == IntrinsicId::DeviceFree) {
+    m_.usesDeviceHeap = true;
+    x->site = m_.addSite(SiteKind::Call, e->loc, id == IntrinsicId::DeviceFree ? "free" : "malloc");
+  }
   if (intrinsicKind(id) == IntrinsicKind::Math)
     return x;
   // Calls with effects run where they stand in the source.

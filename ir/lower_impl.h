@@ -90,7 +90,14 @@ private:
   /// Runs `each(target)` for the target whose number the value `v` holds (an if per target, as
   /// a switch on the function); a value that is none of them faults.
   void dispatch(Expr *v, const std::vector<std::pair<int64_t, Function *>> &targets,
-                fe::SourceLoc loc, const std::function<void(Function *)> &each);
+                fe::SourceLoc loc, const std::function<void(Function *)> &each,
+                IntrinsicId fault = IntrinsicId::FnPtrFault,
+                const std::string &what = "call through a function pointer");
+  /// A virtual function's dispatcher (lower_virtual.cpp): its body calls the overrider of the
+  /// class that the object's vtable pointer names.
+  void virtualBody(fe::FunctionDecl *f);
+  /// The vtable pointer of the class numbered `number` on this side (host or device).
+  int64_t vtableValue(uint64_t number) const;
 
   // Per function being lowered
   Function *F = nullptr;

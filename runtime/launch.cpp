@@ -269,6 +269,15 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   cfg.shadow = device_.shadow();
   cfg.timeoutSeconds = options_.timeoutSeconds;
   cfg.globalAddrs = &globalAddrs_;
+  if (image_.usesDeviceHeap) {
+    if (!heap_.reserved()) {     // CUDA fixes the heap's size when the first kernel runs
+      auto it = limits_.find(2); // cudaLimitMallocHeapSize
+      const uint64_t bytes = it == limits_.end() ? 8ull << 20 : std::max<uint64_t>(it->second, 16);
+      if (uint64_t base = device_.allocate(bytes))
+        heap_.reserve(base, bytes);
+    }
+    cfg.heap = heap_.reserved() ? &heap_ : nullptr;
+  }
   if (rec.profiled)
     cfg.workerCounters = counters_.beginLaunch(dev, image_.sites.size(), scheduler_.workers());
   if (checker_)
@@ -567,6 +576,16 @@ std::string Runtime::describeFault(const FaultRecord &f, const KernelInfo &k,
   case KERN_FAULT_DEVICE_FNPTR:
     what = "call through an invalid function pointer (value " + hexAddress(f.addr) +
            " is no __device__ function of the pointer's type)";
+    break;
+  case KERN_FAULT_BAD_FREE:
+    what = "free of address " + hexAddress(f.addr) +
+           " in device code, which is not a live block of the device heap (malloc or new in "
+           "device code)";
+    break;
+  case KERN_FAULT_BAD_VPTR: // the site says which function: "virtual call of S::f"
+    what = siteWhat(f.site) + " on an object whose vtable pointer (value " + hexAddress(f.addr) +
+           ") is no device vtable of its class (an object not constructed on the device, "
+           "freed, or not an object)";
     break;
   default:
     what = "fault of kind " + std::to_string(f.kind) + at;

@@ -27,6 +27,22 @@ private:
   int rear_ = 0;            // the word added to it
 };
 
+/// glibc's 48-bit linear congruential generator of lrand48(), mrand48() and drand48():
+/// X' = (0x5DEECE66D * X + 0xB) mod 2^48. srand48(s) sets X to the low 32 bits of s, shifted
+/// left 16, with 0x330E below; unseeded, X is 0 in glibc. lrand48() is the new X >> 17,
+/// mrand48() X >> 16 as a signed 32-bit value, drand48() X / 2^48.
+class Rand48 {
+public:
+  void seed(int64_t s) { x_ = ((static_cast<uint64_t>(s) & 0xffffffffull) << 16) | 0x330eull; }
+  uint64_t next() {
+    x_ = (0x5deece66dull * x_ + 0xbull) & ((1ull << 48) - 1);
+    return x_;
+  }
+
+private:
+  uint64_t x_ = 0; // glibc starts from 0 (unlike the 0x1234ABCD330E of other C libraries)
+};
+
 /// glibc's rand_r(): three steps of the LCG next = next * 1103515245 + 12345, 11 + 10 + 10 bits
 /// of next / 65536 combined; `state` is the caller's seed word, advanced.
 int32_t glibcRandR(uint32_t &state);

@@ -250,6 +250,11 @@ void Runtime::hostFault(uint32_t site, uint32_t kind, uint64_t addr) {
     what = "call through an invalid function pointer (value " + hexAddress(addr) +
            " is no function of the pointer's type that this code may call)";
     break;
+  case KERN_FAULT_BAD_VPTR: // the site says which function: "virtual call of S::f"
+    what = siteWhat(site) + " on an object whose vtable pointer (value " + hexAddress(addr) +
+           ") is no host vtable of its class (an object not constructed on the host, freed, "
+           "or not an object)";
+    break;
   case KERN_FAULT_VLA_SIZE:
     what = (addr == UINT64_MAX ? std::string("variable-length array size overflows")
                                : "variable-length array of " + std::to_string(addr) + " bytes") +

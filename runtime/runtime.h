@@ -6,6 +6,7 @@
 #include "runtime/checked.h"
 #include "runtime/counter_hooks.h"
 #include "runtime/device.h"
+#include "runtime/device_heap.h"
 #include "runtime/host_state.h"
 #include "runtime/host_threads.h"
 #include "runtime/memory.h"
@@ -408,6 +409,7 @@ public:
 
   int32_t rand();
   void srand(uint32_t seed);
+  Rand48 &rand48() { return rand48_; }
 
   /// The host C library's state: errno, getopt, open files (host_state.h).
   HostLibraryState &hostLibrary() { return lib_; }
@@ -633,6 +635,8 @@ private:
   std::unique_ptr<HostThreads> hostThreads_; // created by the first pthread call of a run
   friend class HostThreads;
   GlibcRandom rand_; // rand() and srand(): the same sequences as a native build
+  Rand48 rand48_;    // lrand48(), drand48(), srand48()
+  DeviceHeap heap_;  // malloc and new in device code
   HostLibraryState lib_;
 };
 

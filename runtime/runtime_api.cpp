@@ -275,6 +275,16 @@ int32_t kern_rt_rand(KernHostCtx *ctx) { return ctx->rt->rand(); }
 void kern_rt_srand(KernHostCtx *ctx, uint32_t seed) { ctx->rt->srand(seed); }
 int64_t kern_rt_random(KernHostCtx *ctx) { return ctx->rt->rand(); }
 void kern_rt_srandom(KernHostCtx *ctx, uint32_t seed) { ctx->rt->srand(seed); }
+int64_t kern_rt_lrand48(KernHostCtx *ctx) {
+  return static_cast<int64_t>(ctx->rt->rand48().next() >> 17);
+}
+int64_t kern_rt_mrand48(KernHostCtx *ctx) {
+  return static_cast<int32_t>(static_cast<uint32_t>(ctx->rt->rand48().next() >> 16));
+}
+double kern_rt_drand48(KernHostCtx *ctx) {
+  return static_cast<double>(ctx->rt->rand48().next()) / 281474976710656.0; // 2^48: exact
+}
+void kern_rt_srand48(KernHostCtx *ctx, int64_t seed) { ctx->rt->rand48().seed(seed); }
 
 int32_t kern_rt_rand_r(KernHostCtx *ctx, uint32_t *seed) {
   if (!ctx->rt->checkHostRange("rand_r", "seed", seed, sizeof *seed))

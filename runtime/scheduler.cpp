@@ -248,6 +248,8 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
 
 // ---- warp-side entry points -----------------------------------------------------------------
 
+DeviceHeap *heapOf(KernWarpCtx *ctx) { return blockOf(ctx)->launch->cfg->heap; }
+
 void warpFault(KernWarpCtx *ctx, uint32_t site, uint32_t kind, uint32_t lane, uint64_t addr) {
   // A shared address is reported as its offset in the block's shared memory: the absolute
   // address depends on the worker that ran the block.

@@ -19,6 +19,7 @@ namespace kern::runtime {
 
 /// Checked mode's state of one worker (runtime/checked.h): the scheduler only hands it on.
 struct CheckedWorker;
+class DeviceHeap;
 
 /// A compiled kernel, as the runtime sees it: the program image's entry (backend/program_image.h).
 using KernelInfo = backend::KernelImage;
@@ -52,6 +53,8 @@ struct LaunchConfig {
   void *const *workerCounters = nullptr;
   /// Checked mode on: one CheckedWorker per worker (Checker::beginLaunch). Null: off.
   CheckedWorker *const *workerChecked = nullptr;
+  /// malloc/new in device code (runtime/device_heap.h); null when the program has none.
+  DeviceHeap *heap = nullptr;
 };
 
 /// The fault that ends a launch: the first one of the faulting block with the lowest linear
@@ -125,6 +128,8 @@ private:
 
 // The runtime functions that warp functions call (runtime_api.cpp forwards to these).
 void warpFault(KernWarpCtx *ctx, uint32_t site, uint32_t kind, uint32_t lane, uint64_t addr);
+/// The device heap of the launch that `ctx` belongs to (null if the program has none).
+DeviceHeap *heapOf(KernWarpCtx *ctx);
 /// A failed device assert(): a KERN_FAULT_ASSERT whose message carries the assertion's text.
 void warpAssert(KernWarpCtx *ctx, uint32_t site, uint32_t lanes, const char *message);
 int32_t warpPoll(KernWarpCtx *ctx, uint32_t site);

@@ -57,7 +57,7 @@ SCRIPT = [
     # Read with the grammar: a declaration kern rejects gets its own diagnostic, a struct
     # declared in one input is a type in the next, a loop's body may follow on the next line,
     # a comment alone is nothing.
-    "struct V { virtual int f(); };",
+    "struct V : virtual P { };",
     "struct P { float x; };",
     "P p;",
     "p.x = 2.5f;",
@@ -97,7 +97,7 @@ EXPECT = [
     "usage: :mode [fast|profile]",
     "mode profile (the following launches are counted)",
     "== launch 3: scale<<<1, 8>>> on h100",
-    "virtual functions are not supported",
+    "virtual base classes are not supported",
     "(float) 2.5",
     "(int) 60",
     "(int) 44",

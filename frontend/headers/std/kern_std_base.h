@@ -2,6 +2,10 @@
 // <algorithm>, <chrono>...) shares, as a C++ library's headers share theirs. Host code only.
 #pragma once
 
+// libstdc++'s headers reach <pthread.h> (through its thread support), so a program that
+// includes <iostream> may name pthread_t or pthread_barrier_t without including it.
+#include <pthread.h>
+
 namespace std {
 
 typedef unsigned long size_t;
