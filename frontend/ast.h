@@ -178,8 +178,8 @@ struct Expr {
   /// Cast (sema): a pointer conversion between a class and its base class adds this many
   /// bytes (negative from a base to a derived class); a null pointer stays null.
   int64_t baseOffset = 0;
-  int newInit = 0;        // New
-  bool isAlignof = false; // SizeofType, SizeofExpr: `alignof`/`__alignof__`, the alignment
+  int newInit = 0;           // New
+  bool isAlignof = false;    // SizeofType, SizeofExpr: `alignof`/`__alignof__`, the alignment
   Expr *placement = nullptr; // New: `new (p) T`, the memory the object is made in
   bool noVirtual = false; // Call: of the named function itself (a base's destructor), no dispatch
 
