@@ -233,6 +233,8 @@ int32_t Runtime::cudaDeviceSetLimit(int32_t limit, uint64_t value) {
                              std::to_string(p.minor));
     value = std::min<uint64_t>(value, static_cast<uint64_t>(p.persistingL2CacheMaxSize));
   }
+  if (limit == 2) // the device heap is at least 4 MiB: a smaller size reads back as 4 MiB (H100)
+    value = std::max<uint64_t>(value, 4u << 20);
   limits_[limit] = value;
   return cudaSuccess;
 }
