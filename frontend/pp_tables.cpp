@@ -112,6 +112,13 @@ const std::vector<const char *> kPredefined = {
     // The CUDA release whose runtime API kern implements (13.0): what the CUDA headers and nvcc
     // define, so `#if CUDART_VERSION >= 4000` takes the branch it takes with nvcc.
     "CUDART_VERSION 13000",
+    // The include guards of the CUDA headers that nvcc includes in every .cu file
+    // (cuda_runtime.h and what it includes): programs test them (`#ifdef __DRIVER_TYPES_H__`
+    // around a helper that needs cudaError_t).
+    "__CUDA_RUNTIME_H__",
+    "__CUDA_RUNTIME_API_H__",
+    "__DRIVER_TYPES_H__",
+    "__VECTOR_TYPES_H__",
     "__CUDACC_VER_MAJOR__ 13",
     "__CUDACC_VER_MINOR__ 0",
     "NULL 0",

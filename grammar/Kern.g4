@@ -505,15 +505,15 @@ structDeclaration
 
 // `S(args) : field(value), ... { body }` (and `~S()`), inside struct S.
 constructorDeclaration
-  : constructorSpecifier* Tilde? Identifier '(' parameterTypeList? ')' virtSpecifier*
-    constructorInitializer?
+  : constructorSpecifier* Tilde? Identifier '(' parameterTypeList? ')' exceptionSpecifier?
+    virtSpecifier* constructorInitializer?
     (compoundStatement ';'? | ('=' Default)? ';') // `~S() = default;`: does nothing of its own
   ;
 
 // `S::S(args) : ... { body }` after struct S, and `S::~S() { body }`.
 constructorDefinition
   : constructorSpecifier* qualifiedId ('::' Tilde Identifier)? '(' parameterTypeList? ')'
-    constructorInitializer? compoundStatement
+    exceptionSpecifier? constructorInitializer? compoundStatement
   ;
 
 constructorSpecifier
@@ -569,7 +569,14 @@ directDeclarator
 
 declaratorSuffix
   : '[' assignmentExpression? ']'
-  | {startsParams(2)}? '(' parameterTypeList? ')' typeQualifier* virtSpecifier*
+  | {startsParams(2)}? '(' parameterTypeList? ')' typeQualifier* exceptionSpecifier?
+    virtSpecifier*
+  ;
+
+// `noexcept`, `noexcept(expr)` and C++03's `throw()`: accepted; kern has no exceptions to stop.
+exceptionSpecifier
+  : {_input->LT(1)->getText() == "noexcept"}? Identifier ('(' conditionalExpression ')')?
+  | Throw '(' ')'
   ;
 
 // `override` and `final` after a member function's parameters, `final` after a class's name.
