@@ -241,6 +241,16 @@ bool Sema::operatorCall(Expr *e) {
     case UnaryOp::Deref: // an iterator's `*it`
       symbol = "*";
       break;
+    case UnaryOp::PostInc: // `it++`: operator++(int), given 0
+    case UnaryOp::PostDec: {
+      if (!operands[0]->type || !operands[0]->type->isStruct())
+        return false;
+      symbol = e->unaryOp == UnaryOp::PostInc ? "++" : "--";
+      Expr *zero = make(ExprKind::IntLit, e->loc);
+      zero->text = "0";
+      operands.push_back(zero);
+      break;
+    }
     default:
       return false;
     }
