@@ -18,6 +18,10 @@ using P = kern_antlr::KernParser;
 /// declarations, and the C library's functions that <cmath>, <cstdlib>... declare in std.
 bool inStdLibrary(const std::string &n) {
   static const std::set<std::string> names = {"vector",
+                                              "distance",
+                                              "advance",
+                                              "next",
+                                              "prev",
                                               "string",
                                               "to_string",
                                               "stoi",
