@@ -53,6 +53,17 @@ struct KernelImage {
   /// that requires it ("global-memory atomics (atomicAdd)"); 10 and empty when any does.
   int minComputeCapability = 10;
   std::string minComputeCapabilityWhy;
+  /// Each parameter's offset in the packed buffer and its size: how cudaLaunchKernel and
+  /// cuLaunchKernel pack the arguments they are handed as `void **`.
+  std::vector<std::pair<uint32_t, uint32_t>> params;
+  /// The name a C++ compiler gives the kernel's symbol (`_Z9vectorAddPKfS0_Pfi`), which a
+  /// driver-API program may pass to cuModuleGetFunction; empty for an `extern "C"` kernel or
+  /// one whose parameter types the engine does not mangle.
+  std::string mangledName;
+  /// A kernel of a module loaded while the program runs, when the run compiles its kernels fast
+  /// and profiles some launches: the variant with the counter hooks (the program's own come
+  /// from ProgramImage::countingKernels).
+  WarpFunction countingFn = nullptr;
 };
 
 /// What a source site is (the counters and the reports name sites by it).
@@ -106,6 +117,38 @@ struct GlobalImage {
 /// launches: the runtime asks once, at the first launch it profiles. False with `error` set if
 /// they cannot be had.
 using CountingKernels = std::function<bool(std::vector<WarpFunction> &out, std::string &error)>;
+
+/// A module that a running program compiles (NVRTC) or loads (the driver API's cuModuleLoad*):
+/// its source text, the name it is known by (diagnostics name it), in-memory headers by include
+/// name, and the compiler options it was given (nvrtcCompileProgram's: -I, -D, the
+/// architecture...). Its sites, globals and files are numbered from the given firsts, after the
+/// program's, so that the runtime holds them in the program's tables.
+struct ModuleRequest {
+  std::string source;
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::vector<std::string> options;
+  uint32_t firstSite = 1;
+  uint32_t firstGlobal = 0;
+  uint32_t firstFile = 0;
+};
+
+/// A compiled module: its kernels, its sites (ids from ModuleRequest::firstSite; SiteImage::file
+/// counts from firstFile), its files and its globals (ids from firstGlobal).
+struct ModuleImage {
+  std::vector<KernelImage> kernels;
+  std::vector<SiteImage> sites;
+  std::vector<std::string> files;
+  std::vector<GlobalImage> globals;
+  bool usesDeviceHeap = false;
+};
+
+/// Compiles a module for the running program (the engine provides it; the runtime never sees
+/// the compiler). False with the diagnostics in `log` when the source does not compile; a
+/// successful compile may leave warnings there. The code stays valid while the engine's run
+/// lasts.
+using ModuleCompiler =
+    std::function<bool(const ModuleRequest &request, ModuleImage &out, std::string &log)>;
 
 /// A compiled program, as the runtime receives it.
 struct ProgramImage {

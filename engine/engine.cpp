@@ -1,6 +1,7 @@
 // kern::Engine and kern::Program (include/kern/kern.hpp): the pipeline, the JIT and the runtime
 // put together behind the public API. Launches from the host application: program_api.cpp.
 #include "engine/engine_impl.h"
+#include "frontend/mangle.h"
 #include "ir/analysis.h"
 
 #include "runtime/symbols.h"
@@ -142,6 +143,18 @@ void collectKernelTypes(const frontend::TranslationUnit &tu, KernelTypes &out) {
     for (const frontend::VarDecl *p : f->params)
       types.push_back(p->type ? p->type->str() : std::string("?"));
     out[f->name] = std::move(types);
+  }
+}
+
+void collectMangledNames(const frontend::TranslationUnit &tu,
+                         std::map<std::string, std::string> &out) {
+  for (const frontend::Decl *d : tu.decls) {
+    auto *f = dynamic_cast<const frontend::FunctionDecl *>(d);
+    if (!f || !f->isKernel() || !f->body)
+      continue;
+    std::string name = frontend::itaniumName(*f);
+    if (!name.empty())
+      out[f->name] = std::move(name);
   }
 }
 
@@ -290,7 +303,11 @@ RunResult Program::run(const std::vector<std::string> &args) {
       if (report.rt->launches()[launch].profiled) // no table for a launch that counted nothing
         errOut(runtime::launchStatsTable(report, launch));
     };
+  // Modules the program compiles (NVRTC) or loads (cuModuleLoad*) while it runs: their code
+  // outlives the runtime that runs it.
+  RunModules modules;
   runtime::Runtime rt(ro);
+  rt.setModuleCompiler(moduleCompiler(*impl_->options, modules));
   report.rt = &rt;
   report.program = impl_->module->sourceName;
   report.mainFileId = 0;
@@ -298,7 +315,7 @@ RunResult Program::run(const std::vector<std::string> &args) {
     report.source = impl_->sources.fileText(0);
   backend::ProgramImage image = impl_->image();
   report.sites = runtime::siteTable(image);
-  auto finishReports = [&](runtime::Runtime &, runtime::ReportInput &in) {
+  auto finishReports = [&](runtime::Runtime &run, runtime::ReportInput &in) {
     runtime::ReportRequest req;
     req.stats = o.stats;
     req.summary = ro.counters;
@@ -306,6 +323,7 @@ RunResult Program::run(const std::vector<std::string> &args) {
     req.reportPath = o.reportPath;
     req.tracePath = o.tracePath;
     req.countersTextPath = o.countersTextPath;
+    in.sites = runtime::siteTable(run.program()); // with the sites of the modules it loaded
     impl_->annotated.clear();
     if (!runtime::finishReports(in, req, errOut, impl_->annotated) && result.status == Status::Ok)
       result.status = Status::RuntimeError;
@@ -341,7 +359,10 @@ std::unique_ptr<Program> Engine::compile(const std::vector<SourceFile> &files) {
     ids.push_back(p->sources.addFile(f.name, f.text));
   KernelTypes types;
   ir::PipelineOptions po;
-  po.afterSema = [&types](const frontend::TranslationUnit &tu) { collectKernelTypes(tu, types); };
+  po.afterSema = [&types, &p](const frontend::TranslationUnit &tu) {
+    collectKernelTypes(tu, types);
+    collectMangledNames(tu, p->mangledNames);
+  };
   po.preprocess.includePaths = impl_->options.includePaths;
   po.preprocess.defines = impl_->options.defines;
   po.preprocess.cudaArch = cudaArchFor(impl_->options);

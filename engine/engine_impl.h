@@ -58,6 +58,8 @@ struct Program::Impl {
   std::string countingError;
   bool countingTried = false;
   std::vector<KernelSignature> signatures;
+  /// Each kernel's C++ symbol name, where it has one (frontend/mangle.h).
+  std::map<std::string, std::string> mangledNames;
 
   // The virtual device of Program::launch (program_api.cpp), created on first use.
   std::unique_ptr<runtime::Runtime> device;
@@ -80,9 +82,27 @@ struct Program::Impl {
   void reportInternal(const std::string &what);
 };
 
+/// The runtime's view of kernel `index` of `p`'s module, compiled as `native` (image.cpp).
+backend::KernelImage kernelImage(const Program::Impl &p, size_t index,
+                                 const backend::CompiledProgram &native);
+/// The runtime's view of a site and of a global variable (image.cpp).
+backend::SiteKind siteKind(ir::SiteKind k);
+backend::GlobalImage globalImage(const ir::GlobalVar &g);
+
+/// The modules a running program built (NVRTC) or loaded (cuModuleLoad*), with their code.
+struct RunModules {
+  std::vector<std::unique_ptr<Options>> options;
+  std::vector<std::unique_ptr<Program::Impl>> programs;
+};
+/// The compiler of those modules (modules.cpp): each is compiled with `options` and the
+/// request's own, and kept in `store`, which must outlive the runtime that calls it.
+backend::ModuleCompiler moduleCompiler(const Options &options, RunModules &store);
 /// Fills Program::Impl::signatures from the module and the C spellings in `types`.
 void buildSignatures(Program::Impl &p, const KernelTypes &types);
 /// The C spellings of kernel parameters, gathered after sema (a PipelineOptions::afterSema).
 void collectKernelTypes(const frontend::TranslationUnit &tu, KernelTypes &out);
+/// Each kernel's C++ symbol name (frontend/mangle.h), gathered after sema.
+void collectMangledNames(const frontend::TranslationUnit &tu,
+                         std::map<std::string, std::string> &out);
 
 } // namespace kern

@@ -5,7 +5,6 @@
 #include "ir/analysis.h"
 
 namespace kern {
-namespace {
 
 backend::SiteKind siteKind(ir::SiteKind k) {
   switch (k) {
@@ -32,6 +31,8 @@ backend::SiteKind siteKind(ir::SiteKind k) {
   }
   return backend::SiteKind::Other;
 }
+
+namespace {
 
 backend::GlobalSpace globalSpace(ir::AddrSpace s) {
   switch (s) {
@@ -68,6 +69,41 @@ std::string prettySignature(const std::string &name, const std::vector<KernelSig
 
 } // namespace
 
+backend::GlobalImage globalImage(const ir::GlobalVar &g) {
+  backend::GlobalImage gi{g.id, g.name, globalSpace(g.space), g.size, g.align, g.init, {}};
+  for (const ir::GlobalReloc &r : g.relocs)
+    gi.relocs.push_back({r.offset, r.target, r.addend});
+  return gi;
+}
+
+backend::KernelImage kernelImage(const Program::Impl &p, size_t index,
+                                 const backend::CompiledProgram &native) {
+  const ir::Function &f = *p.module->kernels()[index];
+  backend::KernelImage k;
+  k.name = f.name;
+  k.signature = prettySignature(f.name, p.signatures);
+  k.fn = native.kernel(index);
+  k.paramBytes = f.paramBytes;
+  k.staticSharedBytes = f.staticSharedBytes;
+  k.usesBarriers = f.usesBarriers;
+  k.suspends = native.kernelSuspends(index);
+  k.launchBoundsMaxThreads = f.launchBoundsMaxThreads;
+  // Without --regs, occupancy uses the IR's register estimate (ir/analysis.h).
+  k.registers = ir::estimateRegisters(f);
+  k.registersEstimated = true;
+  k.minComputeCapability = ir::requiredComputeCapability(f, k.minComputeCapabilityWhy);
+  for (const KernelSignature &s : p.signatures)
+    if (s.name == f.name) {
+      for (size_t i = 0; i < s.params.size() && i < f.paramOffsets.size(); ++i)
+        k.params.push_back({f.paramOffsets[i], s.params[i].size});
+      break;
+    }
+  auto mangled = p.mangledNames.find(f.name);
+  if (mangled != p.mangledNames.end())
+    k.mangledName = mangled->second;
+  return k;
+}
+
 const backend::ProgramImage &Program::Impl::image() {
   if (imageCache)
     return *imageCache;
@@ -77,35 +113,15 @@ const backend::ProgramImage &Program::Impl::image() {
   for (uint32_t f = 0; f < sources.fileCount(); ++f)
     img.files.push_back(sources.fileName(f));
 
-  const std::vector<ir::Function *> irKernels = module->kernels();
-  for (size_t i = 0; i < irKernels.size(); ++i) {
-    const ir::Function &f = *irKernels[i];
-    backend::KernelImage k;
-    k.name = f.name;
-    k.signature = prettySignature(f.name, signatures);
-    k.fn = native->kernel(i);
-    k.paramBytes = f.paramBytes;
-    k.staticSharedBytes = f.staticSharedBytes;
-    k.usesBarriers = f.usesBarriers;
-    k.suspends = native->kernelSuspends(i);
-    k.launchBoundsMaxThreads = f.launchBoundsMaxThreads;
-    // Without --regs, occupancy uses the IR's register estimate (ir/analysis.h).
-    k.registers = ir::estimateRegisters(f);
-    k.registersEstimated = true;
-    k.minComputeCapability = ir::requiredComputeCapability(f, k.minComputeCapabilityWhy);
-    img.kernels.push_back(std::move(k));
-  }
+  for (size_t i = 0; i < module->kernels().size(); ++i)
+    img.kernels.push_back(kernelImage(*this, i, *native));
 
   img.sites.reserve(module->sites.size());
   for (const ir::Site &s : module->sites)
     img.sites.push_back({s.loc.file, s.loc.line, s.loc.col, siteKind(s.kind), s.what});
 
-  for (const ir::GlobalVar *g : module->globals) {
-    backend::GlobalImage gi{g->id, g->name, globalSpace(g->space), g->size, g->align, g->init, {}};
-    for (const ir::GlobalReloc &r : g->relocs)
-      gi.relocs.push_back({r.offset, r.target, r.addend});
-    img.globals.push_back(std::move(gi));
-  }
+  for (const ir::GlobalVar *g : module->globals)
+    img.globals.push_back(globalImage(*g));
 
   img.main = native->main();
 

@@ -595,6 +595,17 @@ private:
           define(tokenize(def), {}, false);
       return;
     }
+    for (const auto &[headerName, headerText] : options_.memoryHeaders)
+      if (headerName == name) {
+        const std::string key = "<memory>/" + name;
+        if (enterable(key, name, fileLoc)) {
+          uint32_t id = sm_.addFile(name, headerText);
+          textFiles_.insert(id);
+          processFile(id, key);
+          curFile_ = fileId;
+        }
+        return;
+      }
     // "x": the including file's directory (a file on disk, not one of kern's text headers),
     // then kern's text headers, then the -I directories; <x>: kern's text headers, then the -I
     // directories. kern's text headers come before -I so that a -I pointing at CUDA's samples'

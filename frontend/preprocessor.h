@@ -5,6 +5,7 @@
 #include "frontend/source.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kern::frontend {
@@ -48,6 +49,9 @@ struct PreprocessOptions {
   /// A C++ file (.cu, .cpp, .kern...): `__cplusplus` is defined, as nvcc and g++ define it
   /// (C++17); a C file (.c) has C linkage and no `__cplusplus`.
   bool cplusplus = true;
+  /// Headers held in memory, by the name an `#include` gives (NVRTC's headers and
+  /// includeNames): found before any file, by that exact name.
+  std::vector<std::pair<std::string, std::string>> memoryHeaders;
 };
 
 /// Preprocesses file `fileId` of `sm`. Errors (unterminated #if, bad directive, missing

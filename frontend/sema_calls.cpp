@@ -442,6 +442,8 @@ const Type *Sema::sigType(char c) {
     return types_.pointerTo(funcAttributes_, defaultSpace());
   case 'M':
     return memLocation_;
+  case '3': // dim3, by value
+    return types_.dim3Ty();
   case 'N':
     return types_.pointerTo(pointerAttrs_, defaultSpace());
   case 'Q':
@@ -515,6 +517,8 @@ void Sema::builtinCall(Expr *e, int b) {
       {"cudaMemPrefetchAsync", {{4, 0}}},
       {"cudaOccupancyMaxPotentialBlockSize", {{3, 0}, {4, 0}}},
       {"cudaMemcpy2DAsync", {{7, 0}}},
+      {"cudaLaunchKernel", {{4, 0}, {5, 0}}}, // no dynamic shared memory, the default stream
+      {"cudaLaunchCooperativeKernel", {{4, 0}, {5, 0}}},
   };
   if (auto d = defaults.find(n); d != defaults.end())
     for (auto [index, value] : d->second)

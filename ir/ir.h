@@ -372,7 +372,19 @@ struct Module {
   /// call through a null or garbage pointer is caught and reported instead of jumping.
   std::vector<Function *> hostFunctionTable;
 
+  /// The first id of this module's globals. A module compiled while a program runs (NVRTC, the
+  /// driver API's modules) numbers its globals and sites after the program's, so that the
+  /// runtime can hold both in one table.
+  uint32_t firstGlobalId = 0;
+
   Module() { sites.push_back(Site{}); }
+  /// The id of the next global variable.
+  uint32_t nextGlobalId() const { return firstGlobalId + static_cast<uint32_t>(globals.size()); }
+  /// Makes the next site id `first`: the ids before it belong to another module.
+  void startSitesAt(uint32_t first) {
+    while (sites.size() < first)
+      sites.push_back(Site{});
+  }
   SiteId addSite(SiteKind kind, SourceLoc loc, std::string what) {
     Site s;
     s.id = static_cast<SiteId>(sites.size());

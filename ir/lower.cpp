@@ -108,7 +108,7 @@ void Lowerer::globalVar(fe::VarDecl *v) {
     return;
   }
   GlobalVar *g = m_.make<GlobalVar>();
-  g->id = static_cast<uint32_t>(m_.globals.size());
+  g->id = m_.nextGlobalId();
   g->name = v->name;
   g->space = v->quals.constant ? AddrSpace::Constant
              : v->quals.device ? AddrSpace::Global
@@ -241,7 +241,7 @@ bool Lowerer::addressInit(fe::Expr *e, uint8_t *out) {
   if (e->kind == ExprKind::StringLit) {
     // The literal's characters become a global of their own, in the pointer's memory.
     GlobalVar *str = m_.make<GlobalVar>();
-    str->id = static_cast<uint32_t>(m_.globals.size());
+    str->id = m_.nextGlobalId();
     str->name = "string literal";
     str->space = initGlobal_->space;
     str->init.assign(e->stringValue.begin(), e->stringValue.end());
@@ -687,7 +687,7 @@ void Lowerer::localVar(fe::VarDecl *v) {
     GlobalVar *&g = staticLocals_[{v, device_}];
     if (!g) {
       g = m_.make<GlobalVar>();
-      g->id = static_cast<uint32_t>(m_.globals.size());
+      g->id = m_.nextGlobalId();
       g->name = F->name + "." + v->name;
       g->space = device_ ? AddrSpace::Global : AddrSpace::Host;
       g->size = t->size();
@@ -974,9 +974,12 @@ namespace kern::ir {
 namespace fe = kern::frontend;
 
 std::unique_ptr<Module> lower(fe::TranslationUnit &tu, fe::TypeContext &types,
-                              fe::DiagnosticEngine &diags, const std::string &name) {
+                              fe::DiagnosticEngine &diags, const std::string &name,
+                              uint32_t firstSite, uint32_t firstGlobal) {
   auto m = std::make_unique<Module>();
   m->sourceName = name;
+  m->firstGlobalId = firstGlobal;
+  m->startSitesAt(firstSite);
   lower_detail::Lowerer l(tu, types, diags, *m);
   l.run();
   if (diags.hasErrors())

@@ -447,7 +447,21 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     }
     v.push_back(rvalue(a));
   }
+  // Launches, compiles and module loads name their call in what they report: the site goes
+  // to the runtime as a last operand.
+  SiteId callSite = 0;
+  if (id == IntrinsicId::CudaLaunchKernel || id == IntrinsicId::CudaLaunchCooperativeKernel ||
+      id == IntrinsicId::KernLaunchFunction || id == IntrinsicId::KernRtcCompile ||
+      id == IntrinsicId::KernModuleLoad) {
+    callSite = m_.addSite(id == IntrinsicId::KernRtcCompile || id == IntrinsicId::KernModuleLoad
+                              ? SiteKind::Call
+                              : SiteKind::Launch,
+                          e->loc, n);
+    v.push_back(constInt(Type::i32(false), callSite));
+  }
   Expr *x = intrinsic(id, irType(e->type), v);
+  if (callSite)
+    x->site = callSite;
   if (n.rfind("atomic", 0) == 0) {
     x->site = m_.addSite(SiteKind::Atomic, e->loc, n);
     x->space = v[0]->type.space;

@@ -9,7 +9,7 @@ namespace kern::ir::lower_detail {
 
 GlobalVar *Lowerer::textureReferenceTwin(GlobalVar *host, const fe::Type *t) {
   GlobalVar *twin = m_.make<GlobalVar>();
-  twin->id = static_cast<uint32_t>(m_.globals.size());
+  twin->id = m_.nextGlobalId();
   twin->name = host->name + " (device)";
   twin->space = AddrSpace::Global;
   twin->size = host->size;

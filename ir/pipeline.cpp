@@ -111,7 +111,8 @@ std::unique_ptr<Module> buildModule(frontend::SourceManager &sm,
   if (options.afterSema)
     options.afterSema(linked);
   // 5. AST -> per-thread structured IR with address spaces and sites.
-  std::unique_ptr<Module> m = lower(linked, types, diags, sm.fileName(fileIds.front()));
+  std::unique_ptr<Module> m = lower(linked, types, diags, sm.fileName(fileIds.front()),
+                                    options.firstSite, options.firstGlobal);
   if (!m)
     return nullptr;
   if (options.printAfter)

@@ -23,6 +23,10 @@ struct PipelineOptions {
   std::function<void(const frontend::TranslationUnit &)> afterSema;
   /// -I directories and -D definitions (frontend/preprocessor.h).
   frontend::PreprocessOptions preprocess;
+  /// The first site id and global id of the module (Module::firstGlobalId): above a running
+  /// program's when the module is loaded into it (NVRTC, cuModuleLoad).
+  uint32_t firstSite = 1;
+  uint32_t firstGlobal = 0;
 };
 
 /// Preprocesses, parses, checks and lowers file `fileId` of `sm`. Diagnostics go to `diags`;

@@ -93,7 +93,8 @@ Runtime::Runtime(Options options)
       device_(options_.deviceMemoryBytes ? options_.deviceMemoryBytes
                                          : options_.device.memoryBytes),
       scheduler_(options_.workers ? options_.workers
-                                  : std::max(1u, std::thread::hardware_concurrency())) {
+                                  : std::max(1u, std::thread::hardware_concurrency())),
+      modules_(std::make_unique<RuntimeModules>()) {
   if (!options_.out)
     options_.out = [](std::string_view s) { std::fwrite(s.data(), 1, s.size(), stdout); };
   if (!options_.err)
@@ -125,9 +126,14 @@ void Runtime::setProgram(backend::ProgramImage image) {
   countingKernels_.clear();
   countingFetched_ = false;
   symbols_.clear();
-  // Globals keep their addresses when the program grows (a REPL adds definitions): only the
-  // new ones are allocated. They are allocated before the program runs, so their device
-  // addresses come first and are the same on every run.
+  resetModules();
+  allocateGlobals();
+}
+
+void Runtime::allocateGlobals() {
+  // Globals keep their addresses when the program grows (a REPL adds definitions, a module is
+  // loaded): only the new ones are allocated. The program's are allocated before it runs, so
+  // their device addresses come first and are the same on every run.
   std::vector<size_t> fresh; // allocated now: their pointers to other globals are written below
   for (size_t index = 0; index < image_.globals.size(); ++index) {
     const backend::GlobalImage &g = image_.globals[index];

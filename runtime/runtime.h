@@ -10,6 +10,7 @@
 #include "runtime/host_state.h"
 #include "runtime/host_threads.h"
 #include "runtime/memory.h"
+#include "runtime/modules.h"
 #include "runtime/occupancy.h"
 #include "runtime/printf_format.h"
 #include "runtime/random.h"
@@ -374,6 +375,38 @@ public:
   int32_t cudaOccupancyMaxPotentialBlockSize(int32_t *minGridSize, int32_t *blockSize,
                                              uint32_t kernel, uint64_t dynamicShared,
                                              int32_t blockSizeLimit);
+  // Modules compiled and loaded while the program runs, and launches with their arguments in
+  // an array (api_modules.cpp). The module functions return CUresult values.
+  /// The engine's compiler of run-time modules (NVRTC, cuModuleLoad*); without one, such
+  /// modules fail to compile with a log that says so.
+  void setModuleCompiler(backend::ModuleCompiler compiler);
+  /// nvrtcCreateProgram's parts as a module image, in the program's heap.
+  char *rtcImage(const char *source, const char *name, int32_t numHeaders, void **headers,
+                 void **includeNames, int32_t numOptions, void **options);
+  /// nvrtcCompileProgram: 0 if the image compiled, 1 if not; the log in the program's heap.
+  int32_t rtcCompile(const char *image, void **log);
+  int32_t moduleLoad(void **module, const char *imageOrPath, bool isFile, uint32_t site);
+  int32_t moduleUnload(void *module);
+  int32_t moduleFunction(void **fn, void *module, const char *name);
+  int32_t moduleGlobal(void **dptr, uint64_t *bytes, void *module, const char *name);
+  /// The kernel a CUfunction names (0xffffffff for none), and the CUfunction of a kernel.
+  uint32_t functionKernel(const void *fn) const;
+  void *kernelFunction(uint32_t kernel);
+  int32_t functionAttributes(KernFuncAttributes *attr, const void *fn);
+  /// Packs `args` (one pointer per parameter) or cuLaunchKernel's `extra` and launches; the
+  /// launch's error in `result`. False after a host fault (a bad argument pointer): the caller
+  /// unwinds.
+  bool launchWithArgs(const char *api, uint32_t kernel, const uint32_t grid[3],
+                      const uint32_t block[3], uint64_t sharedBytes, void *stream, void **args,
+                      void **extra, uint32_t site, int32_t &result);
+  /// What stops a cooperative launch of this size (cudaErrorCooperativeLaunchTooLarge,
+  /// cudaErrorNotSupported before cc 6.0), or 0; and that error, recorded.
+  int32_t cooperativeLimit(uint32_t kernel, const uint32_t grid[3], const uint32_t block[3],
+                           uint64_t sharedBytes);
+  int32_t cooperativeLaunchError(int32_t error, uint32_t kernel, uint32_t site);
+  /// The program as it runs now: the image with the modules loaded so far.
+  const backend::ProgramImage &program() const { return image_; }
+
   /// A failed assert() in host code: reports it (the caller then unwinds with kHostFaultExitCode).
   void hostAssert(uint32_t site, const char *message);
 
@@ -582,12 +615,21 @@ private:
   /// Device bytes not held by pools (cudaMalloc...) plus every pool's reserved bytes.
   uint64_t deviceBytesCommitted() const;
 
+  /// Allocates and initialises the globals of image_ that have no storage yet.
+  void allocateGlobals();
+  /// Forgets every run-time module (a new program image).
+  void resetModules();
+  std::shared_ptr<RuntimeModules::Compiled> compileModule(const std::string &image, bool forLoad);
+  RuntimeModules::Loaded *findModule(const void *module);
+  void moduleWarning(uint32_t site, const std::string &message);
+
   Options options_;
   DeviceMemory device_;
   HostMemory host_;
   std::map<uint64_t, bool> newBlocks_; // blocks of new (false) and new[] (true), by base
   Scheduler scheduler_;
   backend::ProgramImage image_;
+  std::unique_ptr<RuntimeModules> modules_;
   std::vector<KernelInfo> countingKernels_; // fetched from image_.countingKernels on first use
   bool countingFetched_ = false;
   std::function<bool(std::string_view)> kernelMatches_; // LaunchFilter::kernelName; empty: all

@@ -289,6 +289,11 @@ public:
   std::string llvmIR();
   /// Native assembly, or the reason it could not be produced.
   std::string assembly();
+  /// The program's first source file as a module image: what cuModuleLoad and
+  /// cuModuleLoadData take under kern, as they take a cubin or fatbin that nvcc made (`kern
+  /// emit --module`). It holds the source, the -I directories (the file's own first) and the
+  /// -D definitions; the module is compiled again when it is loaded.
+  std::string moduleImage() const;
   /// Runs the program's main with `args` (argv[1...]). A program without main is an error.
   RunResult run(const std::vector<std::string> &args = {});
   /// After a run with Options::annotate: the source with each line's counters beside it and

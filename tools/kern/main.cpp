@@ -23,6 +23,7 @@ commands:
   run FILE... [options] [-- ARGS...]  compile and run the program's main (ARGS reach argv)
   check FILE...                     compile only; print diagnostics
   emit --ir|--llvm|--asm FILE       print Kern IR, optimised LLVM IR or native assembly
+  emit --module FILE -o OUT         write a module image for cuModuleLoad (as nvcc -fatbin)
   annotate FILE [options]           run with counters; print the source with each line's
                                     counters beside it (the program's output goes to stderr)
   devices                           list the built-in device profiles
@@ -101,12 +102,16 @@ std::string commandHelp(const std::string &cmd) {
                "runs nothing.\n") +
            kExitCodes;
   if (cmd == "emit")
-    return std::string("usage: kern emit --ir|--llvm|--asm [-O0..-O3] [--fmad=BOOL] [-I DIR] "
-                       "[-D NAME[=VALUE]] [--mode MODE] "
+    return std::string("usage: kern emit --ir|--llvm|--asm|--module [-O0..-O3] [--fmad=BOOL] "
+                       "[-I DIR] [-D NAME[=VALUE]] [--mode MODE] [-o OUT] "
                        "FILE\n\n"
                        "  --ir    Kern IR (per-thread, structured)\n"
                        "  --llvm  LLVM IR after optimisation (warp functions)\n"
                        "  --asm   native assembly\n"
+                       "  --module  a module image that the driver API's cuModuleLoad and\n"
+                       "          cuModuleLoadData load, where a CUDA build loads the .cubin,\n"
+                       "          .fatbin or .ptx that nvcc made (FILE's source, its -I and -D)\n"
+                       "  -o OUT  write to OUT instead of standard output\n"
                        "  --mode fast|profile|checked   the code of that mode (default fast)\n") +
            kExitCodes;
   if (cmd == "devices")
@@ -330,7 +335,7 @@ int main(int argc, char **argv) {
   kern::Options opts;
   opts.color = isatty(STDERR_FILENO);
   opts.allowFiles = true; // a program run from the command line may use files, as a native one
-  std::string emitKind;
+  std::string emitKind, emitOut;
   std::vector<std::string> files;
   // The last --mode, and the last option that counts or filters launches (for messages).
   std::string mode, counting, filter;
@@ -345,8 +350,14 @@ int main(int argc, char **argv) {
       std::printf("%s", commandHelp(annotate ? "annotate" : cmd).c_str());
       return 0;
     }
-    if (cmd == "emit" && (a == "--ir" || a == "--llvm" || a == "--asm")) {
+    if (cmd == "emit" && (a == "--ir" || a == "--llvm" || a == "--asm" || a == "--module")) {
       emitKind = a.substr(2);
+      continue;
+    }
+    if (cmd == "emit" && a == "-o") {
+      if (i + 1 >= args.size())
+        return usage(a + " needs a file name");
+      emitOut = args[++i];
       continue;
     }
     if (cmd == "emit" && a == "--mode") {
@@ -477,7 +488,9 @@ int main(int argc, char **argv) {
   if (files.size() > 1 && std::find(files.begin(), files.end(), "-") != files.end())
     return usage("'-' (standard input) must be the only input file");
   if (cmd == "emit" && emitKind.empty())
-    return usage("emit needs one of --ir, --llvm, --asm");
+    return usage("emit needs one of --ir, --llvm, --asm, --module");
+  if (emitKind == "module" && files.size() != 1)
+    return usage("emit --module takes one source file (the module's)");
   if (std::string error; !applyMode(opts, mode, counting, filter, annotate, error))
     return usage(error);
   if (std::string error; !kern::checkLaunchFilter(opts, error) || !kern::checkDevice(opts, error))
@@ -497,10 +510,20 @@ int main(int argc, char **argv) {
   if (cmd == "check")
     return 0;
   if (cmd == "emit") {
-    std::string text = emitKind == "ir"     ? program->ir()
-                       : emitKind == "llvm" ? program->llvmIR()
-                                            : program->assembly();
-    std::fputs(text.c_str(), stdout);
+    std::string text = emitKind == "ir"       ? program->ir()
+                       : emitKind == "llvm"   ? program->llvmIR()
+                       : emitKind == "module" ? program->moduleImage()
+                                              : program->assembly();
+    if (emitOut.empty()) {
+      std::fputs(text.c_str(), stdout);
+      return 0;
+    }
+    FILE *out = std::fopen(emitOut.c_str(), "wb");
+    if (!out || std::fwrite(text.data(), 1, text.size(), out) != text.size() ||
+        std::fclose(out) != 0) {
+      std::fprintf(stderr, "kern: error: cannot write '%s'\n", emitOut.c_str());
+      return 2;
+    }
     return 0;
   }
   std::fflush(stdout);
