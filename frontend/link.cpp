@@ -252,7 +252,8 @@ private:
   }
 
   void resolve(const std::string &name, Entity &e) {
-    // The definition: the first one; a second is an error unless both are inline functions.
+    // The definition: the first one; a second is an error unless both are inline (functions or
+    // C++17 variables).
     Decl *def = nullptr;
     for (auto &[d, file] : e.decls) {
       if (!isDefinition(d))
@@ -265,6 +266,15 @@ private:
       auto *fdef = dynamic_cast<FunctionDecl *>(def);
       if (f && fdef && f->quals.isInline && fdef->quals.isInline) {
         f->definition = fdef; // the same inline function, defined by a shared header
+        continue;
+      }
+      auto *v = dynamic_cast<VarDecl *>(d);
+      auto *vdef = dynamic_cast<VarDecl *>(def);
+      if (v && vdef && v->quals.isInline && vdef->quals.isInline) {
+        // C++17's inline variable, defined by a shared header: one variable, the first
+        // definition's; this one becomes a declaration of it.
+        v->quals.isExtern = true;
+        v->init = nullptr;
         continue;
       }
       error(d, "multiple definition of '" + name + "'", def, "first defined here");

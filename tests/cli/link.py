@@ -176,6 +176,14 @@ VALID["cxx_names"] = program("cxx_names", {
                 "int main() { printf(\"%d %d %u %u\\n\", runA(), runB(), kLimit, umin(1, 2));"
                 " return 0; }\n"})
 
+# C++17 inline variables defined in a shared header are one variable in every file.
+VALID["inline_variables"] = program("inline_variables", {
+    "state.cuh": "#pragma once\ninline int counter = 10;\ninline int table[3] = {1, 2, 3};\n"
+               "void bump(void);\n",
+    "a.cpp": "#include \"state.cuh\"\nvoid bump(void) { counter++; table[1] += 5; }\n",
+    "main.cu": "#include <stdio.h>\n#include \"state.cuh\"\n"
+               "int main() { bump(); bump(); printf(\"%d %d\\n\", counter, table[1]); return 0; }\n"})
+
 if NVCC:
     if not os.path.exists(NVCC):
         sys.exit(77)
@@ -258,6 +266,7 @@ for name, first in (("cuda.cu", ""), ("runtime.cpp", "#include <cuda_runtime.h>\
         "includes a CUDA header); only a C or C++ file without CUDA headers may declare it"])
 
 check(["run"] + VALID["c_linkage"], 0, out=["1 11 2 88 1"])
+check(["run"] + VALID["inline_variables"], 0, out=["12 12"])
 # (its own umin, a host function of a C++ file, hides CUDA's: this one returns the larger)
 check(["run"] + VALID["cxx_names"], 0, out=["3 7 8 2"])
 # ...not when one of them is a C++ function (its types are part of it), nor when the types are
