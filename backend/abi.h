@@ -42,6 +42,8 @@ enum KernFaultKind : uint32_t {
   KERN_FAULT_BAD_VPTR = 20,     // a virtual call on an object whose vtable pointer is no
                                 // vtable of this side's classes (addr: the vtable pointer)
   KERN_FAULT_BAD_FREE = 21,     // device free/delete of what the device heap did not give
+  KERN_FAULT_STACK = 22,        // a warp's local arrays and calls need more stack than it has
+                                // (addr: the bytes its frame asked for)
 };
 
 /// The stack of a program thread (runtime/host_threads.cpp) and of the main thread (Linux's
@@ -82,6 +84,10 @@ struct KernWarpCtx {
   /// shared memory: after the kernel's static shared variables, 16-byte aligned. Device
   /// functions read it here, since they do not know which kernel called them.
   uint64_t dynamicSharedOffset;
+  /// The lowest stack address the warp's code may reach: a kernel or device function whose
+  /// frame would go below it faults (KERN_FAULT_STACK) before touching it. The runtime keeps a
+  /// margin below it for the fault's own report.
+  uint64_t stackLimit;
 };
 
 /// What host functions receive as their hidden first parameter (opaque to compiled code).
@@ -315,4 +321,5 @@ static_assert(offsetof(KernWarpCtx, shadow) == 504);
 static_assert(offsetof(KernWarpCtx, finished) == 500);
 static_assert(offsetof(KernWarpCtx, coro) == 512);
 static_assert(offsetof(KernWarpCtx, dynamicSharedOffset) == 520);
-static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 48);
+static_assert(offsetof(KernWarpCtx, stackLimit) == 528);
+static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 56);

@@ -30,6 +30,10 @@ constexpr uint64_t kNullPageSize = 4096;
 /// limit independent of frame sizes and of the host's stack.
 constexpr uint32_t kMaxCallDepth = 1000;
 
+/// What a device function's frame takes beyond its local slots (ir::warpFrameBytes): its
+/// variables as <32 x T> registers spilled, and the calls it makes into the runtime.
+constexpr uint64_t kFrameSlackBytes = 64 << 10;
+
 /// Per-module code generation state shared by warp_codegen and host_codegen.
 struct ModuleContext {
   llvm::LLVMContext &llvm;

@@ -53,6 +53,9 @@ struct KernelImage {
   /// that requires it ("global-memory atomics (atomicAdd)"); 10 and empty when any does.
   int minComputeCapability = 10;
   std::string minComputeCapabilityWhy;
+  /// The bytes of the kernel's local variables for one warp (32 copies; ir::warpFrameBytes):
+  /// the launch checks that the stack its warps run on holds them.
+  uint64_t localFrameBytes = 0;
   /// Each parameter's offset in the packed buffer and its size: how cudaLaunchKernel and
   /// cuLaunchKernel pack the arguments they are handed as `void **`.
   std::vector<std::pair<uint32_t, uint32_t>> params;

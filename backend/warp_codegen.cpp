@@ -622,6 +622,7 @@ Value *WarpCodegen::emitCall(const ir::Expr &e) {
   Value *depth = loadCtx(kCtxCallDepth, b_.getInt32Ty(), "call.depth");
   Value *tooDeep = b_.CreateICmpUGE(depth, b_.getInt32(kMaxCallDepth), "too.deep");
   faultIf(b_.CreateAnd(m, splat(tooDeep)), KERN_FAULT_RECURSION, e.site, nullptr);
+  checkCallStack(*e.callee, m, e.site);
   Value *r = b_.CreateCall(it->second, args, e.type.isVoid() ? "" : e.callee->name);
   // A fault in the callee stops this warp here too.
   returnIfFaulted();

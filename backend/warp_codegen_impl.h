@@ -43,6 +43,7 @@ enum CtxOffset : unsigned {
   kCtxShadow = offsetof(KernWarpCtx, shadow),
   kCtxCoro = offsetof(KernWarpCtx, coro),
   kCtxDynamicShared = offsetof(KernWarpCtx, dynamicSharedOffset),
+  kCtxStackLimit = offsetof(KernWarpCtx, stackLimit),
 };
 // The KernCounterView and KernAccessMemo fields compiled code reads.
 enum MemoOffset : unsigned {
@@ -101,6 +102,10 @@ public:
   void defineAccessFunctions();
 
 private:
+  /// Faults the lanes of `mask` when `callee`'s frame would not fit on the warp's stack
+  /// (KernWarpCtx::stackLimit): checked at the call, where the fault can still be reported.
+  void checkCallStack(const ir::Function &callee, Value *mask, ir::SiteId site);
+
   // ---- small helpers ----
   Type *vecTy(ir::Type t) { return warpVector(registerType(c_, t)); }
   Type *maskTy() { return warpVector(b_.getInt1Ty()); }

@@ -13,6 +13,7 @@
 // its code. A fault is reported inside the function (kern_rt_fault sets ctx->fault), and the
 // caller returns as it does after a barrier or a device function call.
 #include "backend/warp_codegen_impl.h"
+#include "ir/analysis.h"
 
 namespace kern::backend::warp {
 
@@ -194,6 +195,18 @@ void WarpCodegen::emitGeneralAccessFunction(AccessOp op, ir::Type type, ir::Addr
     b_.CreateRet(llvm::PoisonValue::get(valueTy));
   else
     b_.CreateRetVoid();
+}
+
+void WarpCodegen::checkCallStack(const ir::Function &callee, Value *mask, ir::SiteId site) {
+  const uint64_t frame = ir::warpFrameBytes(callee) + kFrameSlackBytes;
+  Value *sp = b_.CreatePtrToInt(
+      b_.CreateIntrinsic(llvm::Intrinsic::stacksave, {b_.getPtrTy()}, {}, nullptr, "call.sp"),
+      b_.getInt64Ty());
+  Value *limit = loadCtx(kCtxStackLimit, b_.getInt64Ty(), "stack.limit");
+  Value *noRoom =
+      b_.CreateOr(b_.CreateICmpULT(sp, b_.getInt64(frame)),
+                  b_.CreateICmpULT(b_.CreateSub(sp, b_.getInt64(frame)), limit), "stack.over");
+  faultIf(b_.CreateAnd(mask, splat(noRoom)), KERN_FAULT_STACK, site, splat(b_.getInt64(frame)));
 }
 
 } // namespace kern::backend::warp

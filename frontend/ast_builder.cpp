@@ -4,6 +4,7 @@
 #include "frontend/ast_builder.h"
 
 #include "frontend/ast_builder_impl.h"
+#include "frontend/escapes.h"
 #include "frontend/inline_ptx.h"
 #include "frontend/parse_errors.h"
 #include "frontend/template_closers.h"
@@ -397,6 +398,40 @@ void Builder::parameters(P::ParameterTypeListContext *ctx, FunctionDecl *f) {
   }
 }
 
+/// Thrown when the parse nests deeper than kParseStackBytes of stack: deeply nested input
+/// (thousands of parentheses, blocks, `else if`s) is refused before it can overflow the stack.
+struct NestingTooDeep {
+  antlr4::Token *at = nullptr;
+};
+
+/// The grammar's parser with a guard on every rule it enters.
+class GuardedParser : public kern_antlr::KernParser {
+public:
+  using KernParser::KernParser;
+  /// The stack the parse may use before its input is refused: far below the stack the
+  /// compiler runs on (ir/pipeline.cpp), so that the passes after the parser, which recurse
+  /// over the same tree, have room too.
+  static constexpr std::ptrdiff_t kParseStackBytes = 4 << 20;
+  const char *base = nullptr; // the stack where the parse began
+
+  void enterRule(antlr4::ParserRuleContext *ctx, size_t state, size_t rule) override {
+    guard();
+    KernParser::enterRule(ctx, state, rule);
+  }
+  void enterRecursionRule(antlr4::ParserRuleContext *ctx, size_t state, size_t rule,
+                          int precedence) override {
+    guard();
+    KernParser::enterRecursionRule(ctx, state, rule, precedence);
+  }
+
+private:
+  void guard() {
+    const char probe = 0;
+    if (base && base - &probe > kParseStackBytes)
+      throw NestingTooDeep{getCurrentToken()};
+  }
+};
+
 } // namespace builder_detail
 
 bool parseTranslationUnit(const PreprocessedSource &src, TranslationUnit &tu,
@@ -404,7 +439,7 @@ bool parseTranslationUnit(const PreprocessedSource &src, TranslationUnit &tu,
   using builder_detail::Builder;
   using P = kern_antlr::KernParser;
   unsigned errorsBefore = diags.errorCount();
-  antlr4::ANTLRInputStream input(src.text);
+  antlr4::ANTLRInputStream input(lexableText(src.text));
   kern_antlr::KernLexer lexer(&input);
   SilentListener silent;
   lexer.removeErrorListeners();
@@ -435,7 +470,9 @@ bool parseTranslationUnit(const PreprocessedSource &src, TranslationUnit &tu,
   if (!rejectUnsupportedNames(tokens, src, diags))
     return false;
 
-  P parser(&tokens);
+  builder_detail::GuardedParser parser(&tokens);
+  const char stackBase = 0;
+  parser.base = &stackBase;
   parser.removeErrorListeners();
   parser.addErrorListener(&silent);
   const std::set<std::string> builtinTypeNames = parser.typeNames;
@@ -443,6 +480,14 @@ bool parseTranslationUnit(const PreprocessedSource &src, TranslationUnit &tu,
   // Two-stage parsing: SLL prediction is fast and almost always enough; only when it fails
   // is the input parsed again with full LL and error reporting (the result is then exact).
   P::TranslationUnitContext *tree = nullptr;
+  auto tooDeep = [&](const builder_detail::NestingTooDeep &e) {
+    SourceLoc at = e.at ? src.map(static_cast<uint32_t>(e.at->getLine()),
+                                  static_cast<uint32_t>(e.at->getCharPositionInLine() + 1))
+                        : SourceLoc{};
+    diags.error(at, "nesting too deep: the program nests parentheses, blocks or statements "
+                    "more deeply than kern compiles");
+    return false;
+  };
   auto *interp = parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
   interp->setPredictionMode(antlr4::atn::PredictionMode::SLL);
   parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
@@ -450,6 +495,8 @@ bool parseTranslationUnit(const PreprocessedSource &src, TranslationUnit &tu,
     tree = parser.translationUnit();
   } catch (antlr4::ParseCancellationException &) {
     tree = nullptr;
+  } catch (const builder_detail::NestingTooDeep &e) {
+    return tooDeep(e);
   }
   if (!tree) {
     tokens.seek(0);
@@ -468,6 +515,8 @@ bool parseTranslationUnit(const PreprocessedSource &src, TranslationUnit &tu,
       tree = parser.translationUnit();
     } catch (antlr4::ParseCancellationException &) {
       return false;
+    } catch (const builder_detail::NestingTooDeep &e) {
+      return tooDeep(e);
     }
   }
   Builder builder(src, tu, diags);

@@ -14,6 +14,11 @@ namespace kern::frontend {
 /// stands for itself (`\q` is 'q'), and a lone trailing backslash for a backslash.
 uint32_t decodeEscape(std::string_view s, size_t &i);
 
+/// `text` as the lexer can read it: valid UTF-8 as it is, and each byte that is not part of
+/// valid UTF-8 (a Latin-1 `\xe9` in a string literal) as the private code point U+10FE00 + byte,
+/// which the literal decoders below turn back into that byte, as C compilers keep such bytes.
+std::string lexableText(std::string_view text);
+
 /// The characters that the body of a string literal (the text between its quotes) stands for.
 std::string decodeStringBody(std::string_view body);
 

@@ -5,6 +5,8 @@
 // the asm statement that names it.
 #include "frontend/inline_ptx.h"
 
+#include "frontend/escapes.h"
+
 #include "frontend/antlr_headers.h"
 #include "frontend/preprocessor.h"
 #include "frontend/source.h"
@@ -749,7 +751,7 @@ void translateInlinePtx(std::vector<std::unique_ptr<antlr4::Token>> &tokens,
     }
     // Lex the translation; each of its tokens stands at the asm keyword. An operand's
     // placeholder becomes the operand's own tokens, in parentheses.
-    antlr4::ANTLRInputStream input(text);
+    antlr4::ANTLRInputStream input(lexableText(text));
     kern_antlr::KernLexer lexer(&input);
     lexer.removeErrorListeners();
     antlr4::CommonTokenStream lexed(&lexer);

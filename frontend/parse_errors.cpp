@@ -1,7 +1,11 @@
 // Syntax errors of the Kern parser in clang's words (see parse_errors.h): which token was
 // expected, what a missing ';' ends, unclosed brackets, unsupported keywords.
 #include "frontend/parse_errors.h"
+
+#include "frontend/escapes.h"
+
 #include "frontend/sema.h"
+#include <cstdio>
 
 #include <map>
 #include <set>
@@ -322,7 +326,15 @@ private:
   static std::string spell(Token *t) {
     if (t->getType() == Token::EOF)
       return "end of file";
-    return "'" + t->getText() + "'";
+    const std::string text = t->getText();
+    // A byte that is not valid UTF-8 (escapes.h, lexableText): named by its value.
+    if (const std::string raw = decodeStringBody(text);
+        text.size() == 4 && raw.size() == 1 && static_cast<unsigned char>(raw[0]) >= 0x80) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02x", static_cast<unsigned char>(raw[0]));
+      return std::string("byte ") + hex + " (not valid UTF-8)";
+    }
+    return "'" + text + "'";
   }
 
   void report(antlr4::Parser *p, Token *offending, Token *startToken, bool missing) {

@@ -30,6 +30,8 @@ private:
   std::vector<PPToken> exprToks_;
   size_t exprPos_ = 0;
   std::string exprError_;
+  static constexpr int kMaxDepth = 1000;
+  int depth_ = 0; // of evalUnary calls in progress
 
   const std::string &peek() const {
     static const std::string empty;
@@ -44,6 +46,9 @@ private:
   }
 
   int64_t evalTernary() {
+    Depth depth(*this);
+    if (depth.tooDeep())
+      return 0;
     int64_t c = evalBinary(0);
     if (accept("?")) {
       int64_t a = evalTernary();
@@ -126,7 +131,27 @@ private:
     return 0;
   }
 
+  /// Counts a nested evaluation while it lasts. Deeply nested operands (`((((...`, `- - -...`,
+  /// `a ? b : c ? ...`) end the expression with an error long before they could exhaust the
+  /// stack.
+  struct Depth {
+    ExprEvaluator &e;
+    explicit Depth(ExprEvaluator &ev) : e(ev) { ++e.depth_; }
+    ~Depth() { --e.depth_; }
+    bool tooDeep() {
+      if (e.depth_ <= kMaxDepth)
+        return false;
+      if (e.exprError_.empty())
+        e.exprError_ = "nesting too deep in preprocessor expression";
+      e.exprPos_ = e.exprToks_.size();
+      return true;
+    }
+  };
+
   int64_t evalUnary() {
+    Depth depth(*this);
+    if (depth.tooDeep())
+      return 0;
     if (accept("+"))
       return evalUnary();
     if (accept("-"))

@@ -2,6 +2,8 @@
 // tried as an external declaration, then as a statement, then as a final bare expression.
 #include "frontend/repl_input.h"
 
+#include "frontend/escapes.h"
+
 #include "frontend/antlr_headers.h"
 
 #include <algorithm>
@@ -23,7 +25,8 @@ struct Lexed {
   antlr4::CommonTokenStream tokens;
   SilentListener silent;
 
-  explicit Lexed(const std::string &text) : input(text), lexer(&input), tokens(&lexer) {
+  explicit Lexed(const std::string &text)
+      : input(lexableText(text)), lexer(&input), tokens(&lexer) {
     lexer.removeErrorListeners();
     lexer.addErrorListener(&silent);
     tokens.fill();

@@ -49,6 +49,18 @@ void calls(const Block *b, std::set<const Function *> &out) {
 
 } // namespace
 
+uint64_t warpFrameBytes(const Function &f) {
+  uint64_t bytes = 0;
+  for (const LocalSlot *slot : f.slots) {
+    const uint64_t align = slot->direct ? 16 : std::max<uint64_t>(slot->align, 1);
+    const uint64_t stride = slot->direct
+                                ? (std::max<uint64_t>(slot->size, 1) + 3) / 4 * 4
+                                : (std::max<uint64_t>(slot->size, 1) + align - 1) / align * align;
+    bytes = (bytes + align - 1) / align * align + stride * 32;
+  }
+  return std::max<uint64_t>(bytes, 16);
+}
+
 int estimateRegisters(const Function &kernel) {
   std::set<const Function *> seen;
   // Callees' variables count once each, as if inlined; recursion adds nothing more.

@@ -14,6 +14,12 @@ namespace kern::ir {
 /// temporaries, which ptxas would reuse.
 int estimateRegisters(const Function &kernel);
 
+/// The bytes of `f`'s local slots for one warp, as the warp backend lays them out (one copy per
+/// lane, each slot at its alignment; a direct slot's copies interleaved by 32-bit words): the
+/// bulk of the stack frame its code takes. The runtime and the call sites check that much fits
+/// before a frame is entered (KernWarpCtx::stackLimit).
+uint64_t warpFrameBytes(const Function &f);
+
 /// Fills Expr::uniform and Var::uniform for every kernel and device function of `m`: whether
 /// a value is the same in every active lane of a warp wherever it is read, so that the warp
 /// backend can keep it in one scalar register instead of 32 lanes. Conservative: false when in

@@ -1,6 +1,8 @@
 // The pass pipeline from text to verified Kern IR. Read top to bottom: it is the compiler.
 #include "ir/pipeline.h"
 
+#include <pthread.h>
+
 #include "frontend/ast_builder.h"
 #include "frontend/link.h"
 #include "frontend/preprocessor.h"
@@ -68,10 +70,58 @@ std::unique_ptr<frontend::TranslationUnit> checkFile(frontend::SourceManager &sm
 
 } // namespace
 
+namespace {
+
+/// The stack the compiler's passes run on: they recurse over the program's nesting, which the
+/// parser bounds (frontend: "nesting too deep") far below this, whatever the stack of the
+/// thread that asked for the compile (an embedding application's may be small).
+constexpr size_t kCompilerStackBytes = size_t(256) << 20;
+
+std::unique_ptr<Module> buildOnThisStack(frontend::SourceManager &sm,
+                                         const std::vector<uint32_t> &fileIds,
+                                         frontend::DiagnosticEngine &diags,
+                                         const PipelineOptions &options);
+
+} // namespace
+
 std::unique_ptr<Module> buildModule(frontend::SourceManager &sm,
                                     const std::vector<uint32_t> &fileIds,
                                     frontend::DiagnosticEngine &diags,
                                     const PipelineOptions &options) {
+  struct Call {
+    frontend::SourceManager &sm;
+    const std::vector<uint32_t> &fileIds;
+    frontend::DiagnosticEngine &diags;
+    const PipelineOptions &options;
+    std::unique_ptr<Module> result;
+  } call{sm, fileIds, diags, options, nullptr};
+  auto run = [](void *p) -> void * {
+    auto *c = static_cast<Call *>(p);
+    c->result = buildOnThisStack(c->sm, c->fileIds, c->diags, c->options);
+    return nullptr;
+  };
+  // The stack is reserved, not committed: only the pages a deep program touches are used.
+  pthread_attr_t attr;
+  pthread_t thread;
+  if (pthread_attr_init(&attr) == 0) {
+    const bool made = pthread_attr_setstacksize(&attr, kCompilerStackBytes) == 0 &&
+                      pthread_create(&thread, &attr, run, &call) == 0;
+    pthread_attr_destroy(&attr);
+    if (made) {
+      pthread_join(thread, nullptr);
+      return std::move(call.result);
+    }
+  }
+  run(&call); // no thread to be had: this one's stack must do
+  return std::move(call.result);
+}
+
+namespace {
+
+std::unique_ptr<Module> buildOnThisStack(frontend::SourceManager &sm,
+                                         const std::vector<uint32_t> &fileIds,
+                                         frontend::DiagnosticEngine &diags,
+                                         const PipelineOptions &options) {
   frontend::TypeContext types;
   std::vector<std::unique_ptr<frontend::TranslationUnit>> units; // own the passes' ASTs
   std::vector<frontend::TranslationUnit *> files;                // one per file, to link
@@ -142,5 +192,7 @@ std::unique_ptr<Module> buildModule(frontend::SourceManager &sm,
   analyzeUniformity(*m);
   return m;
 }
+
+} // namespace
 
 } // namespace kern::ir

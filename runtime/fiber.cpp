@@ -2,6 +2,8 @@
 // phase logic that releases a barrier, reports its misuse, or ends a block.
 #include "runtime/fiber.h"
 
+#include <pthread.h>
+
 #include "runtime/checked.h"
 
 #include <sys/mman.h>
@@ -57,6 +59,31 @@ std::string threadRange(uint32_t warp) {
 }
 
 } // namespace
+
+uint64_t threadStackLimit() {
+  // The thread's stack bounds do not change; reading them may parse /proc (the main thread).
+  thread_local uint64_t lo = 0, hi = 0;
+  thread_local bool known = false;
+  if (!known) {
+    known = true;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      void *addr = nullptr;
+      size_t size = 0;
+      if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+        lo = reinterpret_cast<uint64_t>(addr);
+        hi = lo + size;
+      }
+      pthread_attr_destroy(&attr);
+    }
+  }
+  const char here = 0;
+  const uint64_t sp = reinterpret_cast<uint64_t>(&here);
+  if (sp > lo && sp <= hi && sp - lo > kStackMarginBytes)
+    return lo + kStackMarginBytes;
+  constexpr uint64_t kUnknownStackBytes = 1 << 20;
+  return sp > kUnknownStackBytes ? sp - kUnknownStackBytes + kStackMarginBytes : sp;
+}
 
 StackPool::~StackPool() {
   for (void *p : free_) {

@@ -170,6 +170,15 @@ inline bool mustStop(BlockState *b) {
 /// barrier, reports a misuse, or ends the block by switching back to the worker's own context.
 /// The order in which warps run, and so every result and every fault, is the same as if a
 /// scheduler loop resumed the warps one by one.
+/// The stack kept free below a warp's stack limit (KernWarpCtx::stackLimit): room for the
+/// runtime's report of a stack overflow.
+constexpr uint64_t kStackMarginBytes = 128 << 10;
+
+/// The stack limit for warps run on this thread's own stack from here (not a fiber's): its
+/// bottom plus the margin when the thread's stack is known and holds this frame, else 1 MiB
+/// below this frame (a stack kern did not make, such as a program thread's fiber).
+uint64_t threadStackLimit();
+
 struct FiberPool {
   static constexpr uint32_t kListEnd = UINT32_MAX;
   /// Index of the worker's own context (the one that runs the block) in switchTo.
@@ -342,6 +351,11 @@ struct FiberPool {
 
   /// A warp fiber's life: warp `self` of one block after another.
   void loop(uint32_t self) {
+    // This fiber's stack: the loop runs near its top, and the warp's code may use the rest
+    // down to a margin above the guard (KernWarpCtx::stackLimit).
+    const char top = 0;
+    const uint64_t limit =
+        reinterpret_cast<uint64_t>(&top) - StackPool::kStackBytes + kStackMarginBytes;
     for (;;) {
 #if KERN_OWN_FIBER_SWITCH
       if (quit) [[unlikely]]
@@ -350,6 +364,7 @@ struct FiberPool {
       if (quit)
         return;
 #endif
+      contexts[self].stackLimit = limit;
       fn(&contexts[self]);
       finish(self);
       advance(self, slots[self].next);

@@ -4,6 +4,7 @@
 #include "runtime/runtime.h"
 
 #include "runtime/errors.h"
+#include "runtime/fiber.h"
 
 #include <algorithm>
 #include <cstring>
@@ -79,6 +80,11 @@ const KernelInfo *Runtime::countingKernel(uint32_t kernel) {
   return kernel < countingKernels_.size() && countingKernels_[kernel].fn ? &countingKernels_[kernel]
                                                                          : nullptr;
 }
+
+namespace {
+/// The stack the runtime itself uses between a launch and the warp function it calls.
+constexpr uint64_t kLaunchDepthBytes = 64 << 10;
+} // namespace
 
 double modelledKernelSeconds(const DeviceProfile &, const LaunchRecord &) {
   // No kernel timing model yet (HARDWARE-MODEL.md leaves it for later): kernels take no
@@ -185,6 +191,26 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
          std::to_string(threads) + " threads per block exceeds the kernel's __launch_bounds__ of " +
              std::to_string(k.launchBoundsMaxThreads));
     return;
+  }
+  // A warp's local variables (32 copies of each) live on the stack that runs it: a fiber's for
+  // a kernel with barriers, the worker's otherwise (a coroutine kernel keeps them in its
+  // frame on the heap). A frame that does not fit is refused here, as a GPU refuses a launch
+  // whose local memory it cannot provide, rather than overflowing the stack.
+  if (!k.suspends && k.localFrameBytes > 0) {
+    const char here = 0;
+    const uint64_t sp = reinterpret_cast<uint64_t>(&here), limit = threadStackLimit();
+    const uint64_t onThread = sp > limit + kLaunchDepthBytes ? sp - limit - kLaunchDepthBytes : 0;
+    const uint64_t onFiber = StackPool::kStackBytes - kStackMarginBytes - kLaunchDepthBytes;
+    const bool fibers = k.usesBarriers && threads > 32;
+    const uint64_t room = fibers ? onFiber : std::min(onThread, onFiber * 8);
+    if (k.localFrameBytes > room) {
+      fail(cudaErrorLaunchOutOfResources,
+           "its local variables take " + byteCount(k.localFrameBytes / 32) +
+               " per thread, which for a warp's 32 threads is more than the " + byteCount(room) +
+               " of stack kern can give a warp" + (fibers ? " of a kernel with barriers" : "") +
+               " (too many resources requested for launch)");
+      return;
+    }
   }
   // Only the default per-block limit: raising it takes cudaFuncSetAttribute, which kern does
   // not have, so the opt-in sizes of cc7.0+ are never available to a launch.
@@ -549,6 +575,12 @@ std::string Runtime::describeFault(const FaultRecord &f, const KernelInfo &k,
   }
   case KERN_FAULT_RECURSION:
     what = "device function calls nested too deeply (call depth limit exceeded)";
+    break;
+  case KERN_FAULT_STACK:
+    what = "stack overflow: the call needs about " + byteCount(f.addr) +
+           " of stack for the warp (the callee's local variables for 32 threads, and its " +
+           "registers), and the warp's stack has no room left: a recursion too deep, or local " +
+           "arrays too large, for kern's stack";
     break;
   case KERN_FAULT_BARRIER:
     what = f.message;

@@ -3,6 +3,11 @@
 // are exactly the C library's.
 #include "runtime/printf_format.h"
 
+#include <algorithm>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string_view>
@@ -16,6 +21,15 @@ enum class Length { None, Char, Short, Long, LongLong, Size, Max, Ptrdiff, LongD
 // Huge widths or precisions (printf("%999999999d")) would make one conversion allocate
 // gigabytes, once per lane in a kernel; nothing legitimate needs more than this.
 constexpr int kMaxWidth = 1 << 16;
+// The longest string a %s prints (C's has no limit; a pointer into a huge unterminated buffer
+// stops here).
+constexpr size_t kMaxString = size_t(1) << 20;
+
+std::string hexDigits(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
 
 // Appends one conversion of `spec` (a complete C format spec for one argument) to `out`.
 template <typename T> size_t appendOne(std::string &out, const std::string &spec, T value) {
@@ -60,6 +74,28 @@ uint64_t truncUnsigned(uint64_t bits, Length len) {
   }
 }
 
+/// Copies `n` bytes at `addr` to `buf` if they are all mapped: false (and no fault) if not. The
+/// kernel reads them for us (process_vm_readv on this process), or, where that is not allowed,
+/// a pipe's write does (it fails with EFAULT on memory that is not there).
+bool probeRead(uint64_t addr, char *buf, size_t n) {
+  struct iovec local = {buf, n};
+  struct iovec remote = {reinterpret_cast<void *>(addr), n};
+  const ssize_t got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+  if (got == static_cast<ssize_t>(n))
+    return true;
+  if (got >= 0 || errno == EFAULT)
+    return false;
+  int fds[2];
+  if (pipe(fds) != 0)
+    return false;
+  const bool ok =
+      write(fds[1], reinterpret_cast<const void *>(addr), n) == static_cast<ssize_t>(n) &&
+      read(fds[0], buf, n) == static_cast<ssize_t>(n);
+  close(fds[0]);
+  close(fds[1]);
+  return ok;
+}
+
 double asDouble(uint64_t bits) {
   double d;
   std::memcpy(&d, &bits, sizeof d);
@@ -67,6 +103,23 @@ double asDouble(uint64_t bits) {
 }
 
 } // namespace
+
+bool readStringSafely(uint64_t addr, size_t limit, std::string &out) {
+  out.clear();
+  constexpr size_t kPage = 4096;
+  char buf[kPage];
+  while (out.size() < limit) {
+    const size_t want = std::min(kPage - addr % kPage, limit - out.size());
+    if (!probeRead(addr, buf, want))
+      return false;
+    const size_t len = strnlen(buf, want);
+    out.append(buf, len);
+    if (len < want)
+      return true;
+    addr += want;
+  }
+  return true;
+}
 
 size_t formatPrintf(std::string &out, const char *fmt, int32_t nargs, const uint64_t *args,
                     const FormatOptions &options) {
@@ -111,8 +164,8 @@ size_t formatPrintf(std::string &out, const char *fmt, int32_t nargs, const uint
       }
     } else if (*p >= '0' && *p <= '9') {
       width = 0;
-      while (*p >= '0' && *p <= '9')
-        width = width > kMaxWidth ? width : width * 10 + (*p++ - '0');
+      for (; *p >= '0' && *p <= '9'; ++p) // every digit is read; the value stops growing
+        width = width > kMaxWidth ? width : width * 10 + (*p - '0');
     }
     int precision = -1;
     if (*p == '.') {
@@ -128,8 +181,8 @@ size_t formatPrintf(std::string &out, const char *fmt, int32_t nargs, const uint
           missing = true;
         }
       } else {
-        while (*p >= '0' && *p <= '9')
-          precision = precision > kMaxWidth ? precision : precision * 10 + (*p++ - '0');
+        for (; *p >= '0' && *p <= '9'; ++p)
+          precision = precision > kMaxWidth ? precision : precision * 10 + (*p - '0');
       }
     }
     Length len = Length::None;
@@ -212,11 +265,18 @@ size_t formatPrintf(std::string &out, const char *fmt, int32_t nargs, const uint
       appendOne(out, spec + 'c', static_cast<int>(static_cast<unsigned char>(bits)));
       break;
     case 's': {
-      const char *s = reinterpret_cast<const char *>(bits);
-      if (!s)
-        s = "(null)";
+      // The string is read without trusting the pointer: one that points at nothing prints
+      // as what it is instead of taking the process down.
+      std::string text;
+      const size_t limit = precision >= 0 ? static_cast<size_t>(precision) : kMaxString;
+      if (!bits)
+        text = "(null)";
       else if (bits >= options.unreadableLo && bits < options.unreadableHi)
-        s = "(device pointer)";
+        text = "(device pointer)";
+      else if (options.readString ? !options.readString(bits, limit, text)
+                                  : !readStringSafely(bits, limit, text))
+        text = "(bad pointer 0x" + hexDigits(bits) + ")";
+      const char *s = text.c_str();
       appendOne(out, spec + 's', s);
       break;
     }

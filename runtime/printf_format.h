@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace kern::runtime {
@@ -12,7 +13,14 @@ struct FormatOptions {
   /// "(device pointer)": host code must not read device memory, even through printf.
   uint64_t unreadableLo = 0;
   uint64_t unreadableHi = 0;
+  /// Reads a %s argument's string (at most `limit` bytes, up to its NUL) into `out`; false if
+  /// `addr` holds none. If empty, readStringSafely.
+  std::function<bool(uint64_t addr, size_t limit, std::string &out)> readString;
 };
+
+/// Reads the NUL-terminated string at `addr` (at most `limit` bytes) without faulting: false if
+/// its memory is not all mapped.
+bool readStringSafely(uint64_t addr, size_t limit, std::string &out);
 
 /// Appends `fmt` formatted with `args` to `out` and returns the number of characters appended.
 /// `args[i]` holds the i-th argument after C's default promotions: integers extended to 64

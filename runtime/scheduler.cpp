@@ -8,6 +8,7 @@
 #include "runtime/counter_hooks.h"
 
 #include "runtime/checked.h"
+#include "runtime/memory.h"
 #include "runtime/printf_format.h"
 
 #include <algorithm>
@@ -32,6 +33,7 @@ struct WorkerState {
   /// Blocks this worker ran to the end in the current launch (summed after it: a shared
   /// atomic counter bounces its cache line between workers on every block).
   uint64_t finishedBlocks = 0;
+  uint64_t stackLimit = 0;          // for warps run on this worker's own stack (fiber.h)
   void *counters = nullptr;         // this launch's counters for this worker, or null
   CheckedWorker *checked = nullptr; // this launch's for this worker, or null
   /// Warp contexts of the current launch, one per warp of a block, filled once per launch:
@@ -141,6 +143,7 @@ KernWarpCtx *blockContexts(WorkerState &W, LaunchState &L, BlockState &b, uint8_
     ctx.fault = 0;
     ctx.steps = kPollInterval;
     ctx.callDepth = 0;
+    ctx.stackLimit = W.stackLimit; // a warp fiber sets its own
   }
   return W.warpContexts.data();
 }
@@ -294,7 +297,20 @@ void warpPrintf(KernWarpCtx *ctx, uint32_t lane, const char *fmt, int32_t nargs,
                 const uint64_t *args) {
   // Each block formats into its own buffer; the buffers are joined in block order after the
   // launch, so the output is the same for any number of workers.
-  formatPrintf(blockOf(ctx)->out, fmt, nargs, args);
+  // A %s argument in device memory is read within its allocation; any other pointer only if
+  // its memory is there (a bad one prints as such instead of faulting the process).
+  FormatOptions options;
+  options.readString = [ctx](uint64_t addr, size_t limit, std::string &out) {
+    if (addr < ctx->globalLo || addr >= ctx->globalHi)
+      return readStringSafely(addr, limit, out);
+    const uint64_t end = ctx->shadow[(addr - ctx->globalLo) / DeviceMemory::kShadowGranule];
+    if (addr >= end)
+      return false;
+    const char *s = reinterpret_cast<const char *>(addr);
+    out.assign(s, strnlen(s, std::min<uint64_t>(limit, end - addr)));
+    return true;
+  };
+  formatPrintf(blockOf(ctx)->out, fmt, nargs, args, options);
 }
 
 /// Whether every live lane of the warp reached the barrier; if not, records the fault.
@@ -516,6 +532,7 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
   std::atomic<uint64_t> next{0};
   const std::function<void(unsigned)> job = [&](unsigned worker) {
     WorkerState &W = *states_[worker];
+    W.stackLimit = threadStackLimit();
     W.counters = cfg.workerCounters ? cfg.workerCounters[worker] : nullptr;
     W.checked = cfg.workerChecked ? cfg.workerChecked[worker] : nullptr;
     for (;;) {

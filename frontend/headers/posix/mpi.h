@@ -125,9 +125,9 @@ static int kern_mpi_fail(const char *function, const char *why, int code) {
 
 static int kern_mpi_check(const char *function, MPI_Comm comm) {
   if (kern_mpi_state != 1)
-    return kern_mpi_fail(function,
-                         kern_mpi_state == 0 ? "called before MPI_Init" : "called after MPI_Finalize",
-                         MPI_ERR_OTHER);
+    return kern_mpi_fail(
+        function, kern_mpi_state == 0 ? "called before MPI_Init" : "called after MPI_Finalize",
+        MPI_ERR_OTHER);
   if (comm != MPI_COMM_WORLD && comm != MPI_COMM_SELF)
     return kern_mpi_fail(function, "invalid communicator", MPI_ERR_COMM);
   return MPI_SUCCESS;
@@ -258,8 +258,9 @@ static inline int MPI_Comm_free(MPI_Comm *comm) {
 static inline int MPI_Abort(MPI_Comm comm, int errorcode) {
   (void)comm;
   fflush(stdout);
-  fprintf(stderr, "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD with "
-                  "errorcode %d\n",
+  fprintf(stderr,
+          "MPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD with "
+          "errorcode %d\n",
           errorcode);
   exit(errorcode);
   return errorcode;
@@ -296,8 +297,8 @@ static inline int MPI_Gather(const void *send, int sendCount, MPI_Datatype sendT
   return kern_mpi_copy("MPI_Gather", recv, send, sendCount, sendType);
 }
 
-static inline int MPI_Allgather(const void *send, int sendCount, MPI_Datatype sendType,
-                                void *recv, int recvCount, MPI_Datatype recvType, MPI_Comm comm) {
+static inline int MPI_Allgather(const void *send, int sendCount, MPI_Datatype sendType, void *recv,
+                                int recvCount, MPI_Datatype recvType, MPI_Comm comm) {
   return MPI_Gather(send, sendCount, sendType, recv, recvCount, recvType, 0, comm);
 }
 
@@ -330,8 +331,8 @@ static inline int MPI_Gatherv(const void *send, int sendCount, MPI_Datatype send
   return MPI_Gather(send, sendCount, sendType, to, recvCounts[0], recvType, root, comm);
 }
 
-static inline int MPI_Reduce(const void *send, void *recv, int count, MPI_Datatype type,
-                             MPI_Op op, int root, MPI_Comm comm) {
+static inline int MPI_Reduce(const void *send, void *recv, int count, MPI_Datatype type, MPI_Op op,
+                             int root, MPI_Comm comm) {
   int e = kern_mpi_root("MPI_Reduce", comm, root);
   if (e != MPI_SUCCESS)
     return e;
