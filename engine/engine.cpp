@@ -7,6 +7,7 @@
 #include "runtime/symbols.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -385,6 +386,11 @@ std::unique_ptr<Program> Engine::compileFiles(const std::vector<std::string> &pa
   std::vector<SourceFile> files;
   std::string missing;
   for (const std::string &path : paths) {
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec)) {
+      missing += path + ": error: not a regular file (a source file is needed)\n";
+      continue;
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
       missing += path + ": error: cannot open file\n";

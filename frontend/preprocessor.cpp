@@ -3,6 +3,7 @@
 #include "frontend/preprocessor.h"
 
 #include "frontend/pp_expr.h"
+#include "frontend/pp_lines.h"
 #include "frontend/pp_pragma.h"
 #include "frontend/pp_tables.h"
 #include "frontend/text_headers.h"
@@ -49,6 +50,8 @@ using pp_detail::kDeferredHeaders;
 using pp_detail::kHeaderMacros;
 using pp_detail::kPredefined;
 using pp_detail::kSystemHeaders;
+using pp_detail::LogicalLine;
+using pp_detail::readLogicalLines;
 
 using pp_detail::PPToken;
 using pp_detail::TokKind;
@@ -58,12 +61,6 @@ struct Macro {
   bool variadic = false;
   std::vector<std::string> params;
   std::vector<PPToken> body;
-};
-
-struct LogicalLine {
-  std::string text;
-  uint32_t line = 0; // first physical line
-  uint32_t span = 1; // physical lines joined by backslash-newline
 };
 
 bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -134,76 +131,6 @@ std::vector<PPToken> tokenize(const std::string &s, size_t from = 0) {
     out.push_back(std::move(t));
   }
   return out;
-}
-
-// Splits a file into logical lines (backslash-newline joined) and blanks out comments, keeping
-// newlines so that line numbers stay right and comment text keeps its width.
-std::vector<LogicalLine> readLogicalLines(const std::string &text) {
-  std::vector<LogicalLine> lines;
-  uint32_t physical = 0;
-  size_t pos = 0;
-  bool continuing = false;
-  while (pos <= text.size()) {
-    size_t nl = text.find('\n', pos);
-    bool last = nl == std::string::npos;
-    std::string line = text.substr(pos, last ? std::string::npos : nl - pos);
-    if (!line.empty() && line.back() == '\r')
-      line.pop_back();
-    ++physical;
-    bool splice = !line.empty() && line.back() == '\\';
-    if (splice)
-      line.pop_back();
-    if (continuing) {
-      lines.back().text += line;
-      lines.back().span++;
-    } else {
-      lines.push_back({line, physical, 1});
-    }
-    continuing = splice;
-    if (last)
-      break;
-    pos = nl + 1;
-  }
-  // A final newline leaves an empty last line that is not a line of the file.
-  if (lines.size() > 1 && lines.back().text.empty() && !text.empty() && text.back() == '\n')
-    lines.pop_back();
-
-  bool inBlock = false;
-  for (LogicalLine &l : lines) {
-    std::string &s = l.text;
-    char quote = 0;
-    for (size_t i = 0; i < s.size(); ++i) {
-      if (inBlock) {
-        if (s.compare(i, 2, "*/") == 0) {
-          s[i] = s[i + 1] = ' ';
-          ++i;
-          inBlock = false;
-        } else {
-          s[i] = ' ';
-        }
-        continue;
-      }
-      if (quote) {
-        if (s[i] == '\\')
-          ++i;
-        else if (s[i] == quote)
-          quote = 0;
-        continue;
-      }
-      if (s[i] == '"' || s[i] == '\'') {
-        quote = s[i];
-      } else if (s.compare(i, 2, "//") == 0) {
-        for (size_t j = i; j < s.size(); ++j)
-          s[j] = ' ';
-        break;
-      } else if (s.compare(i, 2, "/*") == 0) {
-        s[i] = s[i + 1] = ' ';
-        ++i;
-        inBlock = true;
-      }
-    }
-  }
-  return lines;
 }
 
 bool hidden(const PPToken &t, const std::string &name) {
@@ -291,7 +218,11 @@ private:
 
   void processFile(uint32_t fileId, const std::string &path) {
     includeStack_.push_back(path);
-    std::vector<LogicalLine> lines = readLogicalLines(sm_.fileText(fileId));
+    std::pair<uint32_t, uint32_t> openComment;
+    std::vector<LogicalLine> lines = readLogicalLines(sm_.fileText(fileId), openComment);
+    if (openComment.first)
+      diags_.error(SourceLoc{fileId, openComment.first, openComment.second},
+                   "unterminated /* comment");
     std::vector<CondFrame> conds;
     for (size_t i = 0; i < lines.size(); ++i) {
       const LogicalLine &l = lines[i];
@@ -632,6 +563,21 @@ private:
   /// Includes the file at `target` if it can be read; false if not.
   bool includeFile(const std::filesystem::path &target, const std::string &name, SourceLoc fileLoc,
                    uint32_t fileId) {
+    std::error_code ec;
+    const std::filesystem::file_status st = std::filesystem::status(target, ec);
+    if (ec || !std::filesystem::exists(st))
+      return false;
+    // Only source files: a device (/dev/zero), a FIFO or a directory would be read forever or
+    // not at all, and no header is this large.
+    constexpr uintmax_t kMaxIncludeBytes = uintmax_t(64) << 20;
+    if (!std::filesystem::is_regular_file(st)) {
+      diags_.error(fileLoc, "'" + name + "' is not a regular file");
+      return true;
+    }
+    if (std::filesystem::file_size(target, ec) > kMaxIncludeBytes) {
+      diags_.error(fileLoc, "'" + name + "' is larger than 64 MiB: not a source file");
+      return true;
+    }
     std::ifstream in(target, std::ios::binary);
     if (!in)
       return false;
@@ -953,6 +899,11 @@ bool namesTextureApi(const std::string &text, const std::string &path, std::set<
       continue;
     std::filesystem::path target = dir / text.substr(open + 1, close - open - 1);
     if (!seen.insert(target.lexically_normal().string()).second)
+      continue;
+    // Only files the preprocessor would read (it reports the others).
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(target, ec) ||
+        std::filesystem::file_size(target, ec) > (uintmax_t(64) << 20))
       continue;
     std::ifstream in(target, std::ios::binary);
     if (!in)

@@ -224,6 +224,11 @@ const Type *Sema::resolve(TypeSyntax *ts, AddrSpace space) {
       error(ts->loc, "array of void");
       return nullptr;
     }
+    // An object must fit in the address space (g++: "size of array is too large").
+    if (t->size() && n > (uint64_t(1) << 48) / t->size()) {
+      error(op.size ? op.size->loc : ts->loc, "size of array is too large");
+      return nullptr;
+    }
     t = types_.arrayOf(t, n);
     constNext = false;
   }

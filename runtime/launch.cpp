@@ -552,6 +552,13 @@ std::string Runtime::describeFault(const FaultRecord &f, const KernelInfo &k,
              " bytes before the start of device memory: a negative index?)";
       break;
     }
+    if (f.addr >= device_.hi() && f.addr - device_.hi() < (uint64_t(1) << 44)) {
+      // Beyond the end of the device's region, but nearer to it than any host memory kern
+      // maps: an index far too large, not a host pointer.
+      what = "out-of-bounds global " + access + at + " (" + byteCount(f.addr - device_.hi()) +
+             " past the end of device memory: an index far too large?)";
+      break;
+    }
     what = "kernel " + access + " through host pointer " + hexAddress(f.addr) +
            " (kernels can only access device memory)";
     break;

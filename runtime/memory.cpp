@@ -43,6 +43,13 @@ std::string hexAddress(uint64_t addr) {
 
 DeviceMemory::DeviceMemory(uint64_t bytes) {
   bytes = roundUp(bytes ? bytes : pageSize(), kHostVisibleUnit);
+  // Under an address-space limit (ulimit -v) the whole device may not fit: a smaller one is
+  // reserved (Runtime notes it), down to one unit, rather than none at all.
+  while (!reserve(bytes) && bytes > kHostVisibleUnit)
+    bytes = roundUp(bytes / 2, kHostVisibleUnit);
+}
+
+bool DeviceMemory::reserve(uint64_t bytes) {
   const uint64_t total = 2 * bytes; // the device arena, then the host-visible one
   const int prot = PROT_READ | PROT_WRITE;
   const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
@@ -64,14 +71,15 @@ DeviceMemory::DeviceMemory(uint64_t bytes) {
     }
   }
   if (p == MAP_FAILED)
-    return;
+    return false;
   // The shadow map is reserved the same way: only the pages behind live allocations are
   // ever touched (8 bytes per 256 bytes of device memory).
   shadowBytes_ = roundUp(total / kShadowGranule * sizeof(uint64_t), pageSize());
   void *sh = mmap(nullptr, shadowBytes_, prot, flags, -1, 0);
   if (sh == MAP_FAILED) {
     munmap(p, total);
-    return;
+    shadowBytes_ = 0;
+    return false;
   }
   shadow_ = static_cast<uint64_t *>(sh);
   lo_ = reinterpret_cast<uint64_t>(p);
@@ -79,6 +87,7 @@ DeviceMemory::DeviceMemory(uint64_t bytes) {
   hi_ = lo_ + total;
   device_ = ArenaState{lo_, mid_, lo_, {}};
   visible_ = ArenaState{mid_, hi_, mid_, {}};
+  return true;
 }
 
 uint64_t DeviceMemory::deviceBytesInUse() const {

@@ -44,7 +44,8 @@ public:
   enum class Arena { Device, HostVisible };
 
   /// Reserves `bytes` of device address space and as much again for the host-visible arena
-  /// (MAP_NORESERVE: nothing is committed until touched).
+  /// (MAP_NORESERVE: nothing is committed until touched). Where the process may not have that
+  /// much address space, the largest half, quarter... that it may (deviceCapacity() says).
   explicit DeviceMemory(uint64_t bytes);
   ~DeviceMemory();
   DeviceMemory(const DeviceMemory &) = delete;
@@ -75,6 +76,8 @@ public:
   uint64_t deviceHi() const { return mid_; }
   /// Bytes allocated in the device arena (cudaMemGetInfo).
   uint64_t deviceBytesInUse() const;
+  /// The bytes the device arena holds (0 if nothing could be reserved).
+  uint64_t deviceCapacity() const { return mid_ - lo_; }
   /// The shadow map compiled kernels check every global access against: one entry per
   /// kShadowGranule bytes of the region, holding the end address of the live allocation that
   /// covers the granule (0 if none). Allocations are 256-aligned, so an access of `s` bytes at
@@ -90,6 +93,8 @@ public:
   std::string describe(uint64_t addr, uint64_t size) const;
 
 private:
+  /// Reserves the two arenas of `bytes` each; false if the address space is not to be had.
+  bool reserve(uint64_t bytes);
   struct ArenaState {
     uint64_t lo = 0, hi = 0;
     uint64_t top = 0;                        // everything above was never handed out

@@ -102,6 +102,15 @@ Runtime::Runtime(Options options)
       std::fflush(stdout); // so that messages appear after the output that preceded them
       std::fwrite(s.data(), 1, s.size(), stderr);
     };
+  const uint64_t wanted =
+      options_.deviceMemoryBytes ? options_.deviceMemoryBytes : options_.device.memoryBytes;
+  if (!device_.isValid())
+    options_.err("kern: error: no address space for the device's memory (is `ulimit -v` "
+                 "set?): every cudaMalloc will fail\n");
+  else if (device_.deviceCapacity() < wanted)
+    options_.err("kern: note: the process's address space limit (`ulimit -v`) leaves room for " +
+                 byteCount(device_.deviceCapacity()) + " of the " + byteCount(wanted) +
+                 " of device memory of " + options_.device.name + "\n");
   if (options_.checked)
     checker_ = std::make_unique<Checker>(device_.lo(), device_.hi() - device_.lo());
   profilerActive_ = options_.filter.profileFromStart;
