@@ -30,6 +30,9 @@ constexpr uint64_t kNullPageSize = 4096;
 /// limit independent of frame sizes and of the host's stack.
 constexpr uint32_t kMaxCallDepth = 1000;
 
+/// Loop back-edges of host code between two polls of the time limit (kern_rt_host_poll).
+constexpr int32_t kHostPollInterval = 1 << 16;
+
 /// What a device function's frame takes beyond its local slots (ir::warpFrameBytes): its
 /// variables as <32 x T> registers spilled, and the calls it makes into the runtime.
 constexpr uint64_t kFrameSlackBytes = 64 << 10;

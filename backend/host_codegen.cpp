@@ -52,6 +52,7 @@ private:
   ModuleContext &mc_;
   const ir::Function &f_;
   llvm::Function *fn_;
+  llvm::AllocaInst *steps_ = nullptr; // back-edges left before the next kern_rt_host_poll
   llvm::LLVMContext &c_;
   Builder b_;
   Value *ctx_ = nullptr;
@@ -107,6 +108,9 @@ void HostCodegen::emit() {
     retval_ = entryAlloca(b_, registerType(c_, f_.returnType), "retval");
     b_.CreateStore(llvm::Constant::getNullValue(retval_->getAllocatedType()), retval_);
   }
+  // Loop back-edges count down to a poll of the time limit (kern_rt_host_poll).
+  steps_ = entryAlloca(b_, b_.getInt32Ty(), "host.steps");
+  b_.CreateStore(b_.getInt32(kHostPollInterval), steps_);
   exit_ = BasicBlock::Create(c_, "fn.exit");
   emitBlock(f_.body);
   b_.CreateBr(exit_);
@@ -290,6 +294,21 @@ void HostCodegen::emitLoop(const ir::Stmt &s) {
   b_.CreateBr(step);
   b_.SetInsertPoint(step);
   emitBlock(s.step);
+  {
+    // Every kHostPollInterval back-edges the runtime is asked whether host code has run past
+    // the time limit (it unwinds the program if so).
+    Value *left = b_.CreateSub(b_.CreateLoad(b_.getInt32Ty(), steps_), b_.getInt32(1), "steps");
+    b_.CreateStore(left, steps_);
+    auto *pollBB = newBlock("loop.poll");
+    auto *onBB = newBlock("loop.on");
+    b_.CreateCondBr(b_.CreateICmpSLE(left, b_.getInt32(0)), pollBB, onBB,
+                    llvm::MDBuilder(c_).createBranchWeights(1, 1 << 20));
+    b_.SetInsertPoint(pollBB);
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_host_poll), {ctx_, b_.getInt32(s.site)});
+    b_.CreateStore(b_.getInt32(kHostPollInterval), steps_);
+    b_.CreateBr(onBB);
+    b_.SetInsertPoint(onBB);
+  }
   if (!s.testFirst) {
     emitBlock(s.preCond);
     if (s.cond)

@@ -314,7 +314,11 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   {
     HostSignalPause pause;
     managedBeforeLaunch(cfg.params, paramBytes);
+    const auto launchStart = std::chrono::steady_clock::now();
     result = scheduler_.launch(cfg);
+    // Host code's time limit counts the time outside kernels (hostWithinTime).
+    launchWallSeconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - launchStart).count();
     managedAfterLaunch();
   }
   if (rec.profiled && result.faulted) {

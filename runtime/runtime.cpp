@@ -194,6 +194,24 @@ void Runtime::allocateGlobals() {
   }
 }
 
+bool Runtime::hostWithinTime(uint32_t site) {
+  if (options_.timeoutSeconds <= 0)
+    return true;
+  const double total =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - mainStart_).count();
+  if (total - launchWallSeconds_ <= options_.timeoutSeconds)
+    return true;
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%g", options_.timeoutSeconds);
+  const std::string loc = location(site);
+  faulted_ = true;
+  lastErrorMessage_ = (loc.empty() ? std::string("kern") : loc) +
+                      ": error: host code ran longer than the time limit of " + secs +
+                      " seconds (--timeout; the time outside kernels), in this loop";
+  options_.err(lastErrorMessage_ + "\n");
+  return false;
+}
+
 // ---- errors and messages --------------------------------------------------------------------
 
 std::string Runtime::location(uint32_t site) const { return image_.location(site); }
@@ -318,6 +336,8 @@ int Runtime::runMain(const std::vector<std::string> &args) {
   ctx.rt = this;
   int32_t code;
   hostThreads_.reset();
+  mainStart_ = std::chrono::steady_clock::now();
+  launchWallSeconds_ = 0;
   {
     HostSignalGuard guard(&ctx);
     code = callMain(&ctx, image_.main, static_cast<int32_t>(argvStrings.size()), argv.data());

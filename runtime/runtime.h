@@ -16,6 +16,7 @@
 #include "runtime/random.h"
 #include "runtime/scheduler.h"
 
+#include <chrono>
 #include <csetjmp>
 #include <csignal>
 #include <cstdint>
@@ -407,6 +408,10 @@ public:
   /// The program as it runs now: the image with the modules loaded so far.
   const backend::ProgramImage &program() const { return image_; }
 
+  /// Whether host code is still within the time limit (Options::timeoutSeconds), counting
+  /// the time since main started outside kernel launches; if not, reports it at `site`
+  /// (the caller then unwinds with kHostFaultExitCode).
+  bool hostWithinTime(uint32_t site);
   /// A failed assert() in host code: reports it (the caller then unwinds with kHostFaultExitCode).
   void hostAssert(uint32_t site, const char *message);
 
@@ -645,8 +650,10 @@ private:
   std::vector<TransferRecord> transfers_;
   std::vector<TimelineEvent> timeline_;
   CounterCollector counters_;
-  std::unique_ptr<Checker> checker_; // checked mode only
-  double clock_ = 0;                 // the modelled clock, seconds
+  std::unique_ptr<Checker> checker_;                // checked mode only
+  double clock_ = 0;                                // the modelled clock, seconds
+  std::chrono::steady_clock::time_point mainStart_; // when runMain started main
+  double launchWallSeconds_ = 0;                    // real time spent in launches since
   std::vector<std::unique_ptr<Handle>> handleStore_;
   std::map<const void *, Handle *> handles_;
 

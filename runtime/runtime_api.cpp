@@ -90,6 +90,11 @@ void kern_rt_host_fault(KernHostCtx *ctx, uint32_t site, uint32_t kind, uint64_t
   Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
 }
 
+void kern_rt_host_poll(KernHostCtx *ctx, uint32_t site) {
+  if (!ctx->rt->hostWithinTime(site))
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
+}
+
 void kern_rt_host_assert(KernHostCtx *ctx, uint32_t site, const char *message) {
   ctx->rt->hostAssert(site, message);
   Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);

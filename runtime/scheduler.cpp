@@ -221,7 +221,16 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
   b.checked = W.checked;
   if (b.checked)
     checkedBlockBegin(b.checked, linear, b.blockIdx, cfg.block, cfg.sharedBytes);
-  if (cfg.kernel->suspends) {
+  // The time limit is checked in loops (warpPoll) and here, before each block: a grid of
+  // many loop-free blocks stops too.
+  if (cfg.timeoutSeconds > 0 &&
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - L.start).count() >
+          cfg.timeoutSeconds) {
+    KernWarpCtx *contexts = blockContexts(W, L, b, shared, bx, by, bz);
+    b.started = true;
+    recordFault(&b, &contexts[0], 0, KERN_FAULT_TIMEOUT, 0, 0);
+    L.stopAll.store(true);
+  } else if (cfg.kernel->suspends) {
     runBlockSuspending(W, L, b, shared, bx, by, bz);
   } else if (cfg.kernel->usesBarriers && L.warpsPerBlock > 1) {
     runBlockWithFibers(W, L, b, shared, bx, by, bz);

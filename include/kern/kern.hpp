@@ -60,7 +60,8 @@ struct Options {
   /// Prepare the annotated source (Program::annotatedSource) and print the advisor's findings
   /// to `err`. Turns counters on.
   bool annotate = false;
-  /// Stop a kernel that runs longer than this many seconds. If 0, no limit.
+  /// Stop a kernel that runs longer than this many seconds, and host code that runs longer than
+  /// this many seconds outside kernels (polled on its loops). If 0, no limit.
   double timeoutSeconds = 0;
   /// The GPU the program runs on, by built-in profile name (see deviceList()). If empty, h100.
   std::string device;

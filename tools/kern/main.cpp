@@ -41,7 +41,8 @@ otherwise the program's own exit code.
 
 const char *kRunOptions = R"(options:
   --workers N      worker threads that run blocks and compile (default: one per hardware thread)
-  --timeout S      stop a kernel that runs longer than S seconds (default: no limit)
+  --timeout S      stop a kernel that runs longer than S seconds, and host code that runs
+                   longer than S seconds outside kernels (default: no limit)
   --device NAME    the GPU to model: g80, gt200, fermi, v100, a100, h100 (default h100)
   --device-file F  the GPU to model, from a JSON profile (docs/devices.md)
   --regs N         registers per thread of every kernel (default: kern's estimate from the kernel's variables)
