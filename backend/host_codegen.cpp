@@ -590,7 +590,13 @@ Value *HostCodegen::emitRuntimeCall(const ir::Expr &e) {
       v = b_.CreateFPCast(v, want);
     args.push_back(v);
   }
+  // A CUDA runtime API call names its line in what the runtime reports about it.
+  const bool cudaApi = e.site && name.rfind("kern_rt_cuda", 0) == 0;
+  if (cudaApi)
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_api_site), {ctx_, b_.getInt32(e.site)});
   Value *r = b_.CreateCall(fn, args);
+  if (cudaApi)
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_api_site), {ctx_, b_.getInt32(0)});
   if (e.type.isVoid())
     return nullptr;
   if (r->getType()->isPointerTy())

@@ -222,6 +222,9 @@ int32_t Runtime::recordError(int32_t code, std::string message) {
     stickySeen_ = stickySeen_ && stickyError_; // a first fault is not seen yet
     stickyError_ = code;
   }
+  // A runtime API call of compiled host code names its line (setApiSite).
+  if (apiSite_ && message.rfind("kern: ", 0) == 0 && !location(apiSite_).empty())
+    message = location(apiSite_) + ": warning: " + message.substr(6);
   if (!message.empty()) {
     if (message.back() != '\n')
       message += '\n';
@@ -234,7 +237,8 @@ int32_t Runtime::recordError(int32_t code, std::string message) {
 
 void Runtime::reportHostError(std::string message) {
   faulted_ = true;
-  lastErrorMessage_ = "kern: error: " + message;
+  const std::string loc = apiSite_ ? location(apiSite_) : std::string();
+  lastErrorMessage_ = (loc.empty() ? std::string("kern") : loc) + ": error: " + message;
   options_.err(lastErrorMessage_ + "\n");
 }
 

@@ -408,6 +408,9 @@ public:
   /// The program as it runs now: the image with the modules loaded so far.
   const backend::ProgramImage &program() const { return image_; }
 
+  /// The source site of the runtime API call compiled host code is making (0 after it): its
+  /// warnings and errors name that line.
+  void setApiSite(uint32_t site) { apiSite_ = site; }
   /// Whether host code is still within the time limit (Options::timeoutSeconds), counting
   /// the time since main started outside kernel launches; if not, reports it at `site`
   /// (the caller then unwinds with kHostFaultExitCode).
@@ -661,6 +664,7 @@ private:
   std::map<uint64_t, HostAlias> aliases_;            // by host address
   bool launchOpen_ = false; // managed units are open to kernels (managedBeforeLaunch)
 
+  uint32_t apiSite_ = 0;    // setApiSite
   int32_t lastError_ = 0;   // cudaGetLastError
   int32_t stickyError_ = 0; // a kernel fault: returned by every later call
   // Whether a call has returned the sticky error yet. Until one has, a call that only enqueues

@@ -90,6 +90,8 @@ void kern_rt_host_fault(KernHostCtx *ctx, uint32_t site, uint32_t kind, uint64_t
   Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
 }
 
+void kern_rt_api_site(KernHostCtx *ctx, uint32_t site) { ctx->rt->setApiSite(site); }
+
 void kern_rt_host_poll(KernHostCtx *ctx, uint32_t site) {
   if (!ctx->rt->hostWithinTime(site))
     Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
