@@ -44,6 +44,9 @@ enum KernFaultKind : uint32_t {
   KERN_FAULT_BAD_FREE = 21,     // device free/delete of what the device heap did not give
   KERN_FAULT_STACK = 22,        // a warp's local arrays and calls need more stack than it has
                                 // (addr: the bytes its frame asked for)
+  KERN_FAULT_SHFL_WIDTH = 23,   // a shuffle's width is not a power of two from 1 to 32 (addr)
+  KERN_FAULT_SYNC_MASK = 24,    // checked mode: a _sync call's mask names lanes that do not
+                                // execute it, or not the lane itself (addr: the mask)
 };
 
 /// The stack of a program thread (runtime/host_threads.cpp) and of the main thread (Linux's

@@ -675,6 +675,7 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
   switch (e.intrinsic) {
   case IntrinsicId::Ballot: {
     Value *laneMask = op(0);
+    checkSyncMask(laneMask, e.site);
     Value *pred = boolOp(1);
     // Lanes that are active and whose predicate holds, restricted to the caller's mask.
     Value *ballot = splat(bits(b_.CreateAnd(cur(), pred), "ballot"));
@@ -682,12 +683,14 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
   }
   case IntrinsicId::Any: {
     Value *laneMask = op(0);
+    checkSyncMask(laneMask, e.site);
     Value *yes = splat(bits(b_.CreateAnd(cur(), boolOp(1)), "any.lanes"));
     Value *r = b_.CreateICmpNE(b_.CreateAnd(yes, laneMask), llvm::Constant::getNullValue(i32v));
     return result(b_.CreateZExt(r, i32v, "any"));
   }
   case IntrinsicId::All: {
     Value *laneMask = op(0);
+    checkSyncMask(laneMask, e.site);
     Value *m = cur();
     Value *no = splat(bits(b_.CreateAnd(m, b_.CreateNot(boolOp(1))), "all.failing"));
     Value *r = b_.CreateICmpEQ(b_.CreateAnd(no, laneMask), llvm::Constant::getNullValue(i32v));
@@ -699,17 +702,13 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
   case IntrinsicId::ShflUp:
   case IntrinsicId::ShflDown:
   case IntrinsicId::ShflXor: {
-    op(0); // the member mask: lanes are in lockstep, nothing to wait for
+    // The member mask: lanes are in lockstep, nothing to wait for; checked mode checks it.
+    checkSyncMask(op(0), e.site);
     Value *v = op(1);
     Value *arg = b_.CreateIntCast(op(2), i32v, true);
     Value *width = e.ops.size() > 3 ? b_.CreateIntCast(op(3), i32v, true) : splat(b_.getInt32(32));
-    // width must be a power of two in [1, 32] (CUDA); anything else behaves as 32.
+    width = checkShuffleWidth(width, e.site);
     Value *wm1 = b_.CreateSub(width, splat(b_.getInt32(1)));
-    Value *pow2 =
-        b_.CreateAnd(b_.CreateICmpEQ(b_.CreateAnd(width, wm1), llvm::Constant::getNullValue(i32v)),
-                     b_.CreateICmpULE(wm1, splat(b_.getInt32(31))));
-    width = b_.CreateSelect(pow2, width, splat(b_.getInt32(32)), "width");
-    wm1 = b_.CreateSub(width, splat(b_.getInt32(1)));
     Value *lane = laneIds();
     Value *segStart = b_.CreateAnd(lane, b_.CreateNot(wm1), "seg.start");
     Value *inSeg = b_.CreateAnd(lane, wm1, "seg.lane");

@@ -102,6 +102,15 @@ public:
   void defineAccessFunctions();
 
 private:
+  /// A shuffle's width (<32 x i32>): a power of two from 1 to 32, as CUDA requires; an active
+  /// lane with another faults (KERN_FAULT_SHFL_WIDTH), and its width is taken as 32.
+  Value *checkShuffleWidth(Value *width, ir::SiteId site);
+
+  /// Checked mode: faults an active lane whose _sync member mask (`mask`, <32 x i32>) names
+  /// a live lane that does not execute the call, or leaves the lane itself out (CUDA leaves both
+  /// undefined; a GPU may hang). Nothing in the other modes.
+  void checkSyncMask(Value *mask, ir::SiteId site);
+
   /// Faults the lanes of `mask` when `callee`'s frame would not fit on the warp's stack
   /// (KernWarpCtx::stackLimit): checked at the call, where the fault can still be reported.
   void checkCallStack(const ir::Function &callee, Value *mask, ir::SiteId site);

@@ -209,6 +209,34 @@ void WarpCodegen::checkCallStack(const ir::Function &callee, Value *mask, ir::Si
   faultIf(b_.CreateAnd(mask, splat(noRoom)), KERN_FAULT_STACK, site, splat(b_.getInt64(frame)));
 }
 
+Value *WarpCodegen::checkShuffleWidth(Value *width, ir::SiteId site) {
+  Type *i32v = warpVector(b_.getInt32Ty());
+  Value *wm1 = b_.CreateSub(width, splat(b_.getInt32(1)));
+  Value *pow2 =
+      b_.CreateAnd(b_.CreateICmpEQ(b_.CreateAnd(width, wm1), llvm::Constant::getNullValue(i32v)),
+                   b_.CreateICmpULE(wm1, splat(b_.getInt32(31))));
+  faultIf(b_.CreateAnd(cur(), b_.CreateNot(pow2)), KERN_FAULT_SHFL_WIDTH, site,
+          b_.CreateSExt(width, warpVector(b_.getInt64Ty())));
+  return b_.CreateSelect(pow2, width, splat(b_.getInt32(32)), "width");
+}
+
+void WarpCodegen::checkSyncMask(Value *mask, ir::SiteId site) {
+  if (!mc_.options.checked || !site) // no site: __ballot and the like, of the active lanes
+    return;
+  Type *i32v = warpVector(b_.getInt32Ty());
+  mask = b_.CreateIntCast(mask, i32v, false);
+  Value *active = splat(bits(cur(), "sync.active"));
+  Value *live = splat(loadCtx(kCtxLiveMask, b_.getInt32Ty(), "sync.live"));
+  Value *zero = llvm::Constant::getNullValue(i32v);
+  // Named lanes that exist and do not execute the call; and the lane itself not named.
+  Value *absent = b_.CreateAnd(b_.CreateAnd(mask, live), b_.CreateNot(active));
+  Value *self = b_.CreateShl(splat(b_.getInt32(1)), laneIds());
+  Value *bad = b_.CreateOr(b_.CreateICmpNE(absent, zero),
+                           b_.CreateICmpEQ(b_.CreateAnd(mask, self), zero), "sync.bad");
+  faultIf(b_.CreateAnd(cur(), bad), KERN_FAULT_SYNC_MASK, site,
+          b_.CreateZExt(mask, warpVector(b_.getInt64Ty())));
+}
+
 } // namespace kern::backend::warp
 
 namespace kern::backend {

@@ -391,7 +391,9 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     auto v = args();
     IntrinsicId id;
     intrinsicByName(n, id);
-    return intrinsic(id, irType(e->type), {v[0], toBool(v[1])});
+    Expr *x = intrinsic(id, irType(e->type), {v[0], toBool(v[1])});
+    x->site = m_.addSite(SiteKind::Other, e->loc, n); // a bad mask is reported here
+    return x;
   }
   if (n == "__syncthreads_count" || n == "__syncthreads_and" || n == "__syncthreads_or") {
     auto v = args();
@@ -408,7 +410,9 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
       v.push_back(constInt(Type::i32(true), 32));
     IntrinsicId id;
     intrinsicByName(n, id);
-    return intrinsic(id, irType(e->type), v);
+    Expr *x = intrinsic(id, irType(e->type), v);
+    x->site = m_.addSite(SiteKind::Other, e->loc, n); // a bad width or mask is reported here
+    return x;
   }
   if (n == "clock" && !device_) // host code: C's clock()
     return snapshot(intrinsic(IntrinsicId::HostClock, Type::i64(true), {}), "clock", e->loc);

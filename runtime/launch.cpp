@@ -587,6 +587,18 @@ std::string Runtime::describeFault(const FaultRecord &f, const KernelInfo &k,
   case KERN_FAULT_RECURSION:
     what = "device function calls nested too deeply (call depth limit exceeded)";
     break;
+  case KERN_FAULT_SHFL_WIDTH:
+    what = siteWhat(f.site) + " with width " + std::to_string(static_cast<int64_t>(f.addr)) +
+           ": the width must be a power of two from 1 to 32";
+    break;
+  case KERN_FAULT_SYNC_MASK: {
+    char mask[16];
+    std::snprintf(mask, sizeof mask, "0x%08x", static_cast<uint32_t>(f.addr));
+    what = siteWhat(f.site) + " with mask " + mask +
+           ", which names lanes that do not execute the call (or not the calling lane): " +
+           "undefined on a GPU, where it may hang";
+    break;
+  }
   case KERN_FAULT_STACK:
     what = "stack overflow: the call needs about " + byteCount(f.addr) +
            " of stack for the warp (the callee's local variables for 32 threads, and its " +
