@@ -821,6 +821,17 @@ void Sema::conditional(Expr *e) {
     e->type = at;
     return;
   }
+  if (at->isPointer() && bt->isPointer() && !at->elem->isFunction() && !bt->elem->isFunction()) {
+    // The composite pointer type: const if either side's pointee is (`n ? n : "lit"` with a
+    // `const char *n`), `void *` if either side is.
+    const bool isConst = at->pointeeConst || bt->pointeeConst;
+    const Type *elem = at->elem->isVoid() || bt->elem->isVoid() ? types_.voidTy() : at->elem;
+    const Type *ct = types_.pointerTo(elem, at->space, isConst);
+    e->operands[1] = convert(a, ct, "operand");
+    e->operands[2] = convert(b, ct, "operand");
+    e->type = ct;
+    return;
+  }
   if (at->isPointer() && (bt->isPointer() || isNullConstant(b))) {
     e->operands[1] = a;
     e->operands[2] = convert(b, at, "operand");
