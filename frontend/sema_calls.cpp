@@ -56,6 +56,9 @@ void Sema::call(Expr *e) {
       indirectCall(e);
     return;
   }
+  if (!chosen && callee->name.find("::") != std::string::npos && !lookup(callee->name))
+    if (std::string base = inheritedStatic(callee->name, 0); !base.empty())
+      callee->name = base; // `D::f()` for a static member function of a base of D
   const std::string &n = callee->name;
   if (e->isLaunch) {
     launch(e);

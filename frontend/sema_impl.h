@@ -209,6 +209,7 @@ private:
     const Type **t = find(&Scope::typedefs, n);
     return t ? *t : nullptr;
   }
+  std::string inheritedStatic(const std::string &qualified, int depth);
   const Type *lookupStruct(const std::string &n) {
     const Type **t = find(&Scope::structs, n);
     return t ? *t : nullptr;
