@@ -330,28 +330,6 @@ const Type *Sema::intLiteralType(Expr *e) {
   return types_.get(TypeKind::ULongLong);
 }
 
-/// `D::k` where k is a static member of a base class of D: the base's `B::k` (static members
-/// are variables and constants named by their own class), or "" if there is none.
-std::string Sema::inheritedStatic(const std::string &qualified, int depth) {
-  const size_t colon = qualified.rfind("::");
-  if (colon == std::string::npos || colon == 0 || depth > 8)
-    return "";
-  const Type *t = lookupStruct(qualified.substr(0, colon));
-  if (!t || !t->record)
-    return "";
-  const std::string member = qualified.substr(colon);
-  for (const StructBase &b : t->record->bases) {
-    if (!b.type || !b.type->record || b.type->record->name.empty())
-      continue;
-    const std::string candidate = b.type->record->name + member;
-    if (lookup(candidate) || lookupEnumerator(candidate))
-      return candidate;
-    if (std::string deeper = inheritedStatic(candidate, depth + 1); !deeper.empty())
-      return deeper;
-  }
-  return "";
-}
-
 void Sema::ident(Expr *e) {
   if (!instanceMember(e))
     return;
