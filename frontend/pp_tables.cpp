@@ -11,7 +11,6 @@ const std::set<std::string> kSystemHeaders = {"stdio.h",
                                               "string.h",
                                               "memory.h", // an old alias of string.h
                                               "cuda_runtime.h",
-                                              "cuda.h",
                                               "assert.h",
                                               "stdint.h",
                                               "float.h",
@@ -85,8 +84,6 @@ const std::set<std::string> kDeferredHeaders = {"cooperative_groups/reduce.h",
 // Macros that a built-in header defines when it is included, and only then (nvcc includes
 // cuda_runtime.h itself, so its macros are among the predefined ones below).
 const std::map<std::string, std::vector<const char *>> kHeaderMacros = {
-    // the driver API's version (CUDA 13.0), and its CUresult of success
-    {"cuda.h", {"CUDA_VERSION 13000", "CUDA_SUCCESS 0"}},
     // getopt's globals live in the runtime: each names its location (runtime/host_getopt.cpp).
     // (<unistd.h> is a text header, frontend/headers/posix/unistd.h.)
     {"getopt.h",
