@@ -11,6 +11,7 @@ const std::set<std::string> kSystemHeaders = {"stdio.h",
                                               "string.h",
                                               "memory.h", // an old alias of string.h
                                               "cuda_runtime.h",
+                                              "builtin_types.h",
                                               "assert.h",
                                               "stdint.h",
                                               "float.h",
@@ -49,13 +50,24 @@ const std::set<std::string> kCxxOnlyKeywords = {
     "namespace", "operator",    "static_assert", "template",     "throw",
     "try",       "typename",    "using",         "alignas",      "alignof"};
 
-const std::set<std::string> kCudaHeaders = {"cuda_runtime.h",      "cuda.h",
-                                            "cuda_runtime_api.h",  "device_launch_parameters.h",
-                                            "vector_types.h",      "vector_functions.h",
-                                            "cuda_fp16.h",         "device_functions.h",
-                                            "cuda_profiler_api.h", "helper_cuda.h",
-                                            "helper_math.h",       "math_constants.h",
-                                            "cooperative_groups.h"};
+const std::set<std::string> kCudaHeaders = {"cuda_runtime.h",
+                                            "cuda.h",
+                                            "cuda_runtime_api.h",
+                                            "device_launch_parameters.h",
+                                            "vector_types.h",
+                                            "vector_functions.h",
+                                            "cuda_fp16.h",
+                                            "device_functions.h",
+                                            "cuda_profiler_api.h",
+                                            "helper_cuda.h",
+                                            "helper_math.h",
+                                            "math_constants.h",
+                                            "cooperative_groups.h",
+                                            "builtin_types.h",
+                                            "nvrtc.h",
+                                            "cudaProfiler.h",
+                                            "helper_cuda_drvapi.h",
+                                            "nvrtc_helper.h"};
 
 // Headers of CUDA and of C++ that kern knows but whose contents are not supported yet: the
 // include is accepted, and the first use of what they declare gets its own diagnostic
