@@ -260,12 +260,13 @@ __KERN_CU CUresult cuCtxPopCurrent(CUcontext *pctx) {
     __kern_cu_enter(s->stack[s->depth - 1]);
   return CUDA_SUCCESS;
 }
+// With nothing pushed, the current context is the primary context of the runtime API's device,
+// as it is in CUDA after a runtime API call (kern cannot tell whether one came first).
 __KERN_CU CUresult cuCtxGetCurrent(CUcontext *pctx) {
   __KERN_CU_NEED_INIT
   if (!pctx)
     return CUDA_ERROR_INVALID_VALUE;
-  struct __kern_cu_state *s = __kern_cu();
-  *pctx = s->depth > 0 ? s->stack[s->depth - 1] : 0;
+  *pctx = __kern_cu_current();
   return CUDA_SUCCESS;
 }
 // Replaces the top of the stack (pushes onto an empty one); NULL pops it.
@@ -289,10 +290,7 @@ __KERN_CU CUresult cuCtxGetDevice(CUdevice *device) {
   __KERN_CU_NEED_INIT
   if (!device)
     return CUDA_ERROR_INVALID_VALUE;
-  struct __kern_cu_state *s = __kern_cu();
-  if (s->depth == 0)
-    return CUDA_ERROR_INVALID_CONTEXT;
-  *device = s->stack[s->depth - 1]->device;
+  *device = __kern_cu_current()->device;
   return CUDA_SUCCESS;
 }
 __KERN_CU CUresult cuCtxSynchronize(void) {

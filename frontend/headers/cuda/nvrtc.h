@@ -221,10 +221,31 @@ __KERN_NVRTC nvrtcResult nvrtcAddNameExpression(nvrtcProgram prog,
 __KERN_NVRTC char *__kern_nvrtc_lowered(const char *expression) {
   while (*expression == ' ' || *expression == '\t' || *expression == '&')
     expression++;
-  char *l = __kern_nvrtc_copy(expression);
-  size_t n = strlen(l);
-  while (n > 0 && (l[n - 1] == ' ' || l[n - 1] == '\t'))
-    l[--n] = 0;
+  // Written as kern names template instances: one space after each comma, none elsewhere
+  // around punctuation, single spaces between words (`fill<3, unsigned int>`).
+  size_t n = strlen(expression);
+  char *l = (char *)malloc(2 * n + 1);
+  size_t k = 0;
+  int pendingSpace = 0;
+  for (size_t i = 0; i < n; i++) {
+    char c = expression[i];
+    if (c == ' ' || c == '\t' || c == '\n') {
+      pendingSpace = 1;
+      continue;
+    }
+    int word =
+        (c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'));
+    if (pendingSpace && k > 0 && word) {
+      char p = l[k - 1];
+      if (p == '_' || (p >= '0' && p <= '9') || (p >= 'a' && p <= 'z') || (p >= 'A' && p <= 'Z'))
+        l[k++] = ' ';
+    }
+    pendingSpace = 0;
+    l[k++] = c;
+    if (c == ',')
+      l[k++] = ' ';
+  }
+  l[k] = 0;
   return l;
 }
 
