@@ -47,6 +47,7 @@ struct _nvrtcProgram {
   char **headers;
   char **includeNames;
   int compiled; // 0 not yet, 1 compiled, 2 failed
+  int cubin;    // compiled for a real GPU (sm_XX), so that there is a CUBIN
   char *image;  // the module image (malloc'd by the runtime)
   char *log;    // the compiler's log ("" before compiling)
   int numNames;
@@ -265,6 +266,22 @@ __KERN_NVRTC nvrtcResult nvrtcCompileProgram(nvrtcProgram prog, int numOptions,
   prog->image =
       (char *)__kern_rtc_image(prog->source, prog->name, prog->numHeaders, (void **)prog->headers,
                                (void **)prog->includeNames, numOptions, (void **)options);
+  // A CUBIN is made for a real architecture only (-arch=sm_90); NVRTC's default, compute_75,
+  // is a virtual one, for which the CUBIN is empty.
+  prog->cubin = 0;
+  for (int i = 0; i < numOptions; i++) {
+    const char *o = options[i];
+    const char *value = 0;
+    if (strncmp(o, "--gpu-architecture=", 19) == 0)
+      value = o + 19;
+    else if (strncmp(o, "-arch=", 6) == 0)
+      value = o + 6;
+    else if ((strcmp(o, "--gpu-architecture") == 0 || strcmp(o, "-arch") == 0) &&
+             i + 1 < numOptions)
+      value = options[i + 1];
+    if (value)
+      prog->cubin = strncmp(value, "sm_", 3) == 0;
+  }
   char *log = 0;
   int failed = __kern_rtc_compile(prog->image, (void **)&log);
   free(prog->log);
@@ -298,7 +315,7 @@ __KERN_NVRTC nvrtcResult __kern_nvrtc_code(nvrtcProgram prog, char *code) {
   memcpy(code, prog->image, strlen(prog->image) + 1);
   return NVRTC_SUCCESS;
 }
-// PTX and CUBIN are both kern's module image.
+// PTX and CUBIN are both kern's module image (the CUBIN only for a real architecture).
 __KERN_NVRTC nvrtcResult nvrtcGetPTXSize(nvrtcProgram prog, size_t *ptxSizeRet) {
   return __kern_nvrtc_code_size(prog, ptxSizeRet);
 }
@@ -306,9 +323,14 @@ __KERN_NVRTC nvrtcResult nvrtcGetPTX(nvrtcProgram prog, char *ptx) {
   return __kern_nvrtc_code(prog, ptx);
 }
 __KERN_NVRTC nvrtcResult nvrtcGetCUBINSize(nvrtcProgram prog, size_t *cubinSizeRet) {
-  return __kern_nvrtc_code_size(prog, cubinSizeRet);
+  nvrtcResult r = __kern_nvrtc_code_size(prog, cubinSizeRet);
+  if (r == NVRTC_SUCCESS && !prog->cubin)
+    *cubinSizeRet = 0;
+  return r;
 }
 __KERN_NVRTC nvrtcResult nvrtcGetCUBIN(nvrtcProgram prog, char *cubin) {
+  if (__kern_nvrtc_valid(prog) && prog->compiled == 1 && !prog->cubin)
+    return NVRTC_SUCCESS; // nothing to copy: compiled for a virtual architecture
   return __kern_nvrtc_code(prog, cubin);
 }
 
