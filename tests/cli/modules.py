@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
     float s = 3;
     int n = 4;
     void *args[] = {&d, &s, &n};
-    printf("launch %d\n", (int)cuLaunchKernel(scale, 1, 32, 1, 4, 1, 1, 0, 0, args, 0));
+    printf("launch %d\n", (int)cuLaunchKernel(scale, 1, 1, 1, 32, 1, 1, 0, 0, args, 0));
     cuMemcpyDtoH(h, d, sizeof(h));
     CUdeviceptr calls;
     size_t bytes;
