@@ -615,6 +615,7 @@ typedef size_t (*CUoccupancyB2DSize)(int blockSize);
 #define cuDeviceGetUuid_v2 cuDeviceGetUuid
 
 #include "kern_cuda_driver.h"
+#include "kern_cuda_vmm.h"
 #ifdef __cplusplus
 #include "kern_cuda_arrays.h"
 #endif
