@@ -11,7 +11,7 @@ const std::set<std::string> kSystemHeaders = {"stdio.h",
                                               "string.h",
                                               "memory.h", // an old alias of string.h
                                               "cuda_runtime.h",
-                                              "cuda.h",
+                                              "builtin_types.h",
                                               "assert.h",
                                               "stdint.h",
                                               "float.h",
@@ -50,13 +50,24 @@ const std::set<std::string> kCxxOnlyKeywords = {
     "namespace", "operator",    "static_assert", "template",     "throw",
     "try",       "typename",    "using",         "alignas",      "alignof"};
 
-const std::set<std::string> kCudaHeaders = {"cuda_runtime.h",      "cuda.h",
-                                            "cuda_runtime_api.h",  "device_launch_parameters.h",
-                                            "vector_types.h",      "vector_functions.h",
-                                            "cuda_fp16.h",         "device_functions.h",
-                                            "cuda_profiler_api.h", "helper_cuda.h",
-                                            "helper_math.h",       "math_constants.h",
-                                            "cooperative_groups.h"};
+const std::set<std::string> kCudaHeaders = {"cuda_runtime.h",
+                                            "cuda.h",
+                                            "cuda_runtime_api.h",
+                                            "device_launch_parameters.h",
+                                            "vector_types.h",
+                                            "vector_functions.h",
+                                            "cuda_fp16.h",
+                                            "device_functions.h",
+                                            "cuda_profiler_api.h",
+                                            "helper_cuda.h",
+                                            "helper_math.h",
+                                            "math_constants.h",
+                                            "cooperative_groups.h",
+                                            "builtin_types.h",
+                                            "nvrtc.h",
+                                            "cudaProfiler.h",
+                                            "helper_cuda_drvapi.h",
+                                            "nvrtc_helper.h"};
 
 // Headers of CUDA and of C++ that kern knows but whose contents are not supported yet: the
 // include is accepted, and the first use of what they declare gets its own diagnostic
@@ -85,8 +96,6 @@ const std::set<std::string> kDeferredHeaders = {"cooperative_groups/reduce.h",
 // Macros that a built-in header defines when it is included, and only then (nvcc includes
 // cuda_runtime.h itself, so its macros are among the predefined ones below).
 const std::map<std::string, std::vector<const char *>> kHeaderMacros = {
-    // the driver API's version (CUDA 13.0), and its CUresult of success
-    {"cuda.h", {"CUDA_VERSION 13000", "CUDA_SUCCESS 0"}},
     // getopt's globals live in the runtime: each names its location (runtime/host_getopt.cpp).
     // (<unistd.h> is a text header, frontend/headers/posix/unistd.h.)
     {"getopt.h",

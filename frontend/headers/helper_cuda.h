@@ -37,6 +37,25 @@ inline void kernCheckCudaResult(cudaError_t result, const char *func, const char
   }
 }
 
+#if defined(__cuda_cuda_h__) && !defined(__KERN__)
+// With <cuda.h> included first, checkCudaErrors also takes the driver API's CUresult, as the
+// samples' template does. (kern compiles enumerations as int, so there a CUresult is checked
+// as the cudaError_t of the same value: the value is the same, the name the runtime API's.)
+static inline const char *_cudaGetErrorEnum(CUresult error) {
+  const char *name = NULL;
+  cuGetErrorName(error, &name);
+  return name ? name : "<unknown>";
+}
+inline void kernCheckCudaResult(CUresult result, const char *func, const char *file, int line) {
+  if (result != CUDA_SUCCESS) {
+    fprintf(stderr, "CUDA error at %s:%d code=%d(%s) \"%s\" \n", file, line, (int)result,
+            _cudaGetErrorEnum(result), func);
+    exit(EXIT_FAILURE);
+  }
+}
+#endif
+
+#undef checkCudaErrors
 #define checkCudaErrors(val) kernCheckCudaResult((val), #val, __FILE__, __LINE__)
 
 // Stops the program (getLastCudaError) or only reports (printLastCudaError) when
@@ -60,8 +79,11 @@ inline void __printLastCudaError(const char *errorMessage, const char *file, con
 #define getLastCudaError(msg) __getLastCudaError(msg, __FILE__, __LINE__)
 #define printLastCudaError(msg) __printLastCudaError(msg, __FILE__, __LINE__)
 
+#ifndef KERN_HELPER_FTOI
+#define KERN_HELPER_FTOI
 // A float rounded to the nearest int, halves away from zero.
 inline int ftoi(float value) { return value >= 0 ? (int)(value + 0.5) : (int)(value - 0.5); }
+#endif
 
 // CUDA cores per multiprocessor of compute capability major.minor. An unknown one gets the
 // count of the newest known architecture, with a note on stdout.

@@ -8,6 +8,13 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#ifdef __cplusplus
+// C++'s strings, file and string streams, which the samples' copy brings in (through
+// helper_string.h and exception.h) and programs then name without including them.
+#include <fstream>
+#include <sstream>
+#include <string>
+#endif
 
 #include "helper_image.h"
 #include "helper_string.h"
