@@ -110,17 +110,38 @@ void Sema::gotoStmt(Stmt *s) {
     error(s->loc, "'goto' in a statement expression is not supported");
     return;
   }
-  for (Scope *sc = scope_; sc && sc != functionScope_->parent; sc = sc->parent)
-    if (!sc->destructible.empty()) {
-      error(s->loc, "'goto' in the scope of an object with a destructor is not supported");
-      diags_.note(sc->destructible.back()->loc,
-                  "'" + sc->destructible.back()->name + "' is destroyed at the end of its scope");
-      return;
+  // The destructor calls of every object in scope, made here; resolveGotos keeps those of the
+  // scopes the jump leaves (C++ destroys them, last declared first).
+  std::vector<GotoState::Level> levels;
+  size_t depth = scopeDepth(scope_);
+  for (Scope *sc = scope_; sc && sc != functionScope_->parent; sc = sc->parent, --depth) {
+    GotoState::Level level;
+    level.depth = depth;
+    for (VarDecl *v : sc->destructible) {
+      Expr *obj = make(ExprKind::Ident, s->loc);
+      obj->name = v->name;
+      obj->decl = v;
+      obj->type = v->type;
+      obj->isLValue = true;
+      std::vector<Stmt *> calls;
+      destroy(obj, v->type, calls, s->loc);
+      level.objects.push_back(std::move(calls));
     }
+    levels.push_back(std::move(level));
+  }
+  gotos_.exits[s] = std::move(levels);
   gotos_.gotos.push_back(s);
 }
 
+size_t Sema::scopeDepth(const Scope *sc) const {
+  size_t depth = 0;
+  for (; sc && sc != functionScope_; sc = sc->parent)
+    ++depth;
+  return depth;
+}
+
 void Sema::label(Stmt *s) {
+  gotos_.labelScopes[s] = {scopeDepth(scope_), scope_->destructible.size()};
   auto [it, fresh] = gotos_.labels.emplace(s->name, s);
   if (!fresh) {
     error(s->loc, "redefinition of label '" + s->name + "'");
@@ -207,7 +228,30 @@ void Sema::resolveGotos(Stmt *body) {
     }
     g->target = l;
     l->isTargeted = true;
+    leaveScopes(g, l);
   }
+}
+
+void Sema::leaveScopes(Stmt *g, Stmt *l) {
+  // The objects the jump takes out of scope: all of the scopes deeper than the label's, and
+  // in the label's own scope those declared after it (a jump back), last declared first.
+  const auto [labelDepth, labelCount] = gotos_.labelScopes[l];
+  std::vector<Stmt *> calls;
+  for (const GotoState::Level &level : gotos_.exits[g]) {
+    if (level.depth < labelDepth)
+      break;
+    const size_t first = level.depth == labelDepth ? labelCount : 0;
+    for (size_t k = level.objects.size(); k-- > first;)
+      calls.insert(calls.end(), level.objects[k].begin(), level.objects[k].end());
+  }
+  if (calls.empty())
+    return;
+  // `goto l;` becomes `{ destructor calls...; goto l; }`.
+  Stmt *jump = tu_.make<Stmt>(*g);
+  g->kind = StmtKind::Compound;
+  g->body = std::move(calls);
+  g->body.push_back(jump);
+  g->target = nullptr;
 }
 
 } // namespace kern::frontend::sema_detail

@@ -143,7 +143,17 @@ private:
     std::map<std::string, Stmt *> labels;
     std::vector<Stmt *> gotos;
     std::set<Stmt *> inStmtExpr; // labels inside a statement expression
-  } gotos_;                      // of the function being analysed
+    /// Objects with destructors in the scopes a goto is in, innermost scope first: the scope's
+    /// depth in the function, and per object (in declaration order) its destructor calls,
+    /// made where the goto is. resolveGotos keeps those of the scopes the jump leaves.
+    struct Level {
+      size_t depth = 0;
+      std::vector<std::vector<Stmt *>> objects;
+    };
+    std::map<Stmt *, std::vector<Level>> exits;
+    /// Per label: its scope's depth and how many objects with destructors that scope held.
+    std::map<Stmt *, std::pair<size_t, size_t>> labelScopes;
+  } gotos_; // of the function being analysed
   std::set<std::string> reportedUnsupported_;
   std::set<EnumDecl *> definedEnums_;
   std::map<std::string, const Type *> vectorTypes_;
@@ -210,6 +220,10 @@ private:
     return t ? *t : nullptr;
   }
   std::string inheritedStatic(const std::string &qualified, int depth);
+  /// How many scopes `sc` is inside the function's own (sema_goto.cpp).
+  size_t scopeDepth(const Scope *sc) const;
+  /// Makes goto `g` destroy the objects whose scopes its jump to `l` leaves.
+  void leaveScopes(Stmt *g, Stmt *l);
   const Type *lookupStruct(const std::string &n) {
     const Type **t = find(&Scope::structs, n);
     return t ? *t : nullptr;
