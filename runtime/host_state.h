@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,9 @@ struct HostFd {
 struct HostLibraryState {
   /// The program's errno (errno.h's `errno` is `*__kern_errno_location()`).
   int32_t err = 0;
+  /// What setenv and unsetenv changed in the program's environment (a removed name maps to
+  /// nothing): its getenv looks here before the process's environment, which stays as it was.
+  std::map<std::string, std::optional<std::string>> environment;
   /// getopt's globals (unistd.h's optarg, optind, opterr, optopt name these) and its position
   /// inside a group of short options ("-abc").
   char *optarg = nullptr;

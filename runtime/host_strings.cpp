@@ -222,11 +222,41 @@ const char *kern_rt_strerror(KernHostCtx *, int32_t err) { return std::strerror(
 
 const char *kern_rt_getenv(KernHostCtx *ctx, const char *name) {
   stringArg(ctx, "getenv", "name", name);
+  const auto &env = ctx->rt->hostLibrary().environment;
+  if (auto it = env.find(name); it != env.end())
+    return it->second ? it->second->c_str() : nullptr;
   // The environment is the outside world, like files: a program sees it only where it may
   // open files (kern run without --no-files); an embedding application's programs see none.
   if (!ctx->rt->allowFiles())
     return nullptr;
   return std::getenv(name);
+}
+
+/// setenv's and unsetenv's name: not empty, no '=' (else EINVAL, as glibc).
+static bool environmentName(KernHostCtx *ctx, const char *function, const char *name) {
+  stringArg(ctx, function, "name", name);
+  if (!*name || std::strchr(name, '=')) {
+    ctx->rt->hostLibrary().err = EINVAL;
+    return false;
+  }
+  return true;
+}
+
+int32_t kern_rt_setenv(KernHostCtx *ctx, const char *name, const char *value, int32_t overwrite) {
+  if (!environmentName(ctx, "setenv", name))
+    return -1;
+  stringArg(ctx, "setenv", "value", value);
+  if (!overwrite && kern_rt_getenv(ctx, name))
+    return 0;
+  ctx->rt->hostLibrary().environment[name] = std::string(value);
+  return 0;
+}
+
+int32_t kern_rt_unsetenv(KernHostCtx *ctx, const char *name) {
+  if (!environmentName(ctx, "unsetenv", name))
+    return -1;
+  ctx->rt->hostLibrary().environment[name] = std::nullopt;
+  return 0;
 }
 
 int32_t kern_rt_isdigit(KernHostCtx *, int32_t c) { return ctype(c, ::isdigit); }
