@@ -135,14 +135,21 @@ bool deviceAttribute(const KernDeviceProp &p, int32_t attr, int32_t &v) {
     v = p.concurrentManagedAccess;
     return true;
   case 95:
-    v = 0;
-    return true; // CooperativeLaunch: kern has no cooperative launches
+    v = p.major >= 6;
+    return true; // CooperativeLaunch: cudaLaunchCooperativeKernel, from Pascal on
   case 97:
     v = clampInt(p.sharedMemPerBlockOptin);
     return true;
   case 99:
     v = 1;
     return true; // HostRegisterSupported: cudaHostRegister works
+  case 100: // PageableMemoryAccessUsesHostPageTables
+  case 101: // DirectManagedMemAccessFromHost
+    v = 0;
+    return true;
+  case 102:
+    v = p.major >= 6;
+    return true; // VirtualMemoryManagementSupported: <cuda.h>'s cuMemCreate/cuMemMap
   case 106:
     v = p.maxBlocksPerMultiProcessor;
     return true;
