@@ -549,7 +549,7 @@ std::string Runtime::describeFault(const FaultRecord &f, const KernelInfo &k,
            byteCount(sharedBytes) + " of shared memory)";
     break;
   case KERN_FAULT_HOST_PTR:
-    if (f.addr < device_.lo() && device_.lo() - f.addr <= (uint64_t(1) << 20)) {
+    if (f.addr < device_.lo() && device_.lo() - f.addr <= (uint64_t(1) << 40)) {
       // Just below the device arena: an index that ran before an allocation, not a host
       // pointer (the first allocations start right after the arena's start).
       what = "out-of-bounds global " + access + at + " (" + std::to_string(device_.lo() - f.addr) +
