@@ -143,8 +143,8 @@ bool deviceAttribute(const KernDeviceProp &p, int32_t attr, int32_t &v) {
   case 99:
     v = 1;
     return true; // HostRegisterSupported: cudaHostRegister works
-  case 100: // PageableMemoryAccessUsesHostPageTables
-  case 101: // DirectManagedMemAccessFromHost
+  case 100:      // PageableMemoryAccessUsesHostPageTables
+  case 101:      // DirectManagedMemAccessFromHost
     v = 0;
     return true;
   case 102:
