@@ -47,6 +47,8 @@ enum KernFaultKind : uint32_t {
   KERN_FAULT_SHFL_WIDTH = 23,   // a shuffle's width is not a power of two from 1 to 32 (addr)
   KERN_FAULT_SYNC_MASK = 24,    // checked mode: a _sync call's mask names lanes that do not
                                 // execute it, or not the lane itself (addr: the mask)
+  KERN_FAULT_HOST_STACK = 25,   // host code: a function's frame does not fit on its thread's
+                                // stack (addr: the bytes the frame asked for)
 };
 
 /// The stack of a program thread (runtime/host_threads.cpp) and of the main thread (Linux's
@@ -93,8 +95,23 @@ struct KernWarpCtx {
   uint64_t stackLimit;
 };
 
-/// What host functions receive as their hidden first parameter (opaque to compiled code).
+/// What host functions receive as their hidden first parameter. Compiled code reads only its
+/// head (the runtime's KernHostCtx derives from it): where the host arena is, its shadow map,
+/// and the stack of the thread of host code that runs (runtime/host_heap.h).
+struct KernHostHead {
+  const void *tag;        // the runtime's tag for a host context (see kern_rt_global_addr)
+  uint64_t arenaLo;       // the host arena: [arenaLo, arenaLo + arenaBytes) holds every
+  uint64_t arenaBytes;    //   object host code may reach
+  const uint64_t *shadow; // per 16 bytes of the arena: the end of the object there, or 0
+  uint64_t stackLo;       // the lowest address this thread's frames may use
+  uint64_t sp;            // the top of the stack: frames are taken below it
+};
 struct KernHostCtx;
+
+/// The granule of the host arena's shadow map.
+#define KERN_HOST_GRANULE 16ull
+/// A host access check (kern_rt_host_check) of a store rather than a load.
+#define KERN_HOST_CHECK_STORE (1ull << 63)
 
 enum KernAccessFlags : uint32_t {
   KERN_ACCESS_LOAD = 0,

@@ -2,6 +2,7 @@
 // plain branches (one thread); memory accesses are checked so that host code never
 // dereferences a device pointer; launches pack the kernel's parameter buffer.
 #include "backend/host_codegen.h"
+#include "backend/host_codegen_impl.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/MDBuilder.h>
@@ -11,83 +12,9 @@
 
 namespace kern::backend {
 
-using llvm::BasicBlock;
-using llvm::Type;
-using llvm::Value;
-
-namespace {
-
-class HostCodegen {
-public:
-  HostCodegen(ModuleContext &mc, const ir::Function &f, llvm::Function *fn)
-      : mc_(mc), f_(f), fn_(fn), c_(mc.llvm), b_(mc.llvm) {}
-  void emit();
-
-private:
-  BasicBlock *newBlock(const llvm::Twine &name) { return BasicBlock::Create(c_, name, fn_); }
-  llvm::Function *runtime(RuntimeFunction f) { return mc_.runtimeFunction(f); }
-  /// Continues in a fresh block after a jump (statements after return/break are unreachable).
-  void deadBlock() { b_.SetInsertPoint(newBlock("unreachable")); }
-  void hostFault(Value *cond, uint32_t kind, ir::SiteId site, Value *addr);
-  Value *checkedAddress(Value *addr, ir::SiteId site);
-  Value *emitCond(const ir::Expr *e);
-
-  void emitBlock(const ir::Block *blk);
-  void emitStmt(const ir::Stmt &s);
-  void emitLoop(const ir::Stmt &s);
-  void emitPrintf(const ir::Stmt &s);
-  void emitLaunch(const ir::Stmt &s);
-  void emitAlloca(const ir::Stmt &s);
-  Value *emitExpr(const ir::Expr &e);
-  Value *emitRuntimeCall(const ir::Expr &e);
-  Value *emitIndirectCall(const ir::Expr &e);
-  /// The machine address of the function that function pointer `v` designates, after
-  /// checking that it is one (not null, in the table) of signature `signature`.
-  Value *resolveFunctionPointer(Value *v, const std::string &signature, ir::SiteId site);
-  /// The machine address (an i64) of the function that `v` designates for a runtime function
-  /// that takes a host function of the program, after the same checks; null stays 0 when
-  /// `nullable` (the runtime reports it as CUDA does).
-  Value *routineAddress(Value *v, const std::string &signature, bool nullable, ir::SiteId site);
-
-  ModuleContext &mc_;
-  const ir::Function &f_;
-  llvm::Function *fn_;
-  llvm::AllocaInst *steps_ = nullptr; // back-edges left before the next kern_rt_host_poll
-  llvm::LLVMContext &c_;
-  Builder b_;
-  Value *ctx_ = nullptr;
-  Value *deviceLo_ = nullptr, *deviceHi_ = nullptr;
-  std::map<const ir::Var *, llvm::AllocaInst *> vars_;
-  std::map<const ir::LocalSlot *, llvm::AllocaInst *> slots_;
-  llvm::AllocaInst *retval_ = nullptr;
-  BasicBlock *exit_ = nullptr;
-  struct LoopTargets {
-    BasicBlock *breakTo, *continueTo;
-  };
-  std::vector<LoopTargets> loops_;
-};
-
-/// Whether `b` holds a variable-length array's allocation.
-bool hasAlloca(const ir::Block *b) {
-  if (!b)
-    return false;
-  for (const ir::Stmt *s : b->stmts)
-    if (s->kind == ir::StmtKind::Alloca || hasAlloca(s->thenBody) || hasAlloca(s->elseBody) ||
-        hasAlloca(s->preCond) || hasAlloca(s->body) || hasAlloca(s->step))
-      return true;
-  return false;
-}
-
 void HostCodegen::emit() {
-  // Stack memory of a size known at run time is touched page by page as it is taken, so that
-  // one too large for the stack stops at the guard page below it instead of reaching past it.
-  if (hasAlloca(f_.body))
-    fn_->addFnAttr("probe-stack", "inline-asm");
   b_.SetInsertPoint(BasicBlock::Create(c_, "entry", fn_));
   ctx_ = fn_->getArg(0);
-  // The device range, read once: host code may not dereference anything inside it.
-  deviceLo_ = b_.CreateCall(runtime(RuntimeFunction::kern_rt_global_lo), {ctx_}, "device.lo");
-  deviceHi_ = b_.CreateCall(runtime(RuntimeFunction::kern_rt_global_hi), {ctx_}, "device.hi");
   for (auto *v : f_.vars) {
     auto *a = entryAlloca(b_, registerType(c_, v->type), v->name + ".addr");
     b_.CreateStore(llvm::Constant::getNullValue(a->getAllocatedType()), a);
@@ -99,10 +26,7 @@ void HostCodegen::emit() {
       vars_[v] = entryAlloca(b_, registerType(c_, v->type), v->name + ".addr");
     b_.CreateStore(fn_->getArg(1 + i), vars_[v]);
   }
-  for (auto *slot : f_.slots)
-    slots_[slot] =
-        entryAlloca(b_, llvm::ArrayType::get(b_.getInt8Ty(), std::max<uint64_t>(slot->size, 1)),
-                    slot->name, std::max<uint64_t>(slot->align, 16));
+  emitFrameEntry(); // the local objects (slots) and the arena's figures
   if (!f_.returnType.isVoid()) {
     // Falling off the end returns 0: C's rule for main, and deterministic for the rest.
     retval_ = entryAlloca(b_, registerType(c_, f_.returnType), "retval");
@@ -116,6 +40,7 @@ void HostCodegen::emit() {
   b_.CreateBr(exit_);
   exit_->insertInto(fn_);
   b_.SetInsertPoint(exit_);
+  emitFrameExit();
   if (retval_)
     b_.CreateRet(b_.CreateLoad(retval_->getAllocatedType(), retval_, "ret"));
   else
@@ -132,16 +57,6 @@ void HostCodegen::hostFault(Value *cond, uint32_t kind, ir::SiteId site, Value *
                 {ctx_, b_.getInt32(site), b_.getInt32(kind), addr});
   b_.CreateUnreachable(); // kern_rt_host_fault unwinds to the runner
   b_.SetInsertPoint(okBB);
-}
-
-Value *HostCodegen::checkedAddress(Value *addr, ir::SiteId site) {
-  hostFault(b_.CreateICmpULT(addr, b_.getInt64(kNullPageSize), "is.null"), KERN_FAULT_NULL, site,
-            addr);
-  // As on a real machine without unified memory, a device pointer means nothing to the host.
-  Value *inDevice = b_.CreateAnd(b_.CreateICmpUGE(addr, deviceLo_),
-                                 b_.CreateICmpULT(addr, deviceHi_), "is.device");
-  hostFault(inDevice, KERN_FAULT_DEVICE_PTR, site, addr);
-  return b_.CreateIntToPtr(addr, b_.getPtrTy(), "ptr");
 }
 
 Value *HostCodegen::emitCond(const ir::Expr *e) {
@@ -179,7 +94,7 @@ void HostCodegen::emitStmt(const ir::Stmt &s) {
     return;
   }
   case StmtKind::Store: {
-    Value *p = checkedAddress(emitExpr(*s.addr), s.site);
+    Value *p = checkedAddress(emitExpr(*s.addr), s.addr, s.value->type.bytes(), true, s.site);
     Value *v = emitExpr(*s.value);
     // Host memory may hold packed data; x86 loads and stores need no alignment.
     b_.CreateAlignedStore(toMemory(b_, v, s.value->type), p, llvm::Align(1));
@@ -239,12 +154,16 @@ void HostCodegen::emitStmt(const ir::Stmt &s) {
   case StmtKind::Alloca:
     emitAlloca(s);
     return;
-  case StmtKind::StackSave:
-    b_.CreateStore(b_.CreatePtrToInt(b_.CreateStackSave("stack.saved"), b_.getInt64Ty()),
-                   vars_[s.var]);
+  case StmtKind::StackSave: // variable-length arrays live on the frame's stack in the arena
+    b_.CreateStore(sp0_ ? headField(5, "stack.saved") : b_.getInt64(0), vars_[s.var]);
     return;
   case StmtKind::StackRestore:
-    b_.CreateStackRestore(b_.CreateIntToPtr(emitExpr(*s.value), b_.getPtrTy()));
+    if (sp0_) {
+      Value *saved = emitExpr(*s.value);
+      Value *cur = headField(5, "stack.now");
+      emitShadowFill(cur, b_.CreateSub(saved, cur), b_.getInt64(0));
+      b_.CreateAlignedStore(saved, b_.CreateConstGEP1_64(b_.getInt64Ty(), ctx_, 5), llvm::Align(8));
+    }
     return;
   }
 }
@@ -266,9 +185,12 @@ void HostCodegen::emitAlloca(const ir::Stmt &s) {
   Value *tooLarge = b_.CreateOr(overflow, b_.CreateICmpUGT(bytes, b_.getInt64(KERN_MAX_VLA_BYTES)));
   hostFault(tooLarge, KERN_FAULT_VLA_SIZE, s.site,
             b_.CreateSelect(overflow, b_.getInt64(UINT64_MAX), bytes));
-  auto *mem = b_.CreateAlloca(b_.getInt8Ty(), bytes, s.var->name);
-  mem->setAlignment(llvm::Align(16));
-  b_.CreateStore(b_.CreatePtrToInt(mem, b_.getInt64Ty()), vars_[s.var]);
+  // The array and a red zone below it, on the thread's stack in the arena.
+  Value *rounded = b_.CreateAnd(b_.CreateAdd(bytes, b_.getInt64(15)), b_.getInt64(~uint64_t(15)));
+  Value *base = takeStack(b_.CreateAdd(rounded, b_.getInt64(16)), 16, s.site);
+  Value *mem = b_.CreateAdd(base, b_.getInt64(16), s.var->name);
+  emitShadowFill(mem, bytes, b_.CreateAdd(mem, bytes));
+  b_.CreateStore(mem, vars_[s.var]);
 }
 
 void HostCodegen::emitLoop(const ir::Stmt &s) {
@@ -419,14 +341,14 @@ void HostCodegen::emitLaunch(const ir::Stmt &s) {
 // ---- function pointers ---------------------------------------------------------------------
 
 /// How a host function is called at the machine level: its result and parameter IR types.
-std::string signatureOf(ir::Type ret, const std::vector<ir::Type> &params) {
+static std::string signatureOf(ir::Type ret, const std::vector<ir::Type> &params) {
   std::string s = ret.str() + "(";
   for (size_t i = 0; i < params.size(); ++i)
     s += (i ? "," : "") + params[i].str();
   return s + ")";
 }
 
-uint32_t signatureId(ModuleContext &mc, const std::string &sig) {
+static uint32_t signatureId(ModuleContext &mc, const std::string &sig) {
   auto it = mc.hostSignatures.find(sig);
   if (it != mc.hostSignatures.end())
     return it->second;
@@ -435,7 +357,7 @@ uint32_t signatureId(ModuleContext &mc, const std::string &sig) {
   return id;
 }
 
-void buildFunctionTable(ModuleContext &mc) {
+static void buildFunctionTable(ModuleContext &mc) {
   if (mc.hostFunctionTable)
     return;
   auto &c = mc.llvm;
@@ -531,12 +453,15 @@ Value *HostCodegen::routineAddress(Value *v, const std::string &signature, bool 
 
 /// An operand of a runtime function that is a host function of the program, passed to the
 /// runtime as its machine address: the signature it must have, and whether null may pass.
+namespace {
 struct RoutineOperand {
   std::string signature;
   bool nullable = false;
 };
 
-std::optional<RoutineOperand> routineOperand(ir::IntrinsicId id, size_t operand) {
+} // namespace
+
+static std::optional<RoutineOperand> routineOperand(ir::IntrinsicId id, size_t operand) {
   const ir::Type p = ir::Type::ptr(frontend::AddrSpace::Host);
   switch (id) {
   case ir::IntrinsicId::PthreadCreate: // void *(*)(void *): null faults, as a native call would
@@ -643,7 +568,7 @@ Value *HostCodegen::emitExpr(const ir::Expr &e) {
     return b_.CreateSelect(c, x, y, "sel");
   }
   case ExprKind::Load: {
-    Value *p = checkedAddress(emitExpr(*e.ops[0]), e.site);
+    Value *p = checkedAddress(emitExpr(*e.ops[0]), e.ops[0], e.type.bytes(), false, e.site);
     Value *v = b_.CreateAlignedLoad(memoryType(c_, e.type), p, llvm::Align(1), "load");
     return fromMemory(b_, v, e.type);
   }
@@ -725,7 +650,7 @@ Value *HostCodegen::emitExpr(const ir::Expr &e) {
       mc_.fail("internal error: unknown local slot in " + f_.name);
       return llvm::PoisonValue::get(scalar);
     }
-    return b_.CreatePtrToInt(it->second, b_.getInt64Ty(), e.slot->name);
+    return it->second;
   }
   case ExprKind::PtrAdd: {
     Value *p = emitExpr(*e.ops[0]);
@@ -741,7 +666,7 @@ Value *HostCodegen::emitExpr(const ir::Expr &e) {
   return nullptr;
 }
 
-void emitMainEntry(ModuleContext &mc, const ir::Function &f, llvm::Function *mainFn) {
+static void emitMainEntry(ModuleContext &mc, const ir::Function &f, llvm::Function *mainFn) {
   auto &c = mc.llvm;
   Type *ptr = llvm::PointerType::getUnqual(c);
   Type *i32 = Type::getInt32Ty(c);
@@ -765,8 +690,6 @@ void emitMainEntry(ModuleContext &mc, const ir::Function &f, llvm::Function *mai
   else
     b.CreateRet(emitCast(b, r, f.returnType, ir::Type::i32()));
 }
-
-} // namespace
 
 llvm::Function *declareHostFunction(ModuleContext &mc, const ir::Function &f) {
   auto &c = mc.llvm;

@@ -228,7 +228,7 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     // A format that is not one literal is computed: any string in host code, a choice between
     // literals in device code (sema checked), where each lane prints with its own.
     Expr *format = f->kind == ExprKind::StringLit
-                       ? nullptr
+                       ? hostFormat(f)
                        : snapshot(rvalue(e->args[fi]), "printf.format", e->loc);
     std::vector<Expr *> vs(e->args.size() > fi + 1 ? e->args.size() - fi - 1 : 0);
     for (size_t i : argumentOrder(vs.size()))
@@ -264,7 +264,7 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     Expr *source = n == "scanf" ? constInt(Type::ptr(AddrSpace::Host), 3)
                                 : snapshot(rvalue(e->args[0]), n + ".source", e->loc);
     Expr *format = f->kind == ExprKind::StringLit
-                       ? nullptr
+                       ? hostFormat(f)
                        : snapshot(rvalue(e->args[1 - (n == "scanf")]), n + ".format", e->loc);
     std::vector<Expr *> vs;
     for (size_t i = 2 - (n == "scanf"); i < e->args.size(); ++i)
@@ -288,7 +288,7 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     while (f->kind == ExprKind::Cast && !f->typeSyntax)
       f = f->operands[0];
     Expr *format = f->kind == ExprKind::StringLit
-                       ? nullptr
+                       ? hostFormat(f)
                        : snapshot(rvalue(e->args[fi]), "sprintf.format", e->loc);
     Expr *buf = snapshot(rvalue(e->args[0]), "sprintf.buf", e->loc);
     Expr *size = sized

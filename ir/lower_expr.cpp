@@ -119,8 +119,14 @@ LValue Lowerer::lvalue(fe::Expr *e) {
     return lv;
   }
   case ExprKind::StringLit: {
-    Expr *s =
-        node(ir::ExprKind::StringConst, Type::ptr(device_ ? AddrSpace::Constant : AddrSpace::Host));
+    if (!device_) {
+      Expr *a = node(ir::ExprKind::GlobalAddr, Type::ptr(AddrSpace::Host));
+      a->global = hostLiteral(e->stringValue);
+      lv.addr = a;
+      lv.space = AddrSpace::Host;
+      return lv;
+    }
+    Expr *s = node(ir::ExprKind::StringConst, Type::ptr(AddrSpace::Constant));
     s->text = e->stringValue;
     lv.addr = s;
     lv.space = s->type.space;

@@ -68,6 +68,13 @@ private:
   };
   std::map<fe::FunctionDecl *, Fns> functions_;
   std::map<fe::VarDecl *, Storage> globals_;
+  /// Host code's string literals: each a host global of its own (one per distinct text), so
+  /// that it lives in the host arena with the program's other objects.
+  std::map<std::string, GlobalVar *> hostLiterals_;
+  GlobalVar *hostLiteral(const std::string &text);
+  /// A literal printf/scanf format `f`: null in device code (the text is the format), its
+  /// host literal's address in host code (the runtime reads it from the program's memory).
+  Expr *hostFormat(fe::Expr *f);
   std::map<std::pair<fe::VarDecl *, bool>, GlobalVar *> staticLocals_; // by (variable, device)
   /// Host functions whose address is taken, in the order they were first named: a function
   /// pointer's value is 1 + the index here (Module::hostFunctionTable, filled at the end).

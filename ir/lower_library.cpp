@@ -1,4 +1,5 @@
-// Calls of a C library function that the program defines itself (Rodinia's kmeans brings GNU
+// Host code's string literals, which live in the host arena like its other objects; and calls
+// of a C library function that the program defines itself (Rodinia's kmeans brings GNU
 // getopt.c): as a native linker takes the program's definition before the library's, such a
 // call goes to the program's function, in every file, though sema checked it against kern's
 // built-in where the file saw no definition (frontend/sema_library.cpp).
@@ -17,6 +18,29 @@ fe::FunctionDecl *Lowerer::ownLibraryFunction(fe::Expr *call) {
   }
   auto it = ownLibrary_.find(fe::builtinInfo(call->builtin).name);
   return it == ownLibrary_.end() || !functions_.count(it->second) ? nullptr : it->second;
+}
+
+GlobalVar *Lowerer::hostLiteral(const std::string &text) {
+  GlobalVar *&g = hostLiterals_[text];
+  if (!g) {
+    g = m_.make<GlobalVar>();
+    g->id = m_.nextGlobalId();
+    g->name = "string literal";
+    g->space = AddrSpace::Host;
+    g->init.assign(text.begin(), text.end());
+    g->init.push_back(0);
+    g->size = g->init.size();
+    m_.globals.push_back(g);
+  }
+  return g;
+}
+
+Expr *Lowerer::hostFormat(fe::Expr *f) {
+  if (device_)
+    return nullptr;
+  Expr *a = node(ir::ExprKind::GlobalAddr, Type::ptr(AddrSpace::Host));
+  a->global = hostLiteral(f->stringValue);
+  return a;
 }
 
 } // namespace kern::ir::lower_detail

@@ -35,8 +35,6 @@ constexpr int32_t kAllocPinned = 1, kAllocManaged = 2;
 constexpr int32_t kLocDevice = 1, kLocHost = 2, kLocHostNuma = 3;
 constexpr int32_t kHandlePosixFileDescriptor = 1;
 
-uint64_t roundUp(uint64_t v, uint64_t unit) { return (v + unit - 1) / unit * unit; }
-
 const char *const kNotAPool = " is not a memory pool (it was not returned by "
                               "cudaDeviceGetDefaultMemPool or cudaMemPoolCreate, or was destroyed)";
 

@@ -483,7 +483,7 @@ int32_t kern_rt___kern_mkdir(KernHostCtx *ctx, const char *path, uint32_t mode) 
 }
 
 const char *kern_rt___kern_program_name(KernHostCtx *ctx) {
-  return ctx->rt->hostLibrary().programName.c_str();
+  return ctx->rt->handOutString(ctx->rt->hostLibrary().programName.c_str());
 }
 
 } // extern "C"

@@ -278,9 +278,22 @@ int32_t kern_rt_getopt_long(KernHostCtx *ctx, int32_t argc, char **argv, const c
   return r;
 }
 
-char **kern_rt___kern_optarg_location(KernHostCtx *ctx) { return &ctx->rt->hostLibrary().optarg; }
-int32_t *kern_rt___kern_optind_location(KernHostCtx *ctx) { return &ctx->rt->hostLibrary().optind; }
-int32_t *kern_rt___kern_opterr_location(KernHostCtx *ctx) { return &ctx->rt->hostLibrary().opterr; }
-int32_t *kern_rt___kern_optopt_location(KernHostCtx *ctx) { return &ctx->rt->hostLibrary().optopt; }
+// getopt's variables are the runtime's; host code reaches them through these pointers.
+char **kern_rt___kern_optarg_location(KernHostCtx *ctx) {
+  char **p = &ctx->rt->hostLibrary().optarg;
+  return ctx->rt->handOut(p, sizeof *p, "variable optarg", true);
+}
+int32_t *kern_rt___kern_optind_location(KernHostCtx *ctx) {
+  int32_t *p = &ctx->rt->hostLibrary().optind;
+  return ctx->rt->handOut(p, sizeof *p, "variable optind", true);
+}
+int32_t *kern_rt___kern_opterr_location(KernHostCtx *ctx) {
+  int32_t *p = &ctx->rt->hostLibrary().opterr;
+  return ctx->rt->handOut(p, sizeof *p, "variable opterr", true);
+}
+int32_t *kern_rt___kern_optopt_location(KernHostCtx *ctx) {
+  int32_t *p = &ctx->rt->hostLibrary().optopt;
+  return ctx->rt->handOut(p, sizeof *p, "variable optopt", true);
+}
 
 } // extern "C"

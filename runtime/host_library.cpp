@@ -181,22 +181,12 @@ bool Runtime::checkHostRange(const char *function, const char *what, const void 
                     "cudaMemcpy)");
     return false;
   }
-  if (const Allocation *a = host_.find(addr); a && n > a->end() - addr) {
-    reportHostError(head + "range " + hexRange(addr, n) + " (" + byteCount(n) + ") runs " +
-                    byteCount(addr + n - a->end()) + " past the end of a " +
-                    std::to_string(a->size) + "-byte block allocated by malloc at " +
-                    hexAddress(a->base));
+  // The runtime reads and writes for the program only where the program itself may.
+  const std::string problem = hostAccessProblem(addr, n, /*store=*/false);
+  if (!problem.empty()) {
+    reportHostError(head + "range " + hexRange(addr, n) + " (" + byteCount(n) + ") is " +
+                    (problem.rfind("not ", 0) == 0 ? "" : "outside its object: ") + problem);
     return false;
-  }
-  if (device_.hostVisible(addr)) {
-    const HostVisibleBlock *b = findHostVisible(addr);
-    if (!b || n > b->base + b->size - addr) {
-      reportHostError(head + "range " + hexRange(addr, n) + " (" + byteCount(n) + ") " +
-                      (b ? "runs past the end of a " + std::to_string(b->size) +
-                               "-byte allocation at " + hexAddress(b->base)
-                         : std::string("is not inside a live managed or mapped allocation")));
-      return false;
-    }
   }
   return true;
 }
@@ -206,18 +196,24 @@ bool Runtime::checkHostString(const char *function, const char *what, const char
   const uint64_t addr = addressOf(s);
   if (!checkHostRange(function, what, s, 1))
     return false;
-  if (const Allocation *a = host_.find(addr)) {
-    const uint64_t room = a->end() - addr;
-    len = strnlen(s, room);
-    if (len == room) {
-      reportHostError(std::string(function) + ": the " + what + " at " + hexAddress(addr) +
-                      " is not NUL-terminated within its " + std::to_string(a->size) +
-                      "-byte block allocated by malloc");
-      return false;
-    }
-    return true;
+  // The bytes of its object from `s` on: the string must end within them.
+  uint64_t room = 0;
+  if (host_.contains(addr)) {
+    room = host_.shadow()[(addr - host_.lo()) / HostMemory::kGranule] - addr;
+  } else if (device_.hostVisible(addr)) {
+    const HostVisibleBlock *b = findHostVisible(addr);
+    room = b ? b->base + b->size - addr : 0;
+  } else if (auto it = handedOut_.upper_bound(addr); it != handedOut_.begin()) {
+    --it;
+    room = it->first + it->second.size - addr;
   }
-  len = std::strlen(s);
+  len = strnlen(s, room);
+  if (len == room) {
+    reportHostError(std::string(function) + ": the " + what + " at " + hexAddress(addr) +
+                    " is not NUL-terminated within its object (" + byteCount(room) +
+                    " from there to the object's end)");
+    return false;
+  }
   return true;
 }
 

@@ -218,18 +218,20 @@ char *kern_rt_strtok(KernHostCtx *ctx, char *s, const char *delim) {
   return start;
 }
 
-const char *kern_rt_strerror(KernHostCtx *, int32_t err) { return std::strerror(err); }
+const char *kern_rt_strerror(KernHostCtx *ctx, int32_t err) {
+  return ctx->rt->handOutString(std::strerror(err));
+}
 
 const char *kern_rt_getenv(KernHostCtx *ctx, const char *name) {
   stringArg(ctx, "getenv", "name", name);
   const auto &env = ctx->rt->hostLibrary().environment;
   if (auto it = env.find(name); it != env.end())
-    return it->second ? it->second->c_str() : nullptr;
+    return it->second ? ctx->rt->handOutString(it->second->c_str()) : nullptr;
   // The environment is the outside world, like files: a program sees it only where it may
   // open files (kern run without --no-files); an embedding application's programs see none.
   if (!ctx->rt->allowFiles())
     return nullptr;
-  return std::getenv(name);
+  return ctx->rt->handOutString(std::getenv(name));
 }
 
 /// setenv's and unsetenv's name: not empty, no '=' (else EINVAL, as glibc).
@@ -271,7 +273,10 @@ int32_t kern_rt_ispunct(KernHostCtx *, int32_t c) { return ctype(c, ::ispunct); 
 int32_t kern_rt_toupper(KernHostCtx *, int32_t c) { return c >= -1 && c <= 255 ? ::toupper(c) : c; }
 int32_t kern_rt_tolower(KernHostCtx *, int32_t c) { return c >= -1 && c <= 255 ? ::tolower(c) : c; }
 
-int32_t *kern_rt___kern_errno_location(KernHostCtx *ctx) { return &ctx->rt->hostLibrary().err; }
+int32_t *kern_rt___kern_errno_location(KernHostCtx *ctx) {
+  int32_t *p = &ctx->rt->hostLibrary().err;
+  return ctx->rt->handOut(p, sizeof *p, "variable errno", true);
+}
 
 void kern_rt_qsort(KernHostCtx *ctx, void *base, uint64_t n, uint64_t size, void *compare) {
   if (n == 0 || size == 0)

@@ -25,9 +25,12 @@ void *const kCanceled = reinterpret_cast<void *>(-1);
 HostThreads::~HostThreads() {
   // Threads still running when the program ended are abandoned: nothing on their stacks has a
   // destructor to run (compiled host code has none), so the stacks are simply unmapped.
-  for (auto &t : threads_)
+  for (auto &t : threads_) {
     if (t->stack)
       munmap(t->stack, kThreadStackBytes + kThreadGuardBytes);
+    if (t->arenaStack)
+      rt_.hostHeap().releaseStack(t->arenaStack);
+  }
 }
 
 void HostThreads::entry(ctxd::transfer_t t) {
@@ -52,13 +55,23 @@ void HostThreads::resume(size_t i) {
   lastRun_ = i;
   t.wait = Wait::None;
   t.started = true;
+  // The thread's local objects live on its own stack in the host arena: the context's stack
+  // fields are the running thread's.
+  const uint64_t mainLo = t.ctx->stackLo, mainSp = t.ctx->sp;
+  t.ctx->stackLo = t.arenaStack;
+  t.ctx->sp = t.arenaSp;
   ctxd::transfer_t back = ctxd::jump_fcontext(t.fctx, this);
   t.fctx = back.fctx;
+  t.arenaSp = t.ctx->sp;
+  t.ctx->stackLo = mainLo;
+  t.ctx->sp = mainSp;
   current_ = 0;
   if (t.done && t.stack) {
     munmap(t.stack, kThreadStackBytes + kThreadGuardBytes);
     t.stack = nullptr;
     t.fctx = nullptr;
+    rt_.hostHeap().releaseStack(t.arenaStack);
+    t.arenaStack = 0;
   }
 }
 
@@ -147,9 +160,16 @@ int32_t HostThreads::create(KernHostCtx *ctx, uint64_t *out, Routine fn, void *a
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (base == MAP_FAILED)
     return EAGAIN;
+  const uint64_t arenaStack = rt_.hostHeap().allocateStack(kThreadStackBytes);
+  if (!arenaStack) {
+    munmap(base, kThreadStackBytes + kThreadGuardBytes);
+    return EAGAIN;
+  }
   mprotect(base, kThreadGuardBytes, PROT_NONE);
   auto t = std::make_unique<Thread>();
   t->stack = base;
+  t->arenaStack = arenaStack;
+  t->arenaSp = arenaStack + kThreadStackBytes;
   t->fn = fn;
   t->arg = arg;
   t->ctx = ctx;

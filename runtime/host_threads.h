@@ -66,6 +66,7 @@ private:
     uint64_t waitOrder = 0; // pthread_cond_signal wakes the longest waiting thread
     boost::context::detail::fcontext_t fctx = nullptr;
     void *stack = nullptr;
+    uint64_t arenaStack = 0, arenaSp = 0; // its stack in the host arena (local objects)
     Routine fn = nullptr;
     void *arg = nullptr;
     KernHostCtx *ctx = nullptr;

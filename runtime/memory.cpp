@@ -1,5 +1,5 @@
 // Device memory: a reserved virtual region with a deterministic first-fit allocator and a
-// table of live and freed allocations; host memory: malloc with a table of live blocks.
+// table of live and freed allocations.
 #include "runtime/memory.h"
 
 #include <sys/mman.h>
@@ -14,18 +14,18 @@ namespace kern::runtime {
 
 namespace {
 
+std::string plural(uint64_t n, const char *unit) {
+  return std::to_string(n) + " " + unit + (n == 1 ? "" : "s");
+}
+
+} // namespace
+
 uint64_t roundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 uint64_t pageSize() {
   static const uint64_t size = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
   return size;
 }
-
-std::string plural(uint64_t n, const char *unit) {
-  return std::to_string(n) + " " + unit + (n == 1 ? "" : "s");
-}
-
-} // namespace
 
 std::string hexRange(uint64_t addr, uint64_t n) {
   return std::string("[") + hexAddress(addr) + ", " + hexAddress(addr + n) + ")";
@@ -256,127 +256,6 @@ std::string DeviceMemory::describe(uint64_t addr, uint64_t size) const {
   if (above)
     return plural(before, "byte") + " before the start of " + of(*above);
   return "not inside any device allocation";
-}
-
-// ---- HostMemory -----------------------------------------------------------------------------
-
-HostMemory::~HostMemory() {
-  for (auto &[base, a] : live_)
-    if (mapped_.count(base))
-      munmap(reinterpret_cast<void *>(base), a.size);
-    else
-      std::free(reinterpret_cast<void *>(base));
-  for (auto [base, size] : retired_)
-    munmap(reinterpret_cast<void *>(base), size);
-}
-
-uint64_t HostMemory::pageSize() { return kern::runtime::pageSize(); }
-
-void *HostMemory::map(uint64_t size, int prot) {
-  const uint64_t bytes = roundUp(size, pageSize());
-  void *p = mmap(nullptr, bytes, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED)
-    return nullptr;
-  const uint64_t base = reinterpret_cast<uint64_t>(p);
-  // Every byte of the pages is the program's, as in a native mapping.
-  live_[base] = Allocation{base, bytes};
-  mapped_.insert(base);
-  freed_.erase(base);
-  pinned_.erase(base);
-  return p;
-}
-
-void HostMemory::unmap(uint64_t addr, uint64_t size) {
-  const uint64_t end = addr + roundUp(size, pageSize());
-  auto it = live_.upper_bound(addr);
-  if (it != live_.begin())
-    --it;
-  while (it != live_.end() && it->first < end) {
-    const Allocation a = it->second;
-    if (!mapped_.count(a.base) || a.end() <= addr) {
-      ++it;
-      continue;
-    }
-    const uint64_t lo = std::max(a.base, addr), hi = std::min(a.end(), end);
-    // The pages' memory goes back to the system, but their addresses stay reserved and
-    // inaccessible until the heap ends: a stale pointer into them faults, rather than reach
-    // memory that the system has since handed to the runtime.
-    mmap(reinterpret_cast<void *>(lo), hi - lo, PROT_NONE,
-         MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-    retired_.emplace_back(lo, hi - lo);
-    it = live_.erase(it);
-    mapped_.erase(a.base);
-    if (a.base < lo) { // the pages before the range stay mapped
-      live_[a.base] = Allocation{a.base, lo - a.base};
-      mapped_.insert(a.base);
-    }
-    if (hi < a.end()) { // and those after it
-      it = live_.emplace(hi, Allocation{hi, a.end() - hi}).first;
-      mapped_.insert(hi);
-      ++it;
-    }
-  }
-}
-
-void *HostMemory::allocate(uint64_t size, uint64_t align, bool pinned) {
-  // malloc(0) may return null or a unique pointer; a unique pointer keeps free() checks simple.
-  const uint64_t real = size ? size : 1;
-  void *p = align > 16 ? std::aligned_alloc(align, roundUp(real, align)) : std::malloc(real);
-  if (!p)
-    return nullptr;
-  const uint64_t base = reinterpret_cast<uint64_t>(p);
-  live_[base] = Allocation{base, size};
-  freed_.erase(base);
-  if (pinned)
-    pinned_.insert(base);
-  else
-    pinned_.erase(base);
-  return p;
-}
-
-HostMemory::FreeResult HostMemory::release(void *p) {
-  if (!p)
-    return FreeResult::Ok;
-  const uint64_t base = reinterpret_cast<uint64_t>(p);
-  auto it = live_.find(base);
-  if (it == live_.end() || mapped_.count(base))
-    return freed_.count(base) ? FreeResult::DoubleFree : FreeResult::NotAllocated;
-  live_.erase(it);
-  freed_.insert(base);
-  pinned_.erase(base);
-  std::free(p);
-  return FreeResult::Ok;
-}
-
-void *HostMemory::reallocate(void *p, uint64_t size, bool &ok) {
-  ok = true;
-  if (!p)
-    return allocate(size);
-  const uint64_t base = reinterpret_cast<uint64_t>(p);
-  auto it = live_.find(base);
-  if (it == live_.end() || mapped_.count(base)) {
-    ok = false;
-    return nullptr;
-  }
-  void *q = std::realloc(p, size ? size : 1);
-  if (!q)
-    return nullptr; // C semantics: the old block stays valid
-  live_.erase(it);
-  const uint64_t nb = reinterpret_cast<uint64_t>(q);
-  live_[nb] = Allocation{nb, size};
-  freed_.erase(nb);
-  if (nb != base)
-    freed_.insert(base);
-  return q;
-}
-
-const Allocation *HostMemory::find(uint64_t addr) const {
-  auto it = live_.upper_bound(addr);
-  if (it == live_.begin())
-    return nullptr;
-  --it;
-  // A zero-sized block still owns its address (malloc(0) returned it).
-  return addr < it->second.base + (it->second.size ? it->second.size : 1) ? &it->second : nullptr;
 }
 
 } // namespace kern::runtime

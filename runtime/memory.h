@@ -1,6 +1,6 @@
-// Device and host memory of a kern program: one reserved virtual region that plays the GPU's
-// global memory (cudaMalloc), and the table of host heap blocks (malloc) used to catch
-// overruns, double frees and frees of pointers that malloc never returned.
+// Device memory of a kern program: one reserved virtual region that plays the GPU's global
+// memory (cudaMalloc), with the table of its allocations and the shadow map kernels check.
+// The host's memory is host_heap.h's.
 #pragma once
 
 #include <cstdint>
@@ -114,50 +114,6 @@ private:
   std::map<uint64_t, Allocation> freed_; // freed and not reused, for use-after-free messages
 };
 
-/// The host heap of a kern program: real malloc, but every block is recorded so that
-/// runtime functions can check host ranges and free() can reject pointers it never returned.
-class HostMemory {
-public:
-  HostMemory() = default;
-  ~HostMemory();
-  HostMemory(const HostMemory &) = delete;
-  HostMemory &operator=(const HostMemory &) = delete;
-
-  /// malloc; `align` above 16 uses aligned_alloc. Null when the C library has no memory.
-  /// `pinned`: a cudaMallocHost/cudaHostAlloc block (page-locked on a real system: transfers
-  /// from it are faster, and only cudaFreeHost may free it).
-  void *allocate(uint64_t size, uint64_t align = 16, bool pinned = false);
-  enum class FreeResult { Ok, DoubleFree, NotAllocated };
-  /// free; null is fine.
-  FreeResult release(void *p);
-  /// realloc of a tracked block (or null); `ok` false if `p` is not tracked (nothing done).
-  void *reallocate(void *p, uint64_t size, bool &ok);
-
-  /// The live block containing `addr`, or null (stack, globals of the C library, literals...).
-  const Allocation *find(uint64_t addr) const;
-  /// Whether the live block starting at `base` was allocated pinned.
-  bool isPinned(uint64_t base) const { return pinned_.count(base) != 0; }
-
-  /// mmap of anonymous memory: whole pages, zero-filled, with protection `prot` (PROT_READ,
-  /// PROT_WRITE), recorded as a block like malloc's (so that range checks and cudaHostRegister
-  /// know it). Null when the system has no memory (errno set).
-  void *map(uint64_t size, int prot);
-  /// munmap of [addr, addr + size) (whole pages): the pages of this heap's mappings in it are
-  /// given back (their addresses stay reserved, inaccessible), a mapping the range cuts keeps
-  /// its other pages as blocks of their own; pages of no mapping are left alone.
-  void unmap(uint64_t addr, uint64_t size);
-  /// Whether the live block starting at `base` is a mapping (map), which free() may not take.
-  bool isMapped(uint64_t base) const { return mapped_.count(base) != 0; }
-  static uint64_t pageSize();
-
-private:
-  std::map<uint64_t, Allocation> live_;
-  std::set<uint64_t> mapped_;                          // bases of live blocks of map()
-  std::vector<std::pair<uint64_t, uint64_t>> retired_; // unmapped pages, kept inaccessible
-  std::set<uint64_t> pinned_;                          // bases of live pinned blocks
-  std::set<uint64_t> freed_; // freed bases, until malloc returns them again
-};
-
 /// "0x200000000000": how kern prints addresses in messages.
 std::string hexAddress(uint64_t addr);
 /// "[0x..., 0x...)": the half-open range [addr, addr + n) in messages.
@@ -166,6 +122,11 @@ std::string hexRange(uint64_t addr, uint64_t n);
 std::string byteCount(uint64_t n);
 /// A pointer as the address that messages and the memory maps use.
 inline uint64_t addressOf(const void *p) { return reinterpret_cast<uint64_t>(p); }
+
+/// `v` rounded up to a multiple of `a`.
+uint64_t roundUp(uint64_t v, uint64_t a);
+/// The system's page size.
+uint64_t pageSize();
 
 /// Addresses below this are "near null": a null struct pointer plus a field offset.
 constexpr uint64_t kNullPage = 4096;

@@ -262,6 +262,11 @@ void Runtime::hostFault(uint32_t site, uint32_t kind, uint64_t addr) {
   case KERN_FAULT_NULL:
     what = "null pointer dereference at address " + hexAddress(addr);
     break;
+  case KERN_FAULT_HOST_STACK:
+    what = "stack overflow: a frame of " + byteCount(addr) +
+           " does not fit on what is left of the thread's stack (runaway recursion, or local "
+           "arrays too large for the stack: allocate them with malloc or new)";
+    break;
   case KERN_FAULT_DIV_ZERO:
     what = "integer division by zero";
     break;
@@ -332,22 +337,47 @@ int Runtime::runMain(const std::vector<std::string> &args) {
   argvStrings.push_back(programName(image_.name));
   argvStrings.insert(argvStrings.end(), args.begin(), args.end());
   lib_.programName = argvStrings[0];
-  std::vector<char *> argv;
+  // argv and its strings are objects of the program: they live in the host arena.
+  std::vector<void *> argvBlocks;
+  auto arenaCopy = [&](const void *data, uint64_t size, const char *name) {
+    void *p = host_.allocate(size);
+    if (p) {
+      std::memcpy(p, data, size);
+      host_.setName(addressOf(p), name);
+      argvBlocks.push_back(p);
+    }
+    return p;
+  };
+  std::vector<char *> argvList;
   for (std::string &s : argvStrings)
-    argv.push_back(s.data());
-  argv.push_back(nullptr);
+    argvList.push_back(static_cast<char *>(arenaCopy(s.c_str(), s.size() + 1, "argument string")));
+  argvList.push_back(nullptr);
+  char **argv = static_cast<char **>(
+      arenaCopy(argvList.data(), argvList.size() * sizeof(char *), "argv array"));
   KernHostCtx ctx;
   ctx.rt = this;
+  // Main's local objects: a stack of its own in the arena, as large as a generous `ulimit -s`.
+  constexpr uint64_t kMainStackBytes = uint64_t(64) << 20;
+  const uint64_t stack = host_.allocateStack(kMainStackBytes);
+  ctx.arenaLo = host_.lo();
+  ctx.arenaBytes = host_.bytes();
+  ctx.shadow = host_.shadow();
+  ctx.stackLo = stack;
+  ctx.sp = stack ? stack + kMainStackBytes : 0;
   int32_t code;
   hostThreads_.reset();
   mainStart_ = std::chrono::steady_clock::now();
   launchWallSeconds_ = 0;
   {
     HostSignalGuard guard(&ctx);
-    code = callMain(&ctx, image_.main, static_cast<int32_t>(argvStrings.size()), argv.data());
+    code = argv ? callMain(&ctx, image_.main, static_cast<int32_t>(argvStrings.size()), argv) : 1;
   }
   lib_.closeAll();      // as at a native exit: what the program wrote reaches its files
   hostThreads_.reset(); // main has returned: threads still running are abandoned
+  if (stack)
+    host_.releaseStack(stack);
+  for (void *p : argvBlocks)
+    host_.release(p);
   if (ctx.signal) {
     faulted_ = true;
     lastErrorMessage_ =

@@ -7,6 +7,7 @@
 #include "runtime/counter_hooks.h"
 #include "runtime/device.h"
 #include "runtime/device_heap.h"
+#include "runtime/host_heap.h"
 #include "runtime/host_state.h"
 #include "runtime/host_threads.h"
 #include "runtime/memory.h"
@@ -43,11 +44,12 @@ constexpr int32_t kHostFaultExitCode = 3;
 
 } // namespace kern::runtime
 
-/// The hidden first parameter of compiled host code (opaque to it; abi.h declares it).
-struct KernHostCtx {
-  /// Always &kHostCtxTag. A KernWarpCtx starts with its `params` pointer, which points into
-  /// a parameter buffer and so never equals this address.
-  const void *tag = &kern::runtime::kHostCtxTag;
+/// The hidden first parameter of compiled host code: abi.h's head, then what only the
+/// runtime reads.
+struct KernHostCtx : KernHostHead {
+  /// tag is always &kHostCtxTag. A KernWarpCtx starts with its `params` pointer, which points
+  /// into a parameter buffer and so never equals this address.
+  KernHostCtx() : KernHostHead{&kern::runtime::kHostCtxTag, 0, 0, nullptr, 0, 0} {}
   kern::runtime::Runtime *rt = nullptr;
   /// exit() and host faults jump here, back into Runtime::runMain: compiled host code has no
   /// destructors to run, so unwinding by longjmp is safe.
@@ -465,6 +467,29 @@ public:
 
   /// kern_rt_host_fault: reports a fault of host code at `site`.
   void hostFault(uint32_t site, uint32_t kind, uint64_t addr);
+  /// An object of host code that an address was computed from, for messages.
+  struct HostObject {
+    std::string name; // "local variable 'a' of main"
+    uint64_t base, size;
+  };
+  /// kern_rt_host_check (host_checks.cpp): an access of `n` bytes at `addr` by host code at
+  /// `site` that the compiled check did not pass (outside the host arena, or outside every
+  /// object in it). True if it is allowed all the same (managed or mapped memory, an object
+  /// of the runtime's that the program was handed); else reported. With `object`: the address
+  /// was computed from that object and leaves it, which is always a fault.
+  bool hostAccess(uint32_t site, uint64_t addr, uint64_t n, bool store, const HostObject *object);
+  /// An object of the runtime's that host code is handed a pointer to (errno, optarg, the
+  /// text of strerror or getenv): host code may then read it (and write it, if `writable`).
+  /// Returns `p`.
+  template <class T> T *handOut(T *p, uint64_t size, const char *name, bool writable) {
+    if (p)
+      handOutObject(addressOf(p), size, name, writable);
+    return p;
+  }
+  /// A C string of the runtime's handed out (read-only).
+  const char *handOutString(const char *s);
+  /// The host arena (host_heap.h).
+  HostMemory &hostHeap() { return host_; }
   /// exit() and host faults: back to runMain. No destructors may be pending in the caller.
   [[noreturn]] static void unwind(KernHostCtx *ctx, int32_t code);
   /// The program's threads (<pthread.h>), for the run of main in progress.
@@ -546,6 +571,16 @@ public:
 
 private:
   HostVisibleBlock *findHostVisible(uint64_t addr);
+  void handOutObject(uint64_t addr, uint64_t size, const char *name, bool writable);
+  /// Where [addr, addr + n) lies for a message; empty if it is an object host code may access.
+  std::string hostAccessProblem(uint64_t addr, uint64_t n, bool store);
+  struct HandedOut {
+    uint64_t size;
+    const char *name;
+    bool writable;
+  };
+  std::map<uint64_t, HandedOut> handedOut_; // by address
+  std::set<std::string> handedStrings_;     // handOutString's copies (stable addresses)
   HostAlias *findAlias(uint64_t hostAddr);
   HostAlias *findAliasByDevice(uint64_t deviceAddr);
   /// Creates the device view of [host, host + size); 0 when the device is out of memory.

@@ -331,10 +331,10 @@ int32_t kern_rt_cudaThreadSynchronize(KernHostCtx *ctx) { return ctx->rt->cudaDe
 int32_t kern_rt_cudaGetLastError(KernHostCtx *ctx) { return ctx->rt->cudaGetLastError(); }
 int32_t kern_rt_cudaPeekAtLastError(KernHostCtx *ctx) { return ctx->rt->cudaPeekAtLastError(); }
 const char *kern_rt_cudaGetErrorString(KernHostCtx *ctx, int32_t err) {
-  return kern::runtime::errorString(err);
+  return ctx->rt->handOutString(kern::runtime::errorString(err));
 }
 const char *kern_rt_cudaGetErrorName(KernHostCtx *ctx, int32_t err) {
-  return kern::runtime::errorName(err);
+  return ctx->rt->handOutString(kern::runtime::errorName(err));
 }
 int32_t kern_rt_cudaGetDeviceCount(KernHostCtx *ctx, int32_t *count) {
   return ctx->rt->cudaGetDeviceCount(count);

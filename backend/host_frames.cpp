@@ -1,0 +1,215 @@
+// Memory safety of host code. Every object host code can reach lives in the host arena
+// (runtime/host_heap.h): heap blocks and globals are placed there by the runtime, and local
+// objects whose address is taken (the function's slots) and variable-length arrays are placed
+// here, in a frame on the thread's stack in the arena, each between red zones and marked in the
+// shadow map while the function runs. Nothing of the machine stack (return addresses, saved
+// registers) is ever an object, so no pointer of the program can reach it.
+//
+// A load or store is checked one of two ways:
+// - its address is computed from a known object (a local slot or a host global): the offset
+//   must stay inside that object — one comparison, and the fault names the object;
+// - otherwise the shadow map says whether [addr, addr + n) lies inside one live object: a
+//   subtraction, a comparison, a load and a comparison. What fails goes to the runtime
+//   (kern_rt_host_check), which allows managed memory and the runtime's objects handed to the
+//   program, and reports the rest.
+#include "backend/host_codegen_impl.h"
+
+#include <llvm/IR/MDBuilder.h>
+
+namespace kern::backend {
+
+namespace {
+
+constexpr uint64_t kGranule = KERN_HOST_GRANULE;
+
+uint64_t roundUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+bool hasAlloca(const ir::Block *b) {
+  if (!b)
+    return false;
+  for (const ir::Stmt *s : b->stmts)
+    if (s->kind == ir::StmtKind::Alloca || hasAlloca(s->thenBody) || hasAlloca(s->elseBody) ||
+        hasAlloca(s->preCond) || hasAlloca(s->body) || hasAlloca(s->step))
+      return true;
+  return false;
+}
+
+/// Some site of `b`'s statements, for a fault of the whole function (its frame).
+ir::SiteId firstSite(const ir::Block *b) {
+  if (!b)
+    return 0;
+  for (const ir::Stmt *s : b->stmts) {
+    if (s->site)
+      return s->site;
+    for (const ir::Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+      if (ir::SiteId id = firstSite(c))
+        return id;
+  }
+  return 0;
+}
+
+// KernHostHead's fields, as compiled code reads them: 8-byte words from the context's start.
+static_assert(offsetof(KernHostHead, arenaLo) == 8 && offsetof(KernHostHead, arenaBytes) == 16 &&
+              offsetof(KernHostHead, shadow) == 24 && offsetof(KernHostHead, stackLo) == 32 &&
+              offsetof(KernHostHead, sp) == 40);
+constexpr unsigned kSpField = 5;
+
+} // namespace
+
+Value *HostCodegen::headField(unsigned index, const llvm::Twine &name) {
+  return b_.CreateAlignedLoad(b_.getInt64Ty(), b_.CreateConstGEP1_64(b_.getInt64Ty(), ctx_, index),
+                              llvm::Align(8), name);
+}
+
+void HostCodegen::emitFrameEntry() {
+  arenaLo_ = headField(1, "arena.lo");
+  arenaBytes_ = headField(2, "arena.bytes");
+  shadow_ = b_.CreateAlignedLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getInt64Ty(), ctx_, 3),
+                                 llvm::Align(8), "arena.shadow");
+  if (f_.slots.empty() && !hasAlloca(f_.body))
+    return;
+  // The frame, from its low end: a red zone, then each slot followed by a red zone.
+  uint64_t off = kGranule, align = kGranule;
+  std::vector<uint64_t> offsets;
+  for (const ir::LocalSlot *slot : f_.slots) {
+    const uint64_t a = std::max<uint64_t>(slot->align, kGranule);
+    align = std::max(align, a);
+    off = roundUp(off, a);
+    offsets.push_back(off);
+    off += roundUp(std::max<uint64_t>(slot->size, 1), kGranule) + kGranule;
+  }
+  const uint64_t frameBytes = roundUp(off, align);
+  sp0_ = headField(kSpField, "stack.top");
+  Value *frame = takeStack(b_.getInt64(frameBytes), align, firstSite(f_.body));
+  for (size_t i = 0; i < f_.slots.size(); ++i) {
+    const ir::LocalSlot *slot = f_.slots[i];
+    Value *addr = b_.CreateAdd(frame, b_.getInt64(offsets[i]), slot->name);
+    slots_[slot] = addr;
+    emitShadowFill(addr, b_.getInt64(slot->size), b_.CreateAdd(addr, b_.getInt64(slot->size)));
+  }
+}
+
+void HostCodegen::emitFrameExit() {
+  if (!sp0_)
+    return;
+  // Everything below the entry's top is this call's (its slots and variable-length arrays):
+  // cleared in the shadow, then given back.
+  Value *cur = headField(kSpField, "stack.now");
+  emitShadowFill(cur, b_.CreateSub(sp0_, cur), b_.getInt64(0));
+  b_.CreateAlignedStore(sp0_, b_.CreateConstGEP1_64(b_.getInt64Ty(), ctx_, kSpField),
+                        llvm::Align(8));
+}
+
+Value *HostCodegen::takeStack(Value *bytes, uint64_t align, ir::SiteId site) {
+  Value *sp = headField(kSpField, "stack.sp");
+  Value *lo = headField(4, "stack.lo");
+  Value *base = b_.CreateAnd(b_.CreateSub(sp, bytes), b_.getInt64(~(align - 1)), "frame");
+  Value *bad = b_.CreateOr(b_.CreateICmpULT(base, lo), b_.CreateICmpUGT(base, sp), "stack.full");
+  hostFault(bad, KERN_FAULT_HOST_STACK, site, bytes);
+  b_.CreateAlignedStore(base, b_.CreateConstGEP1_64(b_.getInt64Ty(), ctx_, kSpField),
+                        llvm::Align(8));
+  return base;
+}
+
+void HostCodegen::emitShadowFill(Value *base, Value *bytes, Value *value) {
+  Value *first = b_.CreateLShr(b_.CreateSub(base, arenaLo_), b_.getInt64(4), "shadow.first");
+  Value *ptr = b_.CreateInBoundsGEP(b_.getInt64Ty(), shadow_, first, "shadow.at");
+  Value *count =
+      b_.CreateLShr(b_.CreateAdd(bytes, b_.getInt64(kGranule - 1)), b_.getInt64(4), "shadow.count");
+  auto *zero = llvm::dyn_cast<llvm::ConstantInt>(value);
+  if (zero && zero->isZero()) {
+    b_.CreateMemSet(ptr, b_.getInt8(0), b_.CreateShl(count, b_.getInt64(3)), llvm::Align(8));
+    return;
+  }
+  if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(count); c && c->getZExtValue() <= 8) {
+    for (uint64_t i = 0; i < c->getZExtValue(); ++i)
+      b_.CreateAlignedStore(value, b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ptr, i),
+                            llvm::Align(8));
+    return;
+  }
+  BasicBlock *pre = b_.GetInsertBlock();
+  auto *header = newBlock("shadow.loop");
+  auto *body = newBlock("shadow.body");
+  auto *done = newBlock("shadow.done");
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  auto *i = b_.CreatePHI(b_.getInt64Ty(), 2, "shadow.i");
+  i->addIncoming(b_.getInt64(0), pre);
+  b_.CreateCondBr(b_.CreateICmpULT(i, count), body, done);
+  b_.SetInsertPoint(body);
+  b_.CreateAlignedStore(value, b_.CreateInBoundsGEP(b_.getInt64Ty(), ptr, i), llvm::Align(8));
+  i->addIncoming(b_.CreateAdd(i, b_.getInt64(1)), body);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(done);
+}
+
+bool HostCodegen::rootObject(const ir::Expr *e, Value *&base, uint64_t &size, std::string &name) {
+  while (e && (e->kind == ir::ExprKind::PtrAdd ||
+               (e->kind == ir::ExprKind::Cast && e->type.isPtr() && e->ops[0]->type.isPtr())))
+    e = e->ops[0];
+  if (!e)
+    return false;
+  if (e->kind == ir::ExprKind::LocalAddr && e->slot) {
+    auto it = slots_.find(e->slot);
+    if (it == slots_.end())
+      return false;
+    base = it->second;
+    size = e->slot->size;
+    name = "local variable '" + e->slot->name + "' of " + f_.name;
+    return true;
+  }
+  if (e->kind == ir::ExprKind::GlobalAddr && e->global &&
+      e->global->space == frontend::AddrSpace::Host) {
+    base = emitExpr(*e);
+    size = e->global->size;
+    name = e->global->name == "string literal" ? "a string literal"
+                                               : "global variable '" + e->global->name + "'";
+    return true;
+  }
+  return false;
+}
+
+Value *HostCodegen::checkedAddress(Value *addr, const ir::Expr *addrExpr, uint64_t bytes,
+                                   bool store, ir::SiteId site) {
+  llvm::MDBuilder md(c_);
+  auto *slowBB = newBlock("host.check.slow");
+  auto *okBB = newBlock("host.check.ok");
+  Value *objectName = llvm::ConstantPointerNull::get(b_.getPtrTy());
+  Value *objectBase = b_.getInt64(0);
+  uint64_t objectSize = 0;
+  Value *base = nullptr;
+  uint64_t size = 0;
+  std::string name;
+  if (rootObject(addrExpr, base, size, name)) {
+    // One comparison: the offset from the object's start leaves room for the access.
+    Value *off = b_.CreateSub(addr, base, "obj.off");
+    Value *ok =
+        bytes <= size ? b_.CreateICmpULE(off, b_.getInt64(size - bytes), "obj.in") : b_.getFalse();
+    b_.CreateCondBr(ok, okBB, slowBB, md.createBranchWeights(1 << 20, 1));
+    objectName = mc_.stringConstant(name);
+    objectBase = base;
+    objectSize = size;
+  } else {
+    auto *shadowBB = newBlock("host.check.shadow");
+    Value *off = b_.CreateSub(addr, arenaLo_, "arena.off");
+    b_.CreateCondBr(b_.CreateICmpULT(off, arenaBytes_, "in.arena"), shadowBB, slowBB,
+                    md.createBranchWeights(1 << 20, 1));
+    b_.SetInsertPoint(shadowBB);
+    Value *end = b_.CreateAlignedLoad(
+        b_.getInt64Ty(),
+        b_.CreateInBoundsGEP(b_.getInt64Ty(), shadow_, b_.CreateLShr(off, b_.getInt64(4))),
+        llvm::Align(8), "object.end");
+    Value *ok = b_.CreateICmpULE(b_.CreateAdd(addr, b_.getInt64(bytes)), end, "in.object");
+    b_.CreateCondBr(ok, okBB, slowBB, md.createBranchWeights(1 << 20, 1));
+  }
+  b_.SetInsertPoint(slowBB);
+  const uint64_t sizeAndStore = bytes | (store ? KERN_HOST_CHECK_STORE : 0);
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_host_check),
+                {ctx_, b_.getInt32(site), addr, b_.getInt64(sizeAndStore), objectName, objectBase,
+                 b_.getInt64(objectSize)});
+  b_.CreateBr(okBB);
+  b_.SetInsertPoint(okBB);
+  return b_.CreateIntToPtr(addr, b_.getPtrTy(), "ptr");
+}
+
+} // namespace kern::backend
