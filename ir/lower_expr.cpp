@@ -119,17 +119,14 @@ LValue Lowerer::lvalue(fe::Expr *e) {
     return lv;
   }
   case ExprKind::StringLit: {
-    if (!device_) {
-      Expr *a = node(ir::ExprKind::GlobalAddr, Type::ptr(AddrSpace::Host));
-      a->global = hostLiteral(e->stringValue);
-      lv.addr = a;
-      lv.space = AddrSpace::Host;
-      return lv;
-    }
-    Expr *s = node(ir::ExprKind::StringConst, Type::ptr(AddrSpace::Constant));
-    s->text = e->stringValue;
-    lv.addr = s;
-    lv.space = s->type.space;
+    // A literal is an object of the program's memory: the host arena's for host code, global
+    // memory for device code (where nvcc puts it too), so that a pointer to it is checked and
+    // read like any other.
+    const AddrSpace space = device_ ? AddrSpace::Global : AddrSpace::Host;
+    Expr *a = node(ir::ExprKind::GlobalAddr, Type::ptr(space));
+    a->global = literalGlobal(e->stringValue, space);
+    lv.addr = a;
+    lv.space = space;
     return lv;
   }
   default: {

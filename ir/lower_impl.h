@@ -68,10 +68,10 @@ private:
   };
   std::map<fe::FunctionDecl *, Fns> functions_;
   std::map<fe::VarDecl *, Storage> globals_;
-  /// Host code's string literals: each a host global of its own (one per distinct text), so
-  /// that it lives in the host arena with the program's other objects.
-  std::map<std::string, GlobalVar *> hostLiterals_;
-  GlobalVar *hostLiteral(const std::string &text);
+  /// String literals: each a global of its own (one per distinct text and side), in the host
+  /// arena for host code and in global memory for device code.
+  std::map<std::pair<std::string, AddrSpace>, GlobalVar *> literals_;
+  GlobalVar *literalGlobal(const std::string &text, AddrSpace space);
   /// A literal printf/scanf format `f`: null in device code (the text is the format), its
   /// host literal's address in host code (the runtime reads it from the program's memory).
   Expr *hostFormat(fe::Expr *f);

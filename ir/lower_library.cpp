@@ -1,4 +1,4 @@
-// Host code's string literals, which live in the host arena like its other objects; and calls
+// String literals, which live in the program's memory like its other objects; and calls
 // of a C library function that the program defines itself (Rodinia's kmeans brings GNU
 // getopt.c): as a native linker takes the program's definition before the library's, such a
 // call goes to the program's function, in every file, though sema checked it against kern's
@@ -20,13 +20,13 @@ fe::FunctionDecl *Lowerer::ownLibraryFunction(fe::Expr *call) {
   return it == ownLibrary_.end() || !functions_.count(it->second) ? nullptr : it->second;
 }
 
-GlobalVar *Lowerer::hostLiteral(const std::string &text) {
-  GlobalVar *&g = hostLiterals_[text];
+GlobalVar *Lowerer::literalGlobal(const std::string &text, AddrSpace space) {
+  GlobalVar *&g = literals_[{text, space}];
   if (!g) {
     g = m_.make<GlobalVar>();
     g->id = m_.nextGlobalId();
     g->name = "string literal";
-    g->space = AddrSpace::Host;
+    g->space = space;
     g->init.assign(text.begin(), text.end());
     g->init.push_back(0);
     g->size = g->init.size();
@@ -39,7 +39,7 @@ Expr *Lowerer::hostFormat(fe::Expr *f) {
   if (device_)
     return nullptr;
   Expr *a = node(ir::ExprKind::GlobalAddr, Type::ptr(AddrSpace::Host));
-  a->global = hostLiteral(f->stringValue);
+  a->global = literalGlobal(f->stringValue, AddrSpace::Host);
   return a;
 }
 

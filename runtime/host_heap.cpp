@@ -284,19 +284,22 @@ void HostMemory::unmap(uint64_t addr, uint64_t size) {
 }
 
 uint64_t HostMemory::allocateStack(uint64_t bytes) {
+  // A guard page on either side belongs to nothing: an overrun off either end of the stack
+  // finds a cleared shadow there, never a neighbouring block.
   uint64_t len = 0;
-  const uint64_t base = take(bytes, pageSize(), len);
-  if (base)
-    stacks_[base] = len;
-  return base;
+  const uint64_t base = take(bytes + 2 * pageSize(), pageSize(), len);
+  if (!base)
+    return 0;
+  stacks_[base] = len;
+  return base + pageSize();
 }
 
 void HostMemory::releaseStack(uint64_t lo) {
-  auto it = stacks_.find(lo);
+  auto it = stacks_.find(lo - pageSize());
   if (it == stacks_.end())
     return;
-  mark(lo, it->second, 0);
-  giveBack(lo, it->second);
+  mark(it->first, it->second, 0);
+  giveBack(it->first, it->second);
   stacks_.erase(it);
 }
 

@@ -22,11 +22,39 @@ void Runtime::write(int32_t stream, std::string_view text) {
     options_.out(text);
 }
 
-FormatOptions Runtime::hostFormatOptions() const {
+FormatOptions Runtime::hostFormatOptions() {
   FormatOptions o;
   o.unreadableLo = device_.lo();
   o.unreadableHi = device_.deviceHi();
+  // %s reads only inside an object the program may read; another pointer prints as bad.
+  o.readString = [this](uint64_t addr, size_t limit, std::string &out) {
+    const uint64_t room = hostObjectRoom(addr);
+    if (room == 0)
+      return false;
+    const char *s = reinterpret_cast<const char *>(addr);
+    out.assign(s, strnlen(s, std::min<uint64_t>(limit, room)));
+    return true;
+  };
   return o;
+}
+
+uint64_t Runtime::hostObjectRoom(uint64_t addr) {
+  if (addr < kNullPage || device_.contains(addr))
+    return 0;
+  if (host_.contains(addr)) {
+    const uint64_t end = host_.shadow()[(addr - host_.lo()) / HostMemory::kGranule];
+    return end > addr ? end - addr : 0;
+  }
+  if (device_.hostVisible(addr)) {
+    const HostVisibleBlock *b = findHostVisible(addr);
+    return b ? b->base + b->size - addr : 0;
+  }
+  if (auto it = handedOut_.upper_bound(addr); it != handedOut_.begin()) {
+    --it;
+    if (addr - it->first < it->second.size)
+      return it->first + it->second.size - addr;
+  }
+  return 0;
 }
 
 void *Runtime::hostMalloc(uint64_t size) { return host_.allocate(size); }
@@ -197,16 +225,7 @@ bool Runtime::checkHostString(const char *function, const char *what, const char
   if (!checkHostRange(function, what, s, 1))
     return false;
   // The bytes of its object from `s` on: the string must end within them.
-  uint64_t room = 0;
-  if (host_.contains(addr)) {
-    room = host_.shadow()[(addr - host_.lo()) / HostMemory::kGranule] - addr;
-  } else if (device_.hostVisible(addr)) {
-    const HostVisibleBlock *b = findHostVisible(addr);
-    room = b ? b->base + b->size - addr : 0;
-  } else if (auto it = handedOut_.upper_bound(addr); it != handedOut_.begin()) {
-    --it;
-    room = it->first + it->second.size - addr;
-  }
+  const uint64_t room = hostObjectRoom(addr);
   len = strnlen(s, room);
   if (len == room) {
     reportHostError(std::string(function) + ": the " + what + " at " + hexAddress(addr) +

@@ -158,8 +158,11 @@ void Runtime::allocateGlobals() {
     void *p = nullptr;
     if (!onDevice) {
       p = host_.allocate(size, g.align);
-      if (p)
+      if (p) {
         std::memset(p, 0, size);
+        host_.setName(addressOf(p),
+                      g.name == "string literal" ? g.name : "global variable '" + g.name + "'");
+      }
     } else {
       // __device__ and __constant__ variables are device memory: kernels reach them through
       // the same bounds checks as cudaMalloc'd buffers.
@@ -356,8 +359,8 @@ int Runtime::runMain(const std::vector<std::string> &args) {
       arenaCopy(argvList.data(), argvList.size() * sizeof(char *), "argv array"));
   KernHostCtx ctx;
   ctx.rt = this;
-  // Main's local objects: a stack of its own in the arena, as large as a generous `ulimit -s`.
-  constexpr uint64_t kMainStackBytes = uint64_t(64) << 20;
+  // Main's local objects: a stack of its own in the arena, as large as the default `ulimit -s`.
+  constexpr uint64_t kMainStackBytes = uint64_t(8) << 20;
   const uint64_t stack = host_.allocateStack(kMainStackBytes);
   ctx.arenaLo = host_.lo();
   ctx.arenaBytes = host_.bytes();

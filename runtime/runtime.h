@@ -423,7 +423,7 @@ public:
   /// Host printf/fprintf/puts/putchar output: stream 1 stdout, 2 stderr.
   void write(int32_t stream, std::string_view text);
   /// The formatter options for host printf (device pointers are not read by %s).
-  FormatOptions hostFormatOptions() const;
+  FormatOptions hostFormatOptions();
 
   void *hostMalloc(uint64_t size);
   void *hostCalloc(uint64_t n, uint64_t size);
@@ -572,6 +572,8 @@ public:
 private:
   HostVisibleBlock *findHostVisible(uint64_t addr);
   void handOutObject(uint64_t addr, uint64_t size, const char *name, bool writable);
+  /// The bytes host code may read from `addr` on, within its object (0: none).
+  uint64_t hostObjectRoom(uint64_t addr);
   /// Where [addr, addr + n) lies for a message; empty if it is an object host code may access.
   std::string hostAccessProblem(uint64_t addr, uint64_t n, bool store);
   struct HandedOut {

@@ -306,12 +306,13 @@ void warpPrintf(KernWarpCtx *ctx, uint32_t lane, const char *fmt, int32_t nargs,
                 const uint64_t *args) {
   // Each block formats into its own buffer; the buffers are joined in block order after the
   // launch, so the output is the same for any number of workers.
-  // A %s argument in device memory is read within its allocation; any other pointer only if
-  // its memory is there (a bad one prints as such instead of faulting the process).
+  // A %s argument is read only within a live allocation of device memory (string literals
+  // of device code are objects there too): any other pointer prints as a bad one, and the
+  // host's memory is never read.
   FormatOptions options;
   options.readString = [ctx](uint64_t addr, size_t limit, std::string &out) {
     if (addr < ctx->globalLo || addr >= ctx->globalHi)
-      return readStringSafely(addr, limit, out);
+      return false;
     const uint64_t end = ctx->shadow[(addr - ctx->globalLo) / DeviceMemory::kShadowGranule];
     if (addr >= end)
       return false;
