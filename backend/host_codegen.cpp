@@ -97,7 +97,7 @@ void HostCodegen::emitStmt(const ir::Stmt &s) {
     Value *p = checkedAddress(emitExpr(*s.addr), s.addr, s.value->type.bytes(), true, s.site);
     Value *v = emitExpr(*s.value);
     // Host memory may hold packed data; x86 loads and stores need no alignment.
-    b_.CreateAlignedStore(toMemory(b_, v, s.value->type), p, llvm::Align(1));
+    markProgramAccess(b_.CreateAlignedStore(toMemory(b_, v, s.value->type), p, llvm::Align(1)));
     return;
   }
   case StmtKind::If: {
@@ -569,7 +569,8 @@ Value *HostCodegen::emitExpr(const ir::Expr &e) {
   }
   case ExprKind::Load: {
     Value *p = checkedAddress(emitExpr(*e.ops[0]), e.ops[0], e.type.bytes(), false, e.site);
-    Value *v = b_.CreateAlignedLoad(memoryType(c_, e.type), p, llvm::Align(1), "load");
+    auto *v = b_.CreateAlignedLoad(memoryType(c_, e.type), p, llvm::Align(1), "load");
+    markProgramAccess(v);
     return fromMemory(b_, v, e.type);
   }
   case ExprKind::Call: {

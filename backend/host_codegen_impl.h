@@ -43,6 +43,11 @@ private:
   /// that it fits (KERN_FAULT_HOST_STACK at `site` if not).
   Value *takeStack(Value *bytes, uint64_t align, ir::SiteId site);
   Value *headField(unsigned index, const llvm::Twine &name);
+  /// Alias scopes: the program's loads and stores never touch the shadow map, so the optimiser
+  /// may keep shadow entries and program values in registers across each other.
+  void markProgramAccess(llvm::Instruction *i);
+  void markShadowAccess(llvm::Instruction *i);
+  llvm::MDNode *shadowScope_ = nullptr;
   Value *emitCond(const ir::Expr *e);
 
   void emitBlock(const ir::Block *blk);

@@ -61,6 +61,24 @@ Value *HostCodegen::headField(unsigned index, const llvm::Twine &name) {
                               llvm::Align(8), name);
 }
 
+void HostCodegen::markShadowAccess(llvm::Instruction *i) {
+  if (!shadowScope_) {
+    llvm::MDBuilder md(c_);
+    shadowScope_ = md.createAnonymousAliasScope(
+        md.createAnonymousAliasScopeDomain("kern.host.memory"), "kern.host.shadow");
+  }
+  i->setMetadata(llvm::LLVMContext::MD_alias_scope, llvm::MDNode::get(c_, {shadowScope_}));
+}
+
+void HostCodegen::markProgramAccess(llvm::Instruction *i) {
+  if (!shadowScope_) {
+    llvm::MDBuilder md(c_);
+    shadowScope_ = md.createAnonymousAliasScope(
+        md.createAnonymousAliasScopeDomain("kern.host.memory"), "kern.host.shadow");
+  }
+  i->setMetadata(llvm::LLVMContext::MD_noalias, llvm::MDNode::get(c_, {shadowScope_}));
+}
+
 void HostCodegen::emitFrameEntry() {
   arenaLo_ = headField(1, "arena.lo");
   arenaBytes_ = headField(2, "arena.bytes");
@@ -118,13 +136,14 @@ void HostCodegen::emitShadowFill(Value *base, Value *bytes, Value *value) {
       b_.CreateLShr(b_.CreateAdd(bytes, b_.getInt64(kGranule - 1)), b_.getInt64(4), "shadow.count");
   auto *zero = llvm::dyn_cast<llvm::ConstantInt>(value);
   if (zero && zero->isZero()) {
-    b_.CreateMemSet(ptr, b_.getInt8(0), b_.CreateShl(count, b_.getInt64(3)), llvm::Align(8));
+    markShadowAccess(
+        b_.CreateMemSet(ptr, b_.getInt8(0), b_.CreateShl(count, b_.getInt64(3)), llvm::Align(8)));
     return;
   }
   if (auto *c = llvm::dyn_cast<llvm::ConstantInt>(count); c && c->getZExtValue() <= 8) {
     for (uint64_t i = 0; i < c->getZExtValue(); ++i)
-      b_.CreateAlignedStore(value, b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ptr, i),
-                            llvm::Align(8));
+      markShadowAccess(b_.CreateAlignedStore(
+          value, b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), ptr, i), llvm::Align(8)));
     return;
   }
   BasicBlock *pre = b_.GetInsertBlock();
@@ -137,7 +156,8 @@ void HostCodegen::emitShadowFill(Value *base, Value *bytes, Value *value) {
   i->addIncoming(b_.getInt64(0), pre);
   b_.CreateCondBr(b_.CreateICmpULT(i, count), body, done);
   b_.SetInsertPoint(body);
-  b_.CreateAlignedStore(value, b_.CreateInBoundsGEP(b_.getInt64Ty(), ptr, i), llvm::Align(8));
+  markShadowAccess(
+      b_.CreateAlignedStore(value, b_.CreateInBoundsGEP(b_.getInt64Ty(), ptr, i), llvm::Align(8)));
   i->addIncoming(b_.CreateAdd(i, b_.getInt64(1)), body);
   b_.CreateBr(header);
   b_.SetInsertPoint(done);
@@ -195,18 +215,23 @@ Value *HostCodegen::checkedAddress(Value *addr, const ir::Expr *addrExpr, uint64
     b_.CreateCondBr(b_.CreateICmpULT(off, arenaBytes_, "in.arena"), shadowBB, slowBB,
                     md.createBranchWeights(1 << 20, 1));
     b_.SetInsertPoint(shadowBB);
-    Value *end = b_.CreateAlignedLoad(
+    auto *end = b_.CreateAlignedLoad(
         b_.getInt64Ty(),
         b_.CreateInBoundsGEP(b_.getInt64Ty(), shadow_, b_.CreateLShr(off, b_.getInt64(4))),
         llvm::Align(8), "object.end");
+    markShadowAccess(end);
     Value *ok = b_.CreateICmpULE(b_.CreateAdd(addr, b_.getInt64(bytes)), end, "in.object");
     b_.CreateCondBr(ok, okBB, slowBB, md.createBranchWeights(1 << 20, 1));
   }
   b_.SetInsertPoint(slowBB);
   const uint64_t sizeAndStore = bytes | (store ? KERN_HOST_CHECK_STORE : 0);
-  b_.CreateCall(runtime(RuntimeFunction::kern_rt_host_check),
-                {ctx_, b_.getInt32(site), addr, b_.getInt64(sizeAndStore), objectName, objectBase,
-                 b_.getInt64(objectSize)});
+  // The check reads and writes none of the program's memory (it returns, or reports and
+  // unwinds): loads of the program may move across it.
+  llvm::Function *check = runtime(RuntimeFunction::kern_rt_host_check);
+  check->setOnlyAccessesInaccessibleMemory();
+  check->setDoesNotThrow();
+  b_.CreateCall(check, {ctx_, b_.getInt32(site), addr, b_.getInt64(sizeAndStore), objectName,
+                        objectBase, b_.getInt64(objectSize)});
   b_.CreateBr(okBB);
   b_.SetInsertPoint(okBB);
   return b_.CreateIntToPtr(addr, b_.getPtrTy(), "ptr");
