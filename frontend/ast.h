@@ -182,6 +182,9 @@ struct Expr {
   bool isAlignof = false;    // SizeofType, SizeofExpr: `alignof`/`__alignof__`, the alignment
   Expr *placement = nullptr; // New: `new (p) T`, the memory the object is made in
   bool noVirtual = false; // Call: of the named function itself (a base's destructor), no dispatch
+  // Binary Assign: a constructor's member initialiser, `this->m = M(args)`: it makes the member
+  // (in place, by M's constructor), so no operator= of M applies.
+  bool isMemberInit = false;
 
   // ---- filled by sema ----
   const Type *type = nullptr;

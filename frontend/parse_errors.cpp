@@ -105,7 +105,31 @@ bool inStdLibrary(const std::string &n) {
                                               "getline",
                                               "ostringstream",
                                               "istringstream",
-                                              "stringstream"};
+                                              "stringstream",
+                                              "map",
+                                              "multimap",
+                                              "set",
+                                              "multiset",
+                                              "list",
+                                              "deque",
+                                              "queue",
+                                              "priority_queue",
+                                              "stack",
+                                              "unordered_map",
+                                              "unordered_set",
+                                              "unordered_multimap",
+                                              "unordered_multiset",
+                                              "hash",
+                                              "equal_to",
+                                              "not_equal_to",
+                                              "less_equal",
+                                              "greater_equal",
+                                              "minus",
+                                              "push_heap",
+                                              "pop_heap",
+                                              "make_heap",
+                                              "sort_heap",
+                                              "is_heap"};
   return names.count(n) || findBuiltin(n) >= 0;
 }
 

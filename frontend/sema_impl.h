@@ -492,6 +492,7 @@ private:
   /// The type of `a < b`, `!a`, `a && b`: int in C, bool in C++.
   const Type *truthType() { return options_.cLanguage ? types_.intTy() : types_.boolTy(); }
   bool memberOperatorTakes(FunctionDecl *member, Expr *operand);
+  bool freeOperatorTakes(FunctionDecl *f, const std::vector<Expr *> &operands);
   void staticConstMember(StructDecl *sd, StructDecl::Field &f, const Type *t);
   /// `x` made into a copy-constructor call when it initialises a `t` (see sema_objects.cpp).
   bool copyConstruct(Expr *&x, const Type *t);

@@ -299,6 +299,22 @@ void Sema::memberCall(Expr *e) {
   const Type *st = obj->type;
   Expr *ptr = nullptr;
   if (callee->isArrow) {
+    // `it->f()` on a class with operator->: `it.operator->()->f()`, again while the result is
+    // a class, as for `it->x` (member()).
+    for (int depth = 0;
+         depth < 16 && obj->type && obj->type->isStruct() && method(obj->type, "operator->");
+         ++depth) {
+      Expr *arrow = make(ExprKind::Member, callee->loc);
+      arrow->name = "operator->";
+      arrow->operands = {obj};
+      Expr *c = make(ExprKind::Call, callee->loc);
+      c->operands = {arrow};
+      call(c);
+      if (!c->type)
+        return;
+      obj = c;
+      callee->operands[0] = obj;
+    }
     ptr = rvalue(obj);
     if (!ptr->type->isPointer())
       return;

@@ -177,6 +177,9 @@ void Sema::memberInitializers(FunctionDecl *f) {
     } else if (m.args.empty() && field->type->isScalar()) {
       value = make(ExprKind::IntLit, m.loc); // `x()`: value-initialised, zero
       value->text = "0";
+    } else if (m.args.empty() && field->type->isStruct()) {
+      // `s()` of a struct without constructors (a pair's `second()`): value-initialised, zero
+      value = bracedValue(make(ExprKind::InitList, m.loc), field->type);
     } else {
       error(m.loc, "cannot initialize member '" + m.name + "' of type '" + field->type->str() +
                        "' with " + std::to_string(m.args.size()) + " values");
@@ -190,6 +193,7 @@ void Sema::memberInitializers(FunctionDecl *f) {
     member->operands = {self};
     Expr *assign = make(ExprKind::Binary, m.loc);
     assign->binaryOp = BinaryOp::Assign;
+    assign->isMemberInit = true;
     assign->operands = {member, value};
     Stmt *s = tu_.make<Stmt>(StmtKind::Expr);
     s->loc = m.loc;
@@ -207,6 +211,22 @@ bool Sema::memberOperatorTakes(FunctionDecl *member, Expr *operand) {
   for (FunctionDecl *c : set)
     if (c->type && c->type->params.size() == 2 && conversionRank(operand, c->type->params[1]) >= 0)
       return true;
+  return false;
+}
+
+bool Sema::freeOperatorTakes(FunctionDecl *f, const std::vector<Expr *> &operands) {
+  auto it = overloads_.find(f->name);
+  std::vector<FunctionDecl *> set =
+      it != overloads_.end() ? it->second : std::vector<FunctionDecl *>{f};
+  for (FunctionDecl *c : set) {
+    if (!c->type || c->type->params.size() != operands.size())
+      continue;
+    bool all = true;
+    for (size_t i = 0; i < operands.size(); ++i)
+      all = all && conversionRank(operands[i], c->type->params[i]) >= 0;
+    if (all)
+      return true;
+  }
   return false;
 }
 
@@ -286,11 +306,38 @@ bool Sema::operatorCall(Expr *e) {
     if (free)
       freeName = "::" + n.substr(0, cut) + "::" + name;
   }
+  // An operator template of namespace scope, in the operands' namespaces or the global one
+  // (`std::operator<(const pair<T1, T2> &, const pair<T1, T2> &)`): its arguments are deduced
+  // at the call.
+  // (Also when the operator found cannot take these operands: std::less<geo::Box<T>> inside
+  // namespace std finds std::operator<(const string &, const string &) first.)
+  bool freeTemplate = false;
+  bool freeTakes = free && freeOperatorTakes(free, operands);
+  for (size_t i = 0; !freeTakes && !freeTemplate && i <= operands.size(); ++i) {
+    std::string ns;
+    if (i < operands.size()) {
+      const Type *t = operands[i]->type;
+      if (!t || !t->isStruct() || t->record->name.empty())
+        continue;
+      std::string n = t->record->name.substr(0, t->record->name.find('<'));
+      size_t cut = n.rfind("::");
+      if (cut == std::string::npos)
+        continue;
+      ns = n.substr(0, cut);
+    }
+    std::string q = ns.empty() ? name : ns + "::" + name;
+    if (fileScope_.templates.count(q)) {
+      freeTemplate = true;
+      freeName = "::" + q;
+      free = nullptr;
+    }
+  }
   // A member operator that cannot take the other operand gives way to a namespace-scope one
   // (`std::cout << point` with a user's `operator<<(std::ostream &, const Point &)`).
-  if (member && free && operands.size() == 2 && !memberOperatorTakes(member, operands[1]))
+  if (member && (free || freeTemplate) && operands.size() == 2 &&
+      !memberOperatorTakes(member, operands[1]))
     member = nullptr;
-  if (!member && !free)
+  if (!member && !free && !freeTemplate)
     return false;
   Expr *callee;
   std::vector<Expr *> args;
