@@ -413,6 +413,10 @@ const char *signalName(int sig) {
     return "SIGXCPU";
   case SIGTERM:
     return "SIGTERM";
+  case SIGINT:
+    return "SIGINT";
+  case SIGHUP:
+    return "SIGHUP";
   default:
     return "a signal";
   }
@@ -462,6 +466,10 @@ Status reap(SandboxChild &c, const Options &o, bool killIt, bool wallTimeout, st
   if (code == kSetupFailedExit) {
     why = "the sandbox could not be set up";
     return Status::UsageError;
+  }
+  if (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
+    why = std::string("it was killed (") + (sig == SIGKILL ? "SIGKILL" : signalName(sig)) + ")";
+    return Status::SandboxViolation;
   }
   if (sig != 0) {
     why = std::string("it crashed (") + signalName(sig) + ")";

@@ -5,9 +5,11 @@ with its message and exit code, and what it may do works. Usage: sandbox_cli.py 
 system does not let it install a filter."""
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 KERN, PROGRAMS = sys.argv[1], sys.argv[2]
 OUTSIDE = os.path.join(os.path.dirname(PROGRAMS), "outside")
@@ -129,6 +131,39 @@ try:
                "of CPU time"])
     p = kern("--sandbox", "--time-limit", "1", program("kernel_loop.cu"))
     check("a kernel loop over --time-limit 1", p, 6, err=["time limit exceeded"])
+
+    # The child runs under the filter; killed, it is reported and the caller exits with 4.
+    running = subprocess.Popen([KERN, "run", "--sandbox", program("spin.cu")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        # The child once it has compiled and spins: a second of its CPU time.
+        child, deadline = None, time.time() + 60
+        while time.time() < deadline:
+            try:
+                with open(f"/proc/{running.pid}/task/{running.pid}/children") as f:
+                    child = int(f.read().split()[0])
+                with open(f"/proc/{child}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if int(fields[11]) + int(fields[12]) >= os.sysconf("SC_CLK_TCK"):
+                    break
+            except (OSError, IndexError, ValueError):
+                pass
+            time.sleep(0.1)
+        with open(f"/proc/{child}/status") as f:
+            status = f.read()
+        if "Seccomp:\t2" not in status or "NoNewPrivs:\t1" not in status:
+            problems.append("the sandboxed child has no seccomp filter:\n" + status)
+        else:
+            print("ok: the child runs under a seccomp filter, with no new privileges")
+        os.kill(child, signal.SIGKILL)
+        err = running.communicate(timeout=60)[1]
+    finally:
+        if running.poll() is None:
+            running.kill()
+    if running.returncode != 4 or "stopped: it was killed (SIGKILL)" not in err:
+        problems.append(f"a killed child: exit {running.returncode}, stderr {err!r}")
+    else:
+        print("ok: a killed child is reported")
 
     # Reports are written by the caller, where it asked.
     report = os.path.join(work, "report.json")
