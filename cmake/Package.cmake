@@ -34,6 +34,9 @@ if(NOT KERN_ANTLR_LIB)
 endif()
 find_library(KERN_BOOST_CONTEXT_LIB NAMES boost_context REQUIRED)
 set(KERN_LINK_DEPS ${KERN_LIBLLVM} ${KERN_ANTLR_LIB} ${KERN_BOOST_CONTEXT_LIB})
+if(SECCOMP_FOUND) # the sandbox's system-call filter (engine/sandbox_confine.cpp)
+  list(APPEND KERN_LINK_DEPS ${SECCOMP_LINK_LIBRARIES})
+endif()
 
 install(FILES ${KERN_COMBINED} DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES include/kern/kern.hpp include/kern/kern.h include/kern/version.h

@@ -142,16 +142,26 @@ kern_status kern_engine_create(const kern_options *options, kern_engine **engine
     return true;
   };
   if (!copyStrings(e->copts.include_paths, e->copts.include_path_count, o.includePaths) ||
-      !copyStrings(e->copts.defines, e->copts.define_count, o.defines)) {
+      !copyStrings(e->copts.defines, e->copts.define_count, o.defines) ||
+      !copyStrings(e->copts.sandbox_allow_read, e->copts.sandbox_allow_read_count,
+                   o.sandbox.allowRead)) {
     delete e;
     return KERN_USAGE_ERROR;
   }
+  o.sandbox.enabled = e->copts.sandbox != 0;
+  o.sandbox.outputDir = e->copts.sandbox_output_dir ? e->copts.sandbox_output_dir : "";
+  o.sandbox.memoryLimitBytes = e->copts.sandbox_memory_limit;
+  o.sandbox.cpuSeconds = e->copts.sandbox_cpu_seconds;
+  e->copts.sandbox_allow_read = nullptr;
+  e->copts.sandbox_allow_read_count = 0;
+  e->copts.sandbox_output_dir = nullptr;
   e->copts.include_paths = nullptr;
   e->copts.include_path_count = 0;
   e->copts.defines = nullptr;
   e->copts.define_count = 0;
   std::string error;
-  if (!kern::checkDevice(o, error) || !kern::checkLaunchFilter(o, error)) {
+  if (!kern::checkDevice(o, error) || !kern::checkLaunchFilter(o, error) ||
+      (o.sandbox.enabled && !kern::sandboxAvailable(error))) {
     delete e;
     return KERN_USAGE_ERROR;
   }
@@ -222,6 +232,11 @@ kern_status kern_program_run(kern_program *program, int argc, const char *const 
     return fail(program->engine, static_cast<kern_status>(r.status),
                 "the program failed (exit code " + std::to_string(r.exitCode) + ")");
   return KERN_OK;
+}
+
+int kern_sandbox_available(void) {
+  std::string why;
+  return kern::sandboxAvailable(why) ? 1 : 0;
 }
 
 size_t kern_kernel_count(const kern_program *program) {

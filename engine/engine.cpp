@@ -1,6 +1,7 @@
 // kern::Engine and kern::Program (include/kern/kern.hpp): the pipeline, the JIT and the runtime
 // put together behind the public API. Launches from the host application: program_api.cpp.
 #include "engine/engine_impl.h"
+#include "engine/sandbox.h"
 #include "frontend/mangle.h"
 #include "ir/analysis.h"
 
@@ -132,6 +133,21 @@ runtime::Runtime::Options runtimeOptions(const Options &o) {
   ro.checked = checkedOn(o);
   ro.filter = launchFilter(o);
   ro.allowFiles = o.allowFiles;
+  if (o.sandbox.enabled) {
+    // A sandboxed program may use files beneath the sandbox's directories only (in its child,
+    // allowRead holds every readable directory: engine/sandbox.h), and sees no environment.
+    ro.allowFiles = true;
+    ro.sandbox.enabled = true;
+    ro.sandbox.readDirs = o.sandbox.allowRead;
+    if (!o.sandbox.outputDir.empty()) {
+      std::error_code ec;
+      auto dir =
+          std::filesystem::weakly_canonical(std::filesystem::absolute(o.sandbox.outputDir), ec);
+      ro.sandbox.writeDir = ec ? o.sandbox.outputDir : dir.string();
+    }
+    ro.sandbox.memoryLimitBytes = o.sandbox.memoryLimitBytes;
+    ro.sandbox.onMemoryLimit = sandboxMemoryHook();
+  }
   return ro;
 }
 
@@ -237,7 +253,9 @@ void Program::Impl::reportInternal(const std::string &what) {
 Program::Program(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Program::~Program() = default;
 
-bool Program::ok() const { return impl_->module != nullptr; }
+bool Program::ok() const {
+  return impl_->module != nullptr || (impl_->sandbox && sandboxCompiled(*impl_->sandbox));
+}
 
 const std::string &Program::annotatedSource() const { return impl_->annotated; }
 
@@ -246,6 +264,8 @@ const std::string &Program::diagnostics() const { return impl_->diagnosticText; 
 std::string Program::ir() const { return impl_->module ? ir::print(*impl_->module) : ""; }
 
 std::string Program::llvmIR() {
+  if (impl_->sandbox)
+    return "; not available for a sandboxed program\n";
   if (!ok())
     return "";
   impl_->wantIR = true; // compiled now: the IR is kept as it is made
@@ -255,6 +275,8 @@ std::string Program::llvmIR() {
 }
 
 std::string Program::assembly() {
+  if (impl_->sandbox)
+    return "# not available for a sandboxed program\n";
   if (!ok())
     return "";
   impl_->wantIR = true;
@@ -264,6 +286,8 @@ std::string Program::assembly() {
 }
 
 RunResult Program::run(const std::vector<std::string> &args) {
+  if (impl_->sandbox)
+    return runSandboxed(*impl_, args);
   RunResult result;
   if (!ok()) {
     result.status = Status::CompileError;
@@ -324,6 +348,7 @@ RunResult Program::run(const std::vector<std::string> &args) {
     req.reportPath = o.reportPath;
     req.tracePath = o.tracePath;
     req.countersTextPath = o.countersTextPath;
+    req.writeFile = sandboxReportWriter();        // in a sandbox's child: the parent writes them
     in.sites = runtime::siteTable(run.program()); // with the sites of the modules it loaded
     impl_->annotated.clear();
     if (!runtime::finishReports(in, req, errOut, impl_->annotated) && result.status == Status::Ok)
@@ -352,6 +377,11 @@ std::unique_ptr<Program> Engine::compile(std::string source, std::string name) {
 }
 
 std::unique_ptr<Program> Engine::compile(const std::vector<SourceFile> &files) {
+  if (impl_->options.sandbox.enabled && !insideSandbox()) {
+    SandboxSources sources;
+    sources.files = files;
+    return std::make_unique<Program>(compileSandboxed(impl_->options, std::move(sources)));
+  }
   auto p = std::make_unique<Program::Impl>();
   p->options = &impl_->options;
   p->diags = std::make_unique<frontend::DiagnosticEngine>(p->sources);
@@ -367,6 +397,10 @@ std::unique_ptr<Program> Engine::compile(const std::vector<SourceFile> &files) {
   po.preprocess.includePaths = impl_->options.includePaths;
   po.preprocess.defines = impl_->options.defines;
   po.preprocess.cudaArch = cudaArchFor(impl_->options);
+  if (impl_->options.sandbox.enabled) { // in the sandbox's child: its readable directories only
+    po.preprocess.confineIncludes = true;
+    po.preprocess.includeRoots = impl_->options.sandbox.allowRead;
+  }
   if (ids.empty())
     p->diags->error({}, "no source files");
   else
@@ -383,6 +417,12 @@ std::unique_ptr<Program> Engine::compileFile(const std::string &path) {
 }
 
 std::unique_ptr<Program> Engine::compileFiles(const std::vector<std::string> &paths) {
+  if (impl_->options.sandbox.enabled && !insideSandbox()) { // the child reads the files
+    SandboxSources sources;
+    sources.paths = paths;
+    sources.fromPaths = true;
+    return std::make_unique<Program>(compileSandboxed(impl_->options, std::move(sources)));
+  }
   std::vector<SourceFile> files;
   std::string missing;
   for (const std::string &path : paths) {

@@ -40,8 +40,14 @@ runtime::Runtime::Options runtimeOptions(const Options &o);
 /// The C signature of each kernel by name, from the typed AST (ParamInfo::type).
 using KernelTypes = std::map<std::string, std::vector<std::string>>;
 
+/// The child process of a sandboxed program (engine/sandbox.h).
+struct SandboxChild;
+
 struct Program::Impl {
   std::string annotated; // the last run's annotated source (Options::annotate)
+  /// A sandboxed program (Options::sandbox): the child process that compiled it and runs it;
+  /// the module and native code below stay empty in this process.
+  std::shared_ptr<SandboxChild> sandbox;
   const Options *options = nullptr;
   frontend::SourceManager sources;
   std::unique_ptr<frontend::DiagnosticEngine> diags;

@@ -89,6 +89,9 @@ backend::ModuleCompiler moduleCompiler(const Options &base, RunModules &store) {
     po.preprocess.defines = base.defines;
     po.preprocess.cudaArch = cudaArchFor(base);
     po.preprocess.memoryHeaders = req.headers;
+    // In a sandbox's child, a module's includes are confined as the program's are.
+    po.preprocess.confineIncludes = base.sandbox.enabled;
+    po.preprocess.includeRoots = base.sandbox.allowRead;
     po.firstSite = req.firstSite;
     po.firstGlobal = req.firstGlobal;
     if (!applyOptions(req.options, *o, po, log))

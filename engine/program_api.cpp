@@ -89,6 +89,10 @@ const KernelSignature *Program::kernel(std::string_view name) const {
 static bool ensureDevice(Program::Impl &p, std::string &error) {
   if (p.device)
     return true;
+  if (p.sandbox) {
+    error = "a sandboxed program (Options::sandbox) can only be run (Program::run)";
+    return false;
+  }
   if (!p.module) {
     error = "the program did not compile";
     return false;

@@ -2,6 +2,7 @@
 // includes, keeping for every output line the original file and line it came from.
 #include "frontend/preprocessor.h"
 
+#include "frontend/include_policy.h"
 #include "frontend/pp_expr.h"
 #include "frontend/pp_lines.h"
 #include "frontend/pp_pragma.h"
@@ -567,6 +568,11 @@ private:
     const std::filesystem::file_status st = std::filesystem::status(target, ec);
     if (ec || !std::filesystem::exists(st))
       return false;
+    // Before anything is read: a pseudo-file's text would be echoed by diagnostics.
+    if (const std::string why = includeRefusal(target, options_); !why.empty()) {
+      diags_.error(fileLoc, "'" + name + "' " + why);
+      return true;
+    }
     // Only source files: a device (/dev/zero), a FIFO or a directory would be read forever or
     // not at all, and no header is this large.
     constexpr uintmax_t kMaxIncludeBytes = uintmax_t(64) << 20;
@@ -862,7 +868,7 @@ namespace {
 /// Whether `text` (or a file it includes with `#include "..."`, found beside it) names CUDA's
 /// texture API, which kern_texture.h declares.
 bool namesTextureApi(const std::string &text, const std::string &path, std::set<std::string> &seen,
-                     int depth) {
+                     int depth, const PreprocessOptions &options) {
   static const char *const names[] = {"cudaTextureObject_t",
                                       "cudaArray",
                                       "cudaExtent",
@@ -902,7 +908,7 @@ bool namesTextureApi(const std::string &text, const std::string &path, std::set<
       continue;
     // Only files the preprocessor would read (it reports the others).
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(target, ec) ||
+    if (!includeRefusal(target, options).empty() || !std::filesystem::is_regular_file(target, ec) ||
         std::filesystem::file_size(target, ec) > (uintmax_t(64) << 20))
       continue;
     std::ifstream in(target, std::ios::binary);
@@ -910,7 +916,7 @@ bool namesTextureApi(const std::string &text, const std::string &path, std::set<
       continue;
     std::stringstream ss;
     ss << in.rdbuf();
-    if (namesTextureApi(ss.str(), target.string(), seen, depth + 1))
+    if (namesTextureApi(ss.str(), target.string(), seen, depth + 1, options))
       return true;
   }
   return false;
@@ -924,7 +930,8 @@ PreprocessedSource preprocess(SourceManager &sm, uint32_t fileId, DiagnosticEngi
   // kern_texture.h, included before a C++ file that names it.
   const TextHeader *prelude = nullptr;
   std::set<std::string> seen;
-  if (options.cplusplus && namesTextureApi(sm.fileText(fileId), sm.fileName(fileId), seen, 0))
+  if (options.cplusplus &&
+      namesTextureApi(sm.fileText(fileId), sm.fileName(fileId), seen, 0, options))
     prelude = findTextHeader("kern_texture.h");
   Preprocessor pp(sm, diags, options);
   return pp.run(fileId, prelude);

@@ -52,6 +52,11 @@ struct PreprocessOptions {
   /// Headers held in memory, by the name an `#include` gives (NVRTC's headers and
   /// includeNames): found before any file, by that exact name.
   std::vector<std::pair<std::string, std::string>> memoryHeaders;
+  /// A sandboxed compile (docs/sandbox.md): files are included only from beneath
+  /// `includeRoots` (kern's own headers aside); another is an error. If false, from anywhere
+  /// but /proc, /sys and /dev, which are refused in every compile.
+  bool confineIncludes = false;
+  std::vector<std::string> includeRoots;
 };
 
 /// Preprocesses file `fileId` of `sm`. Errors (unterminated #if, bad directive, missing

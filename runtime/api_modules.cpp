@@ -203,6 +203,8 @@ int32_t Runtime::moduleLoad(void **module, const char *imageOrPath, bool isFile,
                     std::string(api) + ": this run may not read files ('" + imageOrPath + "')");
       return CUDA_ERROR_FILE_NOT_FOUND;
     }
+    if (!sandboxAllows(api, imageOrPath, false))
+      return CUDA_ERROR_FILE_NOT_FOUND;
     std::ifstream in(imageOrPath, std::ios::binary);
     if (!in) {
       moduleWarning(site, std::string(api) + ": cannot open '" + imageOrPath + "'");

@@ -2,8 +2,9 @@
 // unistd.h's read, write, close, lseek). FILE* values are handles (host_state.h) that every
 // function validates, file descriptors numbers of the program's own table; what host code
 // writes to stdout and stderr goes through the runtime's output (Options::out, err), in order
-// with printf. Files are opened only where RuntimeOptions::allowFiles lets the program:
-// otherwise fopen and open fail with EACCES and a note.
+// with printf. Files are opened only where RuntimeOptions::allowFiles lets the program, and in a
+// sandboxed run only beneath its directories (host_paths.cpp): otherwise fopen and open fail
+// with EACCES and a note.
 #include "runtime/runtime.h"
 
 #include "runtime/errors.h"
@@ -96,10 +97,12 @@ uint64_t put(KernHostCtx *ctx, const Resolved &r, const void *p, uint64_t n) {
   return std::fwrite(p, 1, n, r.fp);
 }
 
-// Whether the program may touch the file system; if not, the note (once) and errno EACCES.
-bool mayUseFiles(KernHostCtx *ctx, const char *function, const char *name) {
+// Whether the program may touch the file system (to create, write or remove `name` if
+// `write`): not with --no-files, and in a sandboxed run only beneath its directories; if not,
+// a note and errno EACCES.
+bool mayUseFiles(KernHostCtx *ctx, const char *function, const char *name, bool write) {
   if (ctx->rt->allowFiles())
-    return true;
+    return ctx->rt->sandboxAllows(function, name, write);
   auto &lib = ctx->rt->hostLibrary();
   lib.err = EACCES;
   if (!lib.deniedNoted) {
@@ -182,7 +185,7 @@ void *kern_rt_fopen(KernHostCtx *ctx, const char *name, const char *mode) {
     ctx->rt->hostLibrary().err = EINVAL;
     return nullptr;
   }
-  if (!mayUseFiles(ctx, "fopen", name))
+  if (!mayUseFiles(ctx, "fopen", name, mode[0] != 'r' || std::strchr(mode, '+')))
     return nullptr;
   std::FILE *fp = std::fopen(name, mode);
   auto &lib = ctx->rt->hostLibrary();
@@ -337,7 +340,7 @@ void kern_rt_clearerr(KernHostCtx *ctx, void *f) {
 
 int32_t kern_rt_remove(KernHostCtx *ctx, const char *name) {
   stringArg(ctx, "remove", "file name", name);
-  if (!mayUseFiles(ctx, "remove", name))
+  if (!mayUseFiles(ctx, "remove", name, true))
     return -1;
   if (std::remove(name) != 0) {
     ctx->rt->hostLibrary().err = errno;
@@ -365,7 +368,8 @@ int32_t kern_rt___kern_open(KernHostCtx *ctx, const char *path, int32_t flags, u
                                O_NONBLOCK | O_DSYNC | O_SYNC | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
   if ((flags & ~kAllowed) || (flags & O_ACCMODE) == O_ACCMODE)
     return failWith(ctx, EINVAL);
-  if (!mayUseFiles(ctx, "open", path))
+  const bool writes = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND));
+  if (!mayUseFiles(ctx, "open", path, writes))
     return -1;
   const int os = ::open(path, flags | O_CLOEXEC, static_cast<mode_t>(mode));
   if (os < 0)
@@ -448,7 +452,7 @@ int32_t kern_rt___kern_stat(KernHostCtx *ctx, const char *path, void *buf) {
   stringArg(ctx, "stat", "path", path);
   if (!ctx->rt->checkHostRange("stat", "buffer", buf, kStatBytes))
     fail(ctx);
-  if (!mayUseFiles(ctx, "stat", path))
+  if (!mayUseFiles(ctx, "stat", path, false))
     return -1;
   struct stat st;
   if (::stat(path, &st) != 0)
@@ -477,7 +481,7 @@ int32_t kern_rt___kern_fstat(KernHostCtx *ctx, int32_t fd, void *buf) {
 
 int32_t kern_rt___kern_mkdir(KernHostCtx *ctx, const char *path, uint32_t mode) {
   stringArg(ctx, "mkdir", "path", path);
-  if (!mayUseFiles(ctx, "mkdir", path))
+  if (!mayUseFiles(ctx, "mkdir", path, true))
     return -1;
   return ::mkdir(path, static_cast<mode_t>(mode)) == 0 ? 0 : failWith(ctx, errno);
 }

@@ -22,11 +22,11 @@ constexpr uint64_t kLargeClear = uint64_t(1) << 16;
 
 HostMemory::HostMemory() {
   uint64_t bytes = kArenaBytes;
-  // Under an address-space limit the device region needs most of it: the arena takes at most
-  // an eighth (it grows by halves down to a few megabytes, as the device does).
+  // Under an address-space limit the device region needs the most of it: the arena takes at most
+  // a quarter (it shrinks by halves down to a few megabytes, as the device does).
   rlimit lim{};
   if (getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY)
-    while (bytes > (uint64_t(64) << 20) && bytes > lim.rlim_cur / 8)
+    while (bytes > (uint64_t(64) << 20) && bytes > lim.rlim_cur / 4)
       bytes /= 2;
   while (!reserve(bytes) && bytes > (uint64_t(4) << 20))
     bytes /= 2;

@@ -57,12 +57,19 @@ uint64_t Runtime::hostObjectRoom(uint64_t addr) {
   return 0;
 }
 
-void *Runtime::hostMalloc(uint64_t size) { return host_.allocate(size); }
+void *Runtime::hostMalloc(uint64_t size) {
+  void *p = host_.allocate(size);
+  if (!p && size)
+    hostAllocationFailed(size);
+  return p;
+}
 
 void *Runtime::hostCalloc(uint64_t n, uint64_t size) {
   if (size && n > UINT64_MAX / size)
     return nullptr;
   void *p = host_.allocate(n * size);
+  if (!p && n != 0 && size != 0)
+    hostAllocationFailed(n * size);
   if (p)
     std::memset(p, 0, n * size);
   return p;

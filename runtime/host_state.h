@@ -57,6 +57,10 @@ struct HostLibraryState {
   std::string programName;
   /// Whether the note that file access is disabled was printed.
   bool deniedNoted = false;
+  /// Paths outside the sandbox's directories noted so far (the first few are), and whether a
+  /// malloc over its memory limit was noted.
+  uint32_t sandboxNotes = 0;
+  bool memoryLimitNoted = false;
   /// strtok's position.
   char *strtokNext = nullptr;
   /// qsort's merge buffer.

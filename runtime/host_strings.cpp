@@ -229,7 +229,8 @@ const char *kern_rt_getenv(KernHostCtx *ctx, const char *name) {
     return it->second ? ctx->rt->handOutString(it->second->c_str()) : nullptr;
   // The environment is the outside world, like files: a program sees it only where it may
   // open files (kern run without --no-files); an embedding application's programs see none.
-  if (!ctx->rt->allowFiles())
+  // A sandboxed program sees none either: the caller's environment may hold secrets.
+  if (!ctx->rt->allowFiles() || ctx->rt->sandboxed())
     return nullptr;
   return ctx->rt->handOutString(std::getenv(name));
 }

@@ -494,11 +494,13 @@ namespace kern::runtime {
 namespace {
 
 bool writeOut(const std::string &path, const std::string &text,
-              const std::function<void(std::string_view)> &err) {
+              const std::function<void(std::string_view)> &err, const ReportRequest &req) {
   if (path == "-") {
     err(text);
     return true;
   }
+  if (req.writeFile)
+    return req.writeFile(path, text);
   std::ofstream f(path, std::ios::binary);
   f << text;
   if (f.good())
@@ -524,11 +526,11 @@ bool finishReports(const ReportInput &in, const ReportRequest &req,
   if (req.annotate)
     annotated = annotateSource(in);
   if (!req.reportPath.empty())
-    ok &= writeOut(req.reportPath, reportJson(in), err);
+    ok &= writeOut(req.reportPath, reportJson(in), err, req);
   if (!req.countersTextPath.empty())
-    ok &= writeOut(req.countersTextPath, countersText(in), err);
+    ok &= writeOut(req.countersTextPath, countersText(in), err, req);
   if (!req.tracePath.empty())
-    ok &= writeOut(req.tracePath, traceJson(in), err);
+    ok &= writeOut(req.tracePath, traceJson(in), err, req);
   return ok;
 }
 

@@ -88,6 +88,9 @@ struct ReportRequest {
   std::string reportPath; ///< JSON; "-" to `err`
   std::string tracePath;  ///< Chrome trace
   std::string countersTextPath; ///< counter text; "-" to `err`
+  /// Writes a report to a file (a path other than "-"); false if it could not. If empty, the
+  /// file is written here (a sandboxed run's child sends it to its parent instead).
+  std::function<bool(const std::string &path, const std::string &text)> writeFile;
 };
 
 /// Writes what `req` asks for at the end of a run. A file that cannot be written is reported on

@@ -149,6 +149,20 @@ struct RuntimeOptions {
   /// Host code may open files (fopen, remove). If false, fopen returns NULL with errno EACCES
   /// and a note on `err`, and remove fails likewise.
   bool allowFiles = false;
+  /// A sandboxed run (docs/sandbox.md): host code's files are confined to these directories,
+  /// and the program sees no environment. If not enabled, allowFiles alone decides.
+  struct Sandbox {
+    bool enabled = false;
+    /// Canonical directories that host code may read beneath.
+    std::vector<std::string> readDirs;
+    /// The one canonical directory it may create, write and remove files beneath (and read).
+    /// If empty, nowhere.
+    std::string writeDir;
+    /// The process's address-space limit, for the note of a failed malloc. If 0, none.
+    uint64_t memoryLimitBytes = 0;
+    /// Called when a host allocation fails under that limit. If empty, nothing is called.
+    std::function<void()> onMemoryLimit;
+  } sandbox;
 };
 
 /// One kernel launch as the virtual GPU saw it, failed launches included.
@@ -457,6 +471,15 @@ public:
   /// The host C library's state: errno, getopt, open files (host_state.h).
   HostLibraryState &hostLibrary() { return lib_; }
   bool allowFiles() const { return options_.allowFiles; }
+  /// A sandboxed run (RuntimeOptions::sandbox).
+  bool sandboxed() const { return options_.sandbox.enabled; }
+  /// Whether host code may open `path` for `function` (to create, write or remove it if
+  /// `write`): always outside a sandbox; in one, only beneath its directories. If not, the
+  /// program's errno is EACCES and a note goes to err (host_paths.cpp).
+  bool sandboxAllows(const char *function, const char *path, bool write);
+  /// A host allocation of `bytes` failed: under a sandbox's memory limit, a note (once) and
+  /// RuntimeOptions::Sandbox::onMemoryLimit.
+  void hostAllocationFailed(uint64_t bytes);
   /// Reports an error of host code's use of the C library (the caller then unwinds with
   /// kHostFaultExitCode).
   void hostLibraryError(std::string message) { reportHostError(std::move(message)); }

@@ -21,7 +21,11 @@ typedef enum kern_status {
   KERN_OK = 0,
   KERN_COMPILE_ERROR = 1, /* the program has errors: kern_last_error has the diagnostics */
   KERN_USAGE_ERROR = 2,   /* the API was used wrongly (bad argument, unknown kernel...) */
-  KERN_RUNTIME_ERROR = 3  /* a failed launch, a kernel fault, a failed copy */
+  KERN_RUNTIME_ERROR = 3, /* a failed launch, a kernel fault, a failed copy */
+  /* A sandboxed run (kern_options.sandbox) that the sandbox stopped (docs/sandbox.md): */
+  KERN_SANDBOX_VIOLATION = 4, /* a forbidden system call, or its process crashed */
+  KERN_MEMORY_LIMIT = 5,      /* over sandbox_memory_limit */
+  KERN_TIME_LIMIT = 6         /* over sandbox_cpu_seconds (or timeout_seconds) */
 } kern_status;
 
 typedef struct kern_engine kern_engine;   /* options and the last error */
@@ -80,14 +84,30 @@ typedef struct kern_options {
   int allow_files; /* nonzero: host code may open and remove files, read stdin and getenv, as
                       a native program would (kern::Options::allowFiles); 0: fopen fails with
                       EACCES (default 0) */
+  /* The sandbox (kern::SandboxOptions, docs/sandbox.md): nonzero `sandbox` compiles and runs
+   * each program in a child process confined by the kernel; a crash there, a forbidden system
+   * call or a limit is reported (KERN_SANDBOX_VIOLATION, KERN_MEMORY_LIMIT, KERN_TIME_LIMIT)
+   * and the calling process goes on. A sandboxed program offers kern_program_run only
+   * (default 0). The strings are copied by kern_engine_create. */
+  int sandbox;
+  const char *const *sandbox_allow_read; /* directories it may read (default NULL, 0) */
+  size_t sandbox_allow_read_count;
+  const char *sandbox_output_dir; /* where it may write; NULL or "": nowhere (default NULL) */
+  uint64_t sandbox_memory_limit;  /* address-space limit in bytes; 0: none (default 0) */
+  double sandbox_cpu_seconds;     /* CPU-time limit; 0: none (default 0) */
 } kern_options;
+
+/* Nonzero if this kern can run sandboxed programs (built with seccomp, and the system lets a
+ * process install a filter); 0 otherwise. */
+int kern_sandbox_available(void);
 
 /* Fills `options` with the defaults above. */
 void kern_options_init(kern_options *options);
 
 /* Creates an engine; `options` may be NULL for the defaults. On failure *engine is NULL:
- * KERN_USAGE_ERROR for an unknown device, a bad mode, an invalid "regex:" kernel_name, or a
- * null string among include_paths or defines (or a null array with a nonzero count). */
+ * KERN_USAGE_ERROR for an unknown device, a bad mode, an invalid "regex:" kernel_name, a
+ * null string among include_paths, defines or sandbox_allow_read (or a null array with a
+ * nonzero count), or a sandbox where none is available (kern_sandbox_available). */
 kern_status kern_engine_create(const kern_options *options, kern_engine **engine);
 /* Destroys an engine. Its programs must be destroyed first. NULL is ignored. */
 void kern_engine_destroy(kern_engine *engine);

@@ -21,6 +21,32 @@ enum class Status {
   CompileError = 1, // the program has errors (see diagnostics)
   UsageError = 2,   // the API or command line was used wrongly
   RuntimeError = 3, // a kernel or host fault, or a failed launch
+  // A sandboxed run (Options::sandbox) that the sandbox stopped (docs/sandbox.md):
+  SandboxViolation = 4, // it tried a forbidden system call, or its process crashed
+  MemoryLimit = 5,      // it exceeded SandboxOptions::memoryLimitBytes
+  TimeLimit = 6,        // it exceeded SandboxOptions::cpuSeconds (or Options::timeoutSeconds)
+};
+
+/// Runs the program in a child process confined by the kernel (docs/sandbox.md): the program
+/// is compiled and run there, under seccomp (no network, no new processes, no ptrace...),
+/// Landlock (only the directories below) and resource limits; its output, exit code and
+/// reports come back to the caller, and its crash or a kill by a limit is reported, never
+/// taking the caller down.
+struct SandboxOptions {
+  /// Compile and run in the sandbox. If false (the default), in the calling process.
+  bool enabled = false;
+  /// Directories the program may read (besides its own source files' directories and the
+  /// -I directories, Options::includePaths). If empty, none more.
+  std::vector<std::string> allowRead;
+  /// The one directory where the program may create, write and remove files (it may read
+  /// there too). If empty, it may write nowhere.
+  std::string outputDir;
+  /// The child's address-space limit in bytes (RLIMIT_AS): a malloc beyond it returns NULL
+  /// with a note, and a run that fails for it is Status::MemoryLimit. If 0, none.
+  uint64_t memoryLimitBytes = 0;
+  /// The child's CPU-time limit in seconds, compilation and every thread included
+  /// (RLIMIT_CPU); a run over it is stopped with Status::TimeLimit. If 0, none.
+  double cpuSeconds = 0;
 };
 
 /// How a run treats its kernels (docs/api.md, "Modes"). The default of the API and of
@@ -97,6 +123,11 @@ struct Options {
   /// Called with the rendered diagnostics (errors and warnings) of every compile that has any,
   /// in addition to their being returned. If empty, diagnostics are only returned.
   std::function<void(std::string_view)> diagnostics;
+  /// Compile and run in a confined child process (docs/sandbox.md). A sandboxed Program offers
+  /// ok(), diagnostics(), run() and annotatedSource(); its other calls fail with UsageError
+  /// (or return empty text). Its program may use files (as allowFiles) only within the
+  /// sandbox's directories, and sees no environment.
+  SandboxOptions sandbox;
 
   // ---- which launches are profiled (Nsight Compute's launch filter) -------------------------
   // When the run counts, a launch that runs is profiled if, in this order: the profiler is
@@ -354,6 +385,11 @@ bool checkDevice(const Options &options, std::string &error);
 /// expression). On failure returns false and sets `error`. Program::run and Program::launch
 /// make the same check and fail with Status::UsageError.
 bool checkLaunchFilter(const Options &options, std::string &error);
+
+/// Whether this kern can run sandboxed programs (Options::sandbox): it was built with seccomp
+/// (libseccomp) and this system lets a process install a filter. If not, false with `why` set
+/// ("this kern was built without seccomp"...); a sandboxed compile then fails with UsageError.
+bool sandboxAvailable(std::string &why);
 
 /// The built-in device profiles, one line each: name, GPU, compute capability, main limits.
 std::string deviceList();

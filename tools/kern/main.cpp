@@ -3,9 +3,11 @@
 #include "tools/kern/repl.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <iterator>
 #include <string>
@@ -65,6 +67,20 @@ const char *kRunOptions = R"(options:
                    never-written global memory, as errors (exit code 3); slower
   --no-files       the program may not open or remove files, read stdin or the environment
                    (fopen returns NULL with errno EACCES; by default it may, as a native one)
+
+sandbox: run an untrusted program in a child process confined by the kernel (docs/sandbox.md):
+  --sandbox        compile and run in a child process under seccomp (no network, no new
+                   processes, no ptrace...) and Landlock: the program reads only its own
+                   directory, the -I directories and --allow-read ones, writes only in
+                   --output-dir, and sees no environment; other paths fail with EACCES
+  --allow-read DIR the program may also read beneath DIR (repeatable)
+  --output-dir DIR the one directory where it may create, write and remove files
+  --memory-limit SIZE   its address-space limit (512M, 2G...): malloc beyond it returns
+                   NULL with a note; a run that fails for it exits with 5
+  --time-limit S   its CPU-time limit in seconds (compilation and every thread count);
+                   over it the run is stopped and exits with 6 (--timeout is the wall clock)
+  A forbidden system call or a crash of the child is reported and exits with 4; the
+  caller is never harmed. Each of these options needs --sandbox.
   Without these, nothing is counted (the fast mode) and nothing extra is printed.
 
 which launches are profiled (as Nsight Compute's options; each one implies --mode profile
@@ -81,8 +97,32 @@ and is a usage error with --mode fast; by default every launch of a counting run
 
 const char *kExitCodes = R"(
 exit codes: 0 ok, 1 compile error, 2 usage error, 3 runtime fault or failed launch,
+with --sandbox 4 forbidden system call or crash, 5 memory limit, 6 time limit;
 otherwise the program's own exit code. FILE may be '-' to read standard input.
 )";
+
+/// A size with an optional binary suffix: 512M, 2G, 65536, 1.5G. False if it is not one.
+bool parseSize(const std::string &text, uint64_t &out) {
+  char *end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (!end || end == text.c_str() || !(v > 0))
+    return false;
+  std::string unit = end;
+  for (const char *tail : {"iB", "B"})
+    if (unit.size() > std::strlen(tail) &&
+        unit.compare(unit.size() - std::strlen(tail), std::string::npos, tail) == 0)
+      unit.resize(unit.size() - std::strlen(tail));
+  static const std::pair<const char *, double> units[] = {
+      {"", 1}, {"K", 1024.0}, {"M", 1048576.0}, {"G", 1073741824.0}, {"T", 1099511627776.0}};
+  for (const auto &[name, scale] : units)
+    if (unit == name || (unit.size() == 1 && std::tolower(unit[0]) == std::tolower(name[0]))) {
+      if (v * scale < 1 << 20 || v * scale > 1e18)
+        return false;
+      out = static_cast<uint64_t>(v * scale);
+      return true;
+    }
+  return false;
+}
 
 /// The help of one command: its usage line, its options, the exit codes.
 std::string commandHelp(const std::string &cmd) {
@@ -341,6 +381,8 @@ int main(int argc, char **argv) {
   // The last --mode, and the last option that counts or filters launches (for messages).
   std::string mode, counting, filter;
   std::vector<std::string> programArgs;
+  std::string sandboxOption; // the last option that needs --sandbox
+  bool noFiles = false;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string &a = args[i];
     if (a == "--") {
@@ -393,6 +435,36 @@ int main(int argc, char **argv) {
     }
     if (cmd == "run" && a == "--no-files") {
       opts.allowFiles = false;
+      noFiles = true;
+      continue;
+    }
+    if (cmd == "run" && a == "--sandbox") {
+      opts.sandbox.enabled = true;
+      continue;
+    }
+    if (cmd == "run" && (a == "--allow-read" || a == "--output-dir" || a == "--memory-limit" ||
+                         a == "--time-limit")) {
+      if (i + 1 >= args.size())
+        return usage(a + " needs a value");
+      const std::string &v = args[++i];
+      sandboxOption = a;
+      double seconds;
+      if (a == "--allow-read" || a == "--output-dir") {
+        std::error_code ec;
+        if (!std::filesystem::is_directory(v, ec))
+          return usage(a + " needs a directory, and '" + v + "' is not one");
+        if (a == "--allow-read")
+          opts.sandbox.allowRead.push_back(v);
+        else
+          opts.sandbox.outputDir = v;
+      } else if (a == "--memory-limit") {
+        if (!parseSize(v, opts.sandbox.memoryLimitBytes))
+          return usage("--memory-limit needs a size of 1M or more (512M, 2G...), got '" + v + "'");
+      } else if (!parseNumber(v.c_str(), seconds) || seconds <= 0) {
+        return usage("--time-limit needs a number of seconds > 0, got '" + v + "'");
+      } else {
+        opts.sandbox.cpuSeconds = seconds;
+      }
       continue;
     }
     if (cmd == "run" && (a == "--stats" || a == "--counters")) {
@@ -494,6 +566,15 @@ int main(int argc, char **argv) {
     return usage("emit --module takes one source file (the module's)");
   if (std::string error; !applyMode(opts, mode, counting, filter, annotate, error))
     return usage(error);
+  if (!sandboxOption.empty() && !opts.sandbox.enabled)
+    return usage(sandboxOption + " needs --sandbox");
+  if (opts.sandbox.enabled && noFiles)
+    return usage("--no-files and --sandbox: in the sandbox, its directories decide which files "
+                 "the program may use");
+  if (std::string why; opts.sandbox.enabled && !kern::sandboxAvailable(why)) {
+    std::fprintf(stderr, "kern: %s\n", why.c_str());
+    return kExitUsage;
+  }
   if (std::string error; !kern::checkLaunchFilter(opts, error) || !kern::checkDevice(opts, error))
     return usage(error);
 
