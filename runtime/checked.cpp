@@ -100,6 +100,7 @@ void checkedBlockBegin(CheckedWorker *worker, uint64_t linear, const uint32_t bl
     w->stamp = 0;
   }
   w->barrierStamp = ++w->stamp;
+  w->blockStamp = w->barrierStamp;
 }
 
 void checkedBarrier(CheckedWorker *worker) {
@@ -151,6 +152,25 @@ void recordRace(CheckedWorker &w, KernWarpCtx *ctx, RaceKind kind, uint16_t firs
   lowerTo(w.launch->minRaceBlock, w.blockLinear);
 }
 
+/// A read (or atomic) of shared memory at offset `byte` that no thread of the block wrote
+/// since it started: CUDA leaves shared memory uninitialised, so it holds an earlier block's
+/// data or anything.
+void recordSharedUninit(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lane,
+                        uint64_t byte, bool atomic) {
+  UninitRecord &u = w.uninit;
+  u.blockLinear = w.blockLinear;
+  std::copy(w.blockIdx, w.blockIdx + 3, u.blockIdx);
+  for (int d = 0; d < 3; ++d)
+    u.thread[d] = ctx->threadIdx[d][lane];
+  u.site = site;
+  u.addr = u.unwritten = byte;
+  u.size = 1;
+  u.atomic = atomic;
+  u.shared = true;
+  w.checkUninit = false;
+  lowerTo(w.launch->minUninitBlock, w.blockLinear);
+}
+
 /// What one byte of shared memory (cell `c`, at offset `byte`) says about an access by `lane`
 /// of this warp. Returns false once a race was recorded.
 bool checkCell(CheckedWorker &w, KernWarpCtx *ctx, SharedCell &c, uint64_t byte, uint32_t site,
@@ -160,6 +180,8 @@ bool checkCell(CheckedWorker &w, KernWarpCtx *ctx, SharedCell &c, uint64_t byte,
   const uint16_t who = static_cast<uint16_t>(warp << 5 | lane);
   const bool atomic = op == KERN_ACCESS_ATOMIC;
   const bool written = c.wStamp > since;
+  if (op != KERN_ACCESS_STORE && c.wStamp <= w.blockStamp && w.checkUninit)
+    recordSharedUninit(w, ctx, site, lane, byte, atomic);
   if (op == KERN_ACCESS_LOAD) {
     // Accesses of one warp are ordered (lockstep); atomics are not racing reads' partners
     // only when both sides are atomics, and a read is never an atomic.
@@ -286,6 +308,7 @@ void recordUninit(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t la
   u.addr = addr;
   u.size = size;
   u.atomic = atomic;
+  u.shared = false;
   const uint8_t *p = w.init->at(addr);
   u.unwritten = addr;
   for (uint32_t i = 0; i < size; ++i)

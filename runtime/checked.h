@@ -56,7 +56,8 @@ struct RaceRecord {
   uint64_t offset = 0; ///< byte offset in the block's shared memory
 };
 
-/// The first read of never-written global memory in a block.
+/// The first read of never-written global memory in a block, or of shared memory that no thread
+/// of the block wrote since it started.
 struct UninitRecord {
   uint64_t blockLinear = UINT64_MAX; ///< UINT64_MAX: none
   uint32_t blockIdx[3] = {0, 0, 0};
@@ -66,6 +67,7 @@ struct UninitRecord {
   uint32_t size = 0;      ///< bytes of the access
   uint64_t unwritten = 0; ///< the first unwritten byte
   bool atomic = false;
+  bool shared = false; ///< shared memory: addr and unwritten are offsets in the block's
 };
 
 /// One byte of a block's shared memory: the last write and up to two reads (by different warps)
@@ -92,6 +94,7 @@ struct CheckedWorker {
   std::vector<uint8_t> split;
   uint32_t stamp = 0;        ///< the last checked access of this worker
   uint32_t barrierStamp = 0; ///< `stamp` at the block's last barrier (or its start)
+  uint32_t blockStamp = 0;   ///< `stamp` at the block's start: older writes are other blocks'
   uint64_t blockLinear = 0;
   uint32_t blockIdx[3] = {0, 0, 0};
   uint32_t blockDim[3] = {1, 1, 1};

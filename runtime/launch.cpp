@@ -495,7 +495,14 @@ void Runtime::reportChecked(const Checker::Findings &f, const KernelInfo &k,
                                   lineCol(race.firstSite) + " with no __syncthreads() in between");
     }
   }
-  if (const UninitRecord &u = f.uninit; u.blockLinear <= limit && u.blockLinear != UINT64_MAX) {
+  if (const UninitRecord &u = f.uninit;
+      u.blockLinear <= limit && u.blockLinear != UINT64_MAX && u.shared) {
+    report(u.site, std::string(u.atomic ? "atomic" : "load") +
+                       " of never-written shared memory at offset " + std::to_string(u.unwritten) +
+                       " of the block's shared memory (no thread of the block wrote it since the "
+                       "block started; shared memory starts uninitialised) in kernel '" +
+                       k.name + "', block " + triple(u.blockIdx) + ", thread " + triple(u.thread));
+  } else if (u.blockLinear <= limit && u.blockLinear != UINT64_MAX) {
     std::string where = "nothing wrote it since cudaMalloc";
     if (const Allocation *a = device_.find(u.unwritten))
       where = "offset " + std::to_string(u.unwritten - a->base) + " of the " +
