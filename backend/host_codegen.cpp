@@ -243,6 +243,10 @@ void HostCodegen::emitLoop(const ir::Stmt &s) {
   b_.SetInsertPoint(exit);
 }
 
+void HostCodegen::apiSite(ir::SiteId site) {
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_api_site), {ctx_, b_.getInt32(site)});
+}
+
 void HostCodegen::emitPrintf(const ir::Stmt &s) {
   Type *ptr = b_.getPtrTy();
   auto *bufTy = llvm::ArrayType::get(b_.getInt64Ty(), std::max<size_t>(s.args.size(), 1));
@@ -259,8 +263,10 @@ void HostCodegen::emitPrintf(const ir::Stmt &s) {
     // sprintf/snprintf: into the host buffer `addr` of `value` bytes; the count to `var`.
     Value *dst = b_.CreateIntToPtr(emitExpr(*s.addr), ptr, "sprintf.buf");
     Value *size = emitCast(b_, emitExpr(*s.value), s.value->type, ir::Type::i64(false));
+    apiSite(s.site); // a bad format or argument is reported at this line
     Value *r = b_.CreateCall(runtime(RuntimeFunction::kern_rt_snprintf),
                              {ctx_, dst, size, fmt, n, buf}, "sprintf.count");
+    apiSite(0);
     if (s.var) {
       auto it = vars_.find(s.var);
       if (it != vars_.end())
@@ -276,15 +282,19 @@ void HostCodegen::emitPrintf(const ir::Stmt &s) {
       b_.CreateStore(emitCast(b_, r, ir::Type::i32(true), s.var->type), it->second);
   };
   if (s.printfStream == 1) {
+    apiSite(s.site); // a bad format or argument is reported at this line
     storeCount(b_.CreateCall(runtime(RuntimeFunction::kern_rt_printf), {ctx_, fmt, n, buf}));
+    apiSite(0);
     return;
   }
   if (s.printfStream == 4) {
     // The scanf family: from the FILE handle `value`, or the string `addr` when it is 0.
     Value *source = b_.CreateIntToPtr(emitExpr(*s.value), ptr, "scanf.stream");
     Value *text = b_.CreateIntToPtr(emitExpr(*s.addr), ptr, "scanf.text");
+    apiSite(s.site); // a bad format or argument is reported at this line
     Value *r = b_.CreateCall(runtime(RuntimeFunction::kern_rt_scanf),
                              {ctx_, source, text, fmt, n, buf}, "scanf.count");
+    apiSite(0);
     if (s.var) {
       auto it = vars_.find(s.var);
       if (it != vars_.end())
@@ -295,7 +305,9 @@ void HostCodegen::emitPrintf(const ir::Stmt &s) {
   // fprintf: stdout and stderr are the handles 1 and 2; printfStream 3 has its handle in `value`
   Value *stream = s.printfStream == 3 ? b_.CreateIntToPtr(emitExpr(*s.value), ptr, "fprintf.stream")
                                       : b_.CreateIntToPtr(b_.getInt64(s.printfStream), ptr);
+  apiSite(s.site); // a bad format or argument is reported at this line
   storeCount(b_.CreateCall(runtime(RuntimeFunction::kern_rt_fprintf), {ctx_, stream, fmt, n, buf}));
+  apiSite(0);
 }
 
 void HostCodegen::emitLaunch(const ir::Stmt &s) {
@@ -515,8 +527,9 @@ Value *HostCodegen::emitRuntimeCall(const ir::Expr &e) {
       v = b_.CreateFPCast(v, want);
     args.push_back(v);
   }
-  // A CUDA runtime API call names its line in what the runtime reports about it.
-  const bool cudaApi = e.site && name.rfind("kern_rt_cuda", 0) == 0;
+  // A call of the CUDA runtime API or the C library names its line in what the runtime reports
+  // about it (a bad pointer argument, a failed call).
+  const bool cudaApi = e.site != 0;
   if (cudaApi)
     b_.CreateCall(runtime(RuntimeFunction::kern_rt_api_site), {ctx_, b_.getInt32(e.site)});
   Value *r = b_.CreateCall(fn, args);

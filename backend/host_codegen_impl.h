@@ -54,6 +54,8 @@ private:
   void emitStmt(const ir::Stmt &s);
   void emitLoop(const ir::Stmt &s);
   void emitPrintf(const ir::Stmt &s);
+  /// Names `site` (0: none) as the line of the runtime calls that follow (kern_rt_api_site).
+  void apiSite(ir::SiteId site);
   void emitLaunch(const ir::Stmt &s);
   void emitAlloca(const ir::Stmt &s);
   Value *emitExpr(const ir::Expr &e);

@@ -466,8 +466,8 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
   Expr *x = intrinsic(id, irType(e->type), v);
   if (callSite)
     x->site = callSite;
-  else if (n.rfind("cuda", 0) == 0 && !device_) // what the runtime says of it names the line
-    x->site = m_.addSite(SiteKind::Call, e->loc, n);
+  else if (!device_ && intrinsicKind(id) == IntrinsicKind::Runtime) // what the runtime says
+    x->site = m_.addSite(SiteKind::Call, e->loc, n); // of a library call names its line
   if (n.rfind("atomic", 0) == 0) {
     x->site = m_.addSite(SiteKind::Atomic, e->loc, n);
     x->space = v[0]->type.space;
