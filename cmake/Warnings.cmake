@@ -1,5 +1,5 @@
-# Compiler warnings, -Werror (KERN_WERROR) and the optional sanitizer build, applied through
-# kern_set_options(). The ANTLR-generated parser sources are compiled with -w by their target.
+# Compiler warnings, -Werror (KERN_WERROR) and the optional sanitizer and fuzzing builds (KERN_SANITIZE,
+# KERN_FUZZ), applied through kern_set_options(). The ANTLR-generated parser sources are compiled with -w by their target.
 function(kern_set_options target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
   # GCC 12 inlines std::string's operator+(const char *, string &&) and assign(const char *) at
@@ -20,6 +20,16 @@ function(kern_set_options target)
                                              -fno-omit-frame-pointer)
     # PUBLIC: an executable that links a sanitized layer (tests/api, samples/embed) needs the
     # sanitizer runtimes too.
+    target_link_options(${target} PUBLIC -fsanitize=address,undefined)
+  endif()
+  if(KERN_FUZZ)
+    # Coverage for libFuzzer (the targets in tests/fuzz link its driver with -fsanitize=fuzzer)
+    # and the sanitizers, every report fatal. Not -fsanitize=function: the runtime calls the
+    # JIT's machine code through function pointers, and that code has no type signature before
+    # its entry for the check to read.
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link,address,undefined
+                                             -fno-sanitize=function -fno-sanitize-recover=all
+                                             -fno-omit-frame-pointer)
     target_link_options(${target} PUBLIC -fsanitize=address,undefined)
   endif()
 endfunction()

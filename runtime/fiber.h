@@ -2,6 +2,7 @@
 // per-launch and per-block state it shares with the block scheduler. Internal to the runtime.
 #pragma once
 
+#include "runtime/asan.h"
 #include "runtime/scheduler.h"
 
 #include <boost/context/fiber.hpp>
@@ -14,24 +15,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-// AddressSanitizer keeps one shadow stack per context: every switch between fiber stacks is
-// announced to it (start before, finish after), or it takes the other stack's frames for a
-// stack overflow or use-after-scope and reports false positives.
-#if defined(__SANITIZE_ADDRESS__)
-#define KERN_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KERN_ASAN 1
-#endif
-#endif
-#ifndef KERN_ASAN
-#define KERN_ASAN 0
-#endif
-#if KERN_ASAN
-#include <sanitizer/asan_interface.h>
-#include <sanitizer/common_interface_defs.h>
-#endif
 
 // Switching between warp fibers. On x86-64 System V kern switches stacks itself: Boost's
 // jump_fcontext returns through an indirect jump, which leaves the return-stack predictor one

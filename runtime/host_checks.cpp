@@ -99,7 +99,12 @@ extern "C" void kern_rt_host_check(KernHostCtx *ctx, uint32_t site, uint64_t add
                                    uint64_t objectSize) {
   const bool store = (sizeAndStore & KERN_HOST_CHECK_STORE) != 0;
   const uint64_t n = sizeAndStore & ~KERN_HOST_CHECK_STORE;
-  const Runtime::HostObject o{object ? object : "", objectBase, objectSize};
-  if (!ctx->rt->hostAccess(site, addr, n, store, object ? &o : nullptr))
+  bool allowed;
+  {
+    // Destroyed before the unwind below: longjmp runs no destructors.
+    const Runtime::HostObject o{object ? object : "", objectBase, objectSize};
+    allowed = ctx->rt->hostAccess(site, addr, n, store, object ? &o : nullptr);
+  }
+  if (!allowed)
     Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
 }

@@ -3,6 +3,7 @@
 #include "runtime/host_threads.h"
 
 #include "backend/abi.h"
+#include "runtime/asan.h"
 #include "runtime/runtime.h"
 
 #include <sys/mman.h>
@@ -20,14 +21,32 @@ constexpr size_t kThreadStackBytes = 8u << 20;
 constexpr size_t kThreadGuardBytes = 64u << 10;
 // What a cancelled thread's pthread_join reports: PTHREAD_CANCELED.
 void *const kCanceled = reinterpret_cast<void *>(-1);
+
+// Unmaps a thread's stack. Under AddressSanitizer its shadow is cleared first: frames left on
+// it (a thread abandoned mid-call, or unwound from by exit()) keep their redzones poisoned,
+// and a later stack mapped at the same place would inherit them.
+void unmapStack(void *base) {
+#if KERN_ASAN
+  ASAN_UNPOISON_MEMORY_REGION(static_cast<char *>(base) + kThreadGuardBytes, kThreadStackBytes);
+#endif
+  munmap(base, kThreadStackBytes + kThreadGuardBytes);
+}
 } // namespace
 
 HostThreads::~HostThreads() {
+#if KERN_ASAN
+  // exit() or a fault in a program thread unwinds straight to the main thread's stack, with no
+  // switch announced: AddressSanitizer learns it now.
+  if (current_ != 0) {
+    __sanitizer_start_switch_fiber(nullptr, asanMainBottom_, asanMainSize_);
+    __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+  }
+#endif
   // Threads still running when the program ended are abandoned: nothing on their stacks has a
   // destructor to run (compiled host code has none), so the stacks are simply unmapped.
   for (auto &t : threads_) {
     if (t->stack)
-      munmap(t->stack, kThreadStackBytes + kThreadGuardBytes);
+      unmapStack(t->stack);
     if (t->arenaStack)
       rt_.hostHeap().releaseStack(t->arenaStack);
   }
@@ -35,6 +54,9 @@ HostThreads::~HostThreads() {
 
 void HostThreads::entry(ctxd::transfer_t t) {
   auto *self = static_cast<HostThreads *>(t.data);
+#if KERN_ASAN
+  __sanitizer_finish_switch_fiber(nullptr, &self->asanMainBottom_, &self->asanMainSize_);
+#endif
   self->mainCtx_ = t.fctx;
   Thread &th = *self->threads_[self->current_];
   void *r = th.cancelRequested ? kCanceled : th.fn(th.ctx, th.arg);
@@ -45,7 +67,16 @@ void HostThreads::entry(ctxd::transfer_t t) {
 }
 
 void HostThreads::toMain() {
+#if KERN_ASAN
+  // A finished thread's stack is never resumed: no fake stack to keep.
+  void *fakeStack = nullptr;
+  __sanitizer_start_switch_fiber(threads_[current_]->done ? nullptr : &fakeStack, asanMainBottom_,
+                                 asanMainSize_);
+#endif
   ctxd::transfer_t back = ctxd::jump_fcontext(mainCtx_, nullptr);
+#if KERN_ASAN
+  __sanitizer_finish_switch_fiber(fakeStack, &asanMainBottom_, &asanMainSize_);
+#endif
   mainCtx_ = back.fctx;
 }
 
@@ -60,14 +91,22 @@ void HostThreads::resume(size_t i) {
   const uint64_t mainLo = t.ctx->stackLo, mainSp = t.ctx->sp;
   t.ctx->stackLo = t.arenaStack;
   t.ctx->sp = t.arenaSp;
+#if KERN_ASAN
+  void *fakeStack = nullptr;
+  __sanitizer_start_switch_fiber(&fakeStack, static_cast<char *>(t.stack) + kThreadGuardBytes,
+                                 kThreadStackBytes);
+#endif
   ctxd::transfer_t back = ctxd::jump_fcontext(t.fctx, this);
+#if KERN_ASAN
+  __sanitizer_finish_switch_fiber(fakeStack, nullptr, nullptr);
+#endif
   t.fctx = back.fctx;
   t.arenaSp = t.ctx->sp;
   t.ctx->stackLo = mainLo;
   t.ctx->sp = mainSp;
   current_ = 0;
   if (t.done && t.stack) {
-    munmap(t.stack, kThreadStackBytes + kThreadGuardBytes);
+    unmapStack(t.stack);
     t.stack = nullptr;
     t.fctx = nullptr;
     rt_.hostHeap().releaseStack(t.arenaStack);

@@ -87,6 +87,9 @@ private:
   size_t lastRun_ = 0;
   uint64_t waitCounter_ = 0;
   boost::context::detail::fcontext_t mainCtx_ = nullptr;
+  // The main thread's stack, for AddressSanitizer (learnt on each switch from it).
+  const void *asanMainBottom_ = nullptr;
+  size_t asanMainSize_ = 0;
 };
 
 } // namespace kern::runtime
