@@ -792,6 +792,11 @@ private:
           continue;
         }
         PPToken &lhs = out.back();
+        // The two must make one token, as in C; `1 ## +` makes two, which is an error.
+        if (tokenize(lhs.text + rhs[0].text).size() != 1 && !lhs.text.empty() &&
+            !rhs[0].text.empty())
+          diags_.error(locAt(0), "pasting \"" + lhs.text + "\" and \"" + rhs[0].text +
+                                     "\" does not give a valid preprocessing token");
         lhs.text += rhs[0].text;
         lhs.noExpand = false;
         if (isIdentStart(lhs.text[0]))
