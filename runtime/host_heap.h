@@ -27,8 +27,9 @@ public:
   /// The arena reserved when the process may have that much address space (MAP_NORESERVE:
   /// nothing is committed until touched); under `ulimit -v` a half, a quarter... of it.
   static constexpr uint64_t kArenaBytes = uint64_t(64) << 30;
-  /// Where the arena goes if that range is free: far from the device region.
-  static constexpr uint64_t kHintAddress = 0x100000000000ull;
+  /// Where the arena goes if that range is free: far from the device region, and above the
+  /// range AddressSanitizer keeps for its shadow (so addresses are the same in its builds).
+  static constexpr uint64_t kHintAddress = 0x300000000000ull;
 
   HostMemory();
   ~HostMemory();
