@@ -47,6 +47,7 @@ private:
   /// may keep shadow entries and program values in registers across each other.
   void markProgramAccess(llvm::Instruction *i);
   void markShadowAccess(llvm::Instruction *i);
+  llvm::MDNode *shadowScope(); // the list holding the shadow's scope
   llvm::MDNode *shadowScope_ = nullptr;
   Value *emitCond(const ir::Expr *e);
 

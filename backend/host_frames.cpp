@@ -61,22 +61,21 @@ Value *HostCodegen::headField(unsigned index, const llvm::Twine &name) {
                               llvm::Align(8), name);
 }
 
-void HostCodegen::markShadowAccess(llvm::Instruction *i) {
+llvm::MDNode *HostCodegen::shadowScope() {
   if (!shadowScope_) {
     llvm::MDBuilder md(c_);
     shadowScope_ = md.createAnonymousAliasScope(
         md.createAnonymousAliasScopeDomain("kern.host.memory"), "kern.host.shadow");
   }
-  i->setMetadata(llvm::LLVMContext::MD_alias_scope, llvm::MDNode::get(c_, {shadowScope_}));
+  return llvm::MDNode::get(c_, {shadowScope_});
+}
+
+void HostCodegen::markShadowAccess(llvm::Instruction *i) {
+  i->setMetadata(llvm::LLVMContext::MD_alias_scope, shadowScope());
 }
 
 void HostCodegen::markProgramAccess(llvm::Instruction *i) {
-  if (!shadowScope_) {
-    llvm::MDBuilder md(c_);
-    shadowScope_ = md.createAnonymousAliasScope(
-        md.createAnonymousAliasScopeDomain("kern.host.memory"), "kern.host.shadow");
-  }
-  i->setMetadata(llvm::LLVMContext::MD_noalias, llvm::MDNode::get(c_, {shadowScope_}));
+  i->setMetadata(llvm::LLVMContext::MD_noalias, shadowScope());
 }
 
 void HostCodegen::emitFrameEntry() {

@@ -156,20 +156,7 @@ void recordRace(CheckedWorker &w, KernWarpCtx *ctx, RaceKind kind, uint16_t firs
 /// since it started: CUDA leaves shared memory uninitialised, so it holds an earlier block's
 /// data or anything.
 void recordSharedUninit(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lane,
-                        uint64_t byte, bool atomic) {
-  UninitRecord &u = w.uninit;
-  u.blockLinear = w.blockLinear;
-  std::copy(w.blockIdx, w.blockIdx + 3, u.blockIdx);
-  for (int d = 0; d < 3; ++d)
-    u.thread[d] = ctx->threadIdx[d][lane];
-  u.site = site;
-  u.addr = u.unwritten = byte;
-  u.size = 1;
-  u.atomic = atomic;
-  u.shared = true;
-  w.checkUninit = false;
-  lowerTo(w.launch->minUninitBlock, w.blockLinear);
-}
+                        uint64_t byte, bool atomic);
 
 /// What one byte of shared memory (cell `c`, at offset `byte`) says about an access by `lane`
 /// of this warp. Returns false once a race was recorded.
@@ -297,27 +284,42 @@ void markWritten(uint8_t *p, uint32_t size) {
   }
 }
 
-void recordUninit(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lane, uint64_t addr,
-                  uint32_t size, bool atomic) {
+/// The block's first read of never-written memory (`shared`: `addr` is an offset in the block's
+/// shared memory), the one reported for the block.
+UninitRecord &recordUninitCommon(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lane,
+                                 uint64_t addr, uint32_t size, bool atomic, bool shared) {
   UninitRecord &u = w.uninit;
   u.blockLinear = w.blockLinear;
   std::copy(w.blockIdx, w.blockIdx + 3, u.blockIdx);
   for (int d = 0; d < 3; ++d)
     u.thread[d] = ctx->threadIdx[d][lane];
   u.site = site;
-  u.addr = addr;
+  u.addr = u.unwritten = addr;
   u.size = size;
   u.atomic = atomic;
-  u.shared = false;
+  u.shared = shared;
+  w.checkUninit = false;
+  lowerTo(w.launch->minUninitBlock, w.blockLinear);
+  return u;
+}
+
+void recordUninit(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lane, uint64_t addr,
+                  uint32_t size, bool atomic) {
+  UninitRecord &u = recordUninitCommon(w, ctx, site, lane, addr, size, atomic, false);
   const uint8_t *p = w.init->at(addr);
-  u.unwritten = addr;
   for (uint32_t i = 0; i < size; ++i)
     if (!p[i]) {
       u.unwritten = addr + i;
       break;
     }
-  w.checkUninit = false;
-  lowerTo(w.launch->minUninitBlock, w.blockLinear);
+}
+
+/// A read (or atomic) of shared memory at offset `byte` that no thread of the block wrote
+/// since it started: CUDA leaves shared memory uninitialised, so it holds an earlier block's
+/// data or anything.
+void recordSharedUninit(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lane,
+                        uint64_t byte, bool atomic) {
+  recordUninitCommon(w, ctx, site, lane, byte, 1, atomic, true);
 }
 
 } // namespace
