@@ -49,6 +49,7 @@ enum KernFaultKind : uint32_t {
                                 // execute it, or not the lane itself (addr: the mask)
   KERN_FAULT_HOST_STACK = 25,   // host code: a function's frame does not fit on its thread's
                                 // stack (addr: the bytes the frame asked for)
+  KERN_FAULT_INTERRUPTED = 26,  // the launch was stopped from outside (Ctrl-C, kern_interrupt)
 };
 
 /// The stack of a program thread (runtime/host_threads.cpp) and of the main thread (Linux's

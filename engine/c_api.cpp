@@ -218,6 +218,11 @@ kern_status kern_compile_files(kern_engine *engine, const char *const *paths, si
 
 void kern_program_destroy(kern_program *program) { delete program; }
 
+void kern_interrupt(kern_engine *engine) {
+  if (engine && engine->engine)
+    engine->engine->interrupt();
+}
+
 kern_status kern_program_run(kern_program *program, int argc, const char *const *args,
                              int *exit_code) {
   if (!program)

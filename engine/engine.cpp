@@ -88,6 +88,8 @@ bool occupancyCalculator(const Options &options, int threads, int registersPerTh
 
 struct Engine::Impl {
   Options options;
+  // Engine::interrupt; shared with the programs it compiles and the runtimes they make.
+  std::shared_ptr<runtime::StopRequest> stop = std::make_shared<runtime::StopRequest>();
 };
 
 runtime::LaunchFilter launchFilter(const Options &o) {
@@ -311,6 +313,7 @@ RunResult Program::run(const std::vector<std::string> &args) {
   }
 
   runtime::Runtime::Options ro = runtimeOptions(*impl_->options);
+  ro.stop = impl_->stop;
   std::string deviceError;
   if (!checkLaunchFilter(*impl_->options, deviceError) ||
       !resolveDevice(*impl_->options, ro.device, deviceError)) {
@@ -359,7 +362,11 @@ RunResult Program::run(const std::vector<std::string> &args) {
   // runMain puts the program's name in argv[0] itself.
   result.exitCode = rt.runMain(args);
   result.faulted = rt.faulted();
-  result.status = result.faulted ? Status::RuntimeError : Status::Ok;
+  result.status = rt.interrupted() ? Status::Interrupted
+                  : result.faulted ? Status::RuntimeError
+                                   : Status::Ok;
+  if (impl_->stop)
+    impl_->stop->clear(); // one interrupt stops one run
   finishReports(rt, report);
   return result;
 }
@@ -371,6 +378,8 @@ Engine::Engine(Options options) : impl_(std::make_unique<Impl>()) {
 Engine::~Engine() = default;
 
 const Options &Engine::options() const { return impl_->options; }
+
+void Engine::interrupt() { impl_->stop->request(); }
 
 std::unique_ptr<Program> Engine::compile(std::string source, std::string name) {
   return compile(std::vector<SourceFile>{{std::move(name), std::move(source)}});
@@ -384,6 +393,7 @@ std::unique_ptr<Program> Engine::compile(const std::vector<SourceFile> &files) {
   }
   auto p = std::make_unique<Program::Impl>();
   p->options = &impl_->options;
+  p->stop = impl_->stop;
   p->diags = std::make_unique<frontend::DiagnosticEngine>(p->sources);
   std::vector<uint32_t> ids;
   for (const SourceFile &f : files)
@@ -444,6 +454,7 @@ std::unique_ptr<Program> Engine::compileFiles(const std::vector<std::string> &pa
     return compile(files);
   auto p = std::make_unique<Program::Impl>();
   p->options = &impl_->options;
+  p->stop = impl_->stop;
   p->diagnosticText = missing;
   if (impl_->options.diagnostics)
     impl_->options.diagnostics(p->diagnosticText);

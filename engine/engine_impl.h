@@ -49,6 +49,8 @@ struct Program::Impl {
   /// the module and native code below stay empty in this process.
   std::shared_ptr<SandboxChild> sandbox;
   const Options *options = nullptr;
+  /// Engine::interrupt (or Session::interrupt): given to each runtime the program makes.
+  std::shared_ptr<runtime::StopRequest> stop;
   frontend::SourceManager sources;
   std::unique_ptr<frontend::DiagnosticEngine> diags;
   std::string diagnosticText;

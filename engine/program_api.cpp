@@ -103,6 +103,7 @@ static bool ensureDevice(Program::Impl &p, std::string &error) {
   }
   const Options &o = *p.options;
   runtime::Runtime::Options ro = runtimeOptions(o);
+  ro.stop = p.stop;
   if (!checkLaunchFilter(o, error) || !resolveDevice(o, ro.device, error))
     return false;
   // The runtime's messages are both returned with the call's result and passed on.
@@ -369,6 +370,14 @@ LaunchResult Program::launch(std::string_view name, Dim3 grid, Dim3 block,
   rt.launch(static_cast<uint32_t>(index), g, b, dynamicSharedBytes, nullptr, params.data(),
             k.paramBytes, 0);
   std::fflush(stdout);
+  if (rt.interrupted() || (impl_->stop && impl_->stop->requested())) {
+    // Engine::interrupt: this launch stopped (or had finished); one interrupt stops one call.
+    const bool stopped = rt.interrupted();
+    rt.clearInterrupted();
+    impl_->stop->clear();
+    if (stopped)
+      return fail(Status::Interrupted, impl_->captured);
+  }
   if (rt.launches().size() == before) // the context is unusable after a fault
     return fail(Status::RuntimeError,
                 impl_->captured.empty()

@@ -29,6 +29,7 @@ bool Session::Impl::ensureRuntime(std::string &error) {
   if (rt)
     return true;
   runtime::Runtime::Options ro = runtimeOptions(options);
+  ro.stop = stop;
   if (!resolveDevice(options, ro.device, error))
     return false;
   ro.onLaunchEnd = [this](size_t i) { onLaunchEnd(i); };
@@ -97,6 +98,7 @@ bool Session::Impl::compile(const std::vector<Item> &list, const std::string &bo
   std::string text = programText(list, body, bodyLine);
   auto p = std::make_unique<Program::Impl>();
   p->options = &options;
+  p->stop = stop;
   p->diags = std::make_unique<frontend::DiagnosticEngine>(p->sources);
   const uint32_t file = p->sources.addFile("session", std::move(text));
   KernelTypes kernelTypes;
@@ -340,6 +342,11 @@ Session::EvalResult Session::Impl::evalCode(const std::string &input,
   const bool faultedBefore = rt->faulted();
   const std::string errorBefore = rt->lastErrorMessage();
   const int code = rt->runMain({});
+  if (rt->interrupted()) { // Ctrl-C: reported; the session and its definitions go on
+    result.status = Status::Interrupted;
+    result.diagnostics = rt->lastErrorMessage() + "\n";
+    return result;
+  }
   if (rt->faulted() && (!faultedBefore || rt->lastErrorMessage() != errorBefore)) {
     result.status = Status::RuntimeError;
     result.diagnostics = rt->lastErrorMessage() + "\n";
@@ -372,8 +379,13 @@ Session::EvalResult Session::eval(std::string_view input) {
   if (text[0] == ':')
     return impl_->meta(text);
   ++impl_->inputCount;
-  return impl_->evalCode(std::string(input), "input");
+  impl_->stop->clear(); // an interrupt before this input (at the prompt) is not for it
+  EvalResult r = impl_->evalCode(std::string(input), "input");
+  impl_->stop->clear();
+  return r;
 }
+
+void Session::interrupt() { impl_->stop->request(); }
 
 bool Session::isComplete(std::string_view input) {
   const std::string text = trimSpace(input);

@@ -54,6 +54,8 @@ struct Session::Impl {
   std::set<std::string> typeNames;
   std::unique_ptr<runtime::Runtime> rt;
   std::unique_ptr<Program::Impl> current; // the program the runtime runs now
+  // Session::interrupt: stops the input being run; cleared before and after each input.
+  std::shared_ptr<runtime::StopRequest> stop = std::make_shared<runtime::StopRequest>();
   int inputCount = 0;
   double compileMs = 0;
   std::string lastStats;

@@ -213,11 +213,16 @@ int32_t kern_rt_fflush(KernHostCtx *ctx, void *f) {
     for (HostFile &file : ctx->rt->hostLibrary().files)
       if (file.fp)
         std::fflush(file.fp);
+    std::fflush(stdout);
     return 0;
   }
   const Resolved r = resolve(ctx, "fflush", f);
-  // Output to stdout and stderr reaches its sink as it is written: nothing is buffered.
-  return r.kind == Stream::File ? (std::fflush(r.fp) == 0 ? 0 : -1) : 0;
+  if (r.kind == Stream::File)
+    return std::fflush(r.fp) == 0 ? 0 : -1;
+  // Output to stdout and stderr reaches its sink as it is written; where the sink is the
+  // process's own stdout (a pipe buffers it), it goes out now, as a native fflush sends it.
+  std::fflush(stdout);
+  return 0;
 }
 
 uint64_t kern_rt_fread(KernHostCtx *ctx, void *p, uint64_t size, uint64_t n, void *f) {

@@ -5,6 +5,7 @@
 
 #include "runtime/errors.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -74,6 +75,35 @@ int64_t kern_rt_time(KernHostCtx *ctx, int64_t *t) {
   if (t)
     *t = seconds;
   return seconds;
+}
+
+uint32_t kern_rt_sleep(KernHostCtx *ctx, uint32_t seconds) {
+  if (!ctx->rt->hostSleep(ctx, uint64_t(seconds) * 1000000000))
+    Runtime::unwind(ctx, ctx->rt->stopExitCode());
+  return 0; // the whole time slept: no signal interrupts a kern program's sleep
+}
+
+int32_t kern_rt_usleep(KernHostCtx *ctx, uint32_t microseconds) {
+  if (!ctx->rt->hostSleep(ctx, uint64_t(microseconds) * 1000))
+    Runtime::unwind(ctx, ctx->rt->stopExitCode());
+  return 0;
+}
+
+int32_t kern_rt_nanosleep(KernHostCtx *ctx, const void *req, void *rem) {
+  if (!ctx->rt->checkHostRange("nanosleep", "requested time", req, sizeof(TwoLongs)) ||
+      (rem && !ctx->rt->checkHostRange("nanosleep", "remaining time", rem, sizeof(TwoLongs))))
+    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
+  TwoLongs t;
+  std::memcpy(&t, req, sizeof t);
+  if (t.seconds < 0 || t.fraction < 0 || t.fraction > 999999999) {
+    ctx->rt->hostLibrary().err = EINVAL;
+    return -1;
+  }
+  constexpr int64_t kForever = int64_t(1) << 32; // seconds: past any time limit
+  const uint64_t ns = uint64_t(std::min(t.seconds, kForever)) * 1000000000 + uint64_t(t.fraction);
+  if (!ctx->rt->hostSleep(ctx, ns))
+    Runtime::unwind(ctx, ctx->rt->stopExitCode());
+  return 0; // the whole time slept: `rem` is left as it was, as a native nanosleep leaves it
 }
 
 int64_t kern_rt_host_clock(KernHostCtx *) {

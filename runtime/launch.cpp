@@ -294,6 +294,7 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   cfg.globalHi = device_.hi();
   cfg.shadow = device_.shadow();
   cfg.timeoutSeconds = options_.timeoutSeconds;
+  cfg.stop = options_.stop.get();
   cfg.globalAddrs = &globalAddrs_;
   if (image_.usesDeviceHeap) {
     if (!heap_.reserved()) {     // CUDA fixes the heap's size when the first kernel runs
@@ -354,6 +355,15 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   if (!result.faulted)
     return;
   faulted_ = true;
+  if (result.fault.kind == KERN_FAULT_INTERRUPTED) {
+    // Not the kernel's fault: the device stays usable (no sticky error), and the program ends
+    // (kern_rt_launch unwinds host code; runMain returns kInterruptedExitCode).
+    interrupted_ = true;
+    launches_.back().error = cudaErrorLaunchFailure;
+    lastErrorMessage_ = describeTimeout(result, k, blocks);
+    options_.err(lastErrorMessage_ + "\n");
+    return;
+  }
   int32_t code;
   switch (result.fault.kind) {
   case KERN_FAULT_GLOBAL_OOB:
@@ -423,8 +433,10 @@ std::string Runtime::describeTimeout(const LaunchResult &r, const KernelInfo &k,
   };
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.1f", options_.timeoutSeconds);
-  std::string text = (loc.empty() ? "kern: error: " : loc + ": error: ") + "kernel '" + k.name +
-                     "' stopped after " + secs + " s (--timeout): ";
+  std::string text = (loc.empty() ? "kern: error: " : loc + ": error: ") +
+                     (r.fault.kind == KERN_FAULT_INTERRUPTED
+                          ? "interrupted: kernel '" + k.name + "' was stopped: "
+                          : "kernel '" + k.name + "' stopped after " + secs + " s (--timeout): ");
   const std::vector<uint64_t> &running = r.runningBlocks;
   constexpr size_t kShown = 8;
   text += running.size() == 1 ? "block " : "blocks ";

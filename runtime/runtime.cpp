@@ -147,8 +147,19 @@ void Runtime::allocateGlobals() {
   for (size_t index = 0; index < image_.globals.size(); ++index) {
     const backend::GlobalImage &g = image_.globals[index];
     const bool onDevice = g.space != backend::GlobalSpace::Host;
-    if (g.id >= globalAddrs_.size())
+    if (g.id >= globalAddrs_.size()) {
       globalAddrs_.resize(g.id + 1, 0);
+      globalKeys_.resize(g.id + 1);
+    }
+    // A REPL input's string literals take the ids the last input's had: an id keeps its
+    // storage only while it names the same variable, or a literal of the same text.
+    std::string key =
+        std::to_string(static_cast<int>(g.space)) + ":" + g.name + ":" + std::to_string(g.size);
+    if (g.name == "string literal")
+      key.append(g.init.begin(), g.init.end());
+    if (globalAddrs_[g.id] && globalKeys_[g.id] != key)
+      globalAddrs_[g.id] = 0; // its old storage stays: a pointer the program kept still works
+    globalKeys_[g.id] = std::move(key);
     if (globalAddrs_[g.id]) {
       if (onDevice)
         symbols_[globalAddrs_[g.id]] = index;
@@ -197,7 +208,19 @@ void Runtime::allocateGlobals() {
   }
 }
 
-bool Runtime::hostWithinTime(uint32_t site) {
+bool Runtime::hostMayGoOn(uint32_t site, bool inLoop) {
+  if (interrupted_)
+    return false; // already reported (a kernel of this run noticed the stop)
+  const std::string loc = location(site);
+  const char *where = inLoop ? "in this loop" : "in this call";
+  if (stopRequested()) {
+    faulted_ = true;
+    interrupted_ = true;
+    lastErrorMessage_ = (loc.empty() ? std::string("kern") : loc) +
+                        ": error: interrupted: the program was stopped in host code, " + where;
+    options_.err(lastErrorMessage_ + "\n");
+    return false;
+  }
   if (options_.timeoutSeconds <= 0)
     return true;
   const double total =
@@ -206,13 +229,30 @@ bool Runtime::hostWithinTime(uint32_t site) {
     return true;
   char secs[32];
   std::snprintf(secs, sizeof secs, "%g", options_.timeoutSeconds);
-  const std::string loc = location(site);
   faulted_ = true;
   lastErrorMessage_ = (loc.empty() ? std::string("kern") : loc) +
                       ": error: host code ran longer than the time limit of " + secs +
-                      " seconds (--timeout; the time outside kernels), in this loop";
+                      " seconds (--timeout; the time outside kernels), " + where;
   options_.err(lastErrorMessage_ + "\n");
   return false;
+}
+
+bool Runtime::hostSleep(KernHostCtx *ctx, uint64_t nanoseconds) {
+  const uint32_t site = apiSite_;
+  if (hostThreads_)
+    hostThreads_->yield(ctx); // a sleeping thread lets the others run
+  // In slices, so that a stop or the time limit ends a long sleep within milliseconds.
+  constexpr uint64_t kSlice = 10'000'000;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::nanoseconds(nanoseconds);
+  for (;;) {
+    if (!hostMayGoOn(site, false))
+      return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= end)
+      return true;
+    std::this_thread::sleep_for(
+        std::min<std::chrono::nanoseconds>(end - now, std::chrono::nanoseconds(kSlice)));
+  }
 }
 
 // ---- errors and messages --------------------------------------------------------------------
@@ -371,10 +411,13 @@ int Runtime::runMain(const std::vector<std::string> &args) {
   hostThreads_.reset();
   mainStart_ = std::chrono::steady_clock::now();
   launchWallSeconds_ = 0;
+  interrupted_ = false;
   {
     HostSignalGuard guard(&ctx);
     code = argv ? callMain(&ctx, image_.main, static_cast<int32_t>(argvStrings.size()), argv) : 1;
   }
+  if (interrupted_) // a launch noticed the stop, and host code did not reach a poll after it
+    code = kInterruptedExitCode;
   lib_.closeAll();      // as at a native exit: what the program wrote reaches its files
   hostThreads_.reset(); // main has returned: threads still running are abandoned
   if (stack)

@@ -16,6 +16,7 @@
 #include "runtime/printf_format.h"
 #include "runtime/random.h"
 #include "runtime/scheduler.h"
+#include "runtime/stop.h"
 
 #include <chrono>
 #include <csetjmp>
@@ -41,6 +42,9 @@ extern const char kHostCtxTag;
 /// The exit code of a program stopped by a host fault: the `kern` command's "runtime fault"
 /// code, since the program itself did not choose it.
 constexpr int32_t kHostFaultExitCode = 3;
+/// runMain's result when the program was stopped by a StopRequest (Ctrl-C: 128 + SIGINT, as
+/// a shell reports a program that SIGINT ended).
+constexpr int32_t kInterruptedExitCode = 130;
 
 } // namespace kern::runtime
 
@@ -133,6 +137,9 @@ struct RuntimeOptions {
   uint64_t deviceMemoryBytes = 0;
   /// Wall-clock limit of one launch in seconds. If 0, none.
   double timeoutSeconds = 0;
+  /// Where a stop is asked for from outside (Ctrl-C, kern_interrupt): a kernel or host code
+  /// that notices it stops, and runMain returns kInterruptedExitCode. If null, none can be.
+  std::shared_ptr<const StopRequest> stop;
   /// Count what the GPU would suffer (counters()); the kernels must be compiled with the
   /// counter hooks, or the program image carry the counting variant. If false, nothing is counted
   /// (setCounting() changes it between launches).
@@ -427,10 +434,24 @@ public:
   /// The source site of the runtime API call compiled host code is making (0 after it): its
   /// warnings and errors name that line.
   void setApiSite(uint32_t site) { apiSite_ = site; }
-  /// Whether host code is still within the time limit (Options::timeoutSeconds), counting
-  /// the time since main started outside kernel launches; if not, reports it at `site`
-  /// (the caller then unwinds with kHostFaultExitCode).
-  bool hostWithinTime(uint32_t site);
+  /// Whether host code may go on: no stop was asked for (Options::stop), and it is within
+  /// the time limit (Options::timeoutSeconds, counting the time since main started outside
+  /// kernel launches). If not, reports it at `site` (`inLoop`: a loop's back-edge, else a call);
+  /// the caller then unwinds with stopExitCode().
+  bool hostMayGoOn(uint32_t site, bool inLoop);
+  /// Whether a stop was asked for from outside (Options::stop) and not yet cleared.
+  bool stopRequested() const { return options_.stop && options_.stop->requested(); }
+  /// Whether the run was stopped by such a request (a kernel or host code noticed it).
+  bool interrupted() const { return interrupted_; }
+  /// Forgets that a launch made outside runMain (an embedding's Program::launch) was stopped.
+  void clearInterrupted() { interrupted_ = false; }
+  /// The exit code to unwind host code with after hostMayGoOn() said no, or a launch was
+  /// interrupted: kInterruptedExitCode or kHostFaultExitCode.
+  int32_t stopExitCode() const { return interrupted_ ? kInterruptedExitCode : kHostFaultExitCode; }
+  /// Sleeps `nanoseconds` of host time (sleep, usleep, nanosleep), letting the program's other
+  /// threads run first; false if a stop or the time limit ended it (reported at the call's
+  /// site).
+  bool hostSleep(KernHostCtx *ctx, uint64_t nanoseconds);
   /// A failed assert() in host code: reports it (the caller then unwinds with kHostFaultExitCode).
   void hostAssert(uint32_t site, const char *message);
 
@@ -702,9 +723,10 @@ private:
   bool countingFetched_ = false;
   std::function<bool(std::string_view)> kernelMatches_; // LaunchFilter::kernelName; empty: all
   bool profilerActive_ = true;                          // cudaProfilerStart/Stop
-  uint64_t filterPassed_ = 0;         // launches that passed the name and predicate so far
-  uint64_t profiledLaunches_ = 0;     // launches profiled so far
-  std::vector<uint64_t> globalAddrs_; // by GlobalImage::id; 0 where there is none
+  uint64_t filterPassed_ = 0;           // launches that passed the name and predicate so far
+  uint64_t profiledLaunches_ = 0;       // launches profiled so far
+  std::vector<uint64_t> globalAddrs_;   // by GlobalImage::id; 0 where there is none
+  std::vector<std::string> globalKeys_; // by id: what the storage at globalAddrs_ was made for
   std::set<uint64_t> globalDeviceBases_;
   // __device__/__constant__ variables by address: their index in image_.globals.
   std::map<uint64_t, size_t> symbols_;
@@ -737,6 +759,7 @@ private:
   }
   std::string lastErrorMessage_;
   bool faulted_ = false;
+  bool interrupted_ = false;                                // this run was stopped by Options::stop
   uint32_t deviceFlags_ = 0;                                // cudaSetDeviceFlags
   std::map<int32_t, uint64_t> limits_;                      // cudaDeviceSetLimit, by cudaLimit
   std::map<const void *, KernStreamAttrValue> streamAttrs_; // by stream (null: the default)

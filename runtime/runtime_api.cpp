@@ -90,11 +90,16 @@ void kern_rt_host_fault(KernHostCtx *ctx, uint32_t site, uint32_t kind, uint64_t
   Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
 }
 
-void kern_rt_api_site(KernHostCtx *ctx, uint32_t site) { ctx->rt->setApiSite(site); }
+void kern_rt_api_site(KernHostCtx *ctx, uint32_t site) {
+  // Before each call: a poll point of host code (a loop of calls stops, whatever they do).
+  if (site && !ctx->rt->hostMayGoOn(site, false))
+    Runtime::unwind(ctx, ctx->rt->stopExitCode());
+  ctx->rt->setApiSite(site);
+}
 
 void kern_rt_host_poll(KernHostCtx *ctx, uint32_t site) {
-  if (!ctx->rt->hostWithinTime(site))
-    Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
+  if (!ctx->rt->hostMayGoOn(site, true))
+    Runtime::unwind(ctx, ctx->rt->stopExitCode());
 }
 
 void kern_rt_host_assert(KernHostCtx *ctx, uint32_t site, const char *message) {
@@ -130,6 +135,8 @@ void kern_rt_launch(KernHostCtx *ctx, uint32_t kernel, uint32_t gx, uint32_t gy,
   const uint32_t grid[3] = {gx, gy, gz};
   const uint32_t block[3] = {bx, by, bz};
   ctx->rt->launch(kernel, grid, block, sharedBytes, stream, params, paramBytes, site);
+  if (ctx->rt->interrupted()) // the launch was stopped from outside: so is the program
+    Runtime::unwind(ctx, kern::runtime::kInterruptedExitCode);
 }
 
 uint64_t kern_rt_global_lo(KernHostCtx *ctx) { return ctx->rt->deviceMemory().lo(); }

@@ -86,6 +86,19 @@ void recordFault(BlockState *b, KernWarpCtx *ctx, uint32_t site, uint32_t kind, 
 
 namespace {
 
+/// Why the launch must stop now: KERN_FAULT_TIMEOUT past its time limit, KERN_FAULT_INTERRUPTED
+/// when a stop was asked for from outside; 0 to go on.
+uint32_t stopKind(const LaunchState &L) {
+  const LaunchConfig &cfg = *L.cfg;
+  if (cfg.stop && cfg.stop->requested())
+    return KERN_FAULT_INTERRUPTED;
+  if (cfg.timeoutSeconds > 0 &&
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - L.start).count() >
+          cfg.timeoutSeconds)
+    return KERN_FAULT_TIMEOUT;
+  return 0;
+}
+
 BlockState *blockOf(KernWarpCtx *ctx) { return static_cast<BlockState *>(ctx->block); }
 
 void fillContext(KernWarpCtx &ctx, const LaunchState &L, BlockState &b, uint8_t *shared,
@@ -221,14 +234,12 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
   b.checked = W.checked;
   if (b.checked)
     checkedBlockBegin(b.checked, linear, b.blockIdx, cfg.block, cfg.sharedBytes);
-  // The time limit is checked in loops (warpPoll) and here, before each block: a grid of
-  // many loop-free blocks stops too.
-  if (cfg.timeoutSeconds > 0 &&
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - L.start).count() >
-          cfg.timeoutSeconds) {
+  // The time limit and a stop asked for from outside are checked in loops (warpPoll) and
+  // here, before each block: a grid of many loop-free blocks stops too.
+  if (const uint32_t stop = stopKind(L)) {
     KernWarpCtx *contexts = blockContexts(W, L, b, shared, bx, by, bz);
     b.started = true;
-    recordFault(&b, &contexts[0], 0, KERN_FAULT_TIMEOUT, 0, 0);
+    recordFault(&b, &contexts[0], 0, stop, 0, 0);
     L.stopAll.store(true);
   } else if (cfg.kernel->suspends) {
     runBlockSuspending(W, L, b, shared, bx, by, bz);
@@ -246,7 +257,8 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
     }
   }
   if (L.stopAll.load(std::memory_order_relaxed) && b.started &&
-      (b.stopping || (b.hasFault && b.fault.kind == KERN_FAULT_TIMEOUT)))
+      (b.stopping || (b.hasFault && (b.fault.kind == KERN_FAULT_TIMEOUT ||
+                                     b.fault.kind == KERN_FAULT_INTERRUPTED))))
     W.interrupted.push_back(linear);
   else if (!b.hasFault && !b.stopping)
     ++W.finishedBlocks;
@@ -290,13 +302,10 @@ int32_t warpPoll(KernWarpCtx *ctx, uint32_t site) {
     return 1;
   }
   LaunchState &L = *b->launch;
-  if (L.cfg->timeoutSeconds > 0) {
-    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - L.start;
-    if (elapsed.count() > L.cfg->timeoutSeconds) {
-      recordFault(b, ctx, site, KERN_FAULT_TIMEOUT, 0, 0);
-      L.stopAll.store(true);
-      return 1;
-    }
+  if (const uint32_t stop = stopKind(L)) {
+    recordFault(b, ctx, site, stop, 0, 0);
+    L.stopAll.store(true);
+    return 1;
   }
   ctx->steps = kPollInterval;
   return 0;

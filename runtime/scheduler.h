@@ -4,6 +4,7 @@
 #pragma once
 
 #include "backend/program_image.h"
+#include "runtime/stop.h"
 
 #include <array>
 #include <condition_variable>
@@ -47,6 +48,7 @@ struct LaunchConfig {
   uint64_t globalLo = 0, globalHi = 0;
   const uint64_t *shadow = nullptr;                   // DeviceMemory::shadow()
   double timeoutSeconds = 0;                          // 0: no wall-clock limit
+  const StopRequest *stop = nullptr;                  // a stop asked for from outside, or null
   const std::vector<uint64_t> *globalAddrs = nullptr; // kern_rt_global_addr, by GlobalVar id
   /// Counters on: one opaque counter set per worker (CounterCollector::beginLaunch), which
   /// KernWarpCtx::counters points at. Null: counters off.

@@ -11,10 +11,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # targets need them; kern links the one shared libLLVM-19, so zstd is not required.
 # The ANTLR runtime's CMake target links libuuid (uuid-dev); the REPL, CLI and install tests
 # run under python3 and pkg-config. scripts/check-format.sh runs exactly clang-format-14.
-# libseccomp-dev gives `kern run --sandbox` its system-call filter (docs/sandbox.md).
+# libseccomp-dev gives `kern run --sandbox` its system-call filter (docs/sandbox.md); the REPL's
+# Ctrl-C test types into a tmux terminal.
 packages=(cmake ninja-build g++ llvm-19-dev libantlr4-runtime-dev antlr4 catch2
           libboost-context-dev libedit-dev clang-format clang-format-14 zlib1g-dev python3
-          pkg-config uuid-dev libseccomp-dev)
+          pkg-config uuid-dev libseccomp-dev tmux)
 
 missing=()
 for pkg in "${packages[@]}"; do

@@ -25,7 +25,8 @@ typedef enum kern_status {
   /* A sandboxed run (kern_options.sandbox) that the sandbox stopped (docs/sandbox.md): */
   KERN_SANDBOX_VIOLATION = 4, /* a forbidden system call, or its process crashed */
   KERN_MEMORY_LIMIT = 5,      /* over sandbox_memory_limit */
-  KERN_TIME_LIMIT = 6         /* over sandbox_cpu_seconds (or timeout_seconds) */
+  KERN_TIME_LIMIT = 6,        /* over sandbox_cpu_seconds (or timeout_seconds) */
+  KERN_INTERRUPTED = 130      /* stopped by kern_interrupt (the CLI: Ctrl-C) */
 } kern_status;
 
 typedef struct kern_engine kern_engine;   /* options and the last error */
@@ -113,6 +114,12 @@ kern_status kern_engine_create(const kern_options *options, kern_engine **engine
 void kern_engine_destroy(kern_engine *engine);
 /* The message of the last failed call on `engine` or its programs ("" if none). */
 const char *kern_last_error(const kern_engine *engine);
+/* Stops the program that kern_program_run or kern_launch of this engine is running, within
+ * milliseconds, wherever it is (a kernel, host code, a sleep): that call returns
+ * KERN_INTERRUPTED after reporting where it stopped. If none is running, the next one stops at
+ * its start; one call stops one run. Callable from any thread and from a signal handler (it
+ * only sets a flag). NULL is ignored. */
+void kern_interrupt(kern_engine *engine);
 
 /* Compiles `source` (`name` is the file name in diagnostics; NULL: "<input>"). On a compile
  * error returns KERN_COMPILE_ERROR, sets *program to NULL and kern_last_error to the

@@ -25,6 +25,7 @@ enum class Status {
   SandboxViolation = 4, // it tried a forbidden system call, or its process crashed
   MemoryLimit = 5,      // it exceeded SandboxOptions::memoryLimitBytes
   TimeLimit = 6,        // it exceeded SandboxOptions::cpuSeconds (or Options::timeoutSeconds)
+  Interrupted = 130,    // stopped by Engine::interrupt or Session::interrupt (Ctrl-C: 128 + 2)
 };
 
 /// Runs the program in a child process confined by the kernel (docs/sandbox.md): the program
@@ -429,6 +430,10 @@ public:
   std::string source() const;
   /// Milliseconds the last eval() spent compiling (parse to native code).
   double lastCompileMilliseconds() const;
+  /// Stops the input being evaluated (its kernel or host code) within milliseconds: eval()
+  /// reports where it stopped and the session goes on, its definitions kept. Input that is not
+  /// running is not affected. Callable from any thread, and from a signal handler (Ctrl-C).
+  void interrupt();
   /// The mode of the following launches: Profile (a session's default) counts each launch
   /// (`:stats`, `:annotate`), Fast counts none. The same as `:mode fast|profile`; Checked is a
   /// UsageError (checked mode is for whole runs).
@@ -467,6 +472,13 @@ public:
   std::unique_ptr<Program> compileFiles(const std::vector<std::string> &paths);
 
   const Options &options() const;
+
+  /// Stops the program that this engine's Program::run or Program::launch is running, within
+  /// milliseconds, wherever it is (a kernel, host code, a sleep): the run returns
+  /// Status::Interrupted after reporting where it stopped. If none is running, the next one
+  /// stops at its start; one call stops one run. Callable from any thread, and from a signal
+  /// handler (it only sets a flag).
+  void interrupt();
 
 private:
   struct Impl;

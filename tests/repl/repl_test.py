@@ -74,6 +74,9 @@ SCRIPT = [
     "s",
     ":load " + LIB + " " + USE,
     "triple(5)",
+    # Each input's string literals are its own, though they take the last input's places.
+    "printf(\"first %d\\n\", 1);",
+    "printf(\"second %d\\n\", 2);",
 ]
 
 EXPECT = [
@@ -104,6 +107,8 @@ EXPECT = [
     "(int) 50",
     "loaded 42",
     "(int) 15",
+    "first 1",
+    "second 2",
 ]
 
 

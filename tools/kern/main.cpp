@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <iterator>
+#include <signal.h>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -38,7 +39,7 @@ files (.cu .cpp .c .kern) is given as all of them: each is compiled on its own a
 are linked, as nvcc -rdc=true links them (static names stay in their file).
 
 exit codes: 0 ok, 1 compile error, 2 usage error, 3 runtime fault or failed launch,
-otherwise the program's own exit code.
+130 stopped by Ctrl-C; otherwise the program's own exit code.
 )";
 
 const char *kRunOptions = R"(options:
@@ -98,7 +99,7 @@ and is a usage error with --mode fast; by default every launch of a counting run
 const char *kExitCodes = R"(
 exit codes: 0 ok, 1 compile error, 2 usage error, 3 runtime fault or failed launch,
 with --sandbox 4 forbidden system call or crash, 5 memory limit, 6 time limit;
-otherwise the program's own exit code. FILE may be '-' to read standard input.
+130 stopped by Ctrl-C; otherwise the program's own exit code. FILE may be '-' to read standard input.
 )";
 
 /// A size with an optional binary suffix: 512M, 2G, 65536, 1.5G. False if it is not one.
@@ -609,7 +610,17 @@ int main(int argc, char **argv) {
     return 0;
   }
   std::fflush(stdout);
+  // Ctrl-C while the program runs stops it where it is (a kernel, host code, a sleep), and
+  // kern reports where before exiting with 130; a second Ctrl-C ends kern at once.
+  static kern::Engine *running = nullptr;
+  running = &engine;
+  struct sigaction onInterrupt = {};
+  onInterrupt.sa_handler = [](int) { running->interrupt(); };
+  onInterrupt.sa_flags = SA_RESETHAND; // no SA_RESTART: a blocked read of stdin returns
+  sigemptyset(&onInterrupt.sa_mask);
+  sigaction(SIGINT, &onInterrupt, nullptr);
   kern::RunResult r = program->run(programArgs);
+  signal(SIGINT, SIG_DFL);
   if (annotate)
     std::fputs(program->annotatedSource().c_str(), stdout);
   std::fflush(stdout);

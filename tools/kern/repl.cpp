@@ -2,10 +2,12 @@
 // and completion come from libedit on a terminal; piped input is read line by line.
 #include "tools/kern/repl.h"
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <signal.h>
 #include <string>
 #include <unistd.h>
 
@@ -15,6 +17,14 @@ namespace {
 
 // readline's completion callbacks take no context, so the session they complete from is here.
 kern::Session *gSession = nullptr;
+// Ctrl-C: stops the input being run (Session::interrupt); at the prompt, drops the line.
+volatile sig_atomic_t gInterrupted = 0;
+
+void onInterrupt(int) {
+  gInterrupted = 1;
+  if (gSession)
+    gSession->interrupt();
+}
 std::vector<std::string> gMatches;
 
 char *completionGenerator(const char *text, int state) {
@@ -42,15 +52,23 @@ std::string historyPath() {
 }
 
 /// Reads one line: through libedit on a terminal, else plain getline. False at end of input.
-bool readLine(bool interactive, const char *prompt, std::string &line) {
+enum class Read { Line, Interrupted, End };
+
+/// Reads one line: through libedit on a terminal, else plain getline.
+Read readLine(bool interactive, const char *prompt, std::string &line) {
+  gInterrupted = 0;
   if (!interactive)
-    return static_cast<bool>(std::getline(std::cin, line));
+    return std::getline(std::cin, line) ? Read::Line : Read::End;
   char *raw = readline(prompt);
+  if (gInterrupted) { // Ctrl-C at the prompt: the line typed so far is dropped
+    std::free(raw);
+    return Read::Interrupted;
+  }
   if (!raw)
-    return false;
+    return Read::End;
   line = raw;
   std::free(raw);
-  return true;
+  return Read::Line;
 }
 
 } // namespace
@@ -72,10 +90,24 @@ int runRepl(const kern::Options &options, kern::Mode mode) {
                 KERN_VERSION_STRING);
     std::fflush(stdout);
   }
+  if (interactive) {
+    // No SA_RESTART: the prompt's read returns, and readline with it.
+    struct sigaction sa = {};
+    sa.sa_handler = onInterrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+  }
   std::string buffer, line;
   for (;;) {
     const char *prompt = buffer.empty() ? "kern> " : "  ... ";
-    if (!readLine(interactive, prompt, line))
+    const Read got = readLine(interactive, prompt, line);
+    if (got == Read::Interrupted) { // as a shell does: a new prompt, the definition cancelled
+      std::printf("^C\n");
+      std::fflush(stdout);
+      buffer.clear();
+      continue;
+    }
+    if (got == Read::End)
       break;
     if (buffer.empty() && line.find_first_not_of(" \t\r") == std::string::npos)
       continue;
@@ -102,6 +134,8 @@ int runRepl(const kern::Options &options, kern::Mode mode) {
       history_truncate_file(history.c_str(), 1000);
     std::printf("\n");
   }
+  if (interactive)
+    signal(SIGINT, SIG_DFL);
   gSession = nullptr;
   return 0;
 }
