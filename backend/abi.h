@@ -49,7 +49,9 @@ enum KernFaultKind : uint32_t {
                                 // execute it, or not the lane itself (addr: the mask)
   KERN_FAULT_HOST_STACK = 25,   // host code: a function's frame does not fit on its thread's
                                 // stack (addr: the bytes the frame asked for)
-  KERN_FAULT_INTERRUPTED = 26,  // the launch was stopped from outside (Ctrl-C, kern_interrupt)
+  KERN_FAULT_LOCAL_MEMORY = 26, // a call's local arrays do not fit in what is left of the warp's
+                                // local memory (addr: the bytes of the callee's frame, 32 lanes)
+  KERN_FAULT_INTERRUPTED = 27,  // the launch was stopped from outside (Ctrl-C, kern_interrupt)
 };
 
 /// The stack of a program thread (runtime/host_threads.cpp) and of the main thread (Linux's
@@ -94,6 +96,14 @@ struct KernWarpCtx {
   /// frame would go below it faults (KERN_FAULT_STACK) before touching it. The runtime keeps a
   /// margin below it for the fault's own report.
   uint64_t stackLimit;
+  /// The warp's local memory (runtime/local_memory.h), where the frames too large for the
+  /// stack live (ir::frameInLocalMemory): [localLimit, localTop) is the warp's region, and
+  /// frames are taken below localSp, which a function lowers at its entry and restores at its
+  /// exit. A call whose callee's frame would go below localLimit faults
+  /// (KERN_FAULT_LOCAL_MEMORY) before it is made. All zero when the kernel takes none.
+  uint64_t localSp;
+  uint64_t localLimit;
+  uint64_t localTop;
 };
 
 /// What host functions receive as their hidden first parameter. Compiled code reads only its
@@ -343,4 +353,5 @@ static_assert(offsetof(KernWarpCtx, finished) == 500);
 static_assert(offsetof(KernWarpCtx, coro) == 512);
 static_assert(offsetof(KernWarpCtx, dynamicSharedOffset) == 520);
 static_assert(offsetof(KernWarpCtx, stackLimit) == 528);
-static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 56);
+static_assert(offsetof(KernWarpCtx, localTop) == 552);
+static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 80);

@@ -2,6 +2,8 @@
 // scalar or on a <32 x T> vector, so the two sides cannot drift apart.
 #include "backend/codegen_common.h"
 
+#include "ir/analysis.h"
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 
@@ -9,6 +11,14 @@ namespace kern::backend {
 
 using llvm::Type;
 using llvm::Value;
+
+ModuleContext::ModuleContext(llvm::LLVMContext &c, llvm::Module &m, const ir::Module &irm,
+                             const CompileOptions &o)
+    : llvm(c), module(m), ir(irm), options(o) {
+  for (const ir::Function *f : irm.functions)
+    if (f->kind != ir::FunctionKind::Host && ir::frameInLocalMemory(*f))
+      localMemory = true;
+}
 
 void ModuleContext::fail(const std::string &message) {
   if (error.empty())

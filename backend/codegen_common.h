@@ -72,9 +72,13 @@ struct ModuleContext {
   /// The first internal error met while generating code (empty: none).
   std::string error;
 
+  /// Some kernel or device function of the program keeps its frame in the warp's local memory
+  /// (ir::frameInLocalMemory): a generic address may then point there as well as into the
+  /// stack, and the address checks look at both windows.
+  bool localMemory = false;
+
   ModuleContext(llvm::LLVMContext &c, llvm::Module &m, const ir::Module &irm,
-                const CompileOptions &o)
-      : llvm(c), module(m), ir(irm), options(o) {}
+                const CompileOptions &o);
 
   /// Records an internal error (a Kern IR construct the backend cannot handle); code generation
   /// goes on quietly and compile() reports the first one.

@@ -53,9 +53,17 @@ struct KernelImage {
   /// that requires it ("global-memory atomics (atomicAdd)"); 10 and empty when any does.
   int minComputeCapability = 10;
   std::string minComputeCapabilityWhy;
-  /// The bytes of the kernel's local variables for one warp (32 copies; ir::warpFrameBytes):
-  /// the launch checks that the stack its warps run on holds them.
-  uint64_t localFrameBytes = 0;
+  /// The bytes of one thread's local variables, the kernel's and those of the deepest path of
+  /// calls (ir::localMemoryNeed): the launch checks them against the device's local memory per
+  /// thread, as a GPU refuses a launch whose local memory it cannot provide.
+  uint64_t localBytesPerThread = 0;
+  /// The bytes of warp local memory (KernWarpCtx::localSp) the frames that live there take on
+  /// the deepest path of calls, for one warp; 0 when no function the kernel may call keeps its
+  /// frame there (then the runtime gives its warps none).
+  uint64_t localRegionBytes = 0;
+  /// Some device function it may call is recursive: its warps get the device's whole local
+  /// memory per thread, and a recursion too deep for it faults.
+  bool localRecursive = false;
   /// Each parameter's offset in the packed buffer and its size: how cudaLaunchKernel and
   /// cuLaunchKernel pack the arguments they are handed as `void **`.
   std::vector<std::pair<uint32_t, uint32_t>> params;

@@ -8,6 +8,7 @@
 #include "backend/warp_codegen.h"
 
 #include "backend/warp_codegen_impl.h"
+#include "ir/analysis.h"
 #include "ir/analysis_structure.h"
 
 namespace kern::backend::warp {
@@ -54,47 +55,7 @@ void WarpCodegen::emit() {
     warp_ = &*argIt++;
   }
 
-  // Local slots: one frame per function, 32 copies of each slot so every lane's local address
-  // is distinct (lane l's copy at base + l * stride), as each GPU thread has its own.
-  uint64_t frameBytes = 0, frameAlign = 16;
-  // A direct slot's copies are interleaved by 32-bit words instead (warp_local.cpp).
-  for (auto *slot : f_.slots) {
-    uint64_t align = slot->direct ? 16 : std::max<uint64_t>(slot->align, 1);
-    uint64_t stride = slot->direct
-                          ? (std::max<uint64_t>(slot->size, 1) + 3) / 4 * 4
-                          : (std::max<uint64_t>(slot->size, 1) + align - 1) / align * align;
-    frameBytes = (frameBytes + align - 1) / align * align;
-    slots_[slot] = {frameBytes, stride};
-    frameBytes += stride * kWarpSize;
-    frameAlign = std::max(frameAlign, align);
-  }
-  frameBytes = std::max<uint64_t>(frameBytes, 16);
-  auto *frame =
-      b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), frameBytes), nullptr, "local.frame");
-  frame->setAlignment(llvm::Align(frameAlign));
-  frame_ = frame;
-  localLo_ = b_.CreatePtrToInt(frame_, b_.getInt64Ty(), "local.lo");
-  windowLo_ = b_.CreatePtrToInt(
-      b_.CreateIntrinsic(llvm::Intrinsic::stacksave, {b_.getPtrTy()}, {}, nullptr, "stack.low"),
-      b_.getInt64Ty(), "local.window.lo");
-  if (isKernel) {
-    auto *state = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kWarpStateBytes), nullptr,
-                                  "warp.state");
-    state->setAlignment(llvm::Align(8));
-    warp_ = state;
-    // The frame's top (the return address's slot) bounds the slots of inlined functions too.
-    Value *frameTop = b_.CreatePtrToInt(
-        b_.CreateIntrinsic(llvm::Intrinsic::addressofreturnaddress, {b_.getPtrTy()}, {}),
-        b_.getInt64Ty(), "frame.top");
-    localHi_ = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax,
-                                        b_.CreateAdd(localLo_, b_.getInt64(frameBytes)), frameTop,
-                                        nullptr, "local.hi");
-    b_.CreateStore(localHi_, warp_);
-    b_.CreateStore(b_.getInt64(0),
-                   b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), warp_, kWarpTicks));
-  } else {
-    localHi_ = b_.CreateLoad(b_.getInt64Ty(), warp_, "local.hi");
-  }
+  emitLocalFrame(isKernel); // the local slots, and the windows of local memory (warp_local.cpp)
 
   // The windows the address checks use; fixed for the whole run of the warp.
   sharedLo_ =
@@ -121,6 +82,9 @@ void WarpCodegen::emit() {
   if (!isKernel) {
     Value *depth = loadCtx(kCtxCallDepth, b_.getInt32Ty(), "call.depth");
     b_.CreateStore(b_.CreateAdd(depth, b_.getInt32(1)), ctxAddr(kCtxCallDepth));
+  } else if (ir::frameInLocalMemory(f_)) {
+    // The runtime gives the warp room for it (KernelImage::localRegionBytes): a safeguard.
+    checkLocalMemory(f_, entryMask, 0, callerLocalSp_);
   }
 
   // Variables: one <32 x T> slot each, or one scalar slot for a uniform variable; parameters
@@ -199,6 +163,8 @@ void WarpCodegen::emit() {
   }
   Value *depth = loadCtx(kCtxCallDepth, b_.getInt32Ty(), "call.depth");
   b_.CreateStore(b_.CreateSub(depth, b_.getInt32(1)), ctxAddr(kCtxCallDepth));
+  if (callerLocalSp_) // a frame in local memory is given back, on every way out
+    b_.CreateStore(callerLocalSp_, ctxAddr(kCtxLocalSp));
   if (retval_)
     b_.CreateRet(b_.CreateLoad(retval_->getAllocatedType(), retval_, "ret"));
   else
@@ -623,6 +589,7 @@ Value *WarpCodegen::emitCall(const ir::Expr &e) {
   Value *tooDeep = b_.CreateICmpUGE(depth, b_.getInt32(kMaxCallDepth), "too.deep");
   faultIf(b_.CreateAnd(m, splat(tooDeep)), KERN_FAULT_RECURSION, e.site, nullptr);
   checkCallStack(*e.callee, m, e.site);
+  checkLocalMemory(*e.callee, m, e.site);
   Value *r = b_.CreateCall(it->second, args, e.type.isVoid() ? "" : e.callee->name);
   // A fault in the callee stops this warp here too.
   returnIfFaulted();

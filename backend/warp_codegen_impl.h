@@ -44,6 +44,9 @@ enum CtxOffset : unsigned {
   kCtxCoro = offsetof(KernWarpCtx, coro),
   kCtxDynamicShared = offsetof(KernWarpCtx, dynamicSharedOffset),
   kCtxStackLimit = offsetof(KernWarpCtx, stackLimit),
+  kCtxLocalSp = offsetof(KernWarpCtx, localSp),
+  kCtxLocalLimit = offsetof(KernWarpCtx, localLimit),
+  kCtxLocalTop = offsetof(KernWarpCtx, localTop),
 };
 // The KernCounterView and KernAccessMemo fields compiled code reads.
 enum MemoOffset : unsigned {
@@ -114,6 +117,22 @@ private:
   /// Faults the lanes of `mask` when `callee`'s frame would not fit on the warp's stack
   /// (KernWarpCtx::stackLimit): checked at the call, where the fault can still be reported.
   void checkCallStack(const ir::Function &callee, Value *mask, ir::SiteId site);
+  /// Faults the lanes of `mask` when `callee`'s frame lives in local memory
+  /// (ir::frameInLocalMemory) and does not fit in what is left of the warp's
+  /// (KernWarpCtx::localLimit): KERN_FAULT_LOCAL_MEMORY, with the frame's bytes.
+  /// `sp`: KernWarpCtx::localSp before the call (null: loaded here).
+  void checkLocalMemory(const ir::Function &callee, Value *mask, ir::SiteId site,
+                        Value *sp = nullptr);
+  /// Lays out the function's local slots (slots_) and places its frame: on the stack, or, when
+  /// it is too large for it (ir::frameInLocalMemory), in the warp's local memory. Sets localLo_
+  /// and the windows of local memory a generic address may point into.
+  void emitLocalFrame(bool isKernel);
+  /// The windows of the warp's local memory (KernWarpCtx::localSp and localTop) as this
+  /// function sees them, when the program keeps some frame there (ModuleContext::localMemory).
+  void loadLocalMemoryWindow();
+  /// Whether each lane's `size` bytes at `addrs` lie in this warp's local memory that a generic
+  /// pointer may reach: the stack window [windowLo_, localHi_) or the local-memory window.
+  Value *inLocalWindow(Value *addrs, unsigned size, const llvm::Twine &name);
 
   // ---- small helpers ----
   Type *vecTy(ir::Type t) { return warpVector(registerType(c_, t)); }
@@ -284,6 +303,13 @@ private:
   /// pointer below this function's frame. (The frame's own address is not enough: once a
   /// device function is inlined, its slots and its callers' share one frame in any order.)
   Value *windowLo_ = nullptr;
+  /// The warp's local memory as a generic pointer may reach it: from this function's frame (or
+  /// its caller's, if it keeps none there) to the region's top. Null when the program keeps no
+  /// frame there (ModuleContext::localMemory).
+  Value *regionLo_ = nullptr, *regionHi_ = nullptr;
+  /// A device function whose frame is in local memory: KernWarpCtx::localSp at its entry,
+  /// restored at its exit.
+  Value *callerLocalSp_ = nullptr;
   Value *frame_ = nullptr; // this function's local slots, 32 copies each
   /// Each slot's offset in the frame and the bytes between its lanes' copies (direct slots:
   /// the bytes of one copy, whose words are interleaved with the other lanes').

@@ -153,7 +153,8 @@ void WarpCodegen::emitGeneralAccessFunction(AccessOp op, ir::Type type, ir::Addr
   if (takesLocalWindow(space)) {
     windowLo_ = &*arg++;
     localHi_ = &*arg++;
-  } else { // no address of these spaces is checked against it: an empty window
+    loadLocalMemoryWindow(); // the caller's, as it left KernWarpCtx::localSp
+  } else {                   // no address of these spaces is checked against it: an empty window
     windowLo_ = localHi_ = b_.getInt64(0);
   }
   if (op == AccessOp::Store)
@@ -198,7 +199,9 @@ void WarpCodegen::emitGeneralAccessFunction(AccessOp op, ir::Type type, ir::Addr
 }
 
 void WarpCodegen::checkCallStack(const ir::Function &callee, Value *mask, ir::SiteId site) {
-  const uint64_t frame = ir::warpFrameBytes(callee) + kFrameSlackBytes;
+  // A frame in local memory takes no stack (checkLocalMemory checks its own room).
+  const uint64_t frame =
+      (ir::frameInLocalMemory(callee) ? 0 : ir::warpFrameBytes(callee)) + kFrameSlackBytes;
   Value *sp = b_.CreatePtrToInt(
       b_.CreateIntrinsic(llvm::Intrinsic::stacksave, {b_.getPtrTy()}, {}, nullptr, "call.sp"),
       b_.getInt64Ty());
@@ -207,6 +210,24 @@ void WarpCodegen::checkCallStack(const ir::Function &callee, Value *mask, ir::Si
       b_.CreateOr(b_.CreateICmpULT(sp, b_.getInt64(frame)),
                   b_.CreateICmpULT(b_.CreateSub(sp, b_.getInt64(frame)), limit), "stack.over");
   faultIf(b_.CreateAnd(mask, splat(noRoom)), KERN_FAULT_STACK, site, splat(b_.getInt64(frame)));
+}
+
+void WarpCodegen::checkLocalMemory(const ir::Function &callee, Value *mask, ir::SiteId site,
+                                   Value *sp) {
+  if (!ir::frameInLocalMemory(callee))
+    return;
+  // The frame and its alignment (emitLocalFrame) must fit between localSp and localLimit; a
+  // warp given no local memory (all zero) has no room, and faults rather than write near 0.
+  const uint64_t frame = ir::warpFrameBytes(callee);
+  const uint64_t need = frame + ir::warpFrameAlign(callee);
+  if (!sp)
+    sp = loadCtx(kCtxLocalSp, b_.getInt64Ty(), "call.local.sp");
+  Value *limit = loadCtx(kCtxLocalLimit, b_.getInt64Ty(), "local.limit");
+  Value *full = b_.CreateOr(b_.CreateICmpULT(sp, limit),
+                            b_.CreateICmpULT(b_.CreateSub(sp, limit), b_.getInt64(need)),
+                            "local.memory.full");
+  faultIf(b_.CreateAnd(mask, splat(full)), KERN_FAULT_LOCAL_MEMORY, site,
+          splat(b_.getInt64(frame)));
 }
 
 Value *WarpCodegen::checkShuffleWidth(Value *width, ir::SiteId site) {

@@ -5,10 +5,80 @@
 // (a member of a local struct, `this->e[i]` in a loop over i) is then one plain vector access
 // per word instead of a gather or scatter of 32 lanes, and one at a constant offset inside the
 // slot needs no check at all. Other slots keep one contiguous copy per lane (warp_codegen.cpp),
-// which a generic pointer can reach.
+// which a generic pointer can reach. Here too: where a function's frame is placed.
 #include "backend/warp_codegen_impl.h"
+#include "ir/analysis.h"
 
 namespace kern::backend::warp {
+
+void WarpCodegen::emitLocalFrame(bool isKernel) {
+  // Local slots: one frame per function, 32 copies of each slot so every lane's local address
+  // is distinct (lane l's copy at base + l * stride), as each GPU thread has its own.
+  uint64_t frameBytes = 0, frameAlign = 16;
+  // A direct slot's copies are interleaved by 32-bit words instead (see above).
+  for (auto *slot : f_.slots) {
+    uint64_t align = slot->direct ? 16 : std::max<uint64_t>(slot->align, 1);
+    uint64_t stride = slot->direct
+                          ? (std::max<uint64_t>(slot->size, 1) + 3) / 4 * 4
+                          : (std::max<uint64_t>(slot->size, 1) + align - 1) / align * align;
+    frameBytes = (frameBytes + align - 1) / align * align;
+    slots_[slot] = {frameBytes, stride};
+    frameBytes += stride * kWarpSize;
+    frameAlign = std::max(frameAlign, align);
+  }
+  frameBytes = std::max<uint64_t>(frameBytes, 16);
+  Type *i64 = b_.getInt64Ty();
+  if (ir::frameInLocalMemory(f_)) {
+    // Too large for the stack: taken below KernWarpCtx::localSp, which the call site (or, for
+    // a kernel, the runtime) made sure has room for it, and given back at the exit.
+    callerLocalSp_ = loadCtx(kCtxLocalSp, i64, "local.sp");
+    localLo_ = b_.CreateAnd(b_.CreateSub(callerLocalSp_, b_.getInt64(frameBytes)),
+                            b_.getInt64(~(frameAlign - 1)), "local.lo");
+    b_.CreateStore(localLo_, ctxAddr(kCtxLocalSp));
+    frame_ = b_.CreateIntToPtr(localLo_, b_.getPtrTy(), "local.frame");
+  } else {
+    auto *frame =
+        b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), frameBytes), nullptr, "local.frame");
+    frame->setAlignment(llvm::Align(frameAlign));
+    frame_ = frame;
+    localLo_ = b_.CreatePtrToInt(frame_, i64, "local.lo");
+  }
+  windowLo_ = b_.CreatePtrToInt(
+      b_.CreateIntrinsic(llvm::Intrinsic::stacksave, {b_.getPtrTy()}, {}, nullptr, "stack.low"),
+      i64, "local.window.lo");
+  if (isKernel) {
+    auto *state = b_.CreateAlloca(llvm::ArrayType::get(b_.getInt8Ty(), kWarpStateBytes), nullptr,
+                                  "warp.state");
+    state->setAlignment(llvm::Align(8));
+    warp_ = state;
+    // The frame's top (the return address's slot) bounds the slots of inlined functions too.
+    Value *frameTop = b_.CreatePtrToInt(
+        b_.CreateIntrinsic(llvm::Intrinsic::addressofreturnaddress, {b_.getPtrTy()}, {}), i64,
+        "frame.top");
+    localHi_ = callerLocalSp_
+                   ? frameTop
+                   : b_.CreateBinaryIntrinsic(llvm::Intrinsic::umax,
+                                              b_.CreateAdd(localLo_, b_.getInt64(frameBytes)),
+                                              frameTop, nullptr, "local.hi");
+    b_.CreateStore(localHi_, warp_);
+    b_.CreateStore(b_.getInt64(0),
+                   b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), warp_, kWarpTicks));
+  } else {
+    localHi_ = b_.CreateLoad(i64, warp_, "local.hi");
+  }
+  loadLocalMemoryWindow();
+}
+
+void WarpCodegen::loadLocalMemoryWindow() {
+  // Below localSp lie only the frames of functions that have returned (or are yet to be
+  // called): a generic pointer there is as dangling as one below the stack pointer.
+  if (!mc_.localMemory) {
+    regionLo_ = regionHi_ = nullptr;
+    return;
+  }
+  regionLo_ = loadCtx(kCtxLocalSp, b_.getInt64Ty(), "local.memory.lo");
+  regionHi_ = loadCtx(kCtxLocalTop, b_.getInt64Ty(), "local.memory.hi");
+}
 
 Value *WarpCodegen::emitDirectLocal(AccessOp op, const ir::Expr &addr, ir::Type type,
                                     const ir::LocalSlot &slot, ir::SiteId site,

@@ -12,6 +12,13 @@ Value *WarpCodegen::inRange(Value *addrs, Value *lo, Value *hi, unsigned size,
   return b_.CreateAnd(ok, b_.CreateICmpULE(end, splat(hi)), name);
 }
 
+Value *WarpCodegen::inLocalWindow(Value *addrs, unsigned size, const llvm::Twine &name) {
+  Value *onStack = inRange(addrs, windowLo_, localHi_, size, name + ".stack");
+  if (!regionLo_)
+    return onStack;
+  return b_.CreateOr(onStack, inRange(addrs, regionLo_, regionHi_, size, name + ".memory"), name);
+}
+
 // Inside the device region is not enough: the access must lie inside a live allocation, or
 // an overrun into the gap after a buffer (or into a freed one) would go unnoticed. The shadow
 // map gives, per 256-byte granule, the end address of the allocation covering it (0 if none);
@@ -183,7 +190,7 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
       b_.CreateCondBr(ok, contBB, slowBB);
       b_.SetInsertPoint(slowBB);
       Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
-      Value *inLocal = inRange(addrs, windowLo_, localHi_, size, "in.local");
+      Value *inLocal = inLocalWindow(addrs, size, "in.local");
       emitLaneChecks(a, addrs, m, inShared, inLocal, size);
       b_.CreateBr(contBB);
       b_.SetInsertPoint(contBB);
@@ -377,7 +384,10 @@ Value *WarpCodegen::regionOk(ir::AddrSpace space, Value *lo, Value *end, bool fa
   Value *shOk = within(sharedLo_, sharedHi_, "warp.in.shared");
   if (space == AddrSpace::Global || space == AddrSpace::Constant)
     return b_.CreateOr(glOk, shOk);
-  return b_.CreateOr(b_.CreateOr(glOk, shOk), within(windowLo_, localHi_, "warp.in.local"));
+  Value *local = within(windowLo_, localHi_, "warp.in.local");
+  if (regionLo_)
+    local = b_.CreateOr(local, within(regionLo_, regionHi_, "warp.in.local.memory"));
+  return b_.CreateOr(b_.CreateOr(glOk, shOk), local);
 }
 
 Value *WarpCodegen::emitContiguousAccess(const MemoryAccess &a, Value *m, Value *base) {
@@ -483,7 +493,7 @@ Value *WarpCodegen::emitGeneralAccess(const MemoryAccess &a, Value *addrs, Value
   unsigned size = a.type.bytes();
   AddressSummary sum = summarise(addrs, m);
   Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
-  Value *inLocal = inRange(addrs, windowLo_, localHi_, size, "in.local");
+  Value *inLocal = inLocalWindow(addrs, size, "in.local");
 
   // 1. Checks. The fast path checks the whole warp from the summary: not null, aligned, and
   // every active lane inside one region (one allocation, the block's shared memory, or this
@@ -531,7 +541,7 @@ void WarpCodegen::emitHooks(const MemoryAccess &a, Value *m, Value *lane0, Value
   unsigned size = a.type.bytes();
   Value *all = addrs ? addrs : addressVector(a);
   emitCountAccess(a, all, m, inRange(all, sharedLo_, sharedHi_, size, "in.shared"),
-                  inRange(all, windowLo_, localHi_, size, "in.local"));
+                  inLocalWindow(all, size, "in.local"));
 }
 
 void WarpCodegen::emitCountAccess(const MemoryAccess &a, Value *addrs, Value *m, Value *inShared,

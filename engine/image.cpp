@@ -92,7 +92,10 @@ backend::KernelImage kernelImage(const Program::Impl &p, size_t index,
   k.registers = ir::estimateRegisters(f);
   k.registersEstimated = true;
   k.minComputeCapability = ir::requiredComputeCapability(f, k.minComputeCapabilityWhy);
-  k.localFrameBytes = ir::warpFrameBytes(f);
+  const ir::LocalMemoryNeed local = ir::localMemoryNeed(f);
+  k.localBytesPerThread = local.bytesPerThread;
+  k.localRegionBytes = local.regionBytesPerWarp;
+  k.localRecursive = local.recursive;
   for (const KernelSignature &s : p.signatures)
     if (s.name == f.name) {
       for (size_t i = 0; i < s.params.size() && i < f.paramOffsets.size(); ++i)

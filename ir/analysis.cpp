@@ -61,6 +61,54 @@ uint64_t warpFrameBytes(const Function &f) {
   return std::max<uint64_t>(bytes, 16);
 }
 
+uint64_t warpFrameAlign(const Function &f) {
+  uint64_t align = 16;
+  for (const LocalSlot *slot : f.slots)
+    if (!slot->direct)
+      align = std::max<uint64_t>(align, slot->align);
+  return align;
+}
+
+bool frameInLocalMemory(const Function &f) { return warpFrameBytes(f) > kStackFrameLimitBytes; }
+
+LocalMemoryNeed localMemoryNeed(const Function &kernel) {
+  LocalMemoryNeed need;
+  struct PathNeed {
+    uint64_t perThread = 0, region = 0;
+  };
+  std::map<const Function *, PathNeed> done;
+  std::set<const Function *> onPath;
+  std::function<PathNeed(const Function &)> visit = [&](const Function &f) -> PathNeed {
+    auto it = done.find(&f);
+    if (it != done.end())
+      return it->second;
+    if (!onPath.insert(&f).second) {
+      need.recursive = true; // counted once, where the path first reached it
+      return {};
+    }
+    std::set<const Function *> callees;
+    calls(f.body, callees);
+    PathNeed most;
+    for (const Function *c : callees) {
+      const PathNeed p = visit(*c);
+      most.perThread = std::max(most.perThread, p.perThread);
+      most.region = std::max(most.region, p.region);
+    }
+    onPath.erase(&f);
+    const uint64_t frame = warpFrameBytes(f);
+    PathNeed mine{most.perThread + frame / 32, most.region};
+    if (frameInLocalMemory(f)) {
+      mine.region += frame + warpFrameAlign(f);
+      need.usesLocalMemory = true;
+    }
+    return done[&f] = mine;
+  };
+  const PathNeed all = visit(kernel);
+  need.bytesPerThread = all.perThread;
+  need.regionBytesPerWarp = all.region;
+  return need;
+}
+
 int estimateRegisters(const Function &kernel) {
   std::set<const Function *> seen;
   // Callees' variables count once each, as if inlined; recursion adds nothing more.

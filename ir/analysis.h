@@ -19,6 +19,36 @@ int estimateRegisters(const Function &kernel);
 /// bulk of the stack frame its code takes. The runtime and the call sites check that much fits
 /// before a frame is entered (KernWarpCtx::stackLimit).
 uint64_t warpFrameBytes(const Function &f);
+/// The alignment of that frame: the largest of its slots' (at least 16).
+uint64_t warpFrameAlign(const Function &f);
+
+/// The largest frame (ir::warpFrameBytes, 32 lanes) that the warp backend places on the stack
+/// that runs the warp: 32 KiB, 1 KiB per thread. A larger frame lives in the warp's local
+/// memory instead (KernWarpCtx::localSp), as a GPU keeps local arrays in local memory, so its
+/// size is bounded by the device's per-thread local memory, not by kern's stacks (a fiber has
+/// 1 MiB). Frames up to the threshold stay on the stack, where LLVM can keep small arrays in
+/// registers: such arrays (256 floats a thread, and below) are the common case, and the stack
+/// of 1 MiB holds dozens of such frames with the registers a call spills.
+constexpr uint64_t kStackFrameLimitBytes = 32 << 10;
+/// Whether `f`'s local frame lives in the warp's local memory (kStackFrameLimitBytes).
+bool frameInLocalMemory(const Function &f);
+
+/// What a kernel's local variables need, from its call graph: a recursive function's frame is
+/// counted once (and `recursive` set), as ptxas counts what it can know.
+struct LocalMemoryNeed {
+  /// The bytes of one thread's local variables on the deepest call path: the kernel's frame and
+  /// its callees' (ir::warpFrameBytes / 32). The launch checks it against the device's limit.
+  uint64_t bytesPerThread = 0;
+  /// The bytes of warp local memory on the deepest path of frames that live there
+  /// (frameInLocalMemory), 32 lanes, with each frame's alignment; 0 when none does.
+  uint64_t regionBytesPerWarp = 0;
+  /// A function on some path calls itself, directly or not: the depth, and so the memory, is
+  /// known only when it runs.
+  bool recursive = false;
+  /// Some function it may call keeps its frame in local memory (regionBytesPerWarp > 0).
+  bool usesLocalMemory = false;
+};
+LocalMemoryNeed localMemoryNeed(const Function &kernel);
 
 /// Fills Expr::uniform and Var::uniform for every kernel and device function of `m`: whether
 /// a value is the same in every active lane of a warp wherever it is read, so that the warp

@@ -71,6 +71,7 @@ const Field kFields[] = {
     {"maxBlockY", &DeviceProfile::maxBlockY},
     {"maxBlockZ", &DeviceProfile::maxBlockZ},
     {"maxKernelParamBytes", &DeviceProfile::maxKernelParamBytes},
+    {"localBytesPerThread", &DeviceProfile::localBytesPerThread},
     {"constantMemoryBytes", &DeviceProfile::constantMemoryBytes},
     {"clockRateKHz", &DeviceProfile::clockRateKHz},
     {"memoryBytes", &DeviceProfile::memoryBytes},
@@ -654,6 +655,7 @@ bool validateProfile(const DeviceProfile &p, std::string &error) {
   v.positive("maxBlockY", p.maxBlockY);
   v.positive("maxBlockZ", p.maxBlockZ);
   v.positive("maxKernelParamBytes", p.maxKernelParamBytes);
+  v.positive("localBytesPerThread", p.localBytesPerThread);
   v.positive("constantMemoryBytes", p.constantMemoryBytes);
   v.positive("clockRateKHz", p.clockRateKHz);
   v.positive("memoryBytes", p.memoryBytes);

@@ -77,6 +77,9 @@ struct DeviceProfile {
   int maxGridX = 0, maxGridY = 0, maxGridZ = 0;
   int maxBlockX = 0, maxBlockY = 0, maxBlockZ = 0;
   uint64_t maxKernelParamBytes = 0; ///< bytes of kernel parameters
+  /// A thread's local memory: its local variables (and stack) may take this much; a kernel whose
+  /// local variables take more does not launch (cudaErrorLaunchOutOfResources).
+  uint64_t localBytesPerThread = 0;
   uint64_t constantMemoryBytes = 0; ///< __constant__ memory
 
   // Clocks and memory (informational; memoryClockKHz and memoryBusWidthBits: 0 if unknown).

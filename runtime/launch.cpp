@@ -4,7 +4,6 @@
 #include "runtime/runtime.h"
 
 #include "runtime/errors.h"
-#include "runtime/fiber.h"
 
 #include <algorithm>
 #include <cstring>
@@ -82,8 +81,11 @@ const KernelInfo *Runtime::countingKernel(uint32_t kernel) {
 }
 
 namespace {
-/// The stack the runtime itself uses between a launch and the warp function it calls.
-constexpr uint64_t kLaunchDepthBytes = 64 << 10;
+/// "256 KiB" where the bytes are whole KiB (as a programmer sizes local arrays), else "16388
+/// bytes".
+std::string sizeText(uint64_t n) {
+  return n >= 1024 && n % 1024 == 0 ? std::to_string(n / 1024) + " KiB" : byteCount(n);
+}
 } // namespace
 
 double modelledKernelSeconds(const DeviceProfile &, const LaunchRecord &) {
@@ -192,25 +194,17 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
              std::to_string(k.launchBoundsMaxThreads));
     return;
   }
-  // A warp's local variables (32 copies of each) live on the stack that runs it: a fiber's for
-  // a kernel with barriers, the worker's otherwise (a coroutine kernel keeps them in its
-  // frame on the heap). A frame that does not fit is refused here, as a GPU refuses a launch
-  // whose local memory it cannot provide, rather than overflowing the stack.
-  if (!k.suspends && k.localFrameBytes > 0) {
-    const char here = 0;
-    const uint64_t sp = reinterpret_cast<uint64_t>(&here), limit = threadStackLimit();
-    const uint64_t onThread = sp > limit + kLaunchDepthBytes ? sp - limit - kLaunchDepthBytes : 0;
-    const uint64_t onFiber = StackPool::kStackBytes - kStackMarginBytes - kLaunchDepthBytes;
-    const bool fibers = k.usesBarriers && threads > 32;
-    const uint64_t room = fibers ? onFiber : std::min(onThread, onFiber * 8);
-    if (k.localFrameBytes > room) {
-      fail(cudaErrorLaunchOutOfResources,
-           "its local variables take " + byteCount(k.localFrameBytes / 32) +
-               " per thread, which for a warp's 32 threads is more than the " + byteCount(room) +
-               " of stack kern can give a warp" + (fibers ? " of a kernel with barriers" : "") +
-               " (too many resources requested for launch)");
-      return;
-    }
+  // A thread's local memory (docs/runtime-api.md, "Local memory and the stack"): a kernel whose
+  // local variables, with those of the deepest path of calls it makes, take more than the
+  // device gives a thread does not launch. Example: a `float a[65536]` (256 KiB a thread) runs
+  // on an H100 (512 KiB), and on a G80 (16 KiB) is "too many resources requested for launch".
+  if (k.localBytesPerThread > dev.localBytesPerThread) {
+    fail(cudaErrorLaunchOutOfResources,
+         "its local variables take " + sizeText(k.localBytesPerThread) +
+             " per thread, more than the " + sizeText(dev.localBytesPerThread) +
+             " of local memory a thread has on " + dev.name +
+             " (too many resources requested for launch)");
+    return;
   }
   // Only the default per-block limit: raising it takes cudaFuncSetAttribute, which kern does
   // not have, so the opt-in sizes of cc7.0+ are never available to a launch.
@@ -304,6 +298,25 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
         heap_.reserve(base, bytes);
     }
     cfg.heap = heap_.reserved() ? &heap_ : nullptr;
+  }
+  // The warps' local memory: what the kernel's frames there take on its deepest path of calls,
+  // or, when a function it calls is recursive, the device's whole local memory per thread (a
+  // recursion deeper than that faults at the call that does not fit).
+  if (run->localRegionBytes > 0)
+    cfg.localBytesPerWarp = std::max(
+        run->localRegionBytes, run->localRecursive ? KERN_WARP_SIZE * dev.localBytesPerThread : 0);
+  bool reserved = scheduler_.reserveLocalMemory(cfg);
+  if (!reserved && cfg.localBytesPerWarp > run->localRegionBytes) {
+    // Under an address-space limit (the sandbox's, ulimit -v): what the frames on the deepest
+    // path take, so that a recursion faults earlier rather than the launch not running at all.
+    cfg.localBytesPerWarp = run->localRegionBytes;
+    reserved = scheduler_.reserveLocalMemory(cfg);
+  }
+  if (!reserved) {
+    fail(cudaErrorLaunchOutOfResources,
+         "kern could not reserve the address space of its warps' local memory (" +
+             byteCount(cfg.localBytesPerWarp) + " a warp)");
+    return;
   }
   if (rec.profiled)
     cfg.workerCounters = counters_.beginLaunch(dev, image_.sites.size(), scheduler_.workers());
@@ -623,6 +636,12 @@ std::string Runtime::describeFault(const FaultRecord &f, const KernelInfo &k,
            " of stack for the warp (the callee's local variables for 32 threads, and its " +
            "registers), and the warp's stack has no room left: a recursion too deep, or local " +
            "arrays too large, for kern's stack";
+    break;
+  case KERN_FAULT_LOCAL_MEMORY:
+    what = "local memory overflow: the call needs " + sizeText(f.addr / KERN_WARP_SIZE) +
+           " per thread for the callee's local variables, and the thread's local memory (" +
+           sizeText(options_.device.localBytesPerThread) + " on " + options_.device.name +
+           ") has no room left: a recursion too deep for it";
     break;
   case KERN_FAULT_BARRIER:
     what = f.message;

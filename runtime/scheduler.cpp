@@ -8,6 +8,7 @@
 #include "runtime/counter_hooks.h"
 
 #include "runtime/checked.h"
+#include "runtime/local_memory.h"
 #include "runtime/memory.h"
 #include "runtime/printf_format.h"
 
@@ -41,6 +42,8 @@ struct WorkerState {
   /// that was just written stalls (masked vector loads do not forward from the store buffer).
   std::vector<KernWarpCtx> warpContexts;
   uint64_t warpContextsLaunch = 0;
+  /// This launch's local memory: one region, or one per warp of a block (reserveLocalMemory).
+  LocalMemory local;
 
   ~WorkerState() { std::free(shared); }
   uint8_t *sharedMemory(uint64_t bytes) {
@@ -157,6 +160,16 @@ KernWarpCtx *blockContexts(WorkerState &W, LaunchState &L, BlockState &b, uint8_
     ctx.steps = kPollInterval;
     ctx.callDepth = 0;
     ctx.stackLimit = W.stackLimit; // a warp fiber sets its own
+  }
+  if (const uint32_t regions = W.local.count()) {
+    // Every warp starts with its region empty: one region for warps that run one after
+    // another, one each for warps that may be suspended at once.
+    for (uint32_t w = 0; w < L.warpsPerBlock; ++w) {
+      KernWarpCtx &ctx = W.warpContexts[w];
+      const uint32_t r = regions == 1 ? 0 : w;
+      ctx.localLimit = W.local.lo(r);
+      ctx.localSp = ctx.localTop = W.local.top(r);
+    }
   }
   return W.warpContexts.data();
 }
@@ -508,6 +521,22 @@ void Scheduler::runOnAll(const std::function<void(unsigned)> &job) {
   done_.wait(lock, [&] { return pending_ == 0; });
 }
 
+bool Scheduler::reserveLocalMemory(const LaunchConfig &cfg) {
+  if (cfg.localBytesPerWarp == 0)
+    return true;
+  const uint64_t threads = uint64_t(cfg.block[0]) * cfg.block[1] * cfg.block[2];
+  const auto warps = static_cast<uint32_t>((threads + KERN_WARP_SIZE - 1) / KERN_WARP_SIZE);
+  // As runBlock chooses: fibers and coroutines keep every warp of a block alive at once.
+  const bool together = cfg.kernel->suspends || (cfg.kernel->usesBarriers && warps > 1);
+  for (auto &s : states_)
+    if (!s->local.reserve(together ? warps : 1, cfg.localBytesPerWarp)) {
+      for (auto &t : states_)
+        t->local.release();
+      return false;
+    }
+  return true;
+}
+
 LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
   LaunchState L;
   L.cfg = &cfg;
@@ -591,6 +620,7 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
     s->faults.clear();
     s->interrupted.clear();
     s->finishedBlocks = 0;
+    s->local.release();
   }
   std::sort(result.runningBlocks.begin(), result.runningBlocks.end());
   std::sort(

@@ -57,6 +57,10 @@ struct LaunchConfig {
   CheckedWorker *const *workerChecked = nullptr;
   /// malloc/new in device code (runtime/device_heap.h); null when the program has none.
   DeviceHeap *heap = nullptr;
+  /// The bytes of local memory each warp gets (KernWarpCtx::localSp; runtime/local_memory.h);
+  /// 0 when the kernel keeps every frame on the stack. Scheduler::reserveLocalMemory reserves
+  /// them before the launch.
+  uint64_t localBytesPerWarp = 0;
 };
 
 /// The fault that ends a launch: the first one of the faulting block with the lowest linear
@@ -111,6 +115,10 @@ public:
   /// Runs every block of the launch and returns when all have finished (or stopped after a
   /// fault).
   LaunchResult launch(const LaunchConfig &config);
+  /// Reserves the warps' local memory of `config` (LaunchConfig::localBytesPerWarp) on every
+  /// worker, for the next launch (which gives it back at its end); false when the address space
+  /// cannot be had.
+  bool reserveLocalMemory(const LaunchConfig &config);
 
 private:
   /// Runs job(worker) on every worker and waits for all of them.

@@ -44,7 +44,7 @@ const char *kH100Pcie = R"({
   "sharedBanks": 32, "bankRule": "WarpMulticast", "globalRule": "Sectors",
   "maxGridX": 2147483647, "maxGridY": 65535, "maxGridZ": 65535,
   "maxBlockX": 1024, "maxBlockY": 1024, "maxBlockZ": 64,
-  "maxKernelParamBytes": 4096, "constantMemoryBytes": 65536,
+  "maxKernelParamBytes": 4096, "localBytesPerThread": 524288, "constantMemoryBytes": 65536,
   "clockRateKHz": 1755000, "memoryBytes": 85899345920,
   "memoryClockKHz": 1593000, "memoryBusWidthBits": 5120,
   "pcieGeneration": 5, "pcieLanes": 16, "pcieBandwidth": 63e9,
@@ -292,6 +292,7 @@ TEST_CASE("device: key numbers of each profile", "[runtime][device]") {
     CHECK(p.maxBlockY == e.blockX);
     CHECK(p.maxBlockZ == 64);
     CHECK(p.maxKernelParamBytes == e.paramBytes);
+    CHECK(p.localBytesPerThread == (p.ccMajor == 1 ? 16384u : 524288u));
     CHECK(p.constantMemoryBytes == 65536);
     CHECK(p.pcieGeneration == e.pcieGeneration);
     CHECK(p.pcieLanes == 16);

@@ -68,6 +68,41 @@ TEST_CASE("kernel parameter limit of every profile", "[runtime][launch]") {
   }
 }
 
+TEST_CASE("per-thread local memory limit of every profile", "[runtime][launch]") {
+  // A kernel whose local variables take a thread's whole local memory launches; 4 bytes more do
+  // not (cudaErrorLaunchOutOfResources). Worked example: a `float a[65536]` (256 KiB a thread)
+  // runs on an H100 (512 KiB a thread) and is refused on a G80 (16 KiB).
+  for (const DeviceProfile &p : builtinProfiles()) {
+    INFO(p.name);
+    for (const uint64_t bytes : {p.localBytesPerThread, p.localBytesPerThread + 4}) {
+      Fixture f(p.name.c_str());
+      kern::backend::ProgramImage image;
+      KernelInfo k;
+      k.name = "k";
+      k.fn = &countWarps;
+      k.paramBytes = 8;
+      k.localBytesPerThread = bytes;
+      image.kernels = {k};
+      f.rt.setProgram(std::move(image));
+      if (bytes == p.localBytesPerThread) {
+        CHECK(f.launch(1, 32) == cudaSuccess);
+        continue;
+      }
+      CHECK(f.launch(1, 32) == cudaErrorLaunchOutOfResources);
+      CHECK(f.err.find("launch of 'k': its local variables take " + std::to_string(bytes) +
+                       " bytes per thread, more than the " +
+                       std::to_string(p.localBytesPerThread / 1024) +
+                       " KiB of local memory a thread has on " + p.name +
+                       " (too many resources requested for launch)") != std::string::npos);
+    }
+  }
+  CHECK(findProfile("h100")->localBytesPerThread == 512 * 1024);
+  CHECK(findProfile("fermi")->localBytesPerThread == 512 * 1024);
+  CHECK(findProfile("g80")->localBytesPerThread == 16 * 1024);
+  CHECK(findProfile("h100")->localBytesPerThread >= 65536 * sizeof(float));
+  CHECK(findProfile("g80")->localBytesPerThread < 65536 * sizeof(float));
+}
+
 TEST_CASE("launch records carry occupancy and waves", "[runtime][launch]") {
   // H100, 256 threads at the estimate of 32 registers: 8 warps x 32 x 32 = 8192 registers per
   // block, 8 blocks per SM by registers and by warps (64 warps / 8); 132 SMs x 8 = 1056 blocks a
