@@ -252,7 +252,7 @@ Stmt *Sema::constructElements(VarDecl *v) {
                   "supported yet");
     return nullptr;
   }
-  // `for (unsigned long i = 0; i < n; i++) v[i] = S();`
+  // `for (unsigned long i = 0; i < n; i++) v[i] = S();`, each element made where it lives
   SourceLoc at = v->loc;
   auto *i = tu_.make<VarDecl>();
   i->name = "__kern_construct_i" + std::to_string(++returnCount_);
@@ -292,6 +292,7 @@ Stmt *Sema::constructElements(VarDecl *v) {
   element->operands = {array, name(i->name)};
   Expr *assign = make(ExprKind::Binary, at);
   assign->binaryOp = BinaryOp::Assign;
+  assign->initializes = true; // made in place: no operator= of the element applies
   assign->operands = {element, constructorCall(t->elem, {}, at)};
   Stmt *body = tu_.make<Stmt>(StmtKind::Expr);
   body->loc = at;
