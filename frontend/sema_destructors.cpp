@@ -159,14 +159,15 @@ bool Sema::destroyBeforeJump(Stmt *s) {
   if (!any)
     return false;
   // `return v;` of a local object: v becomes the result (as C++ compilers elide the copy) and
-  // is not destroyed.
+  // is not destroyed. A parameter with a copy constructor is copied (C++ elides no copy of a
+  // parameter, and kern has no move constructors), then destroyed.
   VarDecl *returned = nullptr;
   if (s->kind == StmtKind::Return && s->expr && s->expr->kind == ExprKind::Ident && fn_ &&
       fn_->type->elem->isStruct())
     for (Scope *sc = scope_; sc && sc != stop && !returned; sc = sc->parent)
       for (VarDecl *v : sc->destructible)
         if (v->name == s->expr->name && v->type && v->type->record == fn_->type->elem->record &&
-            lookup(v->name) == v)
+            lookup(v->name) == v && (!v->isParam || !copyConstructorOf(v->type)))
           returned = v;
   std::vector<Stmt *> out = destroyScopes(stop, s->loc, returned);
   Stmt *jump = tu_.make<Stmt>(*s);

@@ -496,8 +496,8 @@ private:
   void staticConstMember(StructDecl *sd, StructDecl::Field &f, const Type *t);
   /// `x` made into a copy-constructor call when it initialises a `t` (see sema_objects.cpp).
   bool copyConstruct(Expr *&x, const Type *t);
-  /// `e` names a local object of the function being analysed (a by-value parameter
-  /// included): `return e;` hands it over without a copy.
+  /// `e` names a local object of the function being analysed (not a parameter): `return e;`
+  /// hands it over without a copy.
   bool namesLocalObject(const Expr *e);
 
   // ---- implicit special members (sema_copies.cpp) ----

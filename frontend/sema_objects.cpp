@@ -115,8 +115,9 @@ bool Sema::copyConstruct(Expr *&x, const Type *t) {
 
 bool Sema::namesLocalObject(const Expr *e) {
   auto *v = e->kind == ExprKind::Ident ? dynamic_cast<VarDecl *>(e->decl) : nullptr;
-  return v && !v->isGlobalScope && !v->quals.isStatic && !v->quals.isExtern && v->type &&
-         !v->type->isReference;
+  // Not a parameter: C++ does not elide its copy (without move constructors, it is copied).
+  return v && !v->isParam && !v->isGlobalScope && !v->quals.isStatic && !v->quals.isExtern &&
+         v->type && !v->type->isReference;
 }
 
 Expr *Sema::bracedValue(Expr *list, const Type *t) {
