@@ -1,4 +1,5 @@
-// Spellings of the AST's operators, for diagnostics and dumps.
+// Spellings of the AST's operators, for diagnostics and dumps; what a declaration's syntax says
+// of it (a copy constructor's or copy assignment's parameter).
 #include "frontend/ast.h"
 
 namespace kern::frontend {
@@ -94,5 +95,26 @@ const char *unaryOpSpelling(UnaryOp op) {
 }
 
 bool isAssignment(BinaryOp op) { return op >= BinaryOp::Assign && op <= BinaryOp::OrAssign; }
+
+std::string shortClassName(const std::string &name) {
+  std::string base = name.substr(0, name.find('<'));
+  size_t cut = base.rfind("::");
+  return cut == std::string::npos ? base : base.substr(cut + 2);
+}
+
+bool takesOwnClass(const FunctionDecl *f, const std::string &className) {
+  if (!f->templateParams.empty() || f->params.empty())
+    return false;
+  // Past the object's own pointer, when sema has added it.
+  size_t first = f->params[0]->name == "this" && !f->params[0]->typeSyntax ? 1 : 0;
+  if (f->params.size() != first + 1)
+    return false;
+  const TypeSyntax *ts = f->params[first]->typeSyntax;
+  if (!ts || !ts->keywords.empty() ||
+      (!ts->ops.empty() && (ts->ops.size() != 1 || ts->ops[0].kind != TypeOp::Kind::Reference)))
+    return false;
+  const std::string &named = ts->name.empty() ? ts->structName : ts->name;
+  return !named.empty() && shortClassName(named) == shortClassName(className);
+}
 
 } // namespace kern::frontend

@@ -144,6 +144,8 @@ enum class BinaryOp {
 const char *binaryOpSpelling(BinaryOp op);
 const char *unaryOpSpelling(UnaryOp op);
 bool isAssignment(BinaryOp op);
+/// `ns::Box<float>` -> `Box`: a class's name as its constructors are named.
+std::string shortClassName(const std::string &name);
 
 struct Expr {
   ExprKind kind;
@@ -182,9 +184,12 @@ struct Expr {
   bool isAlignof = false;    // SizeofType, SizeofExpr: `alignof`/`__alignof__`, the alignment
   Expr *placement = nullptr; // New: `new (p) T`, the memory the object is made in
   bool noVirtual = false; // Call: of the named function itself (a base's destructor), no dispatch
-  // Binary Assign: a constructor's member initialiser, `this->m = M(args)`: it makes the member
-  // (in place, by M's constructor), so no operator= of M applies.
-  bool isMemberInit = false;
+  // Binary Assign: initialises its left operand, storage that holds no object yet (a
+  // constructor's member initialiser `this->m = M(args)`, an element made by `new T[n]`, a
+  // member of an implicit copy constructor). A Construct on the right makes the object in
+  // place (its constructor's `this` is the left operand's address); any other value is copied
+  // as its bytes. No operator= applies.
+  bool initializes = false;
 
   // ---- filled by sema ----
   const Type *type = nullptr;
@@ -311,6 +316,12 @@ struct FunctionDecl : Decl {
   bool isUsed = false;       // called or named in its file (the linker checks only what is used)
   bool addressTaken = false; // named as a pointer: a call through a function pointer may reach it
   bool isExplicit = false;   // an `explicit` constructor: not used for implicit conversions
+  bool isDefaulted = false;  // `= default`: what C++ would declare implicitly
+  bool isDeleted = false;    // `= delete`: declared so that using it is an error
+  /// Declared by sema where C++ declares it implicitly (sema_copies.cpp): the default
+  /// constructor, copy constructor or copy assignment of a class whose members or bases have
+  /// their own. A class whose constructors are all implicit is still an aggregate.
+  bool isImplicit = false;
   /// A function template: never analysed or lowered itself; sema analyses one copy per
   /// instantiation (named `f<int>`), with the parameters bound in a scope of their own.
   std::vector<TemplateParam> templateParams;
@@ -437,6 +448,11 @@ struct UnsupportedDecl : Decl {
   std::string construct; // e.g. "C++ classes", "templates", "inline PTX"
   UnsupportedDecl() : Decl(DeclKind::Unsupported) {}
 };
+
+/// Whether member function `f` of class `className` takes one parameter of that class, by value
+/// or by reference, as written (`S(const S &)`, `pair &operator=(const pair<T1, T2> &)`): the
+/// signature of a copy constructor or copy assignment.
+bool takesOwnClass(const FunctionDecl *f, const std::string &className);
 
 /// One translation unit. Owns every node.
 struct TranslationUnit {

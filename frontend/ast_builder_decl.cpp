@@ -400,6 +400,18 @@ void Builder::memberFunction(P::StructDeclarationContext *ctx, StructDecl *sd, c
   f->isConstMethod = d.isConstMethod;
   f->isVirtual = fs.isVirtual;
   f->isPure = d.isPure;
+  f->isDeleted = d.isDeleted;
+  f->isDefaulted = d.isDefaulted;
+  if (d.isDefaulted) {
+    // `S &operator=(const S &) = default;` is the copy assignment C++ declares implicitly: left
+    // to sema (sema_copies.cpp), as a defaulted copy constructor is.
+    if (d.name == "operator=" && takesOwnClass(f, sd->name))
+      return;
+    error(d.loc, "'= default' is supported for constructors, destructors and the copy "
+                 "assignment operator, not for '" +
+                     d.name + "'");
+    return;
+  }
   f->isStaticMember = fs.quals.isStatic;
   f->quals.isStatic = false;
   f->quals.isInline |= body != nullptr; // defined in its class: inline, as C++ makes it
@@ -441,8 +453,14 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
     }
     FunctionDecl *f = constructor(cd->constructorSpecifier(), cd->parameterTypeList(),
                                   cd->constructorInitializer(), cd->compoundStatement(), at);
+    // `S(const S &) = default;` is the copy constructor C++ declares implicitly: left to sema,
+    // which makes it member-wise where a member or base needs its own (sema_copies.cpp).
+    if (defaulted && takesOwnClass(f, sd->name))
+      return;
     if (defaulted && !f->body)
       f->body = makeStmt(StmtKind::Compound, at);
+    f->isDefaulted = defaulted;
+    f->isDeleted = cd->Delete() != nullptr;
     std::string shortName = cd->Identifier()->getText();
     f->name = sd->name + "::" + shortName;
     f->ns = sd->name;
@@ -515,6 +533,8 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
     DeclInfo d = declarator(sdc->declarator(), false);
     if (d.isFunction) {
       d.isPure = sdc->initializer() != nullptr; // `virtual void f() = 0;`
+      d.isDefaulted = sdc->Default() != nullptr;
+      d.isDeleted = sdc->Delete() != nullptr;
       memberFunction(ctx, sd, fs, d, nullptr);
       anyFunction = true;
     }
@@ -558,6 +578,10 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
   for (auto *sdc : decls) {
     if (sdc->Colon()) {
       error(loc(sdc->Colon()), "bit-fields are not supported");
+      continue;
+    }
+    if (sdc->Default() || sdc->Delete()) {
+      error(loc(sdc), "only functions can be defaulted or deleted");
       continue;
     }
     if (sdc->initializer()) {

@@ -40,6 +40,8 @@ struct DeclInfo {
   bool isOperator = false;
   bool isConstMethod = false;            // `f() const`
   bool isPure = false;                   // `f() = 0` (a pure virtual member function)
+  bool isDefaulted = false;              // `f() = default`
+  bool isDeleted = false;                // `f() = delete`
   TypeSyntax *conversionType = nullptr;  // `operator T *()`
   std::vector<TemplateArg> templateArgs; // `f<float>` in an explicit instantiation
   P::ParameterTypeListContext *params = nullptr;

@@ -303,6 +303,7 @@ const Type *Sema::defineStruct(StructDecl *sd) {
   sd->type = t;
   structDecls_[t->record] = sd;
   implicitDefaultConstructor(sd);
+  implicitMembers(sd); // sema_copies.cpp
   return t;
 }
 
@@ -665,7 +666,8 @@ void Sema::localVar(VarDecl *v) {
 }
 
 void Sema::initializer(VarDecl *v, Expr *&init, const Type *t) {
-  if (init->kind == ExprKind::InitList && t->isStruct() && constructorOf(t))
+  if (init->kind == ExprKind::InitList && t->isStruct() && constructorOf(t) &&
+      (!hasImplicitConstructorsOnly(t) || init->operands.empty()))
     init = constructorCall(t, init->operands, init->loc); // `S x = {a, b};` calls S(a, b)
   if (init->kind == ExprKind::InitList) {
     if (t->isArray()) {
@@ -898,8 +900,10 @@ void Sema::stmt(Stmt *s) {
         error(s->expr->loc, "void function '" + fn_->name + "' should not return a value");
       return;
     }
-    s->expr = ret->isReference ? bindReference(s->expr, ret, "returning")
-                               : convert(s->expr, ret, "returning");
+    if (ret->isReference)
+      s->expr = bindReference(s->expr, ret, "returning");
+    else if (namesLocalObject(s->expr) || !copyConstruct(s->expr, ret))
+      s->expr = convert(s->expr, ret, "returning"); // a local object is handed over, not copied
     return;
   }
   case StmtKind::RangeFor:

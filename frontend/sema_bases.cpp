@@ -9,17 +9,6 @@
 
 namespace kern::frontend::sema_detail {
 
-namespace {
-
-/// `ns::Base<float>` -> `Base`: the name a member initialiser list may use for a base.
-std::string shortClassName(const std::string &n) {
-  std::string base = n.substr(0, n.find('<'));
-  size_t cut = base.rfind("::");
-  return cut == std::string::npos ? base : base.substr(cut + 2);
-}
-
-} // namespace
-
 void Sema::structBases(StructDecl *sd, const Type *t) {
   for (auto &b : sd->bases) {
     if (sd->isUnion) {
@@ -382,6 +371,7 @@ void Sema::baseInitializers(FunctionDecl *f, std::vector<Stmt *> &inits) {
     member->operands = {self(at)};
     Expr *assign = make(ExprKind::Binary, at);
     assign->binaryOp = BinaryOp::Assign;
+    assign->initializes = true; // the base is made, by its bytes: no operator= of it applies
     assign->operands = {member, value};
     statement(assign, at);
   }

@@ -177,6 +177,13 @@ void Sema::call(Expr *e) {
   callee->type = f->type;
   e->decl = f;
   f->isUsed = true;
+  if (f->isDeleted || (f->definition && f->definition->isDeleted)) {
+    error(e->loc, "use of deleted function '" + f->name + "'");
+    diags_.note(f->loc, f->isImplicit || (f->definition && f->definition->isImplicit)
+                            ? "implicitly deleted: a base or member of its class cannot be copied"
+                            : "declared here as deleted");
+    return;
+  }
   if (f->quals.global) {
     error(e->loc, "a kernel ('" + n + "') must be launched with <<<...>>>");
     return;

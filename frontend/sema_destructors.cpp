@@ -159,14 +159,15 @@ bool Sema::destroyBeforeJump(Stmt *s) {
   if (!any)
     return false;
   // `return v;` of a local object: v becomes the result (as C++ compilers elide the copy) and
-  // is not destroyed.
+  // is not destroyed. A parameter with a copy constructor is copied (C++ elides no copy of a
+  // parameter, and kern has no move constructors), then destroyed.
   VarDecl *returned = nullptr;
   if (s->kind == StmtKind::Return && s->expr && s->expr->kind == ExprKind::Ident && fn_ &&
       fn_->type->elem->isStruct())
     for (Scope *sc = scope_; sc && sc != stop && !returned; sc = sc->parent)
       for (VarDecl *v : sc->destructible)
         if (v->name == s->expr->name && v->type && v->type->record == fn_->type->elem->record &&
-            lookup(v->name) == v)
+            lookup(v->name) == v && (!v->isParam || !copyConstructorOf(v->type)))
           returned = v;
   std::vector<Stmt *> out = destroyScopes(stop, s->loc, returned);
   Stmt *jump = tu_.make<Stmt>(*s);
@@ -252,7 +253,7 @@ Stmt *Sema::constructElements(VarDecl *v) {
                   "supported yet");
     return nullptr;
   }
-  // `for (unsigned long i = 0; i < n; i++) v[i] = S();`
+  // `for (unsigned long i = 0; i < n; i++) v[i] = S();`, each element made where it lives
   SourceLoc at = v->loc;
   auto *i = tu_.make<VarDecl>();
   i->name = "__kern_construct_i" + std::to_string(++returnCount_);
@@ -292,6 +293,7 @@ Stmt *Sema::constructElements(VarDecl *v) {
   element->operands = {array, name(i->name)};
   Expr *assign = make(ExprKind::Binary, at);
   assign->binaryOp = BinaryOp::Assign;
+  assign->initializes = true; // made in place: no operator= of the element applies
   assign->operands = {element, constructorCall(t->elem, {}, at)};
   Stmt *body = tu_.make<Stmt>(StmtKind::Expr);
   body->loc = at;

@@ -609,7 +609,7 @@ void Sema::binary(Expr *e) {
   Expr *&r = e->operands[1];
   if (!check(l) | !check(r))
     return;
-  if (!e->isMemberInit && operatorCall(e))
+  if (!e->initializes && operatorCall(e))
     return;
   BinaryOp op = e->binaryOp;
   if (op == BinaryOp::Comma) {

@@ -496,6 +496,21 @@ private:
   void staticConstMember(StructDecl *sd, StructDecl::Field &f, const Type *t);
   /// `x` made into a copy-constructor call when it initialises a `t` (see sema_objects.cpp).
   bool copyConstruct(Expr *&x, const Type *t);
+  /// `e` names a local object of the function being analysed (not a parameter): `return e;`
+  /// hands it over without a copy.
+  bool namesLocalObject(const Expr *e);
+
+  // ---- implicit special members (sema_copies.cpp) ----
+  /// The copy constructor of struct type `t` (declared or implicit), or null.
+  FunctionDecl *copyConstructorOf(const Type *t);
+  /// The copy assignment operator of struct type `t` itself (declared or implicit), or null.
+  FunctionDecl *copyAssignmentOf(const Type *t);
+  /// `t` has constructors, all of them implicit: an aggregate still (`S s = {"a", 1};`).
+  bool hasImplicitConstructorsOnly(const Type *t);
+  /// Declares (and analyses) the special members C++ declares implicitly for the class `sd`
+  /// defines, where one of its parts has its own: copy constructor, copy assignment, default
+  /// constructor.
+  void implicitMembers(StructDecl *sd);
 
   // ---- types ----
   const Type *baseType(TypeSyntax *ts);

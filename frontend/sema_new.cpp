@@ -3,6 +3,7 @@
 // remembering which form made each block):
 //
 //   new S(1, 2)        ({ S *p = (S *)__kern_new(sizeof(S), 0); *p = S(1, 2); p; })
+//                      (`*p = S(1, 2)` initialises: S's constructor runs on *p itself)
 //   new float[n]()     ({ size_t c = n; float *p = (float *)__kern_new(c * 4, 1);
 //                         memset(p, 0, c * 4); p; })
 //   delete[] p         __kern_delete(p, 1)   (after each element's destructor, last first)
@@ -200,8 +201,14 @@ void Sema::newExpression(Expr *e) {
   // Objects are constructed by assigning to zeroed memory (placement new keeps what is there).
   if (ctor && !emptyDefaultConstructor(t) && !e->placement)
     body.push_back(m.expr(m.call("memset", {m.ident(p), m.integer(0), bytes})));
+  // The object is made where it lives, by its constructor (no operator= applies).
+  auto initialise = [&](Expr *target, Expr *value) {
+    Expr *a = m.binary(BinaryOp::Assign, target, value);
+    a->initializes = true;
+    return a;
+  };
   auto assignTo = [&](Expr *target, Expr *value) {
-    body.push_back(m.expr(m.binary(BinaryOp::Assign, target, value)));
+    body.push_back(m.expr(initialise(target, value)));
   };
   // The value an element gets: `T(args)`, `(T){...}`, or nothing (left as allocated).
   auto made = [&](std::vector<Expr *> args, int form) -> Expr * {
@@ -251,8 +258,7 @@ void Sema::newExpression(Expr *e) {
       inc->unaryOp = UnaryOp::PreInc;
       inc->operands = {m.ident(i)};
       loop->step = inc;
-      loop->then = m.expr(
-          m.binary(BinaryOp::Assign, m.index(m.ident(p), m.ident(i)), m.call(t->record->name, {})));
+      loop->then = m.expr(initialise(m.index(m.ident(p), m.ident(i)), m.call(t->record->name, {})));
       body.push_back(loop);
     }
     if (e->newInit == 2 && !e->args.empty()) // the listed elements

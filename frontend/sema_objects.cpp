@@ -45,6 +45,14 @@ bool Sema::construct(Expr *e) {
       t = lookupTypedef(callee->name);
   }
   FunctionDecl *ctor = constructorOf(t);
+  if (!ctor && t && t->isStruct() && e->args.size() == 1 && check(e->args[0]) && e->args[0]->type &&
+      e->args[0]->type->isStruct() &&
+      (e->args[0]->type == t || isDerivedFrom(e->args[0]->type, t))) {
+    // `S(s)`, `S b(a);` of a struct without constructors: a copy of its bytes.
+    Expr *copy = convert(rvalue(e->args[0]), t, "initializing");
+    *e = *copy;
+    return true;
+  }
   if (!ctor) {
     if (!t || !t->isStruct() || !e->args.empty() || t == types_.dim3Ty() || t == types_.uint3Ty())
       return false;
@@ -83,8 +91,15 @@ bool Sema::copyConstruct(Expr *&x, const Type *t) {
   // C++: an object initialised from an lvalue of its class (`S b = a;`, an argument passed by
   // value) is made by the copy constructor the class declares (a member-wise copy otherwise).
   if (options_.cLanguage || movingResult_ || !t->isStruct() || !x->isLValue || !x->type ||
-      !x->type->isStruct() || x->type->record != t->record || !constructorOf(t))
+      !x->type->isStruct() || !constructorOf(t))
     return false;
+  if (x->type->record != t->record) {
+    // A derived object copied as its base (`B b = d;`): the base's copy constructor copies the
+    // base subobject.
+    if (!isDerivedFrom(x->type, t) || !copyConstructorOf(t))
+      return false;
+    x = baseSubobject(x, t);
+  }
   std::vector<Expr *> args{x};
   const Type *plain = x->type;
   x->type = t; // a const lvalue is copied as well
@@ -98,8 +113,15 @@ bool Sema::copyConstruct(Expr *&x, const Type *t) {
   return true;
 }
 
+bool Sema::namesLocalObject(const Expr *e) {
+  auto *v = e->kind == ExprKind::Ident ? dynamic_cast<VarDecl *>(e->decl) : nullptr;
+  // Not a parameter: C++ does not elide its copy (without move constructors, it is copied).
+  return v && !v->isParam && !v->isGlobalScope && !v->quals.isStatic && !v->quals.isExtern &&
+         v->type && !v->type->isReference;
+}
+
 Expr *Sema::bracedValue(Expr *list, const Type *t) {
-  if (constructorOf(t)) {
+  if (constructorOf(t) && (!hasImplicitConstructorsOnly(t) || list->operands.empty())) {
     Expr *c = constructorCall(t, list->operands, list->loc);
     check(c);
     return c;
@@ -193,7 +215,7 @@ void Sema::memberInitializers(FunctionDecl *f) {
     member->operands = {self};
     Expr *assign = make(ExprKind::Binary, m.loc);
     assign->binaryOp = BinaryOp::Assign;
-    assign->isMemberInit = true;
+    assign->initializes = true;
     assign->operands = {member, value};
     Stmt *s = tu_.make<Stmt>(StmtKind::Expr);
     s->loc = m.loc;

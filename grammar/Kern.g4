@@ -507,7 +507,7 @@ structDeclaration
 constructorDeclaration
   : constructorSpecifier* Tilde? Identifier '(' parameterTypeList? ')' exceptionSpecifier?
     virtSpecifier* constructorInitializer?
-    (compoundStatement ';'? | ('=' Default)? ';') // `~S() = default;`: does nothing of its own
+    (compoundStatement ';'? | ('=' (Default | Delete))? ';') // `~S() = default;`, `S(const S &) = delete;`
   ;
 
 // `S::S(args) : ... { body }` after struct S, and `S::~S() { body }`.
@@ -527,7 +527,8 @@ memberInitializer
   : qualifiedId templateArguments? ('(' argumentExpressionList? ')' | '{' argumentExpressionList? '}') ;
 
 structDeclarator
-  : declarator (':' conditionalExpression | '=' initializer)?
+  : declarator '=' (Default | Delete) // `S &operator=(const S &) = default;` (or `= delete`)
+  | declarator (':' conditionalExpression | '=' initializer)?
   | ':' conditionalExpression
   ;
 

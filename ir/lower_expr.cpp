@@ -800,10 +800,10 @@ Expr *Lowerer::binary(fe::Expr *e) {
   if (op == BinaryOp::Assign) {
     if (l->type->isStruct()) {
       LValue dst = lvalue(l);
-      if (r->kind == ExprKind::Construct && r->type == l->type && l->kind == ExprKind::Member &&
-          l->operands[0]->kind == ExprKind::Ident && l->operands[0]->name == "this") {
-        // A member constructed by a constructor's initialiser (`this->m = M(args)`): made
-        // where it lives, so its constructor's `this` is the member's address.
+      if (e->initializes && r->kind == ExprKind::Construct && r->type == l->type) {
+        // An object made where it lives (a member by a constructor's initialiser, `this->m =
+        // M(args)`; an element of `new T[n]`): its constructor's `this` is its address.
+        dst = stable(dst, e->loc);
         Expr *saved = constructTarget_;
         constructTarget_ = dst.addr;
         rvalue(r->operands[0]);
