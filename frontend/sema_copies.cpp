@@ -25,6 +25,12 @@ namespace kern::frontend::sema_detail {
 
 namespace {
 
+TypeOp typeOp(TypeOp::Kind kind) {
+  TypeOp op;
+  op.kind = kind;
+  return op;
+}
+
 /// The expressions and statements of an implicit member function, at one location.
 struct Writer {
   TranslationUnit &tu;
@@ -86,7 +92,7 @@ struct Writer {
     ts->deduced = t;
     ts->isConst = isConst;
     if (reference)
-      ts->ops.push_back(TypeOp{TypeOp::Kind::Reference});
+      ts->ops.push_back(typeOp(TypeOp::Kind::Reference));
     return ts;
   }
   /// `for (unsigned long i = 0; i < n; ++i) body(i)` over each dimension of array type `t`:
@@ -278,7 +284,7 @@ void Sema::implicitMembers(StructDecl *sd) {
     addr->operands = {w.ident(source)};
     Expr *c = w.node(ExprKind::Cast);
     c->typeSyntax = w.typed(p.type, true);
-    c->typeSyntax->ops.push_back(TypeOp{TypeOp::Kind::Pointer});
+    c->typeSyntax->ops.push_back(typeOp(TypeOp::Kind::Pointer));
     c->operands = {addr};
     Expr *d = w.node(ExprKind::Unary);
     d->unaryOp = UnaryOp::Deref;
