@@ -389,7 +389,9 @@ std::unique_ptr<Program> Engine::compile(const std::vector<SourceFile> &files) {
   if (impl_->options.sandbox.enabled && !insideSandbox()) {
     SandboxSources sources;
     sources.files = files;
-    return std::make_unique<Program>(compileSandboxed(impl_->options, std::move(sources)));
+    std::unique_ptr<Program::Impl> sandboxed = compileSandboxed(impl_->options, std::move(sources));
+    sandboxed->stop = impl_->stop;
+    return std::make_unique<Program>(std::move(sandboxed));
   }
   auto p = std::make_unique<Program::Impl>();
   p->options = &impl_->options;
@@ -431,7 +433,9 @@ std::unique_ptr<Program> Engine::compileFiles(const std::vector<std::string> &pa
     SandboxSources sources;
     sources.paths = paths;
     sources.fromPaths = true;
-    return std::make_unique<Program>(compileSandboxed(impl_->options, std::move(sources)));
+    std::unique_ptr<Program::Impl> sandboxed = compileSandboxed(impl_->options, std::move(sources));
+    sandboxed->stop = impl_->stop;
+    return std::make_unique<Program>(std::move(sandboxed));
   }
   std::vector<SourceFile> files;
   std::string missing;

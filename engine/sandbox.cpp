@@ -295,6 +295,14 @@ namespace {
       args.emplace_back(in.substr(0, len));
       in.remove_prefix(len);
     }
+    // Ctrl-C (the terminal signals the whole process group) or the parent's Engine::interrupt
+    // (StopRequest::setChild) stops the run here, which reports where, as outside a sandbox.
+    static Engine *running = nullptr;
+    running = &engine;
+    struct sigaction onInterrupt = {};
+    onInterrupt.sa_handler = [](int) { running->interrupt(); };
+    sigemptyset(&onInterrupt.sa_mask);
+    sigaction(SIGINT, &onInterrupt, nullptr);
     const RunResult r = program->run(args);
     if (!program->annotatedSource().empty())
       sendFrame(fd, kAnnotated, program->annotatedSource());
@@ -364,10 +372,12 @@ bool pump(SandboxChild &c, Program::Impl &p, char until, std::string &payload, d
       return true;
     switch (type) {
     case kOut:
-      if (o.out)
+      if (o.out) {
         o.out(payload);
-      else
+      } else { // as the program wrote it: a reader of a pipe sees it now, not at the end
         std::fwrite(payload.data(), 1, payload.size(), stdout);
+        std::fflush(stdout);
+      }
       break;
     case kErr:
       writeErr(o, payload);
@@ -467,7 +477,11 @@ Status reap(SandboxChild &c, const Options &o, bool killIt, bool wallTimeout, st
     why = "the sandbox could not be set up";
     return Status::UsageError;
   }
-  if (sig == SIGKILL || sig == SIGTERM || sig == SIGINT || sig == SIGHUP) {
+  if (sig == SIGINT) { // Ctrl-C before the run had its handler (while it compiled)
+    why = "it was interrupted (SIGINT)";
+    return Status::Interrupted;
+  }
+  if (sig == SIGKILL || sig == SIGTERM || sig == SIGHUP) {
     why = std::string("it was killed (") + (sig == SIGKILL ? "SIGKILL" : signalName(sig)) + ")";
     return Status::SandboxViolation;
   }
@@ -607,7 +621,15 @@ RunResult runSandboxed(Program::Impl &p, const std::vector<std::string> &args) {
   // The runtime stops a kernel or host code over Options::timeoutSeconds itself; this is the
   // backstop for a child that does not.
   const double wall = o.timeoutSeconds > 0 ? 2 * o.timeoutSeconds + 5 : 0;
-  if (!sendFrame(c.fd, kRun, command) || !pump(c, p, kResult, payload, wall, timedOut)) {
+  if (p.stop)
+    p.stop->setChild(c.pid);
+  const bool pumped =
+      sendFrame(c.fd, kRun, command) && pump(c, p, kResult, payload, wall, timedOut);
+  if (p.stop) {
+    p.stop->setChild(0);
+    p.stop->clear(); // one interrupt stops one run
+  }
+  if (!pumped) {
     const Status s = reap(c, o, timedOut, timedOut, why);
     return stopped(s, why);
   }

@@ -159,6 +159,18 @@ int main(void) {
   kern_program_destroy(program);
 
   kern_engine_destroy(engine);
+
+  /* A sandboxed program runs in a child process: kern_interrupt reaches it there. */
+  if (kern_sandbox_available()) {
+    options.sandbox = 1;
+    CHECK(kern_engine_create(&options, &engine) == KERN_OK);
+    if (engine) {
+      runInterrupted(engine, endlessKernel, "endless.cu:2:32: error: interrupted: kernel 'spin'");
+      runInterrupted(engine, endlessHost,
+                     "endless.cu:4:3: error: interrupted: the program was stopped in host code");
+      kern_engine_destroy(engine);
+    }
+  }
   if (failures == 0)
     printf("c_interrupt: ok\n");
   return failures ? 1 : 0;

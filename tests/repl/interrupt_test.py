@@ -129,22 +129,35 @@ PROGRAMS = {
 }
 
 
+def sandbox_available():
+    p = subprocess.run([KERN, "run", "--sandbox", "-"], input="int main() { return 0; }\n",
+                       capture_output=True, text=True)
+    return p.returncode == 0
+
+
 def cli():
     tmp = tempfile.mkdtemp()
-    for name, (source, expected) in PROGRAMS.items():
+    runs = [(name, []) for name in PROGRAMS]
+    if sandbox_available():  # the program runs in a child process of kern's
+        runs += [("kernel", ["--sandbox"]), ("host", ["--sandbox"])]
+    for name, extra in runs:
+        source, expected = PROGRAMS[name]
+        name = " ".join([name] + extra)
         path = os.path.join(tmp, "endless.cu")
         with open(path, "w") as f:
             f.write(source)
-        # stdin: a pipe nobody writes to, so that fgets blocks
-        p = subprocess.Popen([KERN, "run", path], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp)
+        # stdin: a pipe nobody writes to, so that fgets blocks. A session of its own: SIGINT
+        # goes to the whole process group, as a terminal sends it.
+        p = subprocess.Popen([KERN, "run", *extra, path], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp,
+                             start_new_session=True)
         line = p.stdout.readline()
         if line != "started\n":
             p.kill()
             fail(f"{name}: the program did not start", line)
         time.sleep(0.5)
         start = time.time()
-        p.send_signal(signal.SIGINT)
+        os.killpg(p.pid, signal.SIGINT)
         try:
             out, err = p.communicate(timeout=20)
         except subprocess.TimeoutExpired:
