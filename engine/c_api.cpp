@@ -74,6 +74,7 @@ void kern_options_init(kern_options *o) {
   if (!o)
     return;
   *o = kern_options{};
+  o->size = sizeof(kern_options);
   o->opt_level = 2;
   o->mode = KERN_MODE_FAST;
   o->profile_from_start = 1;
@@ -87,8 +88,14 @@ kern_status kern_engine_create(const kern_options *options, kern_engine **engine
   if (!e)
     return KERN_RUNTIME_ERROR;
   kern_options_init(&e->copts);
-  if (options)
-    e->copts = *options;
+  if (options) {
+    if (options->size == 0 || options->size > sizeof(kern_options)) {
+      delete e; // not from kern_options_init: its fields cannot be told apart
+      return KERN_USAGE_ERROR;
+    }
+    std::memcpy(&e->copts, options, options->size); // the rest keeps its defaults
+    e->copts.size = sizeof(kern_options);
+  }
   kern::Options o;
   o.workers = e->copts.workers;
   o.counters = e->copts.counters != 0;
@@ -148,6 +155,18 @@ kern_status kern_engine_create(const kern_options *options, kern_engine **engine
     delete e;
     return KERN_USAGE_ERROR;
   }
+  auto text = [](const char *&s) { // copied: the caller's string need not outlive the call
+    std::string t = s ? s : "";
+    s = nullptr;
+    return t;
+  };
+  o.stats = e->copts.stats != 0;
+  o.reportPath = text(e->copts.report_path);
+  o.tracePath = text(e->copts.trace_path);
+  o.countersTextPath = text(e->copts.counters_text_path);
+  o.annotate = e->copts.annotate != 0;
+  o.deviceFile = text(e->copts.device_file);
+  o.registersPerThread = e->copts.registers_per_thread;
   o.sandbox.enabled = e->copts.sandbox != 0;
   o.sandbox.outputDir = e->copts.sandbox_output_dir ? e->copts.sandbox_output_dir : "";
   o.sandbox.memoryLimitBytes = e->copts.sandbox_memory_limit;
@@ -216,7 +235,18 @@ kern_status kern_compile_files(kern_engine *engine, const char *const *paths, si
   return KERN_OK;
 }
 
+kern_status kern_compile_file(kern_engine *engine, const char *path, kern_program **program) {
+  if (!path)
+    return fail(engine, KERN_USAGE_ERROR, "kern_compile_file: null file name");
+  const char *paths[] = {path};
+  return kern_compile_files(engine, paths, 1, program);
+}
+
 void kern_program_destroy(kern_program *program) { delete program; }
+
+const char *kern_program_annotated(const kern_program *program) {
+  return program ? program->program->annotatedSource().c_str() : "";
+}
 
 void kern_interrupt(kern_engine *engine) {
   if (engine && engine->engine)

@@ -50,6 +50,10 @@ typedef enum kern_mode {
 typedef int (*kern_launch_filter_fn)(void *user, const char *kernel, uint64_t launch_index);
 
 typedef struct kern_options {
+  /* sizeof(kern_options) as the caller was compiled: kern_options_init sets it. Fields past
+   * `size` (a program built against an older kern.h) keep their defaults; 0 or a size larger
+   * than this library knows is KERN_USAGE_ERROR. */
+  size_t size;
   unsigned workers;          /* worker threads; 0: one per hardware thread (default 0) */
   int counters;              /* nonzero: count what a GPU would suffer (default 0) */
   const char *device;        /* built-in profile name; NULL or "": h100 (default NULL) */
@@ -96,6 +100,15 @@ typedef struct kern_options {
   const char *sandbox_output_dir; /* where it may write; NULL or "": nowhere (default NULL) */
   uint64_t sandbox_memory_limit;  /* address-space limit in bytes; 0: none (default 0) */
   double sandbox_cpu_seconds;     /* CPU-time limit; 0: none (default 0) */
+  /* Reports of kern_program_run, as kern::Options (docs/report-schema.md); the strings are
+   * copied by kern_engine_create. Each but trace_path turns counting on. */
+  int stats;                      /* counter table per launch and a summary, on err (default 0) */
+  const char *report_path;        /* the JSON report; "-": on err; NULL or "": none */
+  const char *trace_path;         /* a Chrome trace-event file; NULL or "": none */
+  const char *counters_text_path; /* every counter as stable text; "-": on err; NULL: none */
+  int annotate;                   /* the annotated source (kern_program_annotated) (default 0) */
+  const char *device_file;        /* a JSON device profile instead of `device`; NULL: none */
+  int registers_per_thread;       /* for occupancy and launch checks; 0: kern's estimate */
 } kern_options;
 
 /* Nonzero if this kern can run sandboxed programs (built with seccomp, and the system lets a
@@ -131,11 +144,17 @@ kern_status kern_compile(kern_engine *engine, const char *source, const char *na
  * their definition in another file, one main). Errors as kern_compile. */
 kern_status kern_compile_files(kern_engine *engine, const char *const *paths, size_t count,
                                kern_program **program);
+/* Reads and compiles one source file (its directory is searched for its includes first). A
+ * file that cannot be read is KERN_COMPILE_ERROR, kern_last_error saying why. */
+kern_status kern_compile_file(kern_engine *engine, const char *path, kern_program **program);
 /* Destroys a program. Destroy its buffers first. NULL is ignored. */
 void kern_program_destroy(kern_program *program);
 /* Runs the program's main with argv[1..argc-1] = args; its exit code goes to *exit_code. */
 kern_status kern_program_run(kern_program *program, int argc, const char *const *args,
                              int *exit_code);
+/* The last run's annotated source (kern_options.annotate), "" if none; valid until the next
+ * run of `program`. */
+const char *kern_program_annotated(const kern_program *program);
 
 /* What kind of value a kernel parameter takes. */
 typedef enum kern_param_kind {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace kern {
@@ -221,12 +222,16 @@ class Arg {
 public:
   enum class Kind { Buffer, Null, Int, UInt, Float, Double, Bytes };
   Arg(const Buffer &b) : kind_(Kind::Buffer), buffer_(b) {}
-  Arg(int32_t v) : kind_(Kind::Int), i_(v) {}
-  Arg(int64_t v) : kind_(Kind::Int), i_(v) {}
-  Arg(uint32_t v) : kind_(Kind::UInt), u_(v) {}
-  Arg(uint64_t v) : kind_(Kind::UInt), u_(v) {}
+  /// Any integer type: char, short, int, long, long long, their unsigned forms, bool.
+  template <class T, std::enable_if_t<std::is_integral_v<T> && std::is_signed_v<T>, int> = 0>
+  Arg(T v) : kind_(Kind::Int), i_(static_cast<int64_t>(v)) {}
+  template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_signed_v<T>, int> = 0>
+  Arg(T v) : kind_(Kind::UInt), u_(static_cast<uint64_t>(v)) {}
   Arg(float v) : kind_(Kind::Float), d_(v) {}
-  Arg(double v) : kind_(Kind::Double), d_(v) {}
+  /// double and long double (rounded to double).
+  template <class T,
+            std::enable_if_t<std::is_floating_point_v<T> && !std::is_same_v<T, float>, int> = 0>
+  Arg(T v) : kind_(Kind::Double), d_(static_cast<double>(v)) {}
   /// A null pointer for a pointer parameter.
   static Arg null() { return Arg(Kind::Null); }
   /// The raw bytes of a struct passed by value.

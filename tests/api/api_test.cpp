@@ -132,6 +132,17 @@ int main() {
   CHECK(p->launch("hello", {1}, {32}, {int32_t(5)}).ok());
   CHECK(contains(out, "hello 5"));
 
+  // Launch arguments of every integer and floating type (long long and unsigned long long are
+  // types of their own beside int64_t and uint64_t, and were ambiguous).
+  CHECK(p->launch("fill", {1}, {32}, {b.buffer, 7LL, 64ULL}).ok());
+  CHECK(p->launch("fill", {1}, {32}, {b.buffer, short(8), static_cast<unsigned short>(64)}).ok());
+  CHECK(p->launch("fill", {1}, {32}, {b.buffer, 'a', static_cast<unsigned char>(64)}).ok());
+  CHECK(p->launch("fill", {1}, {32}, {b.buffer, 9L, 64UL}).ok());
+  CHECK(p->read(b.buffer, host.data(), 256).ok());
+  CHECK(host[0] == 9 && host[31] == 40);
+  CHECK(p->launch("hello", {1}, {32}, {true}).ok());
+  CHECK(contains(out, "hello 1"));
+
   // Floats, doubles and a struct by value.
   kern::BufferResult db = p->allocate(32 * sizeof(double));
   struct Pair {
@@ -142,6 +153,7 @@ int main() {
   double d[32];
   CHECK(p->read(db.buffer, d, sizeof d).ok());
   CHECK(d[31] == 7.5);
+  CHECK(p->launch("scaled", {1}, {32}, {db.buffer, 2.0f, 3.0L, kern::Arg::bytes(&pair, 8)}).ok());
 
   // Wrong arguments: UsageError naming the parameter; nothing runs.
   l = p->launch("fill", {1}, {32}, {b.buffer, 1});

@@ -1,0 +1,151 @@
+/* The versioned kern_options (its `size`), the report options it shares with kern::Options
+ * (stats, report_path, trace_path, counters_text_path, annotate, device_file,
+ * registers_per_thread) and kern_compile_file. Compiled as C. */
+#include <kern/kern.h>
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+#define CHECK(cond)                                                                                \
+  do {                                                                                             \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                     \
+      ++failures;                                                                                  \
+    }                                                                                              \
+  } while (0)
+
+static char errors[65536];
+static size_t errorsLength = 0;
+
+static void collect(void *user, const char *text, size_t size) {
+  (void)user;
+  if (errorsLength + size < sizeof errors) {
+    memcpy(errors + errorsLength, text, size);
+    errorsLength += size;
+    errors[errorsLength] = 0;
+  }
+}
+
+static void quiet(void *user, const char *text, size_t size) {
+  (void)user;
+  (void)text;
+  (void)size;
+}
+
+static const char *source = "#include <cstdio>\n"
+                            "__global__ void twice(int *p) { p[threadIdx.x] *= 2; }\n"
+                            "int main() {\n"
+                            "  int h[32], *d;\n"
+                            "  for (int i = 0; i < 32; ++i) h[i] = i;\n"
+                            "  cudaMalloc(&d, sizeof h);\n"
+                            "  cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice);\n"
+                            "  twice<<<1, 32>>>(d);\n"
+                            "  cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost);\n"
+                            "  return h[31];\n"
+                            "}\n";
+
+static long fileSize(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return -1;
+  fseek(f, 0, SEEK_END);
+  const long n = ftell(f);
+  fclose(f);
+  return n;
+}
+
+int main(void) {
+  kern_options options;
+  kern_engine *engine = NULL;
+  kern_program *program = NULL;
+  int code = 0;
+
+  /* size: set by kern_options_init; 0 or too large is refused. */
+  kern_options_init(&options);
+  CHECK(options.size == sizeof(kern_options));
+  options.size = 0;
+  CHECK(kern_engine_create(&options, &engine) == KERN_USAGE_ERROR && engine == NULL);
+  options.size = sizeof(kern_options) + 8;
+  CHECK(kern_engine_create(&options, &engine) == KERN_USAGE_ERROR && engine == NULL);
+
+  /* A caller built against an older, shorter kern_options: the fields past its size keep their
+   * defaults, whatever the bytes after its struct hold. */
+  kern_options_init(&options);
+  options.stats = 1;
+  options.size = offsetof(kern_options, stats);
+  options.err = collect;
+  CHECK(kern_engine_create(&options, &engine) == KERN_OK);
+  CHECK(kern_compile(engine, source, "old.cu", &program) == KERN_OK);
+  errorsLength = 0;
+  errors[0] = 0;
+  CHECK(kern_program_run(program, 0, NULL, &code) == KERN_OK && code == 62);
+  CHECK(strstr(errors, "launch 0") == NULL); /* stats stayed off */
+  kern_program_destroy(program);
+  kern_engine_destroy(engine);
+
+  /* The report options. */
+  const char *report = "kern_c_options_report.json";
+  const char *trace = "kern_c_options_trace.json";
+  const char *counters = "kern_c_options_counters.txt";
+  remove(report);
+  remove(trace);
+  remove(counters);
+  kern_options_init(&options);
+  options.err = collect;
+  options.out = quiet;
+  options.stats = 1;
+  options.report_path = report;
+  options.trace_path = trace;
+  options.counters_text_path = counters;
+  options.annotate = 1;
+  options.registers_per_thread = 40;
+  options.device = "fermi";
+  CHECK(kern_engine_create(&options, &engine) == KERN_OK);
+  errorsLength = 0;
+  errors[0] = 0;
+  CHECK(kern_compile(engine, source, "reports.cu", &program) == KERN_OK);
+  CHECK(kern_program_run(program, 0, NULL, &code) == KERN_OK && code == 62);
+  CHECK(strstr(errors, "launch 0: twice<<<1, 32>>>") != NULL);
+  CHECK(fileSize(report) > 0);
+  CHECK(fileSize(trace) > 0);
+  CHECK(fileSize(counters) > 0);
+  CHECK(strstr(kern_program_annotated(program), "p[threadIdx.x] *= 2") != NULL);
+  CHECK(strstr(errors, "40/thread") != NULL); /* registers_per_thread, in the stats table */
+  kern_program_destroy(program);
+  kern_engine_destroy(engine);
+  remove(report);
+  remove(trace);
+  remove(counters);
+
+  /* device_file: a JSON profile; a missing one is refused when the engine is made. */
+  kern_options_init(&options);
+  options.device_file = "/nonexistent/kern_device.json";
+  CHECK(kern_engine_create(&options, &engine) == KERN_USAGE_ERROR && engine == NULL);
+
+  /* kern_compile_file. */
+  const char *path = "kern_c_options_file.cu";
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f) {
+    fputs(source, f);
+    fclose(f);
+  }
+  kern_options_init(&options);
+  options.err = quiet;
+  CHECK(kern_engine_create(&options, &engine) == KERN_OK);
+  CHECK(kern_compile_file(engine, path, &program) == KERN_OK);
+  CHECK(kern_program_run(program, 0, NULL, &code) == KERN_OK && code == 62);
+  kern_program_destroy(program);
+  remove(path);
+  CHECK(kern_compile_file(engine, path, &program) == KERN_COMPILE_ERROR && program == NULL);
+  CHECK(strstr(kern_last_error(engine), path) != NULL);
+  CHECK(kern_compile_file(engine, NULL, &program) == KERN_USAGE_ERROR);
+  kern_engine_destroy(engine);
+
+  if (failures == 0)
+    printf("c_options: ok\n");
+  return failures ? 1 : 0;
+}
