@@ -118,13 +118,25 @@ def fail(msg, out):
 
 
 def run_stdin():
-    p = subprocess.run([KERN, "repl"], input="\n".join(SCRIPT) + "\n:quit\n",
+    # --keep-going: every input runs; the exit code is the first error's (a compile error).
+    p = subprocess.run([KERN, "repl", "--keep-going"], input="\n".join(SCRIPT) + "\n:quit\n",
                        capture_output=True, text=True, timeout=30)
     out = p.stdout + p.stderr
-    if p.returncode != 0:
-        fail(f"exit code {p.returncode}", out)
+    if p.returncode != 1:
+        fail(f"exit code {p.returncode}, expected 1 (the first error's)", out)
     if "kern>" in p.stdout:
         fail("prompts printed for piped input", out)
+    # Without --keep-going a script stops at its first error, with its code; -f FILE reads one.
+    script = "int a = 4;\na + 1\nundefined_x\nprintf(\"after\\n\");\n"
+    p = subprocess.run([KERN, "repl"], input=script, capture_output=True, text=True, timeout=30)
+    if p.returncode != 1 or "(int) 5" not in p.stdout or "after" in p.stdout:
+        fail(f"a piped script did not stop at its error (exit {p.returncode})", p.stdout + p.stderr)
+    path = os.path.join(LOAD_DIR, "script.txt")
+    with open(path, "w") as f:
+        f.write(script.replace("undefined_x\n", ""))
+    p = subprocess.run([KERN, "repl", "-f", path], capture_output=True, text=True, timeout=30)
+    if p.returncode != 0 or "after" not in p.stdout:
+        fail(f"-f FILE (exit {p.returncode})", p.stdout + p.stderr)
     return out
 
 

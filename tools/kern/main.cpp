@@ -169,7 +169,7 @@ options:
 )";
   if (cmd == "repl")
     return R"(usage: kern [repl] [--device NAME] [--workers N] [--timeout S] [--mode fast|profile]
-                  [-I DIR]... [-D NAME[=VALUE]]...
+                  [-I DIR]... [-D NAME[=VALUE]]... [-f FILE] [--keep-going]
 
 The interactive prompt: define kernels, declare host variables, allocate, copy, launch
 with <<< >>>, and print expressions (an input without ';'). :help at the prompt lists
@@ -178,8 +178,12 @@ the meta-commands (:device, :mode, :stats, :annotate, :emit, :load, :include-pat
 defines a macro for every input.
 The REPL profiles every launch by default (--mode profile); --mode fast, or :mode fast
 at the prompt, stops counting for the following launches.
-History is kept in $KERN_HISTORY (default ~/.kern_history). Standard input that is
-not a terminal is read as a script, without prompts.
+History is kept in $KERN_HISTORY (default ~/.kern_history). Ctrl-C stops the input
+that runs (the session goes on) or drops the line being typed.
+Standard input that is not a terminal, or -f FILE, is read as a script, without prompts.
+A script stops at its first error and kern exits with that error's code (1 compile
+error, 3 runtime error); --keep-going runs every input and exits with the first error's
+code at the end.
 )";
   return kUsage;
 }
@@ -303,11 +307,22 @@ int replCommand(const std::vector<std::string> &args) {
   opts.color = isatty(STDERR_FILENO);
   opts.allowFiles = true; // as kern run: the REPL's programs may use files
   bool fastRepl = false;
+  ReplScript script;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string &a = args[i];
     if (a == "--help" || a == "-h") {
       std::printf("%s", commandHelp("repl").c_str());
       return 0;
+    }
+    if (a == "--keep-going") {
+      script.keepGoing = true;
+      continue;
+    }
+    if (a == "-f") {
+      if (i + 1 >= args.size())
+        return usage("-f needs a file");
+      script.file = args[++i];
+      continue;
     }
     if ((a.rfind("-I", 0) == 0 || a.rfind("-D", 0) == 0) && a.size() >= 2) {
       // -I DIR / -IDIR and -D NAME[=VALUE] / -DNAME[=VALUE], as for kern run.
@@ -342,7 +357,7 @@ int replCommand(const std::vector<std::string> &args) {
   }
   if (std::string error; !kern::checkDevice(opts, error))
     return usage(error);
-  return runRepl(opts, fastRepl ? kern::Mode::Fast : kern::Mode::Profile);
+  return runRepl(opts, fastRepl ? kern::Mode::Fast : kern::Mode::Profile, script);
 }
 
 } // namespace
