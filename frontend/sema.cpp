@@ -27,6 +27,8 @@ int findBuiltin(const std::string &name) {
 
 const BuiltinInfo &builtinInfo(int index) { return kBuiltins[index]; }
 
+size_t builtinCount() { return sizeof(kBuiltins) / sizeof(kBuiltins[0]); }
+
 } // namespace kern::frontend
 
 namespace kern::frontend::sema_detail {

@@ -14,6 +14,7 @@ struct BuiltinInfo {
 };
 int findBuiltin(const std::string &name); // -1 if none
 const BuiltinInfo &builtinInfo(int index);
+size_t builtinCount();
 
 /// Expr::builtin values for the built-in variables and objects (above the function indices).
 enum BuiltinObject : int {

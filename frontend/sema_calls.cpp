@@ -143,7 +143,7 @@ void Sema::call(Expr *e) {
         error(callee->loc, "'" + n + "' is not available in kern: " + why);
         return;
       }
-      error(callee->loc, "use of undeclared identifier '" + n + "'");
+      error(callee->loc, "use of undeclared identifier '" + n + "'" + didYouMean(n));
       return;
     }
     builtinCall(e, b);
@@ -821,7 +821,8 @@ void Sema::launch(Expr *e) {
     return;
   if (!f && !pointee) {
     if (!d)
-      error(callee->loc, "use of undeclared identifier '" + callee->name + "'");
+      error(callee->loc,
+            "use of undeclared identifier '" + callee->name + "'" + didYouMean(callee->name));
     else
       error(callee->loc, "'" + callee->name + "' is not a function");
     return;

@@ -429,7 +429,7 @@ void Sema::ident(Expr *e) {
     error(e->loc, "built-in function '" + n + "' can only be called");
     return;
   }
-  error(e->loc, "use of undeclared identifier '" + n + "'");
+  error(e->loc, "use of undeclared identifier '" + n + "'" + didYouMean(n));
 }
 
 bool Sema::modifiable(Expr *e, const char *what) {

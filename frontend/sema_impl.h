@@ -188,6 +188,9 @@ private:
   std::vector<std::string> candidates(const std::string &n) const;
   /// A namespace name as written, with aliases replaced.
   std::string resolveNamespace(const std::string &n) const;
+  /// For an unknown name `n`: "; did you mean 'x'?" when a visible name (a variable, function,
+  /// enumerator or built-in) is a small typo away, else "".
+  std::string didYouMean(const std::string &n) const;
   template <typename V> V *find(std::map<std::string, V> Scope::*table, const std::string &n) {
     if (n.find("::") == std::string::npos)
       for (Scope *s = scope_; s && s != &fileScope_; s = s->parent) {

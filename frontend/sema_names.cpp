@@ -3,6 +3,8 @@
 // (pointers that are dereferenced wherever the reference is named).
 #include "frontend/sema_impl.h"
 
+#include <algorithm>
+
 namespace kern::frontend::sema_detail {
 
 namespace {
@@ -65,6 +67,61 @@ std::string Sema::resolveNamespace(const std::string &n) const {
     }
   }
   return n;
+}
+
+namespace {
+
+/// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+/// neighbouring characters, each 1 (a swap is the commonest typo).
+size_t typoDistance(const std::string &a, const std::string &b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i)
+    d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j)
+    d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+} // namespace
+
+std::string Sema::didYouMean(const std::string &n) const {
+  if (n.size() < 3 || n.find("::") != std::string::npos)
+    return "";
+  // Clang's rule of thumb: about one typo per three characters.
+  const size_t limit = (n.size() + 2) / 3;
+  std::string best;
+  size_t bestDistance = limit + 1;
+  const std::string prefix = ns_.empty() ? "" : ns_ + "::";
+  auto consider = [&](std::string c) {
+    if (c.rfind(prefix, 0) == 0 && !prefix.empty())
+      c.erase(0, prefix.size());
+    if (c == n || c.find("::") != std::string::npos || c.empty() ||
+        (c[0] == '_' && n[0] != '_')) // kern's own __kern names are not offered
+      return;
+    if (c.size() + limit < n.size() || n.size() + limit < c.size())
+      return;
+    const size_t d = typoDistance(n, c);
+    if (d < bestDistance || (d == bestDistance && c < best)) {
+      best = std::move(c);
+      bestDistance = d;
+    }
+  };
+  for (const Scope *s = scope_; s; s = s->parent) {
+    for (const auto &[name, decl] : s->names)
+      consider(name);
+    for (const auto &[name, value] : s->enumerators)
+      consider(name);
+  }
+  for (size_t i = 0; i < builtinCount(); ++i)
+    consider(builtinInfo(static_cast<int>(i)).name);
+  return bestDistance <= limit ? "; did you mean '" + best + "'?" : "";
 }
 
 std::vector<std::string> Sema::candidates(const std::string &n) const {
