@@ -44,6 +44,7 @@ void Session::Impl::resetAll() {
   rt.reset();
   current.reset();
   lastStats.clear();
+  statsByLaunch.clear();
   annotations.clear();
   // The result slot of bare expressions comes first, so its GlobalVar id is always 0.
   items.push_back(

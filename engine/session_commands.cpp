@@ -4,7 +4,9 @@
 
 #include "runtime/symbols.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -27,7 +29,7 @@ Meta-commands:
   :device NAME          model another GPU (starts a new device: variables are reset)
   :mode [fast|profile]  show the mode, or switch it for the following launches: profile
                         (the default) counts every launch, fast counts nothing
-  :stats                the counters of the last launch
+  :stats [N]            the counters of the last launch, or of launch N (from 0)
   :annotate KERNEL      the kernel's source with the counters of its last launch
   :emit ir|llvm|asm KERNEL   the kernel's Kern IR, LLVM IR or assembly
   :load FILE...         evaluate files in order, in the session's one scope (a
@@ -86,6 +88,12 @@ const char *const kWords[] = {"__global__",
 
 } // namespace
 
+void Session::Impl::keepStats(size_t i) {
+  if (statsByLaunch.size() <= i)
+    statsByLaunch.resize(i + 1);
+  statsByLaunch[i] = lastStats;
+}
+
 void Session::Impl::onLaunchEnd(size_t i) {
   if (!current || !current->module)
     return;
@@ -105,6 +113,7 @@ void Session::Impl::onLaunchEnd(size_t i) {
                  : mode == Mode::Fast ? " (fast mode: :mode profile counts the following launches)"
                                       : "") +
                 "\n";
+    keepStats(i);
     return;
   }
   runtime::ReportInput report;
@@ -114,6 +123,7 @@ void Session::Impl::onLaunchEnd(size_t i) {
   Program::Impl *p = current.get();
   report.sites = runtime::siteTable(p->image());
   lastStats = runtime::launchStatsTable(report, i);
+  keepStats(i);
   // Per-line counters of the kernel's definition, while its module's sites are at hand.
   if (i >= rt->counters().launchCount())
     return;
@@ -172,6 +182,7 @@ Session::EvalResult Session::Impl::meta(const std::string &line) {
     options.deviceFile.clear();
     rt.reset(); // a new device: variables start again from their initial values
     lastStats.clear();
+    statsByLaunch.clear();
     out("device " + arg + " (variables were reset: a new device has new memory)\n");
   } else if (cmd == ":mode") {
     if (arg.empty()) {
@@ -188,7 +199,20 @@ Session::EvalResult Session::Impl::meta(const std::string &line) {
         (arg == "fast" ? " (the following launches count nothing)\n"
                        : " (the following launches are counted)\n"));
   } else if (cmd == ":stats") {
-    out(lastStats.empty() ? "no launch yet\n" : lastStats);
+    if (arg.empty()) {
+      out(lastStats.empty() ? "no launch yet\n" : lastStats);
+    } else {
+      char *end = nullptr;
+      errno = 0;
+      const unsigned long long n = std::strtoull(arg.c_str(), &end, 10);
+      if (arg[0] == '-' || !end || *end || errno || n >= statsByLaunch.size())
+        return usage(statsByLaunch.empty()
+                         ? "no launch yet"
+                         : "no launch '" + arg + "': the launches so far are 0 to " +
+                               std::to_string(statsByLaunch.size() - 1));
+      out(statsByLaunch[n].empty() ? "== launch " + arg + " ran before the session's last :reset\n"
+                                   : statsByLaunch[n]);
+    }
   } else if (cmd == ":annotate") {
     auto it = annotations.find(arg);
     if (arg.empty() || it == annotations.end())

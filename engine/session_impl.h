@@ -59,6 +59,7 @@ struct Session::Impl {
   int inputCount = 0;
   double compileMs = 0;
   std::string lastStats;
+  std::vector<std::string> statsByLaunch; // `:stats N`: each launch's table, by launch number
   // Per kernel: its definition's text and, per line of it, the counters of its last launch.
   struct Annotation {
     std::string text;
@@ -111,6 +112,7 @@ struct Session::Impl {
   Session::EvalResult meta(const std::string &line);
   /// Keeps the statistics of launch `i` and the per-line counters of its kernel.
   void onLaunchEnd(size_t i);
+  void keepStats(size_t i); // lastStats is launch i's table
 
   // session_values.cpp: how a bare expression's value is shown.
   /// The type of the probe's expression: the last statement of main before `return 0;`.

@@ -126,12 +126,23 @@ std::string Session::Impl::formatValue(const ValueType &vt) {
     return out;
   uint64_t addr;
   std::memcpy(&addr, slot, 8);
-  const runtime::Allocation *a = rt->deviceMemory().find(addr);
-  if (!a)
-    return out;
   const bool scalarElem =
       vt.elemSize > 0 && vt.elemSize <= 8 && vt.elemKind != frontend::TypeKind::Struct &&
       vt.elemKind != frontend::TypeKind::Array && vt.elemKind != frontend::TypeKind::Void;
+  if (vt.kind == frontend::TypeKind::Array && scalarElem && vt.size >= vt.elemSize) {
+    // A host array: its elements (the slot holds its address, as the array decays).
+    const uint64_t count = vt.size / vt.elemSize;
+    const uint64_t shown = std::min<uint64_t>(count, 16);
+    out = "(" + vt.spelling + ") {";
+    for (uint64_t i = 0; i < shown; ++i)
+      out +=
+          (i ? ", " : "") + formatScalar(vt.elemKind, vt.elemSize,
+                                         reinterpret_cast<const uint8_t *>(addr + i * vt.elemSize));
+    return out + (count > shown ? ", ...}" : "}");
+  }
+  const runtime::Allocation *a = rt->deviceMemory().find(addr);
+  if (!a)
+    return out;
   const uint64_t left = a->end() - addr;
   if (!scalarElem)
     return out + " (device, " + std::to_string(left) + " bytes to the end of its allocation)";

@@ -77,6 +77,10 @@ SCRIPT = [
     # Each input's string literals are its own, though they take the last input's places.
     "printf(\"first %d\\n\", 1);",
     "printf(\"second %d\\n\", 2);",
+    "a",  # a host array prints its elements
+    ":stats 0",
+    ":stats 99",
+    "scal",  # a typo is offered the name it is near
 ]
 
 EXPECT = [
@@ -109,6 +113,9 @@ EXPECT = [
     "(int) 15",
     "first 1",
     "second 2",
+    "(int[4]) {1, 2, 3, 4}",
+    "no launch '99': the launches so far are 0 to 3",
+    "use of undeclared identifier 'scal'; did you mean 'scale'?",
 ]
 
 
