@@ -227,7 +227,8 @@ bool Session::Impl::classify(const std::string &input, const frontend::InputPiec
   }
   // Variables: each declarator becomes an item of its own; an initialiser runs in main, where
   // it may call the runtime, unless the variable lives on the device, is const, or is
-  // initialised with braces (those keep their initialiser in the declaration).
+  // initialised with braces or a string literal (those keep their initialiser in the
+  // declaration: `char s[6] = "hello";` cannot be an assignment).
   if (c.isAuto) {
     error = "'auto' variables are not kept between inputs; give the type";
     return false;
@@ -241,7 +242,7 @@ bool Session::Impl::classify(const std::string &input, const frontend::InputPiec
     }
     const std::string declarator = slice(d.begin, d.end);
     const std::string init = d.hasInit ? slice(d.initBegin, d.initEnd) : "";
-    const bool keepInit = verbatim || (!init.empty() && init[0] == '{');
+    const bool keepInit = verbatim || (!init.empty() && (init[0] == '{' || init[0] == '"'));
     const std::string bare = specifiers + " " + declarator + ";";
     const std::string declText =
         !keepInit || init.empty()

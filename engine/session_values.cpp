@@ -132,6 +132,12 @@ std::string Session::Impl::formatValue(const ValueType &vt) {
   if (vt.kind == frontend::TypeKind::Array && scalarElem && vt.size >= vt.elemSize) {
     // A host array: its elements (the slot holds its address, as the array decays).
     const uint64_t count = vt.size / vt.elemSize;
+    const char *chars = reinterpret_cast<const char *>(addr);
+    if (vt.elemKind == frontend::TypeKind::Char && std::memchr(chars, 0, count)) {
+      const std::string text(chars); // a C string: shown as one, quoted (up to 200 characters)
+      return "(" + vt.spelling + ") \"" + text.substr(0, 200) +
+             (text.size() > 200 ? "...\"" : "\"");
+    }
     const uint64_t shown = std::min<uint64_t>(count, 16);
     out = "(" + vt.spelling + ") {";
     for (uint64_t i = 0; i < shown; ++i)

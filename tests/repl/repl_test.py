@@ -81,6 +81,8 @@ SCRIPT = [
     ":stats 0",
     ":stats 99",
     "scal",  # a typo is offered the name it is near
+    'char word[6] = "hello";',
+    "word",
 ]
 
 EXPECT = [
@@ -116,6 +118,7 @@ EXPECT = [
     "(int[4]) {1, 2, 3, 4}",
     "no launch '99': the launches so far are 0 to 3",
     "use of undeclared identifier 'scal'; did you mean 'scale'?",
+    '(char[6]) "hello"',
 ]
 
 
