@@ -30,6 +30,7 @@ bool Session::Impl::ensureRuntime(std::string &error) {
     return true;
   runtime::Runtime::Options ro = runtimeOptions(options);
   ro.stop = stop;
+  ro.err = [this](std::string_view text) { err(relocate(std::string(text))); };
   if (!resolveDevice(options, ro.device, error))
     return false;
   ro.onLaunchEnd = [this](size_t i) { onLaunchEnd(i); };
@@ -133,7 +134,41 @@ bool Session::Impl::compile(const std::vector<Item> &list, const std::string &bo
   compileMs =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   current = std::move(p);
+  mapProgramLines(list, bodyLine, bodyMap);
   return true;
+}
+
+void Session::Impl::mapProgramLines(const std::vector<Item> &list, uint32_t bodyLine,
+                                    const std::map<uint32_t, uint32_t> &bodyMap) {
+  programLines.clear();
+  for (size_t k = 0; k < itemLines.size(); ++k) {
+    const auto [first, index] = itemLines[k];
+    const Item &item = list[index];
+    if (item.input == 0)
+      continue; // the session's own
+    const uint32_t end = k + 1 < itemLines.size() ? itemLines[k + 1].first : bodyLine - 1;
+    for (uint32_t l = first; l < end; ++l)
+      programLines[l] = "input " + std::to_string(item.input) + ", line " +
+                        std::to_string(item.line + (l - first));
+  }
+  for (auto [offset, inputLine] : bodyMap)
+    programLines[bodyLine + offset] =
+        "input " + std::to_string(inputCount) + ", line " + std::to_string(inputLine);
+}
+
+std::string Session::Impl::relocate(std::string text) const {
+  const std::string prefix = "session:";
+  for (size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1)) {
+    size_t end = at + prefix.size();
+    uint32_t line = 0;
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9')
+      line = line * 10 + static_cast<uint32_t>(text[end++] - '0');
+    auto it = programLines.find(line);
+    if (end == at + prefix.size() || it == programLines.end())
+      continue;
+    text.replace(at, end - at, it->second);
+  }
+  return text;
 }
 
 namespace {
@@ -169,6 +204,8 @@ bool Session::Impl::classify(const std::string &input, const frontend::InputPiec
   };
   // Items added by this input are mapped to input lines after the fact (see evalCode).
   auto addItem = [&](Item item) {
+    item.input = static_cast<uint32_t>(inputCount);
+    item.line = c.line;
     int at = findItem(list, item.key);
     if (at >= 0 && list[at].kind == ItemKind::Definition && item.kind == ItemKind::Definition) {
       list[at] = std::move(item); // a redefinition replaces the old one in place
@@ -346,12 +383,12 @@ Session::EvalResult Session::Impl::evalCode(const std::string &input,
   const int code = rt->runMain({});
   if (rt->interrupted()) { // Ctrl-C: reported; the session and its definitions go on
     result.status = Status::Interrupted;
-    result.diagnostics = rt->lastErrorMessage() + "\n";
+    result.diagnostics = relocate(rt->lastErrorMessage()) + "\n";
     return result;
   }
   if (rt->faulted() && (!faultedBefore || rt->lastErrorMessage() != errorBefore)) {
     result.status = Status::RuntimeError;
-    result.diagnostics = rt->lastErrorMessage() + "\n";
+    result.diagnostics = relocate(rt->lastErrorMessage()) + "\n";
     return result;
   }
   if (code != 0) {

@@ -24,6 +24,8 @@ struct Item {
   std::string key;  // what a redefinition replaces: a function's or type's name
   std::string name; // for completion
   std::string text;
+  uint32_t input = 0; // the input that gave it (1, 2, ...), and its first line there
+  uint32_t line = 1;
 };
 
 /// How a bare expression's value is shown: its C type, from the checked AST.
@@ -78,6 +80,13 @@ struct Session::Impl {
     }
   }
   void err(std::string_view s) { writeErr(options, s); }
+  /// Where each line of the running program came from ("input 4, line 2"), for the runtime's
+  /// messages: they name the user's input, never the hidden program (relocate()).
+  std::map<uint32_t, std::string> programLines;
+  void mapProgramLines(const std::vector<Item> &list, uint32_t bodyLine,
+                       const std::map<uint32_t, uint32_t> &bodyMap);
+  /// `text` with each "session:L:C" replaced by programLines' name of line L.
+  std::string relocate(std::string text) const;
 
   void setMode(Mode m) {
     mode = m;

@@ -147,6 +147,13 @@ def run_stdin():
     p = subprocess.run([KERN, "repl", "-f", path], capture_output=True, text=True, timeout=30)
     if p.returncode != 0 or "after" not in p.stdout:
         fail(f"-f FILE (exit {p.returncode})", p.stdout + p.stderr)
+    # A runtime error names the input and its line, never the session's hidden program.
+    script = ("__global__ void k(int *p) {\n  p[threadIdx.x + 100000000] = 1;\n}\n"
+              "int *d; cudaMalloc(&d, 8);\nk<<<1, 1>>>(d); cudaDeviceSynchronize();\n")
+    p = subprocess.run([KERN, "repl"], input=script, capture_output=True, text=True, timeout=30)
+    if p.returncode != 3 or "input 1, line 2:30: error: out-of-bounds global store" not in p.stderr \
+            or "session:" in p.stderr:
+        fail(f"a kernel fault's location (exit {p.returncode})", p.stdout + p.stderr)
     return out
 
 
