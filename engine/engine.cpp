@@ -7,7 +7,9 @@
 
 #include "runtime/symbols.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -81,9 +83,11 @@ bool occupancyCalculator(const Options &options, int threads, int registersPerTh
   in.threadsPerBlock = threads;
   in.registersPerThread = registersPerThread;
   in.sharedPerBlock = sharedBytes;
-  out = runtime::occupancyReport(p, in, runtime::computeOccupancy(p, in));
+  const runtime::OccupancyResult r = runtime::computeOccupancy(p, in);
+  out = runtime::occupancyReport(p, in, r);
   out += "\n" + runtime::occupancyTable(p, registersPerThread, sharedBytes);
-  return true;
+  error = r.error; // a block the device cannot run: the report says why, and it is an error
+  return r.error.empty();
 }
 
 struct Engine::Impl {
@@ -447,7 +451,7 @@ std::unique_ptr<Program> Engine::compileFiles(const std::vector<std::string> &pa
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-      missing += path + ": error: cannot open file\n";
+      missing += path + ": error: cannot open file: " + std::strerror(errno) + "\n";
       continue;
     }
     std::stringstream ss;

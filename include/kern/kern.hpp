@@ -402,7 +402,9 @@ std::string deviceList();
 
 /// The occupancy calculator for a block of `threads` threads at `registersPerThread` registers
 /// and `sharedBytes` bytes of shared memory on the device that `options` name: the report and
-/// the table of occupancy against block size. False with `error` set if the device is unusable.
+/// the table of occupancy against block size. False with `error` set if the device is unusable
+/// (`out` empty), or if it cannot run such a block at all (`out` has the report, which says
+/// why, and the table).
 bool occupancyCalculator(const Options &options, int threads, int registersPerThread,
                          uint64_t sharedBytes, std::string &out, std::string &error);
 

@@ -207,6 +207,16 @@ check(["run", FILES, "--no-files", "--", DATA], 4, err=["file access is disabled
 check([], 0, out=["(int) 42"], stdin="int x = 6;\nx * 7\n")
 check(["repl", "--device", "g80"], 0, out=["(int) 3"], stdin="1 + 2\n:quit\n")
 
+# --option=value as well as --option value; the program's own arguments after -- stay whole.
+check(["run", "--workers=2", "--timeout=30", "--device=fermi", GOOD, "--", "--device=x"], 0,
+      out=["h[31]=31 argc=2", "arg --device=x"])
+check(["occupancy", "--device=g80", "--threads=256"], 0, out=["occupancy"])
+# A block the device cannot run is an error, after the report that says why.
+check(["occupancy", "--threads", "2000"], 2, out=["1024"],
+      err=["kern: error: too many threads per block: 2000, the device allows 1024"])
+# A file that cannot be opened says why.
+check(["run", os.path.join(tmp, "missing.cu")], 1, err=["cannot open file: No such file or directory"])
+
 if failures:
     print("\n".join(failures))
     sys.exit(1)

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iostream>
 #include <iterator>
+#include <set>
 #include <signal.h>
 #include <string>
 #include <unistd.h>
@@ -243,10 +244,16 @@ int occupancyCommand(const std::vector<std::string> &args) {
   if (threads < 0)
     return usage("occupancy needs --threads");
   std::string out, error;
-  if (!kern::occupancyCalculator(opts, static_cast<int>(threads), static_cast<int>(regs),
-                                 static_cast<uint64_t>(smem), out, error))
+  const bool ok = kern::occupancyCalculator(opts, static_cast<int>(threads), static_cast<int>(regs),
+                                            static_cast<uint64_t>(smem), out, error);
+  if (!ok && out.empty())
     return usage(error);
   std::fputs(out.c_str(), stdout);
+  if (!ok) { // the report (with the table of block sizes that do fit), then the error
+    std::fflush(stdout);
+    std::fprintf(stderr, "kern: error: %s\n", error.c_str());
+    return kExitUsage;
+  }
   return 0;
 }
 
@@ -360,10 +367,38 @@ int replCommand(const std::vector<std::string> &args) {
   return runRepl(opts, fastRepl ? kern::Mode::Fast : kern::Mode::Profile, script);
 }
 
+/// `--name=value` as `--name value` for the options that take a value (the GNU convention;
+/// `--fmad=true` is nvcc's own spelling and stays whole). Arguments after `--` are the
+/// program's and stay as they are.
+std::vector<std::string> splitValues(std::vector<std::string> args) {
+  static const std::set<std::string> valued = {
+      "--device",       "--device-file",  "--workers",
+      "--timeout",      "--mode",         "--kernel-name",
+      "--launch-skip",  "--launch-count", "--profile-from-start",
+      "--report",       "--trace",        "--counters-text",
+      "--regs",         "--allow-read",   "--output-dir",
+      "--memory-limit", "--time-limit",   "--threads",
+      "--smem"};
+  std::vector<std::string> out;
+  bool program = false;
+  for (std::string &a : args) {
+    program = program || a == "--";
+    const size_t eq = a.find('=');
+    if (!program && a.rfind("--", 0) == 0 && eq != std::string::npos &&
+        valued.count(a.substr(0, eq))) {
+      out.push_back(a.substr(0, eq));
+      out.push_back(a.substr(eq + 1));
+    } else {
+      out.push_back(std::move(a));
+    }
+  }
+  return out;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> args = splitValues({argv + 1, argv + argc});
   if (args.empty() || args[0] == "repl")
     return replCommand(args);
   std::string cmd = args[0];
