@@ -61,6 +61,7 @@ struct TypeSyntax {
   bool isVolatile = false;
   bool isAuto = false;           // `auto`: the base type is deduced from the initialiser
   const Type *deduced = nullptr; // filled by sema: the type `auto` stands for
+  Expr *decltypeExpr = nullptr;  // `decltype(e)`: the type of e (not evaluated)
   /// Declarator operators in C's binding order, applied to the base type one after another:
   /// `int *a[4]` (array of 4 pointers to int) -> {Pointer, Array(4)};
   /// `int (*p)[4]` (pointer to array)          -> {Array(4), Pointer}.

@@ -243,6 +243,8 @@ void Builder::typeSpecifier(P::TypeSpecifierContext *ts, Specs &s) {
       s.base.enumName = n;
     else
       s.base.name = n;
+  } else if (ts->Decltype()) {
+    s.base.decltypeExpr = expression(ts->expression());
   } else if (ts->Auto()) {
     s.autoLoc = loc(ts);
     s.base.isAuto = true;

@@ -36,6 +36,11 @@ namespace kern::frontend::sema_detail {
 const Type *Sema::baseType(TypeSyntax *ts) {
   if (ts->isAuto && ts->deduced)
     return ts->deduced;
+  if (ts->decltypeExpr) { // the expression's type; it is checked, never evaluated
+    if (!ts->decltypeExpr->type && !check(ts->decltypeExpr))
+      return types_.intTy();
+    return ts->decltypeExpr->type;
+  }
   if (ts->structDef)
     return defineStruct(ts->structDef);
   if (!ts->structName.empty()) {

@@ -225,7 +225,7 @@ void KernParser::noteMemberTypedefs(DeclarationSpecifiersContext *specs,
     switch (t->getType()) {
     case Void: case Char: case Short: case Int: case Long: case Float: case Double:
     case Signed: case Unsigned: case Bool: case CBool: case Auto: case Struct: case Union:
-    case Enum: case Const: case Volatile: case Restrict: case Typename:
+    case Enum: case Const: case Volatile: case Restrict: case Typename: case Decltype:
       return true;
     case Identifier:
     case ColonColon:
@@ -444,6 +444,7 @@ typeQualifier : Const | Volatile | Restrict ;
 typeSpecifier
   : Void | Char | Short | Int | Long | Float | Double | Signed | Unsigned | Bool | CBool
   | Auto
+  | Decltype '(' expression ')'
   | structSpecifier
   | enumSpecifier
   | typedefName
@@ -827,6 +828,7 @@ argumentExpressionList : assignmentExpression (',' assignmentExpression)* ;
 // ---------------------------------------------------------------------------------------------
 
 Auto : 'auto' ;
+Decltype : 'decltype' ;
 Bool : 'bool' ;
 CBool : '_Bool' ;
 Break : 'break' ;
