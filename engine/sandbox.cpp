@@ -14,6 +14,7 @@
 #include "engine/sandbox_confine.h"
 #include "runtime/fiber.h"
 
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -234,6 +235,10 @@ namespace {
   std::string error;
   if (!sandbox::setLimits(sb.memoryLimitBytes, sb.cpuSeconds, error))
     setupFailed(error);
+  // Under an address-space limit, one malloc arena: each further one (glibc makes one per
+  // thread that allocates, up to 8 a core) reserves 64 MiB, which would count as the program's.
+  if (sb.memoryLimitBytes > 0)
+    mallopt(M_ARENA_MAX, 1);
   std::vector<std::string> readPaths = readDirs, writeDirs;
   if (!sb.outputDir.empty())
     writeDirs.push_back(canonicalDir(sb.outputDir));
