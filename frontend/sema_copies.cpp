@@ -18,6 +18,7 @@
 // of device code). Without rvalue references (kern has none), a move is this copy. A class
 // whose constructors are all implicit is still an aggregate (`S s = {"a", 1};`).
 #include "frontend/sema_impl.h"
+#include "frontend/sema_maker.h"
 
 #include <functional>
 
@@ -32,64 +33,17 @@ TypeOp typeOp(TypeOp::Kind kind) {
 }
 
 /// The expressions and statements of an implicit member function, at one location.
-struct Writer {
-  TranslationUnit &tu;
-  SourceLoc at;
+struct Writer : Maker {
   const Type *index_t; // unsigned long, a loop's counter
 
-  Expr *node(ExprKind k) {
-    Expr *e = tu.make<Expr>(k);
-    e->loc = at;
-    return e;
-  }
-  Expr *ident(const std::string &n) {
-    Expr *e = node(ExprKind::Ident);
-    e->name = n;
-    return e;
-  }
-  Expr *member(Expr *obj, const std::string &n, bool arrow) {
-    Expr *e = node(ExprKind::Member);
-    e->name = n;
-    e->isArrow = arrow;
-    e->operands = {obj};
-    return e;
-  }
   Expr *self(const std::string &n) { return member(ident("this"), n, true); }
-  Expr *integer(uint64_t v) {
-    Expr *e = node(ExprKind::IntLit);
-    e->text = std::to_string(v) + "ul";
-    e->intValue = v;
-    return e;
-  }
-  Expr *index(Expr *a, Expr *i) {
-    Expr *e = node(ExprKind::Index);
-    e->operands = {a, i};
-    return e;
-  }
   Expr *assign(Expr *l, Expr *r, bool initializes) {
-    Expr *e = node(ExprKind::Binary);
-    e->binaryOp = BinaryOp::Assign;
+    Expr *e = binary(BinaryOp::Assign, l, r);
     e->initializes = initializes;
-    e->operands = {l, r};
     return e;
-  }
-  Expr *call(Expr *callee, std::vector<Expr *> args) {
-    Expr *e = node(ExprKind::Call);
-    e->operands = {callee};
-    e->args = std::move(args);
-    return e;
-  }
-  Stmt *statement(Expr *e) {
-    Stmt *s = tu.make<Stmt>(StmtKind::Expr);
-    s->loc = at;
-    s->expr = e;
-    return s;
   }
   TypeSyntax *typed(const Type *t, bool isConst = false, bool reference = false) {
-    auto *ts = tu.make<TypeSyntax>();
-    ts->loc = at;
-    ts->isAuto = true;
-    ts->deduced = t;
+    TypeSyntax *ts = Maker::typed(t);
     ts->isConst = isConst;
     if (reference)
       ts->ops.push_back(typeOp(TypeOp::Kind::Reference));
@@ -114,10 +68,7 @@ struct Writer {
     loop->init = tu.make<Stmt>(StmtKind::Decl);
     loop->init->loc = at;
     loop->init->decls = {v};
-    Expr *cond = node(ExprKind::Binary);
-    cond->binaryOp = BinaryOp::Lt;
-    cond->operands = {ident(i), integer(t->count)};
-    loop->cond = cond;
+    loop->cond = binary(BinaryOp::Lt, ident(i), integer(t->count));
     Expr *inc = node(ExprKind::Unary);
     inc->unaryOp = UnaryOp::PreInc;
     inc->operands = {ident(i)};
@@ -251,7 +202,7 @@ void Sema::implicitMembers(StructDecl *sd) {
   if (!copyCtor && !copyAssign && !defaultCtor)
     return;
 
-  Writer w{tu_, sd->loc, types_.get(TypeKind::ULong)};
+  Writer w{{tu_, sd->loc}, types_.get(TypeKind::ULong)};
   const std::string source = "__kern_copy_source";
   auto declare = [&](const std::string &name, bool host, bool device) {
     auto *f = tu_.make<FunctionDecl>();
@@ -295,7 +246,7 @@ void Sema::implicitMembers(StructDecl *sd) {
   auto copyBytes = [&](const Part &p) {
     Expr *size = w.node(ExprKind::SizeofExpr);
     size->operands = {w.self(p.name)};
-    return w.statement(w.call(w.ident("memcpy"), {w.self(p.name), sourcePart(p), size}));
+    return w.expr(w.call(w.ident("memcpy"), {w.self(p.name), sourcePart(p), size}));
   };
   std::vector<FunctionDecl *> made;
 
@@ -311,7 +262,7 @@ void Sema::implicitMembers(StructDecl *sd) {
       w.elements(
           p.type, w.self(p.name), nullptr, 0,
           [&](Expr *d, Expr *) {
-            return w.statement(w.assign(d, constructorCall(u, {}, sd->loc), true));
+            return w.expr(w.assign(d, constructorCall(u, {}, sd->loc), true));
           },
           f->body->body);
     }
@@ -352,7 +303,7 @@ void Sema::implicitMembers(StructDecl *sd) {
       w.elements(
           p.type, w.self(p.name), sourcePart(p), 0,
           [&](Expr *d, Expr *s) {
-            return w.statement(w.assign(d, constructorCall(u, {s}, sd->loc), true));
+            return w.expr(w.assign(d, constructorCall(u, {s}, sd->loc), true));
           },
           f->body->body);
     }
@@ -373,13 +324,13 @@ void Sema::implicitMembers(StructDecl *sd) {
       bool own = copyAssignmentOf(u) != nullptr;
       if (p.base && own) { // `this->B::operator=(source)`
         Expr *callee = w.member(w.ident("this"), p.type->record->name + "::operator=", true);
-        f->body->body.push_back(w.statement(w.call(callee, {w.ident(source)})));
+        f->body->body.push_back(w.expr(w.call(callee, {w.ident(source)})));
         continue;
       }
       if (p.name.empty())
         continue;               // an empty base without an assignment of its own: nothing to copy
       if (!p.type->isArray()) { // `this->m = source.m`: its operator=, or its bytes
-        f->body->body.push_back(w.statement(w.assign(w.self(p.name), sourcePart(p), !own)));
+        f->body->body.push_back(w.expr(w.assign(w.self(p.name), sourcePart(p), !own)));
         continue;
       }
       if (!own) {
@@ -388,7 +339,7 @@ void Sema::implicitMembers(StructDecl *sd) {
       }
       w.elements(
           p.type, w.self(p.name), sourcePart(p), 0,
-          [&](Expr *d, Expr *s) { return w.statement(w.assign(d, s, false)); }, f->body->body);
+          [&](Expr *d, Expr *s) { return w.expr(w.assign(d, s, false)); }, f->body->body);
     }
     if (f->body) { // `return *this;`
       Expr *deref = w.node(ExprKind::Unary);

@@ -5,20 +5,13 @@
  * Compiled as C. */
 #include <kern/kern.h>
 
+#include "check.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static int failures = 0;
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                     \
-      ++failures;                                                                                  \
-    }                                                                                              \
-  } while (0)
 
 static const char *endlessKernel = "#include <cstdio>\n"
                                    "__global__ void spin(int *p) { while (p[0] == 0) p[1]++; }\n"
@@ -49,18 +42,6 @@ static const char *good = "#include <cstdio>\n"
                           "  return h[31];\n"
                           "}\n";
 
-static char errors[8192];
-static size_t errorsLength = 0;
-
-static void collect(void *user, const char *text, size_t size) {
-  (void)user;
-  if (errorsLength + size < sizeof errors) {
-    memcpy(errors + errorsLength, text, size);
-    errorsLength += size;
-    errors[errorsLength] = 0;
-  }
-}
-
 static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -86,8 +67,7 @@ static void runInterrupted(kern_engine *engine, const char *source, const char *
   CHECK(kern_compile(engine, source, "endless.cu", &program) == KERN_OK);
   if (!program)
     return;
-  errorsLength = 0;
-  errors[0] = 0;
+  clearErrors();
   struct interrupter i = {engine, 0.3};
   pthread_t thread;
   pthread_create(&thread, NULL, interruptLater, &i);

@@ -3,37 +3,12 @@
  * registers_per_thread) and kern_compile_file. Compiled as C. */
 #include <kern/kern.h>
 
+#include "check.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures = 0;
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                     \
-      ++failures;                                                                                  \
-    }                                                                                              \
-  } while (0)
-
-static char errors[65536];
-static size_t errorsLength = 0;
-
-static void collect(void *user, const char *text, size_t size) {
-  (void)user;
-  if (errorsLength + size < sizeof errors) {
-    memcpy(errors + errorsLength, text, size);
-    errorsLength += size;
-    errors[errorsLength] = 0;
-  }
-}
-
-static void quiet(void *user, const char *text, size_t size) {
-  (void)user;
-  (void)text;
-  (void)size;
-}
 
 static const char *source = "#include <cstdio>\n"
                             "__global__ void twice(int *p) { p[threadIdx.x] *= 2; }\n"
@@ -79,8 +54,7 @@ int main(void) {
   options.err = collect;
   CHECK(kern_engine_create(&options, &engine) == KERN_OK);
   CHECK(kern_compile(engine, source, "old.cu", &program) == KERN_OK);
-  errorsLength = 0;
-  errors[0] = 0;
+  clearErrors();
   CHECK(kern_program_run(program, 0, NULL, &code) == KERN_OK && code == 62);
   CHECK(strstr(errors, "launch 0") == NULL); /* stats stayed off */
   kern_program_destroy(program);
@@ -104,8 +78,7 @@ int main(void) {
   options.registers_per_thread = 40;
   options.device = "fermi";
   CHECK(kern_engine_create(&options, &engine) == KERN_OK);
-  errorsLength = 0;
-  errors[0] = 0;
+  clearErrors();
   CHECK(kern_compile(engine, source, "reports.cu", &program) == KERN_OK);
   CHECK(kern_program_run(program, 0, NULL, &code) == KERN_OK && code == 62);
   CHECK(strstr(errors, "launch 0: twice<<<1, 32>>>") != NULL);
