@@ -211,9 +211,10 @@ void Runtime::allocateGlobals() {
 bool Runtime::hostMayGoOn(uint32_t site, bool inLoop) {
   if (interrupted_)
     return false; // already reported (a kernel of this run noticed the stop)
-  const std::string loc = location(site);
+  // Called before every runtime call of host code: the location is made only for a report.
   const char *where = inLoop ? "in this loop" : "in this call";
   if (stopRequested()) {
+    const std::string loc = location(site);
     faulted_ = true;
     interrupted_ = true;
     lastErrorMessage_ = (loc.empty() ? std::string("kern") : loc) +
@@ -229,6 +230,7 @@ bool Runtime::hostMayGoOn(uint32_t site, bool inLoop) {
     return true;
   char secs[32];
   std::snprintf(secs, sizeof secs, "%g", options_.timeoutSeconds);
+  const std::string loc = location(site);
   faulted_ = true;
   lastErrorMessage_ = (loc.empty() ? std::string("kern") : loc) +
                       ": error: host code ran longer than the time limit of " + secs +
