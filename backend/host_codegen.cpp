@@ -226,7 +226,14 @@ void HostCodegen::emitLoop(const ir::Stmt &s) {
     b_.CreateCondBr(b_.CreateICmpSLE(left, b_.getInt32(0)), pollBB, onBB,
                     llvm::MDBuilder(c_).createBranchWeights(1, 1 << 20));
     b_.SetInsertPoint(pollBB);
-    b_.CreateCall(runtime(RuntimeFunction::kern_rt_host_poll), {ctx_, b_.getInt32(s.site)});
+    // The poll writes only the runtime's own state (it returns, or unwinds the program): the
+    // shadow entries and program values a loop reads stay in registers across it, and the
+    // program's stores before it are done before it (a stopped REPL input leaves them).
+    llvm::Function *poll = runtime(RuntimeFunction::kern_rt_host_poll);
+    poll->setMemoryEffects(llvm::MemoryEffects::readOnly() |
+                           llvm::MemoryEffects::inaccessibleMemOnly());
+    poll->setDoesNotThrow();
+    b_.CreateCall(poll, {ctx_, b_.getInt32(s.site)});
     b_.CreateStore(b_.getInt32(kHostPollInterval), steps_);
     b_.CreateBr(onBB);
     b_.SetInsertPoint(onBB);

@@ -33,6 +33,9 @@ private:
   /// The local slot or host global `e` (an address) is computed from, with its size; false
   /// when it is not known.
   bool rootObject(const ir::Expr *e, Value *&base, uint64_t &size, std::string &name);
+  /// The variable `e` (an address) adds an offset to (`p[i]`, `p + i + j`), or null: reading
+  /// it again has no effect.
+  static const ir::Expr *pointerVariable(const ir::Expr *e);
   /// Reads the arena's figures from the context and takes the frame of the local objects
   /// (host_frames.cpp); emitFrameExit gives the frame back.
   void emitFrameEntry();

@@ -188,6 +188,15 @@ bool HostCodegen::rootObject(const ir::Expr *e, Value *&base, uint64_t &size, st
   return false;
 }
 
+const ir::Expr *HostCodegen::pointerVariable(const ir::Expr *e) {
+  if (!e || e->kind != ir::ExprKind::PtrAdd)
+    return nullptr;
+  while (e && (e->kind == ir::ExprKind::PtrAdd ||
+               (e->kind == ir::ExprKind::Cast && e->type.isPtr() && e->ops[0]->type.isPtr())))
+    e = e->ops[0];
+  return e && e->kind == ir::ExprKind::VarRef ? e : nullptr;
+}
+
 Value *HostCodegen::checkedAddress(Value *addr, const ir::Expr *addrExpr, uint64_t bytes,
                                    bool store, ir::SiteId site) {
   llvm::MDBuilder md(c_);
@@ -209,11 +218,40 @@ Value *HostCodegen::checkedAddress(Value *addr, const ir::Expr *addrExpr, uint64
     objectBase = base;
     objectSize = size;
   } else {
+    // Any pointer: the shadow entry of the address bounds the access.
     auto *shadowBB = newBlock("host.check.shadow");
-    Value *off = b_.CreateSub(addr, arenaLo_, "arena.off");
-    b_.CreateCondBr(b_.CreateICmpULT(off, arenaBytes_, "in.arena"), shadowBB, slowBB,
-                    md.createBranchWeights(1 << 20, 1));
+    if (const ir::Expr *root = pointerVariable(addrExpr)) {
+      // First relative to the pointer variable the address is computed from (`p[i]`): the
+      // shadow entry of `p` is the same on every iteration of a loop that frees and allocates
+      // nothing, so the optimiser reads it once, before the loop. A negative index or a
+      // pointer past its object's end take the address's own entry.
+      Value *from = emitExpr(*root);
+      Value *baseOff = b_.CreateSub(from, arenaLo_, "base.off");
+      Value *inArena = b_.CreateICmpULT(baseOff, arenaBytes_, "base.in.arena");
+      Value *index = b_.CreateSelect(inArena, b_.CreateLShr(baseOff, b_.getInt64(4)),
+                                     b_.getInt64(0), "base.granule");
+      auto *end = b_.CreateAlignedLoad(b_.getInt64Ty(),
+                                       b_.CreateInBoundsGEP(b_.getInt64Ty(), shadow_, index),
+                                       llvm::Align(8), "base.object.end");
+      markShadowAccess(end);
+      Value *room = b_.CreateSub(end, from, "base.room");
+      Value *valid = b_.CreateAnd(b_.CreateAnd(inArena, b_.CreateICmpUGT(end, from)),
+                                  b_.CreateICmpUGE(room, b_.getInt64(bytes)), "base.valid");
+      auto *offsetBB = newBlock("host.check.offset");
+      b_.CreateCondBr(valid, offsetBB, shadowBB, md.createBranchWeights(1 << 20, 1));
+      b_.SetInsertPoint(offsetBB);
+      Value *ok = b_.CreateICmpULE(b_.CreateSub(addr, from), b_.CreateSub(room, b_.getInt64(bytes)),
+                                   "in.base.object");
+      b_.CreateCondBr(ok, okBB, shadowBB, md.createBranchWeights(1 << 20, 1));
+    } else {
+      b_.CreateBr(shadowBB);
+    }
     b_.SetInsertPoint(shadowBB);
+    auto *lookupBB = newBlock("host.check.lookup");
+    Value *off = b_.CreateSub(addr, arenaLo_, "arena.off");
+    b_.CreateCondBr(b_.CreateICmpULT(off, arenaBytes_, "in.arena"), lookupBB, slowBB,
+                    md.createBranchWeights(1 << 20, 1));
+    b_.SetInsertPoint(lookupBB);
     auto *end = b_.CreateAlignedLoad(
         b_.getInt64Ty(),
         b_.CreateInBoundsGEP(b_.getInt64Ty(), shadow_, b_.CreateLShr(off, b_.getInt64(4))),

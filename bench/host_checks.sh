@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# The cost of host code's memory checks on W1-W6: each program is run whole (one launch) by a
-# kern binary with the checks (B) and one without them (A, e.g. a build of an earlier commit),
-# and again with n = 1, which leaves compilation and start-up: the program's own part is
-# t(default n) - t(n = 1), host loops plus one launch and its copies. The checks' share of the
-# host part is (B - A) / (A's part - the launch's time from bench/results.json).
+# The cost of host code's memory checks on W1-W6: each program is run whole by a kern binary
+# with the checks (B) and one without them (A, e.g. a build of the same commit whose
+# checkedAddress returns the address unchecked). For each binary the program's own host part
+# is taken apart from compilation, start-up and the launches:
+#   host = t(1 launch, n) - t(1 launch, smallest n) - (t(2 launches, n) - t(1 launch, n))
+# (the smallest n leaves compilation and start-up, the second launch measures one launch), and
+# the checks' share is host(B) / host(A). Both binaries compile their own code, so a
+# difference in compile time is not counted as host time.
 #
 # usage: bench/host_checks.sh A_KERN B_KERN [ROUNDS]   (the fastest of ROUNDS runs, default 7)
 set -euo pipefail
@@ -28,21 +31,20 @@ wall() { # kern file args...: the fastest wall time in ms
   done | fastest | awk '{printf "%.1f", $1 / 1000}'
 }
 
-printf '%-18s %10s %10s %10s %10s %12s\n' workload "A ms" "B ms" "n=1 ms" "launch ms" "B/A host"
+printf '%-16s %9s %9s %9s %9s %9s %9s\n' workload "A ms" "A host" "B ms" "B host" "launch" "B/A host"
+small() { case $1 in 3) echo 16 ;; 4) echo 32 ;; *) echo 1 ;; esac; }
+host_part() { # kern file w: prints "t(1, n) host launch"
+  local k=$1 f=$2 w=$3
+  local full two tiny
+  full=$(wall "$k" "$f" 1)
+  two=$(wall "$k" "$f" 2)
+  tiny=$(wall "$k" "$f" 1 "$(small "$w")")
+  awk -v f="$full" -v t="$two" -v s="$tiny" 'BEGIN { l = t - f; printf "%s %.1f %.1f", f, f - s - l, l }'
+}
 for w in 1 2 3 4 5 6; do
   f=$(ls bench/w${w}_*.kern)
-  launch=$(python3 -c "
-import json
-for r in json.load(open('bench/results.json'))['workloads']:
-    if r['workload'].startswith('W$w '):
-        print(r['fast_2w_ms'])
-        break
-else:
-    print(0)")
-  ta=$(wall "$a" "$f" 1)
-  tb=$(wall "$b" "$f" 1)
-  t1=$(wall "$b" "$f" 1 1)
-  ratio=$(awk -v a="$ta" -v b="$tb" -v c="$t1" -v l="$launch" \
-    'BEGIN { h = a - c - l; if (h <= 0) print "n/a"; else printf "%.2f", (h + b - a) / h }')
-  printf '%-18s %10s %10s %10s %10s %12s\n' "$(basename "$f" .kern)" "$ta" "$tb" "$t1" "$launch" "$ratio"
+  read -r ta ha la <<<"$(host_part "$a" "$f" "$w")"
+  read -r tb hb lb <<<"$(host_part "$b" "$f" "$w")"
+  ratio=$(awk -v a="$ha" -v b="$hb" 'BEGIN { if (a <= 0) print "n/a"; else printf "%.2f", b / a }')
+  printf '%-16s %9s %9s %9s %9s %9s %9s\n' "$(basename "$f" .kern)" "$ta" "$ha" "$tb" "$hb" "$la" "$ratio"
 done
