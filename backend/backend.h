@@ -13,6 +13,12 @@
 
 namespace kern::backend {
 
+/// Object files of the modules compiled before (object_cache.h): a compile that makes a
+/// module again links its object instead of optimising and compiling it.
+class ObjectCache;
+/// A cache that holds up to `maxBytes` of module texts, objects and their IR.
+std::shared_ptr<ObjectCache> newObjectCache(size_t maxBytes);
+
 struct CompileOptions {
   /// Emit calls to the counter hooks (kern_rt_count_*) at every memory operation and branch.
   /// If false, compiled code counts nothing (fast mode).
@@ -34,6 +40,9 @@ struct CompileOptions {
   /// Keep the optimised LLVM IR for CompiledProgram::llvmIR() and assembly(); without it they
   /// generate and optimise the program again when first asked (the same IR, at a cost).
   bool keepIR = false;
+  /// Where modules compiled before are found and new ones kept (null: none). The code is the
+  /// same with or without it.
+  std::shared_ptr<ObjectCache> cache;
 };
 
 class CompiledProgram {

@@ -9,11 +9,13 @@
 #include "backend/codegen_common.h"
 #include "backend/host_codegen.h"
 #include "backend/jit.h"
+#include "backend/object_cache.h"
 #include "backend/partition.h"
 #include "backend/warp_codegen.h"
 
 #include "ir/analysis_structure.h"
 
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
@@ -139,16 +141,33 @@ private:
       job.error = "internal error: generated LLVM IR is invalid: " + problems;
       return;
     }
+    // Warp functions are vectorised by construction: LLVM's vectorisers find nothing to do in
+    // the kernels of bench/ (the same code without them) and at most pair two scalar loads
+    // elsewhere. Host code and the access functions' lane loops keep them.
+    const bool vectorise = !job.unit || job.unit->host;
+    // A module made before comes from the cache: its bitcode (the whole module, written
+    // faster than its text), the optimisation level and the vectorisers decide its object
+    // (the target is this process's CPU, the same for all).
+    std::string key;
+    if (options_.cache && objects_) {
+      llvm::raw_string_ostream keyOut(key);
+      keyOut << "-O" << jit_.optLevel() << (vectorise ? " vectorised\n" : "\n");
+      llvm::WriteBitcodeToFile(*module, keyOut);
+      keyOut.flush();
+      std::string object;
+      if (options_.cache->find(key, object, options_.keepIR ? &job.ir : nullptr)) {
+        job.optimised = true;
+        job.object = llvm::MemoryBuffer::getMemBufferCopy(object, module->getName());
+        return;
+      }
+    }
     llvm::orc::JITTargetMachineBuilder jtmb = jit_.targetMachineBuilder();
     auto tm = jtmb.createTargetMachine();
     if (!tm) {
       job.error = "internal error: " + llvm::toString(tm.takeError());
       return;
     }
-    // Warp functions are vectorised by construction: LLVM's vectorisers find nothing to do in
-    // the kernels of bench/ (the same code without them) and at most pair two scalar loads
-    // elsewhere. Host code and the access functions' lane loops keep them.
-    optimiseModule(*module, **tm, jit_.optLevel(), !job.unit || job.unit->host);
+    optimiseModule(*module, **tm, jit_.optLevel(), vectorise);
     job.optimised = true;
     if (options_.keepIR || !objects_) {
       llvm::raw_string_ostream irOut(job.ir);
@@ -162,6 +181,8 @@ private:
       return;
     }
     job.object = std::move(*object);
+    if (!key.empty())
+      options_.cache->insert(key, job.object->getBuffer().str(), job.ir);
   }
 
   /// The LLVM functions of `unit`: declared first, as calls may go forwards and device
@@ -194,6 +215,9 @@ private:
   size_t generated_ = 0;
   std::map<std::string, ModuleContext::AccessKind> accessKinds_;
 };
+
+/// A compile that keeps its modules packs no kernels together (partition.h).
+uint64_t unitSize(const CompileOptions &o) { return o.cache ? 0 : kUnitSize; }
 
 unsigned threadCount(const CompileOptions &o) {
   return o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -242,7 +266,7 @@ private:
   const std::vector<std::string> &modules() const {
     if (haveIR)
       return moduleIRs;
-    const std::vector<CompileUnit> units = partitionModule(module_);
+    const std::vector<CompileUnit> units = partitionModule(module_, unitSize(options_));
     Compilation c(module_, options_, *jit, units, /*objects=*/false);
     c.run(threadCount(options_));
     for (Job &job : c.jobs()) {
@@ -278,7 +302,7 @@ std::unique_ptr<CompiledProgram> compile(const ir::Module &module, const Compile
     return nullptr;
   }
 
-  const std::vector<CompileUnit> units = partitionModule(module);
+  const std::vector<CompileUnit> units = partitionModule(module, unitSize(options));
   Compilation c(module, options, j, units, /*objects=*/true);
   c.run(threadCount(options));
   for (Job &job : c.jobs()) // the first error in unit order, whatever thread met it first

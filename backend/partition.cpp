@@ -88,7 +88,7 @@ uint64_t functionSize(const ir::Function &f) {
   return w.nodes;
 }
 
-std::vector<CompileUnit> partitionModule(const ir::Module &m) {
+std::vector<CompileUnit> partitionModule(const ir::Module &m, uint64_t unitSize) {
   std::vector<CompileUnit> units;
   CompileUnit host;
   host.host = true;
@@ -142,11 +142,11 @@ std::vector<CompileUnit> partitionModule(const ir::Module &m) {
     packed = CompileUnit();
   };
   for (auto &[first, g] : groups) {
-    if (g.size >= kUnitSize) {
+    if (g.size >= unitSize) {
       units.push_back(std::move(g));
       continue;
     }
-    if (packed.size + g.size > kUnitSize)
+    if (packed.size + g.size > unitSize)
       flush();
     packed.functions.insert(packed.functions.end(), g.functions.begin(), g.functions.end());
     packed.size += g.size;

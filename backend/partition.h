@@ -24,7 +24,8 @@ struct CompileUnit {
 
 /// Units of at least this size are not merged with others; smaller ones are packed together
 /// up to about this size, so that the fixed cost of a module is paid for a few small kernels
-/// at once.
+/// at once. (A compile that keeps its modules for the next one, as the REPL's, packs none: a
+/// new or changed kernel then recompiles its own unit only.)
 constexpr uint64_t kUnitSize = 1500;
 
 /// The units of `m`: first the host functions that main or a function pointer may reach, all in
@@ -33,8 +34,8 @@ constexpr uint64_t kUnitSize = 1500;
 /// code calls, are dead code that LLVM would delete); then the kernels, each with
 /// the device functions it reaches, where kernels that reach a device function in common share
 /// a unit (so that no function is compiled twice and every call stays inside its module),
-/// packed in module order into units of about kUnitSize.
-std::vector<CompileUnit> partitionModule(const ir::Module &m);
+/// packed in module order into units of about `unitSize` (0: each group a unit of its own).
+std::vector<CompileUnit> partitionModule(const ir::Module &m, uint64_t unitSize = kUnitSize);
 
 /// The number of statements and expressions of `f`'s body.
 uint64_t functionSize(const ir::Function &f);

@@ -239,6 +239,7 @@ bool Program::Impl::compileNative() {
   const bool counters = countersOn(*options) && !selectsLaunches(*options);
   backend::CompileOptions co = compileOptions(*options, counters);
   co.keepIR = wantIR;
+  co.cache = cache;
   native = backend::compile(*module, co, jitSymbols(), nativeError);
   return native != nullptr;
 }
@@ -247,8 +248,9 @@ bool Program::Impl::compileCounting() {
   if (countingTried)
     return countingNative != nullptr;
   countingTried = true;
-  countingNative =
-      backend::compile(*module, compileOptions(*options, true), jitSymbols(), countingError);
+  backend::CompileOptions co = compileOptions(*options, true);
+  co.cache = cache;
+  countingNative = backend::compile(*module, co, jitSymbols(), countingError);
   return countingNative != nullptr;
 }
 

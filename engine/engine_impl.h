@@ -65,6 +65,9 @@ struct Program::Impl {
   std::unique_ptr<backend::CompiledProgram> countingNative;
   std::string countingError;
   bool countingTried = false;
+  /// Modules compiled before (the REPL's session keeps one): unchanged ones are not compiled
+  /// again.
+  std::shared_ptr<backend::ObjectCache> cache;
   std::vector<KernelSignature> signatures;
   /// Each kernel's C++ symbol name, where it has one (frontend/mangle.h).
   std::map<std::string, std::string> mangledNames;

@@ -56,6 +56,9 @@ struct Session::Impl {
   std::set<std::string> typeNames;
   std::unique_ptr<runtime::Runtime> rt;
   std::unique_ptr<Program::Impl> current; // the program the runtime runs now
+  /// Each input recompiles the session's program; its modules that did not change (every
+  /// kernel the input did not touch) come from here instead of LLVM.
+  std::shared_ptr<backend::ObjectCache> cache = backend::newObjectCache(size_t{256} << 20);
   // Session::interrupt: stops the input being run; cleared before and after each input.
   std::shared_ptr<runtime::StopRequest> stop = std::make_shared<runtime::StopRequest>();
   int inputCount = 0;
