@@ -43,9 +43,8 @@ int main() { return 0; }
 )";
 }
 
-std::unique_ptr<backend::CompiledProgram> compile(const ir::Module &m,
-                                                  std::shared_ptr<backend::ObjectCache> cache,
-                                                  bool keepIR = false) {
+std::unique_ptr<backend::CompiledProgram>
+compile(const ir::Module &m, std::shared_ptr<backend::ObjectCache> cache, bool keepIR = false) {
   backend::CompileOptions o;
   o.cache = std::move(cache);
   o.keepIR = keepIR;
@@ -101,7 +100,7 @@ TEST_CASE("object cache: the least recently used entries go past the size", "[ba
   CHECK(cache.find(std::string(10, 'a'), object, nullptr));
   CHECK(cache.find(std::string(10, 'c'), object, nullptr));
   std::string ir;
-  CHECK_FALSE(cache.find(std::string(10, 'c'), object, &ir)); // kept without its IR
+  CHECK_FALSE(cache.find(std::string(10, 'c'), object, &ir));     // kept without its IR
   cache.insert(std::string(10, 'c'), std::string(30, 'C'), "ir"); // replaces, with its IR
   CHECK(cache.find(std::string(10, 'c'), object, &ir));
   CHECK(ir == "ir");
