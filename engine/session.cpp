@@ -14,6 +14,7 @@
 #include "engine/session_impl.h"
 
 #include "frontend/sema.h"
+#include "runtime/errors.h"
 
 #include <algorithm>
 #include <chrono>
@@ -385,7 +386,21 @@ Session::EvalResult Session::Impl::evalCode(const std::string &input,
   rt->setProgram(current->image());
   const bool faultedBefore = rt->faulted();
   const std::string errorBefore = rt->lastErrorMessage();
+  const uint64_t stickyBefore = rt->stickyReturns();
   const int code = rt->runMain({});
+  if (rt->stickyError() == 0) {
+    faultedInput = 0; // cudaDeviceReset
+  } else if (faultedInput == 0) {
+    faultedInput = inputCount;
+  } else if (rt->stickyReturns() != stickyBefore) {
+    // A launch or call on a device that faulted in an earlier input: CUDA fails it with the
+    // fault's error, silently; say why once per input.
+    const int32_t e = rt->stickyError();
+    err("kern: note: the device faulted in input " + std::to_string(faultedInput) + " (" +
+        runtime::errorName(e) + ": " + runtime::errorString(e) +
+        "): every launch and CUDA call fails with that error until cudaDeviceReset() or "
+        ":reset\n");
+  }
   if (rt->interrupted()) { // Ctrl-C: reported; the session and its definitions go on
     result.status = Status::Interrupted;
     result.diagnostics = relocate(rt->lastErrorMessage()) + "\n";
@@ -446,13 +461,6 @@ std::string Session::source() const {
 double Session::lastCompileMilliseconds() const { return impl_->compileMs; }
 
 Result Session::setMode(Mode mode) {
-  if (mode == Mode::Checked) {
-    Result r;
-    r.status = Status::UsageError;
-    r.diagnostics = "kern: a session runs in fast or profile mode (checked mode is for whole "
-                    "runs: kern run --mode checked)\n";
-    return r;
-  }
   impl_->setMode(mode);
   return {};
 }

@@ -27,8 +27,9 @@ const char *const kHelp =
 Meta-commands:
   :help                 this text
   :device NAME          model another GPU (starts a new device: variables are reset)
-  :mode [fast|profile]  show the mode, or switch it for the following launches: profile
-                        (the default) counts every launch, fast counts nothing
+  :mode [fast|profile|checked]  show the mode, or switch it for the following launches:
+                        profile (the default) counts every launch, fast counts nothing,
+                        checked reports races and uninitialised reads
   :stats [N]            the counters of the last launch, or of launch N (from 0)
   :annotate KERNEL      the kernel's source with the counters of its last launch
   :emit ir|llvm|asm KERNEL   the kernel's Kern IR, LLVM IR or assembly
@@ -186,18 +187,22 @@ Session::EvalResult Session::Impl::meta(const std::string &line) {
     out("device " + arg + " (variables were reset: a new device has new memory)\n");
   } else if (cmd == ":mode") {
     if (arg.empty()) {
-      out(std::string("mode ") + (mode == Mode::Fast ? "fast" : "profile") + "\n");
+      out(std::string("mode ") +
+          (mode == Mode::Fast      ? "fast"
+           : mode == Mode::Checked ? "checked"
+                                   : "profile") +
+          "\n");
       return r;
     }
-    if (!arg2.empty() || (arg != "fast" && arg != "profile"))
-      return usage("usage: :mode [fast|profile]" +
-                   std::string(arg == "checked" ? " (checked mode is for whole runs: kern run "
-                                                  "--mode checked)"
-                                                : ""));
-    setMode(arg == "fast" ? Mode::Fast : Mode::Profile);
+    if (!arg2.empty() || (arg != "fast" && arg != "profile" && arg != "checked"))
+      return usage("usage: :mode [fast|profile|checked]");
+    setMode(arg == "fast" ? Mode::Fast : arg == "checked" ? Mode::Checked : Mode::Profile);
     out("mode " + arg +
-        (arg == "fast" ? " (the following launches count nothing)\n"
-                       : " (the following launches are counted)\n"));
+        (arg == "fast"      ? " (the following launches count nothing)\n"
+         : arg == "checked" ? " (the following launches report shared-memory races and reads of "
+                              "uninitialised memory, and count nothing; memory allocated "
+                              "before counts as written)\n"
+                            : " (the following launches are counted)\n"));
   } else if (cmd == ":stats") {
     if (arg.empty()) {
       out(lastStats.empty() ? "no launch yet\n" : lastStats);

@@ -37,6 +37,9 @@ struct ValueType {
   frontend::TypeKind elemKind = frontend::TypeKind::Void; // pointers
   uint64_t elemSize = 0;
   std::string elemSpelling;
+  /// A cudaError_t (an int to the front end): a runtime call's result, an enumerator or a
+  /// variable declared so. Shown by name with its message.
+  bool cudaError = false;
   bool found = false;
 };
 
@@ -62,6 +65,8 @@ struct Session::Impl {
   // Session::interrupt: stops the input being run; cleared before and after each input.
   std::shared_ptr<runtime::StopRequest> stop = std::make_shared<runtime::StopRequest>();
   int inputCount = 0;
+  /// The input in which the device faulted (its sticky error), 0 while it has not.
+  int faultedInput = 0;
   double compileMs = 0;
   std::string lastStats;
   std::vector<std::string> statsByLaunch; // `:stats N`: each launch's table, by launch number
@@ -91,10 +96,15 @@ struct Session::Impl {
   /// `text` with each "session:L:C" replaced by programLines' name of line L.
   std::string relocate(std::string text) const;
 
+  /// Profile counts; fast counts nothing; checked counts nothing and compiles the following
+  /// inputs with the checks (races, uninitialised reads), which the runtime then records.
   void setMode(Mode m) {
     mode = m;
-    if (rt)
+    options.checked = m == Mode::Checked;
+    if (rt) {
       rt->setCounting(mode == Mode::Profile);
+      rt->setChecked(mode == Mode::Checked);
+    }
   }
 
   bool ensureRuntime(std::string &error);

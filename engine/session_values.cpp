@@ -3,6 +3,7 @@
 #include "engine/session_impl.h"
 
 #include "frontend/ast.h"
+#include "runtime/errors.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -72,6 +73,30 @@ std::string formatScalar(frontend::TypeKind kind, uint64_t size, const uint8_t *
   return out;
 }
 
+/// Whether `e` is a cudaError_t, which the front end knows as an int: a runtime API call, a
+/// call of a function declared to return one, an enumerator or a variable declared as one.
+bool isCudaError(const frontend::Expr *e) {
+  using K = frontend::ExprKind;
+  if (!e || !e->type || e->type->kind != frontend::TypeKind::Int)
+    return false;
+  auto spelled = [](const frontend::TypeSyntax *t) {
+    return t && t->name == "cudaError_t" && t->ops.empty();
+  };
+  if (e->kind == K::Call && !e->operands.empty() && e->operands[0]->kind == K::Ident) {
+    const frontend::Expr *callee = e->operands[0];
+    if (auto *f = dynamic_cast<const frontend::FunctionDecl *>(callee->decl))
+      return spelled(f->returnType);
+    return (callee->builtin >= 0 || e->builtin >= 0) && callee->name.rfind("cuda", 0) == 0;
+  }
+  if (e->kind == K::Ident) {
+    if (e->isEnumConst)
+      return e->name == "cudaSuccess" || e->name.rfind("cudaError", 0) == 0;
+    if (auto *v = dynamic_cast<const frontend::VarDecl *>(e->decl))
+      return spelled(v->typeSyntax);
+  }
+  return false;
+}
+
 } // namespace
 
 /// The type of the probe's expression: the last statement of main before `return 0;`.
@@ -89,6 +114,7 @@ void Session::Impl::findValueType(const frontend::TranslationUnit &tu, ValueType
     vt.kind = t->kind;
     vt.size = t->size();
     vt.isSigned = t->isSigned();
+    vt.cudaError = isCudaError(s->expr);
     if ((t->isPointer() || t->isArray()) && t->elem) {
       vt.elemKind = t->elem->kind;
       vt.elemSize = t->elem->size();
@@ -121,6 +147,13 @@ std::string Session::Impl::formatValue(const ValueType &vt) {
   const bool pointer =
       vt.kind == frontend::TypeKind::Pointer || vt.kind == frontend::TypeKind::Array;
   const bool real = vt.kind == frontend::TypeKind::Float || vt.kind == frontend::TypeKind::Double;
+  if (vt.cudaError) {
+    int64_t code;
+    std::memcpy(&code, slot, 8);
+    const auto c = static_cast<int32_t>(code);
+    return std::string("(cudaError_t) ") + runtime::errorName(c) + " (" + std::to_string(c) +
+           (c == 0 ? ")" : std::string("): ") + runtime::errorString(c));
+  }
   out += formatScalar(pointer ? frontend::TypeKind::Pointer : vt.kind, real ? vt.size : 8, slot);
   if (!pointer)
     return out;
@@ -147,8 +180,20 @@ std::string Session::Impl::formatValue(const ValueType &vt) {
     return out + (count > shown ? ", ...}" : "}");
   }
   const runtime::Allocation *a = rt->deviceMemory().find(addr);
-  if (!a)
+  if (!a) {
+    // A host string (`const char *`): its text, when it ends within the object it points into.
+    const uint64_t room = rt->hostObjectRoom(addr);
+    if ((vt.elemKind == frontend::TypeKind::Char || vt.elemKind == frontend::TypeKind::SChar ||
+         vt.elemKind == frontend::TypeKind::UChar) &&
+        room > 0) {
+      const char *chars = reinterpret_cast<const char *>(addr);
+      const size_t n = strnlen(chars, room);
+      if (n < room)
+        return out + " \"" + std::string(chars, std::min<size_t>(n, 200)) +
+               (n > 200 ? "...\"" : "\"");
+    }
     return out;
+  }
   const uint64_t left = a->end() - addr;
   if (!scalarElem)
     return out + " (device, " + std::to_string(left) + " bytes to the end of its allocation)";

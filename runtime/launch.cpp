@@ -97,8 +97,10 @@ double modelledKernelSeconds(const DeviceProfile &, const LaunchRecord &) {
 void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t block[3],
                      uint64_t sharedBytes, void *stream, const uint8_t *params, uint32_t paramBytes,
                      uint32_t site) {
-  if (stickyError_)
-    return; // the context is unusable after a fault: the launch does nothing
+  if (stickyError_) {
+    ++stickyReturns_; // the context is unusable after a fault: the launch does nothing
+    return;
+  }
   const DeviceProfile &dev = options_.device;
   const std::string loc = location(site);
   // A rejected launch is an error value that the program may check and survive, as on a

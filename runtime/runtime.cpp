@@ -111,8 +111,7 @@ Runtime::Runtime(Options options)
     options_.err("kern: note: the process's address space limit (`ulimit -v`) leaves room for " +
                  byteCount(device_.deviceCapacity()) + " of the " + byteCount(wanted) +
                  " of device memory of " + options_.device.name + "\n");
-  if (options_.checked)
-    checker_ = std::make_unique<Checker>(device_.lo(), device_.hi() - device_.lo());
+  setChecked(options_.checked);
   profilerActive_ = options_.filter.profileFromStart;
   const std::string &name = options_.filter.kernelName;
   if (name.rfind(kRegexPrefix, 0) == 0) {
@@ -128,6 +127,19 @@ Runtime::Runtime(Options options)
   } else if (!name.empty()) {
     kernelMatches_ = [name](std::string_view k) { return k == name; };
   }
+}
+
+void Runtime::setChecked(bool on) {
+  options_.checked = on;
+  if (!on) {
+    checker_.reset();
+    return;
+  }
+  if (checker_)
+    return;
+  checker_ = std::make_unique<Checker>(device_.lo(), device_.hi() - device_.lo());
+  for (const auto &[base, a] : device_.live())
+    checker_->init().mark(base, a.size);
 }
 
 void Runtime::setProgram(backend::ProgramImage image) {

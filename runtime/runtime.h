@@ -262,6 +262,16 @@ public:
   /// Turns counting on or off for the following launches (the REPL's `:mode`). The kernels
   /// must have the counter hooks (or setProgram a counting variant) for them to count.
   void setCounting(bool on) { options_.counters = on; }
+  /// Turns checked mode's records on or off for the following launches (the REPL's `:mode
+  /// checked`); the kernels must be compiled checked. Memory allocated before counts as
+  /// written: what the program put there was not recorded, so no read of it is reported.
+  void setChecked(bool on);
+  /// The error a kernel fault left on the device (0: none): every CUDA call returns it until
+  /// cudaDeviceReset. How many calls have returned it so far.
+  int32_t stickyError() const { return stickyError_; }
+  uint64_t stickyReturns() const { return stickyReturns_; }
+  /// The bytes host code may read from `addr` on, within its object (0: none).
+  uint64_t hostObjectRoom(uint64_t addr);
   /// Launches profiled so far.
   uint64_t profiledLaunches() const { return profiledLaunches_; }
 
@@ -616,8 +626,6 @@ public:
 private:
   HostVisibleBlock *findHostVisible(uint64_t addr);
   void handOutObject(uint64_t addr, uint64_t size, const char *name, bool writable);
-  /// The bytes host code may read from `addr` on, within its object (0: none).
-  uint64_t hostObjectRoom(uint64_t addr);
   /// Where [addr, addr + n) lies for a message; empty if it is an object host code may access.
   std::string hostAccessProblem(uint64_t addr, uint64_t n, bool store);
   struct HandedOut {
@@ -755,8 +763,10 @@ private:
   bool stickySeen_ = true;
   int32_t seenSticky() {
     stickySeen_ = true;
+    ++stickyReturns_;
     return stickyError_;
   }
+  uint64_t stickyReturns_ = 0;
   std::string lastErrorMessage_;
   bool faulted_ = false;
   bool interrupted_ = false;                                // this run was stopped by Options::stop

@@ -442,8 +442,9 @@ public:
   /// running is not affected. Callable from any thread, and from a signal handler (Ctrl-C).
   void interrupt();
   /// The mode of the following launches: Profile (a session's default) counts each launch
-  /// (`:stats`, `:annotate`), Fast counts none. The same as `:mode fast|profile`; Checked is a
-  /// UsageError (checked mode is for whole runs).
+  /// (`:stats`, `:annotate`), Fast counts none, Checked counts none and reports shared-memory
+  /// races and reads of uninitialised memory (the following inputs are compiled with the
+  /// checks; memory allocated before counts as written). The same as `:mode`.
   Result setMode(Mode mode);
   Mode mode() const;
 

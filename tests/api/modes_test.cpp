@@ -298,10 +298,19 @@ int main() {
     CHECK(s.eval("k<<<1, 64>>>(d);").ok());
     out.clear();
     CHECK(s.eval(":stats").ok() && contains(out, "== launch 2: k<<<1, 64>>> on"));
-    CHECK(s.setMode(kern::Mode::Checked).status == kern::Status::UsageError);
-    CHECK(s.eval(":mode checked").status == kern::Status::UsageError);
     CHECK(s.eval(":mode fast please").status == kern::Status::UsageError);
     CHECK(s.mode() == kern::Mode::Profile);
+    // Checked mode: the following inputs are checked; memory written before the switch (d, by
+    // k) is not reported, memory never written is.
+    CHECK(s.setMode(kern::Mode::Checked).ok() && s.mode() == kern::Mode::Checked);
+    CHECK(s.eval("__global__ void copy(const int *p, int *o) { o[threadIdx.x] = p[threadIdx.x]; "
+                 "}")
+              .ok());
+    CHECK(s.eval("int *e; cudaMalloc(&e, 256);").ok());
+    CHECK(s.eval("copy<<<1, 32>>>(d, e); cudaDeviceSynchronize();").ok());
+    CHECK(s.eval("copy<<<1, 32>>>(e + 32, d); cudaDeviceSynchronize();").status ==
+          kern::Status::RuntimeError);
+    CHECK(s.eval(":mode profile").ok() && s.mode() == kern::Mode::Profile);
     std::vector<std::string> c = s.completions(":mo");
     CHECK(c.size() == 1 && c[0] == ":mode");
   }

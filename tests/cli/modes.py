@@ -299,9 +299,17 @@ run(["--mode"], code=2, err=["--mode needs a value"])
 a = subprocess.run([KERN, "annotate", "--mode", "fast", PROG], capture_output=True, text=True)
 if a.returncode != 2 or "cannot go with 'kern annotate'" not in a.stderr:
     failures.append(f"kern annotate --mode fast: exit {a.returncode}\n{a.stderr}")
-a = subprocess.run([KERN, "repl", "--mode", "checked"], capture_output=True, text=True, input="")
-if a.returncode != 2 or "--mode of the REPL is fast or profile" not in a.stderr:
-    failures.append(f"kern repl --mode checked: exit {a.returncode}\n{a.stderr}")
+a = subprocess.run([KERN, "repl", "--mode", "turbo"], capture_output=True, text=True, input="")
+if a.returncode != 2 or "--mode of the REPL is fast, profile or checked" not in a.stderr:
+    failures.append(f"kern repl --mode turbo: exit {a.returncode}\n{a.stderr}")
+# The REPL in checked mode from the start: a read of memory never written is reported.
+a = subprocess.run([KERN, "repl", "--mode", "checked"], capture_output=True, text=True,
+                   input="__global__ void k(const int *p, int *o) { o[0] = p[1]; }\n"
+                         "int *p, *o; cudaMalloc(&p, 8); cudaMalloc(&o, 4);\n"
+                         ":mode\nk<<<1, 1>>>(p, o); cudaDeviceSynchronize();\n")
+if a.returncode != 3 or "load of never-written global memory" not in a.stderr or \
+        "mode checked" not in a.stdout:
+    failures.append(f"kern repl --mode checked: exit {a.returncode}\n{a.stdout}{a.stderr}")
 
 # ---- help ---------------------------------------------------------------------------------------
 

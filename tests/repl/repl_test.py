@@ -83,6 +83,21 @@ SCRIPT = [
     "scal",  # a typo is offered the name it is near
     'char word[6] = "hello";',
     "word",
+    # A fault: CUDA errors print by name, and the faulted device says why later calls fail
+    # until cudaDeviceReset; a host string prints its text.
+    "__global__ void bad(float *p) { p[100000000] = 1; }",
+    "bad<<<1, 1>>>(d);",
+    "cudaDeviceSynchronize()",
+    "bad<<<1, 1>>>(d);",
+    "cudaDeviceReset()",
+    "cudaGetErrorString(cudaErrorInvalidValue)",
+    # Checked mode from the prompt: a race is reported; memory allocated before is written.
+    ":mode checked",
+    "int *r; cudaMalloc(&r, 4);",
+    "__global__ void race(int *o) { __shared__ int t; t = threadIdx.x; *o = t; }",
+    "race<<<1, 64>>>(r);",
+    ":mode",
+    ":mode profile",
 ]
 
 EXPECT = [
@@ -98,12 +113,12 @@ EXPECT = [
     "{5, 5, 5, 5, 5, 5, 5, 5}",
     "unknown device 'nosuchgpu'",
     ":annotate KERNEL",
-    ":mode [fast|profile]",
+    ":mode [fast|profile|checked]",
     "mode profile\n",
     "mode fast (the following launches count nothing)",
     "== launch 2: scale<<<1, 8>>> was not profiled (fast mode",
     "mode fast\n",
-    "usage: :mode [fast|profile]",
+    "usage: :mode [fast|profile|checked]",
     "mode profile (the following launches are counted)",
     "== launch 3: scale<<<1, 8>>> on h100",
     "virtual base classes are not supported",
@@ -119,6 +134,13 @@ EXPECT = [
     "no launch '99': the launches so far are 0 to 3",
     "use of undeclared identifier 'scal'; did you mean 'scale'?",
     '(char[6]) "hello"',
+    "(cudaError_t) cudaErrorIllegalAddress (700): an illegal memory access was encountered",
+    "kern: note: the device faulted in input",
+    "(cudaError_t) cudaSuccess (0)",
+    '"invalid argument"',
+    "mode checked (the following launches report shared-memory races",
+    "shared-memory data race (write-after-write) in kernel 'race'",
+    "mode checked\n",
 ]
 
 

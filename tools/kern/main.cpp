@@ -169,8 +169,9 @@ options:
   --smem S         bytes of shared memory per block, static + dynamic (default 0)
 )";
   if (cmd == "repl")
-    return R"(usage: kern [repl] [--device NAME] [--workers N] [--timeout S] [--mode fast|profile]
-                  [-I DIR]... [-D NAME[=VALUE]]... [-f FILE] [--keep-going]
+    return R"(usage: kern [repl] [--device NAME] [--workers N] [--timeout S]
+                  [--mode fast|profile|checked] [-I DIR]... [-D NAME[=VALUE]]... [-f FILE]
+                  [--keep-going]
 
 The interactive prompt: define kernels, declare host variables, allocate, copy, launch
 with <<< >>>, and print expressions (an input without ';'). :help at the prompt lists
@@ -178,7 +179,8 @@ the meta-commands (:device, :mode, :stats, :annotate, :emit, :load, :include-pat
 :reset, :quit). -I adds a directory that #include searches (as :include-path does), -D
 defines a macro for every input.
 The REPL profiles every launch by default (--mode profile); --mode fast, or :mode fast
-at the prompt, stops counting for the following launches.
+at the prompt, stops counting for the following launches; --mode checked (:mode checked)
+reports shared-memory races and reads of uninitialised memory.
 History is kept in $KERN_HISTORY (default ~/.kern_history). Ctrl-C stops the input
 that runs (the session goes on) or drops the line being typed.
 Standard input that is not a terminal, or -f FILE, is read as a script, without prompts.
@@ -307,13 +309,13 @@ bool isHeaderName(const std::string &file) {
   return false;
 }
 
-/// `kern` and `kern repl [--device D] [--workers N] [--timeout S] [--mode fast|profile]
+/// `kern` and `kern repl [--device D] [--workers N] [--timeout S] [--mode fast|profile|checked]
 /// [-I DIR] [-D NAME[=VALUE]]`.
 int replCommand(const std::vector<std::string> &args) {
   kern::Options opts;
   opts.color = isatty(STDERR_FILENO);
   opts.allowFiles = true; // as kern run: the REPL's programs may use files
-  bool fastRepl = false;
+  kern::Mode replMode = kern::Mode::Profile;
   ReplScript script;
   for (size_t i = 1; i < args.size(); ++i) {
     const std::string &a = args[i];
@@ -350,9 +352,11 @@ int replCommand(const std::vector<std::string> &args) {
     double n;
     std::string error;
     if (a == "--mode") {
-      if (v != "fast" && v != "profile")
-        return usage("--mode of the REPL is fast or profile, got '" + v + "'");
-      fastRepl = v == "fast";
+      if (v != "fast" && v != "profile" && v != "checked")
+        return usage("--mode of the REPL is fast, profile or checked, got '" + v + "'");
+      replMode = v == "fast"      ? kern::Mode::Fast
+                 : v == "checked" ? kern::Mode::Checked
+                                  : kern::Mode::Profile;
     } else if (a == "--device")
       opts.device = v;
     else if (a == "--workers" && parseWhole(a, v, 1, n, error))
@@ -364,7 +368,7 @@ int replCommand(const std::vector<std::string> &args) {
   }
   if (std::string error; !kern::checkDevice(opts, error))
     return usage(error);
-  return runRepl(opts, fastRepl ? kern::Mode::Fast : kern::Mode::Profile, script);
+  return runRepl(opts, replMode, script);
 }
 
 /// `--name=value` as `--name value` for the options that take a value (the GNU convention;
