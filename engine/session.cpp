@@ -118,6 +118,7 @@ bool Session::Impl::compile(const std::vector<Item> &list, const std::string &bo
     collectKernelTypes(tu, kernelTypes);
     if (valueType)
       findValueType(tu, *valueType);
+    collectCompletionInfo(tu);
   };
   p->module = ir::buildModule(p->sources, file, *p->diags, po);
   // Lines of this input: the statements in main and the items it added.

@@ -1,5 +1,5 @@
 // The REPL's meta-commands (:help, :mode, :stats, :annotate, :emit, :load, ...), the launch
-// statistics they show, and completion of names.
+// statistics they show.
 #include "engine/session_impl.h"
 
 #include "runtime/symbols.h"
@@ -30,7 +30,8 @@ Meta-commands:
   :mode [fast|profile|checked]  show the mode, or switch it for the following launches:
                         profile (the default) counts every launch, fast counts nothing,
                         checked reports races and uninitialised reads
-  :stats [N]            the counters of the last launch, or of launch N (from 0)
+  :stats [N]            the counters of the last launch, or of launch N (from 0), and
+                        the advisor's findings on it
   :annotate KERNEL      the kernel's source with the counters of its last launch
   :emit ir|llvm|asm KERNEL   the kernel's Kern IR, LLVM IR or assembly
   :load FILE...         evaluate files in order, in the session's one scope (a
@@ -40,52 +41,6 @@ Meta-commands:
   :reset                forget everything and start a new device
   :quit                 leave (also Ctrl-D)
 )";
-
-const char *const kMetaCommands[] = {":help",     ":device", ":mode", ":stats",
-                                     ":annotate", ":emit",   ":load", ":include-path",
-                                     ":source",   ":reset",  ":quit"};
-
-const char *const kBuiltinNames[] = {
-#define KERN_BUILTIN(name, signature, side) name,
-#include "frontend/builtins.def"
-#undef KERN_BUILTIN
-};
-
-const char *const kWords[] = {"__global__",
-                              "__device__",
-                              "__host__",
-                              "__shared__",
-                              "__constant__",
-                              "__syncthreads",
-                              "threadIdx",
-                              "blockIdx",
-                              "blockDim",
-                              "gridDim",
-                              "warpSize",
-                              "struct",
-                              "typedef",
-                              "return",
-                              "unsigned",
-                              "float",
-                              "double",
-                              "int",
-                              "char",
-                              "long",
-                              "short",
-                              "bool",
-                              "void",
-                              "const",
-                              "size_t",
-                              "dim3",
-                              "sizeof",
-                              "for",
-                              "while",
-                              "if",
-                              "else",
-                              "cudaMemcpyHostToDevice",
-                              "cudaMemcpyDeviceToHost",
-                              "cudaMemcpyDeviceToDevice",
-                              "cudaSuccess"};
 
 } // namespace
 
@@ -124,6 +79,8 @@ void Session::Impl::onLaunchEnd(size_t i) {
   Program::Impl *p = current.get();
   report.sites = runtime::siteTable(p->image());
   lastStats = runtime::launchStatsTable(report, i);
+  for (const std::string &finding : runtime::adviseLaunch(report, i))
+    lastStats += relocate(finding) + "\n";
   keepStats(i);
   // Per-line counters of the kernel's definition, while its module's sites are at hand.
   if (i >= rt->counters().launchCount())
@@ -318,30 +275,6 @@ Session::EvalResult Session::Impl::meta(const std::string &line) {
     return usage("unknown command '" + cmd + "' (:help lists them)");
   }
   return r;
-}
-
-std::vector<std::string> Session::completions(std::string_view prefix) const {
-  std::set<std::string> names;
-  auto add = [&](const std::string &n) {
-    if (n.size() >= prefix.size() && n.compare(0, prefix.size(), prefix) == 0 &&
-        n.rfind("__kern_", 0) != 0)
-      names.insert(n);
-  };
-  if (!prefix.empty() && prefix[0] == ':') {
-    for (const char *m : kMetaCommands)
-      add(m);
-    return {names.begin(), names.end()};
-  }
-  for (const char *b : kBuiltinNames)
-    add(b);
-  for (const char *w : kWords)
-    add(w);
-  for (const Item &it : impl_->items)
-    if (!it.name.empty())
-      add(it.name);
-  for (const std::string &t : impl_->typeNames)
-    add(t);
-  return {names.begin(), names.end()};
 }
 
 } // namespace kern

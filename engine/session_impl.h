@@ -8,6 +8,7 @@
 #include "frontend/types.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -146,6 +147,16 @@ struct Session::Impl {
   std::string formatValue(const ValueType &vt);
 
   int loadCount = 0;
+
+  // session_completion.cpp: what completion knows of the session, from the last checked AST.
+  struct CompletionInfo {
+    std::map<std::string, std::string> varTypes; // file-scope variable -> its type's spelling
+    /// A struct (or vector) type's spelling -> its members and their types' spellings.
+    std::map<std::string, std::vector<std::pair<std::string, std::string>>> members;
+    std::set<std::string> kernels;
+  };
+  CompletionInfo completion;
+  void collectCompletionInfo(const frontend::TranslationUnit &tu);
 };
 
 } // namespace kern

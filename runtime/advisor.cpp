@@ -46,7 +46,12 @@ std::string launchWhere(const ReportInput &in, const LaunchRecord &l) {
 
 } // namespace
 
-std::vector<std::string> advise(const ReportInput &in) {
+namespace {
+
+/// The findings on the launches `launches` (indices into Runtime::launches()) and the sites'
+/// counters `sites`; the transfers' too when `transfers`.
+std::vector<std::string> findings(const ReportInput &in, const std::vector<size_t> &launches,
+                                  const std::vector<SiteCounters> &sites, bool transfers) {
   const Runtime &rt = *in.rt;
   const DeviceProfile &dev = rt.device();
   std::vector<std::string> out;
@@ -57,7 +62,8 @@ std::vector<std::string> advise(const ReportInput &in) {
   };
 
   // Launch configuration.
-  for (const LaunchRecord &l : rt.launches()) {
+  for (size_t index : launches) {
+    const LaunchRecord &l = rt.launches()[index];
     // The advisor covers the profiled launches only (as the counters do).
     if (l.occupancy.blocksPerSM == 0 || !l.profiled)
       continue;
@@ -96,7 +102,6 @@ std::vector<std::string> advise(const ReportInput &in) {
       tidNames.push_back((*it)[1]);
   }
   // Sites.
-  const std::vector<SiteCounters> &sites = rt.counters().program().sites;
   const std::vector<AccessSample> &samples = rt.counters().samples();
   for (size_t i = 0; i < sites.size() && i < in.sites.size(); ++i) {
     const SiteCounters &c = sites[i];
@@ -161,6 +166,8 @@ std::vector<std::string> advise(const ReportInput &in) {
   }
 
   // Transfers.
+  if (!transfers)
+    return out;
   const double kernels = kernelSeconds(rt);
   const TransferTotals t = transferTotals(rt);
   if (kernels > 0 && t.seconds[0] + t.seconds[1] > kernels)
@@ -181,6 +188,21 @@ std::vector<std::string> advise(const ReportInput &in) {
                         "; from pinned memory (cudaMallocHost) they would take " +
                         formatSeconds(pinned));
   return out;
+}
+
+} // namespace
+
+std::vector<std::string> advise(const ReportInput &in) {
+  std::vector<size_t> all(in.rt->launches().size());
+  for (size_t i = 0; i < all.size(); ++i)
+    all[i] = i;
+  return findings(in, all, in.rt->counters().program().sites, true);
+}
+
+std::vector<std::string> adviseLaunch(const ReportInput &in, size_t launch) {
+  if (launch >= in.rt->launches().size() || launch >= in.rt->counters().launchCount())
+    return {};
+  return findings(in, {launch}, in.rt->counters().launch(launch).sites, false);
 }
 
 } // namespace kern::runtime

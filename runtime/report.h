@@ -51,6 +51,9 @@ std::string annotateSource(const ReportInput &in);
 std::string traceJson(const ReportInput &in);
 /// The advisor's findings, one line each, "FILE:LINE: advice: ..." (advisor.cpp).
 std::vector<std::string> advise(const ReportInput &in);
+/// The findings on launch `launch` alone (its configuration and its sites' counters): what the
+/// REPL's `:stats` shows after the launch's table.
+std::vector<std::string> adviseLaunch(const ReportInput &in, size_t launch);
 
 // Shared by the report files.
 

@@ -433,6 +433,13 @@ public:
   /// Names that start with `prefix`: meta-commands (for a ':' prefix), built-in functions,
   /// keywords and types, and the session's kernels, functions and variables.
   std::vector<std::string> completions(std::string_view prefix) const;
+  /// What may replace `word`, the word before the cursor, given `line`, the input up to the
+  /// cursor (ending with `word`): after `:device ` the device names, after `:mode ` the modes,
+  /// after `:annotate ` or `:emit ir ` the kernels, after `:load ` the file names of the
+  /// directory typed so far (`word` is then the part after its last '/'); a member of a
+  /// variable's struct or vector type after `v.` (in `word`) or `p->` (in `line`); otherwise
+  /// as completions(word).
+  std::vector<std::string> completions(std::string_view word, std::string_view line) const;
   /// The program the session has accumulated (definitions and variables), as source text.
   std::string source() const;
   /// Milliseconds the last eval() spent compiling (parse to native code).

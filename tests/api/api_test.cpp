@@ -254,6 +254,30 @@ int main() {
   std::vector<std::string> c = s.completions("cudaMem");
   CHECK(!c.empty() && c[0].rfind("cudaMem", 0) == 0);
   CHECK(!s.completions("k").empty());
+  // Completion in context: members after `.` and `->`, meta-commands' arguments, file names.
+  CHECK(s.eval("struct Q { float4 f; P inner; }; Q q; Q *qp = &q; float4 v4;").ok());
+  auto same = [](std::vector<std::string> got, std::vector<std::string> want) {
+    return got == want;
+  };
+  CHECK(same(s.completions("p."), {"p.v"}));
+  CHECK(same(s.completions("q.", "q."), {"q.f", "q.inner"}));
+  CHECK(same(s.completions("q.inner.", "x = q.inner."), {"q.inner.v"}));
+  CHECK(same(s.completions("", "qp->"), {"f", "inner"}));
+  CHECK(same(s.completions("in", "qp->in"), {"inner"}));
+  CHECK(same(s.completions("v4.", "v4."), {"v4.w", "v4.x", "v4.y", "v4.z"}));
+  CHECK(same(s.completions("threadIdx.", "int i = threadIdx."),
+             {"threadIdx.x", "threadIdx.y", "threadIdx.z"}));
+  CHECK(same(s.completions("nothing.", "nothing."), {}));
+  CHECK(same(s.completions("h1", ":device h1"), {"h100"}));
+  CHECK(same(s.completions("", ":mode "), {"checked", "fast", "profile"}));
+  CHECK(same(s.completions("", ":annotate "), {"k"}));
+  CHECK(same(s.completions("l", ":emit l"), {"llvm"}));
+  CHECK(same(s.completions("", ":emit ir "), {"k"}));
+  const std::string dir = KERN_TEST_SOURCE_DIR "/tests/api/";
+  c = s.completions("api_t", ":load " + dir + "api_t");
+  CHECK(same(c, {"api_test.cpp"}));
+  c = s.completions("ap", ":load " KERN_TEST_SOURCE_DIR "/tests/ap");
+  CHECK(same(c, {"api/"}));
   CHECK(contains(s.source(), "__global__ void k"));
   CHECK(s.lastCompileMilliseconds() > 0);
   CHECK(s.eval(":quit").quit);

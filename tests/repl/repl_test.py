@@ -108,6 +108,8 @@ EXPECT = [
     "(int) 8",
     "sum 9",
     "== launch 0: scale<<<1, 32>>>",
+    "input 5, line 1: advice: kernel 'scale': grid of 1 blocks leaves 131 of 132 SMs idle",
+    "input 1, line 3: advice: 1 of 1 branches divergent",
     "divergent",
     "kernel void @scale",
     "{5, 5, 5, 5, 5, 5, 5, 5}",
@@ -211,7 +213,9 @@ def run_pty():
     wait_for("kern> ")
     # Tab completion: "n_v<TAB>" completes the session's variable n_val, ":mo<TAB>" the
     # meta-command :mode.
-    lines = SCRIPT[:11] + ["n_v\t"] + SCRIPT[11:] + [":mo\t"]
+    # In context: "p.<TAB>" the member p.x, ":device h1<TAB>" the device h100 (last: a new
+    # device resets the variables).
+    lines = SCRIPT[:11] + ["n_v\t"] + SCRIPT[11:] + [":mo\t", "p.\t", ":device h1\t"]
     for line in lines:
         os.write(fd, (line + ("" if line.endswith("\t") else "\n")).encode())
         if line.endswith("\t"):
@@ -230,6 +234,10 @@ def run_pty():
         fail("tab completion of 'n_v' did not give n_val", text)
     if text.count("mode profile\r\n") < 2:
         fail("tab completion of ':mo' did not give :mode", text)
+    if text.count("(float) 2.5") < 2:
+        fail("tab completion of 'p.' did not give p.x", text)
+    if "device h100 (variables were reset" not in text:
+        fail("tab completion of ':device h1' did not give h100", text)
     if not os.path.exists(history) or "n_val" not in open(history, errors="replace").read():
         fail("history file not written", text)
     return text

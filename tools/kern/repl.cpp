@@ -29,19 +29,22 @@ void onInterrupt(int) {
 }
 std::vector<std::string> gMatches;
 
-char *completionGenerator(const char *text, int state) {
+char *completionGenerator(const char *, int state) {
   static size_t next = 0;
-  if (state == 0) {
-    gMatches = gSession ? gSession->completions(text) : std::vector<std::string>{};
+  if (state == 0)
     next = 0;
-  }
   if (next >= gMatches.size())
     return nullptr;
   return strdup(gMatches[next++].c_str()); // readline frees it
 }
 
-char **complete(const char *text, int, int) {
+char **complete(const char *text, int, int end) {
   rl_attempted_completion_over = 1; // no file-name completion after ours
+  const std::string line(rl_line_buffer, std::min<size_t>(end, std::strlen(rl_line_buffer)));
+  gMatches = gSession ? gSession->completions(text, line) : std::vector<std::string>{};
+  // A directory is completed without the space after it: its files come next.
+  rl_completion_append_character =
+      gMatches.size() == 1 && !gMatches[0].empty() && gMatches[0].back() == '/' ? '\0' : ' ';
   return rl_completion_matches(text, completionGenerator);
 }
 
@@ -93,8 +96,9 @@ int runRepl(const kern::Options &options, kern::Mode mode, const ReplScript &scr
   gSession = &session;
   const std::string history = historyPath();
   if (interactive) {
-    // ':' starts a meta-command, so it must not split words; '.' and '>' neither matter.
-    static char breaks[] = " \t\n\"\\'`@$<=;|&{(,)}*+-/%[]!~^";
+    // ':' starts a meta-command and '.' a member (`v.x` is completed as one word), so they
+    // split no words; '>' does, so that after `p->` the member is the word.
+    static char breaks[] = " \t\n\"\\'`@$<>=;|&{(,)}*+-/%[]!~^";
     rl_completer_word_break_characters = breaks;
     rl_attempted_completion_function = complete;
     if (!history.empty())
