@@ -35,6 +35,8 @@ bool Session::Impl::ensureRuntime(std::string &error) {
     return true;
   runtime::Runtime::Options ro = runtimeOptions(options);
   ro.stop = stop;
+  ro.timeoutSeconds = inputTimeout;
+  ro.timeoutSetting = ":timeout";
   ro.err = [this](std::string_view text) { err(relocate(std::string(text))); };
   if (!resolveDevice(options, ro.device, error))
     return false;
@@ -427,6 +429,8 @@ Session::Session(Options options) : impl_(std::make_unique<Impl>()) {
   // small and compile time is what a prompt feels (docs/api.md, "Sessions").
   impl_->options.counters = true;
   impl_->options.optLevel = std::clamp(impl_->options.optLevel, 0, 1);
+  impl_->inputTimeout =
+      impl_->options.timeoutSeconds > 0 ? impl_->options.timeoutSeconds : kDefaultInputTimeout;
   impl_->resetAll();
 }
 

@@ -30,6 +30,7 @@ Meta-commands:
   :mode [fast|profile|checked]  show the mode, or switch it for the following launches:
                         profile (the default) counts every launch, fast counts nothing,
                         checked reports races and uninitialised reads
+  :timeout [SECONDS]    show or set the time an input may run (default 10; 0: none)
   :stats [N]            the counters of the last launch, or of launch N (from 0), and
                         the advisor's findings on it
   :annotate KERNEL      the kernel's source with the counters of its last launch
@@ -142,6 +143,23 @@ Session::EvalResult Session::Impl::meta(const std::string &line) {
     lastStats.clear();
     statsByLaunch.clear();
     out("device " + arg + " (variables were reset: a new device has new memory)\n");
+  } else if (cmd == ":timeout") {
+    char secs[32];
+    if (arg.empty()) {
+      std::snprintf(secs, sizeof secs, "%g", inputTimeout);
+      out(inputTimeout > 0 ? std::string("timeout ") + secs + " s per input\n"
+                           : "no timeout (an input runs until it ends or Ctrl-C)\n");
+      return r;
+    }
+    char *end = nullptr;
+    const double v = std::strtod(arg.c_str(), &end);
+    if (!arg2.empty() || !end || *end || !(v >= 0) || v > 1e9)
+      return usage("usage: :timeout [SECONDS] (0: none)");
+    inputTimeout = v;
+    if (rt)
+      rt->setTimeout(v);
+    std::snprintf(secs, sizeof secs, "%g", v);
+    out(v > 0 ? std::string("timeout ") + secs + " s per input\n" : "no timeout\n");
   } else if (cmd == ":mode") {
     if (arg.empty()) {
       out(std::string("mode ") +

@@ -17,7 +17,7 @@ namespace {
 
 const char *const kMetaCommands[] = {":help",     ":device", ":mode", ":stats",
                                      ":annotate", ":emit",   ":load", ":include-path",
-                                     ":source",   ":reset",  ":quit"};
+                                     ":source",   ":reset",  ":quit", ":timeout"};
 
 const char *const kBuiltinNames[] = {
 #define KERN_BUILTIN(name, signature, side) name,

@@ -45,6 +45,10 @@ struct ValueType {
 };
 
 constexpr const char *kResultVar = "__kern_result";
+/// Seconds an input may run before it is stopped, unless Options::timeoutSeconds or `:timeout`
+/// says otherwise: an endless loop, the commonest slip at a prompt, costs seconds, not the
+/// session.
+constexpr double kDefaultInputTimeout = 10;
 constexpr size_t kResultBytes = 64;
 
 /// `s` without the white space at either end.
@@ -66,6 +70,9 @@ struct Session::Impl {
   // Session::interrupt: stops the input being run; cleared before and after each input.
   std::shared_ptr<runtime::StopRequest> stop = std::make_shared<runtime::StopRequest>();
   int inputCount = 0;
+  /// The time limit of each input (`:timeout`): Options::timeoutSeconds if set, else
+  /// kDefaultInputTimeout; 0 for none.
+  double inputTimeout = 0;
   /// The input in which the device faulted (its sticky error), 0 while it has not.
   int faultedInput = 0;
   double compileMs = 0;

@@ -448,10 +448,11 @@ std::string Runtime::describeTimeout(const LaunchResult &r, const KernelInfo &k,
   };
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.1f", options_.timeoutSeconds);
-  std::string text = (loc.empty() ? "kern: error: " : loc + ": error: ") +
-                     (r.fault.kind == KERN_FAULT_INTERRUPTED
-                          ? "interrupted: kernel '" + k.name + "' was stopped: "
-                          : "kernel '" + k.name + "' stopped after " + secs + " s (--timeout): ");
+  std::string text =
+      (loc.empty() ? "kern: error: " : loc + ": error: ") +
+      (r.fault.kind == KERN_FAULT_INTERRUPTED ? "interrupted: kernel '" + k.name + "' was stopped: "
+                                              : "kernel '" + k.name + "' stopped after " + secs +
+                                                    " s (" + options_.timeoutSetting + "): ");
   const std::vector<uint64_t> &running = r.runningBlocks;
   constexpr size_t kShown = 8;
   text += running.size() == 1 ? "block " : "blocks ";

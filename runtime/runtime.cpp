@@ -246,7 +246,8 @@ bool Runtime::hostMayGoOn(uint32_t site, bool inLoop) {
   faulted_ = true;
   lastErrorMessage_ = (loc.empty() ? std::string("kern") : loc) +
                       ": error: host code ran longer than the time limit of " + secs +
-                      " seconds (--timeout; the time outside kernels), " + where;
+                      " seconds (" + options_.timeoutSetting + "; the time outside kernels), " +
+                      where;
   options_.err(lastErrorMessage_ + "\n");
   return false;
 }

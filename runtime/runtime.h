@@ -137,6 +137,8 @@ struct RuntimeOptions {
   uint64_t deviceMemoryBytes = 0;
   /// Wall-clock limit of one launch in seconds. If 0, none.
   double timeoutSeconds = 0;
+  /// How the messages of a run stopped by the time limit name the setting that sets it.
+  std::string timeoutSetting = "--timeout";
   /// Where a stop is asked for from outside (Ctrl-C, kern_interrupt): a kernel or host code
   /// that notices it stops, and runMain returns kInterruptedExitCode. If null, none can be.
   std::shared_ptr<const StopRequest> stop;
@@ -262,6 +264,8 @@ public:
   /// Turns counting on or off for the following launches (the REPL's `:mode`). The kernels
   /// must have the counter hooks (or setProgram a counting variant) for them to count.
   void setCounting(bool on) { options_.counters = on; }
+  /// The time limit of the following runs (Options::timeoutSeconds; the REPL's `:timeout`).
+  void setTimeout(double seconds) { options_.timeoutSeconds = seconds; }
   /// Turns checked mode's records on or off for the following launches (the REPL's `:mode
   /// checked`); the kernels must be compiled checked. Memory allocated before counts as
   /// written: what the program put there was not recorded, so no read of it is reported.

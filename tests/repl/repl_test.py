@@ -83,6 +83,12 @@ SCRIPT = [
     "scal",  # a typo is offered the name it is near
     'char word[6] = "hello";',
     "word",
+    # Each input has a time limit (10 s unless :timeout says otherwise): an endless loop is
+    # stopped and the session goes on.
+    ":timeout",
+    ":timeout 0.5",
+    "for (;;) { }",
+    ":timeout 0",
     # A fault: CUDA errors print by name, and the faulted device says why later calls fail
     # until cudaDeviceReset; a host string prints its text.
     "__global__ void bad(float *p) { p[100000000] = 1; }",
@@ -136,6 +142,10 @@ EXPECT = [
     "no launch '99': the launches so far are 0 to 3",
     "use of undeclared identifier 'scal'; did you mean 'scale'?",
     '(char[6]) "hello"',
+    "timeout 10 s per input",
+    "timeout 0.5 s per input",
+    "error: host code ran longer than the time limit of 0.5 seconds (:timeout;",
+    "no timeout\n",
     "(cudaError_t) cudaErrorIllegalAddress (700): an illegal memory access was encountered",
     "kern: note: the device faulted in input",
     "(cudaError_t) cudaSuccess (0)",
