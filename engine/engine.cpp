@@ -74,6 +74,32 @@ std::string deviceList() {
   return out;
 }
 
+std::string deviceListJson() {
+  std::string out = "[";
+  const auto &profiles = runtime::builtinProfiles();
+  for (size_t i = 0; i < profiles.size(); ++i)
+    out += (i ? ",\n" : "\n") + runtime::profileToJson(profiles[i]);
+  return out + "\n]\n";
+}
+
+std::string functionPart(const std::string &all, bool llvm, const std::string &name) {
+  std::istringstream src(all);
+  std::string text, l;
+  bool inside = false;
+  while (std::getline(src, l)) {
+    const bool start =
+        llvm ? l.rfind("define ", 0) == 0
+             : (!l.empty() && l[0] != '\t' && l[0] != ' ' && l[0] != '.' && l.back() == ':');
+    if (start)
+      inside = l.find(name) != std::string::npos;
+    if (inside)
+      text += l + "\n";
+    if ((llvm && l == "}") || (!llvm && l.find(".Lfunc_end") == 0))
+      inside = false;
+  }
+  return text;
+}
+
 bool occupancyCalculator(const Options &options, int threads, int registersPerThread,
                          uint64_t sharedBytes, std::string &out, std::string &error) {
   runtime::DeviceProfile p;
@@ -280,6 +306,23 @@ std::string Program::llvmIR() {
   if (!impl_->compileNative())
     return "; " + impl_->nativeError + "\n";
   return impl_->native->llvmIR();
+}
+
+std::string Program::irOf(const std::string &function) const {
+  const ir::Function *f = impl_->module ? impl_->module->findFunction(function) : nullptr;
+  return f ? ir::print(*f, *impl_->module) : "";
+}
+
+std::string Program::llvmIROf(const std::string &function) {
+  if (!impl_->module || !impl_->module->findFunction(function))
+    return "";
+  return functionPart(llvmIR(), true, function);
+}
+
+std::string Program::assemblyOf(const std::string &function) {
+  if (!impl_->module || !impl_->module->findFunction(function))
+    return "";
+  return functionPart(assembly(), false, function);
 }
 
 std::string Program::assembly() {

@@ -23,6 +23,9 @@ namespace kern {
 bool countersOn(const Options &o);
 /// Whether a run checks: Mode::Checked or Options::checked.
 bool checkedOn(const Options &o);
+/// The lines of the LLVM IR (`llvm`) or assembly `all` that belong to the functions whose names
+/// contain `name`.
+std::string functionPart(const std::string &all, bool llvm, const std::string &name);
 /// The launch filter that `o` describes (Options::kernelName, launchSkip...).
 runtime::LaunchFilter launchFilter(const Options &o);
 /// Whether runs select the launches they profile one by one (counters on and a filter): the

@@ -234,23 +234,8 @@ Session::EvalResult Session::Impl::meta(const std::string &line) {
       text = ir::print(*current->module->findFunction(arg2), *current->module);
     } else {
       // The whole module's text, cut down to the functions whose name mentions the kernel.
-      std::string all = arg == "llvm" ? current->native->llvmIR() : current->native->assembly();
-      std::istringstream src(all);
-      std::string l;
-      bool inside = false;
-      for (; std::getline(src, l);) {
-        const bool start = arg == "llvm" ? l.rfind("define ", 0) == 0
-                                         : (!l.empty() && l[0] != '\t' && l[0] != ' ' &&
-                                            l[0] != '.' && l.back() == ':');
-        if (start)
-          inside = l.find(arg2) != std::string::npos;
-        if (inside)
-          text += l + "\n";
-        if (arg == "llvm" && l == "}")
-          inside = false;
-        if (arg == "asm" && l.find(".Lfunc_end") == 0)
-          inside = false;
-      }
+      text = functionPart(arg == "llvm" ? current->native->llvmIR() : current->native->assembly(),
+                          arg == "llvm", arg2);
     }
     if (!text.empty() && text.back() != '\n')
       text += '\n';

@@ -327,6 +327,12 @@ public:
   std::string llvmIR();
   /// Native assembly, or the reason it could not be produced.
   std::string assembly();
+  /// ir(), llvmIR() or assembly() cut down to one kernel or function, with the code generated
+  /// for it under names that contain its name (`kern emit -k NAME`, the REPL's `:emit`); empty
+  /// when the program has no function of that name.
+  std::string irOf(const std::string &function) const;
+  std::string llvmIROf(const std::string &function);
+  std::string assemblyOf(const std::string &function);
   /// The program's first source file as a module image: what cuModuleLoad and
   /// cuModuleLoadData take under kern, as they take a cubin or fatbin that nvcc made (`kern
   /// emit --module`). It holds the source, the -I directories (the file's own first) and the
@@ -399,6 +405,9 @@ bool sandboxAvailable(std::string &why);
 
 /// The built-in device profiles, one line each: name, GPU, compute capability, main limits.
 std::string deviceList();
+/// The built-in device profiles as a JSON array, each in the format of a device file
+/// (`--device-file`, docs/devices.md): `kern devices --json`.
+std::string deviceListJson();
 
 /// The occupancy calculator for a block of `threads` threads at `registersPerThread` registers
 /// and `sharedBytes` bytes of shared memory on the device that `options` name: the report and

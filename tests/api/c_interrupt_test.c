@@ -78,7 +78,9 @@ static void runInterrupted(kern_engine *engine, const char *source, const char *
   pthread_join(thread, NULL);
   CHECK(status == KERN_INTERRUPTED);
   CHECK(exitCode == 130);
-  CHECK(took < 1.5);
+  /* Stopped by the interrupt, not by the end of what it runs (endless, or a 1000 s sleep): the
+   * bound is loose, as a loaded machine may delay the interrupting thread. */
+  CHECK(took < 20);
   CHECK(strstr(errors, expected) != NULL);
   if (!strstr(errors, expected))
     fprintf(stderr, "report was: %s\n", errors);
@@ -129,7 +131,7 @@ int main(void) {
   const double start = now();
   const kern_dim3 grid = {4, 1, 1}, block = {32, 1, 1};
   CHECK(kern_launch(program, "spin", grid, block, &arg, 1, 0) == KERN_INTERRUPTED);
-  CHECK(now() - start < 1.5);
+  CHECK(now() - start < 20);
   pthread_join(thread, NULL);
   /* The device is still usable: an interrupt is not the kernel's fault. */
   int zero[2] = {1, 0};

@@ -217,6 +217,46 @@ check(["occupancy", "--threads", "2000"], 2, out=["1024"],
 # A file that cannot be opened says why.
 check(["run", os.path.join(tmp, "missing.cu")], 1, err=["cannot open file: No such file or directory"])
 
+
+# A usage error shows the usage of the command it concerns, and a near option or command.
+check(["run", "--worker", "2", GOOD], 2,
+      err=["unknown option '--worker' for 'run'; did you mean '--workers'?",
+           "usage: kern run FILE...", "(kern run --help lists its options)"])
+check(["run", "--stast", GOOD], 2, err=["did you mean '--stats'?"])
+check(["run", "--zzzzzz", GOOD], 2, err=["unknown option '--zzzzzz' for 'run'\n"])
+check(["annotate", "--timeuot=3", GOOD], 2,
+      err=["unknown option '--timeuot=3' for 'annotate'; did you mean '--timeout'?",
+           "usage: kern annotate FILE"])
+check(["emit", "--llvn", GOOD], 2, err=["did you mean '--llvm'?", "usage: kern emit"])
+check(["occupancy", "--thread", "32"], 2, err=["did you mean '--threads'?",
+                                               "usage: kern occupancy"])
+check(["repl", "--modee", "fast"], 2, err=["did you mean '--mode'?", "usage: kern [repl]"])
+check(["rn", GOOD], 2, err=["unknown command 'rn'; did you mean 'run'?"])
+check(["run", "--workers", "0", GOOD], 2, err=["usage: kern run FILE..."])
+
+# kern devices --json: every built-in profile, each readable as a --device-file.
+p = subprocess.run([KERN, "devices", "--json"], capture_output=True, text=True, timeout=30)
+profiles = json.loads(p.stdout) if p.returncode == 0 else []
+if [d.get("name") for d in profiles] != ["g80", "gt200", "fermi", "v100", "a100", "h100"]:
+    failures.append(f"kern devices --json: {p.returncode}\n{p.stdout}{p.stderr}")
+for d in profiles:
+    path = write(d["name"] + ".json", json.dumps(d))
+    check(["run", "--device-file", path, GOOD], 0, out=["h[31]=31"])
+check(["devices", "--jsn"], 2, err=["did you mean '--json'?"])
+
+# kern emit -k: one kernel's part.
+TWO = write("two.kern", "__global__ void first(int *a) { a[0] = 1; }\n"
+                        "__global__ void second(int *a) { a[1] = 2; }\n")
+check(["emit", "--ir", "-k", "second", TWO], 0, out=["kernel void @second"],
+      not_out=["@first"])
+check(["emit", "--llvm", "--kernel-name=first", TWO], 0, out=["define void @first"],
+      not_out=["@second("])
+check(["emit", "--asm", "-k", "second", TWO], 0, out=["second"], not_out=["first:"])
+check(["emit", "--ir", "-k", "third", TWO], 2,
+      err=["the program has no kernel or function 'third'"])
+check(["emit", "--module", "-k", "first", TWO, "-o", os.path.join(tmp, "m")], 2,
+      err=["emit --module writes the whole module"])
+
 if failures:
     print("\n".join(failures))
     sys.exit(1)

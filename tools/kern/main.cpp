@@ -26,11 +26,11 @@ commands:
   (none), repl                      the interactive prompt (kern repl --help)
   run FILE... [options] [-- ARGS...]  compile and run the program's main (ARGS reach argv)
   check FILE...                     compile only; print diagnostics
-  emit --ir|--llvm|--asm FILE       print Kern IR, optimised LLVM IR or native assembly
+  emit --ir|--llvm|--asm [-k K] FILE  print Kern IR, optimised LLVM IR or native assembly
   emit --module FILE -o OUT         write a module image for cuModuleLoad (as nvcc -fatbin)
   annotate FILE [options]           run with counters; print the source with each line's
                                     counters beside it (the program's output goes to stderr)
-  devices                           list the built-in device profiles
+  devices [--json]                  list the built-in device profiles
   occupancy [options]               the occupancy calculator for one block configuration
   --help, -h                        this help; kern <command> --help: that command's
   --version                         print the version
@@ -145,20 +145,22 @@ std::string commandHelp(const std::string &cmd) {
                "runs nothing.\n") +
            kExitCodes;
   if (cmd == "emit")
-    return std::string("usage: kern emit --ir|--llvm|--asm|--module [-O0..-O3] [--fmad=BOOL] "
-                       "[-I DIR] [-D NAME[=VALUE]] [--mode MODE] [-o OUT] "
-                       "FILE\n\n"
+    return std::string("usage: kern emit --ir|--llvm|--asm|--module [-k KERNEL] [-O0..-O3] "
+                       "[--fmad=BOOL]\n                 [-I DIR] [-D NAME[=VALUE]] [--mode MODE] "
+                       "[-o OUT] FILE\n\n"
                        "  --ir    Kern IR (per-thread, structured)\n"
                        "  --llvm  LLVM IR after optimisation (warp functions)\n"
                        "  --asm   native assembly\n"
                        "  --module  a module image that the driver API's cuModuleLoad and\n"
                        "          cuModuleLoadData load, where a CUDA build loads the .cubin,\n"
                        "          .fatbin or .ptx that nvcc made (FILE's source, its -I and -D)\n"
+                       "  -k, --kernel-name KERNEL  only that kernel's (or function's) part\n"
                        "  -o OUT  write to OUT instead of standard output\n"
                        "  --mode fast|profile|checked   the code of that mode (default fast)\n") +
            kExitCodes;
   if (cmd == "devices")
-    return "usage: kern devices\n\nLists the built-in device profiles.\n";
+    return "usage: kern devices [--json]\n\nLists the built-in device profiles; --json prints "
+           "them as a JSON array,\neach in the format of a --device-file (docs/devices.md).\n";
   if (cmd == "occupancy")
     return R"(usage: kern occupancy --threads T [options]
 
@@ -191,11 +193,99 @@ code at the end.
   return kUsage;
 }
 
-int usage(const std::string &msg) {
+/// A usage error: the message, then the usage of the command it concerns (its help's first
+/// paragraph and where the rest is), or kern's own without a command. Exits with 2.
+int usage(const std::string &msg, const std::string &cmd = "") {
   if (!msg.empty())
     std::fprintf(stderr, "kern: %s\n", msg.c_str());
-  std::fprintf(stderr, "%s", kUsage);
+  if (cmd.empty()) {
+    std::fprintf(stderr, "%s", kUsage);
+    return kExitUsage;
+  }
+  const std::string help = commandHelp(cmd);
+  const size_t end = help.find("\n\n");
+  std::fprintf(stderr, "%s\n(kern %s --help lists its options)\n", help.substr(0, end).c_str(),
+               cmd.c_str());
   return kExitUsage;
+}
+
+/// The number of one-character edits that turn `a` into `b`.
+size_t editDistance(const std::string &a, const std::string &b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j)
+    row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+/// "; did you mean 'x'?" for the known word nearest to `word` (at most a third of it wrong, or
+/// `word` a prefix of one word only), else "".
+std::string suggestion(const std::string &word, const std::vector<std::string> &known) {
+  std::string best;
+  size_t bestDistance = std::max<size_t>(1, word.size() / 3) + 1;
+  std::vector<std::string> extending;
+  for (const std::string &k : known) {
+    if (word.size() >= 3 && k.rfind(word, 0) == 0)
+      extending.push_back(k);
+    const size_t d = editDistance(word, k);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = k;
+    }
+  }
+  if (best.empty() && extending.size() == 1)
+    best = extending[0];
+  return best.empty() ? "" : "; did you mean '" + best + "'?";
+}
+
+/// The options each command takes (for suggestions).
+std::vector<std::string> commandOptions(const std::string &cmd) {
+  if (cmd == "run" || cmd == "annotate")
+    return {"--workers",      "--timeout",
+            "--device",       "--device-file",
+            "--regs",         "--mode",
+            "--stats",        "--counters",
+            "--report",       "--counters-text",
+            "--trace",        "--checked",
+            "--no-files",     "--sandbox",
+            "--allow-read",   "--output-dir",
+            "--memory-limit", "--time-limit",
+            "--kernel-name",  "--launch-skip",
+            "--launch-count", "--profile-from-start",
+            "--fmad=true",    "--fmad=false",
+            "--help"};
+  if (cmd == "emit")
+    return {"--ir",          "--llvm",      "--asm",        "--module", "--mode",
+            "--kernel-name", "--fmad=true", "--fmad=false", "--help"};
+  if (cmd == "check")
+    return {"--help"};
+  if (cmd == "devices")
+    return {"--json", "--help"};
+  if (cmd == "occupancy")
+    return {"--device", "--device-file", "--threads", "--regs", "--smem", "--help"};
+  if (cmd == "repl")
+    return {"--device", "--workers", "--timeout", "--mode", "--keep-going", "--help"};
+  return {};
+}
+
+/// "unknown option 'X' for 'CMD'", with a suggestion.
+int unknownOption(const std::string &option, const std::string &cmd) {
+  const size_t eq = option.find('=');
+  const std::string name =
+      option.rfind("--", 0) == 0 && eq != std::string::npos && option.rfind("--fmad", 0) != 0
+          ? option.substr(0, eq)
+          : option;
+  return usage("unknown option '" + option + "' for '" + cmd + "'" +
+                   suggestion(name, commandOptions(cmd)),
+               cmd);
 }
 
 bool parseNumber(const char *s, double &out) {
@@ -227,9 +317,9 @@ int occupancyCommand(const std::vector<std::string> &args) {
     }
     if (a != "--device" && a != "--device-file" && a != "--threads" && a != "--regs" &&
         a != "--smem")
-      return usage("unknown option '" + a + "' for 'occupancy'");
+      return unknownOption(a, "occupancy");
     if (i + 1 >= args.size())
-      return usage(a + " needs a value");
+      return usage(a + " needs a value", "occupancy");
     const std::string &v = args[++i];
     std::string error;
     if (a == "--device")
@@ -241,10 +331,10 @@ int occupancyCommand(const std::vector<std::string> &args) {
                          : a == "--regs"  ? regs
                                           : smem,
                          error))
-      return usage(error);
+      return usage(error, "occupancy");
   }
   if (threads < 0)
-    return usage("occupancy needs --threads");
+    return usage("occupancy needs --threads", "occupancy");
   std::string out, error;
   const bool ok = kern::occupancyCalculator(opts, static_cast<int>(threads), static_cast<int>(regs),
                                             static_cast<uint64_t>(smem), out, error);
@@ -329,7 +419,7 @@ int replCommand(const std::vector<std::string> &args) {
     }
     if (a == "-f") {
       if (i + 1 >= args.size())
-        return usage("-f needs a file");
+        return usage("-f needs a file", "repl");
       script.file = args[++i];
       continue;
     }
@@ -338,22 +428,22 @@ int replCommand(const std::vector<std::string> &args) {
       std::string v = a.substr(2);
       if (v.empty()) {
         if (i + 1 >= args.size())
-          return usage(a + " needs a value");
+          return usage(a + " needs a value", "repl");
         v = args[++i];
       }
       (a[1] == 'I' ? opts.includePaths : opts.defines).push_back(v);
       continue;
     }
     if (a != "--device" && a != "--workers" && a != "--timeout" && a != "--mode")
-      return usage("unknown option '" + a + "' for 'repl'");
+      return unknownOption(a, "repl");
     if (i + 1 >= args.size())
-      return usage(a + " needs a value");
+      return usage(a + " needs a value", "repl");
     const std::string &v = args[++i];
     double n;
     std::string error;
     if (a == "--mode") {
       if (v != "fast" && v != "profile" && v != "checked")
-        return usage("--mode of the REPL is fast, profile or checked, got '" + v + "'");
+        return usage("--mode of the REPL is fast, profile or checked, got '" + v + "'", "repl");
       replMode = v == "fast"      ? kern::Mode::Fast
                  : v == "checked" ? kern::Mode::Checked
                                   : kern::Mode::Profile;
@@ -364,10 +454,10 @@ int replCommand(const std::vector<std::string> &args) {
     else if (a == "--timeout" && parseNumber(v.c_str(), n) && n >= 0)
       opts.timeoutSeconds = n;
     else
-      return usage(error.empty() ? "bad value '" + v + "' for " + a : error);
+      return usage(error.empty() ? "bad value '" + v + "' for " + a : error, "repl");
   }
   if (std::string error; !kern::checkDevice(opts, error))
-    return usage(error);
+    return usage(error, "repl");
   return runRepl(opts, replMode, script);
 }
 
@@ -415,9 +505,16 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (cmd == "devices") {
-    if (args.size() > 1 && args[1] != "--help" && args[1] != "-h")
-      return usage("'devices' takes no arguments");
-    std::fputs((args.size() > 1 ? commandHelp("devices") : kern::deviceList()).c_str(), stdout);
+    const bool help = args.size() > 1 && (args[1] == "--help" || args[1] == "-h");
+    const bool json = args.size() > 1 && args[1] == "--json";
+    if (args.size() > 2 || (args.size() > 1 && !help && !json))
+      return args.size() > 2 ? usage("'devices' takes one option at most", "devices")
+                             : unknownOption(args[1], "devices");
+    std::fputs((help   ? commandHelp("devices")
+                : json ? kern::deviceListJson()
+                       : kern::deviceList())
+                   .c_str(),
+               stdout);
     return 0;
   }
   if (cmd == "occupancy")
@@ -426,12 +523,15 @@ int main(int argc, char **argv) {
   if (annotate)
     cmd = "run"; // annotate is a run with counters whose stdout is the annotated source
   if (cmd != "run" && cmd != "check" && cmd != "emit")
-    return usage("unknown command '" + cmd + "'");
+    return usage("unknown command '" + cmd + "'" +
+                 suggestion(cmd, {"run", "check", "emit", "annotate", "devices", "occupancy",
+                                  "repl", "help"}));
 
+  const std::string name = annotate ? "annotate" : cmd; // for usage messages
   kern::Options opts;
   opts.color = isatty(STDERR_FILENO);
   opts.allowFiles = true; // a program run from the command line may use files, as a native one
-  std::string emitKind, emitOut;
+  std::string emitKind, emitOut, emitKernel;
   std::vector<std::string> files;
   // The last --mode, and the last option that counts or filters launches (for messages).
   std::string mode, counting, filter;
@@ -452,32 +552,38 @@ int main(int argc, char **argv) {
       emitKind = a.substr(2);
       continue;
     }
+    if (cmd == "emit" && (a == "-k" || a == "--kernel-name")) {
+      if (i + 1 >= args.size() || args[i + 1].empty())
+        return usage(a + " needs a kernel name", name);
+      emitKernel = args[++i];
+      continue;
+    }
     if (cmd == "emit" && a == "-o") {
       if (i + 1 >= args.size())
-        return usage(a + " needs a file name");
+        return usage(a + " needs a file name", name);
       emitOut = args[++i];
       continue;
     }
     if (cmd == "emit" && a == "--mode") {
       // The code of a mode: profile compiles the counter hooks in, checked the checks.
       if (i + 1 >= args.size())
-        return usage(a + " needs a value");
+        return usage(a + " needs a value", name);
       const std::string &v = args[++i];
       if (v != "fast" && v != "profile" && v != "checked")
-        return usage("--mode needs fast, profile or checked, got '" + v + "'");
+        return usage("--mode needs fast, profile or checked, got '" + v + "'", name);
       opts.counters = v == "profile";
       opts.checked = v == "checked";
       continue;
     }
     if (cmd == "run" && (a == "--workers" || a == "--timeout")) {
       if (i + 1 >= args.size())
-        return usage(a + " needs a value");
+        return usage(a + " needs a value", name);
       double v;
       if (!parseNumber(args[i + 1].c_str(), v) || v < 0)
-        return usage("bad value '" + args[i + 1] + "' for " + a);
+        return usage("bad value '" + args[i + 1] + "' for " + a, name);
       if (a == "--workers") {
         if (v < 1 || v != static_cast<unsigned>(v))
-          return usage("--workers needs a whole number >= 1");
+          return usage("--workers needs a whole number >= 1", name);
         opts.workers = static_cast<unsigned>(v);
       } else
         opts.timeoutSeconds = v;
@@ -500,23 +606,24 @@ int main(int argc, char **argv) {
     if (cmd == "run" && (a == "--allow-read" || a == "--output-dir" || a == "--memory-limit" ||
                          a == "--time-limit")) {
       if (i + 1 >= args.size())
-        return usage(a + " needs a value");
+        return usage(a + " needs a value", name);
       const std::string &v = args[++i];
       sandboxOption = a;
       double seconds;
       if (a == "--allow-read" || a == "--output-dir") {
         std::error_code ec;
         if (!std::filesystem::is_directory(v, ec))
-          return usage(a + " needs a directory, and '" + v + "' is not one");
+          return usage(a + " needs a directory, and '" + v + "' is not one", name);
         if (a == "--allow-read")
           opts.sandbox.allowRead.push_back(v);
         else
           opts.sandbox.outputDir = v;
       } else if (a == "--memory-limit") {
         if (!parseSize(v, opts.sandbox.memoryLimitBytes))
-          return usage("--memory-limit needs a size of 1M or more (512M, 2G...), got '" + v + "'");
+          return usage("--memory-limit needs a size of 1M or more (512M, 2G...), got '" + v + "'",
+                       name);
       } else if (!parseNumber(v.c_str(), seconds) || seconds <= 0) {
-        return usage("--time-limit needs a number of seconds > 0, got '" + v + "'");
+        return usage("--time-limit needs a number of seconds > 0, got '" + v + "'", name);
       } else {
         opts.sandbox.cpuSeconds = seconds;
       }
@@ -531,35 +638,35 @@ int main(int argc, char **argv) {
         (a == "--mode" || a == "-k" || a == "--kernel-name" || a == "--launch-skip" ||
          a == "--launch-count" || a == "--profile-from-start")) {
       if (i + 1 >= args.size())
-        return usage(a + " needs a value");
+        return usage(a + " needs a value", name);
       const std::string &v = args[++i];
       if (a == "--mode") {
         if (v != "fast" && v != "profile" && v != "checked")
-          return usage("--mode needs fast, profile or checked, got '" + v + "'");
+          return usage("--mode needs fast, profile or checked, got '" + v + "'", name);
         mode = v;
         continue;
       }
       filter = a;
       if (a == "-k" || a == "--kernel-name") {
         if (v.empty())
-          return usage(a + " needs a kernel name");
+          return usage(a + " needs a kernel name", name);
         opts.kernelName = v;
       } else if (a == "--profile-from-start") {
         if (v != "on" && v != "off")
-          return usage("--profile-from-start needs on or off, got '" + v + "'");
+          return usage("--profile-from-start needs on or off, got '" + v + "'", name);
         opts.profileFromStart = v == "on";
       } else {
         double n;
         std::string error;
         if (!parseWhole(a, v, a == "--launch-count" ? 1 : 0, n, error))
-          return usage(error);
+          return usage(error, name);
         (a == "--launch-skip" ? opts.launchSkip : opts.launchCount) = static_cast<uint64_t>(n);
       }
       continue;
     }
     if (cmd == "run" && (a == "--report" || a == "--trace" || a == "--counters-text")) {
       if (i + 1 >= args.size())
-        return usage(a + " needs a file name");
+        return usage(a + " needs a file name", name);
       (a == "--report"  ? opts.reportPath
        : a == "--trace" ? opts.tracePath
                         : opts.countersTextPath) = args[++i];
@@ -569,7 +676,7 @@ int main(int argc, char **argv) {
     }
     if (cmd == "run" && (a == "--device" || a == "--device-file" || a == "--regs")) {
       if (i + 1 >= args.size())
-        return usage(a + " needs a value");
+        return usage(a + " needs a value", name);
       const std::string &v = args[++i];
       if (a == "--device")
         opts.device = v;
@@ -579,7 +686,7 @@ int main(int argc, char **argv) {
         double n;
         std::string error;
         if (!parseWhole(a, v, 1, n, error))
-          return usage(error);
+          return usage(error, name);
         opts.registersPerThread = static_cast<int>(n);
       }
       continue;
@@ -593,7 +700,7 @@ int main(int argc, char **argv) {
       std::string v = a.substr(2);
       if (v.empty()) {
         if (i + 1 >= args.size())
-          return usage(a + " needs a value");
+          return usage(a + " needs a value", name);
         v = args[++i];
       }
       (a[1] == 'I' ? opts.includePaths : opts.defines).push_back(v);
@@ -604,34 +711,39 @@ int main(int argc, char **argv) {
       continue;
     }
     if (a.size() > 1 && a[0] == '-')
-      return usage("unknown option '" + a + "' for '" + cmd + "'");
+      return unknownOption(a, name);
     if (isHeaderName(a))
-      return usage("'" + a + "' is a header: #include it from a source file");
+      return usage("'" + a + "' is a header: #include it from a source file", name);
     if (std::find(files.begin(), files.end(), a) != files.end())
-      return usage("'" + a + "' is given twice");
+      return usage("'" + a + "' is given twice", name);
     files.push_back(a);
   }
   if (files.empty())
-    return usage("no input file");
+    return usage("no input file", name);
   if (files.size() > 1 && std::find(files.begin(), files.end(), "-") != files.end())
-    return usage("'-' (standard input) must be the only input file");
+    return usage("'-' (standard input) must be the only input file", name);
   if (cmd == "emit" && emitKind.empty())
-    return usage("emit needs one of --ir, --llvm, --asm, --module");
+    return usage("emit needs one of --ir, --llvm, --asm, --module", name);
+  if (emitKind == "module" && !emitKernel.empty())
+    return usage("emit --module writes the whole module; -k selects a kernel of --ir, --llvm or "
+                 "--asm",
+                 name);
   if (emitKind == "module" && files.size() != 1)
-    return usage("emit --module takes one source file (the module's)");
+    return usage("emit --module takes one source file (the module's)", name);
   if (std::string error; !applyMode(opts, mode, counting, filter, annotate, error))
-    return usage(error);
+    return usage(error, name);
   if (!sandboxOption.empty() && !opts.sandbox.enabled)
-    return usage(sandboxOption + " needs --sandbox");
+    return usage(sandboxOption + " needs --sandbox", name);
   if (opts.sandbox.enabled && noFiles)
     return usage("--no-files and --sandbox: in the sandbox, its directories decide which files "
-                 "the program may use");
+                 "the program may use",
+                 name);
   if (std::string why; opts.sandbox.enabled && !kern::sandboxAvailable(why)) {
     std::fprintf(stderr, "kern: %s\n", why.c_str());
     return kExitUsage;
   }
   if (std::string error; !kern::checkLaunchFilter(opts, error) || !kern::checkDevice(opts, error))
-    return usage(error);
+    return usage(error, name);
 
   if (annotate) {
     opts.annotate = true;
@@ -647,10 +759,19 @@ int main(int argc, char **argv) {
   if (cmd == "check")
     return 0;
   if (cmd == "emit") {
-    std::string text = emitKind == "ir"       ? program->ir()
-                       : emitKind == "llvm"   ? program->llvmIR()
-                       : emitKind == "module" ? program->moduleImage()
-                                              : program->assembly();
+    if (!emitKernel.empty() && program->irOf(emitKernel).empty()) {
+      std::fprintf(stderr, "kern: error: the program has no kernel or function '%s'\n",
+                   emitKernel.c_str());
+      return kExitUsage;
+    }
+    std::string text = emitKind == "module" ? program->moduleImage()
+                       : !emitKernel.empty()
+                           ? (emitKind == "ir"     ? program->irOf(emitKernel)
+                              : emitKind == "llvm" ? program->llvmIROf(emitKernel)
+                                                   : program->assemblyOf(emitKernel))
+                       : emitKind == "ir"   ? program->ir()
+                       : emitKind == "llvm" ? program->llvmIR()
+                                            : program->assembly();
     if (emitOut.empty()) {
       std::fputs(text.c_str(), stdout);
       return 0;
