@@ -327,6 +327,12 @@ struct KernPointerAttributes {
 };
 
 /// cudaMemPoolProps (cudaMemPoolCreate), likewise: CUDA 13's 88 bytes.
+/// cudaMemAccessDesc: which access a location has to a memory pool's memory.
+struct KernMemAccessDesc {
+  KernMemLocation location;
+  int32_t flags; // cudaMemAccessFlags
+};
+
 struct KernMemPoolProps {
   int32_t allocType;   // cudaMemAllocationType
   int32_t handleTypes; // cudaMemAllocationHandleType
@@ -346,6 +352,7 @@ struct KernMemPoolProps {
 } // extern "C"
 
 static_assert(sizeof(KernMemPoolProps) == 88);
+static_assert(sizeof(KernMemAccessDesc) == 12);
 static_assert(offsetof(KernWarpCtx, params) == 0);
 static_assert(offsetof(KernWarpCtx, threadIdx) == 96);
 static_assert(offsetof(KernWarpCtx, shadow) == 504);

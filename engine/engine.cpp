@@ -5,6 +5,7 @@
 #include "frontend/mangle.h"
 #include "ir/analysis.h"
 
+#include "runtime/ncu_metrics.h"
 #include "runtime/symbols.h"
 
 #include <cerrno>
@@ -82,6 +83,15 @@ std::string deviceListJson() {
   return out + "\n]\n";
 }
 
+bool checkMetrics(const std::vector<std::string> &metrics, std::string &error) {
+  return runtime::checkMetricNames(metrics, error);
+}
+
+std::string didYouMean(const std::string &word, const std::vector<std::string> &known) {
+  const std::string nearest = runtime::nearestName(word, known);
+  return nearest.empty() ? "" : "; did you mean '" + nearest + "'?";
+}
+
 std::string functionPart(const std::string &all, bool llvm, const std::string &name) {
   std::istringstream src(all);
   std::string text, l;
@@ -134,7 +144,7 @@ runtime::LaunchFilter launchFilter(const Options &o) {
 
 bool countersOn(const Options &o) {
   return o.mode == Mode::Profile || o.counters || o.stats || o.annotate || !o.reportPath.empty() ||
-         !o.countersTextPath.empty() || launchFilter(o).selects();
+         !o.countersTextPath.empty() || !o.metrics.empty() || o.csv || launchFilter(o).selects();
 }
 
 bool checkedOn(const Options &o) { return o.mode == Mode::Checked || o.checked; }
@@ -365,6 +375,7 @@ RunResult Program::run(const std::vector<std::string> &args) {
   ro.stop = impl_->stop;
   std::string deviceError;
   if (!checkLaunchFilter(*impl_->options, deviceError) ||
+      !checkMetrics(impl_->options->metrics, deviceError) ||
       !resolveDevice(*impl_->options, ro.device, deviceError)) {
     writeErr(*impl_->options, "kern: " + deviceError + "\n");
     result.status = Status::UsageError;
@@ -395,11 +406,16 @@ RunResult Program::run(const std::vector<std::string> &args) {
   auto finishReports = [&](runtime::Runtime &run, runtime::ReportInput &in) {
     runtime::ReportRequest req;
     req.stats = o.stats;
-    req.summary = ro.counters;
+    // A metrics listing (--metrics, --csv) replaces the summary, unless that is asked for too.
+    req.summary = ro.counters && ((o.metrics.empty() && !o.csv) || o.counters || o.stats ||
+                                  o.mode == Mode::Profile);
     req.annotate = o.annotate;
     req.reportPath = o.reportPath;
     req.tracePath = o.tracePath;
     req.countersTextPath = o.countersTextPath;
+    req.metrics = o.metrics;
+    req.listMetrics = !o.metrics.empty();
+    req.csv = o.csv;
     req.writeFile = sandboxReportWriter();        // in a sandbox's child: the parent writes them
     in.sites = runtime::siteTable(run.program()); // with the sites of the modules it loaded
     impl_->annotated.clear();

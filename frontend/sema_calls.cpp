@@ -466,6 +466,10 @@ const Type *Sema::sigType(char c) {
   }
   case 'B':
     return types_.pointerTo(memPoolProps_, defaultSpace(), true);
+  case 'e':
+    return types_.pointerTo(memAccessDesc_, defaultSpace(), true);
+  case 'r':
+    return types_.pointerTo(memLocation_, defaultSpace());
   case 'C': // a stream callback, cudaStreamCallback_t
     return streamCallbackType();
   case 'G': // a host function, cudaHostFn_t

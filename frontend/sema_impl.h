@@ -57,6 +57,7 @@ public:
     td["cudaFuncCache"] = types_.intTy();
     td["cudaMemoryAdvise"] = types_.intTy();
     td["cudaMemLocationType"] = types_.intTy();
+    td["cudaMemAccessFlags"] = types_.intTy();
     td["cudaMemoryType"] = types_.intTy();
     td["cudaLimit"] = types_.intTy();
     td["cudaComputeMode"] = types_.intTy();
@@ -163,6 +164,7 @@ private:
   const Type *pointerAttrs_ = nullptr;    // cudaPointerAttributes, as KernPointerAttributes
   const Type *streamAttrValue_ = nullptr; // cudaStreamAttrValue, as KernStreamAttrValue
   const Type *memPoolProps_ = nullptr;    // cudaMemPoolProps, as KernMemPoolProps
+  const Type *memAccessDesc_ = nullptr;   // cudaMemAccessDesc, as KernMemAccessDesc
   const Type *timeval_ = nullptr;
   const Type *timespec_ = nullptr;
   const Type *option_ = nullptr;

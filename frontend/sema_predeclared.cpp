@@ -132,6 +132,7 @@ void Sema::declareApiStructs() {
                               {"maxSize", z},
                               {"usage", types_.get(TypeKind::UShort)},
                               {"reserved", types_.arrayOf(types_.get(TypeKind::UChar), 54)}});
+  memAccessDesc_ = makeStruct("cudaMemAccessDesc", {{"location", memLocation_}, {"flags", i}});
 }
 
 void Sema::declareHostLibraryTypes() {

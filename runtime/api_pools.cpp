@@ -347,6 +347,69 @@ int32_t Runtime::cudaMemPoolTrimTo(void *pool, uint64_t minBytesToKeep) {
   return cudaSuccess;
 }
 
+namespace {
+
+constexpr int32_t kAccessNone = 0, kAccessRead = 1, kAccessReadWrite = 3; // cudaMemAccessFlags
+
+} // namespace
+
+int32_t Runtime::cudaMemPoolSetAccess(void *pool, const KernMemAccessDesc *descs, uint64_t count) {
+  if (stickyError_)
+    return seenSticky();
+  const std::string fn = "kern: cudaMemPoolSetAccess: ";
+  if (!findPool(pool))
+    return recordError(cudaErrorInvalidValue, fn + hexAddress(addressOf(pool)) + kNotAPool);
+  if (count > 0 && !descs)
+    return recordError(cudaErrorInvalidValue, fn + "null descriptor array");
+  // What a GPU returns for each (tests/lang/runtime/memory_pool_access.kern).
+  for (uint64_t i = 0; i < count; ++i) {
+    const KernMemAccessDesc &d = descs[i];
+    if (d.location.type == kLocHost || d.location.type == kLocHostNuma)
+      return recordError(cudaErrorNotSupported,
+                         fn + "the host's access to a pool of device memory cannot be set");
+    if (d.location.type != kLocDevice)
+      return recordError(cudaErrorInvalidValue, fn + "location type " +
+                                                    std::to_string(d.location.type) +
+                                                    " is not cudaMemLocationTypeDevice");
+    if (d.flags != kAccessNone && d.flags != kAccessRead && d.flags != kAccessReadWrite)
+      return recordError(cudaErrorInvalidValue,
+                         fn + std::to_string(d.flags) + " is not a cudaMemAccessFlags value");
+    if (d.location.id != 0)
+      return recordError(cudaErrorInvalidDevice,
+                         fn + "no device " + std::to_string(d.location.id) +
+                             " (the virtual GPU is device 0, the pool's own)");
+    if (d.flags == kAccessRead)
+      return recordError(cudaErrorNotSupported,
+                         fn + "read-only access (cudaMemAccessFlagsProtRead) is not supported");
+    if (d.flags == kAccessNone)
+      return recordError(cudaErrorInvalidDevice,
+                         fn + "a pool's own device cannot lose its access to it");
+  }
+  return cudaSuccess;
+}
+
+int32_t Runtime::cudaMemPoolGetAccess(int32_t *flags, void *pool, const KernMemLocation *location) {
+  if (stickyError_)
+    return seenSticky();
+  const std::string fn = "kern: cudaMemPoolGetAccess: ";
+  if (!flags || !location)
+    return recordError(cudaErrorInvalidValue, fn + "null pointer argument");
+  if (!findPool(pool))
+    return recordError(cudaErrorInvalidValue, fn + hexAddress(addressOf(pool)) + kNotAPool);
+  if (location->type == kLocHost || location->type == kLocHostNuma) {
+    *flags = kAccessNone; // a pool of device memory: the host has no access
+    return cudaSuccess;
+  }
+  if (location->type != kLocDevice || location->id != 0)
+    return recordError(cudaErrorInvalidValue,
+                       fn + (location->type != kLocDevice
+                                 ? "location type " + std::to_string(location->type) +
+                                       " is not a device or the host"
+                                 : "no device " + std::to_string(location->id)));
+  *flags = kAccessReadWrite;
+  return cudaSuccess;
+}
+
 int32_t Runtime::cudaMemPoolCreate(void **pool, const KernMemPoolProps *props) {
   if (stickyError_)
     return seenSticky();
@@ -437,6 +500,16 @@ int32_t kern_rt_cudaMemPoolGetAttribute(KernHostCtx *ctx, void *pool, int32_t at
 }
 int32_t kern_rt_cudaMemPoolTrimTo(KernHostCtx *ctx, void *pool, uint64_t minBytesToKeep) {
   return ctx->rt->cudaMemPoolTrimTo(pool, minBytesToKeep);
+}
+
+int32_t kern_rt_cudaMemPoolSetAccess(KernHostCtx *ctx, void *pool, const KernMemAccessDesc *descs,
+                                     uint64_t count) {
+  return ctx->rt->cudaMemPoolSetAccess(pool, descs, count);
+}
+
+int32_t kern_rt_cudaMemPoolGetAccess(KernHostCtx *ctx, int32_t *flags, void *pool,
+                                     const KernMemLocation *location) {
+  return ctx->rt->cudaMemPoolGetAccess(flags, pool, location);
 }
 int32_t kern_rt_cudaMemPoolCreate(KernHostCtx *ctx, void **pool, const KernMemPoolProps *props) {
   return ctx->rt->cudaMemPoolCreate(pool, props);

@@ -2,6 +2,8 @@
 // short summary, the JSON report of docs/report-schema.md and the counter text of the tests.
 #include "runtime/report.h"
 
+#include "runtime/ncu_metrics.h"
+
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -306,6 +308,17 @@ std::string countersJson(const SiteCounters &c) {
   return o;
 }
 
+/// The counters under Nsight Compute's metric names.
+std::string ncuJson(const SiteCounters &c) {
+  std::string o = "{";
+  bool first = true;
+  for (const NcuMetric &m : ncuMetrics(c)) {
+    o += std::string(first ? "" : ",") + jsonString(m.name) + ":" + jsonNumber(m.value);
+    first = false;
+  }
+  return o + "}";
+}
+
 bool anyCounted(const SiteCounters &c) { return !(c == SiteCounters{}); }
 
 std::string sitesJson(const std::vector<SiteCounters> &sites) {
@@ -379,7 +392,7 @@ std::string reportJson(const ReportInput &in) {
          ",\"blocksPerSM\":" + u(l.waves.blocksPerSM) + ",\"waves\":" + u(l.waves.waves) +
          ",\"blocksInLastWave\":" + u(l.waves.blocksInLastWave) +
          ",\"lastWaveFullness\":" + jsonNumber(l.waves.lastWaveFullness) + "}" +
-         ",\n     \"totals\":" + countersJson(lc.total) +
+         ",\n     \"totals\":" + countersJson(lc.total) + ",\n     \"ncu\":" + ncuJson(lc.total) +
          ",\n     \"sites\":" + sitesJson(lc.sites) + "}";
   }
   o += "],\n  \"transfers\": [";
@@ -405,6 +418,7 @@ std::string reportJson(const ReportInput &in) {
        ",\"transfers\":" + transferTotalsJson(t) + ",\"transferToKernelRatio\":" +
        (k > 0 ? jsonNumber((t.seconds[0] + t.seconds[1]) / k) : std::string("null")) +
        ",\n    \"totals\":" + countersJson(rt.counters().program().total) +
+       ",\n    \"ncu\":" + ncuJson(rt.counters().program().total) +
        ",\n    \"sites\":" + sitesJson(rt.counters().program().sites) + "}\n}\n";
   return o;
 }
@@ -525,6 +539,8 @@ bool finishReports(const ReportInput &in, const ReportRequest &req,
       err(line + "\n");
   if (req.annotate)
     annotated = annotateSource(in);
+  if (req.listMetrics || req.csv)
+    err(metricsListing(in, req.metrics, req.csv));
   if (!req.reportPath.empty())
     ok &= writeOut(req.reportPath, reportJson(in), err, req);
   if (!req.countersTextPath.empty())

@@ -91,6 +91,12 @@ struct ReportRequest {
   std::string reportPath; ///< JSON; "-" to `err`
   std::string tracePath;  ///< Chrome trace
   std::string countersTextPath; ///< counter text; "-" to `err`
+  /// The metrics of each profiled launch under Nsight Compute's names (ncu_metrics.h), to
+  /// `err`: these (Nsight names or kern keys; empty: all) when `metrics` is set, as CSV when
+  /// `csv` is.
+  std::vector<std::string> metrics;
+  bool listMetrics = false;
+  bool csv = false;
   /// Writes a report to a file (a path other than "-"); false if it could not. If empty, the
   /// file is written here (a sandboxed run's child sends it to its parent instead).
   std::function<bool(const std::string &path, const std::string &text)> writeFile;

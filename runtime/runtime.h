@@ -401,6 +401,9 @@ public:
   int32_t cudaMemPoolSetAttribute(void *pool, int32_t attr, void *value);
   int32_t cudaMemPoolGetAttribute(void *pool, int32_t attr, void *value);
   int32_t cudaMemPoolTrimTo(void *pool, uint64_t minBytesToKeep);
+  /// One device: its own pools are always read-write to it; any other device is invalid.
+  int32_t cudaMemPoolSetAccess(void *pool, const KernMemAccessDesc *descs, uint64_t count);
+  int32_t cudaMemPoolGetAccess(int32_t *flags, void *pool, const KernMemLocation *location);
   int32_t cudaMemPoolCreate(void **pool, const KernMemPoolProps *props);
   int32_t cudaMemPoolDestroy(void *pool);
   // Pitched memory and the occupancy helper (api_pitch.cpp).

@@ -85,6 +85,13 @@ struct Options {
   /// Write every counter as stable text (docs/report-schema.md, "Counter text") to this file;
   /// "-" writes it to `err`. If empty, none. Turns counters on.
   std::string countersTextPath;
+  /// At the end of the run, list each profiled launch's metrics under Nsight Compute's names
+  /// (docs/report-schema.md), to `err`: those named here (Nsight names such as
+  /// "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", or kern keys such as
+  /// "global.load.sectors"); all of them if `csv` is set and this is empty. Turns counters on.
+  std::vector<std::string> metrics;
+  /// List them as CSV, one row per launch and metric, as `ncu --csv` does. Turns counters on.
+  bool csv = false;
   /// Prepare the annotated source (Program::annotatedSource) and print the advisor's findings
   /// to `err`. Turns counters on.
   bool annotate = false;
@@ -408,6 +415,12 @@ std::string deviceList();
 /// The built-in device profiles as a JSON array, each in the format of a device file
 /// (`--device-file`, docs/devices.md): `kern devices --json`.
 std::string deviceListJson();
+/// Whether every name in `metrics` (Options::metrics) is known; `error` names the first that
+/// is not, with the nearest known one.
+bool checkMetrics(const std::vector<std::string> &metrics, std::string &error);
+/// "; did you mean 'x'?" for the word in `known` nearest to `word` (a few letters off, or the one
+/// word it begins), or "" when none is near.
+std::string didYouMean(const std::string &word, const std::vector<std::string> &known);
 
 /// The occupancy calculator for a block of `threads` threads at `registersPerThread` registers
 /// and `sharedBytes` bytes of shared memory on the device that `options` name: the report and

@@ -38,7 +38,7 @@ int main() { int *d; cudaMalloc(&d, 4); k<<<1, 32>>>(d); cudaDeviceSynchronize()
 OWN = write("own.kern", "int main() { return 5; }\n")
 
 
-def check(args, code, out=(), err=(), not_out=(), stdin=None):
+def check(args, code, out=(), err=(), not_out=(), stdin=None, not_err=()):
     p = subprocess.run([KERN] + args, capture_output=True, text=True, input=stdin, timeout=30)
     what = "kern " + " ".join(args)
     if p.returncode != code:
@@ -52,6 +52,9 @@ def check(args, code, out=(), err=(), not_out=(), stdin=None):
     for s in err:
         if s not in p.stderr:
             failures.append(f"{what}: stderr lacks {s!r}\n{p.stderr}")
+    for s in not_err:
+        if s in p.stderr:
+            failures.append(f"{what}: stderr has {s!r}")
     return p
 
 
@@ -256,6 +259,33 @@ check(["emit", "--ir", "-k", "third", TWO], 2,
       err=["the program has no kernel or function 'third'"])
 check(["emit", "--module", "-k", "first", TWO, "-o", os.path.join(tmp, "m")], 2,
       err=["emit --module writes the whole module"])
+
+# Nsight Compute's names: --metrics (either name), --csv, and the report's "ncu" objects. The
+# kernel of GOOD: 32 lanes load and store 4 bytes each, 4 sectors per instruction.
+check(["run", "--metrics", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,global.store.sectors",
+       GOOD], 0, out=["h[31]=31"],
+      err=["  add (1, 1, 1)x(32, 1, 1), launch 0, h100 (cc 9.0)\n",
+           "    l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum  sector  4\n",
+           "    l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum  sector  4\n"],
+      not_err=["kern: counters on", "smsp__inst_executed.sum"])
+check(["run", "--csv", "--metrics=smsp__sass_inst_executed_op_global_st.sum", GOOD], 0,
+      err=['"ID","Kernel Name","Block Size","Grid Size","Device","CC","Metric Name",'
+           '"Metric Unit","Metric Value"\n"0","add","(32, 1, 1)","(1, 1, 1)","h100","9.0",'
+           '"smsp__sass_inst_executed_op_global_st.sum","inst","1"\n'])
+check(["run", "--csv", "--stats", GOOD], 0,
+      err=['"smsp__inst_executed.sum","inst"', "== launch 0: add<<<1, 32>>>"])
+check(["run", "--metrics", "global.load.sector", GOOD], 2,
+      err=["unknown metric 'global.load.sector'; did you mean 'global.load.sectors'?"])
+check(["run", "--mode", "fast", "--csv", GOOD], 2, err=["--mode fast counts and checks nothing"])
+REPORT = os.path.join(tmp, "report.json")
+check(["run", "--report", REPORT, GOOD], 0)
+rep = json.load(open(REPORT))
+ncu, totals = rep["launches"][0]["ncu"], rep["launches"][0]["totals"]
+if (ncu.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") != totals["global"]["load"]["sectors"]
+        or ncu.get("smsp__inst_executed.sum") != totals["instructions"]["warp"]
+        or rep["program"]["ncu"].get("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum")
+        != 0):
+    failures.append(f"the report's ncu object: {ncu}")
 
 if failures:
     print("\n".join(failures))

@@ -22,6 +22,7 @@ TYPES = {"string": str, "integer": int, "number": (int, float), "boolean": bool,
 # once, under "counters." and "transferTotals.".
 ALIASES = [("launches[].sites[].counters", "counters"), ("launches[].totals", "counters"),
            ("program.sites[].counters", "counters"), ("program.totals", "counters"),
+           ("launches[].ncu", "ncu"), ("program.ncu", "ncu"),
            ("transferGaps[].transfers", "transferTotals"), ("program.transfers", "transferTotals")]
 
 

@@ -64,6 +64,10 @@ const char *kRunOptions = R"(options:
   --counters       count, and print a short summary at the end (stderr); = --mode profile
   --report F       count, and write every counter as JSON to F ('-': stderr)
   --counters-text F  count, and write the counters as stable text to F ('-': stderr)
+  --metrics LIST   count, and list each profiled launch's metrics at the end (stderr), as
+                   ncu --metrics does: Nsight Compute names (l1tex__t_sectors_pipe_lsu_mem_
+                   global_op_ld.sum, ...) or kern's keys (global.load.sectors), comma-separated
+  --csv            count, and list them (all, or those of --metrics) as CSV, as ncu --csv
   --trace F        write a Chrome trace-event file (Perfetto, chrome://tracing) to F
   --checked        also report shared-memory data races between barriers and reads of
                    never-written global memory, as errors (exit code 3); slower
@@ -209,43 +213,6 @@ int usage(const std::string &msg, const std::string &cmd = "") {
   return kExitUsage;
 }
 
-/// The number of one-character edits that turn `a` into `b`.
-size_t editDistance(const std::string &a, const std::string &b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
-/// "; did you mean 'x'?" for the known word nearest to `word` (at most a third of it wrong, or
-/// `word` a prefix of one word only), else "".
-std::string suggestion(const std::string &word, const std::vector<std::string> &known) {
-  std::string best;
-  size_t bestDistance = std::max<size_t>(1, word.size() / 3) + 1;
-  std::vector<std::string> extending;
-  for (const std::string &k : known) {
-    if (word.size() >= 3 && k.rfind(word, 0) == 0)
-      extending.push_back(k);
-    const size_t d = editDistance(word, k);
-    if (d < bestDistance) {
-      bestDistance = d;
-      best = k;
-    }
-  }
-  if (best.empty() && extending.size() == 1)
-    best = extending[0];
-  return best.empty() ? "" : "; did you mean '" + best + "'?";
-}
-
 /// The options each command takes (for suggestions).
 std::vector<std::string> commandOptions(const std::string &cmd) {
   if (cmd == "run" || cmd == "annotate")
@@ -284,7 +251,7 @@ int unknownOption(const std::string &option, const std::string &cmd) {
           ? option.substr(0, eq)
           : option;
   return usage("unknown option '" + option + "' for '" + cmd + "'" +
-                   suggestion(name, commandOptions(cmd)),
+                   kern::didYouMean(name, commandOptions(cmd)),
                cmd);
 }
 
@@ -472,7 +439,7 @@ std::vector<std::string> splitValues(std::vector<std::string> args) {
       "--report",       "--trace",        "--counters-text",
       "--regs",         "--allow-read",   "--output-dir",
       "--memory-limit", "--time-limit",   "--threads",
-      "--smem"};
+      "--smem",         "--metrics"};
   std::vector<std::string> out;
   bool program = false;
   for (std::string &a : args) {
@@ -524,8 +491,8 @@ int main(int argc, char **argv) {
     cmd = "run"; // annotate is a run with counters whose stdout is the annotated source
   if (cmd != "run" && cmd != "check" && cmd != "emit")
     return usage("unknown command '" + cmd + "'" +
-                 suggestion(cmd, {"run", "check", "emit", "annotate", "devices", "occupancy",
-                                  "repl", "help"}));
+                 kern::didYouMean(cmd, {"run", "check", "emit", "annotate", "devices", "occupancy",
+                                        "repl", "help"}));
 
   const std::string name = annotate ? "annotate" : cmd; // for usage messages
   kern::Options opts;
@@ -627,6 +594,25 @@ int main(int argc, char **argv) {
       } else {
         opts.sandbox.cpuSeconds = seconds;
       }
+      continue;
+    }
+    if (cmd == "run" && (a == "--metrics" || a == "--csv")) {
+      if (a == "--csv") {
+        opts.csv = true;
+      } else {
+        if (i + 1 >= args.size() || args[i + 1].empty())
+          return usage("--metrics needs a list of metric names", name);
+        const std::string &list = args[++i];
+        for (size_t at = 0; at <= list.size();) {
+          const size_t comma = std::min(list.find(',', at), list.size());
+          if (comma > at)
+            opts.metrics.push_back(list.substr(at, comma - at));
+          at = comma + 1;
+        }
+        if (std::string error; !kern::checkMetrics(opts.metrics, error))
+          return usage(error, name);
+      }
+      counting = a;
       continue;
     }
     if (cmd == "run" && (a == "--stats" || a == "--counters")) {
