@@ -205,6 +205,28 @@ void Sema::lambda(Expr *e) {
   FreeNames rewrite(tu_, &byReference);
   rewrite.function(op);
 
+  // A parameter or result type that names the enclosing function's variables
+  // (`decltype(best) p`, `-> decltype(scale)`) is read here, where the lambda is written: the
+  // body's scope below does not see them.
+  auto resolveHere = [&](TypeSyntax *&written) {
+    if (!written || !written->decltypeExpr)
+      return true;
+    const Type *t = resolve(written);
+    if (!t)
+      return false;
+    auto *ts = tu_.make<TypeSyntax>();
+    ts->loc = written->loc;
+    ts->isAuto = true;
+    ts->deduced = t;
+    written = ts;
+    return true;
+  };
+  for (VarDecl *p : op->params)
+    if (!resolveHere(p->typeSyntax))
+      return;
+  if (!resolveHere(op->returnType))
+    return;
+
   // The closure: a struct at namespace scope (named in the enclosing namespace or struct, so
   // that the body finds the names the enclosing function finds).
   auto *sd = tu_.make<StructDecl>();

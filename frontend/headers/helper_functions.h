@@ -9,11 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #ifdef __cplusplus
-// C++'s strings, file and string streams, which the samples' copy brings in (through
-// helper_string.h and exception.h) and programs then name without including them.
+// What the samples' copy includes and programs then use without including it themselves:
+// <algorithm>, streams, strings and vectors (streamOrderedAllocationP2P calls std::for_each
+// with only <iostream>, <map>, <set> and <utility> of its own).
+#include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
+#include <vector>
 #endif
 
 #include "helper_image.h"
