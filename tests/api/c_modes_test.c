@@ -5,25 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
-static int failures = 0;
-#define CHECK(cond)                                                                                \
-  do {                                                                                             \
-    if (!(cond)) {                                                                                 \
-      fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);                     \
-      ++failures;                                                                                  \
-    }                                                                                              \
-  } while (0)
+#include "check.h"
 
 static const char *source = "__global__ void fill(int *out, int v) { out[threadIdx.x] = v; }\n"
                             "__global__ void bump(int *out) {\n"
                             "  if (threadIdx.x % 2) atomicAdd(&out[0], 1);\n"
                             "}\n";
-
-static void quiet(void *user, const char *text, size_t size) {
-  (void)user;
-  (void)text;
-  (void)size;
-}
 
 /* The filter callback: records its calls, profiles odd launch indices. */
 struct calls {
