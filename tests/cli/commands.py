@@ -3,6 +3,7 @@
 command"). Usage: commands.py KERN"""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -236,6 +237,48 @@ check(["occupancy", "--thread", "32"], 2, err=["did you mean '--threads'?",
 check(["repl", "--modee", "fast"], 2, err=["did you mean '--mode'?", "usage: kern [repl]"])
 check(["rn", GOOD], 2, err=["unknown command 'rn'; did you mean 'run'?"])
 check(["run", "--workers", "0", GOOD], 2, err=["usage: kern run FILE..."])
+
+# The conventions of option parsing: attached short values, the last of a repeated option,
+# values checked with the option named, an option of another command named as such.
+NAME = write("name.kern", r'''
+int main() {
+  cudaDeviceProp p; cudaGetDeviceProperties(&p, 0);
+  printf("cc %d.%d\\n", p.major, p.minor);
+  return 0;
+}
+''')
+check(["run", "--device", "g80", "--device=h100", NAME], 0, out=["cc 9.0"])
+check(["run", "-O3", "-O0", NAME], 0, out=["cc 9.0"])
+check(["run", "--workers=abc", GOOD], 2,
+      err=["kern: --workers needs a whole number >= 1 and <= 65536, got 'abc'\n"])
+check(["run", "-O7", GOOD], 2, err=["kern: -O needs 0, 1, 2 or 3, got '7'\n"])
+check(["run", "--fmad=maybe", GOOD], 2, err=["kern: --fmad needs true or false, got 'maybe'"])
+check(["run", "--timeout", GOOD], 2, err=["--timeout needs a number of seconds >= 0, got '"])
+check(["run", GOOD, "--report"], 2, err=["kern: --report needs a value\n"])
+check(["emit", "--ir", "--llvm", GOOD], 2, err=["emit prints one kind"])
+check(["check", "--stats", GOOD], 2,
+      err=["unknown option '--stats' for 'check' (it is an option of 'kern run')"])
+check(["devices", "x"], 2, err=["'devices' takes no argument 'x'", "usage: kern devices"])
+check(["occupancy", "--threads", "0"], 2, err=["--threads needs a whole number >= 1, got '0'"])
+check(["check", "--device", "g80", GOOD], 0)
+check(["check", "--device", "rtx9090", GOOD], 2, err=["unknown device"])
+
+# Each command's --help is true: every option it lists is accepted (not "unknown").
+for command in ("run", "annotate", "check", "emit", "devices", "occupancy", "repl"):
+    p = subprocess.run([KERN, command, "--help"], capture_output=True, text=True, timeout=30)
+    listed = set()
+    for line in p.stdout.splitlines():
+        # An option's line: "  -k, --kernel-name NAME   what it does" (or nothing after it).
+        m = re.match(r"  (-[-\w]+(?:, -[-\w]+)*)(?:[ =]\S+)?(?:  |$)", line)
+        if m:
+            listed.update(m.group(1).split(", "))
+    if len(listed) < 3 and command not in ("devices",):
+        failures.append(f"kern {command} --help lists too few options: {listed}")
+    for name in sorted(listed - {"-h", "--help"}):
+        q = subprocess.run([KERN, command, name], capture_output=True, text=True, timeout=30,
+                           input="")
+        if "unknown option" in q.stderr:
+            failures.append(f"kern {command} --help lists {name}, which it refuses: {q.stderr}")
 
 # kern devices --json: every built-in profile, each readable as a --device-file.
 p = subprocess.run([KERN, "devices", "--json"], capture_output=True, text=True, timeout=30)

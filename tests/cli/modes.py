@@ -300,7 +300,7 @@ a = subprocess.run([KERN, "annotate", "--mode", "fast", PROG], capture_output=Tr
 if a.returncode != 2 or "cannot go with 'kern annotate'" not in a.stderr:
     failures.append(f"kern annotate --mode fast: exit {a.returncode}\n{a.stderr}")
 a = subprocess.run([KERN, "repl", "--mode", "turbo"], capture_output=True, text=True, input="")
-if a.returncode != 2 or "--mode of the REPL is fast, profile or checked" not in a.stderr:
+if a.returncode != 2 or "--mode needs fast, profile or checked, got 'turbo'" not in a.stderr:
     failures.append(f"kern repl --mode turbo: exit {a.returncode}\n{a.stderr}")
 # The REPL in checked mode from the start: a read of memory never written is reported.
 a = subprocess.run([KERN, "repl", "--mode", "checked"], capture_output=True, text=True,
