@@ -272,7 +272,9 @@ bool Program::Impl::compileNative() {
   nativeTried = true;
   // A run that selects launches one by one starts with the fast variant only: the counting one
   // is compiled when a launch needs it, so a filter that selects nothing costs nothing.
-  const bool counters = countersOn(*options) && !selectsLaunches(*options);
+  // A program that reads the modelled clock is counted, so that its kernels take time.
+  const bool counters =
+      (countersOn(*options) || module->readsModelledTime) && !selectsLaunches(*options);
   backend::CompileOptions co = compileOptions(*options, counters);
   co.keepIR = wantIR;
   co.cache = cache;
@@ -373,6 +375,9 @@ RunResult Program::run(const std::vector<std::string> &args) {
 
   runtime::Runtime::Options ro = runtimeOptions(*impl_->options);
   ro.stop = impl_->stop;
+  // cudaEventElapsedTime reads the timing model, which reads the counters: such a program is
+  // counted (quietly: what is printed still follows the options).
+  ro.counters = ro.counters || impl_->module->readsModelledTime;
   std::string deviceError;
   if (!checkLaunchFilter(*impl_->options, deviceError) ||
       !checkMetrics(impl_->options->metrics, deviceError) ||
@@ -407,8 +412,8 @@ RunResult Program::run(const std::vector<std::string> &args) {
     runtime::ReportRequest req;
     req.stats = o.stats;
     // A metrics listing (--metrics, --csv) replaces the summary, unless that is asked for too.
-    req.summary = ro.counters && ((o.metrics.empty() && !o.csv) || o.counters || o.stats ||
-                                  o.mode == Mode::Profile);
+    req.summary = countersOn(o) && ((o.metrics.empty() && !o.csv) || o.counters || o.stats ||
+                                    o.mode == Mode::Profile);
     req.annotate = o.annotate;
     req.reportPath = o.reportPath;
     req.tracePath = o.tracePath;

@@ -366,6 +366,9 @@ struct Module {
   std::vector<GlobalVar *> globals;
   std::vector<Site> sites;     // sites[id]; id 0 is "no site"
   bool usesDeviceHeap = false; // device code calls malloc/free or new/delete
+  /// Host code reads the modelled clock (cudaEventElapsedTime): its kernels are counted, so that
+  /// the timing model can give them a duration, whatever the mode (docs/timing.md).
+  bool readsModelledTime = false;
   std::string sourceName;
   /// The host functions whose address the program takes. A function pointer's value is
   /// 1 + its function's index here (0 is the null pointer): never a machine address, so a

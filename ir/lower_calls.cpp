@@ -477,6 +477,8 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
   if (id == IntrinsicId::PthreadCreate || id == IntrinsicId::CudaStreamAddCallback ||
       id == IntrinsicId::CudaLaunchHostFunc)
     x->site = m_.addSite(SiteKind::Call, e->loc, n);
+  if (id == IntrinsicId::CudaEventElapsedTime)
+    m_.readsModelledTime = true;
   if (id == IntrinsicId::DeviceMalloc || id == IntrinsicId::DeviceFree) {
     m_.usesDeviceHeap = true;
     x->site = m_.addSite(SiteKind::Call, e->loc, id == IntrinsicId::DeviceFree ? "free" : "malloc");

@@ -83,6 +83,18 @@ const Field kFields[] = {
     {"transferLatencyUs", &DeviceProfile::transferLatencyUs},
     {"pinnedEfficiency", &DeviceProfile::pinnedEfficiency},
     {"pageableEfficiency", &DeviceProfile::pageableEfficiency},
+    {"issueRate", &DeviceProfile::issueRate},
+    {"dependentIssueCycles", &DeviceProfile::dependentIssueCycles},
+    {"sharedWavefrontsPerCycle", &DeviceProfile::sharedWavefrontsPerCycle},
+    {"sharedLatencyCycles", &DeviceProfile::sharedLatencyCycles},
+    {"l2LatencyCycles", &DeviceProfile::l2LatencyCycles},
+    {"dramLatencyCycles", &DeviceProfile::dramLatencyCycles},
+    {"l2Bytes", &DeviceProfile::l2Bytes},
+    {"l2Bandwidth", &DeviceProfile::l2Bandwidth},
+    {"dramEfficiency", &DeviceProfile::dramEfficiency},
+    {"atomicsPerCycle", &DeviceProfile::atomicsPerCycle},
+    {"barrierCycles", &DeviceProfile::barrierCycles},
+    {"launchOverheadUs", &DeviceProfile::launchOverheadUs},
 };
 
 // Enumerator names as JSON spells them: the C++ enumerator names.
@@ -170,6 +182,10 @@ public:
     if (value > limit)
       fail("field " + quoted(field) + " (" + std::to_string(value) + ") must not exceed field " +
            quoted(limitField) + " (" + std::to_string(limit) + ")");
+  }
+  void positiveReal(const char *field, double value) {
+    if (!(value > 0) || !std::isfinite(value))
+      fail("field " + quoted(field) + " must be positive, got " + formatDouble(value));
   }
   void fraction(const char *field, double value) {
     if (!(value > 0 && value <= 1))
@@ -671,6 +687,22 @@ bool validateProfile(const DeviceProfile &p, std::string &error) {
            formatDouble(p.transferLatencyUs));
   v.fraction("pinnedEfficiency", p.pinnedEfficiency);
   v.fraction("pageableEfficiency", p.pageableEfficiency);
+  v.positiveReal("issueRate", p.issueRate);
+  v.positive("dependentIssueCycles", p.dependentIssueCycles);
+  v.positiveReal("sharedWavefrontsPerCycle", p.sharedWavefrontsPerCycle);
+  v.positive("sharedLatencyCycles", p.sharedLatencyCycles);
+  v.positive("l2LatencyCycles", p.l2LatencyCycles);
+  v.positive("dramLatencyCycles", p.dramLatencyCycles);
+  if (p.l2Bytes > 0)
+    v.positiveReal("l2Bandwidth", p.l2Bandwidth);
+  else if (!(p.l2Bandwidth >= 0) || !std::isfinite(p.l2Bandwidth))
+    v.fail("field 'l2Bandwidth' must not be negative, got " + formatDouble(p.l2Bandwidth));
+  v.fraction("dramEfficiency", p.dramEfficiency);
+  v.positiveReal("atomicsPerCycle", p.atomicsPerCycle);
+  v.positive("barrierCycles", p.barrierCycles);
+  if (!(p.launchOverheadUs >= 0) || !std::isfinite(p.launchOverheadUs))
+    v.fail("field 'launchOverheadUs' must not be negative, got " +
+           formatDouble(p.launchOverheadUs));
   if (!v.ok())
     return false;
 

@@ -96,6 +96,22 @@ struct DeviceProfile {
   double pinnedEfficiency = 0;  ///< share of pcieBandwidth a pinned copy achieves, (0, 1]
   double pageableEfficiency = 0; ///< same for pageable memory (staged through a pinned buffer)
 
+  // Timing (runtime/timing.h, docs/timing.md): the figures the kernel time model reads.
+  double issueRate = 0;                ///< warp instructions an SM issues per cycle
+  int dependentIssueCycles = 0;        ///< cycles between dependent instructions of one warp
+  double sharedWavefrontsPerCycle = 0; ///< shared-memory wavefronts an SM serves per cycle
+  int sharedLatencyCycles = 0;         ///< a shared-memory load, issue to use
+  int l2LatencyCycles = 0;             ///< a global load that hits in L2
+  int dramLatencyCycles = 0;           ///< a global load that goes to DRAM
+  uint64_t l2Bytes = 0;                ///< L2 cache for global memory; 0: none (cc1.x)
+  double l2Bandwidth = 0;              ///< bytes/s the L2 serves, all SMs together
+  /// Share of the DRAM's peak (memoryClockKHz x 2 x memoryBusWidthBits / 8) a streaming kernel
+  /// reaches.
+  double dramEfficiency = 0;
+  double atomicsPerCycle = 0;  ///< global atomic lane operations the GPU completes per cycle
+  int barrierCycles = 0;       ///< what one __syncthreads() adds to each warp's time
+  double launchOverheadUs = 0; ///< a launch's fixed cost (an empty kernel's duration)
+
   int maxWarpsPerSM() const { return warpSize > 0 ? maxThreadsPerSM / warpSize : 0; }
   bool operator==(const DeviceProfile &) const = default;
 };

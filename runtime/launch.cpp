@@ -88,10 +88,44 @@ std::string sizeText(uint64_t n) {
 }
 } // namespace
 
-double modelledKernelSeconds(const DeviceProfile &, const LaunchRecord &) {
-  // No kernel timing model yet (HARDWARE-MODEL.md leaves it for later): kernels take no
-  // modelled time, so cudaEventElapsedTime around a launch measures only the transfers.
-  return 0;
+namespace {
+/// What the timing model reads of a counted launch.
+TimingInput timingInput(const LaunchRecord &rec, const SiteCounters &c, uint64_t footprint) {
+  TimingInput in;
+  in.blocks = uint64_t(rec.grid[0]) * rec.grid[1] * rec.grid[2];
+  in.warpsPerBlock = (rec.block[0] * rec.block[1] * rec.block[2] + 31) / 32;
+  in.blocksPerSM = uint32_t(rec.occupancy.blocksPerSM);
+  in.warpInstructions = c.warpInstructions;
+  const auto load = static_cast<size_t>(MemoryOpKind::Load),
+             atomic = static_cast<size_t>(MemoryOpKind::Atomic);
+  in.globalWaits = c.global[load].instructions + c.global[atomic].instructions;
+  in.sharedWaits = c.shared[load].instructions + c.shared[atomic].instructions;
+  for (size_t k = 0; k < kMemoryOpKinds; ++k) {
+    in.globalBytes += c.global[k].bytesMoved;
+    in.sharedWavefronts += c.shared[k].steps;
+  }
+  in.footprintBytes = footprint;
+  in.barriers = c.barriersExecuted;
+  in.atomicLaneOps = c.atomicThreadOps;
+  return in;
+}
+} // namespace
+
+uint64_t Runtime::launchFootprint(const uint8_t *params, uint32_t paramBytes) const {
+  // Every 8-byte word of the arguments that points into a device allocation (pointers inside
+  // structs passed by value too): the allocations the kernel can reach through its arguments.
+  std::vector<const Allocation *> seen;
+  uint64_t bytes = 0;
+  for (uint32_t off = 0; off + 8 <= paramBytes; off += 8) {
+    uint64_t v;
+    std::memcpy(&v, params + off, 8);
+    const Allocation *a = device_.find(v);
+    if (a && std::find(seen.begin(), seen.end(), a) == seen.end()) {
+      seen.push_back(a);
+      bytes += a->size;
+    }
+  }
+  return bytes;
 }
 
 void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t block[3],
@@ -327,9 +361,11 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   // Kernels run partly on this thread (worker 0): the host code's signal guard must not
   // unwind out of the middle of a launch while other workers still run it.
   LaunchResult result;
+  uint64_t footprint = 0;
   {
     HostSignalPause pause;
     managedBeforeLaunch(cfg.params, paramBytes);
+    footprint = rec.profiled ? launchFootprint(cfg.params, paramBytes) : 0;
     const auto launchStart = std::chrono::steady_clock::now();
     result = scheduler_.launch(cfg);
     // Host code's time limit counts the time outside kernels (hostWithinTime).
@@ -346,7 +382,13 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
     counters_.endLaunch(launches_.size());
     ++profiledLaunches_;
   }
-  rec.modelledSeconds = modelledKernelSeconds(dev, rec);
+  if (rec.profiled) {
+    // The timing model reads the launch's counters (a launch that was not counted has no
+    // modelled time: docs/timing.md).
+    rec.time =
+        modelLaunchTime(dev, timingInput(rec, counters_.launch(launches_.size()).total, footprint));
+    rec.modelledSeconds = rec.time.seconds;
+  }
   clock_ += rec.modelledSeconds;
   rec.faulted = result.faulted;
   timeline_.push_back({TimelineEvent::Kind::Launch, launches_.size()});

@@ -170,6 +170,28 @@ std::string sharedLine(const SharedOpCounters &s) {
 
 } // namespace
 
+/// "68.73 us, bound by DRAM bandwidth (DRAM 97%, L2 18%, latency 80%, issue 9%)": the limiters
+/// that take a tenth of the time or more, longest first.
+std::string timeLine(const LaunchTime &t) {
+  std::string out = formatSeconds(t.seconds) + ", bound by " + timeLimiterName(t.bound);
+  std::vector<std::pair<double, TimeLimiter>> shares;
+  for (size_t l = 0; l < kTimeLimiters; ++l)
+    if (t.share(TimeLimiter(l)) >= 0.1)
+      shares.push_back({t.share(TimeLimiter(l)), TimeLimiter(l)});
+  std::stable_sort(shares.begin(), shares.end(),
+                   [](const auto &a, const auto &b) { return a.first > b.first; });
+  std::string parts;
+  for (const auto &[share, l] : shares)
+    parts += (parts.empty() ? "" : ", ") + std::string(timeLimiterKey(l)) + " " +
+             fmt("%.0f%%", 100 * share);
+  if (!parts.empty())
+    out += " (" + parts + ")";
+  if (t.warpsToHideLatency > 0)
+    out += "; " + fmt("%.0f", t.warpsPerSM) + " warps/SM in flight, about " +
+           fmt("%.0f", t.warpsToHideLatency) + " would hide the latency";
+  return out;
+}
+
 std::string launchStatsTable(const ReportInput &in, size_t i) {
   const Runtime &rt = *in.rt;
   const LaunchRecord &l = rt.launches()[i];
@@ -178,6 +200,7 @@ std::string launchStatsTable(const ReportInput &in, size_t i) {
   std::string out = "== launch " + u(i) + ": " + l.kernel + "<<<" + dim3(l.grid) + ", " +
                     dim3(l.block) + ">>> on " + dev.name + " (cc " + u(dev.ccMajor) + "." +
                     u(dev.ccMinor) + ")\n";
+  row(out, "modelled time", timeLine(l.time));
   row(out, "shared memory", u(l.sharedBytes) + " B/block");
   row(out, "registers", u(l.registersPerThread) + "/thread (" + l.registersSource + ")");
   if (l.occupancy.blocksPerSM > 0) {
@@ -217,6 +240,8 @@ std::string programSummary(const ReportInput &in) {
   // By kernel, in order of first launch.
   std::vector<std::string> order;
   std::map<std::string, std::pair<uint64_t, SiteCounters>> byKernel;
+  std::map<std::string, double> seconds;
+  std::map<std::string, std::pair<double, TimeLimiter>> longest;
   for (size_t i = 0; i < rt.launches().size(); ++i) {
     const LaunchRecord &l = rt.launches()[i];
     if (!l.profiled) // the summary covers the profiled launches only
@@ -226,6 +251,10 @@ std::string programSummary(const ReportInput &in) {
       order.push_back(l.kernel);
     ++it->second.first;
     it->second.second += rt.counters().launch(i).total;
+    seconds[l.kernel] += l.modelledSeconds;
+    // The bound of the kernel's longest launch.
+    if (l.modelledSeconds >= longest[l.kernel].first)
+      longest[l.kernel] = {l.modelledSeconds, l.time.bound};
   }
   out += "kern: counters on " + rt.device().name;
   if (rt.profiledLaunches() != rt.launches().size()) {
@@ -239,7 +268,9 @@ std::string programSummary(const ReportInput &in) {
   out += ":\n";
   for (const std::string &k : order) {
     const auto &[n, c] = byKernel[k];
-    std::string line = "  " + k + " (" + u(n) + (n == 1 ? " launch" : " launches") + "):";
+    std::string line = "  " + k + " (" + u(n) + (n == 1 ? " launch" : " launches") + ", " +
+                       formatSeconds(seconds[k]) + " modelled, bound by " +
+                       timeLimiterName(longest[k].second) + "):";
     const GlobalOpCounters &ld = c.global[0], &st = c.global[1];
     if (ld.requests)
       line += " global ld " + fmt("%.2f", sectorsPerRequest(ld)) + " sect/req " +
@@ -263,7 +294,7 @@ std::string programSummary(const ReportInput &in) {
     const double k = kernelSeconds(rt);
     out += ", transfer/kernel time " +
            (k > 0 ? fmt("%.2f", (t.seconds[0] + t.seconds[1]) / k)
-                  : std::string("n/a (no kernel timing model)")) +
+                  : std::string("n/a (no kernel was timed)")) +
            "\n";
   }
   return out;

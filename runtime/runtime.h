@@ -17,6 +17,7 @@
 #include "runtime/random.h"
 #include "runtime/scheduler.h"
 #include "runtime/stop.h"
+#include "runtime/timing.h"
 
 #include <chrono>
 #include <csetjmp>
@@ -185,12 +186,15 @@ struct LaunchRecord {
   /// How the registers were chosen: "--regs" (the option), "kernel" (a count the backend
   /// knows), "estimate" (KernelInfo's default), "estimate, lowered to fit" (see KernelInfo).
   std::string registersSource;
-  OccupancyResult occupancy;  ///< empty (blocksPerSM 0) if the launch failed before it
-  Waves waves;                ///< blocks on virtual SMs, wave by wave (placeBlock)
-  double startSeconds = 0;    ///< the modelled clock when the launch began
-  double modelledSeconds = 0; ///< modelledKernelSeconds(): 0 until a timing model exists
-  int32_t error = 0;          ///< the cudaError_t of the launch (0: it ran; see also faulted)
-  bool faulted = false;       ///< the kernel ran and faulted (error is then the fault's code)
+  OccupancyResult occupancy; ///< empty (blocksPerSM 0) if the launch failed before it
+  Waves waves;               ///< blocks on virtual SMs, wave by wave (placeBlock)
+  double startSeconds = 0;   ///< the modelled clock when the launch began
+  /// The timing model's duration of a profiled launch (time.seconds); 0 for a launch that was
+  /// not counted.
+  double modelledSeconds = 0;
+  LaunchTime time;      ///< the timing model's answer (runtime/timing.h); empty unless profiled
+  int32_t error = 0;    ///< the cudaError_t of the launch (0: it ran; see also faulted)
+  bool faulted = false; ///< the kernel ran and faulted (error is then the fault's code)
   /// The launch ran with counters (the run counts and the launch passed the LaunchFilter);
   /// false: nothing was counted and counters().launch(i) is empty.
   bool profiled = false;
@@ -216,10 +220,6 @@ struct TimelineEvent {
   Kind kind = Kind::Launch;
   size_t index = 0; ///< into launches() or transfers()
 };
-
-/// The modelled duration of a launch. There is no kernel timing model yet: kernels take no
-/// modelled time, so events around a kernel measure only the transfers (LANGUAGE.md, "Timing").
-double modelledKernelSeconds(const DeviceProfile &profile, const LaunchRecord &launch);
 
 class Runtime {
 public:
@@ -653,6 +653,9 @@ private:
   /// Managed memory around a launch: migrate what the launch touches, open every unit to the
   /// kernels; afterwards protect the units the host may not touch without a fault.
   void managedBeforeLaunch(const uint8_t *params, uint32_t paramBytes);
+  /// Bytes of the device allocations the launch's arguments point into (the timing model's
+  /// footprint).
+  uint64_t launchFootprint(const uint8_t *params, uint32_t paramBytes) const;
   void managedAfterLaunch();
   /// A write by the device (cudaMemset) to [addr, addr + n): if that is managed memory, its
   /// units are placed on the device first, as a kernel's write would place them, and `write`

@@ -1,0 +1,117 @@
+// The kernel timing model (runtime/timing.h). docs/timing.md derives each step and works the
+// examples that tests/unit/runtime/timing_test.cpp checks.
+#include "runtime/timing.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kern::runtime {
+
+namespace {
+
+struct LimiterNames {
+  const char *name, *key;
+};
+constexpr LimiterNames kNames[kTimeLimiters] = {
+    {"instruction issue", "issue"}, {"shared-memory bandwidth", "shared"},
+    {"latency", "latency"},         {"barriers", "barriers"},
+    {"L2 bandwidth", "l2"},         {"DRAM bandwidth", "dram"},
+    {"atomics", "atomics"},         {"launch overhead", "launch"},
+};
+
+} // namespace
+
+const char *timeLimiterName(TimeLimiter l) { return kNames[static_cast<size_t>(l)].name; }
+const char *timeLimiterKey(TimeLimiter l) { return kNames[static_cast<size_t>(l)].key; }
+
+double LaunchTime::share(TimeLimiter l) const {
+  return seconds > 0 ? std::clamp(limiter(l) / seconds, 0.0, 1.0) : 0.0;
+}
+
+double dramPeakBandwidth(const DeviceProfile &dev) {
+  return double(dev.memoryClockKHz) * 1e3 * 2 * dev.memoryBusWidthBits / 8;
+}
+
+LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
+  LaunchTime t;
+  auto set = [&t](TimeLimiter l, double s) { t.limiterSeconds[static_cast<size_t>(l)] = s; };
+  const double launch = dev.launchOverheadUs * 1e-6;
+  set(TimeLimiter::Launch, launch);
+  t.seconds = launch;
+  if (in.blocks == 0 || in.warpsPerBlock == 0 || dev.clockRateKHz <= 0)
+    return t;
+
+  const double hz = double(dev.clockRateKHz) * 1e3;
+  const double blocks = double(in.blocks), warps = blocks * in.warpsPerBlock;
+  // Blocks go round-robin to the SMs: the busiest runs ceil(blocks / SMs) of them, blocksPerSM
+  // at a time, in `rounds` rounds (the last one, the tail, may be partly empty).
+  const double perSM = std::ceil(blocks / dev.smCount);
+  const double resident = std::max<double>(1, in.blocksPerSM);
+  const double rounds = std::ceil(perSM / resident);
+  t.warpsPerSM = std::min(perSM, resident) * in.warpsPerBlock;
+
+  // Throughput of the busiest SM: every instruction it issues, every wavefront it serves.
+  set(TimeLimiter::Issue, perSM * (double(in.warpInstructions) / blocks) / (dev.issueRate * hz));
+  set(TimeLimiter::Shared,
+      perSM * (double(in.sharedWavefronts) / blocks) / (dev.sharedWavefrontsPerCycle * hz));
+
+  // Global traffic. Without an L2 (cc1.x) every byte goes to DRAM. With one, the first touch of
+  // each byte the launch can reach goes to DRAM (compulsory misses), and a re-read misses only
+  // in the share of the footprint that does not fit in the L2 (capacity misses).
+  const double bytes = double(in.globalBytes);
+  double dram = bytes;
+  if (dev.l2Bytes > 0 && in.footprintBytes > 0) {
+    const double footprint = double(in.footprintBytes), l2 = double(dev.l2Bytes);
+    const double unique = std::min(bytes, footprint);
+    const double miss = footprint <= l2 ? 0.0 : 1.0 - l2 / footprint;
+    dram = unique + (bytes - unique) * miss;
+  }
+  t.dramBytes = dram;
+  const double dramBandwidth = dramPeakBandwidth(dev) * dev.dramEfficiency;
+  set(TimeLimiter::Dram, dramBandwidth > 0 ? dram / dramBandwidth : 0.0);
+  set(TimeLimiter::L2, dev.l2Bytes > 0 ? bytes / dev.l2Bandwidth : 0.0);
+  set(TimeLimiter::Atomics, double(in.atomicLaneOps) / (dev.atomicsPerCycle * hz));
+
+  // Latency: one warp alone, each instruction waiting for the one before it, each global load
+  // for its data (from L2 or DRAM in the proportion above) and each shared load likewise. A
+  // round of resident warps takes at least this long; the SM runs `rounds` of them.
+  const double hit = dev.l2Bytes > 0 && bytes > 0 ? 1.0 - dram / bytes : 0.0;
+  const double memoryLatency =
+      hit * dev.l2LatencyCycles + (1.0 - hit) * double(dev.dramLatencyCycles);
+  const double chain = double(in.warpInstructions) / warps * dev.dependentIssueCycles +
+                       double(in.globalWaits) / warps * memoryLatency +
+                       double(in.sharedWaits) / warps * dev.sharedLatencyCycles;
+  set(TimeLimiter::Latency, rounds * chain / hz);
+  set(TimeLimiter::Barriers, rounds * (double(in.barriers) / warps) * dev.barrierCycles / hz);
+
+  // The launch takes as long as its slowest part: the busiest SM (issue, shared, or its warps'
+  // chains and barriers), or the memory system all SMs share.
+  const double chains = t.limiter(TimeLimiter::Latency) + t.limiter(TimeLimiter::Barriers);
+  const TimeLimiter chainBound = t.limiter(TimeLimiter::Latency) >= t.limiter(TimeLimiter::Barriers)
+                                     ? TimeLimiter::Latency
+                                     : TimeLimiter::Barriers;
+  double body = 0;
+  TimeLimiter bound = TimeLimiter::Launch;
+  for (TimeLimiter l : {TimeLimiter::Issue, TimeLimiter::Shared, TimeLimiter::Dram, TimeLimiter::L2,
+                        TimeLimiter::Atomics})
+    if (t.limiter(l) > body) {
+      body = t.limiter(l);
+      bound = l;
+    }
+  const double throughput = body;
+  if (chains > body) {
+    body = chains;
+    bound = chainBound;
+  }
+  t.seconds = launch + body;
+  t.bound = body >= launch ? bound : TimeLimiter::Launch;
+  if (t.bound == TimeLimiter::Latency && throughput > 0) {
+    // Little's law: k times the warps in flight shorten the rounds k times, until a throughput
+    // limit is reached.
+    const double needed = std::ceil(t.warpsPerSM * chains / throughput);
+    t.warpsToHideLatency = std::min<double>(needed, dev.maxWarpsPerSM());
+  }
+  return t;
+}
+
+} // namespace kern::runtime

@@ -1,0 +1,73 @@
+// The kernel timing model (docs/timing.md): how long a counted launch would take on the
+// profile's GPU, and what bounds it. One place for every formula; tests/unit/runtime/
+// timing_test.cpp holds the worked examples of docs/timing.md.
+#pragma once
+
+#include "runtime/device.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace kern::runtime {
+
+/// What can bound a launch's time, each with the time it alone would take (LaunchTime).
+enum class TimeLimiter : uint8_t {
+  Issue,    ///< the SMs issue warp instructions as fast as they can
+  Shared,   ///< shared-memory wavefronts (bank conflicts multiply them)
+  Latency,  ///< too few warps in flight to hide the latency of dependent instructions
+  Barriers, ///< warps waiting at __syncthreads()
+  L2,       ///< global traffic through the L2
+  Dram,     ///< global traffic to DRAM
+  Atomics,  ///< global atomics, one lane operation after another at the L2
+  Launch,   ///< the launch's fixed cost (a kernel too small for anything else to show)
+};
+constexpr size_t kTimeLimiters = 8;
+
+/// "instruction issue", "shared-memory bandwidth", "latency", ... (for --stats and advice).
+const char *timeLimiterName(TimeLimiter limiter);
+/// "issue", "shared", "latency", ... (the JSON report's keys).
+const char *timeLimiterKey(TimeLimiter limiter);
+
+/// What the model reads of one launch: its shape, its occupancy and its counters' totals.
+struct TimingInput {
+  uint64_t blocks = 0;        ///< blocks in the grid
+  uint32_t warpsPerBlock = 0; ///< warps of one block
+  uint32_t blocksPerSM = 0;   ///< blocks an SM holds at once (the occupancy calculation)
+  uint64_t warpInstructions = 0;
+  /// Warp-level global loads and atomics: each makes its warp wait (a store does not).
+  uint64_t globalWaits = 0;
+  uint64_t globalBytes = 0; ///< bytes the global transactions moved (sectors x 32 B...)
+  /// Bytes of the device allocations the launch's arguments point into: what it can touch at
+  /// most. 0 when unknown (then every global byte is charged to DRAM).
+  uint64_t footprintBytes = 0;
+  uint64_t sharedWaits = 0; ///< warp-level shared-memory loads and atomics
+  uint64_t sharedWavefronts = 0;
+  uint64_t barriers = 0;      ///< warp arrivals at __syncthreads()
+  uint64_t atomicLaneOps = 0; ///< atomic operations, one per active lane
+};
+
+/// The model's answer for one launch.
+struct LaunchTime {
+  double seconds = 0; ///< the launch's overhead plus its longest limiter
+  TimeLimiter bound = TimeLimiter::Launch;
+  std::array<double, kTimeLimiters> limiterSeconds{}; ///< what each limiter alone would take
+  double dramBytes = 0;  ///< the DRAM traffic charged (the rest of the global bytes hit L2)
+  double warpsPerSM = 0; ///< warps resident on an SM at once
+  /// When latency bounds the launch: the resident warps per SM that would hide it (capped at
+  /// the profile's maximum); 0 otherwise.
+  double warpsToHideLatency = 0;
+
+  double limiter(TimeLimiter l) const { return limiterSeconds[static_cast<size_t>(l)]; }
+  /// The share of the launch's time limiter `l` alone would take, in [0, 1].
+  double share(TimeLimiter l) const;
+};
+
+/// The modelled time of a launch on `dev` (docs/timing.md gives each formula and its source).
+LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in);
+
+/// The DRAM peak of `dev` in bytes/s (memoryClockKHz x 2 x memoryBusWidthBits / 8, double data
+/// rate); 0 when the profile does not know its memory.
+double dramPeakBandwidth(const DeviceProfile &dev);
+
+} // namespace kern::runtime
