@@ -12,10 +12,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # The ANTLR runtime's CMake target links libuuid (uuid-dev); the REPL, CLI and install tests
 # run under python3 and pkg-config. scripts/check-format.sh runs exactly clang-format-14.
 # libseccomp-dev gives `kern run --sandbox` its system-call filter (docs/sandbox.md); the REPL's
-# Ctrl-C test types into a tmux terminal.
+# Ctrl-C test types into a tmux terminal. nlohmann-json3-dev (header-only) reads and writes the
+# JSON of reports, traces and device profiles.
 packages=(cmake ninja-build g++ llvm-19-dev libantlr4-runtime-dev antlr4 catch2
           libboost-context-dev libedit-dev clang-format clang-format-14 zlib1g-dev python3
-          pkg-config uuid-dev libseccomp-dev tmux)
+          pkg-config uuid-dev libseccomp-dev tmux nlohmann-json3-dev)
 
 missing=()
 for pkg in "${packages[@]}"; do
