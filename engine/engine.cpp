@@ -75,13 +75,7 @@ std::string deviceList() {
   return out;
 }
 
-std::string deviceListJson() {
-  std::string out = "[";
-  const auto &profiles = runtime::builtinProfiles();
-  for (size_t i = 0; i < profiles.size(); ++i)
-    out += (i ? ",\n" : "\n") + runtime::profileToJson(profiles[i]);
-  return out + "\n]\n";
-}
+std::string deviceListJson() { return runtime::profilesToJson(runtime::builtinProfiles()); }
 
 bool checkMetrics(const std::vector<std::string> &metrics, std::string &error) {
   return runtime::checkMetricNames(metrics, error);

@@ -1,7 +1,12 @@
-// Device profiles: the built-in table (runtime/profiles.def), validation, a small JSON reader for
-// user-defined profiles, and the one-line summary of `kern devices`.
+// Device profiles: the built-in table (runtime/profiles.def), validation, user-defined profiles in
+// JSON (read and written with nlohmann's library), and the one-line summary of `kern devices`.
 #include "runtime/device.h"
 
+#include "runtime/json.h"
+#include "runtime/ncu_metrics.h"
+
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -140,7 +145,7 @@ std::string formatDouble(double value) {
 
 bool isPowerOfTwo(uint64_t value) { return value != 0 && (value & (value - 1)) == 0; }
 
-std::string quoted(std::string_view name) { return "'" + std::string(name) + "'"; }
+std::string singleQuoted(std::string_view name) { return "'" + std::string(name) + "'"; }
 
 // --- Validation. Each check names the field and the value; consistency checks name both fields.
 
@@ -158,30 +163,32 @@ public:
   }
   void positive(const char *field, int64_t value) {
     if (value <= 0)
-      fail("field " + quoted(field) + " must be positive, got " + std::to_string(value));
+      fail("field " + singleQuoted(field) + " must be positive, got " + std::to_string(value));
   }
   void positive(const char *field, uint64_t value) {
     if (value == 0)
-      fail("field " + quoted(field) + " must be positive, got 0");
+      fail("field " + singleQuoted(field) + " must be positive, got 0");
   }
   void positive(const char *field, int value) { positive(field, int64_t(value)); }
   void nonNegative(const char *field, int value) {
     if (value < 0)
-      fail("field " + quoted(field) + " must not be negative, got " + std::to_string(value));
+      fail("field " + singleQuoted(field) + " must not be negative, got " + std::to_string(value));
   }
   void powerOfTwo(const char *field, uint64_t value) {
     if (!isPowerOfTwo(value))
-      fail("field " + quoted(field) + " must be a power of two, got " + std::to_string(value));
+      fail("field " + singleQuoted(field) + " must be a power of two, got " +
+           std::to_string(value));
   }
   void multipleOf(const char *field, int value, int unit) {
     if (unit > 0 && value % unit != 0)
-      fail("field " + quoted(field) + " must be a multiple of " + std::to_string(unit) + ", got " +
-           std::to_string(value));
+      fail("field " + singleQuoted(field) + " must be a multiple of " + std::to_string(unit) +
+           ", got " + std::to_string(value));
   }
   void notAbove(const char *field, uint64_t value, const char *limitField, uint64_t limit) {
     if (value > limit)
-      fail("field " + quoted(field) + " (" + std::to_string(value) + ") must not exceed field " +
-           quoted(limitField) + " (" + std::to_string(limit) + ")");
+      fail("field " + singleQuoted(field) + " (" + std::to_string(value) +
+           ") must not exceed field " + singleQuoted(limitField) + " (" + std::to_string(limit) +
+           ")");
   }
   void positiveReal(const char *field, double value) {
     if (!(value > 0) || !std::isfinite(value))
@@ -189,7 +196,7 @@ public:
   }
   void fraction(const char *field, double value) {
     if (!(value > 0 && value <= 1))
-      fail("field " + quoted(field) + " must be in (0, 1], got " + formatDouble(value));
+      fail("field " + singleQuoted(field) + " must be in (0, 1], got " + formatDouble(value));
   }
 
 private:
@@ -202,15 +209,18 @@ bool isNameCharacter(char c) {
          c == '-' || c == '.';
 }
 
-// --- A JSON reader for one flat object of strings, numbers and booleans: all a profile needs.
+// --- Reading a profile: nlohmann's SAX parser hands each member of the one flat object to
+// ProfileReader, which keeps them in order (duplicates included, so that they can be refused),
+// with each number's literal text (integers are read exactly, and messages show what was
+// written).
 
 struct JsonValue {
-  enum class Kind { String, Number, Boolean };
+  enum class Kind { String, Number, Boolean, Null, Object, Array };
   Kind kind = Kind::String;
   std::string text; // the string's contents, or the number's literal text
   bool boolean = false;
 
-  /// The value as an error message shows it: "\"many\"", 1.5, true.
+  /// The value as an error message shows it: "\"many\"", 1.5, true, null, an array.
   std::string shown() const {
     switch (kind) {
     case Kind::String:
@@ -219,6 +229,12 @@ struct JsonValue {
       return text;
     case Kind::Boolean:
       return boolean ? "true" : "false";
+    case Kind::Null:
+      return "null";
+    case Kind::Object:
+      return "an object";
+    case Kind::Array:
+      return "an array";
     }
     return text;
   }
@@ -232,246 +248,148 @@ struct JsonMember {
   JsonValue value;
 };
 
-class JsonReader {
+/// "line L, column C" of a byte offset into `text` (both 1-based; columns count bytes).
+std::string lineAndColumn(std::string_view text, size_t offset) {
+  offset = std::min(offset, text.size());
+  const std::string_view before = text.substr(0, offset);
+  const size_t line = 1 + size_t(std::count(before.begin(), before.end(), '\n'));
+  const size_t lineStart = before.rfind('\n'); // npos + 1 == 0: the first line
+  return "line " + std::to_string(line) + ", column " +
+         std::to_string(offset - (lineStart + 1) + 1);
+}
+
+bool endsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+class ProfileReader final : public nlohmann::json_sax<nlohmann::json> {
 public:
-  explicit JsonReader(std::string_view text) : text_(text) {}
+  explicit ProfileReader(std::string_view text) : text_(text) {}
 
-  bool readObject(std::vector<JsonMember> &members, std::string &error) {
-    skipSpace();
-    if (!consume('{'))
-      return fail("expected '{' at the start of a device profile", error);
-    skipSpace();
-    if (consume('}'))
-      return finish(error);
-    while (true) {
-      skipSpace();
-      if (peek() != '"')
-        return fail("expected a field name in quotes", error);
-      JsonMember member;
-      if (!readString(member.key, error))
-        return false;
-      skipSpace();
-      if (!consume(':'))
-        return fail("expected ':' after the field name", error);
-      skipSpace();
-      if (!readValue(member.value, error))
-        return false;
-      members.push_back(std::move(member));
-      skipSpace();
-      if (consume(','))
-        continue;
-      if (consume('}'))
-        return finish(error);
-      return fail("expected ',' or '}' after a field", error);
-    }
-  }
-
-private:
-  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
-  bool atEnd() const { return pos_ >= text_.size(); }
-  bool consume(char c) {
-    if (atEnd() || text_[pos_] != c)
+  /// Parses the whole text; on a syntax error, or a top level that is not an object, sets
+  /// `error` ("line L, column C: " and the reason).
+  bool read(std::vector<JsonMember> &members, std::string &error) {
+    if (!nlohmann::json::sax_parse(text_.begin(), text_.end(), this)) {
+      error = error_;
       return false;
-    ++pos_;
-    return true;
-  }
-  void skipSpace() {
-    while (!atEnd() && (peek() == ' ' || peek() == '\t' || peek() == '\n' || peek() == '\r'))
-      ++pos_;
-  }
-  bool finish(std::string &error) {
-    skipSpace();
-    if (!atEnd())
-      return fail("unexpected text after the profile object", error);
-    return true;
-  }
-  /// Prefixes the message with the 1-based line and column of the current position.
-  bool fail(const std::string &message, std::string &error) const {
-    int line = 1, column = 1;
-    for (size_t i = 0; i < pos_ && i < text_.size(); ++i) {
-      if (text_[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
     }
-    error = "line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + message;
+    members = std::move(members_);
+    return true;
+  }
+
+  bool null() override { return value(JsonValue::Kind::Null, ""); }
+  bool boolean(bool b) override {
+    if (!value(JsonValue::Kind::Boolean, ""))
+      return false;
+    if (depth_ == 1)
+      members_.back().value.boolean = b;
+    return true;
+  }
+  bool number_integer(number_integer_t v) override {
+    return value(JsonValue::Kind::Number, std::to_string(v));
+  }
+  bool number_unsigned(number_unsigned_t v) override {
+    return value(JsonValue::Kind::Number, std::to_string(v));
+  }
+  bool number_float(number_float_t, const string_t &literal) override {
+    return value(JsonValue::Kind::Number, literal);
+  }
+  bool string(string_t &s) override { return value(JsonValue::Kind::String, s); }
+  bool binary(binary_t &) override { return true; } // JSON text has no binary values
+  bool key(string_t &k) override {
+    if (depth_ == 1)
+      members_.push_back({k, {}});
+    return true;
+  }
+  bool start_object(std::size_t) override { return open(JsonValue::Kind::Object); }
+  bool start_array(std::size_t) override { return open(JsonValue::Kind::Array); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+
+  bool parse_error(std::size_t byte, const std::string &token,
+                   const nlohmann::json::exception &e) override {
+    const std::string_view what = e.what();
+    // A number too large for a double: the field and the literal, as for other bad values.
+    if (e.id == kNumberOverflow && depth_ == 1 && !members_.empty()) {
+      error_ = "field '" + members_.back().key + "' is out of range, got " + token;
+      return false;
+    }
+    // The library's message: "[json.exception.parse_error.101] parse error at line L, column C:
+    // syntax error while parsing CONTEXT - REASON[; last read: 'TEXT'][; expected TOKEN]". What
+    // it expected says where the reader was; when it expected nothing in particular, REASON
+    // (a malformed string, number or literal) is the message.
+    std::string reason;
+    if (endsWith(what, "; expected end of input"))
+      reason = "unexpected text after the profile object";
+    else if (endsWith(what, "; expected string literal"))
+      reason = "expected a field name in quotes";
+    else if (endsWith(what, "; expected ':'"))
+      reason = "expected ':' after the field name";
+    else if (endsWith(what, "; expected '}'"))
+      reason = "expected ',' or '}' after a field";
+    else if (endsWith(what, "; expected '[', '{', or a literal") ||
+             what.find(" - invalid literal;") != what.npos) // a misspelt true, false or null
+      reason = depth_ == 0 ? "expected '{' at the start of a device profile"
+                           : "expected a value (a string, a number, true or false)";
+    else if (size_t dash = what.find(" - "); dash != std::string_view::npos)
+      reason = std::string(what.substr(dash + 3, what.find("; last read:") - (dash + 3)));
+    else
+      reason = std::string(what.substr(what.find("] ") + 2));
+    // `byte` counts the bytes read, the last being the one that broke the rule. An unexpected
+    // string or number was read whole: point at its start. A misspelt true, false or null: at
+    // its first letter.
+    size_t at = byte > 0 ? byte - 1 : 0;
+    if (what.find("unexpected string literal") != std::string_view::npos ||
+        what.find("unexpected number literal") != std::string_view::npos)
+      at = byte >= token.size() ? byte - token.size() : 0;
+    else if (what.find("invalid literal") != std::string_view::npos)
+      while (at > 0 && at <= text_.size() &&
+             std::isalpha(static_cast<unsigned char>(text_[at - 1])))
+        --at;
+    error_ = lineAndColumn(text_, at) + ": " + reason;
     return false;
   }
 
-  bool readValue(JsonValue &value, std::string &error) {
-    char c = peek();
-    if (c == '"') {
-      value.kind = JsonValue::Kind::String;
-      return readString(value.text, error);
-    }
-    if (c == '-' || (c >= '0' && c <= '9')) {
-      value.kind = JsonValue::Kind::Number;
-      return readNumber(value.text, error);
-    }
-    if (text_.substr(pos_, 4) == "true") {
-      pos_ += 4;
-      value.kind = JsonValue::Kind::Boolean;
-      value.boolean = true;
-      return true;
-    }
-    if (text_.substr(pos_, 5) == "false") {
-      pos_ += 5;
-      value.kind = JsonValue::Kind::Boolean;
-      value.boolean = false;
-      return true;
-    }
-    if (c == '{' || c == '[')
-      return fail("a device profile is one flat object: nested objects and arrays are not "
-                  "supported",
-                  error);
-    return fail("expected a value (a string, a number, true or false)", error);
-  }
+private:
+  static constexpr int kNumberOverflow = 406; // the library's out_of_range.406
 
-  // JSON numbers: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?; the text is kept so that
-  // integers are read exactly (a double would round memory sizes above 2^53).
-  bool readNumber(std::string &out, std::string &error) {
-    size_t start = pos_;
-    auto digits = [&] {
-      size_t first = pos_;
-      while (!atEnd() && peek() >= '0' && peek() <= '9')
-        ++pos_;
-      return pos_ > first;
-    };
-    consume('-');
-    if (peek() == '0') {
-      ++pos_;
-    } else if (!digits()) {
-      pos_ = start;
-      return fail("malformed number", error);
-    }
-    if (consume('.') && !digits()) {
-      pos_ = start;
-      return fail("malformed number", error);
-    }
-    if (peek() == 'e' || peek() == 'E') {
-      ++pos_;
-      if (!consume('+'))
-        consume('-');
-      if (!digits()) {
-        pos_ = start;
-        return fail("malformed number", error);
-      }
-    }
-    out = std::string(text_.substr(start, pos_ - start));
+  /// A scalar: the value of the current member (depth 1), part of a nested one (deeper, kept as
+  /// the member's Object or Array kind), or a top level that is not an object.
+  bool value(JsonValue::Kind kind, std::string text) {
+    if (depth_ == 0)
+      return notAnObject();
+    if (depth_ == 1)
+      members_.back().value = {kind, std::move(text)};
     return true;
   }
-
-  static void appendUtf8(std::string &out, uint32_t cp) {
-    if (cp < 0x80) {
-      out += char(cp);
-    } else if (cp < 0x800) {
-      out += char(0xC0 | (cp >> 6));
-      out += char(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += char(0xE0 | (cp >> 12));
-      out += char(0x80 | ((cp >> 6) & 0x3F));
-      out += char(0x80 | (cp & 0x3F));
-    } else {
-      out += char(0xF0 | (cp >> 18));
-      out += char(0x80 | ((cp >> 12) & 0x3F));
-      out += char(0x80 | ((cp >> 6) & 0x3F));
-      out += char(0x80 | (cp & 0x3F));
-    }
-  }
-
-  bool readHex4(uint32_t &value) {
-    if (pos_ + 4 > text_.size())
-      return false;
-    value = 0;
-    for (int i = 0; i < 4; ++i) {
-      char c = text_[pos_ + i];
-      value <<= 4;
-      if (c >= '0' && c <= '9')
-        value |= uint32_t(c - '0');
-      else if (c >= 'a' && c <= 'f')
-        value |= uint32_t(c - 'a' + 10);
-      else if (c >= 'A' && c <= 'F')
-        value |= uint32_t(c - 'A' + 10);
-      else
-        return false;
-    }
-    pos_ += 4;
+  bool open(JsonValue::Kind kind) {
+    if (depth_ == 0 && kind != JsonValue::Kind::Object)
+      return notAnObject();
+    if (depth_ == 1)
+      members_.back().value = {kind, ""};
+    ++depth_;
     return true;
   }
-
-  bool readString(std::string &out, std::string &error) {
-    consume('"');
-    out.clear();
-    while (true) {
-      if (atEnd())
-        return fail("unterminated string", error);
-      char c = text_[pos_];
-      if (c == '"') {
-        ++pos_;
-        return true;
-      }
-      if (static_cast<unsigned char>(c) < 0x20)
-        return fail("control character in a string (write it as an escape)", error);
-      ++pos_;
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      char e = peek();
-      ++pos_;
-      switch (e) {
-      case '"':
-      case '\\':
-      case '/':
-        out += e;
-        break;
-      case 'b':
-        out += '\b';
-        break;
-      case 'f':
-        out += '\f';
-        break;
-      case 'n':
-        out += '\n';
-        break;
-      case 'r':
-        out += '\r';
-        break;
-      case 't':
-        out += '\t';
-        break;
-      case 'u': {
-        uint32_t cp = 0;
-        if (!readHex4(cp))
-          return fail("malformed \\u escape", error);
-        // A surrogate pair encodes one code point above U+FFFF.
-        if (cp >= 0xD800 && cp < 0xDC00 && text_.substr(pos_, 2) == "\\u") {
-          pos_ += 2;
-          uint32_t low = 0;
-          if (!readHex4(low) || low < 0xDC00 || low >= 0xE000)
-            return fail("malformed \\u escape", error);
-          cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
-        }
-        appendUtf8(out, cp);
-        break;
-      }
-      default:
-        --pos_;
-        return fail("unknown escape in a string", error);
-      }
-    }
+  bool close() {
+    --depth_;
+    return true;
+  }
+  bool notAnObject() {
+    const size_t start = text_.find_first_not_of(" \t\n\r");
+    error_ = lineAndColumn(text_, start) + ": expected '{' at the start of a device profile";
+    return false;
   }
 
   std::string_view text_;
-  size_t pos_ = 0;
+  std::vector<JsonMember> members_;
+  int depth_ = 0; // 0: outside the profile object, 1: in it, 2 and more: in a nested value
+  std::string error_;
 };
 
 // --- Setting one field from a JSON value.
 
 std::string mustBe(const char *field, const char *what, const JsonValue &value) {
-  return "field " + quoted(field) + " must be " + what + ", got " + value.shown();
+  return "field " + singleQuoted(field) + " must be " + what + ", got " + value.shown();
 }
 
 bool readInteger(const char *field, const JsonValue &value, int64_t min, int64_t max, int64_t &out,
@@ -485,9 +403,9 @@ bool readInteger(const char *field, const JsonValue &value, int64_t min, int64_t
   auto result = std::from_chars(first, last, out);
   if (result.ec != std::errc() || out < min || out > max) {
     if (value.text[0] == '-')
-      error = "field " + quoted(field) + " must not be negative, got " + value.text;
+      error = "field " + singleQuoted(field) + " must not be negative, got " + value.text;
     else
-      error = "field " + quoted(field) + " is too large, got " + value.text;
+      error = "field " + singleQuoted(field) + " is too large, got " + value.text;
     return false;
   }
   return true;
@@ -504,7 +422,8 @@ bool readEnum(const char *field, const JsonValue &value, const EnumName<E> (&nam
       }
     }
   }
-  error = "field " + quoted(field) + " must be " + enumChoices(names) + ", got " + value.shown();
+  error =
+      "field " + singleQuoted(field) + " must be " + enumChoices(names) + ", got " + value.shown();
   return false;
 }
 
@@ -543,7 +462,7 @@ bool setField(DeviceProfile &profile, const Field &field, const JsonValue &value
     double v = 0;
     auto result = std::from_chars(value.text.data(), value.text.data() + value.text.size(), v);
     if (result.ec != std::errc() || !std::isfinite(v)) {
-      error = "field " + quoted(name) + " is out of range, got " + value.text;
+      error = "field " + singleQuoted(name) + " is out of range, got " + value.text;
       return false;
     }
     profile.*(*m) = v;
@@ -559,7 +478,7 @@ bool setField(DeviceProfile &profile, const Field &field, const JsonValue &value
 }
 
 /// 1024-based sizes as CUDA's documents write them: "48 KB", "80 GB"; exact bytes otherwise.
-std::string formatBytes(uint64_t bytes) {
+std::string formatSize(uint64_t bytes) {
   const uint64_t kb = 1024, mb = kb * 1024, gb = mb * 1024;
   if (bytes >= gb && bytes % gb == 0)
     return std::to_string(bytes / gb) + " GB";
@@ -571,36 +490,6 @@ std::string formatBytes(uint64_t bytes) {
 }
 
 } // namespace
-
-/// The text with JSON's escapes (no quotes around it): profiles and reports both write JSON.
-std::string jsonEscape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-    case '"':
-      out += "\\\"";
-      break;
-    case '\\':
-      out += "\\\\";
-      break;
-    case '\n':
-      out += "\\n";
-      break;
-    case '\t':
-      out += "\\t";
-      break;
-    default:
-      if (static_cast<unsigned char>(c) < 0x20) {
-        char buffer[8];
-        std::snprintf(buffer, sizeof buffer, "\\u%04x", unsigned(c));
-        out += buffer;
-      } else {
-        out += c;
-      }
-    }
-  }
-  return out;
-}
 
 const std::vector<DeviceProfile> &builtinProfiles() {
   static const std::vector<DeviceProfile> profiles = makeBuiltinProfiles();
@@ -730,14 +619,14 @@ bool validateProfile(const DeviceProfile &p, std::string &error) {
 
 bool parseProfileJson(std::string_view json, DeviceProfile &out, std::string &error) {
   std::vector<JsonMember> members;
-  JsonReader reader(json);
-  if (!reader.readObject(members, error))
+  ProfileReader reader(json);
+  if (!reader.read(members, error))
     return false;
 
   for (size_t i = 0; i < members.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (members[i].key == members[j].key) {
-        error = "duplicate field " + quoted(members[i].key);
+        error = "duplicate field " + singleQuoted(members[i].key);
         return false;
       }
     }
@@ -757,7 +646,7 @@ bool parseProfileJson(std::string_view json, DeviceProfile &out, std::string &er
       std::string names;
       for (const DeviceProfile &p : builtinProfiles())
         names += (names.empty() ? "" : ", ") + p.name;
-      error = "unknown base profile " + quoted(member.value.text) +
+      error = "unknown base profile " + singleQuoted(member.value.text) +
               " (built-in profiles: " + names + ")";
       return false;
     }
@@ -774,7 +663,12 @@ bool parseProfileJson(std::string_view json, DeviceProfile &out, std::string &er
     while (index < kFieldCount && member.key != kFields[index].name)
       ++index;
     if (index == kFieldCount) {
-      error = "unknown field " + quoted(member.key);
+      std::vector<std::string> known;
+      for (const Field &field : kFields)
+        known.push_back(field.name);
+      const std::string nearest = nearestName(member.key, known);
+      error = "unknown field " + singleQuoted(member.key) +
+              (nearest.empty() ? "" : "; did you mean " + singleQuoted(nearest) + "?");
       return false;
     }
     if (!setField(profile, kFields[index], member.value, error))
@@ -791,7 +685,7 @@ bool parseProfileJson(std::string_view json, DeviceProfile &out, std::string &er
   if (!hasBase) {
     for (size_t i = 0; i < kFieldCount; ++i) {
       if (!given[i]) {
-        error = "missing field " + quoted(kFields[i].name) +
+        error = "missing field " + singleQuoted(kFields[i].name) +
                 " (without \"base\", every field must be given)";
         return false;
       }
@@ -804,37 +698,40 @@ bool parseProfileJson(std::string_view json, DeviceProfile &out, std::string &er
   return true;
 }
 
-std::string profileToJson(const DeviceProfile &profile) {
-  std::string out = "{\n";
-  bool first = true;
+namespace {
+
+Json profileJson(const DeviceProfile &profile) {
+  Json out = Json::object();
   for (const Field &field : kFields) {
-    if (!first)
-      out += ",\n";
-    first = false;
-    out += "  \"";
-    out += field.name;
-    out += "\": ";
     std::visit(
         [&](auto member) {
           using T = std::remove_cvref_t<decltype(profile.*member)>;
           const T &value = profile.*member;
-          if constexpr (std::is_same_v<T, std::string>)
-            out += "\"" + jsonEscape(value) + "\"";
-          else if constexpr (std::is_same_v<T, double>)
-            out += formatDouble(value);
-          else if constexpr (std::is_same_v<T, RegisterAllocation>)
-            out += std::string("\"") + registerAllocationName(value) + "\"";
+          if constexpr (std::is_same_v<T, RegisterAllocation>)
+            out[field.name] = registerAllocationName(value);
           else if constexpr (std::is_same_v<T, BankRule>)
-            out += std::string("\"") + bankRuleName(value) + "\"";
+            out[field.name] = bankRuleName(value);
           else if constexpr (std::is_same_v<T, GlobalRule>)
-            out += std::string("\"") + globalRuleName(value) + "\"";
+            out[field.name] = globalRuleName(value);
           else
-            out += std::to_string(value);
+            out[field.name] = value; // a double keeps its exact value: the file reads back equal
         },
         field.member);
   }
-  out += "\n}\n";
   return out;
+}
+
+} // namespace
+
+std::string profileToJson(const DeviceProfile &profile) {
+  return jsonText(profileJson(profile), 2) + "\n";
+}
+
+std::string profilesToJson(const std::vector<DeviceProfile> &profiles) {
+  Json out = Json::array();
+  for (const DeviceProfile &profile : profiles)
+    out.push_back(profileJson(profile));
+  return jsonText(out, 2) + "\n";
 }
 
 std::string profileSummary(const DeviceProfile &p) {
@@ -844,8 +741,8 @@ std::string profileSummary(const DeviceProfile &p) {
                 "%s shared/SM (%s/block), %s, PCIe %d.0 x%d",
                 p.name.c_str(), p.marketingName.c_str(), p.ccMajor, p.ccMinor, p.smCount,
                 p.maxThreadsPerSM, p.maxBlocksPerSM, p.registersPerSM,
-                formatBytes(p.sharedPerSM).c_str(), formatBytes(p.sharedPerBlockOptIn).c_str(),
-                formatBytes(p.memoryBytes).c_str(), p.pcieGeneration, p.pcieLanes);
+                formatSize(p.sharedPerSM).c_str(), formatSize(p.sharedPerBlockOptIn).c_str(),
+                formatSize(p.memoryBytes).c_str(), p.pcieGeneration, p.pcieLanes);
   return line;
 }
 

@@ -138,8 +138,12 @@ bool validateProfile(const DeviceProfile &profile, std::string &error);
 /// "line L, column C: ").
 bool parseProfileJson(std::string_view json, DeviceProfile &out, std::string &error);
 
-/// The profile as a JSON object that parseProfileJson reads back unchanged (without "base").
+/// The profile as a JSON object that parseProfileJson reads back unchanged (without "base"):
+/// one field per line, in the order of the struct.
 std::string profileToJson(const DeviceProfile &profile);
+
+/// The profiles as a JSON array, each object as profileToJson writes it (`kern devices --json`).
+std::string profilesToJson(const std::vector<DeviceProfile> &profiles);
 
 /// One line for `kern devices`: id, marketing name, compute capability and the main limits.
 std::string profileSummary(const DeviceProfile &profile);
@@ -151,8 +155,5 @@ double transferSeconds(const DeviceProfile &profile, uint64_t bytes, bool pinned
 const char *bankRuleName(BankRule rule);
 const char *globalRuleName(GlobalRule rule);
 const char *registerAllocationName(RegisterAllocation allocation);
-
-/// `text` with JSON's string escapes (no surrounding quotes).
-std::string jsonEscape(std::string_view text);
 
 } // namespace kern::runtime

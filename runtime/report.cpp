@@ -2,6 +2,7 @@
 // short summary, the JSON report of docs/report-schema.md and the counter text of the tests.
 #include "runtime/report.h"
 
+#include "runtime/json.h"
 #include "runtime/ncu_metrics.h"
 
 #include <cmath>
@@ -71,16 +72,6 @@ std::string formatSeconds(double s) {
   if (s >= 1e-3)
     return fmt("%.3f ms", s * 1e3);
   return fmt("%.2f us", s * 1e6);
-}
-
-std::string jsonString(std::string_view s) { return "\"" + jsonEscape(s) + "\""; }
-
-std::string jsonNumber(double v) {
-  if (!std::isfinite(v))
-    return "null";
-  if (v == std::floor(v) && std::fabs(v) < 9e15)
-    return std::to_string(static_cast<int64_t>(v));
-  return fmt("%.9g", v);
 }
 
 std::vector<SiteInfo> siteTable(const backend::ProgramImage &image) {
@@ -304,154 +295,178 @@ std::string programSummary(const ReportInput &in) {
 
 namespace {
 
-std::string countersJson(const SiteCounters &c) {
-  std::string o = "{\"global\":{";
+Json countersJson(const SiteCounters &c) {
+  Json global = Json::object(), shared = Json::object();
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
     const GlobalOpCounters &g = c.global[k];
-    o += std::string(k ? "," : "") + "\"" + kOpNames[k] +
-         "\":{\"instructions\":" + u(g.instructions) + ",\"requests\":" + u(g.requests) +
-         ",\"transactions\":" + u(g.transactions) + ",\"sectors\":" + u(g.sectors) +
-         ",\"lines128\":" + u(g.lines128) + ",\"bytesRequested\":" + u(g.bytesRequested) +
-         ",\"bytesMoved\":" + u(g.bytesMoved) +
-         ",\"sectorsPerRequest\":" + jsonNumber(sectorsPerRequest(g)) +
-         ",\"efficiency\":" + jsonNumber(globalEfficiency(g)) + "}";
+    global[kOpNames[k]] = {{"instructions", g.instructions},
+                           {"requests", g.requests},
+                           {"transactions", g.transactions},
+                           {"sectors", g.sectors},
+                           {"lines128", g.lines128},
+                           {"bytesRequested", g.bytesRequested},
+                           {"bytesMoved", g.bytesMoved},
+                           {"sectorsPerRequest", jsonNumber(sectorsPerRequest(g))},
+                           {"efficiency", jsonNumber(globalEfficiency(g))}};
   }
-  o += "},\"shared\":{";
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
     const SharedOpCounters &s = c.shared[k];
-    o += std::string(k ? "," : "") + "\"" + kOpNames[k] +
-         "\":{\"instructions\":" + u(s.instructions) + ",\"requests\":" + u(s.requests) +
-         ",\"wavefronts\":" + u(s.steps) + ",\"idealWavefronts\":" + u(s.idealSteps) +
-         ",\"bankConflicts\":" + u(s.conflicts()) +
-         ",\"wavefrontsPerInstruction\":" + jsonNumber(sharedStepsPerInstruction(s)) + "}";
+    shared[kOpNames[k]] = {{"instructions", s.instructions},
+                           {"requests", s.requests},
+                           {"wavefronts", s.steps},
+                           {"idealWavefronts", s.idealSteps},
+                           {"bankConflicts", s.conflicts()},
+                           {"wavefrontsPerInstruction", jsonNumber(sharedStepsPerInstruction(s))}};
   }
-  o += "},\"constant\":{\"requests\":" + u(c.constantRequests) +
-       ",\"serialization\":" + u(c.constantSerialization) + "}";
-  o += ",\"branches\":{\"executed\":" + u(c.branchesExecuted) +
-       ",\"divergent\":" + u(c.branchesDivergent) +
-       ",\"efficiency\":" + jsonNumber(branchEfficiency(c)) +
-       ",\"divergentPercent\":" + jsonNumber(divergentBranchPercent(c)) + "}";
-  o += ",\"instructions\":{\"warp\":" + u(c.warpInstructions) +
-       ",\"thread\":" + u(c.threadInstructions) +
-       ",\"warpExecutionEfficiency\":" + jsonNumber(warpExecutionEfficiency(c)) + "}";
-  o += ",\"barriers\":" + u(c.barriersExecuted) + ",\"atomics\":{\"warp\":" + u(c.atomicsExecuted) +
-       ",\"thread\":" + u(c.atomicThreadOps) + "}}";
-  return o;
+  return {
+      {"global", std::move(global)},
+      {"shared", std::move(shared)},
+      {"constant", {{"requests", c.constantRequests}, {"serialization", c.constantSerialization}}},
+      {"branches",
+       {{"executed", c.branchesExecuted},
+        {"divergent", c.branchesDivergent},
+        {"efficiency", jsonNumber(branchEfficiency(c))},
+        {"divergentPercent", jsonNumber(divergentBranchPercent(c))}}},
+      {"instructions",
+       {{"warp", c.warpInstructions},
+        {"thread", c.threadInstructions},
+        {"warpExecutionEfficiency", jsonNumber(warpExecutionEfficiency(c))}}},
+      {"barriers", c.barriersExecuted},
+      {"atomics", {{"warp", c.atomicsExecuted}, {"thread", c.atomicThreadOps}}}};
 }
 
 /// The counters under Nsight Compute's metric names.
-std::string ncuJson(const SiteCounters &c) {
-  std::string o = "{";
-  bool first = true;
-  for (const NcuMetric &m : ncuMetrics(c)) {
-    o += std::string(first ? "" : ",") + jsonString(m.name) + ":" + jsonNumber(m.value);
-    first = false;
-  }
-  return o + "}";
+Json ncuJson(const SiteCounters &c) {
+  Json o = Json::object();
+  for (const NcuMetric &m : ncuMetrics(c))
+    o[m.name] = jsonNumber(m.value);
+  return o;
 }
 
 bool anyCounted(const SiteCounters &c) { return !(c == SiteCounters{}); }
 
-std::string sitesJson(const std::vector<SiteCounters> &sites) {
-  std::string o = "[";
-  bool first = true;
-  for (size_t i = 0; i < sites.size(); ++i) {
-    if (!anyCounted(sites[i]))
-      continue;
-    o += std::string(first ? "" : ",") + "\n      {\"site\":" + u(i) +
-         ",\"counters\":" + countersJson(sites[i]) + "}";
-    first = false;
-  }
-  return o + "]";
+Json sitesJson(const std::vector<SiteCounters> &sites) {
+  Json o = Json::array();
+  for (size_t i = 0; i < sites.size(); ++i)
+    if (anyCounted(sites[i]))
+      o.push_back({{"site", i}, {"counters", countersJson(sites[i])}});
+  return o;
 }
 
-std::string transferTotalsJson(const TransferTotals &t) {
-  std::string o = "{";
+Json transferTotalsJson(const TransferTotals &t) {
+  Json o = Json::object();
   for (int d = 0; d < 2; ++d)
-    o += std::string(d ? "," : "") + "\"" + directionName(d) + "\":{\"count\":" + u(t.count[d]) +
-         ",\"bytes\":" + u(t.bytes[d]) + ",\"seconds\":" + jsonNumber(t.seconds[d]) + "}";
-  return o + ",\"pageableCount\":" + u(t.pageableCount) + "}";
+    o[directionName(d)] = {
+        {"count", t.count[d]}, {"bytes", t.bytes[d]}, {"seconds", jsonNumber(t.seconds[d])}};
+  o["pageableCount"] = t.pageableCount;
+  return o;
+}
+
+Json deviceJson(const DeviceProfile &d) {
+  return {{"name", d.name},
+          {"cc", u(d.ccMajor) + "." + u(d.ccMinor)},
+          {"sms", d.smCount},
+          {"sharedBanks", d.sharedBanks},
+          {"bankRule", bankRuleName(d.bankRule)},
+          {"globalRule", globalRuleName(d.globalRule)},
+          {"pcieGeneration", d.pcieGeneration},
+          {"pcieLanes", d.pcieLanes},
+          {"pcieBandwidth", jsonNumber(d.pcieBandwidth)},
+          {"transferLatencyUs", jsonNumber(d.transferLatencyUs)},
+          {"pinnedEfficiency", jsonNumber(d.pinnedEfficiency)},
+          {"pageableEfficiency", jsonNumber(d.pageableEfficiency)}};
+}
+
+Json launchJson(const LaunchRecord &l, const LaunchCounters &lc, size_t index) {
+  return {{"index", index},
+          {"kernel", l.kernel},
+          {"grid", {l.grid[0], l.grid[1], l.grid[2]}},
+          {"block", {l.block[0], l.block[1], l.block[2]}},
+          {"sharedBytes", l.sharedBytes},
+          {"registersPerThread", l.registersPerThread},
+          {"registersSource", l.registersSource},
+          {"error", l.error},
+          {"faulted", l.faulted},
+          {"profiled", l.profiled},
+          {"startSeconds", jsonNumber(l.startSeconds)},
+          {"modelledSeconds", jsonNumber(l.modelledSeconds)},
+          {"occupancy",
+           {{"blocksPerSM", l.occupancy.blocksPerSM},
+            {"activeWarps", l.occupancy.activeWarps},
+            {"maxWarps", l.occupancy.maxWarps},
+            {"occupancy", jsonNumber(l.occupancy.occupancy)},
+            {"limit", occupancyLimitName(l.occupancy.limit)}}},
+          {"waves",
+           {{"blocks", l.waves.blocks},
+            {"sms", l.waves.sms},
+            {"blocksPerSM", l.waves.blocksPerSM},
+            {"waves", l.waves.waves},
+            {"blocksInLastWave", l.waves.blocksInLastWave},
+            {"lastWaveFullness", jsonNumber(l.waves.lastWaveFullness)}}},
+          {"totals", countersJson(lc.total)},
+          {"ncu", ncuJson(lc.total)},
+          {"sites", sitesJson(lc.sites)}};
 }
 
 } // namespace
 
 std::string reportJson(const ReportInput &in) {
   const Runtime &rt = *in.rt;
-  const DeviceProfile &d = rt.device();
-  std::string o = "{\n  \"schema\": \"kern-report\",\n  \"version\": 1,\n";
-  o += "  \"program\": " + jsonString(in.program) + ",\n";
-  o += "  \"device\": {\"name\":" + jsonString(d.name) +
-       ",\"cc\":" + jsonString(u(d.ccMajor) + "." + u(d.ccMinor)) + ",\"sms\":" + u(d.smCount) +
-       ",\"sharedBanks\":" + u(d.sharedBanks) +
-       ",\"bankRule\":" + jsonString(bankRuleName(d.bankRule)) +
-       ",\"globalRule\":" + jsonString(globalRuleName(d.globalRule)) +
-       ",\"pcieGeneration\":" + u(d.pcieGeneration) + ",\"pcieLanes\":" + u(d.pcieLanes) +
-       ",\"pcieBandwidth\":" + jsonNumber(d.pcieBandwidth) +
-       ",\"transferLatencyUs\":" + jsonNumber(d.transferLatencyUs) +
-       ",\"pinnedEfficiency\":" + jsonNumber(d.pinnedEfficiency) +
-       ",\"pageableEfficiency\":" + jsonNumber(d.pageableEfficiency) + "},\n";
-  o += "  \"timing\": {\"kernelModel\": \"none\", \"note\": \"kernels take no modelled time "
-       "yet; transfer times follow the device's link model\"},\n";
-  o += "  \"sites\": [";
+  Json sites = Json::array();
   for (size_t i = 1; i < in.sites.size(); ++i) {
     const SiteInfo &s = in.sites[i];
-    o += std::string(i > 1 ? "," : "") + "\n    {\"id\":" + u(i) +
-         ",\"file\":" + jsonString(s.file) + ",\"line\":" + u(s.line) + ",\"col\":" + u(s.col) +
-         ",\"kind\":" + jsonString(s.kind) + ",\"what\":" + jsonString(s.what) + "}";
+    sites.push_back({{"id", i},
+                     {"file", s.file},
+                     {"line", s.line},
+                     {"col", s.col},
+                     {"kind", s.kind},
+                     {"what", s.what}});
   }
-  o += "],\n  \"launches\": [";
-  for (size_t i = 0; i < rt.launches().size(); ++i) {
-    const LaunchRecord &l = rt.launches()[i];
-    const LaunchCounters &lc = rt.counters().launch(i);
-    o += std::string(i ? "," : "") + "\n    {\"index\":" + u(i) +
-         ",\"kernel\":" + jsonString(l.kernel) + ",\"grid\":[" + u(l.grid[0]) + "," + u(l.grid[1]) +
-         "," + u(l.grid[2]) + "],\"block\":[" + u(l.block[0]) + "," + u(l.block[1]) + "," +
-         u(l.block[2]) + "],\"sharedBytes\":" + u(l.sharedBytes) +
-         ",\"registersPerThread\":" + u(l.registersPerThread) +
-         ",\"registersSource\":" + jsonString(l.registersSource) +
-         ",\"error\":" + std::to_string(l.error) +
-         ",\"faulted\":" + (l.faulted ? "true" : "false") +
-         ",\"profiled\":" + (l.profiled ? "true" : "false") +
-         ",\"startSeconds\":" + jsonNumber(l.startSeconds) +
-         ",\"modelledSeconds\":" + jsonNumber(l.modelledSeconds) +
-         ",\n     \"occupancy\":{\"blocksPerSM\":" + u(l.occupancy.blocksPerSM) +
-         ",\"activeWarps\":" + u(l.occupancy.activeWarps) +
-         ",\"maxWarps\":" + u(l.occupancy.maxWarps) +
-         ",\"occupancy\":" + jsonNumber(l.occupancy.occupancy) +
-         ",\"limit\":" + jsonString(occupancyLimitName(l.occupancy.limit)) +
-         "},\"waves\":{\"blocks\":" + u(l.waves.blocks) + ",\"sms\":" + u(l.waves.sms) +
-         ",\"blocksPerSM\":" + u(l.waves.blocksPerSM) + ",\"waves\":" + u(l.waves.waves) +
-         ",\"blocksInLastWave\":" + u(l.waves.blocksInLastWave) +
-         ",\"lastWaveFullness\":" + jsonNumber(l.waves.lastWaveFullness) + "}" +
-         ",\n     \"totals\":" + countersJson(lc.total) + ",\n     \"ncu\":" + ncuJson(lc.total) +
-         ",\n     \"sites\":" + sitesJson(lc.sites) + "}";
-  }
-  o += "],\n  \"transfers\": [";
+  Json launches = Json::array();
+  for (size_t i = 0; i < rt.launches().size(); ++i)
+    launches.push_back(launchJson(rt.launches()[i], rt.counters().launch(i), i));
+  Json transfers = Json::array();
   for (size_t i = 0; i < rt.transfers().size(); ++i) {
     const TransferRecord &t = rt.transfers()[i];
-    o += std::string(i ? "," : "") + "\n    {\"index\":" + u(i) + ",\"api\":" + jsonString(t.api) +
-         ",\"direction\":" +
-         jsonString(directionName(t.direction == TransferDirection::HostToDevice ? 0 : 1)) +
-         ",\"bytes\":" + u(t.bytes) + ",\"pinned\":" + (t.pinned ? "true" : "false") +
-         ",\"startSeconds\":" + jsonNumber(t.startSeconds) +
-         ",\"seconds\":" + jsonNumber(t.seconds) + "}";
+    transfers.push_back(
+        {{"index", i},
+         {"api", t.api},
+         {"direction", directionName(t.direction == TransferDirection::HostToDevice ? 0 : 1)},
+         {"bytes", t.bytes},
+         {"pinned", t.pinned},
+         {"startSeconds", jsonNumber(t.startSeconds)},
+         {"seconds", jsonNumber(t.seconds)}});
   }
-  o += "],\n  \"transferGaps\": [";
-  const std::vector<TransferTotals> gaps = transferGaps(rt);
-  for (size_t i = 0; i < gaps.size(); ++i)
-    o += std::string(i ? "," : "") +
-         "\n    {\"beforeLaunch\":" + (i < rt.launches().size() ? u(i) : std::string("null")) +
-         ",\"transfers\":" + transferTotalsJson(gaps[i]) + "}";
+  Json gaps = Json::array();
+  const std::vector<TransferTotals> gapTotals = transferGaps(rt);
+  for (size_t i = 0; i < gapTotals.size(); ++i)
+    gaps.push_back({{"beforeLaunch", i < rt.launches().size() ? Json(i) : Json(nullptr)},
+                    {"transfers", transferTotalsJson(gapTotals[i])}});
   const TransferTotals t = transferTotals(rt);
   const double k = kernelSeconds(rt);
-  o += "],\n  \"program\": {\"launches\":" + u(rt.launches().size()) +
-       ",\"profiledLaunches\":" + u(rt.profiledLaunches()) + ",\"kernelSeconds\":" + jsonNumber(k) +
-       ",\"transfers\":" + transferTotalsJson(t) + ",\"transferToKernelRatio\":" +
-       (k > 0 ? jsonNumber((t.seconds[0] + t.seconds[1]) / k) : std::string("null")) +
-       ",\n    \"totals\":" + countersJson(rt.counters().program().total) +
-       ",\n    \"ncu\":" + ncuJson(rt.counters().program().total) +
-       ",\n    \"sites\":" + sitesJson(rt.counters().program().sites) + "}\n}\n";
-  return o;
+  const Json report = {
+      {"schema", "kern-report"},
+      {"version", 1},
+      {"device", deviceJson(rt.device())},
+      {"timing",
+       {{"kernelModel", "none"},
+        {"note", "kernels take no modelled time yet; transfer times follow the device's link "
+                 "model"}}},
+      {"sites", std::move(sites)},
+      {"launches", std::move(launches)},
+      {"transfers", std::move(transfers)},
+      {"transferGaps", std::move(gaps)},
+      {"program",
+       {{"launches", rt.launches().size()},
+        {"profiledLaunches", rt.profiledLaunches()},
+        {"kernelSeconds", jsonNumber(k)},
+        {"transfers", transferTotalsJson(t)},
+        {"transferToKernelRatio",
+         k > 0 ? jsonNumber((t.seconds[0] + t.seconds[1]) / k) : Json(nullptr)},
+        {"totals", countersJson(rt.counters().program().total)},
+        {"ncu", ncuJson(rt.counters().program().total)},
+        {"sites", sitesJson(rt.counters().program().sites)}}}};
+  return jsonLines(report);
 }
 
 // ---- counter text -------------------------------------------------------------------------------
@@ -461,7 +476,7 @@ namespace {
 void counterLines(std::string &out, const std::string &prefix, const SiteCounters &c) {
   auto put = [&](const std::string &key, double v) {
     if (v != 0)
-      out += prefix + " " + key + " " + jsonNumber(v) + "\n";
+      out += prefix + " " + key + " " + jsonText(jsonNumber(v)) + "\n";
   };
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
     const GlobalOpCounters &g = c.global[k];
@@ -524,7 +539,7 @@ std::string countersText(const ReportInput &in) {
     const std::string p = std::string("total transfers.") + (d == 0 ? "h2d" : "d2h") + ".";
     out += p + "count " + u(t.count[d]) + "\n";
     out += p + "bytes " + u(t.bytes[d]) + "\n";
-    out += p + "seconds " + jsonNumber(t.seconds[d]) + "\n";
+    out += p + "seconds " + jsonText(jsonNumber(t.seconds[d])) + "\n";
   }
   out += "total transfers.pageable " + u(t.pageableCount) + "\n";
   return out;

@@ -74,10 +74,6 @@ double kernelSeconds(const Runtime &rt);
 std::string formatBytes(uint64_t bytes);
 /// "12.3 us", "4.20 ms".
 std::string formatSeconds(double seconds);
-/// JSON string literal with escapes.
-std::string jsonString(std::string_view s);
-/// A number for JSON: integers as such, others with up to 9 significant digits.
-std::string jsonNumber(double v);
 
 } // namespace kern::runtime
 

@@ -3,6 +3,8 @@
 // wave.
 #include "runtime/report.h"
 
+#include "runtime/json.h"
+
 #include <algorithm>
 
 namespace kern::runtime {
@@ -15,16 +17,22 @@ constexpr double kNominalWaveUs = 10.0;
 /// Waves drawn one by one per launch; the rest of a long grid is one event per SM.
 constexpr uint64_t kMaxWavesDrawn = 64;
 
-std::string event(const std::string &name, const char *cat, int pid, int tid, double ts, double dur,
-                  const std::string &args) {
-  return "{\"name\":" + jsonString(name) + ",\"cat\":\"" + cat +
-         "\",\"ph\":\"X\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(tid) +
-         ",\"ts\":" + jsonNumber(ts) + ",\"dur\":" + jsonNumber(dur) + ",\"args\":{" + args + "}}";
+/// A complete event ("ph": "X"): `dur` microseconds from `ts`.
+Json event(const std::string &name, const char *cat, int pid, int tid, double ts, double dur,
+           Json args) {
+  return {{"name", name},
+          {"cat", cat},
+          {"ph", "X"},
+          {"pid", pid},
+          {"tid", tid},
+          {"ts", jsonNumber(ts)},
+          {"dur", jsonNumber(dur)},
+          {"args", std::move(args)}};
 }
 
-std::string meta(const char *what, int pid, int tid, const std::string &name) {
-  return std::string("{\"name\":\"") + what + "\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) +
-         ",\"tid\":" + std::to_string(tid) + ",\"args\":{\"name\":" + jsonString(name) + "}}";
+/// A metadata event: the name of a process or a thread.
+Json meta(const char *what, int pid, int tid, const std::string &name) {
+  return {{"name", what}, {"ph", "M"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", name}}}};
 }
 
 } // namespace
@@ -32,7 +40,7 @@ std::string meta(const char *what, int pid, int tid, const std::string &name) {
 std::string traceJson(const ReportInput &in) {
   const Runtime &rt = *in.rt;
   constexpr int kLinkPid = 1, kKernelPid = 2, kSmPid = 3;
-  std::vector<std::string> ev;
+  Json ev = Json::array();
   ev.push_back(meta("process_name", kLinkPid, 0, "host link (" + rt.device().name + ")"));
   ev.push_back(meta("thread_name", kLinkPid, 1, "HtoD"));
   ev.push_back(meta("thread_name", kLinkPid, 2, "DtoH"));
@@ -44,11 +52,10 @@ std::string traceJson(const ReportInput &in) {
     if (e.kind == TimelineEvent::Kind::Transfer) {
       const TransferRecord &r = rt.transfers()[e.index];
       const bool h2d = r.direction == TransferDirection::HostToDevice;
-      ev.push_back(event(r.api + " " + formatBytes(r.bytes) + (r.pinned ? " pinned" : " pageable"),
-                         "transfer", kLinkPid, h2d ? 1 : 2, t, r.seconds * 1e6,
-                         "\"bytes\":" + std::to_string(r.bytes) +
-                             ",\"pinned\":" + (r.pinned ? "true" : "false") +
-                             ",\"modelledSeconds\":" + jsonNumber(r.seconds)));
+      ev.push_back(event(
+          r.api + " " + formatBytes(r.bytes) + (r.pinned ? " pinned" : " pageable"), "transfer",
+          kLinkPid, h2d ? 1 : 2, t, r.seconds * 1e6,
+          {{"bytes", r.bytes}, {"pinned", r.pinned}, {"modelledSeconds", jsonNumber(r.seconds)}}));
       t += r.seconds * 1e6;
       continue;
     }
@@ -56,10 +63,9 @@ std::string traceJson(const ReportInput &in) {
     const Waves &w = l.waves;
     const uint64_t drawn = std::min(w.waves, kMaxWavesDrawn);
     const double dur = w.waves ? double(w.waves) * kNominalWaveUs : 0;
-    ev.push_back(event(
-        l.kernel, "launch", kKernelPid, 1, t, dur,
-        "\"launch\":" + std::to_string(e.index) + ",\"blocks\":" + std::to_string(w.blocks) +
-            ",\"waves\":" + std::to_string(w.waves) + ",\"error\":" + std::to_string(l.error)));
+    ev.push_back(
+        event(l.kernel, "launch", kKernelPid, 1, t, dur,
+              {{"launch", e.index}, {"blocks", w.blocks}, {"waves", w.waves}, {"error", l.error}}));
     const uint64_t perWave = uint64_t(w.sms) * uint64_t(std::max(w.blocksPerSM, 1));
     for (uint64_t wave = 0; wave < drawn && perWave; ++wave) {
       const bool rest = wave + 1 == drawn && drawn < w.waves; // the waves not drawn singly
@@ -76,24 +82,24 @@ std::string traceJson(const ReportInput &in) {
             l.kernel + (rest ? " waves " + std::to_string(wave) + "-" + std::to_string(w.waves - 1)
                              : " wave " + std::to_string(wave));
         ev.push_back(event(name, "wave", kSmPid, sm, t + double(wave) * kNominalWaveUs, waveDur,
-                           "\"firstBlock\":" + std::to_string(b0) +
-                               ",\"blocksOnThisSM\":" + std::to_string(b1 - b0 + 1)));
+                           {{"firstBlock", b0}, {"blocksOnThisSM", b1 - b0 + 1}}));
       }
     }
     t += dur;
   }
   for (int sm = 0; sm < smsUsed; ++sm)
     ev.push_back(meta("thread_name", kSmPid, sm, "SM " + std::to_string(sm)));
-  std::string o =
-      "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"program\":" + jsonString(in.program) +
-      ",\"device\":" + jsonString(rt.device().name) +
-      ",\"timeModel\":\"transfers take their modelled time (latency + bytes / "
-      "(bandwidth x efficiency)); kernels have no timing model yet, so each wave "
-      "of blocks is drawn with a nominal 10 us\",\"nominalWaveMicroseconds\":" +
-      jsonNumber(kNominalWaveUs) + "},\n\"traceEvents\":[\n";
-  for (size_t i = 0; i < ev.size(); ++i)
-    o += ev[i] + (i + 1 < ev.size() ? ",\n" : "\n");
-  return o + "]}\n";
+  const Json trace = {
+      {"displayTimeUnit", "ns"},
+      {"otherData",
+       {{"program", in.program},
+        {"device", rt.device().name},
+        {"timeModel", "transfers take their modelled time (latency + bytes / (bandwidth x "
+                      "efficiency)); kernels have no timing model yet, so each wave of blocks is "
+                      "drawn with a nominal 10 us"},
+        {"nominalWaveMicroseconds", jsonNumber(kNominalWaveUs)}}},
+      {"traceEvents", std::move(ev)}};
+  return jsonLines(trace); // one event per line
 }
 
 } // namespace kern::runtime

@@ -12,11 +12,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # The ANTLR runtime's CMake target links libuuid (uuid-dev); the REPL, CLI and install tests
 # run under python3 and pkg-config. scripts/check-format.sh runs exactly clang-format-14.
 # libseccomp-dev gives `kern run --sandbox` its system-call filter (docs/sandbox.md); the REPL's
-# Ctrl-C test types into a tmux terminal. libcli11-dev (header-only) reads the kern command's
-# options.
+# Ctrl-C test types into a tmux terminal. Header-only: libcli11-dev reads the kern command's
+# options, nlohmann-json3-dev reads and writes the JSON of reports, traces and device profiles.
 packages=(cmake ninja-build g++ llvm-19-dev libantlr4-runtime-dev antlr4 catch2
           libboost-context-dev libedit-dev clang-format clang-format-14 zlib1g-dev python3
-          pkg-config uuid-dev libseccomp-dev tmux libcli11-dev)
+          pkg-config uuid-dev libseccomp-dev tmux libcli11-dev nlohmann-json3-dev)
 
 missing=()
 for pkg in "${packages[@]}"; do

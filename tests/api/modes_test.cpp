@@ -121,7 +121,7 @@ int main() {
   CHECK(countedPattern(viaBool) == "11111");
   for (size_t i = 0; i < all.size() && i < viaBool.size(); ++i)
     CHECK(sameCounters(all[i].stats.counters, viaBool[i].stats.counters));
-  CHECK(!contains(allJson, "\"profiled\":false") && contains(allJson, "\"profiled\":true"));
+  CHECK(!contains(allJson, "\"profiled\": false") && contains(allJson, "\"profiled\": true"));
 
   // A kernel name (the fields alone turn counting on): only its launches count, and each counts
   // exactly what it counts when every launch does.
@@ -136,7 +136,7 @@ int main() {
   CHECK(ls[0].stats.counters.warpInstructions == 0 && ls[2].stats.counters.atomics == 0);
   CHECK(tables.size() == 5 && tables[0].empty() && contains(tables[1], "fiddle") &&
         tables[2].empty() && tables[3] == allTables[3]);
-  CHECK(contains(json, "\"profiled\":false") && contains(json, "\"profiledLaunches\":2"));
+  CHECK(contains(json, "\"profiled\": false") && contains(json, "\"profiledLaunches\": 2"));
   // Launches that are not profiled compute the same results.
   CHECK(ls[4].ok() && ls[4].stats.occupancy == all[4].stats.occupancy);
 

@@ -383,7 +383,9 @@ TEST_CASE("device: bad profiles and their messages", "[runtime][device]") {
   CHECK(parseError(h100With(R"("maxGridX": 4294967296)")) ==
         "field 'maxGridX' is too large, got 4294967296");
   // Fields.
-  CHECK(parseError(h100With(R"("smCounts": 4)")) == "unknown field 'smCounts'");
+  CHECK(parseError(h100With(R"("smCounts": 4)")) ==
+        "unknown field 'smCounts'; did you mean 'smCount'?");
+  CHECK(parseError(h100With(R"("frobnication": 4)")) == "unknown field 'frobnication'");
   CHECK(parseError(h100With(R"("smCount": 4, "smCount": 5)")) == "duplicate field 'smCount'");
   CHECK(parseError(R"({"base": "h200", "name": "x"})") ==
         "unknown base profile 'h200' (built-in profiles: g80, gt200, fermi, v100, a100, h100)");
@@ -397,13 +399,46 @@ TEST_CASE("device: bad profiles and their messages", "[runtime][device]") {
         "line 3, column 3: expected ',' or '}' after a field");
   CHECK(parseError(R"({"name": "x"} trailing)") ==
         "line 1, column 15: unexpected text after the profile object");
-  CHECK(parseError(R"({"name": "x)") == "line 1, column 12: unterminated string");
-  CHECK(parseError(R"({"name": ["x"]})") == "line 1, column 10: a device profile is one flat "
-                                            "object: nested objects and arrays are not supported");
+  CHECK(parseError(R"({"name": "x)") == "line 1, column 12: invalid string: missing closing quote");
   CHECK(parseError(R"({"smCount": 01})") == "line 1, column 14: expected ',' or '}' after a field");
-  CHECK(parseError(R"({"smCount": -})") == "line 1, column 13: malformed number");
-  CHECK(parseError(R"({"smCount": null})") ==
+  CHECK(parseError(R"({"smCount": -})") ==
+        "line 1, column 14: invalid number; expected digit after '-'");
+  CHECK(parseError(R"({"smCount": nul})") ==
         "line 1, column 13: expected a value (a string, a number, true or false)");
+  CHECK(parseError(R"({"smCount": })") ==
+        "line 1, column 13: expected a value (a string, a number, true or false)");
+  CHECK(parseError(R"({"smCount" 4})") == "line 1, column 12: expected ':' after the field name");
+  CHECK(parseError(R"({'smCount': 4})") == "line 1, column 2: expected a field name in quotes");
+  CHECK(parseError("{\"name\": \"x\ny\"}") ==
+        "line 1, column 12: invalid string: control character U+000A (LF) must be escaped to "
+        "\\u000A or \\n");
+  CHECK(parseError(R"({"name": "\q"})") ==
+        "line 1, column 12: invalid string: forbidden character after backslash");
+  CHECK(parseError(R"({"name": "\ud83d"})") ==
+        "line 1, column 17: invalid string: surrogate U+D800..U+DBFF must be followed by "
+        "U+DC00..U+DFFF");
+  CHECK(parseError("{\"name\": \"\xff\"}") ==
+        "line 1, column 11: invalid string: ill-formed UTF-8 byte");
+  CHECK(parseError("[1, 2]") == "line 1, column 1: expected '{' at the start of a device profile");
+  CHECK(parseError("\n  \"h100\"") ==
+        "line 2, column 3: expected '{' at the start of a device profile");
+  CHECK(parseError(R"({"name": "x"}{})") ==
+        "line 1, column 14: unexpected text after the profile object");
+  // Values the syntax allows and a profile does not: nesting, null, numbers out of range.
+  CHECK(parseError(R"({"name": ["x"]})") == "field 'name' must be a string, got an array");
+  CHECK(parseError(h100With(R"("smCount": {"x": [1]})")) ==
+        "field 'smCount' must be an integer, got an object");
+  CHECK(parseError(R"({"base": {}, "name": "x"})") ==
+        "field 'base' must be the name of a built-in profile, got an object");
+  CHECK(parseError(R"({"smCount": null})") == "field 'smCount' must be an integer, got null");
+  CHECK(parseError(h100With(R"("memoryBytes": 99999999999999999999)")) ==
+        "field 'memoryBytes' is too large, got 99999999999999999999");
+  CHECK(parseError(h100With(R"("memoryBytes": -99999999999999999999)")) ==
+        "field 'memoryBytes' must not be negative, got -99999999999999999999");
+  CHECK(parseError(h100With(R"("pcieBandwidth": 1e400)")) ==
+        "field 'pcieBandwidth' is out of range, got 1e400");
+  CHECK(parseError(h100With(R"("pcieBandwidth": "fast")")) ==
+        "field 'pcieBandwidth' must be a number, got \"fast\"");
 }
 
 TEST_CASE("device: a failed parse leaves the profile unchanged", "[runtime][device]") {
