@@ -192,7 +192,7 @@ public:
   }
   void positiveReal(const char *field, double value) {
     if (!(value > 0) || !std::isfinite(value))
-      fail("field " + quoted(field) + " must be positive, got " + formatDouble(value));
+      fail("field " + singleQuoted(field) + " must be positive, got " + formatDouble(value));
   }
   void fraction(const char *field, double value) {
     if (!(value > 0 && value <= 1))

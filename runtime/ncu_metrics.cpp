@@ -8,11 +8,12 @@
 
 namespace kern::runtime {
 
-std::vector<NcuMetric> ncuMetrics(const SiteCounters &c) {
+std::vector<NcuMetric> ncuMetrics(const SiteCounters &c, double seconds) {
   std::vector<NcuMetric> m;
   auto add = [&](std::string name, std::string unit, std::string key, double value) {
     m.push_back({std::move(name), std::move(unit), std::move(key), value});
   };
+  add("gpu__time_duration.sum", "nsecond", "time.nanoseconds", seconds * 1e9);
   add("smsp__inst_executed.sum", "inst", "instructions.warp", double(c.warpInstructions));
   add("smsp__thread_inst_executed.sum", "inst", "instructions.thread",
       double(c.threadInstructions));
@@ -123,7 +124,7 @@ std::string nearestName(const std::string &word, const std::vector<std::string> 
 
 bool checkMetricNames(const std::vector<std::string> &wanted, std::string &error) {
   std::vector<std::string> names;
-  for (const NcuMetric &m : ncuMetrics(SiteCounters{})) {
+  for (const NcuMetric &m : ncuMetrics(SiteCounters{}, 0)) {
     names.push_back(m.name);
     names.push_back(m.key);
   }
@@ -152,7 +153,8 @@ std::string metricsListing(const ReportInput &in, const std::vector<std::string>
     const LaunchRecord &l = rt.launches()[i];
     if (!l.profiled)
       continue;
-    const std::vector<NcuMetric> metrics = ncuMetrics(rt.counters().launch(i).total);
+    const std::vector<NcuMetric> metrics =
+        ncuMetrics(rt.counters().launch(i).total, l.modelledSeconds);
     if (!csv) {
       out += "  " + l.kernel + " (" + std::to_string(l.grid[0]) + ", " + std::to_string(l.grid[1]) +
              ", " + std::to_string(l.grid[2]) + ")x(" + std::to_string(l.block[0]) + ", " +

@@ -24,8 +24,9 @@ struct NcuMetric {
 /// letters) different, or else the only one that `word` (3 letters or more) begins; "" if none.
 std::string nearestName(const std::string &word, const std::vector<std::string> &known);
 
-/// Every metric that has an Nsight Compute equivalent, computed from `c`, in a fixed order.
-std::vector<NcuMetric> ncuMetrics(const SiteCounters &c);
+/// Every metric that has an Nsight Compute equivalent, computed from `c` and the modelled
+/// duration `seconds` (runtime/timing.h; gpu__time_duration.sum), in a fixed order.
+std::vector<NcuMetric> ncuMetrics(const SiteCounters &c, double seconds);
 
 /// Whether every name in `wanted` is a metric's Nsight Compute name or kern key; `error` names
 /// the first that is not, with the nearest one.

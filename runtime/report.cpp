@@ -259,9 +259,9 @@ std::string programSummary(const ReportInput &in) {
   out += ":\n";
   for (const std::string &k : order) {
     const auto &[n, c] = byKernel[k];
-    std::string line = "  " + k + " (" + u(n) + (n == 1 ? " launch" : " launches") + ", " +
-                       formatSeconds(seconds[k]) + " modelled, bound by " +
-                       timeLimiterName(longest[k].second) + "):";
+    std::string line = "  " + k + " (" + u(n) + (n == 1 ? " launch" : " launches") +
+                       "): " + formatSeconds(seconds[k]) + " modelled (" +
+                       timeLimiterName(longest[k].second) + "),";
     const GlobalOpCounters &ld = c.global[0], &st = c.global[1];
     if (ld.requests)
       line += " global ld " + fmt("%.2f", sectorsPerRequest(ld)) + " sect/req " +
@@ -336,9 +336,9 @@ Json countersJson(const SiteCounters &c) {
 }
 
 /// The counters under Nsight Compute's metric names.
-Json ncuJson(const SiteCounters &c) {
+Json ncuJson(const SiteCounters &c, double seconds) {
   Json o = Json::object();
-  for (const NcuMetric &m : ncuMetrics(c))
+  for (const NcuMetric &m : ncuMetrics(c, seconds))
     o[m.name] = jsonNumber(m.value);
   return o;
 }
@@ -377,6 +377,19 @@ Json deviceJson(const DeviceProfile &d) {
           {"pageableEfficiency", jsonNumber(d.pageableEfficiency)}};
 }
 
+/// The timing model's answer for a launch (runtime/timing.h).
+Json timeJson(const LaunchTime &t) {
+  Json limiters = Json::object();
+  for (size_t l = 0; l < kTimeLimiters; ++l)
+    limiters[timeLimiterKey(TimeLimiter(l))] = jsonNumber(t.limiterSeconds[l]);
+  return {{"seconds", jsonNumber(t.seconds)},
+          {"bound", timeLimiterKey(t.bound)},
+          {"limiters", std::move(limiters)},
+          {"dramBytes", jsonNumber(t.dramBytes)},
+          {"warpsPerSM", jsonNumber(t.warpsPerSM)},
+          {"warpsToHideLatency", jsonNumber(t.warpsToHideLatency)}};
+}
+
 Json launchJson(const LaunchRecord &l, const LaunchCounters &lc, size_t index) {
   return {{"index", index},
           {"kernel", l.kernel},
@@ -404,7 +417,8 @@ Json launchJson(const LaunchRecord &l, const LaunchCounters &lc, size_t index) {
             {"blocksInLastWave", l.waves.blocksInLastWave},
             {"lastWaveFullness", jsonNumber(l.waves.lastWaveFullness)}}},
           {"totals", countersJson(lc.total)},
-          {"ncu", ncuJson(lc.total)},
+          {"time", timeJson(l.time)},
+          {"ncu", ncuJson(lc.total, l.modelledSeconds)},
           {"sites", sitesJson(lc.sites)}};
 }
 
@@ -449,9 +463,9 @@ std::string reportJson(const ReportInput &in) {
       {"version", 1},
       {"device", deviceJson(rt.device())},
       {"timing",
-       {{"kernelModel", "none"},
-        {"note", "kernels take no modelled time yet; transfer times follow the device's link "
-                 "model"}}},
+       {{"kernelModel", "counted"},
+        {"note", "a counted launch takes the timing model's time (docs/timing.md), one that was "
+                 "not counted none; transfer times follow the device's link model"}}},
       {"sites", std::move(sites)},
       {"launches", std::move(launches)},
       {"transfers", std::move(transfers)},
@@ -464,7 +478,7 @@ std::string reportJson(const ReportInput &in) {
         {"transferToKernelRatio",
          k > 0 ? jsonNumber((t.seconds[0] + t.seconds[1]) / k) : Json(nullptr)},
         {"totals", countersJson(rt.counters().program().total)},
-        {"ncu", ncuJson(rt.counters().program().total)},
+        {"ncu", ncuJson(rt.counters().program().total, k)},
         {"sites", sitesJson(rt.counters().program().sites)}}}};
   return jsonLines(report);
 }

@@ -11,8 +11,9 @@ namespace kern::runtime {
 
 namespace {
 
-/// Kernels have no timing model yet, so each wave of a launch is drawn with this nominal length
-/// (microseconds); the file's metadata says so. Transfers use their modelled time.
+/// A launch that was not counted has no modelled time (docs/timing.md): each of its waves is
+/// drawn with this nominal length (microseconds), and the event says so. Counted launches and
+/// transfers take their modelled time.
 constexpr double kNominalWaveUs = 10.0;
 /// Waves drawn one by one per launch; the rest of a long grid is one event per SM.
 constexpr uint64_t kMaxWavesDrawn = 64;
@@ -45,7 +46,7 @@ std::string traceJson(const ReportInput &in) {
   ev.push_back(meta("thread_name", kLinkPid, 1, "HtoD"));
   ev.push_back(meta("thread_name", kLinkPid, 2, "DtoH"));
   ev.push_back(meta("process_name", kKernelPid, 0, "kernels"));
-  ev.push_back(meta("process_name", kSmPid, 0, "virtual SMs (nominal wave time)"));
+  ev.push_back(meta("process_name", kSmPid, 0, "virtual SMs (waves of blocks)"));
   int smsUsed = 0;
   double t = 0; // trace time, microseconds
   for (const TimelineEvent &e : rt.timeline()) {
@@ -62,16 +63,25 @@ std::string traceJson(const ReportInput &in) {
     const LaunchRecord &l = rt.launches()[e.index];
     const Waves &w = l.waves;
     const uint64_t drawn = std::min(w.waves, kMaxWavesDrawn);
-    const double dur = w.waves ? double(w.waves) * kNominalWaveUs : 0;
+    const bool timed = l.profiled && l.modelledSeconds > 0;
+    // A wave's length: the modelled time shared evenly by the waves, or the nominal one.
+    const double waveUs =
+        timed && w.waves ? l.modelledSeconds * 1e6 / double(w.waves) : kNominalWaveUs;
+    const double dur = timed ? l.modelledSeconds * 1e6 : double(w.waves) * kNominalWaveUs;
     ev.push_back(
         event(l.kernel, "launch", kKernelPid, 1, t, dur,
-              {{"launch", e.index}, {"blocks", w.blocks}, {"waves", w.waves}, {"error", l.error}}));
+              {{"launch", e.index},
+               {"blocks", w.blocks},
+               {"waves", w.waves},
+               {"error", l.error},
+               {"modelledSeconds", jsonNumber(l.modelledSeconds)},
+               {"bound", timed ? timeLimiterName(l.time.bound) : "not counted: nominal"}}));
     const uint64_t perWave = uint64_t(w.sms) * uint64_t(std::max(w.blocksPerSM, 1));
     for (uint64_t wave = 0; wave < drawn && perWave; ++wave) {
       const bool rest = wave + 1 == drawn && drawn < w.waves; // the waves not drawn singly
       const uint64_t first = wave * perWave;
       const uint64_t last = rest ? w.blocks : std::min(w.blocks, first + perWave);
-      const double waveDur = rest ? double(w.waves - wave) * kNominalWaveUs : kNominalWaveUs;
+      const double waveDur = rest ? double(w.waves - wave) * waveUs : waveUs;
       for (int sm = 0; sm < w.sms; ++sm) {
         const uint64_t b0 = first + uint64_t(sm) * uint64_t(w.blocksPerSM);
         if (b0 >= last)
@@ -81,7 +91,7 @@ std::string traceJson(const ReportInput &in) {
         const std::string name =
             l.kernel + (rest ? " waves " + std::to_string(wave) + "-" + std::to_string(w.waves - 1)
                              : " wave " + std::to_string(wave));
-        ev.push_back(event(name, "wave", kSmPid, sm, t + double(wave) * kNominalWaveUs, waveDur,
+        ev.push_back(event(name, "wave", kSmPid, sm, t + double(wave) * waveUs, waveDur,
                            {{"firstBlock", b0}, {"blocksOnThisSM", b1 - b0 + 1}}));
       }
     }
@@ -95,8 +105,9 @@ std::string traceJson(const ReportInput &in) {
        {{"program", in.program},
         {"device", rt.device().name},
         {"timeModel", "transfers take their modelled time (latency + bytes / (bandwidth x "
-                      "efficiency)); kernels have no timing model yet, so each wave of blocks is "
-                      "drawn with a nominal 10 us"},
+                      "efficiency)); counted launches their modelled time (docs/timing.md), "
+                      "shared evenly by their waves; a launch that was not counted is drawn "
+                      "with a nominal 10 us per wave"},
         {"nominalWaveMicroseconds", jsonNumber(kNominalWaveUs)}}},
       {"traceEvents", std::move(ev)}};
   return jsonLines(trace); // one event per line

@@ -1,0 +1,145 @@
+// Unit tests of the timing model: the worked examples of docs/timing.md, computed by hand from
+// the profiles' figures, and the model's invariants.
+#include "runtime/timing.h"
+
+#include <catch2/catch.hpp>
+
+using namespace kern::runtime;
+
+namespace {
+
+const DeviceProfile &profile(const char *name) {
+  const DeviceProfile *p = findProfile(name);
+  REQUIRE(p != nullptr);
+  return *p;
+}
+
+double limiter(const LaunchTime &t, TimeLimiter l) { return t.limiter(l); }
+
+} // namespace
+
+TEST_CASE("timing: vector add of 2^24 floats on h100 is bound by DRAM bandwidth",
+          "[runtime][timing]") {
+  // docs/timing.md, example 1: 65536 blocks of 256 threads, 18 warp instructions, 2 loads and
+  // one store of 128 B per warp; three 64 MiB arrays.
+  TimingInput in;
+  in.blocks = 65536;
+  in.warpsPerBlock = 8;
+  in.blocksPerSM = 8;
+  in.warpInstructions = 9437184;
+  in.globalWaits = 1048576;
+  in.globalBytes = 201326592;
+  in.footprintBytes = 201326592;
+  const LaunchTime t = modelLaunchTime(profile("h100"), in);
+  CHECK(t.bound == TimeLimiter::Dram);
+  CHECK(dramPeakBandwidth(profile("h100")) == Approx(3.35232e12));
+  // ceil(65536 / 132) = 497 blocks on the busiest SM, 63 rounds of 8.
+  CHECK(limiter(t, TimeLimiter::Issue) == Approx(497.0 * 144 / (4 * 1.98e9)));
+  CHECK(limiter(t, TimeLimiter::Dram) == Approx(201326592 / (3.35232e12 * 0.88)));
+  CHECK(limiter(t, TimeLimiter::L2) == Approx(201326592 / 11.0e12));
+  // One warp's chain: 18 x 4 cycles + 2 loads x 605 cycles (every byte is a first touch).
+  CHECK(limiter(t, TimeLimiter::Latency) == Approx(63.0 * 1282 / 1.98e9));
+  CHECK(t.dramBytes == Approx(201326592));
+  CHECK(t.warpsPerSM == 64);
+  CHECK(t.seconds == Approx(1.5e-6 + 201326592 / (3.35232e12 * 0.88)));
+  CHECK(t.seconds == Approx(69.745e-6).epsilon(1e-4));
+  CHECK(t.warpsToHideLatency == 0);
+}
+
+TEST_CASE("timing: one warp chasing loads is bound by latency", "[runtime][timing]") {
+  // Example 2: one block of one warp, 1000 instructions, 100 loads of 128 B over a 4 KiB
+  // array: the first 4096 B come from DRAM, the other 8704 B hit in L2 (68% hits).
+  TimingInput in;
+  in.blocks = 1;
+  in.warpsPerBlock = 1;
+  in.blocksPerSM = 32;
+  in.warpInstructions = 1000;
+  in.globalWaits = 100;
+  in.globalBytes = 12800;
+  in.footprintBytes = 4096;
+  const LaunchTime t = modelLaunchTime(profile("h100"), in);
+  CHECK(t.bound == TimeLimiter::Latency);
+  CHECK(t.dramBytes == Approx(4096));
+  // 1000 x 4 + 100 x (0.68 x 282 + 0.32 x 605) = 4000 + 38536 cycles.
+  CHECK(limiter(t, TimeLimiter::Latency) == Approx(42536 / 1.98e9));
+  CHECK(t.seconds == Approx(1.5e-6 + 42536 / 1.98e9));
+  // Issue alone would take 1000 / (4 x 1.98 GHz): 171 warps would hide the chain, more than an
+  // SM holds.
+  CHECK(t.warpsPerSM == 1);
+  CHECK(t.warpsToHideLatency == 64);
+  CHECK(t.share(TimeLimiter::Latency) == Approx(42536 / 1.98e9 / t.seconds));
+}
+
+TEST_CASE("timing: a 32-way bank conflict makes a kernel bound by shared memory",
+          "[runtime][timing]") {
+  // Example 3: one block of 8 warps per SM, each warp 100 instructions of which 50 shared
+  // loads that take 32 wavefronts each.
+  TimingInput in;
+  in.blocks = 132;
+  in.warpsPerBlock = 8;
+  in.blocksPerSM = 8;
+  in.warpInstructions = 132 * 8 * 100;
+  in.sharedWaits = 132 * 8 * 50;
+  in.sharedWavefronts = 132 * 8 * 50 * 32;
+  const LaunchTime t = modelLaunchTime(profile("h100"), in);
+  CHECK(t.bound == TimeLimiter::Shared);
+  CHECK(limiter(t, TimeLimiter::Shared) == Approx(12800 / 1.98e9));
+  CHECK(limiter(t, TimeLimiter::Latency) == Approx((100 * 4 + 50 * 29) / 1.98e9));
+  CHECK(t.seconds == Approx(1.5e-6 + 12800 / 1.98e9));
+}
+
+TEST_CASE("timing: g80 has no L2, so every global byte goes to DRAM", "[runtime][timing]") {
+  // Example 4: vector add of 2^20 floats on g80, 3 blocks of 256 threads per SM.
+  TimingInput in;
+  in.blocks = 4096;
+  in.warpsPerBlock = 8;
+  in.blocksPerSM = 3;
+  in.warpInstructions = 4096 * 8 * 18;
+  in.globalWaits = 4096 * 8 * 2;
+  in.globalBytes = 12582912;
+  in.footprintBytes = 12582912;
+  const LaunchTime t = modelLaunchTime(profile("g80"), in);
+  CHECK(t.bound == TimeLimiter::Dram);
+  CHECK(limiter(t, TimeLimiter::L2) == 0);
+  CHECK(dramPeakBandwidth(profile("g80")) == Approx(86.4e9));
+  CHECK(limiter(t, TimeLimiter::Issue) == Approx(256.0 * 144 / (0.25 * 1.35e9)));
+  // 86 rounds of 3 blocks; a warp's chain is 18 x 22 + 2 x 440 cycles.
+  CHECK(limiter(t, TimeLimiter::Latency) == Approx(86.0 * 1276 / 1.35e9));
+  CHECK(t.seconds == Approx(7e-6 + 12582912 / (86.4e9 * 0.75)));
+}
+
+TEST_CASE("timing: capacity misses when the footprint exceeds the L2", "[runtime][timing]") {
+  // 100 MiB read twice on h100 (50 MiB of L2): the first pass misses, and half of the second.
+  TimingInput in;
+  in.blocks = 1000;
+  in.warpsPerBlock = 8;
+  in.blocksPerSM = 8;
+  in.globalBytes = 200ull << 20;
+  in.footprintBytes = 100ull << 20;
+  const LaunchTime t = modelLaunchTime(profile("h100"), in);
+  CHECK(t.dramBytes == Approx((100ull << 20) + (100ull << 20) * 0.5));
+}
+
+TEST_CASE("timing: an empty launch takes the launch overhead; every share is in [0, 1]",
+          "[runtime][timing]") {
+  for (const DeviceProfile &dev : builtinProfiles()) {
+    const LaunchTime empty = modelLaunchTime(dev, TimingInput{});
+    CHECK(empty.seconds == Approx(dev.launchOverheadUs * 1e-6));
+    CHECK(empty.bound == TimeLimiter::Launch);
+    TimingInput in;
+    in.blocks = 10000;
+    in.warpsPerBlock = 4;
+    in.blocksPerSM = 4;
+    in.warpInstructions = 10000 * 4 * 50;
+    in.globalWaits = 10000 * 4 * 3;
+    in.globalBytes = 10000 * 4 * 3 * 128;
+    in.barriers = 10000 * 4 * 2;
+    in.atomicLaneOps = 1000;
+    const LaunchTime t = modelLaunchTime(dev, in);
+    CHECK(t.seconds > empty.seconds);
+    for (size_t l = 0; l < kTimeLimiters; ++l) {
+      CHECK(t.share(TimeLimiter(l)) >= 0);
+      CHECK(t.share(TimeLimiter(l)) <= 1);
+    }
+  }
+}
