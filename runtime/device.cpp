@@ -99,6 +99,8 @@ const Field kFields[] = {
     {"dramEfficiency", &DeviceProfile::dramEfficiency},
     {"atomicsPerCycle", &DeviceProfile::atomicsPerCycle},
     {"barrierCycles", &DeviceProfile::barrierCycles},
+    {"barrierCyclesPerWarp", &DeviceProfile::barrierCyclesPerWarp},
+    {"dramAccessBytes", &DeviceProfile::dramAccessBytes},
     {"launchOverheadUs", &DeviceProfile::launchOverheadUs},
 };
 
@@ -589,6 +591,10 @@ bool validateProfile(const DeviceProfile &p, std::string &error) {
   v.fraction("dramEfficiency", p.dramEfficiency);
   v.positiveReal("atomicsPerCycle", p.atomicsPerCycle);
   v.positive("barrierCycles", p.barrierCycles);
+  v.nonNegative("barrierCyclesPerWarp", p.barrierCyclesPerWarp);
+  if (p.dramAccessBytes != 32 && p.dramAccessBytes != 64 && p.dramAccessBytes != 128)
+    v.fail("field 'dramAccessBytes' must be 32, 64 or 128, got " +
+           std::to_string(p.dramAccessBytes));
   if (!(p.launchOverheadUs >= 0) || !std::isfinite(p.launchOverheadUs))
     v.fail("field 'launchOverheadUs' must not be negative, got " +
            formatDouble(p.launchOverheadUs));

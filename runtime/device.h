@@ -108,8 +108,11 @@ struct DeviceProfile {
   /// Share of the DRAM's peak (memoryClockKHz x 2 x memoryBusWidthBits / 8) a streaming kernel
   /// reaches.
   double dramEfficiency = 0;
-  double atomicsPerCycle = 0;  ///< global atomic lane operations the GPU completes per cycle
-  int barrierCycles = 0;       ///< what one __syncthreads() adds to each warp's time
+  double atomicsPerCycle = 0;   ///< global atomic lane operations the GPU completes per cycle
+  int barrierCycles = 0;        ///< what one __syncthreads() adds to each warp's time...
+  int barrierCyclesPerWarp = 0; ///< ...plus this much for each warp of the block
+  /// DRAM reads whole blocks of this many bytes (32: a sector; 64: a sector and its neighbour).
+  int dramAccessBytes = 0;
   double launchOverheadUs = 0; ///< a launch's fixed cost (an empty kernel's duration)
 
   int maxWarpsPerSM() const { return warpSize > 0 ? maxThreadsPerSM / warpSize : 0; }

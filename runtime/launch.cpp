@@ -106,7 +106,16 @@ TimingInput timingInput(const LaunchRecord &rec, const SiteCounters &c, uint64_t
   }
   in.footprintBytes = footprint;
   in.barriers = c.barriersExecuted;
-  in.atomicLaneOps = c.atomicThreadOps;
+  // Global atomics only (shared ones are shared wavefronts): the lanes of the atomic
+  // instructions in the share that were global.
+  const double globalAtomics = double(c.global[atomic].instructions),
+               sharedAtomics = double(c.shared[atomic].instructions);
+  in.atomicLaneOps =
+      globalAtomics > 0
+          ? uint64_t(double(c.atomicThreadOps) * globalAtomics / (globalAtomics + sharedAtomics))
+          : 0;
+  in.loadSectors = c.global[load].sectors + c.global[atomic].sectors;
+  in.loadLines = c.global[load].lines128 + c.global[atomic].lines128;
   return in;
 }
 } // namespace

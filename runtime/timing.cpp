@@ -59,12 +59,18 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
   // each byte the launch can reach goes to DRAM (compulsory misses), and a re-read misses only
   // in the share of the footprint that does not fit in the L2 (capacity misses).
   const double bytes = double(in.globalBytes);
-  double dram = bytes;
+  // DRAM reads whole blocks of dramAccessBytes: a load that uses one sector of a 64-byte block
+  // fetches both. Per instruction, the blocks are at most the sectors and at most 128 /
+  // dramAccessBytes per line; for loads of one stride they are exactly the smaller of the two.
+  const double access = std::max(32, dev.dramAccessBytes);
+  const double loadBlocks = std::min(double(in.loadSectors), 128 / access * double(in.loadLines));
+  const double fetched = bytes + std::max(0.0, loadBlocks * access - double(in.loadSectors) * 32);
+  double dram = fetched;
   if (dev.l2Bytes > 0 && in.footprintBytes > 0) {
     const double footprint = double(in.footprintBytes), l2 = double(dev.l2Bytes);
-    const double unique = std::min(bytes, footprint);
+    const double unique = std::min(fetched, footprint);
     const double miss = footprint <= l2 ? 0.0 : 1.0 - l2 / footprint;
-    dram = unique + (bytes - unique) * miss;
+    dram = unique + (fetched - unique) * miss;
   }
   t.dramBytes = dram;
   const double dramBandwidth = dramPeakBandwidth(dev) * dev.dramEfficiency;
@@ -75,14 +81,16 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
   // Latency: one warp alone, each instruction waiting for the one before it, each global load
   // for its data (from L2 or DRAM in the proportion above) and each shared load likewise. A
   // round of resident warps takes at least this long; the SM runs `rounds` of them.
-  const double hit = dev.l2Bytes > 0 && bytes > 0 ? 1.0 - dram / bytes : 0.0;
+  const double hit = dev.l2Bytes > 0 && fetched > 0 ? 1.0 - dram / fetched : 0.0;
   const double memoryLatency =
       hit * dev.l2LatencyCycles + (1.0 - hit) * double(dev.dramLatencyCycles);
   const double chain = double(in.warpInstructions) / warps * dev.dependentIssueCycles +
                        double(in.globalWaits) / warps * memoryLatency +
                        double(in.sharedWaits) / warps * dev.sharedLatencyCycles;
   set(TimeLimiter::Latency, rounds * chain / hz);
-  set(TimeLimiter::Barriers, rounds * (double(in.barriers) / warps) * dev.barrierCycles / hz);
+  set(TimeLimiter::Barriers,
+      rounds * (double(in.barriers) / warps) *
+          (dev.barrierCycles + double(dev.barrierCyclesPerWarp) * in.warpsPerBlock) / hz);
 
   // The launch takes as long as its slowest part: the busiest SM (issue, shared, or its warps'
   // chains and barriers), or the memory system all SMs share.

@@ -38,13 +38,16 @@ struct TimingInput {
   /// Warp-level global loads and atomics: each makes its warp wait (a store does not).
   uint64_t globalWaits = 0;
   uint64_t globalBytes = 0; ///< bytes the global transactions moved (sectors x 32 B...)
+  /// Of the global loads (sectors rule, cc3.0 on): the sectors, and the 128-byte lines they lie
+  /// in, summed over the instructions (for DRAM's access granularity).
+  uint64_t loadSectors = 0, loadLines = 0;
   /// Bytes of the device allocations the launch's arguments point into: what it can touch at
   /// most. 0 when unknown (then every global byte is charged to DRAM).
   uint64_t footprintBytes = 0;
   uint64_t sharedWaits = 0; ///< warp-level shared-memory loads and atomics
   uint64_t sharedWavefronts = 0;
   uint64_t barriers = 0;      ///< warp arrivals at __syncthreads()
-  uint64_t atomicLaneOps = 0; ///< atomic operations, one per active lane
+  uint64_t atomicLaneOps = 0; ///< global atomic operations, one per active lane
 };
 
 /// The model's answer for one launch.

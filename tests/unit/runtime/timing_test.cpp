@@ -143,3 +143,41 @@ TEST_CASE("timing: an empty launch takes the launch overhead; every share is in 
     }
   }
 }
+
+TEST_CASE("timing: h100's DRAM reads 64-byte blocks, so a 128-byte stride reads twice its "
+          "sectors",
+          "[runtime][timing]") {
+  // Example 5: 2^20 warps each load one float a lane with a 128-byte lane stride (32 sectors
+  // in 32 lines per instruction) over a 4 GiB array: 2 sectors fetched for each one used.
+  TimingInput in;
+  in.blocks = 1 << 17;
+  in.warpsPerBlock = 8;
+  in.blocksPerSM = 8;
+  in.globalWaits = 1 << 20;
+  in.loadSectors = uint64_t(32) << 20;
+  in.loadLines = uint64_t(32) << 20;
+  in.globalBytes = in.loadSectors * 32;
+  in.footprintBytes = 4ull << 30;
+  const LaunchTime t = modelLaunchTime(profile("h100"), in);
+  // 4 GiB of footprint in a 50 MiB L2: the first touches miss, and there are no re-reads.
+  CHECK(t.dramBytes == Approx(2.0 * double(in.globalBytes)));
+  // With lane stride 32 B (8 sectors a line), both sectors of each block are used: no extra.
+  in.loadLines = uint64_t(8) << 20;
+  CHECK(modelLaunchTime(profile("h100"), in).dramBytes == Approx(double(in.globalBytes)));
+  // v100 reads sectors.
+  in.loadLines = uint64_t(32) << 20;
+  CHECK(modelLaunchTime(profile("v100"), in).dramBytes == Approx(double(in.globalBytes)));
+}
+
+TEST_CASE("timing: a barrier costs a fixed part and a part per warp of the block",
+          "[runtime][timing]") {
+  // Example 6: one block of 8 warps per SM reaching 10000 barriers each: 13 + 2 x 8 cycles.
+  TimingInput in;
+  in.blocks = 132;
+  in.warpsPerBlock = 8;
+  in.blocksPerSM = 8;
+  in.barriers = 132 * 8 * 10000;
+  const LaunchTime t = modelLaunchTime(profile("h100"), in);
+  CHECK(t.bound == TimeLimiter::Barriers);
+  CHECK(t.limiter(TimeLimiter::Barriers) == Approx(10000.0 * 29 / 1.98e9));
+}
