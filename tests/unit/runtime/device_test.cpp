@@ -48,7 +48,11 @@ const char *kH100Pcie = R"({
   "clockRateKHz": 1755000, "memoryBytes": 85899345920,
   "memoryClockKHz": 1593000, "memoryBusWidthBits": 5120,
   "pcieGeneration": 5, "pcieLanes": 16, "pcieBandwidth": 63e9,
-  "transferLatencyUs": 10, "pinnedEfficiency": 0.87, "pageableEfficiency": 0.145
+  "transferLatencyUs": 10, "pinnedEfficiency": 0.87, "pageableEfficiency": 0.145,
+  "issueRate": 4, "dependentIssueCycles": 4, "sharedWavefrontsPerCycle": 1,
+  "sharedLatencyCycles": 29, "l2LatencyCycles": 282, "dramLatencyCycles": 605,
+  "l2Bytes": 52428800, "l2Bandwidth": 11.0e12, "dramEfficiency": 0.88, "atomicsPerCycle": 272,
+  "barrierCycles": 13, "barrierCyclesPerWarp": 2, "dramAccessBytes": 64, "launchOverheadUs": 1.5
 })";
 
 } // namespace
