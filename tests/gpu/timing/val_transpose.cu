@@ -8,36 +8,7 @@
 #include <cuda_runtime.h>
 #include <cuda_profiler_api.h>
 
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        cudaError_t err_ = (call);                                                         \
-        if (err_ != cudaSuccess) {                                                         \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_));  \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
-
-static int reps = 20;
-static cudaEvent_t ev_start, ev_stop;
-
-// Times the launch: warm-up launches, then `reps` launches between two events; prints the mean
-// per launch. Only the timed launches lie inside a profiler range.
-#define TIME(name, ...)                                                                    \
-    do {                                                                                   \
-        for (int w_ = 0; w_ < (reps > 1 ? 2 : 0); ++w_) { __VA_ARGS__; }                   \
-        CHECK(cudaGetLastError());                                                         \
-        CHECK(cudaDeviceSynchronize());                                                    \
-        CHECK(cudaProfilerStart());                                                        \
-        CHECK(cudaEventRecord(ev_start));                                                  \
-        for (int r_ = 0; r_ < reps; ++r_) { __VA_ARGS__; }                                 \
-        CHECK(cudaEventRecord(ev_stop));                                                   \
-        CHECK(cudaEventSynchronize(ev_stop));                                              \
-        CHECK(cudaProfilerStop());                                                         \
-        CHECK(cudaGetLastError());                                                         \
-        float ms_ = 0;                                                                     \
-        CHECK(cudaEventElapsedTime(&ms_, ev_start, ev_stop));                              \
-        printf("%s: %.3f us\n", name, ms_ * 1000.0f / reps);                              \
-    } while (0)
+#include "timing_common.cuh"
 
 #define TILE_DIM 32
 #define BLOCK_ROWS 8
