@@ -213,23 +213,27 @@ const char *kOptions = "options";
 const char *kSandbox = "sandbox";
 const char *kLaunches = "which launches are profiled";
 
+/// An option given once per value (-I DIR -I DIR2), each value added to `values`.
+CLI::Option *addRepeatable(CLI::App &app, const char *name, std::vector<std::string> &values,
+                           const char *valueText, const std::string &description) {
+  return app.add_option(name, values, description)
+      ->option_text(valueText)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
 void addCompileOptions(CLI::App &app, Invocation &inv, Raw &raw) {
   kern::Options &o = inv.options;
   app.add_option("-O", raw.optLevel, "JIT optimisation level: -O0, -O1, -O2 (the default), -O3")
       ->option_text("N")
       ->check(oneOf({"0", "1", "2", "3"}))
       ->group(kOptions);
-  app.add_option("-I", o.includePaths,
-                 "also search DIR for #include \"x\" (after the file's own directory)\n"
-                 "and #include <x> (for headers that are not kern's own)")
-      ->option_text("DIR")
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+  addRepeatable(app, "-I", o.includePaths, "DIR",
+                "also search DIR for #include \"x\" (after the file's own directory)\n"
+                "and #include <x> (for headers that are not kern's own)")
       ->group(kOptions);
-  app.add_option("-D", o.defines, "define the macro NAME (as VALUE, or 1) before the first line")
-      ->option_text("NAME[=VALUE]")
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+  addRepeatable(app, "-D", o.defines, "NAME[=VALUE]",
+                "define the macro NAME (as VALUE, or 1) before the first line")
       ->group(kOptions);
   app.add_option("--fmad", raw.fmad,
                  "true (the default, as nvcc's): device code may fuse a multiply and\n"
@@ -339,11 +343,8 @@ void defineRun(CLI::App &app, Invocation &inv, Raw &raw) {
                "only in --output-dir, and sees no environment; other paths fail\n"
                "with EACCES")
       ->group(kSandbox);
-  app.add_option("--allow-read", o.sandbox.allowRead,
-                 "the program may also read beneath DIR (repeatable)")
-      ->option_text("DIR")
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+  addRepeatable(app, "--allow-read", o.sandbox.allowRead, "DIR",
+                "the program may also read beneath DIR (repeatable)")
       ->check(directory())
       ->group(kSandbox);
   app.add_option("--output-dir", o.sandbox.outputDir,
@@ -470,15 +471,10 @@ void defineRepl(CLI::App &app, Invocation &inv, Raw &raw) {
       ->option_text("fast|profile|checked")
       ->check(oneOf({"fast", "profile", "checked"}))
       ->group(kOptions);
-  app.add_option("-I", o.includePaths, "a directory that #include searches (as :include-path)")
-      ->option_text("DIR")
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+  addRepeatable(app, "-I", o.includePaths, "DIR",
+                "a directory that #include searches (as :include-path)")
       ->group(kOptions);
-  app.add_option("-D", o.defines, "define the macro NAME for every input")
-      ->option_text("NAME[=VALUE]")
-      ->allow_extra_args(false)
-      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+  addRepeatable(app, "-D", o.defines, "NAME[=VALUE]", "define the macro NAME for every input")
       ->group(kOptions);
   app.add_option("-f", inv.script.file, "read the inputs from FILE, as a script")
       ->option_text("FILE")
