@@ -17,15 +17,13 @@ std::string fmt1(double v) {
   return buf;
 }
 
-/// What the line cost beyond an ideal GPU: bank conflicts, sectors moved but not asked for, and
-/// divergent branches. Only used to rank lines.
+/// What the line cost beyond an ideal GPU: bank conflicts, sectors moved beyond what the best
+/// access to the same bytes would move, and divergent branches. Only used to rank lines.
 double excessCost(const SiteCounters &c) {
   double s = 0;
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
     s += double(c.shared[k].conflicts());
-    const GlobalOpCounters &g = c.global[k];
-    if (g.bytesMoved > g.bytesRequested)
-      s += double(g.bytesMoved - g.bytesRequested) / 32.0;
+    s += double(globalWastedBytes(c.global[k])) / 32.0;
   }
   return s + double(c.branchesDivergent);
 }
