@@ -28,7 +28,7 @@ double excessCost(const SiteCounters &c) {
   return s + double(c.branchesDivergent);
 }
 
-std::string describe(const SiteCounters &c, bool sectorsRule) {
+std::string describe(const SiteCounters &c, bool sectorsRule, bool halfWarp) {
   static const char *const kOp[kMemoryOpKinds] = {"ld", "st", "atom"};
   std::vector<std::string> parts;
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
@@ -37,6 +37,9 @@ std::string describe(const SiteCounters &c, bool sectorsRule) {
       continue;
     if (sectorsRule)
       parts.push_back(std::string(kOp[k]) + " " + fmt1(sectorsPerRequest(g)) + " sect/req");
+    else if (halfWarp) // cc1.x: transactions per half-warp request, as its profiler counted
+      parts.push_back(std::string(kOp[k]) + " " +
+                      fmt1(double(g.transactions) / double(g.requests)) + " trans/half-warp");
     else
       parts.push_back(std::string(kOp[k]) + " " +
                       fmt1(double(g.transactions) / double(g.instructions)) + " trans/warp");
@@ -47,10 +50,14 @@ std::string describe(const SiteCounters &c, bool sectorsRule) {
     const SharedOpCounters &s = c.shared[k];
     if (!s.instructions)
       continue;
-    std::string p = std::string("shared ") + kOp[k] + " " + fmt1(sharedStepsPerInstruction(s)) +
-                    " wavefronts/inst";
+    std::string p = std::string("shared ") + kOp[k] + " ";
+    if (halfWarp) // cc1.x: steps per half-warp, the extra ones its profiler's warp_serialize
+      p += fmt1(double(s.steps) / double(s.requests)) + " steps/half-warp";
+    else
+      p += fmt1(sharedStepsPerInstruction(s)) + " wavefronts/inst";
     if (s.conflicts())
-      p += " (" + fmt1(double(s.conflicts()) / double(s.instructions)) + " conflicts/inst)";
+      p += " (" + fmt1(double(s.conflicts()) / double(s.instructions)) +
+           (halfWarp ? " serialized/inst)" : " conflicts/inst)");
     parts.push_back(p);
   }
   if (c.constantRequests)
@@ -118,7 +125,8 @@ std::string annotateSource(const ReportInput &in) {
     std::snprintf(num, sizeof num, "%5u | ", line);
     std::string text = num + lines[i];
     auto it = byLine.find(line);
-    std::string note = it == byLine.end() ? "" : describe(it->second, sectorsRule);
+    std::string note =
+        it == byLine.end() ? "" : describe(it->second, sectorsRule, rt.device().ccMajor == 1);
     if (!note.empty()) {
       if (lines[i].size() < width)
         text.append(width - lines[i].size(), ' ');
