@@ -215,7 +215,11 @@ void branchFinding(const SiteCounters &c, const AccessSample *sm, const std::str
     bool periodic = false;
     for (int p = 2; p <= 16 && !periodic && mask == ~0u; p *= 2)
       periodic = std::rotr(taken, p) == taken;
-    if (bound)
+    if (std::popcount(taken) == 1 || std::popcount(notTaken) == 1)
+      text += ": in the first warp that split, one lane went its own way, as under "
+              "if (threadIdx.x == 0); the other lanes wait while it works, which matters only "
+              "when that work is long";
+    else if (bound)
       text += ": in the first warp that split, lanes below " +
               u(std::max(lowest(taken), lowest(notTaken))) +
               " went one way and the others the other, as a bound on the thread index (tid < n) "
