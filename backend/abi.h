@@ -187,7 +187,7 @@ constexpr bool kern_branch_splits(uint32_t mask, uint32_t taken) {
 /// in its tag, so compiled code that knows its access is one need not compare the pattern).
 /// `sampleKey` is the warp key (kern_warp_key) of the site's address sample: a warp with a lower
 /// key must go to the runtime to become the sample. `delta` holds the operation's counters to add
-/// (4 shared or 7 global fields) and then the two atomic counters (added for atomics only).
+/// (4 shared or 8 global fields) and then the two atomic counters (added for atomics only).
 struct KernAccessMemo {
   uint64_t tag;
   uint64_t sampleKey;

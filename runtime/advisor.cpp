@@ -1,11 +1,15 @@
-// The advisor (HARDWARE-MODEL.md, last section): one line per finding, with the source line and
-// the fix, from the launch records, the counters, the address samples and the transfers.
+// The advisor (HARDWARE-MODEL.md, last section; docs/advice.md): one line per finding that says
+// what, where, why and the fix, in the chosen GPU generation's words, read from the launch
+// records, the counters, the address and branch samples and the transfers, never from the
+// source text; the findings ranked by what they cost.
 #include "runtime/report.h"
 
+#include "runtime/counter_hooks.h"
+
+#include <algorithm>
+#include <bit>
 #include <cstdio>
-#include <regex>
 #include <set>
-#include <sstream>
 
 namespace kern::runtime {
 
@@ -17,23 +21,7 @@ std::string fmt(const char *f, double v) {
   return buf;
 }
 
-std::string sourceLine(const std::string &source, uint32_t line) {
-  std::istringstream in(source);
-  std::string l;
-  for (uint32_t i = 1; std::getline(in, l); ++i)
-    if (i == line)
-      return l;
-  return "";
-}
-
-bool dependsOnThreadIndex(const std::string &line, const std::vector<std::string> &names) {
-  for (const std::string &n : names) {
-    const std::regex word("\\b" + n + "\\b");
-    if (std::regex_search(line, word))
-      return true;
-  }
-  return false;
-}
+std::string u(uint64_t v) { return std::to_string(v); }
 
 bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
@@ -44,9 +32,209 @@ std::string launchWhere(const ReportInput &in, const LaunchRecord &l) {
   return in.program;
 }
 
-} // namespace
+/// One finding, ranked by its cost (docs/advice.md, "Ranking"): until kern models time, what
+/// an access or branch wastes in memory work, bytes moved beyond the ideal / 32 (a 32-byte
+/// sector each), bank-conflict wavefronts, one pass per divergent branch. A launch's
+/// configuration wastes none of that: it leaves hardware idle, whose price is time, so those
+/// findings come after every costed one, ranked by the share of the hardware left idle.
+struct Finding {
+  double cost = 0;
+  double idle = 0; ///< a launch-level finding: the share of lanes, SMs or slots left idle
+  std::string where;
+  std::string text;
+};
 
-namespace {
+/// The words of one GPU generation: cc1.x's profiler (computeprof) speaks of half-warps,
+/// coalesced transactions and warp_serialize; Fermi's of 128-byte lines and 32-byte segments;
+/// Nsight Compute (cc3.0 on) of sectors and wavefronts.
+struct Vocabulary {
+  bool halfWarp = false; ///< cc1.x
+  bool lines = false;    ///< cc2.x loads: 128-byte L1 lines
+};
+
+const char *verbOf(MemoryOpKind k) {
+  switch (k) {
+  case MemoryOpKind::Load:
+    return "read";
+  case MemoryOpKind::Store:
+    return "write";
+  case MemoryOpKind::Atomic:
+    break;
+  }
+  return "update";
+}
+
+const char *nounOf(MemoryOpKind k) {
+  switch (k) {
+  case MemoryOpKind::Load:
+    return "reads";
+  case MemoryOpKind::Store:
+    return "writes";
+  case MemoryOpKind::Atomic:
+    break;
+  }
+  return "atomics";
+}
+
+/// Global access findings: what the access moves beyond the best access to the same bytes,
+/// when that is at least as much as the best access would move (it moves twice the ideal or
+/// more), with the pattern of the site's sampled warp as the reason and its fix.
+void globalFindings(const SiteCounters &c, const AccessSample *sm, const Vocabulary &v,
+                    const DeviceProfile &dev, const std::string &where, std::vector<Finding> &out) {
+  for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
+    const auto kind = static_cast<MemoryOpKind>(k);
+    const GlobalOpCounters &g = c.global[k];
+    const uint64_t wasted = globalWastedBytes(g);
+    if (!g.requests || wasted == 0 || 2 * g.bytesIdeal > g.bytesMoved)
+      continue;
+    const double req = double(g.requests);
+    const std::string verb = verbOf(kind);
+    std::string text = std::string("global ") + nounOf(kind) + " ";
+    if (v.halfWarp)
+      text += "are not coalesced: " + fmt("%.1f", double(g.transactions) / req) +
+              " transactions (" + fmt("%.0f", double(g.bytesMoved) / req) +
+              " B) per half-warp where " + fmt("%.0f", double(g.bytesIdeal) / req) + " B would do";
+    else if (v.lines && kind == MemoryOpKind::Load)
+      text += "move " + fmt("%.1f", double(g.lines128) / req) + " 128 B lines per request where " +
+              fmt("%.1f", double(g.bytesIdeal) / 128.0 / req) + " would do";
+    else
+      text += "move " + fmt("%.1f", double(g.sectors) / req) +
+              (v.lines ? " 32 B segments" : " sectors") + " per request where " +
+              fmt("%.1f", double(g.bytesIdeal) / 32.0 / req) + " would do";
+    text += " (" + fmt("%.0f%%", globalEfficiency(g)) + " of the bytes moved are used)";
+    if (sm && sm->affine && sm->size && sm->activeLanes > 1) {
+      const int64_t stride = sm->strideBytes;
+      const int64_t size = sm->size;
+      if (stride == 0 && kind == MemoryOpKind::Load)
+        text += ": every lane of a " + std::string(v.halfWarp ? "half-warp" : "warp") +
+                " reads the same word, which " + dev.name +
+                " serves thread by thread; read it once per block into shared memory, or "
+                "put it in constant memory";
+      else if (stride == 0)
+        text += ": every lane " + std::string(kind == MemoryOpKind::Store ? "writes" : "updates") +
+                " the same address; let one lane do it, or combine the values first (a warp "
+                "reduction)";
+      else if (stride == size && sm->firstOffset % 32)
+        text += ": consecutive lanes " + verb + " consecutive words from " +
+                u(sm->firstOffset % 32) +
+                " B past a 32 B boundary; align the data (cudaMalloc gives 256 B) or use "
+                "__align__";
+      else if (stride > size && !isPowerOfTwo(stride))
+        text += ": lanes " + verb + " " + u(size) + " B every " + u(stride) +
+                " B, an array of structs; use a struct of arrays, or __align__(16) structs "
+                "copied whole";
+      else if (stride > size)
+        text += ": lanes " + verb + " " + u(size) + " B every " + u(stride) +
+                " B; stage through shared memory so that consecutive lanes " + verb +
+                " consecutive words";
+      else if (v.halfWarp && size < 4)
+        text += ": cc1.0 coalesces only 4-, 8- and 16-byte words; " + verb +
+                " 4 bytes (or more) per lane";
+    } else if (!sm || sm->activeLanes > 1) {
+      text += ": irregular addresses; reorder the data, or stage it through shared memory, so "
+              "that the lanes of a warp " +
+              verb + " neighbouring words";
+    }
+    out.push_back({double(wasted) / 32.0, 0, where, text});
+  }
+}
+
+/// A site where one lane of each warp does the work, when it moves at least half the launch's
+/// global bytes: then the other 31 lanes idle through the kernel's main traffic. A store by
+/// one lane that moves little (`if (tid == 0) out[blockIdx.x] = s[0]`) is no finding: it wastes
+/// nothing (one sector is the least any access moves).
+void singleLaneFinding(const SiteCounters &c, const AccessSample *sm, double launchBytes,
+                       const std::string &where, std::vector<Finding> &out) {
+  if (!sm || sm->activeLanes != 1 || launchBytes <= 0)
+    return;
+  const GlobalOpCounters g = c.globalTotal();
+  if (2 * double(g.bytesMoved) < launchBytes)
+    return;
+  out.push_back({double(g.bytesMoved) / 32.0 * 31.0 / 32.0, 0, where,
+                 "one lane of each warp does this access, and it moves " +
+                     fmt("%.0f%%", 100.0 * double(g.bytesMoved) / launchBytes) +
+                     " of the kernel's global bytes: spread the work over the warp's 32 lanes "
+                     "so that they access neighbouring words together"});
+}
+
+void sharedFinding(const SiteCounters &c, const AccessSample *sm, const Vocabulary &v,
+                   const std::string &where, std::vector<Finding> &out) {
+  for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
+    const auto kind = static_cast<MemoryOpKind>(k);
+    const SharedOpCounters &s = c.shared[k];
+    if (!s.conflicts())
+      continue;
+    const double ways = double(s.steps) / double(s.idealSteps);
+    std::string text = std::string("shared ") + nounOf(kind) + " have " + fmt("%.1f", ways) +
+                       "-way bank conflicts: ";
+    if (v.halfWarp)
+      text += "each half-warp is served in " + fmt("%.1f", double(s.steps) / double(s.requests)) +
+              " steps instead of 1 (warp_serialize " + u(s.conflicts()) + ")";
+    else
+      text += fmt("%.1f", sharedStepsPerInstruction(s)) + " wavefronts per instruction where " +
+              fmt("%.1f", double(s.idealSteps) / double(s.instructions)) + " would do (" +
+              u(s.conflicts()) + " conflicts)";
+    if (sm && sm->activeLanes < 2) {
+      // The sampled warp had one lane active: its addresses say nothing of the pattern.
+      text += "; make consecutive lanes use consecutive words, or pad rows to an odd stride";
+    } else if (sm && sm->affine && sm->strideBytes != 0 && sm->strideBytes % 4 == 0) {
+      const int64_t words = sm->strideBytes / 4;
+      text += "; lanes are " + std::to_string(words) + " words apart";
+      if (words % 2 == 0)
+        text += ": pad the array so the stride is odd (e.g. [" + std::to_string(words) + "] -> [" +
+                std::to_string(words + 1) + "] per row)";
+    } else if (sm && sm->affine && sm->strideBytes == 0) {
+      text += "; every lane " + std::string(verbOf(kind)) + "s one word" +
+              (v.halfWarp && kind == MemoryOpKind::Load
+                   ? ", and cc1.x broadcasts only one word per step"
+                   : "");
+    } else {
+      text += "; make consecutive lanes use consecutive words, or pad rows to an odd stride";
+    }
+    out.push_back({double(s.conflicts()), 0, where, text});
+  }
+}
+
+/// A divergent branch, named by how the sampled warp split: at one lane (a bound on the lane
+/// index: only the warp that straddles it diverges), alternately (the condition depends on the
+/// lane index modulo a small number), or otherwise (by data).
+void branchFinding(const SiteCounters &c, const AccessSample *sm, const std::string &where,
+                   std::vector<Finding> &out) {
+  if (!c.branchesDivergent)
+    return;
+  std::string text = u(c.branchesDivergent) + " of " + u(c.branchesExecuted) +
+                     " branches divergent (lanes of a warp take both paths, one after the other)";
+  if (sm && sm->mask) {
+    const uint32_t mask = sm->mask, taken = sm->taken & mask, notTaken = mask & ~taken;
+    auto lowest = [](uint32_t m) { return static_cast<uint32_t>(std::countr_zero(m)); };
+    auto highest = [](uint32_t m) { return 31u - static_cast<uint32_t>(std::countl_zero(m)); };
+    // Every lane that goes one way lies below every lane that goes the other.
+    const bool bound = taken && notTaken &&
+                       (highest(taken) < lowest(notTaken) || highest(notTaken) < lowest(taken));
+    // The lanes' choices repeat every 2, 4, 8 or 16 lanes across a full warp.
+    bool periodic = false;
+    for (int p = 2; p <= 16 && !periodic && mask == ~0u; p *= 2)
+      periodic = std::rotr(taken, p) == taken;
+    if (std::popcount(taken) == 1 || std::popcount(notTaken) == 1)
+      text += ": in the first warp that split, one lane went its own way, as under "
+              "if (threadIdx.x == 0); the other lanes wait while it works, which matters only "
+              "when that work is long";
+    else if (bound)
+      text += ": in the first warp that split, lanes below " +
+              u(std::max(lowest(taken), lowest(notTaken))) +
+              " went one way and the others the other, as a bound on the thread index (tid < n) "
+              "splits the one warp that straddles it; where the bound is yours to choose, make it "
+              "a multiple of 32";
+    else if (periodic)
+      text += ": alternate lanes go different ways, as when the condition depends on the "
+              "thread index modulo a small number; branch on whole warps (e.g. (threadIdx.x / "
+              "32) % 2) so that all 32 lanes of a warp go the same way";
+    else
+      text += ": the lanes split irregularly, by their data; group the work so that the lanes "
+              "of a warp agree (sort or bin the data)";
+  }
+  out.push_back({double(c.branchesDivergent), 0, where, text});
+}
 
 /// The findings on the launches `launches` (indices into Runtime::launches()) and the sites'
 /// counters `sites`; the transfers' too when `transfers`.
@@ -54,14 +242,12 @@ std::vector<std::string> findings(const ReportInput &in, const std::vector<size_
                                   const std::vector<SiteCounters> &sites, bool transfers) {
   const Runtime &rt = *in.rt;
   const DeviceProfile &dev = rt.device();
-  std::vector<std::string> out;
-  std::set<std::string> seen;
-  auto add = [&](const std::string &where, const std::string &text) {
-    if (seen.insert(where + text).second)
-      out.push_back(where + ": advice: " + text);
-  };
+  Vocabulary v;
+  v.halfWarp = dev.ccMajor == 1;
+  v.lines = dev.globalRule == GlobalRule::Cc2x;
+  std::vector<Finding> found;
 
-  // Launch configuration.
+  // Launch configuration: the share of the hardware a launch leaves idle.
   for (size_t index : launches) {
     const LaunchRecord &l = rt.launches()[index];
     // The advisor covers the profiled launches only (as the counters do).
@@ -69,39 +255,41 @@ std::vector<std::string> findings(const ReportInput &in, const std::vector<size_
       continue;
     const std::string where = launchWhere(in, l);
     const uint64_t threads = uint64_t(l.block[0]) * l.block[1] * l.block[2];
+    const uint64_t warps = (threads + 31) / 32;
     const std::string k = "kernel '" + l.kernel + "': ";
     if (threads % 32)
-      add(where, k + "block of " + std::to_string(threads) +
-                     " threads is not a multiple of 32: " + std::to_string(32 - threads % 32) +
-                     " lanes of its last warp idle; use a multiple of 32");
+      found.push_back({0, double(32 - threads % 32) / double(32 * warps), where,
+                       k + "block of " + u(threads) +
+                           " threads is not a multiple of 32: " + u(32 - threads % 32) +
+                           " lanes of its last warp idle; use a multiple of 32"});
     if (l.waves.blocks < uint64_t(dev.smCount))
-      add(where, k + "grid of " + std::to_string(l.waves.blocks) + " blocks leaves " +
-                     std::to_string(dev.smCount - l.waves.blocks) + " of " +
-                     std::to_string(dev.smCount) +
-                     " SMs idle; use more, smaller blocks (at least one per SM)");
+      found.push_back({0, double(dev.smCount - l.waves.blocks) / double(dev.smCount), where,
+                       k + "grid of " + u(l.waves.blocks) + " blocks leaves " +
+                           u(dev.smCount - l.waves.blocks) + " of " + u(dev.smCount) +
+                           " SMs idle; use more, smaller blocks (at least one per SM)"});
     else if (l.waves.waves > 0 && l.waves.blocksInLastWave < l.waves.blocks &&
-             l.waves.lastWaveFullness < 1.0)
-      add(where, k + std::to_string(l.waves.blocks) + " blocks make " +
-                     std::to_string(l.waves.waves) + " waves of " +
-                     std::to_string(uint64_t(l.waves.sms) * l.waves.blocksPerSM) + " on " +
-                     dev.name + "; the last (tail) wave is " +
-                     fmt("%.0f%%", 100 * l.waves.lastWaveFullness) +
-                     " full: size the grid as a multiple of SMs x blocks per SM");
+             l.waves.lastWaveFullness < 1.0) {
+      const double slots = double(l.waves.sms) * l.waves.blocksPerSM;
+      found.push_back({0, (1.0 - l.waves.lastWaveFullness) / double(l.waves.waves), where,
+                       k + u(l.waves.blocks) + " blocks make " + u(l.waves.waves) + " waves of " +
+                           fmt("%.0f", slots) + " on " + dev.name + "; the last (tail) wave is " +
+                           fmt("%.0f%%", 100 * l.waves.lastWaveFullness) +
+                           " full: size the grid as a multiple of SMs x blocks per SM"});
+    }
+    // Occupancy below 100 % wastes nothing by itself (it hides latency, which kern does not
+    // model yet): listed after every finding with a cost.
     if (l.occupancy.occupancy < 0.999)
-      add(where, k + "occupancy " + fmt("%.0f%%", 100 * l.occupancy.occupancy) + " (" +
-                     std::to_string(l.occupancy.blocksPerSM) + " blocks/SM), bound by " +
-                     occupancyLimitName(l.occupancy.limit) + " per SM");
+      found.push_back({0, 0, where,
+                       k + "occupancy " + fmt("%.0f%%", 100 * l.occupancy.occupancy) + " (" +
+                           u(l.occupancy.blocksPerSM) + " blocks/SM), bound by " +
+                           occupancyLimitName(l.occupancy.limit) + " per SM"});
   }
 
-  // Names assigned from threadIdx ("int tid = threadIdx.x;"): a condition using one of them is
-  // a thread-index expression too.
-  std::vector<std::string> tidNames = {"threadIdx"};
-  {
-    static const std::regex assign(R"(([A-Za-z_]\w*)\s*=[^=;][^;]*threadIdx)");
-    for (std::sregex_iterator it(in.source.begin(), in.source.end(), assign), end; it != end; ++it)
-      tidNames.push_back((*it)[1]);
-  }
   // Sites.
+  double globalBytes = 0;
+  for (const SiteCounters &c : sites)
+    for (const GlobalOpCounters &g : c.global)
+      globalBytes += double(g.bytesMoved);
   const std::vector<AccessSample> &samples = rt.counters().samples();
   for (size_t i = 0; i < sites.size() && i < in.sites.size(); ++i) {
     const SiteCounters &c = sites[i];
@@ -109,63 +297,27 @@ std::vector<std::string> findings(const ReportInput &in, const std::vector<size_
     const std::string where = s.file + ":" + std::to_string(s.line);
     const AccessSample *sm =
         i < samples.size() && samples[i].key != UINT64_MAX ? &samples[i] : nullptr;
-    const SharedOpCounters sh = c.sharedTotal();
-    if (sh.conflicts()) {
-      std::string text =
-          fmt("shared access with %.1f", double(sh.conflicts()) / double(sh.instructions)) +
-          " bank conflicts per instruction (" + fmt("%.1f", sharedStepsPerInstruction(sh)) +
-          " wavefronts)";
-      if (sm && sm->affine && sm->strideBytes != 0 && sm->strideBytes % 4 == 0) {
-        const int64_t words = sm->strideBytes / 4;
-        text += ", word stride " + std::to_string(words);
-        if (words % 2 == 0)
-          text += ": pad the array so the stride is odd (e.g. [" + std::to_string(words) +
-                  "] -> [" + std::to_string(words + 1) + "] per row)";
-      } else if (sm && sm->affine && sm->strideBytes == 0) {
-        text += ", every lane at one word";
-      } else {
-        text += ": make consecutive threads use consecutive words, or pad rows to an odd stride";
-      }
-      add(where, text);
-    }
-    const GlobalOpCounters g = c.globalTotal();
-    if (g.instructions && globalEfficiency(g) < 50.0) {
-      std::string text = "global access at " + fmt("%.0f%%", globalEfficiency(g)) +
-                         " efficiency (" + fmt("%.1f", sectorsPerRequest(g)) + " sectors/request)";
-      if (sm && sm->affine && sm->size) {
-        const int64_t stride = sm->strideBytes;
-        if (stride == int64_t(sm->size) && sm->firstOffset % 32)
-          text += ": misaligned by " + std::to_string(sm->firstOffset % 32) +
-                  " B; align the data (cudaMalloc gives 256 B) or use __align__";
-        else if (stride > int64_t(sm->size) && !isPowerOfTwo(stride))
-          text += ": stride " + std::to_string(stride) + " B with " + std::to_string(sm->size) +
-                  " B accesses looks like an array of structs; use a struct of arrays, or "
-                  "__align__(16) structs copied whole";
-        else if (stride > int64_t(sm->size))
-          text += ": stride " + std::to_string(stride) + " B between threads; stage through " +
-                  "shared memory so that consecutive threads read consecutive words";
-        else if (stride == 0)
-          text += ": every lane reads one address; load it once (uniform) or from constant memory";
-      } else {
-        text += ": irregular addresses; stage through shared memory or reorder the data";
-      }
-      add(where, text);
-    }
-    if (c.branchesDivergent) {
-      const std::string src = sourceLine(in.source, s.line);
-      const bool threadIndex = s.fileId == in.mainFileId && dependsOnThreadIndex(src, tidNames);
-      std::string text = std::to_string(c.branchesDivergent) + " of " +
-                         std::to_string(c.branchesExecuted) + " branches divergent";
-      if (threadIndex)
-        text += " on a thread-index expression: branch on whole warps (e.g. threadIdx.x / 32) "
-                "so that all 32 lanes of a warp go the same way";
-      else
-        text += ": lanes of one warp take different paths; group work so that warps agree";
-      add(where, text);
-    }
+    sharedFinding(c, sm, v, where, found);
+    globalFindings(c, sm, v, dev, where, found);
+    singleLaneFinding(c, sm, globalBytes, where, found);
+    branchFinding(c, sm, where, found);
   }
 
-  // Transfers.
+  // The costliest first, then the launches that leave the most hardware idle; ties in the
+  // order found (launches, then sites by id).
+  std::stable_sort(found.begin(), found.end(), [](const Finding &a, const Finding &b) {
+    return a.cost != b.cost ? a.cost > b.cost : a.idle > b.idle;
+  });
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  auto add = [&](const std::string &where, const std::string &text) {
+    if (seen.insert(where + text).second)
+      out.push_back(where + ": advice: " + text);
+  };
+  for (const Finding &f : found)
+    add(f.where, f.text);
+
+  // Transfers: their cost is time, which kernels do not have yet; listed last.
   if (!transfers)
     return out;
   const double kernels = kernelSeconds(rt);

@@ -17,20 +17,18 @@ std::string fmt1(double v) {
   return buf;
 }
 
-/// What the line cost beyond an ideal GPU: bank conflicts, sectors moved but not asked for, and
-/// divergent branches. Only used to rank lines.
+/// What the line cost beyond an ideal GPU: bank conflicts, sectors moved beyond what the best
+/// access to the same bytes would move, and divergent branches. Only used to rank lines.
 double excessCost(const SiteCounters &c) {
   double s = 0;
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
     s += double(c.shared[k].conflicts());
-    const GlobalOpCounters &g = c.global[k];
-    if (g.bytesMoved > g.bytesRequested)
-      s += double(g.bytesMoved - g.bytesRequested) / 32.0;
+    s += double(globalWastedBytes(c.global[k])) / 32.0;
   }
   return s + double(c.branchesDivergent);
 }
 
-std::string describe(const SiteCounters &c, bool sectorsRule) {
+std::string describe(const SiteCounters &c, bool sectorsRule, bool halfWarp) {
   static const char *const kOp[kMemoryOpKinds] = {"ld", "st", "atom"};
   std::vector<std::string> parts;
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
@@ -39,6 +37,9 @@ std::string describe(const SiteCounters &c, bool sectorsRule) {
       continue;
     if (sectorsRule)
       parts.push_back(std::string(kOp[k]) + " " + fmt1(sectorsPerRequest(g)) + " sect/req");
+    else if (halfWarp) // cc1.x: transactions per half-warp request, as its profiler counted
+      parts.push_back(std::string(kOp[k]) + " " +
+                      fmt1(double(g.transactions) / double(g.requests)) + " trans/half-warp");
     else
       parts.push_back(std::string(kOp[k]) + " " +
                       fmt1(double(g.transactions) / double(g.instructions)) + " trans/warp");
@@ -49,10 +50,14 @@ std::string describe(const SiteCounters &c, bool sectorsRule) {
     const SharedOpCounters &s = c.shared[k];
     if (!s.instructions)
       continue;
-    std::string p = std::string("shared ") + kOp[k] + " " + fmt1(sharedStepsPerInstruction(s)) +
-                    " wavefronts/inst";
+    std::string p = std::string("shared ") + kOp[k] + " ";
+    if (halfWarp) // cc1.x: steps per half-warp, the extra ones its profiler's warp_serialize
+      p += fmt1(double(s.steps) / double(s.requests)) + " steps/half-warp";
+    else
+      p += fmt1(sharedStepsPerInstruction(s)) + " wavefronts/inst";
     if (s.conflicts())
-      p += " (" + fmt1(double(s.conflicts()) / double(s.instructions)) + " conflicts/inst)";
+      p += " (" + fmt1(double(s.conflicts()) / double(s.instructions)) +
+           (halfWarp ? " serialized/inst)" : " conflicts/inst)");
     parts.push_back(p);
   }
   if (c.constantRequests)
@@ -120,7 +125,8 @@ std::string annotateSource(const ReportInput &in) {
     std::snprintf(num, sizeof num, "%5u | ", line);
     std::string text = num + lines[i];
     auto it = byLine.find(line);
-    std::string note = it == byLine.end() ? "" : describe(it->second, sectorsRule);
+    std::string note =
+        it == byLine.end() ? "" : describe(it->second, sectorsRule, rt.device().ccMajor == 1);
     if (!note.empty()) {
       if (lines[i].size() < width)
         text.append(width - lines[i].size(), ' ');

@@ -129,6 +129,7 @@ void WorkerCounters::sample(uint32_t site, uint64_t key, const uint64_t *addrs, 
   s.key = key;
   s.size = size;
   s.activeLanes = static_cast<uint32_t>(std::popcount(mask));
+  s.mask = mask;
   const int first = std::countr_zero(mask);
   s.firstOffset = addrs[first] - base;
   s.affine = true;
@@ -155,6 +156,19 @@ void WorkerCounters::sample(uint32_t site, uint64_t key, const uint64_t *addrs, 
   }
   if (!s.affine)
     s.strideBytes = 0;
+}
+
+void WorkerCounters::sampleBranch(uint32_t site, uint64_t key, uint32_t mask, uint32_t taken) {
+  if (site >= samples.size())
+    samples.resize(site + 1);
+  AccessSample &s = samples[site];
+  if (key >= s.key)
+    return;
+  s = AccessSample{};
+  s.key = key;
+  s.activeLanes = static_cast<uint32_t>(std::popcount(mask));
+  s.mask = mask;
+  s.taken = taken & mask;
 }
 
 void *const *CounterCollector::beginLaunch(const DeviceProfile &profile, size_t siteCount,
@@ -268,6 +282,10 @@ void kern_rt_count_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs
 void kern_rt_count_branch(KernWarpCtx *ctx, uint32_t site, uint32_t mask, uint32_t taken) {
   if (auto *w = static_cast<WorkerCounters *>(ctx->counters)) {
     w->set.recordBranch(site, mask, taken);
+    // Compiled code counts a branch whose lanes all go one way itself; those that split come
+    // here, and the first warp (by key) to split is the site's sample.
+    if (kern::runtime::isDivergent(mask, taken))
+      w->sampleBranch(site, kern_warp_key(ctx), mask, taken);
     w->syncView();
   }
 }

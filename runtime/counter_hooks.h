@@ -15,13 +15,17 @@
 namespace kern::runtime {
 
 /// The shape of one warp's address vector at an access site, from one warp that executed it:
-/// what the advisor needs to name a pattern ("stride 12 B", "misaligned by 4 B").
+/// what the advisor needs to name a pattern ("stride 12 B", "misaligned by 4 B", "one lane").
+/// At a branch site, the lanes of one warp that split there (the advisor names the split: a
+/// bound on the lane index, alternate lanes, or data).
 struct AccessSample {
   /// Orders samples: the warp with the lowest (block linear index, warp index) wins, so the
   /// kept sample is the same for any number of workers. UINT64_MAX: no sample yet.
   uint64_t key = UINT64_MAX;
   uint32_t size = 0; ///< bytes per lane
   uint32_t activeLanes = 0;
+  uint32_t mask = 0;        ///< the active lanes
+  uint32_t taken = 0;       ///< a branch: the active lanes whose condition held
   bool affine = false;      ///< every active lane's address is base + lane x stride
   int64_t strideBytes = 0;  ///< between consecutive lanes, when affine
   uint64_t firstOffset = 0; ///< the lowest lane's address (shared: its byte offset)
@@ -38,6 +42,8 @@ struct WorkerCounters {
   std::vector<KernAccessMemo> memos; // by 3 x site id + operation
   void sample(uint32_t site, uint64_t key, const uint64_t *addrs, uint32_t mask, uint32_t size,
               uint64_t base);
+  /// Keeps the lanes of a warp that split at branch `site`, as `sample` keeps an access's.
+  void sampleBranch(uint32_t site, uint64_t key, uint32_t mask, uint32_t taken);
   /// Clears the counters, samples and memos for a new launch of a module with `sites` sites
   /// (the tables then hold every site compiled code may name).
   void reset(size_t sites);

@@ -473,6 +473,40 @@ Footprint footprint(const uint64_t *addr, uint32_t mask, uint32_t accessBytes) {
   return {sortedDistinct(kSectorShift), sortedDistinct(kLineShift)};
 }
 
+/// The distinct bytes the active lanes of `mask` access, each byte once however many lanes touch
+/// it: what Nsight Compute counts as a warp's data bytes (smsp__sass_data_bytes_mem_global,
+/// measured on an H200: a load of one address by all 32 lanes is 4 bytes, in[i/2] 64 bytes).
+/// One pass when the lanes' addresses never decrease in lane order, else a sort of at most 32
+/// addresses in a fixed array.
+uint64_t distinctBytes(const uint64_t *addr, uint32_t mask, uint32_t accessBytes) {
+  uint64_t stride = 0;
+  if (mask == ~0u && constantStride(addr, stride)) {
+    const uint64_t k = static_cast<int64_t>(stride) < 0 ? 0 - stride : stride;
+    return k >= accessBytes ? uint64_t{kWarpSize} * accessBytes : (kWarpSize - 1) * k + accessBytes;
+  }
+  // The lanes' addresses in ascending order (already so for most patterns), then bytes
+  // [a, a + size) of each merged with the bytes covered so far.
+  std::array<uint64_t, kWarpSize> sorted;
+  uint32_t n = 0;
+  bool monotone = true;
+  forEachLane(mask, [&](uint32_t l) {
+    monotone = monotone && (n == 0 || addr[l] >= sorted[n - 1]);
+    sorted[n++] = addr[l];
+  });
+  if (!monotone)
+    std::sort(sorted.begin(), sorted.begin() + n);
+  uint64_t total = 0, coveredEnd = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint64_t end = sorted[i] + accessBytes;
+    if (i == 0 || sorted[i] >= coveredEnd)
+      total += accessBytes;
+    else if (end > coveredEnd)
+      total += end - coveredEnd;
+    coveredEnd = i == 0 ? end : std::max(coveredEnd, end);
+  }
+  return total;
+}
+
 /// cc1.0 (CUDA Programming Guide 2.0, 5.1.2.1; HARDWARE-MODEL.md): a half-warp coalesces
 /// only when the access is 4, 8 or 16 bytes and every active thread k accesses word k of one
 /// segment of 16 x size bytes aligned to its size; inactive threads may be anywhere.
@@ -550,10 +584,10 @@ GlobalAccessCost globalAccessCost(GlobalCoalescingRule rule, const uint64_t *add
   GlobalAccessCost cost;
   if (activeMask == 0)
     return cost;
-  cost.bytesRequested = uint64_t{static_cast<uint32_t>(std::popcount(activeMask))} * accessBytes;
   Footprint f = footprint(addr, activeMask, accessBytes);
   cost.sectors = f.sectors;
   cost.lines128 = f.lines;
+  auto roundUp = [](uint64_t bytes, uint64_t unit) { return (bytes + unit - 1) / unit * unit; };
 
   switch (rule) {
   case GlobalCoalescingRule::Cc10:
@@ -564,10 +598,23 @@ GlobalAccessCost globalAccessCost(GlobalCoalescingRule rule, const uint64_t *add
         continue;
       ++cost.requests;
       const uint64_t *a = addr + half * kHalfWarp;
+      const uint64_t movedBefore = cost.bytesMoved;
       if (rule == GlobalCoalescingRule::Cc10)
         cc10HalfWarp(a, hm, accessBytes, cost);
       else
         cc12HalfWarp(a, hm, accessBytes, cost);
+      // Each half-warp is its own request: its distinct bytes, at most what its transactions
+      // moved (a misaligned access, which a GPU refuses, may reach past cc1.2's segment).
+      const uint64_t used =
+          std::min(distinctBytes(a, hm, accessBytes), cost.bytesMoved - movedBefore);
+      cost.bytesRequested += used;
+      // The best a half-warp can do: cc1.0's one coalesced transaction of 16 x size (64, 128
+      // or 2 x 128 B), or one transaction per thread for 1- and 2-byte words, which never
+      // coalesce (a lone thread's 32 B transaction is less); cc1.2 its bytes in 32 B segments.
+      const uint64_t best = rule == GlobalCoalescingRule::Cc12 ? roundUp(used, 32)
+                            : accessBytes >= 4 ? std::max<uint64_t>(64, 16ull * accessBytes)
+                                               : uint64_t{32} * std::popcount(hm);
+      cost.bytesIdeal += std::min(best, cost.bytesMoved - movedBefore);
     }
     break;
   case GlobalCoalescingRule::Cc2x:
@@ -576,6 +623,8 @@ GlobalAccessCost globalAccessCost(GlobalCoalescingRule rule, const uint64_t *add
     cost.requests = 1;
     cost.transactions = isWrite ? cost.sectors : cost.lines128;
     cost.bytesMoved = isWrite ? uint64_t{cost.sectors} * 32 : uint64_t{cost.lines128} * 128;
+    cost.bytesRequested = distinctBytes(addr, activeMask, accessBytes);
+    cost.bytesIdeal = roundUp(cost.bytesRequested, isWrite ? 32 : 128);
     break;
   case GlobalCoalescingRule::Sectors:
     // One request per warp instruction, moving the distinct 32-byte sectors it touches (CUDA
@@ -583,6 +632,8 @@ GlobalAccessCost globalAccessCost(GlobalCoalescingRule rule, const uint64_t *add
     cost.requests = 1;
     cost.transactions = cost.sectors;
     cost.bytesMoved = uint64_t{cost.sectors} * 32;
+    cost.bytesRequested = distinctBytes(addr, activeMask, accessBytes);
+    cost.bytesIdeal = roundUp(cost.bytesRequested, 32);
     break;
   }
   return cost;

@@ -72,11 +72,16 @@ struct GlobalAccessCost {
   uint32_t sectors = 0;
   /// Distinct 128-byte lines the active lanes touch (computed under every rule).
   uint32_t lines128 = 0;
-  /// Active lanes x access size.
+  /// The distinct bytes the active lanes access, per request (a byte that several lanes read
+  /// counts once, as Nsight Compute's data bytes do): never more than bytesMoved.
   uint64_t bytesRequested = 0;
   /// Bytes the transactions move: their sizes on cc1.x, 128 B lines or 32 B segments on
   /// cc2.x, sectors x 32 on the Sectors rule.
   uint64_t bytesMoved = 0;
+  /// Bytes the best access to the same bytes would move, per request: bytesRequested in whole
+  /// 32 B sectors (cc1.2 segments, cc2.x stores), 128 B lines (cc2.x loads), or cc1.0's one
+  /// coalesced transaction. bytesMoved - bytesIdeal is what the access wastes.
+  uint64_t bytesIdeal = 0;
 };
 
 /// The cost of one warp-level global access of `accessBytes` (1, 2, 4, 8 or 16) at 32 lanes'

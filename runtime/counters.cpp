@@ -23,6 +23,7 @@ GlobalOpCounters &GlobalOpCounters::operator+=(const GlobalOpCounters &o) {
   lines128 += o.lines128;
   bytesRequested += o.bytesRequested;
   bytesMoved += o.bytesMoved;
+  bytesIdeal += o.bytesIdeal;
   return *this;
 }
 
@@ -101,6 +102,7 @@ void CounterSet::recordGlobal(CounterSiteId site, const uint64_t *addresses, uin
   g.lines128 += cost.lines128;
   g.bytesRequested += cost.bytesRequested;
   g.bytesMoved += cost.bytesMoved;
+  g.bytesIdeal += cost.bytesIdeal;
   if (kind == MemoryOpKind::Atomic) {
     ++c.atomicsExecuted;
     c.atomicThreadOps += static_cast<uint32_t>(std::popcount(mask));
@@ -184,6 +186,10 @@ double globalEfficiency(const GlobalOpCounters &g) {
   if (g.bytesMoved == 0)
     return 100.0;
   return 100.0 * static_cast<double>(g.bytesRequested) / static_cast<double>(g.bytesMoved);
+}
+
+uint64_t globalWastedBytes(const GlobalOpCounters &g) {
+  return g.bytesMoved > g.bytesIdeal ? g.bytesMoved - g.bytesIdeal : 0;
 }
 
 double sectorsPerRequest(const GlobalOpCounters &g) {

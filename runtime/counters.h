@@ -177,8 +177,12 @@ double threadsPerWarpInstruction(const SiteCounters &c);
 double warpExecutionEfficiency(const SiteCounters &c);
 /// Control-flow divergence in percent: 100 - warpExecutionEfficiency.
 double controlFlowDivergence(const SiteCounters &c);
-/// Global efficiency in percent: 100 bytes requested / bytes moved; 100 when nothing moved.
+/// Global efficiency in percent: 100 bytes requested / bytes moved, 0 to 100 (bytes requested
+/// counts each byte once, however many lanes read it); 100 when nothing moved.
 double globalEfficiency(const GlobalOpCounters &g);
+/// Bytes moved beyond what the best access to the same bytes would move (bytesMoved -
+/// bytesIdeal): what an access pattern costs, in bytes (32 per wasted sector).
+uint64_t globalWastedBytes(const GlobalOpCounters &g);
 /// Sectors per request (Nsight Compute's sectors / requests); 0 without requests.
 double sectorsPerRequest(const GlobalOpCounters &g);
 /// Shared wavefronts per instruction; 0 without instructions.

@@ -142,9 +142,17 @@ void row(std::string &out, const std::string &name, const std::string &text) {
   out += buf + text + "\n";
 }
 
-std::string globalLine(const GlobalOpCounters &g, bool sectorsRule) {
+/// A global row in the generation's words: cc1.x's profiler counted coalesced transactions per
+/// half-warp request (gld_coherent / gld_incoherent, gst_*), Fermi's transactions and 128 B
+/// lines or 32 B segments, Nsight Compute (cc3.0 on) sectors per request.
+std::string globalLine(const GlobalOpCounters &g, GlobalRule rule) {
   std::string s = "inst " + u(g.instructions) + "  requests " + u(g.requests);
-  if (!sectorsRule)
+  const double perRequest = g.requests ? double(g.transactions) / double(g.requests) : 0;
+  if (rule == GlobalRule::Cc10 || rule == GlobalRule::Cc12)
+    return s + " (half-warps)  transactions " + u(g.transactions) + " (" + fmt("%.2f", perRequest) +
+           "/half-warp, " + u(g.bytesMoved) + " B)  efficiency " +
+           fmt("%.1f %%", globalEfficiency(g));
+  if (rule != GlobalRule::Sectors)
     s += "  transactions " + u(g.transactions) + " (" +
          fmt("%.2f", g.instructions ? double(g.transactions) / double(g.instructions) : 0) +
          "/inst)";
@@ -153,7 +161,13 @@ std::string globalLine(const GlobalOpCounters &g, bool sectorsRule) {
   return s;
 }
 
-std::string sharedLine(const SharedOpCounters &s) {
+/// A shared row: cc1.x serves each half-warp in steps, and its profiler counts the extra ones
+/// as warp_serialize; from Fermi on, Nsight's wavefronts and bank conflicts.
+std::string sharedLine(const SharedOpCounters &s, bool halfWarp) {
+  if (halfWarp)
+    return "inst " + u(s.instructions) + "  requests " + u(s.requests) + " (half-warps)  steps " +
+           u(s.steps) + " (" + fmt("%.2f", s.requests ? double(s.steps) / double(s.requests) : 0) +
+           "/half-warp)  serialized " + u(s.conflicts()) + " (warp_serialize)";
   return "inst " + u(s.instructions) + "  requests " + u(s.requests) + "  wavefronts " +
          u(s.steps) + " (" + fmt("%.2f", sharedStepsPerInstruction(s)) + "/inst)  conflicts " +
          u(s.conflicts());
@@ -204,13 +218,13 @@ std::string launchStatsTable(const ReportInput &in, size_t i) {
             u(l.waves.blocksPerSM) + "; last wave " +
             fmt("%.0f %%", 100 * l.waves.lastWaveFullness) + " full)");
   }
-  const bool sectorsRule = dev.globalRule == GlobalRule::Sectors;
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k)
     if (c.global[k].instructions)
-      row(out, std::string("global ") + kOpNames[k] + "s", globalLine(c.global[k], sectorsRule));
+      row(out, std::string("global ") + kOpNames[k] + "s", globalLine(c.global[k], dev.globalRule));
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k)
     if (c.shared[k].instructions)
-      row(out, std::string("shared ") + kOpNames[k] + "s", sharedLine(c.shared[k]));
+      row(out, std::string("shared ") + kOpNames[k] + "s",
+          sharedLine(c.shared[k], dev.bankRule == BankRule::HalfWarp));
   if (c.constantRequests)
     row(out, "constant",
         "requests " + u(c.constantRequests) + "  serialization " + u(c.constantSerialization));
@@ -263,14 +277,24 @@ std::string programSummary(const ReportInput &in) {
                        "): " + formatSeconds(seconds[k]) + " modelled (" +
                        timeLimiterName(longest[k].second) + "),";
     const GlobalOpCounters &ld = c.global[0], &st = c.global[1];
+    // cc1.x in its profiler's words: transactions and steps per half-warp, warp_serialize.
+    const bool halfWarp = rt.device().ccMajor == 1;
+    auto global = [&](const char *name, const GlobalOpCounters &g) {
+      return std::string(name) +
+             (halfWarp
+                  ? fmt("%.2f", double(g.transactions) / double(g.requests)) + " trans/half-warp "
+                  : fmt("%.2f", sectorsPerRequest(g)) + " sect/req ") +
+             fmt("%.0f%%", globalEfficiency(g)) + ",";
+    };
     if (ld.requests)
-      line += " global ld " + fmt("%.2f", sectorsPerRequest(ld)) + " sect/req " +
-              fmt("%.0f%%", globalEfficiency(ld)) + ",";
+      line += global(" global ld ", ld);
     if (st.requests)
-      line += " st " + fmt("%.2f", sectorsPerRequest(st)) + " sect/req " +
-              fmt("%.0f%%", globalEfficiency(st)) + ",";
+      line += global(" st ", st);
     const SharedOpCounters sh = c.sharedTotal();
-    if (sh.instructions)
+    if (sh.instructions && halfWarp)
+      line += " shared " + fmt("%.2f", double(sh.steps) / double(sh.requests)) +
+              " steps/half-warp (" + u(sh.conflicts()) + " serialized),";
+    else if (sh.instructions)
       line += " shared " + fmt("%.2f", sharedStepsPerInstruction(sh)) + " wavefronts/inst (" +
               u(sh.conflicts()) + " conflicts),";
     line += " branches " + u(c.branchesDivergent) + "/" + u(c.branchesExecuted) +

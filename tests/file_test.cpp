@@ -69,6 +69,8 @@ struct TestSpec {
   std::vector<std::string> stdoutContains;
   std::vector<ExpectedError> errors;
   std::vector<std::string> stderrContains;
+  std::vector<std::string> stderrLacks;   // expect-no-stderr
+  std::vector<std::string> stderrInOrder; // expect-stderr-order
   std::optional<int> exitCode;
   std::vector<std::string> args;
   std::vector<std::string> kernArgs;       // options for `kern run`, before the file
@@ -173,6 +175,10 @@ TestSpec parseSpec(const std::string &path, bool &readOk) {
       spec.errors.push_back({std::stoi(e[1]), std::stoi(e[2]), e[3], lineNo, ""});
     } else if (key == "expect-stderr") {
       spec.stderrContains.push_back(value);
+    } else if (key == "expect-no-stderr") {
+      spec.stderrLacks.push_back(value);
+    } else if (key == "expect-stderr-order") {
+      spec.stderrInOrder.push_back(value);
     } else if (key == "expect-exit") {
       std::optional<int> code = parseInt(value);
       if (!code)
@@ -625,6 +631,19 @@ int runKernOnce(const std::string &kern, const std::string &file, int timeoutSec
   for (const std::string &text : spec.stderrContains)
     if (err.find(text) == std::string::npos)
       failures.push_back("stderr does not contain '" + text + "'");
+  for (const std::string &text : spec.stderrLacks)
+    if (err.find(text) != std::string::npos)
+      failures.push_back("stderr contains '" + text + "'");
+  size_t from = 0;
+  for (const std::string &text : spec.stderrInOrder) {
+    const size_t at = err.find(text, from);
+    if (at == std::string::npos) {
+      failures.push_back("stderr does not contain '" + text + "'" +
+                         (err.find(text) != std::string::npos ? " after the one before it" : ""));
+      break;
+    }
+    from = at + text.size();
+  }
 
   if (failures.empty())
     return 0;

@@ -249,12 +249,13 @@ TEST_CASE("sector and line counting agrees with a set on pseudo-random accesses"
       for (uint32_t l = 1; l < 32; ++l)
         a[l] = std::max(a[l], a[l - 1]);
     uint32_t mask = trial % 3 == 0 ? ~0u : static_cast<uint32_t>(next());
-    std::set<uint64_t> sectors, lines;
+    std::set<uint64_t> sectors, lines, used;
     for (uint32_t l = 0; l < 32; ++l)
       if (mask >> l & 1)
         for (uint64_t b = a[l]; b < a[l] + bytes; ++b) {
           sectors.insert(b / 32);
           lines.insert(b / 128);
+          used.insert(b);
         }
     for (GlobalCoalescingRule rule : {GlobalCoalescingRule::Cc10, GlobalCoalescingRule::Cc12,
                                       GlobalCoalescingRule::Cc2x, GlobalCoalescingRule::Sectors}) {
@@ -262,6 +263,11 @@ TEST_CASE("sector and line counting agrees with a set on pseudo-random accesses"
       INFO("trial " << trial);
       REQUIRE(c.sectors == sectors.size());
       REQUIRE(c.lines128 == lines.size());
+      // Every efficiency lies in 0..100 and no access wastes less than nothing.
+      REQUIRE(c.bytesRequested <= c.bytesMoved);
+      REQUIRE(c.bytesIdeal <= c.bytesMoved);
+      if (rule == GlobalCoalescingRule::Sectors || rule == GlobalCoalescingRule::Cc2x)
+        REQUIRE(c.bytesRequested == used.size());
     }
   }
 }
@@ -277,17 +283,62 @@ TEST_CASE("sector and line counting agrees with a set at every constant stride",
         Lanes a{};
         for (uint32_t l = 0; l < 32; ++l)
           a[l] = kBase + 0x10000 + start + stride * static_cast<int64_t>(l);
-        std::set<uint64_t> sectors, lines;
+        std::set<uint64_t> sectors, lines, used;
         for (uint32_t l = 0; l < 32; ++l)
           for (uint64_t b = a[l]; b < a[l] + bytes; ++b) {
             sectors.insert(b / 32);
             lines.insert(b / 128);
+            used.insert(b);
           }
         GlobalAccessCost c = cost(GlobalCoalescingRule::Sectors, a, bytes);
         INFO("stride " << stride << " start " << start << " bytes " << bytes);
         REQUIRE(c.sectors == sectors.size());
         REQUIRE(c.lines128 == lines.size());
+        REQUIRE(c.bytesRequested == used.size());
       }
+}
+
+TEST_CASE("bytes requested count each byte once, and an access wastes what it moves beyond "
+          "the best access to the same bytes",
+          "[runtime][coalescing]") {
+  // Measured with Nsight Compute on an H200 (64 blocks of 256 threads):
+  // smsp__sass_data_bytes_mem_global_op_ld is 4 bytes per request for in[blockIdx.x] read by
+  // every lane, 64 for in[i/2]; an atomicAdd of one counter by every lane is 4 bytes (op_red and
+  // op_atom alike), and so is out[blockIdx.x] stored by lane 0 alone; their ..._per_sector.pct
+  // is 12.5, 100, 12.5 and 12.5. Counting lanes x size instead gave 400 % for the first.
+  Lanes same = warpAddresses([](uint64_t) { return 0; });
+  GlobalAccessCost uniform = cost(GlobalCoalescingRule::Sectors, same);
+  CHECK(uniform.bytesRequested == 4);
+  CHECK(uniform.bytesMoved == 32);
+  CHECK(uniform.bytesIdeal == 32); // one sector is the least any access moves
+  GlobalAccessCost atomic = cost(GlobalCoalescingRule::Sectors, same, 4, ~0u, true);
+  CHECK(atomic.bytesRequested == 4);
+  Lanes pairs = warpAddresses([](uint64_t i) { return 4 * (i / 2); });
+  GlobalAccessCost pair = cost(GlobalCoalescingRule::Sectors, pairs);
+  CHECK(pair.bytesRequested == 64);
+  CHECK(pair.bytesMoved == 64);
+  Lanes in = warpAddresses([](uint64_t i) { return 4 * i; });
+  GlobalAccessCost one = cost(GlobalCoalescingRule::Sectors, in, 4, 1u, true);
+  CHECK(one.bytesRequested == 4);
+  CHECK(one.bytesIdeal == one.bytesMoved); // a single lane's store wastes nothing
+  // in[2*i]: 128 bytes used of 256 moved; the best access to 128 bytes moves 128.
+  Lanes strided = warpAddresses([](uint64_t i) { return 8 * i; });
+  GlobalAccessCost s2 = cost(GlobalCoalescingRule::Sectors, strided);
+  CHECK(s2.bytesRequested == 128);
+  CHECK(s2.bytesMoved - s2.bytesIdeal == 128);
+  // cc1.x counts per half-warp. g80: in[0] by every thread does not coalesce (thread 1 is not
+  // at word 1): 16 x 32 B per half, where one coalesced 64 B transaction would do.
+  GlobalAccessCost g80 = cost(GlobalCoalescingRule::Cc10, same);
+  CHECK(g80.bytesRequested == 8); // 4 bytes per half-warp request
+  CHECK(g80.bytesMoved == 1024);
+  CHECK(g80.bytesIdeal == 128);
+  // gt200: one 32 B segment per half, the best there is.
+  GlobalAccessCost gt200 = cost(GlobalCoalescingRule::Cc12, same);
+  CHECK(gt200.bytesMoved == 64);
+  CHECK(gt200.bytesIdeal == 64);
+  // fermi: loads in 128 B lines, stores in 32 B segments.
+  CHECK(cost(GlobalCoalescingRule::Cc2x, same).bytesIdeal == 128);
+  CHECK(cost(GlobalCoalescingRule::Cc2x, same, 4, ~0u, true).bytesIdeal == 32);
 }
 
 // --- Constant memory -------------------------------------------------------------------------
