@@ -289,7 +289,9 @@ void defineRun(CLI::App &app, Invocation &inv, Raw &raw) {
                  "fast (the default of kern run and of the API): nothing counted or\n"
                  "checked; profile: count what a GPU would suffer and print a short\n"
                  "summary at the end (stderr); checked: see --checked. (The REPL's\n"
-                 "default is profile; :mode there switches.)")
+                 "default is profile; :mode there switches.) A program that calls\n"
+                 "cudaEventElapsedTime is counted in any mode, quietly, so that its\n"
+                 "kernels take their modelled time (docs/timing.md)")
       ->option_text("MODE")
       ->check(oneOf({"fast", "profile", "checked"}))
       ->group(kOptions);
