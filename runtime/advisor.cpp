@@ -276,8 +276,17 @@ std::vector<std::string> findings(const ReportInput &in, const std::vector<size_
                            fmt("%.0f%%", 100 * l.waves.lastWaveFullness) +
                            " full: size the grid as a multiple of SMs x blocks per SM"});
     }
-    // Occupancy below 100 % wastes nothing by itself (it hides latency, which kern does not
-    // model yet): listed after every finding with a cost.
+    // The timing model says the launch waits on latency: too few warps in flight per SM.
+    if (l.time.bound == TimeLimiter::Latency && l.time.warpsToHideLatency > l.time.warpsPerSM)
+      found.push_back({0, 1.0 - l.time.warpsPerSM / l.time.warpsToHideLatency, where,
+                       k + "its modelled time (" + formatSeconds(l.time.seconds) +
+                           ") is bound by latency: " + fmt("%.0f", l.time.warpsPerSM) +
+                           " warps per SM in flight, about " +
+                           fmt("%.0f", l.time.warpsToHideLatency) +
+                           " would hide it; give each SM more warps (more blocks, or more "
+                           "threads per block) or each thread more independent work"});
+    // Occupancy below 100 % wastes nothing by itself (it hides latency: the finding above says
+    // when that matters): listed after every finding with a cost.
     if (l.occupancy.occupancy < 0.999)
       found.push_back({0, 0, where,
                        k + "occupancy " + fmt("%.0f%%", 100 * l.occupancy.occupancy) + " (" +
