@@ -141,6 +141,13 @@ bool countersOn(const Options &o) {
          !o.countersTextPath.empty() || !o.metrics.empty() || o.csv || launchFilter(o).selects();
 }
 
+/// Whether a run of `module` counts: as the options ask, or because the program calls
+/// cudaEventElapsedTime, which reads the timing model, which reads the counters (quietly:
+/// what is printed still follows the options).
+static bool countsFor(const Options &o, const ir::Module &module) {
+  return countersOn(o) || module.readsModelledTime;
+}
+
 bool checkedOn(const Options &o) { return o.mode == Mode::Checked || o.checked; }
 
 bool selectsLaunches(const Options &o) { return countersOn(o) && launchFilter(o).selects(); }
@@ -266,9 +273,7 @@ bool Program::Impl::compileNative() {
   nativeTried = true;
   // A run that selects launches one by one starts with the fast variant only: the counting one
   // is compiled when a launch needs it, so a filter that selects nothing costs nothing.
-  // A program that reads the modelled clock is counted, so that its kernels take time.
-  const bool counters =
-      (countersOn(*options) || module->readsModelledTime) && !selectsLaunches(*options);
+  const bool counters = countsFor(*options, *module) && !selectsLaunches(*options);
   backend::CompileOptions co = compileOptions(*options, counters);
   co.keepIR = wantIR;
   co.cache = cache;
@@ -369,9 +374,7 @@ RunResult Program::run(const std::vector<std::string> &args) {
 
   runtime::Runtime::Options ro = runtimeOptions(*impl_->options);
   ro.stop = impl_->stop;
-  // cudaEventElapsedTime reads the timing model, which reads the counters: such a program is
-  // counted (quietly: what is printed still follows the options).
-  ro.counters = ro.counters || impl_->module->readsModelledTime;
+  ro.counters = countsFor(*impl_->options, *impl_->module);
   std::string deviceError;
   if (!checkLaunchFilter(*impl_->options, deviceError) ||
       !checkMetrics(impl_->options->metrics, deviceError) ||

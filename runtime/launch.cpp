@@ -86,9 +86,7 @@ namespace {
 std::string sizeText(uint64_t n) {
   return n >= 1024 && n % 1024 == 0 ? std::to_string(n / 1024) + " KiB" : byteCount(n);
 }
-} // namespace
 
-namespace {
 /// What the timing model reads of a counted launch.
 TimingInput timingInput(const LaunchRecord &rec, const SiteCounters &c, uint64_t footprint) {
   TimingInput in;

@@ -244,9 +244,13 @@ std::string programSummary(const ReportInput &in) {
   std::string out;
   // By kernel, in order of first launch.
   std::vector<std::string> order;
-  std::map<std::string, std::pair<uint64_t, SiteCounters>> byKernel;
-  std::map<std::string, double> seconds;
-  std::map<std::string, std::pair<double, TimeLimiter>> longest;
+  struct Kernel {
+    uint64_t launches = 0;
+    SiteCounters counters;
+    double seconds = 0, longest = 0;
+    TimeLimiter bound = TimeLimiter::Launch; ///< the bound of its longest launch
+  };
+  std::map<std::string, Kernel> byKernel;
   for (size_t i = 0; i < rt.launches().size(); ++i) {
     const LaunchRecord &l = rt.launches()[i];
     if (!l.profiled) // the summary covers the profiled launches only
@@ -254,12 +258,14 @@ std::string programSummary(const ReportInput &in) {
     auto [it, fresh] = byKernel.try_emplace(l.kernel);
     if (fresh)
       order.push_back(l.kernel);
-    ++it->second.first;
-    it->second.second += rt.counters().launch(i).total;
-    seconds[l.kernel] += l.modelledSeconds;
-    // The bound of the kernel's longest launch.
-    if (l.modelledSeconds >= longest[l.kernel].first)
-      longest[l.kernel] = {l.modelledSeconds, l.time.bound};
+    Kernel &k = it->second;
+    ++k.launches;
+    k.counters += rt.counters().launch(i).total;
+    k.seconds += l.modelledSeconds;
+    if (l.modelledSeconds >= k.longest) {
+      k.longest = l.modelledSeconds;
+      k.bound = l.time.bound;
+    }
   }
   out += "kern: counters on " + rt.device().name;
   if (rt.profiledLaunches() != rt.launches().size()) {
@@ -272,10 +278,12 @@ std::string programSummary(const ReportInput &in) {
   }
   out += ":\n";
   for (const std::string &k : order) {
-    const auto &[n, c] = byKernel[k];
+    const Kernel &kernel = byKernel[k];
+    const uint64_t n = kernel.launches;
+    const SiteCounters &c = kernel.counters;
     std::string line = "  " + k + " (" + u(n) + (n == 1 ? " launch" : " launches") +
-                       "): " + formatSeconds(seconds[k]) + " modelled (" +
-                       timeLimiterName(longest[k].second) + "),";
+                       "): " + formatSeconds(kernel.seconds) + " modelled (" +
+                       timeLimiterName(kernel.bound) + "),";
     const GlobalOpCounters &ld = c.global[0], &st = c.global[1];
     // cc1.x in its profiler's words: transactions and steps per half-warp, warp_serialize.
     const bool halfWarp = rt.device().ccMajor == 1;
