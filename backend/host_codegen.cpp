@@ -40,6 +40,21 @@ void HostCodegen::emit() {
   b_.CreateBr(exit_);
   exit_->insertInto(fn_);
   b_.SetInsertPoint(exit_);
+  if (callsSetjmp_) {
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_setjmp_leave), {ctx_, frameAddress()});
+    // A longjmp back into this function finds its variables as they are in memory, as they
+    // would be at -O0 (C promises it for the volatile ones): none is kept in a register.
+    std::set<const Value *> homes;
+    for (auto &[v, a] : vars_)
+      homes.insert(a);
+    for (llvm::BasicBlock &bb : *fn_)
+      for (llvm::Instruction &i : bb) {
+        if (auto *l = llvm::dyn_cast<llvm::LoadInst>(&i); l && homes.count(l->getPointerOperand()))
+          l->setVolatile(true);
+        if (auto *s = llvm::dyn_cast<llvm::StoreInst>(&i); s && homes.count(s->getPointerOperand()))
+          s->setVolatile(true);
+      }
+  }
   emitFrameExit();
   if (retval_)
     b_.CreateRet(b_.CreateLoad(retval_->getAllocatedType(), retval_, "ret"));
@@ -256,16 +271,36 @@ void HostCodegen::apiSite(ir::SiteId site) {
 
 void HostCodegen::emitPrintf(const ir::Stmt &s) {
   Type *ptr = b_.getPtrTy();
-  auto *bufTy = llvm::ArrayType::get(b_.getInt64Ty(), std::max<size_t>(s.args.size(), 1));
-  auto *buf = entryAlloca(b_, bufTy, "printf.args", 8);
-  for (size_t i = 0; i < s.args.size(); ++i) {
-    Value *v = emitExpr(*s.args[i]);
-    b_.CreateStore(promoteVarArg(b_, v, s.args[i]->type),
-                   b_.CreateConstInBoundsGEP2_64(bufTy, buf, 0, i));
+  Value *buf = nullptr, *n = nullptr;
+  if (s.vaList) {
+    // A va_list's packed slots, [first, end): the program's memory, checked as one read
+    // before the runtime reads it.
+    Value *first = emitCast(b_, emitExpr(*s.args[0]), s.args[0]->type, ir::Type::i64(false));
+    Value *end = emitCast(b_, emitExpr(*s.args[1]), s.args[1]->type, ir::Type::i64(false));
+    Value *bytes = b_.CreateSub(end, first, "va.bytes");
+    auto *checkBB = newBlock("va.check");
+    auto *doneBB = newBlock("va.checked");
+    b_.CreateCondBr(b_.CreateICmpNE(bytes, b_.getInt64(0)), checkBB, doneBB);
+    b_.SetInsertPoint(checkBB);
+    Value *none = llvm::ConstantPointerNull::get(b_.getPtrTy());
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_host_check),
+                  {ctx_, b_.getInt32(s.site), first, bytes, none, b_.getInt64(0), b_.getInt64(0)});
+    b_.CreateBr(doneBB);
+    b_.SetInsertPoint(doneBB);
+    buf = b_.CreateIntToPtr(first, ptr, "va.args");
+    n = b_.CreateTrunc(b_.CreateLShr(bytes, b_.getInt64(3)), b_.getInt32Ty(), "va.count");
+  } else {
+    auto *bufTy = llvm::ArrayType::get(b_.getInt64Ty(), std::max<size_t>(s.args.size(), 1));
+    buf = entryAlloca(b_, bufTy, "printf.args", 8);
+    for (size_t i = 0; i < s.args.size(); ++i) {
+      Value *v = emitExpr(*s.args[i]);
+      b_.CreateStore(promoteVarArg(b_, v, s.args[i]->type),
+                     b_.CreateConstInBoundsGEP2_64(bufTy, buf, 0, i));
+    }
+    n = b_.getInt32(s.args.size());
   }
   Value *fmt = s.format ? b_.CreateIntToPtr(emitExpr(*s.format), ptr, "printf.format")
                         : mc_.stringConstant(s.text);
-  Value *n = b_.getInt32(s.args.size());
   if (s.printfStream == 0) {
     // sprintf/snprintf: into the host buffer `addr` of `value` bytes; the count to `var`.
     Value *dst = b_.CreateIntToPtr(emitExpr(*s.addr), ptr, "sprintf.buf");
@@ -495,6 +530,11 @@ static std::optional<RoutineOperand> routineOperand(ir::IntrinsicId id, size_t o
     if (operand == 1)
       return RoutineOperand{signatureOf(ir::Type::voidTy(), {p}), true};
     break;
+  case ir::IntrinsicId::CQsort: // int (*)(const void *, const void *)
+  case ir::IntrinsicId::CBsearch:
+    if (operand == (id == ir::IntrinsicId::CQsort ? 3u : 4u))
+      return RoutineOperand{signatureOf(ir::Type::i32(true), {p, p}), false};
+    break;
   default:
     break;
   }
@@ -621,6 +661,12 @@ Value *HostCodegen::emitExpr(const ir::Expr &e) {
       return emitMath(mc_, b_, e.intrinsic, args, types, e.type);
     }
     case ir::IntrinsicKind::Runtime:
+      if (e.intrinsic == ir::IntrinsicId::Setjmp)
+        return emitSetjmp(e);
+      if (e.intrinsic == ir::IntrinsicId::Longjmp) {
+        emitLongjmp(e);
+        return nullptr;
+      }
       return emitRuntimeCall(e);
     case ir::IntrinsicKind::Warp:
       if (e.intrinsic == ir::IntrinsicId::FnPtrFault) { // a launch through a bad kernel pointer

@@ -40,6 +40,10 @@ private:
   /// (host_frames.cpp); emitFrameExit gives the frame back.
   void emitFrameEntry();
   void emitFrameExit();
+  /// setjmp and longjmp (host_frames.cpp; the contexts live in runtime/host_jumps.cpp).
+  Value *emitSetjmp(const ir::Expr &e);
+  void emitLongjmp(const ir::Expr &e);
+  Value *frameAddress();
   /// Sets the shadow of [base, base + bytes) (an arena address, granule-aligned) to `value`.
   void emitShadowFill(Value *base, Value *bytes, Value *value);
   /// A frame of `bytes` (a multiple of 16) below the stack's top: its base, after checking
@@ -81,7 +85,8 @@ private:
   Builder b_;
   Value *ctx_ = nullptr;
   Value *arenaLo_ = nullptr, *arenaBytes_ = nullptr, *shadow_ = nullptr;
-  Value *sp0_ = nullptr; // the stack's top at entry (null: the function takes no frame)
+  Value *sp0_ = nullptr;     // the stack's top at entry (null: the function takes no frame)
+  bool callsSetjmp_ = false; // its contexts die as it returns (kern_rt_setjmp_leave)
   std::map<const ir::Var *, llvm::AllocaInst *> vars_;
   std::map<const ir::LocalSlot *, Value *> slots_; // addresses (i64) in the frame
   llvm::AllocaInst *retval_ = nullptr;

@@ -117,6 +117,40 @@ void HostCodegen::emitFrameExit() {
                         llvm::Align(8));
 }
 
+Value *HostCodegen::frameAddress() {
+  Value *fa = b_.CreateIntrinsic(llvm::Intrinsic::frameaddress, {b_.getPtrTy()}, {b_.getInt32(0)});
+  return b_.CreatePtrToInt(fa, b_.getInt64Ty(), "frame");
+}
+
+Value *HostCodegen::emitSetjmp(const ir::Expr &e) {
+  // The C library's _setjmp, called here so that it returns (twice) into this frame, on the
+  // runtime's context for the program's jmp_buf.
+  callsSetjmp_ = true;
+  Value *env = emitExpr(*e.ops[0]);
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_api_site), {ctx_, b_.getInt32(e.site)});
+  Value *context = b_.CreateCall(runtime(RuntimeFunction::kern_rt_setjmp_slot),
+                                 {ctx_, b_.getInt32(e.site), env, frameAddress()}, "jmp.context");
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_api_site), {ctx_, b_.getInt32(0)});
+  llvm::Module *m = fn_->getParent();
+  llvm::FunctionCallee sj = m->getOrInsertFunction(
+      "_setjmp", llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false));
+  if (auto *f = llvm::dyn_cast<llvm::Function>(sj.getCallee()))
+    f->addFnAttr(llvm::Attribute::ReturnsTwice);
+  llvm::CallInst *r = b_.CreateCall(sj, {context}, "setjmp");
+  r->addFnAttr(llvm::Attribute::ReturnsTwice);
+  return b_.CreateIntCast(r, registerType(c_, e.type), true, "setjmp.value");
+}
+
+void HostCodegen::emitLongjmp(const ir::Expr &e) {
+  Value *env = emitExpr(*e.ops[0]);
+  Value *value = emitCast(b_, emitExpr(*e.ops[1]), e.ops[1]->type, ir::Type::i32(true));
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_api_site), {ctx_, b_.getInt32(e.site)});
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_longjmp),
+                {ctx_, b_.getInt32(e.site), env, value, frameAddress()});
+  b_.CreateUnreachable(); // kern_rt_longjmp never returns
+  b_.SetInsertPoint(newBlock("after.longjmp"));
+}
+
 Value *HostCodegen::takeStack(Value *bytes, uint64_t align, ir::SiteId site) {
   Value *sp = headField(kSpField, "stack.sp");
   Value *lo = headField(4, "stack.lo");

@@ -4,6 +4,8 @@
 
 #include "backend/math_library.h"
 
+#include <csetjmp>
+
 #include <llvm/AsmParser/Parser.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/IRTransformLayer.h>

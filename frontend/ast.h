@@ -33,8 +33,9 @@ struct TypeOp {
   Expr *size = nullptr; // Array: the size expression; nullptr for `[]`
   /// Function: the parameter types of `(*p)(int, float)` (empty for `()` and `(void)`).
   std::vector<TypeSyntax *> params;
-  bool variadic = false; // Function: `...`
-  SourceLoc loc;         // Function: the parameter list
+  bool variadic = false;  // Function: `...`
+  bool emptyList = false; // Function: `()`, which in C leaves the parameters unstated
+  SourceLoc loc;          // Function: the parameter list
 };
 
 /// A template argument as written: a type or a constant expression.
@@ -329,6 +330,11 @@ struct FunctionDecl : Decl {
   std::vector<VarDecl *> params;
   bool variadic = false;
   Stmt *body = nullptr; // null for a prototype
+  /// A variadic host function's definition: the hidden parameters after the stated ones, the
+  /// first and past-the-end slots of the caller's packed `...` arguments (each 8 bytes, after
+  /// C's default promotions), named `__kern_va_args` and `__kern_va_end` in its body (which
+  /// <stdarg.h>'s va_start reads).
+  std::vector<VarDecl *> vaParams;
   // ---- filled by sema ----
   // A member function: `this` is its first parameter (sema adds it), unless it is static.
   StructDecl *owner = nullptr;

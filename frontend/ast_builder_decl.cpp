@@ -716,6 +716,7 @@ TypeOp Builder::functionOp(P::ParameterTypeListContext *ctx, SourceLoc at) {
   TypeOp op;
   op.kind = TypeOp::Kind::Function;
   op.loc = at;
+  op.emptyList = !ctx;
   if (!ctx)
     return op;
   FunctionDecl scratch;

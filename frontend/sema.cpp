@@ -186,7 +186,7 @@ const Type *Sema::resolve(TypeSyntax *ts, AddrSpace space) {
           pt = types_.pointerTo(pt->elem, AddrSpace::Host, p->isConst);
         params.push_back(pt);
       }
-      t = types_.function(t, std::move(params), op.variadic);
+      t = types_.function(t, std::move(params), op.variadic, options_.cLanguage && op.emptyList);
       constNext = false;
       continue;
     }
@@ -483,10 +483,19 @@ void Sema::function(FunctionDecl *f) {
     params.push_back(pt);
   }
   f->type = types_.function(ret, params, f->variadic);
-  if (f->variadic && !f->quals.global) {
-    error(f->loc, "variadic functions are not supported");
-    return;
-  }
+  if (f->variadic && (q.global || q.device)) // reported once; the function is still declared
+    error(f->loc, q.global ? "a kernel cannot be variadic ('...')"
+                           : "variadic __device__ functions are not supported ('...' is for "
+                             "host functions)");
+  if (f->variadic && f->body && f->vaParams.empty())
+    for (const char *name : {"__kern_va_args", "__kern_va_end"}) {
+      auto *p = tu_.make<VarDecl>();
+      p->name = name;
+      p->loc = f->loc;
+      p->type = types_.pointerTo(types_.get(TypeKind::ULongLong), AddrSpace::Host, false);
+      p->isParam = true;
+      f->vaParams.push_back(p);
+    }
   if (f->name == "main" && (q.global || (q.device && !q.host))) {
     error(f->loc, "'main' must be a host function");
     return;
@@ -564,6 +573,8 @@ void Sema::functionBody(FunctionDecl *f) {
     if (!f->quals.global && p->type && p->type->isStruct() && needsDestruction(p->type))
       scope_->destructible.push_back(p);
   }
+  for (VarDecl *p : f->vaParams) // `...`'s arguments, for va_start (<stdarg.h>)
+    scope_->names[p->name] = p;
   if (f->isConstructor) // with the parameters in scope: `D(int a) : B(a) {}`
     memberInitializers(f);
   // The body's braces share the parameters' scope in C.
@@ -772,7 +783,7 @@ void Sema::stmt(Stmt *s) {
         defineEnum(static_cast<EnumDecl *>(d));
         break;
       case DeclKind::Function:
-        error(d->loc, "function declarations inside functions are not supported");
+        blockFunction(static_cast<FunctionDecl *>(d));
         break;
       case DeclKind::Using:
         usingDecl(static_cast<UsingDecl *>(d));

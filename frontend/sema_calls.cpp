@@ -254,6 +254,21 @@ void Sema::indirectCall(Expr *e) {
   }
   callee = r;
   const Type *ft = r->type->elem;
+  if (ft->unprototyped) {
+    // C's `int (*fp)()`: the arguments are promoted as for `...`, and the call is made as to a
+    // function of the promoted types (what C requires the function it reaches to take).
+    std::vector<const Type *> params;
+    for (Expr *&a : e->args) {
+      if (!check(a))
+        return;
+      a = variadicArg(a);
+      params.push_back(a->type);
+    }
+    const Type *called = types_.function(ft->elem, params, false);
+    callee = implicitCast(callee, types_.pointerTo(called, r->type->space));
+    e->type = ft->elem;
+    return;
+  }
   if (!arguments(e, ft, n))
     return;
   e->type = ft->elem;
@@ -505,12 +520,10 @@ void Sema::builtinCall(Expr *e, int b) {
   e->builtin = b;
   e->operands[0]->builtin = b;
   if (!sideAllows(info.side)) {
-    if (info.side == 'H')
-      error(e->loc,
-            "calling a __host__ function ('" + n + "') from " + sideName() + " is not allowed");
-    else
-      error(e->loc,
-            "calling a __device__ function ('" + n + "') from " + sideName() + " is not allowed");
+    // Named as the program wrote it: a header's macro over kern's (`setjmp`, `__kern_setjmp`).
+    const std::string shown = n.rfind("__kern_", 0) == 0 ? n.substr(7) : n;
+    error(e->loc, std::string("calling a ") + (info.side == 'H' ? "__host__" : "__device__") +
+                      " function ('" + shown + "') from " + sideName() + " is not allowed");
     return;
   }
   std::string sig = info.signature;
@@ -668,10 +681,31 @@ bool Sema::hostFunctionArgument(Expr *e, size_t index, const std::string &n) {
   while (a->kind == ExprKind::Unary && a->unaryOp == UnaryOp::AddrOf)
     a = a->operands[0]; // `&compare` is accepted too
   const std::string want = "the comparator of '" + n +
-                           "' must be the name of a host function 'int f(const void *, const "
-                           "void *)' (kern has no function pointers)";
+                           "' must be a host function 'int f(const void *, const void *)' or a "
+                           "pointer to one";
   Decl *d = a->kind == ExprKind::Ident ? lookup(a->name) : nullptr;
   auto *f = dynamic_cast<FunctionDecl *>(d);
+  if (!f && !(a->kind == ExprKind::Ident && !d)) {
+    // A function pointer's value: its function is found (and its type checked) when called.
+    if (!check(e->args[index]))
+      return false;
+    Expr *p = rvalue(e->args[index]);
+    const Type *t = p->type;
+    const Type *ft = t->isPointer() ? t->elem : nullptr;
+    bool fits = ft && ft->isFunction() && ft->elem == types_.intTy() && !ft->variadic &&
+                (ft->unprototyped || (ft->params.size() == 2 && ft->params[0]->isPointer() &&
+                                      ft->params[1]->isPointer()));
+    if (!fits) {
+      error(a->loc, want + ", not '" + t->str() + "'");
+      return false;
+    }
+    Expr *w = make(ExprKind::Cast, a->loc);
+    w->operands = {p};
+    w->type = t;
+    w->builtin = -5; // a host function's pointer (see the lowering)
+    e->args[index] = w;
+    return true;
+  }
   if (!f || !f->type || f->quals.global || !f->isHostCallable()) {
     error(a->loc, want);
     return false;

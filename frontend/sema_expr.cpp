@@ -116,7 +116,9 @@ Expr *Sema::convert(Expr *e, const Type *to, const char *context) {
   if (to->isPointer()) {
     if (from->isPointer()) {
       bool compatible = to->elem == from->elem || sameIgnoringSpace(to->elem, from->elem) ||
-                        (to->elem->isVoid() && !from->elem->isFunction());
+                        (to->elem->isVoid() && !from->elem->isFunction()) ||
+                        (options_.cLanguage && from->elem->isVoid() && !to->elem->isFunction()) ||
+                        unprototypedMatch(to->elem, from->elem);
       if (!compatible && options_.cLanguage && !from->elem->isFunction() &&
           !to->elem->isFunction()) {
         // C converts between object pointer types with a warning (GCC's
@@ -427,6 +429,13 @@ void Sema::ident(Expr *e) {
   }
   if (findBuiltin(n) >= 0) {
     error(e->loc, "built-in function '" + n + "' can only be called");
+    return;
+  }
+  if (n == "__kern_va_args" || n == "__kern_va_end") { // <stdarg.h>'s va_start
+    if (n == "__kern_va_args")
+      error(e->loc, fn_ && fn_->variadic ? "'va_start' in a lambda or local class of a "
+                                           "variadic function is not supported"
+                                         : "'va_start' used in a function with fixed arguments");
     return;
   }
   error(e->loc, "use of undeclared identifier '" + n + "'" + didYouMean(n));

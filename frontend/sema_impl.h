@@ -544,6 +544,8 @@ private:
   /// `extern int n;` in a block: the name means the variable of file scope (declared there
   /// now if the file has not declared it yet).
   void blockExtern(VarDecl *v);
+  void blockFunction(FunctionDecl *f);
+  bool unprototypedMatch(const Type *a, const Type *b);
 
   void declareTypedef(TypedefDecl *td);
 

@@ -507,4 +507,40 @@ void Sema::blockExtern(VarDecl *v) {
   scope_->names[v->name] = gv;
 }
 
+bool Sema::unprototypedMatch(const Type *a, const Type *b) {
+  // C: a function type whose parameters are not stated is compatible with one of the same
+  // result whose parameters are (C11 6.7.6.3p15; kern does not check their promotions), and
+  // so are pointers to such types (`int (**)()` and `int (**)(void *)`).
+  while (a->isPointer() && b->isPointer() && a->pointeeConst == b->pointeeConst) {
+    a = a->elem;
+    b = b->elem;
+  }
+  return a->isFunction() && b->isFunction() && (a->unprototyped || b->unprototyped) &&
+         !a->variadic && !b->variadic && sameIgnoringSpace(a->elem, b->elem);
+}
+
+void Sema::blockFunction(FunctionDecl *f) {
+  if (f->body) { // the grammar reads a definition only at namespace scope
+    error(f->loc, "a function cannot be defined inside another function");
+    return;
+  }
+  if (f->quals.global) {
+    error(f->loc, "a kernel cannot be declared inside a function");
+    return;
+  }
+  // `int helper(int);` in a block declares the function of namespace scope, as C and C++ do;
+  // it is declared there from here on (the later definition completes it).
+  auto *g = tu_.make<FunctionDecl>(*f);
+  g->ns.clear();
+  Scope *saved = scope_;
+  std::string savedNs = ns_;
+  scope_ = &fileScope_;
+  ns_.clear();
+  instances_.insert(g);
+  tu_.decls.push_back(g);
+  function(g);
+  scope_ = saved;
+  ns_ = savedNs;
+}
+
 } // namespace kern::frontend::sema_detail

@@ -250,11 +250,12 @@ const Type *TypeContext::vlaOf(const Type *elem, Expr *bound) {
   return t;
 }
 
-const Type *TypeContext::function(const Type *ret, std::vector<const Type *> params,
-                                  bool variadic) {
+const Type *TypeContext::function(const Type *ret, std::vector<const Type *> params, bool variadic,
+                                  bool unprototyped) {
   // Interned, so that pointers to functions of one signature are one type.
   for (const Type *f : functions_)
-    if (f->elem == ret && f->params == params && f->variadic == variadic)
+    if (f->elem == ret && f->params == params && f->variadic == variadic &&
+        f->unprototyped == unprototyped)
       return f;
   Type *t = make();
   functions_.push_back(t);
@@ -262,6 +263,7 @@ const Type *TypeContext::function(const Type *ret, std::vector<const Type *> par
   t->elem = ret;
   t->params = std::move(params);
   t->variadic = variadic;
+  t->unprototyped = unprototyped;
   return t;
 }
 

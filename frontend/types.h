@@ -112,6 +112,7 @@ struct Type {
   StructInfo *record = nullptr;     // Struct only
   std::vector<const Type *> params; // Function only
   bool variadic = false;            // Function only
+  bool unprototyped = false;        // Function only: C's `int (*)()`, parameters not stated
 
   bool isVoid() const { return kind == TypeKind::Void; }
   bool isBool() const { return kind == TypeKind::Bool; }
@@ -159,7 +160,8 @@ public:
   const Type *arrayOf(const Type *elem, uint64_t count);
   /// A new variable-length array type of `elem` with run-time bound `bound` (not interned).
   const Type *vlaOf(const Type *elem, Expr *bound);
-  const Type *function(const Type *ret, std::vector<const Type *> params, bool variadic);
+  const Type *function(const Type *ret, std::vector<const Type *> params, bool variadic,
+                       bool unprototyped = false);
   /// A new struct type (complete it by filling record->fields and calling layoutStruct).
   const Type *newStruct(const std::string &name);
   /// Computes field offsets, size and alignment; `alignOverride` from __align__(n) (0 = none).

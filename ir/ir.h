@@ -314,9 +314,12 @@ struct Stmt {
   /// Launch: per argument, 0 when args[i] is the value itself, else args[i] is the address of
   /// a struct whose argBytes[i] bytes are copied into the parameter buffer.
   std::vector<uint32_t> argBytes;
-  std::string text;                            // Printf format (when `format` is null)
-  Expr *format = nullptr;                      // Printf: a format computed at run time (host)
-  int printfStream = 1;                        // Printf: 1 stdout, 2 stderr (host fprintf)
+  std::string text;       // Printf format (when `format` is null)
+  Expr *format = nullptr; // Printf: a format computed at run time (host)
+  int printfStream = 1;   // Printf: 1 stdout, 2 stderr (host fprintf)
+  /// Printf (host): the arguments are a va_list's, args = {first, past-the-end} of its packed
+  /// 8-byte slots (vprintf and its family, <stdarg.h>), which the runtime reads.
+  bool vaList = false;
   Function *kernel = nullptr;                  // Launch
   Expr *grid[3] = {nullptr, nullptr, nullptr}; // Launch: U32 each
   Expr *blockDim[3] = {nullptr, nullptr, nullptr};

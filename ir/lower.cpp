@@ -383,6 +383,8 @@ void Lowerer::body(fe::FunctionDecl *f, Function *fn) {
       locals_[p] = st;
     }
   }
+  if (f->type->variadic && !device_)
+    variadicParams(f);
   F->paramBytes = offset;
   if (f->dispatches) {
     virtualBody(f);

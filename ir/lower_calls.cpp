@@ -20,6 +20,44 @@ void Lowerer::appendArguments(fe::Expr *e, std::vector<Expr *> &args) {
   args.insert(args.end(), values.begin(), values.end());
 }
 
+void Lowerer::variadicParams(fe::FunctionDecl *f) {
+  for (size_t i = 0; i < 2; ++i) { // the packed `...` arguments: see packVariadic
+    Var *v = newVar(i ? "va.end" : "va.args", Type::ptr(AddrSpace::Host));
+    v->isParam = true;
+    F->params.push_back(v);
+    if (i < f->vaParams.size()) {
+      Storage st;
+      st.var = v;
+      locals_[f->vaParams[i]] = st;
+    }
+  }
+}
+
+void Lowerer::packVariadic(std::vector<Expr *> &args, size_t from, fe::SourceLoc loc) {
+  // The arguments past the stated parameters, each in an 8-byte slot of a local array after
+  // C's default promotions (integers extended to 64 bits, as printf's runtime reads them);
+  // the callee gets the array's first and past-the-end addresses (its hidden parameters).
+  const size_t n = args.size() > from ? args.size() - from : 0;
+  LocalSlot *s = m_.make<LocalSlot>();
+  s->id = static_cast<uint32_t>(F->slots.size());
+  s->name = "...";
+  s->size = std::max<size_t>(n, 1) * 8;
+  s->align = 8;
+  F->slots.push_back(s);
+  for (size_t i = 0; i < n; ++i) {
+    Expr *v = args[from + i];
+    if (v->type.isBool())
+      v = cast(v, Type::i64(false));
+    else if (v->type.isInt() && v->type.bytes() < 8)
+      v = cast(v, Type::i64(v->type.isSigned));
+    store(ptrAdd(slotAddr(s), i64(static_cast<int64_t>(8 * i)), Type::ptr(slotSpace())), v,
+          slotSpace(), loc);
+  }
+  args.resize(std::min(args.size(), from));
+  args.push_back(slotAddr(s));
+  args.push_back(ptrAdd(slotAddr(s), i64(static_cast<int64_t>(8 * n)), Type::ptr(slotSpace())));
+}
+
 Expr *Lowerer::call(fe::Expr *e) {
   if (e->isLaunch) {
     launch(e);
@@ -66,6 +104,8 @@ Expr *Lowerer::call(fe::Expr *e) {
   for (size_t i = 0; i + hidden < args.size() && i < defType->params.size(); ++i)
     if (Type want = irType(defType->params[i]); differs(args[i + hidden]->type, want))
       args[i + hidden] = cast(args[i + hidden], want);
+  if (defType->variadic && !device_)
+    packVariadic(args, hidden + defType->params.size(), e->loc);
   const Type wanted = result ? Type::voidTy() : irType(e->type);
   const Type returned = defType->elem->isStruct() ? Type::voidTy() : irType(defType->elem);
   Expr *c = node(ir::ExprKind::Call, differs(wanted, returned) ? returned : wanted);
@@ -192,6 +232,8 @@ Expr *Lowerer::indirectCall(fe::Expr *e) {
     args.push_back(slotAddr(result));
   }
   appendArguments(e, args);
+  if (const fe::Type *ft = e->operands[0]->type->elem; ft->variadic)
+    packVariadic(args, (result ? 2 : 1) + ft->params.size(), e->loc);
   Expr *c = node(ir::ExprKind::Call, result ? Type::voidTy() : irType(e->type));
   c->ops = std::move(args);
   c->site = m_.addSite(SiteKind::Call, e->loc, "call through a function pointer");
@@ -279,6 +321,34 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     s->addr = n == "sscanf" ? source : constInt(Type::ptr(AddrSpace::Host), 0);
     s->var = count;
     s->site = m_.addSite(SiteKind::Printf, e->loc, n);
+    return ref(count);
+  }
+  if (n == "__kern_vfprintf" || n == "__kern_vsnprintf" || n == "__kern_vscanf") {
+    // (stream, format, first, end), (buf, size, format, first, end), (stream, text, format,
+    // first, end): a va_list's arguments, read by the runtime where the program packed them.
+    std::vector<Expr *> v;
+    for (size_t i = 0; i < e->args.size(); ++i)
+      v.push_back(snapshot(rvalue(e->args[i]), n + ".arg", e->loc));
+    const size_t fi = e->args.size() - 3;
+    Var *count = newVar(n + ".count", Type::i32(true));
+    Stmt *s = emit(ir::StmtKind::Printf, e->loc);
+    s->vaList = true;
+    s->format = v[fi];
+    s->args = {v[fi + 1], v[fi + 2]};
+    s->var = count;
+    s->site = m_.addSite(SiteKind::Printf, e->loc, n.substr(7));
+    if (n == "__kern_vfprintf") {
+      s->printfStream = 3;
+      s->value = v[0];
+    } else if (n == "__kern_vsnprintf") {
+      s->printfStream = 0;
+      s->addr = v[0];
+      s->value = cast(v[1], Type::i64(false));
+    } else {
+      s->printfStream = 4;
+      s->value = v[0];
+      s->addr = v[1];
+    }
     return ref(count);
   }
   if (n == "sprintf" || n == "snprintf") {

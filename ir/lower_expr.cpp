@@ -592,15 +592,14 @@ Expr *Lowerer::rvalue(fe::Expr *e) {
       return constInt(Type::ptr(AddrSpace::Host), e->builtin == fe::kBuiltinStdout   ? 1
                                                   : e->builtin == fe::kBuiltinStderr ? 2
                                                                                      : 3);
-    if (e->builtin == -5) { // a host function named as qsort's comparator: its address
-      auto f = functions_.find(dynamic_cast<fe::FunctionDecl *>(e->decl));
+    if (e->builtin == -5) { // a host function named as qsort's comparator: its pointer
+      auto *fd = dynamic_cast<fe::FunctionDecl *>(e->decl);
+      auto f = functions_.find(fd);
       if (f == functions_.end() || !f->second.host) {
         error(e->loc, "function '" + e->name + "' is declared but never defined");
         return constInt(Type::ptr(AddrSpace::Host), 0);
       }
-      Expr *a = node(ir::ExprKind::FunctionAddr, Type::ptr(AddrSpace::Host));
-      a->callee = f->second.host;
-      return a;
+      return constInt(Type::ptr(AddrSpace::Host), functionPointerValue(fd));
     }
     if (e->type->isArray() || e->type->isStruct())
       return lvalue(e).addr;

@@ -357,6 +357,10 @@ private:
 
   void body(fe::FunctionDecl *f, Function *fn);
 
+  /// A host call's arguments from `from` on, packed for a variadic callee (lower_calls.cpp).
+  void packVariadic(std::vector<Expr *> &args, size_t from, fe::SourceLoc loc);
+  /// A variadic host function's two hidden parameters, after its own (lower_calls.cpp).
+  void variadicParams(fe::FunctionDecl *f);
   LocalSlot *newSlot(const std::string &name, const fe::Type *t) {
     LocalSlot *s = m_.make<LocalSlot>();
     s->id = static_cast<uint32_t>(F->slots.size());

@@ -81,13 +81,16 @@ bool Runtime::hostAccess(uint32_t site, uint64_t addr, uint64_t n, bool store,
     if (problem.empty())
       return true;
   }
-  const std::string what = std::string("host code ") + (store ? "writes " : "reads ") +
-                           byteCount(n) + " at " + hexAddress(addr) + ": " + problem;
+  hostProblem(site, std::string("host code ") + (store ? "writes " : "reads ") + byteCount(n) +
+                        " at " + hexAddress(addr) + ": " + problem);
+  return false;
+}
+
+void Runtime::hostProblem(uint32_t site, const std::string &what) {
   const std::string loc = location(site);
   faulted_ = true;
   lastErrorMessage_ = (loc.empty() ? "kern: error: " : loc + ": error: ") + what;
   options_.err(lastErrorMessage_ + "\n");
-  return false;
 }
 
 } // namespace kern::runtime

@@ -289,6 +289,31 @@ int32_t kern_rt_fgetc(KernHostCtx *ctx, void *f) {
 
 int32_t kern_rt_getc(KernHostCtx *ctx, void *f) { return kern_rt_fgetc(ctx, f); }
 
+int32_t kern_rt_ungetc(KernHostCtx *ctx, int32_t c, void *f) {
+  const Resolved r = resolve(ctx, "ungetc", f);
+  return r.fp && c != EOF ? std::ungetc(c, r.fp) : EOF;
+}
+
+int32_t kern_rt_fileno(KernHostCtx *ctx, void *f) {
+  const Resolved r = resolve(ctx, "fileno", f);
+  const auto h = reinterpret_cast<uint64_t>(f);
+  switch (r.kind) {
+  case Stream::In:
+    return 0;
+  case Stream::Out:
+    return 1;
+  case Stream::Err:
+    return 2;
+  default:
+    return static_cast<int32_t>(3 + (h - kern::runtime::kFirstFileHandle));
+  }
+}
+
+int32_t kern_rt_isatty(KernHostCtx *ctx, int32_t) {
+  ctx->rt->hostLibrary().err = ENOTTY;
+  return 0;
+}
+
 int32_t kern_rt_getchar(KernHostCtx *ctx) {
   return kern_rt_fgetc(ctx, reinterpret_cast<void *>(kern::runtime::kStdinHandle));
 }

@@ -273,6 +273,12 @@ int32_t kern_rt_isprint(KernHostCtx *, int32_t c) { return ctype(c, ::isprint); 
 int32_t kern_rt_ispunct(KernHostCtx *, int32_t c) { return ctype(c, ::ispunct); }
 int32_t kern_rt_toupper(KernHostCtx *, int32_t c) { return c >= -1 && c <= 255 ? ::toupper(c) : c; }
 int32_t kern_rt_tolower(KernHostCtx *, int32_t c) { return c >= -1 && c <= 255 ? ::tolower(c) : c; }
+int32_t kern_rt_iscntrl(KernHostCtx *, int32_t c) { return ctype(c, ::iscntrl); }
+int32_t kern_rt_isgraph(KernHostCtx *, int32_t c) { return ctype(c, ::isgraph); }
+int32_t kern_rt_isblank(KernHostCtx *, int32_t c) { return ctype(c, ::isblank); }
+// glibc's isascii and toascii take any int: its low 7 bits are the character.
+int32_t kern_rt_isascii(KernHostCtx *, int32_t c) { return (c & ~0x7f) == 0; }
+int32_t kern_rt_toascii(KernHostCtx *, int32_t c) { return c & 0x7f; }
 
 int32_t *kern_rt___kern_errno_location(KernHostCtx *ctx) {
   int32_t *p = &ctx->rt->hostLibrary().err;

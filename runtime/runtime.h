@@ -65,6 +65,18 @@ struct KernHostCtx : KernHostHead {
   sigjmp_buf signalJump;
   int signal = 0;
   uint64_t signalAddr = 0;
+  /// setjmp's contexts (runtime/host_jumps.cpp): the program's jmp_buf holds only a slot's
+  /// number and generation, so no value the program writes is ever jumped to.
+  struct Jump {
+    std::jmp_buf native; // filled by the C library's _setjmp, called by the compiled code
+    uint64_t generation = 0;
+    uint64_t frame = 0;   // the machine frame of the function that called setjmp
+    uint64_t stackLo = 0; // its thread (each thread's stack in the arena has its own)
+    uint64_t arenaSp = 0; // the arena stack's top then, given back to on longjmp
+    uint64_t env = 0;     // the jmp_buf's address
+    bool live = false;    // the function that called setjmp has not returned
+  };
+  std::vector<std::unique_ptr<Jump>> jumps;
 };
 
 namespace kern::runtime {
@@ -451,6 +463,7 @@ public:
   /// The source site of the runtime API call compiled host code is making (0 after it): its
   /// warnings and errors name that line.
   void setApiSite(uint32_t site) { apiSite_ = site; }
+  uint32_t apiSite() const { return apiSite_; }
   /// Whether host code may go on: no stop was asked for (Options::stop), and it is within
   /// the time limit (Options::timeoutSeconds, counting the time since main started outside
   /// kernel launches). If not, reports it at `site` (`inLoop`: a loop's back-edge, else a call);
@@ -528,6 +541,8 @@ public:
 
   /// kern_rt_host_fault: reports a fault of host code at `site`.
   void hostFault(uint32_t site, uint32_t kind, uint64_t addr);
+  /// Reports a fault of host code at `site` that says `what` (the caller then unwinds).
+  void hostProblem(uint32_t site, const std::string &what);
   /// An object of host code that an address was computed from, for messages.
   struct HostObject {
     std::string name; // "local variable 'a' of main"

@@ -7,6 +7,7 @@
 #include "runtime/runtime.h"
 #include "runtime/scheduler.h"
 
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <strings.h>
@@ -307,6 +308,12 @@ int32_t kern_rt_rand_r(KernHostCtx *ctx, uint32_t *seed) {
 }
 
 void kern_rt_exit(KernHostCtx *ctx, int32_t code) { Runtime::unwind(ctx, code); }
+
+void kern_rt_abort(KernHostCtx *ctx) {
+  // A native program dies of SIGABRT, which a shell reports as 128 + 6.
+  ctx->rt->hostProblem(ctx->rt->apiSite(), "the program called abort()");
+  Runtime::unwind(ctx, 128 + SIGABRT);
+}
 
 int32_t kern_rt_puts(KernHostCtx *ctx, const char *s) {
   uint64_t len = 0;

@@ -83,6 +83,120 @@ int h;
 int combine(a, b, c) { return a * 100 + b * 10 + c; }
 ''',
     },
+    # An old C library's ways (Meschach's, as Rodinia's leukocyte builds it): errors that
+    # longjmp back to a setjmp of a caller, variadic functions with va_arg and vprintf, pointers
+    # to functions declared without their parameters, functions declared inside functions,
+    # signal handlers, qsort through a pointer, HUGE, isascii.
+    "old_library": {
+        "main.c": r'''#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdarg.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <math.h>
+#include <ctype.h>
+#include <unistd.h>
+#ifndef HUGE_VAL
+#define HUGE_VAL HUGE
+#endif
+jmp_buf restart;
+static int (*compare)();
+static int err_count = 0;
+int ev_err(file, num, fn) char *file; int num; char *fn;
+{
+  err_count++;
+  printf("error %d in %s()\n", num, isascii(*fn) ? fn : "???");
+  longjmp(restart, num);
+  return 0;
+}
+double checked_sqrt(x) double x;
+{
+  if (x < 0)
+    ev_err("main.c", 3, "checked_sqrt");
+  return sqrt(x);
+}
+static int get_vars(int n, ...) {
+  va_list ap;
+  double **p;
+  int k = 0;
+  va_start(ap, n);
+  while ((p = va_arg(ap, double **)) != NULL) {
+    *p = (double *)malloc(n * sizeof(double));
+    (*p)[0] = 10 - k++;
+  }
+  va_end(ap);
+  return k;
+}
+static void report(const char *fmt, ...) {
+  char line[80];
+  va_list ap, again;
+  va_start(ap, fmt);
+  va_copy(again, ap);
+  vsnprintf(line, sizeof line, fmt, ap);
+  printf("[%s] ", line);
+  vfprintf(stdout, fmt, again);
+  va_end(again);
+  va_end(ap);
+}
+static int by_value(const void *a, const void *b) {
+  double d = *(const double *)a - *(const double *)b;
+  return d < 0 ? -1 : d > 0;
+}
+static void nested(int depth) {
+  char scratch[32];
+  memset(scratch, depth, sizeof scratch);
+  if (depth == 0)
+    ev_err("main.c", 9, "nested");
+  nested(depth - 1);
+}
+static int guarded(int depth) {
+  jmp_buf save;
+  int err;
+  memcpy(save, restart, sizeof(jmp_buf));
+  if ((err = setjmp(restart)) == 0) {
+    nested(depth);
+    memcpy(restart, save, sizeof(jmp_buf));
+    return 0;
+  }
+  memcpy(restart, save, sizeof(jmp_buf));
+  return err;
+}
+static volatile sig_atomic_t seen = 0;
+static void on_signal(int sig) { seen = sig; }
+int main() {
+  double *a, *b, *c, v[4];
+  double (*root)();
+  int twice(), n, rc;
+  volatile int tries = 0;
+  n = get_vars(4, &a, &b, &c, NULL);
+  printf("%d vars: %g %g %g\n", n, a[0], b[0], c[0]);
+  root = checked_sqrt;
+  if ((rc = setjmp(restart)) == 0) {
+    printf("%g\n", root(16.0));
+    tries++;
+    root(-1.0);
+    printf("not reached\n");
+  } else {
+    printf("caught %d after %d error(s), %d tries\n", rc, err_count, tries);
+  }
+  printf("guarded: %d\n", guarded(5));
+  v[0] = 3; v[1] = -1; v[2] = 2.5; v[3] = 0;
+  compare = by_value;
+  qsort(v, 4, sizeof(double), compare);
+  printf("%g %g %g %g\n", v[0], v[1], v[2], v[3]);
+  if (signal(SIGUSR1, on_signal) != SIG_DFL)
+    return 1;
+  raise(SIGUSR1);
+  printf("signal %d, twice %d, tiny %g, %d %d\n", (int)seen, twice(21), 10.0 / HUGE_VAL,
+         toascii(200), isatty(fileno(stdout)));
+  report("%s=%d %.1f %c %ld\n", "x", 5, 2.5f, 'z', 1234567890123L);
+  free(a); free(b); free(c);
+  return 0;
+}
+int twice(x) int x; { return 2 * x; }
+''',
+    },
 }
 
 for name, files in PROGRAMS.items():
@@ -98,7 +212,7 @@ for name, files in PROGRAMS.items():
         continue
     if CC:
         exe = os.path.join(d, "native")
-        b = subprocess.run([CC, "-std=gnu89", "-w", "-o", exe] + srcs, capture_output=True,
+        b = subprocess.run([CC, "-std=gnu89", "-w", "-o", exe] + srcs + ["-lm"], capture_output=True,
                            text=True)
         if b.returncode != 0:
             failures.append(f"{name}: {CC} failed\n{b.stderr}")

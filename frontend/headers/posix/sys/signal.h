@@ -1,0 +1,2 @@
+// <sys/signal.h>: <signal.h>.
+#include <signal.h>
