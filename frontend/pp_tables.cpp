@@ -98,12 +98,12 @@ const std::map<std::string, std::vector<const char *>> kHeaderMacros = {
     // errno is the runtime's, as glibc's is per thread: a macro over its location.
     {"errno.h",
      {"errno (*__kern_errno_location())", "EPERM 1", "ENOENT 2", "EINTR 4", "EIO 5", "EBADF 9",
-      "ENOMEM 12", "EACCES 13", "EEXIST 17", "ENOTDIR 20", "EISDIR 21", "EINVAL 22", "EMFILE 24", "ENOTTY 25",
-      "ENOSPC 28", "ESPIPE 29", "EDOM 33", "ERANGE 34", "EOVERFLOW 75"}},
+      "ENOMEM 12", "EACCES 13", "EEXIST 17", "ENOTDIR 20", "EISDIR 21", "EINVAL 22", "EMFILE 24",
+      "ENOTTY 25", "ENOSPC 28", "ESPIPE 29", "EDOM 33", "ERANGE 34", "EOVERFLOW 75"}},
     {"cerrno",
      {"errno (*__kern_errno_location())", "EPERM 1", "ENOENT 2", "EINTR 4", "EIO 5", "EBADF 9",
-      "ENOMEM 12", "EACCES 13", "EEXIST 17", "ENOTDIR 20", "EISDIR 21", "EINVAL 22", "EMFILE 24", "ENOTTY 25",
-      "ENOSPC 28", "ESPIPE 29", "EDOM 33", "ERANGE 34", "EOVERFLOW 75"}},
+      "ENOMEM 12", "EACCES 13", "EEXIST 17", "ENOTDIR 20", "EISDIR 21", "EINVAL 22", "EMFILE 24",
+      "ENOTTY 25", "ENOSPC 28", "ESPIPE 29", "EDOM 33", "ERANGE 34", "EOVERFLOW 75"}},
 };
 
 // Constants a program may use without including the header that defines them.
