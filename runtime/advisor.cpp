@@ -340,7 +340,7 @@ std::vector<std::string> findings(const ReportInput &in, const std::vector<size_
   for (const TransferRecord &r : rt.transfers())
     if (!r.pinned) {
       pageable += r.seconds;
-      pinned += transferSeconds(dev, r.bytes, true);
+      pinned += transferSeconds(dev, r.bytes, true, r.direction == TransferDirection::HostToDevice);
       pageableBytes += r.bytes;
     }
   if (pageable > 0 && pageable - pinned > 0.1 * pageable && pageableBytes >= (1u << 20))

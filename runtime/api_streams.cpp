@@ -120,7 +120,8 @@ void Runtime::recordTransfer(const char *api, TransferDirection direction, uint6
   t.bytes = bytes;
   t.pinned = isPinned(hostAddr);
   t.startSeconds = clock_;
-  t.seconds = transferSeconds(options_.device, bytes, t.pinned);
+  t.seconds = transferSeconds(options_.device, bytes, t.pinned,
+                              direction == TransferDirection::HostToDevice);
   // Every copy runs to completion before the call returns (see Runtime's stream comment), so
   // transfers never overlap each other or kernels on the modelled clock either.
   clock_ += t.seconds;

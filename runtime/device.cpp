@@ -88,6 +88,8 @@ const Field kFields[] = {
     {"transferLatencyUs", &DeviceProfile::transferLatencyUs},
     {"pinnedEfficiency", &DeviceProfile::pinnedEfficiency},
     {"pageableEfficiency", &DeviceProfile::pageableEfficiency},
+    {"pageableKneeBytes", &DeviceProfile::pageableKneeBytes},
+    {"pageableBeyondKneeEfficiency", &DeviceProfile::pageableBeyondKneeEfficiency},
     {"issueRate", &DeviceProfile::issueRate},
     {"dependentIssueCycles", &DeviceProfile::dependentIssueCycles},
     {"sharedWavefrontsPerCycle", &DeviceProfile::sharedWavefrontsPerCycle},
@@ -578,6 +580,11 @@ bool validateProfile(const DeviceProfile &p, std::string &error) {
            formatDouble(p.transferLatencyUs));
   v.fraction("pinnedEfficiency", p.pinnedEfficiency);
   v.fraction("pageableEfficiency", p.pageableEfficiency);
+  if (!(p.pageableKneeBytes >= 0) || !std::isfinite(p.pageableKneeBytes))
+    v.fail("field 'pageableKneeBytes' must not be negative, got " +
+           formatDouble(p.pageableKneeBytes));
+  if (p.pageableKneeBytes > 0)
+    v.fraction("pageableBeyondKneeEfficiency", p.pageableBeyondKneeEfficiency);
   v.positiveReal("issueRate", p.issueRate);
   v.positive("dependentIssueCycles", p.dependentIssueCycles);
   v.positiveReal("sharedWavefrontsPerCycle", p.sharedWavefrontsPerCycle);
@@ -752,9 +759,16 @@ std::string profileSummary(const DeviceProfile &p) {
   return line;
 }
 
-double transferSeconds(const DeviceProfile &profile, uint64_t bytes, bool pinned) {
+double transferSeconds(const DeviceProfile &profile, uint64_t bytes, bool pinned,
+                       bool hostToDevice) {
   double efficiency = pinned ? profile.pinnedEfficiency : profile.pageableEfficiency;
-  return profile.transferLatencyUs * 1e-6 + double(bytes) / (profile.pcieBandwidth * efficiency);
+  double seconds =
+      profile.transferLatencyUs * 1e-6 + double(bytes) / (profile.pcieBandwidth * efficiency);
+  if (!pinned && hostToDevice && profile.pageableKneeBytes > 0 &&
+      double(bytes) > profile.pageableKneeBytes)
+    seconds += (double(bytes) - profile.pageableKneeBytes) /
+               (profile.pcieBandwidth * profile.pageableBeyondKneeEfficiency);
+  return seconds;
 }
 
 } // namespace kern::runtime

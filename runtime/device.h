@@ -95,6 +95,11 @@ struct DeviceProfile {
   double transferLatencyUs = 0; ///< fixed cost of one cudaMemcpy, microseconds
   double pinnedEfficiency = 0;  ///< share of pcieBandwidth a pinned copy achieves, (0, 1]
   double pageableEfficiency = 0; ///< same for pageable memory (staged through a pinned buffer)
+  /// Pageable host-to-device copies past this many bytes run slower: each byte beyond it costs
+  /// 1 / (pcieBandwidth x pageableBeyondKneeEfficiency) more (the driver's staging no longer
+  /// keeps up). 0: no knee.
+  double pageableKneeBytes = 0;
+  double pageableBeyondKneeEfficiency = 0; ///< (0, 1] where pageableKneeBytes is set
 
   // Timing (runtime/timing.h, docs/timing.md): the figures the kernel time model reads.
   double issueRate = 0;                ///< warp instructions an SM issues per cycle
@@ -152,8 +157,11 @@ std::string profilesToJson(const std::vector<DeviceProfile> &profiles);
 std::string profileSummary(const DeviceProfile &profile);
 
 /// The modelled time of one host <-> device copy of `bytes` (HARDWARE-MODEL.md, "Host <->
-/// device transfers"): latency + bytes / (bandwidth x pinned or pageable efficiency).
-double transferSeconds(const DeviceProfile &profile, uint64_t bytes, bool pinned);
+/// device transfers"): latency + bytes / (bandwidth x pinned or pageable efficiency), plus, for
+/// a pageable host-to-device copy, the bytes past the profile's knee at their slower rate
+/// (docs/devices.md).
+double transferSeconds(const DeviceProfile &profile, uint64_t bytes, bool pinned,
+                       bool hostToDevice);
 
 const char *bankRuleName(BankRule rule);
 const char *globalRuleName(GlobalRule rule);

@@ -406,7 +406,9 @@ Json deviceJson(const DeviceProfile &d) {
           {"pcieBandwidth", jsonNumber(d.pcieBandwidth)},
           {"transferLatencyUs", jsonNumber(d.transferLatencyUs)},
           {"pinnedEfficiency", jsonNumber(d.pinnedEfficiency)},
-          {"pageableEfficiency", jsonNumber(d.pageableEfficiency)}};
+          {"pageableEfficiency", jsonNumber(d.pageableEfficiency)},
+          {"pageableKneeBytes", jsonNumber(d.pageableKneeBytes)},
+          {"pageableBeyondKneeEfficiency", jsonNumber(d.pageableBeyondKneeEfficiency)}};
 }
 
 /// The timing model's answer for a launch (runtime/timing.h).

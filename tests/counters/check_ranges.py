@@ -29,6 +29,7 @@ RANGES = {
     "lastWaveFullness": (0.0, 1.0),
     "pinnedEfficiency": (0.0, 1.0),
     "pageableEfficiency": (0.0, 1.0),
+    "pageableBeyondKneeEfficiency": (0.0, 1.0),
     # A warp-level access touches at most 2 sectors per lane (16 bytes across a boundary).
     "sectorsPerRequest": (0.0, 64.0),
     # 4 phases of 8 lanes, each up to 32 words in one bank... at most 32 x 4.
