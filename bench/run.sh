@@ -7,11 +7,14 @@
 #   --kern PATH  the kern binary (default: build/kern, as scripts/setup.sh builds it)
 #   --out FILE   where the JSON goes (default: bench/results.json; --smoke: none unless given)
 #
-# Kernel time: a kern program cannot read a CPU clock, so each .kern program takes
-# `-- REPS [SIZE]` and launches its kernel REPS times. kern runs it with a low and a high REPS;
-# (t(high) - t(low)) / (high - low) is the time of one launch, with compilation, set-up, copies and
-# the host-side check cancelled out. The references time their computation themselves
-# (std::chrono, median of several repetitions) and print `median_ms X`.
+# Kernel time: each .kern program takes `-- REPS [SIZE]` and launches its kernel REPS times;
+# `kern run --time-kernels` prints the wall time of each launch's run on the workers (a monotonic
+# clock around the blocks, so compilation, set-up, copies and host code are not in it), and the
+# figure of one run is the median over its launches. The references time their computation
+# themselves (std::chrono, median of several repetitions) and print `median_ms X`. Rounds
+# interleave the references and kern's configurations; each figure is the median over rounds,
+# and its spread (max - min) / median is printed: a spread over 30%, or a figure that is not a
+# positive time, fails the run (not in --smoke).
 set -euo pipefail
 export LC_ALL=C
 
@@ -54,10 +57,16 @@ done
 
 # Profile mode (every counter on) is `kern run --stats` once the flag exists; checked mode is
 # `kern run --checked`.
+# (The help is read whole first: grep -q leaving a pipe early would fail it under pipefail.)
+help_text="$("$kern" run --help 2>&1 || true)"
 has_stats=0
-if "$kern" run --help 2>&1 | grep -q -- '--stats'; then has_stats=1; fi
+if grep -q -- '--stats' <<<"$help_text"; then has_stats=1; fi
 has_checked=0
-if "$kern" run --help 2>&1 | grep -q -- '--checked'; then has_checked=1; fi
+if grep -q -- '--checked' <<<"$help_text"; then has_checked=1; fi
+if ! grep -q -- '--time-kernels' <<<"$help_text"; then
+    echo "run.sh: $kern has no --time-kernels: build a newer kern" >&2
+    exit 2
+fi
 
 # name | .kern file | reference | full size | smoke size | low reps | high reps | ref reps | PoCL ms (- for none)
 workloads=(
@@ -93,15 +102,25 @@ median() {
         awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# Per-launch kernel time of one kern configuration: (t(high) - t(low)) / (high - low).
+# Per-launch kernel time of one kern configuration: the median of the launches' wall times
+# that --time-kernels prints (`kern: launch N NAME: X ms`), over the `hi` launches of one run.
 kern_launch_ms() {
-    local file="$1" size="$2" lo="$3" hi="$4"
+    local file="$1" size="$2" hi="$4"
     shift 4
-    local tl th
-    tl=$(timed "$kern" run "$file" "$@" -- "$lo" "$size")
-    th=$(timed "$kern" run "$file" "$@" -- "$hi" "$size")
-    awk -v l="$tl" -v h="$th" -v a="$lo" -v b="$hi" \
-        'BEGIN { if (l == "nan" || h == "nan") print "nan"; else printf "%.4f\n", (h - l) / (b - a) }'
+    local t
+    t=$(timed "$kern" run --time-kernels "$file" "$@" -- "$hi" "$size")
+    if [[ $t == nan ]]; then
+        echo nan
+        return
+    fi
+    # shellcheck disable=SC2046
+    median $(awk '/^kern: launch [0-9]+ .*: [0-9.]+ ms$/ { print $(NF - 1) }' "$tmp/last")
+}
+
+# (max - min) / median of a figure's samples over rounds, or 0 with fewer than two.
+spread() {
+    printf '%s\n' "$@" | grep -v nan | sort -g |
+        awk '{ v[NR] = $1 } END { if (NR < 2) { print 0; exit } m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; if (m <= 0) print 99; else printf "%.3f\n", (v[NR] - v[1]) / m }'
 }
 
 ratio() {
@@ -147,9 +166,24 @@ fi
 
 failures=0
 if [[ -f "$tmp/failed" ]]; then failures=$(wc -l <"$tmp/failed"); fi
+# A measurement that cannot be one: a time that is not positive, or rounds that disagree by
+# more than 30% of their median.
+unsound=()
+for key in "${!samples[@]}"; do
+    # shellcheck disable=SC2086
+    m=$(median ${samples[$key]})
+    # shellcheck disable=SC2086
+    s=$(spread ${samples[$key]})
+    if [[ $m != nan ]] && awk -v m="$m" 'BEGIN { exit !(m <= 0) }'; then
+        unsound+=("$key: median $m ms is not a positive time")
+    fi
+    if [[ $smoke -eq 0 ]] && awk -v s="$s" 'BEGIN { exit !(s > 0.30) }'; then
+        unsound+=("$key: spread $(awk -v s="$s" 'BEGIN { printf "%.0f%%", s * 100 }') over rounds (samples: ${samples[$key]})")
+    fi
+done
 
 # The table and the JSON.
-header="| workload | native -O2 ms | kern fast 1w ms | kern fast 2w ms | fast 2w / native | 2w speed-up | kern profile 2w ms | profile 2w / native | kern checked 2w ms | checked 2w / native | PoCL 2t ms | fast 2w beats PoCL |"
+header="| workload | native -O2 ms | kern fast 1w ms | kern fast 2w ms ± spread | fast 2w / native | 2w speed-up | kern profile 2w ms | profile 2w / native | kern checked 2w ms | checked 2w / native | PoCL 2t ms | fast 2w beats PoCL |"
 echo
 echo "$header"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
@@ -183,9 +217,11 @@ for w in "${workloads[@]}"; do
         beats=$(awk -v a="$f2" -v b="$pocl" 'BEGIN { print (a < b) ? "yes" : "no" }')
     fi
     [[ $smoke -eq 1 ]] && beats="n/a (smoke)"
-    echo "| $name | $(fmt "$nat") | $(fmt "$f1") | $(fmt "$f2") | $(ratio "$f2" "$nat") | $(ratio "$f1" "$f2") | $(fmt "$p2") | $(ratio "$p2" "$nat") | $(fmt "$c2") | $(ratio "$c2" "$nat") | ${pocl/-/n/a} | $beats |"
+    # shellcheck disable=SC2086
+    sp=$(spread ${samples["$name|fast 2"]})
+    echo "| $name | $(fmt "$nat") | $(fmt "$f1") | $(fmt "$f2") ±$(awk -v s="$sp" 'BEGIN { printf "%.0f%%", s * 100 }') | $(ratio "$f2" "$nat") | $(ratio "$f1" "$f2") | $(fmt "$p2") | $(ratio "$p2" "$nat") | $(fmt "$c2") | $(ratio "$c2" "$nat") | ${pocl/-/n/a} | $beats |"
     jnum() { if [[ $1 == nan || $1 == n/a || $1 == - ]]; then echo null; else echo "$1"; fi; }
-    json_rows+=("    {\"workload\": \"$name\", \"size\": $size, \"native_o2_ms\": $(jnum "$nat"), \"fast_1w_ms\": $(jnum "$f1"), \"fast_2w_ms\": $(jnum "$f2"), \"profile_1w_ms\": $(jnum "$p1"), \"profile_2w_ms\": $(jnum "$p2"), \"checked_1w_ms\": $(jnum "$c1"), \"checked_2w_ms\": $(jnum "$c2"), \"checked_2w_over_native\": $(jnum "$(ratio "$c2" "$nat")"), \"fast_2w_over_native\": $(jnum "$(ratio "$f2" "$nat")"), \"profile_2w_over_native\": $(jnum "$(ratio "$p2" "$nat")"), \"speedup_2w_over_1w\": $(jnum "$(ratio "$f1" "$f2")"), \"pocl_2t_ms\": $(jnum "$pocl"), \"launches_low\": $lo, \"launches_high\": $hi}")
+    json_rows+=("    {\"workload\": \"$name\", \"size\": $size, \"native_o2_ms\": $(jnum "$nat"), \"fast_1w_ms\": $(jnum "$f1"), \"fast_2w_ms\": $(jnum "$f2"), \"profile_1w_ms\": $(jnum "$p1"), \"profile_2w_ms\": $(jnum "$p2"), \"checked_1w_ms\": $(jnum "$c1"), \"checked_2w_ms\": $(jnum "$c2"), \"checked_2w_over_native\": $(jnum "$(ratio "$c2" "$nat")"), \"fast_2w_over_native\": $(jnum "$(ratio "$f2" "$nat")"), \"profile_2w_over_native\": $(jnum "$(ratio "$p2" "$nat")"), \"speedup_2w_over_1w\": $(jnum "$(ratio "$f1" "$f2")"), \"pocl_2t_ms\": $(jnum "$pocl"), \"launches\": $hi, \"spread_native\": $(spread ${samples["$name|native"]}), \"spread_fast_2w\": $(spread ${samples["$name|fast 2"]}), \"spread_profile_2w\": $(spread ${samples["$name|profile 2"]:-}), \"spread_checked_2w\": $(spread ${samples["$name|checked 2"]:-})}")
 done
 echo
 if [[ $has_stats -eq 0 ]]; then echo "profile mode: n/a (this kern has no --stats flag)"; fi
@@ -213,6 +249,10 @@ if [[ -n "$out" ]]; then
     echo "wrote $out"
 fi
 
+if [[ ${#unsound[@]} -ne 0 ]]; then
+    printf 'run.sh: unsound figure: %s\n' "${unsound[@]}" >&2
+    failures=$((failures + ${#unsound[@]}))
+fi
 if [[ $failures -ne 0 ]]; then
     echo "run.sh: $failures run(s) failed" >&2
     exit 1

@@ -388,9 +388,15 @@ RunResult Program::run(const std::vector<std::string> &args) {
   const Options &o = *impl_->options;
   runtime::ReportInput report;
   auto errOut = [&o](std::string_view text) { writeErr(o, text); };
-  if (o.stats)
-    ro.onLaunchEnd = [&report, errOut](size_t launch) {
-      if (report.rt->launches()[launch].profiled) // no table for a launch that counted nothing
+  if (o.stats || o.timeKernels)
+    ro.onLaunchEnd = [&report, &o, errOut](size_t launch) {
+      const runtime::LaunchRecord &r = report.rt->launches()[launch];
+      if (o.timeKernels && r.error == 0) { // the blocks ran to their end
+        char line[64];
+        std::snprintf(line, sizeof line, ": %.3f ms\n", r.wallSeconds * 1e3);
+        errOut("kern: launch " + std::to_string(launch + 1) + " " + r.kernel + line);
+      }
+      if (o.stats && r.profiled) // no table for a launch that counted nothing
         errOut(runtime::launchStatsTable(report, launch));
     };
   // Modules the program compiles (NVRTC) or loads (cuModuleLoad*) while it runs: their code

@@ -376,8 +376,9 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
     const auto launchStart = std::chrono::steady_clock::now();
     result = scheduler_.launch(cfg);
     // Host code's time limit counts the time outside kernels (hostWithinTime).
-    launchWallSeconds_ +=
+    rec.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - launchStart).count();
+    launchWallSeconds_ += rec.wallSeconds;
     managedAfterLaunch();
   }
   if (rec.profiled && result.faulted) {

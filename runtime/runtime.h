@@ -205,6 +205,9 @@ struct LaunchRecord {
   /// not counted.
   double modelledSeconds = 0;
   LaunchTime time;      ///< the timing model's answer (runtime/timing.h); empty unless profiled
+  /// The host's wall time (steady clock) of the launch's run on the workers, blocks only: what
+  /// kern itself took, for --time-kernels and benchmarks; never in a report (not reproducible).
+  double wallSeconds = 0;
   int32_t error = 0;    ///< the cudaError_t of the launch (0: it ran; see also faulted)
   bool faulted = false; ///< the kernel ran and faulted (error is then the fault's code)
   /// The launch ran with counters (the run counts and the launch passed the LaunchFilter);

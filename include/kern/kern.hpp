@@ -77,6 +77,11 @@ struct Options {
   /// Print a table of counters after each launch, and a short summary and the advisor's
   /// findings at the end of the run, to `err`. Turns counters on.
   bool stats = false;
+  /// After each launch, print to `err` the host's wall time of its run on the workers
+  /// (`kern: launch 3 reduce: 1.234 ms`): what kern itself took, from a monotonic clock around
+  /// the blocks' execution (compilation, copies and host code excluded). For benchmarks; it is
+  /// not modelled GPU time, and it differs from run to run. Counts nothing by itself.
+  bool timeKernels = false;
   /// Write the JSON report (docs/report-schema.md) to this file; "-" writes it to `err`. If
   /// empty, none. Turns counters on.
   std::string reportPath;

@@ -81,6 +81,23 @@ check(["run", BAD], 1, err=["error"])
 check(["run", FAULT], 3, err=["error"])
 check(["run", "-"], 0, out=["h[31]=31"], stdin=open(GOOD).read())
 check(["run", "--stats", GOOD], 0, err=["== launch 0: add<<<1, 32>>>"])
+# --time-kernels: one line per launch that ran, a positive wall time in ms; counts nothing.
+THREE = write("three.kern", r'''
+__global__ void twice(int *a) { a[threadIdx.x] *= 2; }
+__global__ void bad(int *a) { a[threadIdx.x + 100000000] = 1; }
+int main() {
+  int *d; cudaMalloc(&d, 64 * sizeof(int)); cudaMemset(d, 0, 64 * sizeof(int));
+  for (int i = 0; i < 3; ++i) twice<<<1, 64>>>(d);
+  twice<<<1, 4096>>>(d); // fails to launch: no line
+  printf("%s\n", cudaGetErrorString(cudaGetLastError()));
+  return 0;
+}
+''')
+p = check(["run", "--time-kernels", THREE], 0, out=["invalid argument"],
+          not_err=["launch 4", "summary"])
+times = re.findall(r"^kern: launch (\d+) twice: (\d+\.\d{3}) ms$", p.stderr, re.M)
+if [t[0] for t in times] != ["1", "2", "3"] or any(float(t[1]) <= 0 for t in times):
+    failures.append(f"kern run --time-kernels: expected launches 1-3 with positive times\n{p.stderr}")
 report = os.path.join(tmp, "report.json")
 trace = os.path.join(tmp, "trace.json")
 check(["run", "--report", report, "--trace", trace, "--counters-text", "-", GOOD], 0)

@@ -298,6 +298,10 @@ void defineRun(CLI::App &app, Invocation &inv, Raw &raw) {
   app.add_flag("--stats", o.stats,
                "count, and print a table after each launch, a summary and advice (stderr)")
       ->group(kOptions);
+  app.add_flag("--time-kernels", o.timeKernels,
+               "print each launch's wall time on the host (stderr): what kern took to\n"
+               "run its blocks, for benchmarks; not the modelled GPU time")
+      ->group(kOptions);
   app.add_flag("--counters", o.counters,
                "count, and print a short summary at the end (stderr); = --mode profile")
       ->group(kOptions);
