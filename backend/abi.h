@@ -52,6 +52,8 @@ enum KernFaultKind : uint32_t {
   KERN_FAULT_LOCAL_MEMORY = 26, // a call's local arrays do not fit in what is left of the warp's
                                 // local memory (addr: the bytes of the callee's frame, 32 lanes)
   KERN_FAULT_INTERRUPTED = 27,  // the launch was stopped from outside (Ctrl-C, kern_interrupt)
+  KERN_FAULT_BAD_CAST = 28,     // a dynamic_cast to a reference of an object not of its class
+                                // (C++ throws std::bad_cast; addr: the vtable pointer)
 };
 
 /// The stack of a program thread (runtime/host_threads.cpp) and of the main thread (Linux's

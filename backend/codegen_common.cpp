@@ -288,7 +288,7 @@ static Value *safeDivisor(Builder &b, Value *a, Value *d, ir::Type t) {
   return b.CreateSelect(bad, one, d, "div.safe");
 }
 
-Value *emitBinary(Builder &b, ir::BinaryOp op, Value *x, Value *y, ir::Type t) {
+Value *emitBinary(Builder &b, ir::BinaryOp op, Value *x, Value *y, ir::Type t, bool gpuShifts) {
   using ir::BinaryOp;
   bool f = t.isFloat();
   bool s = t.isInt() && t.isSigned;
@@ -311,11 +311,25 @@ Value *emitBinary(Builder &b, ir::BinaryOp op, Value *x, Value *y, ir::Type t) {
     return s ? b.CreateSRem(x, y, "rem") : b.CreateURem(x, y, "rem");
   case BinaryOp::Shl:
   case BinaryOp::Shr: {
-    // C leaves shifts by >= the width undefined and LLVM makes them poison. We mask the amount
-    // to width-1 as x86 does; a GPU's 32-bit shl clamps instead (x << 40 == 0), so programs
-    // that rely on either are non-portable anyway.
+    // C leaves shifts by >= the width undefined and LLVM makes them poison. Host code masks the
+    // amount to width-1 as x86 does. Device code does what the GPU does, as nvcc compiles `<<`
+    // and `>>` to PTX's shl and shr, which clamp the amount to the width: `x << 32` is 0 and
+    // `x >> 32` is 0 (or the sign for a signed x), which programs rely on (a bit packer's
+    // `dw << 32 - bit` with bit 0).
     unsigned bits = x->getType()->getScalarSizeInBits();
-    Value *amount = b.CreateAnd(y, llvm::ConstantInt::get(y->getType(), bits - 1), "shamt");
+    Value *width = llvm::ConstantInt::get(y->getType(), bits - 1);
+    if (gpuShifts) {
+      Value *wide = b.CreateICmpUGT(y, width, "shamt.wide"); // negative amounts too: unsigned
+      Value *amount = b.CreateSelect(wide, width, y, "shamt");
+      if (op == BinaryOp::Shl)
+        return b.CreateSelect(wide, llvm::Constant::getNullValue(x->getType()),
+                              b.CreateShl(x, amount), "shl");
+      if (s) // by the width - 1: every bit is the sign, as a clamped shr.s gives
+        return b.CreateAShr(x, amount, "shr");
+      return b.CreateSelect(wide, llvm::Constant::getNullValue(x->getType()),
+                            b.CreateLShr(x, amount), "shr");
+    }
+    Value *amount = b.CreateAnd(y, width, "shamt");
     if (op == BinaryOp::Shl)
       return b.CreateShl(x, amount, "shl");
     return s ? b.CreateAShr(x, amount, "shr") : b.CreateLShr(x, amount, "shr");

@@ -141,7 +141,10 @@ llvm::Value *emitUnary(Builder &b, ir::UnaryOp op, llvm::Value *v, ir::Type t);
 /// `a op b` with operands of type `t`. Div/Rem never trap: lanes whose divisor is zero, or
 /// INT_MIN / -1 (x86's idiv traps on both; a GPU returns INT_MIN and 0), divide by 1 instead.
 /// Callers report division by zero before calling this.
-llvm::Value *emitBinary(Builder &b, ir::BinaryOp op, llvm::Value *a, llvm::Value *c, ir::Type t);
+/// `gpuShifts`: shifts by the width or more clamp as PTX's do (device code), instead of the
+/// amount being masked as x86 does (host code).
+llvm::Value *emitBinary(Builder &b, ir::BinaryOp op, llvm::Value *a, llvm::Value *c, ir::Type t,
+                        bool gpuShifts = false);
 /// i1 (or <32 x i1>): the divisor `d` of type `t` is zero.
 llvm::Value *isZero(Builder &b, llvm::Value *d, ir::Type t);
 /// A Math intrinsic on `args` (types `argTypes`) with result type `result`.

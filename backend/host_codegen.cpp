@@ -679,6 +679,10 @@ Value *HostCodegen::emitExpr(const ir::Expr &e) {
         hostFault(b_.getTrue(), KERN_FAULT_BAD_VPTR, e.site, emitExpr(*e.ops[0]));
         return nullptr;
       }
+      if (e.intrinsic == ir::IntrinsicId::BadCastFault) { // dynamic_cast<T &> of no T
+        hostFault(b_.getTrue(), KERN_FAULT_BAD_CAST, e.site, emitExpr(*e.ops[0]));
+        return nullptr;
+      }
       if (e.intrinsic == ir::IntrinsicId::AssertFail) {
         // assert() in host code: report and end the program (kern_rt_host_assert unwinds).
         Value *msg = b_.CreateIntToPtr(emitExpr(*e.ops[0]), b_.getPtrTy());

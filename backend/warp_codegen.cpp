@@ -823,7 +823,7 @@ Value *WarpCodegen::emitExprShape(const ir::Expr &e) {
     bool isDiv = e.binaryOp == ir::BinaryOp::Div || e.binaryOp == ir::BinaryOp::Rem;
     if (isDiv && !t.isFloat()) // a uniform zero divisor faults in the first active lane
       faultIf(b_.CreateAnd(cur(), vec(isZero(b_, y, t))), KERN_FAULT_DIV_ZERO, e.site, nullptr);
-    return emitBinary(b_, e.binaryOp, x, y, t);
+    return emitBinary(b_, e.binaryOp, x, y, t, /*gpuShifts=*/true);
   }
   case ExprKind::Cast:
     return emitCast(b_, operand(e, *e.ops[0]), e.ops[0]->type, e.type);

@@ -185,6 +185,10 @@ struct Expr {
   int newInit = 0;           // New
   bool isAlignof = false;    // SizeofType, SizeofExpr: `alignof`/`__alignof__`, the alignment
   Expr *placement = nullptr; // New: `new (p) T`, the memory the object is made in
+  /// New: all of `new (a, b) T`'s placement arguments (a class's `operator new(size_t, A, B)`
+  /// takes them after the size); `::new`, `::delete`: the global operator, not the class's.
+  std::vector<Expr *> placementArgs;
+  bool globalNew = false;
   bool noVirtual = false; // Call: of the named function itself (a base's destructor), no dispatch
   // Binary Assign: initialises its left operand, storage that holds no object yet (a
   // constructor's member initialiser `this->m = M(args)`, an element made by `new T[n]`, a
@@ -314,12 +318,13 @@ struct FunctionDecl : Decl {
   /// Declared with `()`: in C, nothing said about the parameters (set by sema in C files).
   bool emptyParameterList = false;
   bool unprototyped = false;
-  bool isKnr = false;        // a K&R definition: `int f(a, b) int a; float b; {...}`
-  bool isUsed = false;       // called or named in its file (the linker checks only what is used)
-  bool addressTaken = false; // named as a pointer: a call through a function pointer may reach it
-  bool isExplicit = false;   // an `explicit` constructor: not used for implicit conversions
-  bool isDefaulted = false;  // `= default`: what C++ would declare implicitly
-  bool isDeleted = false;    // `= delete`: declared so that using it is an error
+  bool isKnr = false;          // a K&R definition: `int f(a, b) int a; float b; {...}`
+  bool isUsed = false;         // called or named in its file (the linker checks only what is used)
+  bool addressTaken = false;   // named as a pointer: a call through a function pointer may reach it
+  bool calledFromHost = false; // host code calls it (sema_records.cpp: a redeclaration keeps that)
+  bool isExplicit = false;     // an `explicit` constructor: not used for implicit conversions
+  bool isDefaulted = false;    // `= default`: what C++ would declare implicitly
+  bool isDeleted = false;      // `= delete`: declared so that using it is an error
   /// Declared by sema where C++ declares it implicitly (sema_copies.cpp): the default
   /// constructor, copy constructor or copy assignment of a class whose members or bases have
   /// their own. A class whose constructors are all implicit is still an aggregate.
@@ -354,6 +359,13 @@ struct FunctionDecl : Decl {
   /// A destructor's dispatcher calls a chain: the class's destructor, then its bases' (the
   /// first base, and its first base...).
   std::vector<std::pair<uint64_t, std::vector<FunctionDecl *>>> virtualTargets;
+  /// A `dynamic_cast` to a class (sema_dynamic_cast.cpp): a function from a pointer to the
+  /// operand's class to a pointer to this class, whose body the lowering makes. Each target is
+  /// a class the object may be (its vtable number) and the offset of this class in it; any
+  /// other object gives null, or, for a cast to a reference, a fault.
+  const Type *dynamicCastTo = nullptr;
+  bool dynamicCastReference = false;
+  std::vector<std::pair<uint64_t, int64_t>> castTargets;
   /// `template void f<float>(float *);`: instantiates template f with these arguments.
   bool isExplicitInstantiation = false;
   bool isExplicitSpecialization = false; // `template <> float f<-1>(float x) {...}`

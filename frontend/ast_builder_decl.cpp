@@ -414,7 +414,9 @@ void Builder::memberFunction(P::StructDeclarationContext *ctx, StructDecl *sd, c
                      d.name + "'");
     return;
   }
-  f->isStaticMember = fs.quals.isStatic;
+  // A class's operator new and operator delete are static members, `static` or not (C++).
+  f->isStaticMember = fs.quals.isStatic || d.name.rfind("operator new", 0) == 0 ||
+                      d.name.rfind("operator delete", 0) == 0;
   f->quals.isStatic = false;
   f->quals.isInline |= body != nullptr; // defined in its class: inline, as C++ makes it
   f->body = body;
@@ -678,7 +680,11 @@ void Builder::declaratorInto(P::DeclaratorContext *ctx, DeclInfo &d, bool nested
     d.loc = loc(dd->Operator());
     d.isOperator = true;
   } else if (dd->Operator()) {
-    d.name = "operator" + dd->operatorName()->getText();
+    auto *on = dd->operatorName();
+    d.name = on->New() || on->Delete() // `operator new[]`, spelt as C++ names it
+                 ? std::string("operator ") + (on->New() ? "new" : "delete") +
+                       (on->LeftBracket() ? "[]" : "")
+                 : "operator" + on->getText();
     d.loc = loc(dd->Operator());
     d.isOperator = true;
   }

@@ -132,8 +132,11 @@ Expr *Builder::unary(P::UnaryExpressionContext *ctx) {
   }
   if (auto *nx = ctx->newExpression()) {
     Expr *e = makeExpr(ExprKind::New, loc(nx->New()));
-    if (auto *pl = nx->newPlacement())
-      e->placement = assignment(pl->assignmentExpression());
+    if (auto *pl = nx->newPlacement()) {
+      e->placementArgs = arguments(pl->argumentExpressionList());
+      e->placement = e->placementArgs[0];
+    }
+    e->globalNew = nx->ColonColon() != nullptr;
     Specs s = specs(nx->declarationSpecifiers());
     e->typeSyntax = tu_.make<TypeSyntax>(s.base);
     for (auto *op : nx->pointerOp()) {
@@ -160,6 +163,7 @@ Expr *Builder::unary(P::UnaryExpressionContext *ctx) {
   if (ctx->Delete()) {
     Expr *e = makeExpr(ExprKind::Delete, loc(ctx->Delete()));
     e->isArrayForm = ctx->LeftBracket() != nullptr;
+    e->globalNew = ctx->ColonColon() != nullptr;
     e->operands.push_back(castExpression(ctx->castExpression()));
     return e;
   }
@@ -335,8 +339,6 @@ Expr *Builder::primary(P::PrimaryExpressionContext *ctx) {
     Expr *e = makeExpr(ExprKind::Cast, loc(ctx));
     e->typeSyntax = typeName(ctx->typeName());
     e->operands.push_back(expression(ctx->expression()));
-    if (ctx->CxxCast()->getText() == "dynamic_cast")
-      error(loc(ctx), "dynamic_cast is not supported");
     e->text = ctx->CxxCast()->getText(); // reinterpret_cast does not adjust a base's pointer
     return e;
   }

@@ -226,6 +226,11 @@ private:
   // label before a declaration.
   void appendStatement(std::vector<Stmt *> &body, P::StatementContext *ctx);
   Stmt *declarationStatement(P::DeclarationContext *d);
+  /// An if, switch or while condition; for a declaration (`if (T x = e)`), `decl` is set to it
+  /// and the result names the variable.
+  Expr *condition(P::ConditionContext *ctx, Stmt *&decl);
+  /// `{ decl; s }`, or `s` when there is no declaration.
+  Stmt *withDeclaration(Stmt *decl, Stmt *s);
 
   Stmt *statement(P::StatementContext *ctx);
 

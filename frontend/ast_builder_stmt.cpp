@@ -48,6 +48,40 @@ void Builder::appendStatement(std::vector<Stmt *> &body, P::StatementContext *ct
   body.push_back(statement(ctx));
 }
 
+Expr *Builder::condition(P::ConditionContext *ctx, Stmt *&decl) {
+  decl = nullptr;
+  if (auto *e = ctx->expression())
+    return expression(e);
+  // `if (T x = e)`: the declaration goes before the statement (withDeclaration), and the
+  // condition is x, converted to bool as any condition is.
+  decl = makeStmt(StmtKind::Decl, loc(ctx));
+  decl->decls = declaration(ctx->declarationSpecifiers(), ctx->initDeclaratorList(), false);
+  VarDecl *var = nullptr;
+  int vars = 0;
+  for (Decl *d : decl->decls)
+    if (auto *v = dynamic_cast<VarDecl *>(d)) {
+      var = v;
+      ++vars;
+    }
+  if (vars != 1 || !var->init) {
+    error(loc(ctx), "a declaration in a condition must declare one variable with an initializer");
+    return placeholder(loc(ctx));
+  }
+  Expr *e = makeExpr(ExprKind::Ident, var->loc);
+  e->name = var->name;
+  return e;
+}
+
+Stmt *Builder::withDeclaration(Stmt *decl, Stmt *s) {
+  // The variable of `if (T x = e) ... else ...` is in scope in both branches and ends with the
+  // statement: a block around the two.
+  if (!decl)
+    return s;
+  Stmt *block = makeStmt(StmtKind::Compound, s->loc);
+  block->body = {decl, s};
+  return block;
+}
+
 Stmt *Builder::declarationStatement(P::DeclarationContext *d) {
   Stmt *ds = makeStmt(StmtKind::Decl, loc(d));
   ds->decls = declaration(d->declarationSpecifiers(), d->initDeclaratorList(), false);
@@ -83,22 +117,39 @@ Stmt *Builder::statement(P::StatementContext *ctx) {
   }
   if (auto *is = ctx->ifStatement()) {
     Stmt *s = makeStmt(StmtKind::If, loc(is));
-    s->cond = expression(is->expression());
+    Stmt *decl = nullptr;
+    s->cond = condition(is->condition(), decl);
     auto stmts = is->statement();
     s->then = statement(stmts[0]);
     if (stmts.size() > 1)
       s->elseStmt = statement(stmts[1]);
-    return s;
+    return withDeclaration(decl, s);
   }
   if (auto *ss = ctx->switchStatement()) {
     Stmt *s = makeStmt(StmtKind::Switch, loc(ss));
-    s->cond = expression(ss->expression());
+    Stmt *decl = nullptr;
+    s->cond = condition(ss->condition(), decl);
     s->then = statement(ss->statement());
-    return s;
+    return withDeclaration(decl, s);
   }
   if (auto *ws = ctx->whileStatement()) {
+    Stmt *decl = nullptr;
+    Expr *cond = condition(ws->condition(), decl);
+    if (decl) {
+      // `while (T x = e) body`: x is made again before each test and destroyed after each
+      // pass, as C++ says: `for (;;) { T x = e; if (x) {} else break; body }`.
+      Stmt *test = makeStmt(StmtKind::If, loc(ws));
+      test->cond = cond;
+      test->then = makeStmt(StmtKind::Compound, loc(ws));
+      test->elseStmt = makeStmt(StmtKind::Break, loc(ws));
+      Stmt *pass = makeStmt(StmtKind::Compound, loc(ws));
+      pass->body = {decl, test, statement(ws->statement())};
+      Stmt *s = makeStmt(StmtKind::For, loc(ws));
+      s->then = pass;
+      return s;
+    }
     Stmt *s = makeStmt(StmtKind::While, loc(ws));
-    s->cond = expression(ws->expression());
+    s->cond = cond;
     s->then = statement(ws->statement());
     return s;
   }

@@ -50,6 +50,16 @@ bool compatible(const Decl *a, const Decl *b) {
   return typeText(a) == typeText(b);
 }
 
+/// Function types with the same parameters (the result may differ).
+bool sameParameters(const Type *a, const Type *b) {
+  if (a->params.size() != b->params.size() || a->variadic != b->variadic)
+    return false;
+  for (size_t i = 0; i < a->params.size(); ++i)
+    if (a->params[i]->str() != b->params[i]->str())
+      return false;
+  return true;
+}
+
 /// What a C linker sees of two declarations of one function: only the name. They are linked
 /// when both have C linkage (extern "C", or a C file), take as many parameters, and each pair of
 /// parameter types, and the results, are passed alike: integers, bool and pointers all in an
@@ -107,6 +117,7 @@ public:
     for (auto &[k, e] : externals_)
       resolve(e.decls.front().first->name, e);
     mismatchedOverloads();
+    sidesApart();
     return !failed_;
   }
 
@@ -150,7 +161,7 @@ private:
     // apart as the files' own overloads are.
     std::map<std::string, std::set<std::string>> keysByName;
     for (auto &[k, e] : externals_)
-      keysByName[e.decls.front().first->name].insert(k);
+      keysByName[e.decls.front().first->name].insert(k.substr(0, k.find(kDeviceSide)));
     for (auto &[k, e] : externals_)
       if (keysByName[e.decls.front().first->name].size() > 1)
         for (auto &[d, file] : e.decls)
@@ -214,15 +225,51 @@ private:
   }
 
   /// What identifies an external name: for a C++ function, its name and parameter types (C++
-  /// mangles them in); for a variable or a function with C linkage, the name alone.
+  /// mangles them in); for a variable or a function with C linkage, the name alone. A
+  /// __device__ function is of the device's code, apart from the host's: a file may define a
+  /// host function of the name and types of another file's __device__ one (as nvcc compiles
+  /// them, each file's device code is its own).
+  static constexpr const char *kDeviceSide = "@device";
   static std::string key(const Decl *d) {
     auto *f = dynamic_cast<const FunctionDecl *>(d);
+    const bool deviceOnly = f && f->quals.device && !f->quals.host && !f->quals.global;
     if (!f || f->quals.externC || !f->type || f->name == "main")
-      return d->name;
+      return d->name + (deviceOnly ? kDeviceSide : "");
     std::string k = d->name + "(";
     for (const Type *p : f->type->params)
       k += p->str() + ",";
-    return k + ")";
+    return k + ")" + (deviceOnly ? kDeviceSide : "");
+  }
+
+  /// A function used on one side and defined only on the other (`__device__ float f(float);`
+  /// called by a kernel, `float f(float x) {...}` in another file): the qualifiers disagree.
+  void sidesApart() {
+    for (auto &[k, e] : externals_) {
+      Decl *d = e.decls.front().first;
+      auto *f = dynamic_cast<FunctionDecl *>(d);
+      if (!f)
+        continue;
+      bool defined = false, used = false;
+      for (auto &[o, file] : e.decls) {
+        defined |= isDefinition(o);
+        auto *of = dynamic_cast<FunctionDecl *>(o);
+        used |= of && of->isUsed;
+      }
+      if (defined || !used)
+        continue;
+      const bool device = k.find(kDeviceSide) != std::string::npos;
+      auto other = externals_.find(device ? k.substr(0, k.find(kDeviceSide)) : k + kDeviceSide);
+      if (other == externals_.end())
+        continue;
+      for (auto &[o, file] : other->second.decls)
+        if (isDefinition(o)) {
+          error(d,
+                "'" + d->name + "' is declared " + cudaKind(d) + " here but " + cudaKind(o) +
+                    " in another file",
+                o, "the other declaration");
+          break;
+        }
+    }
   }
 
   /// A file-local name that another file also uses gets the file's number appended.
@@ -291,6 +338,22 @@ private:
                   " here and as a " + (isFn ? "variable" : "function") + " in another file",
               ref, "the other declaration");
         return;
+      }
+      auto *fd = dynamic_cast<FunctionDecl *>(d);
+      auto *fref = dynamic_cast<const FunctionDecl *>(ref);
+      if (fd && fref && !fd->quals.externC && fd->type && fref->type && !compatible(d, ref) &&
+          sameParameters(fd->type, fref->type)) {
+        // C++ functions that differ only in their result: one to a C++ linker, whose names
+        // (the mangled ones) leave the result out. A call through the other declaration gets
+        // the definition's result converted, or 0 from a void one (ir/lower_calls.cpp).
+        diags_.warning(d->loc, "'" + name + "' is declared '" + typeText(d) + "' here but '" +
+                                   typeText(ref) +
+                                   "' in another file: linked as one function, as C++ "
+                                   "linkers link them (the result type is not in its name)");
+        diags_.note(ref->loc, "the other declaration");
+        if (!fd->body && def)
+          fd->definition = static_cast<FunctionDecl *>(def);
+        continue;
       }
       if (!compatible(d, ref) && !cLinkageCompatible(d, ref, true)) {
         error(d,

@@ -83,6 +83,8 @@ const Type *Sema::baseType(TypeSyntax *ts) {
       return t;
     if (const Type **u = find(&Scope::enumTypesOf, ts->name)) // `ns::Dir`: an enumeration
       return *u;
+    if (const Type *t = memberTypeOfAlias(ts))
+      return t;
     error(ts->loc, "unknown type name '" + ts->name + "'");
     return nullptr;
   }
@@ -528,10 +530,13 @@ void Sema::function(FunctionDecl *f) {
         return;
       prev = pf;
     }
-    if (pf->quals.global != q.global || pf->quals.device != q.device || pf->quals.host != q.host) {
+    if (pf->quals.global != q.global) {
       error(f->loc, "conflicting CUDA qualifiers for '" + f->name + "'");
       return;
     }
+    if ((pf->quals.device != q.device || pf->quals.host != q.host) &&
+        !(f->body && (pf->body || pf->definition))) // a redefinition: reported below
+      mergeCudaQualifiers(pf, f);
     FunctionDecl *def = pf->definition ? pf->definition : (pf->body ? pf : nullptr);
     if (def && f->body) {
       error(f->loc, "redefinition of '" + f->name + "'");

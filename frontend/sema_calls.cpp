@@ -193,6 +193,7 @@ void Sema::call(Expr *e) {
     error(e->loc, "calling a __device__ function ('" + n + "') from host code is not allowed");
     return;
   }
+  f->calledFromHost |= side_ == Side::Host;
   if (side_ == Side::Device && !devOk) {
     error(e->loc,
           "calling a __host__ function ('" + n + "') from " + sideName() + " is not allowed");

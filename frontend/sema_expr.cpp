@@ -944,6 +944,10 @@ void Sema::cast(Expr *e) {
     }
     return;
   }
+  if (e->text == "dynamic_cast") {
+    dynamicCast(e);
+    return;
+  }
   if (!check(e->operands[0]))
     return;
   const Type *to = resolve(e->typeSyntax, defaultSpace());

@@ -124,6 +124,7 @@ public:
       if (!instances_.count(tu_.decls[i]))
         topLevel(tu_.decls[i]);
     finishVirtualDispatch();
+    finishDynamicCasts();
     return !diags_.hasErrors();
   }
 
@@ -224,6 +225,9 @@ private:
     const Type **t = find(&Scope::typedefs, n);
     return t ? *t : nullptr;
   }
+  /// `M::const_iterator` with M a typedef of a class (`typedef std::map<int, int> M;`): the
+  /// member type of that class (sema_records.cpp), or null.
+  const Type *memberTypeOfAlias(TypeSyntax *ts);
   std::string inheritedStatic(const std::string &qualified, int depth);
   /// How many scopes `sc` is inside the function's own (sema_goto.cpp).
   size_t scopeDepth(const Scope *sc) const;
@@ -442,6 +446,16 @@ private:
   /// A call `e` of member function `f`: `f` becomes its dispatcher where C++ dispatches.
   void virtualCall(Expr *e, FunctionDecl *&f, bool qualified);
   std::map<std::pair<const StructInfo *, std::string>, std::vector<FunctionDecl *>> dispatchers_;
+
+  // ---- dynamic_cast (sema_dynamic_cast.cpp) ----
+  /// `dynamic_cast<T *>(p)`, `dynamic_cast<T &>(r)`: e becomes the conversion or the call of
+  /// the pair's cast function.
+  void dynamicCast(Expr *e);
+  FunctionDecl *dynamicCastFunction(const Type *source, const Type *target, bool reference,
+                                    SourceLoc at);
+  /// Each cast function's targets: the classes of the file that the object may be.
+  void finishDynamicCasts();
+  std::map<std::tuple<const StructInfo *, const StructInfo *, bool>, FunctionDecl *> dynamicCasts_;
   /// `base` is a base class of `derived` (at any depth): the offset of its subobject (the
   /// first one), and how many subobjects of that type there are in `*paths`.
   bool baseOffset(const Type *derived, const Type *base, int64_t &offset, int *paths = nullptr);
@@ -561,6 +575,8 @@ private:
   void globalVar(VarDecl *v);
 
   void function(FunctionDecl *f);
+  /// A function redeclared with other __host__/__device__ qualifiers (sema_records.cpp).
+  void mergeCudaQualifiers(FunctionDecl *prev, FunctionDecl *f);
 
   static bool sameSignature(const Type *a, const Type *b) {
     if (a->elem != b->elem || a->params.size() != b->params.size() || a->variadic != b->variadic)

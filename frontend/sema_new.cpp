@@ -33,9 +33,23 @@ void Sema::newExpression(Expr *e) {
       return;
     }
     const Type *pointee = p->type->elem;
+    // A class's own operator delete frees what its operator new gave (`T::operator delete(q)`,
+    // with the size when it takes one); otherwise kern's heap takes the block back.
+    FunctionDecl *ownDelete =
+        e->globalNew ? nullptr
+                     : method(pointee, e->isArrayForm ? "operator delete[]" : "operator delete");
+    auto release = [&](Expr *q) {
+      if (ownDelete) {
+        std::vector<Expr *> args = {q};
+        if (ownDelete->params.size() > 1)
+          args.push_back(m.integer(pointee->size()));
+        return m.call(ownDelete->name, args);
+      }
+      return device ? m.call("__kern_device_free", {q})
+                    : m.call("__kern_delete", {q, m.integer(e->isArrayForm)});
+    };
     if (!needsDestruction(pointee)) {
-      Expr *c = device ? m.call("__kern_device_free", {p})
-                       : m.call("__kern_delete", {p, m.integer(e->isArrayForm)});
+      Expr *c = release(p);
       *e = *c;
       check(e);
       return;
@@ -83,10 +97,7 @@ void Sema::newExpression(Expr *e) {
     test->then = then;
     Stmt *block = tu_.make<Stmt>(StmtKind::Compound);
     block->loc = e->loc;
-    block->body = {m.var(q, p->type, p), test,
-                   m.expr(device
-                              ? m.call("__kern_device_free", {m.ident(q)})
-                              : m.call("__kern_delete", {m.ident(q), m.integer(e->isArrayForm)}))};
+    block->body = {m.var(q, p->type, p), test, m.expr(release(m.ident(q)))};
     e->kind = ExprKind::StmtExpr;
     e->body = block;
     e->operands.clear();
@@ -112,7 +123,21 @@ void Sema::newExpression(Expr *e) {
     body.push_back(m.var(count, sizeT, m.castTo(sizeT, e->operands[0])));
     bytes = m.binary(BinaryOp::Mul, m.ident(count), m.integer(t->size()));
   }
-  if (e->placement) // `new (q) T(args)`: the object is made in the memory at q
+  // A class's own operator new (not for `::new`) gives the memory: `T::operator new(bytes,
+  // placement arguments...)`, as C++ calls it; the object is then constructed there.
+  FunctionDecl *ownNew = t->isStruct() && !e->globalNew
+                             ? method(t, e->isArrayForm ? "operator new[]" : "operator new")
+                             : nullptr;
+  if (ownNew) {
+    std::vector<Expr *> args = {bytes};
+    args.insert(args.end(), e->placementArgs.begin(), e->placementArgs.end());
+    body.push_back(m.var(p, ptr, m.castTo(ptr, m.call(ownNew->name, args))));
+    e->placement = nullptr; // constructed as in new memory
+  } else if (e->placementArgs.size() > 1) {
+    error(e->loc, "placement new with " + std::to_string(e->placementArgs.size()) +
+                      " arguments needs an 'operator new' of '" + t->str() + "' that takes them");
+    return;
+  } else if (e->placement) // `new (q) T(args)`: the object is made in the memory at q
     body.push_back(m.var(p, ptr, m.castTo(ptr, e->placement)));
   else if (device) // null when the heap has no room: nothing is constructed
     body.push_back(m.var(p, ptr, m.castTo(ptr, m.call("__kern_device_malloc", {bytes}))));

@@ -118,4 +118,61 @@ bool Sema::anonymousMember(Expr *e, const Type *st) {
   return true;
 }
 
+const Type *Sema::memberTypeOfAlias(TypeSyntax *ts) {
+  const std::string &n = ts->name;
+  size_t cut = std::string::npos;
+  int depth = 0;
+  for (size_t i = 0; i + 1 < n.size(); ++i) { // the last `::` outside template arguments
+    depth += n[i] == '<' ? 1 : n[i] == '>' ? -1 : 0;
+    if (depth == 0 && n[i] == ':' && n[i + 1] == ':')
+      cut = i++;
+  }
+  if (cut == std::string::npos || cut == 0)
+    return nullptr;
+  const std::string head = n.substr(0, cut), member = n.substr(cut + 2);
+  const Type *c = lookupTypedef(head);
+  if (!c)
+    c = lookupStruct(head);
+  if (!c || !c->isStruct())
+    return nullptr;
+  auto it = fileScope_.typedefs.find(c->record->name + "::" + member);
+  return it == fileScope_.typedefs.end() ? nullptr : it->second;
+}
+
+void Sema::mergeCudaQualifiers(FunctionDecl *prev, FunctionDecl *f) {
+  // As nvcc: the qualifiers written on the declarations add up, a declaration without any
+  // counting as __host__ only while no other says otherwise. `int f(int);` then
+  // `__device__ int f(int x) {...}` is a __device__ function (nvcc warns that it is treated
+  // as __host__ __device__, yet rejects calls from host code after the redeclaration), and
+  // `__device__ int f(int);` then `__host__ int f(int x) {...}` a __host__ __device__ one.
+  auto side = [](const Qualifiers &q) {
+    return q.host && q.device ? "__host__ __device__" : q.device ? "__device__" : "__host__";
+  };
+  Qualifiers &a = prev->quals;
+  const Qualifiers &b = f->quals;
+  const bool aHost = a.host || !a.device, bHost = b.host || !b.device;
+  if ((bHost && !aHost) || (b.device && !a.device)) // the new declaration adds a side
+    diags_.warning(f->loc, std::string("a ") + side(a) + " function ('" + f->name +
+                               "') redeclared " +
+                               (b.host || b.device ? std::string("with ") + side(b)
+                                                   : std::string("without __device__")) +
+                               ", hence treated as a __host__ __device__ function");
+  Qualifiers merged = a;
+  merged.host = a.host || b.host || prev->calledFromHost; // host code called it already
+  merged.device = a.device || b.device;
+  // The parameters' pointers are of the merged function's side: take the type of the
+  // declaration that has its qualifiers (the other's differs only in those spaces).
+  const bool prevHasMerged = a.host == merged.host && a.device == merged.device;
+  for (FunctionDecl *d : {prev, prev->definition, f}) {
+    if (!d)
+      continue;
+    d->quals.host = merged.host;
+    d->quals.device = merged.device;
+  }
+  if (prevHasMerged)
+    f->type = prev->type;
+  else if (b.host == merged.host && b.device == merged.device)
+    prev->type = f->type;
+}
+
 } // namespace kern::frontend::sema_detail

@@ -9,23 +9,6 @@ grammar Kern;
 #include <vector>
 }
 
-@parser::definitions {
-void KernParser::noteMemberTypedefs(DeclarationSpecifiersContext *specs,
-                                    const std::vector<StructDeclaratorContext *> &list) {
-  if (!specifiersHaveTypedef(specs) || structStack.empty() || structStack.back().empty())
-    return;
-  for (auto *d : list) {
-    if (!d->declarator())
-      continue;
-    std::string n = declaratorName(d->declarator());
-    if (n.empty())
-      continue;
-    typeNames.insert(qualify(n));
-    typeNames.insert(qualify(structStack.back() + "::" + n));
-  }
-}
-}
-
 @parser::members {
   // C's typedef ambiguity (`(T)x` vs `(a)*b`, `T * p;`) is resolved with the set of names known
   // to be types: CUDA's builtin type names, plus every typedef name (and, as in C++, every
@@ -179,27 +162,12 @@ void KernParser::noteMemberTypedefs(DeclarationSpecifiersContext *specs,
     return false;
   }
 
-  bool isTypeName(const std::string &written) const {
-    std::string s = written;
-    if (s.rfind("::", 0) == 0)
-      return typeNames.count(s.substr(2)) != 0;
-    size_t cut = s.rfind("::");
-    if (cut != std::string::npos)
-      s = resolveNamespace(s.substr(0, cut)) + s.substr(cut);
-    if (typeNames.count(s))
-      return true;
-    std::string ns = currentNamespace();
-    while (!ns.empty()) {
-      if (typeNames.count(ns + "::" + s))
-        return true;
-      size_t c = ns.rfind("::");
-      ns = c == std::string::npos ? "" : ns.substr(0, c);
-    }
-    for (auto &u : usingNamespaces)
-      if (typeNames.count(u + "::" + s))
-        return true;
-    return false;
-  }
+  bool isTypeName(const std::string &written) const { return !foundTypeName(written).empty(); }
+
+  // The full name under which `written` is a type name here ("" if it is none): as written,
+  // in the enclosing namespaces, or in a namespace named by `using namespace`. `M::x` with M a
+  // typedef of a class is the class's member type (typeAliases). In parser_names.cpp.
+  std::string foundTypeName(const std::string &written, int depth = 0) const;
 
   // The qualified name that starts `i` tokens ahead (`a::b::c`, `::c`, or one identifier).
   std::string qualifiedNameAt(int i) {
@@ -311,6 +279,11 @@ void KernParser::noteMemberTypedefs(DeclarationSpecifiersContext *specs,
     return "";
   }
 
+  // `typedef std::map<int, int> M;` (or `typedef S T;`): M names the class (template)
+  // std::map, whose member types are then M's (`M::const_iterator`).
+  std::map<std::string, std::string> typeAliases;
+  void noteTypeAlias(const std::string &name, DeclarationSpecifiersContext *specs);
+
   // A member type (`typedef T *iterator;` in struct S): `iterator` in S, and `S::iterator`.
   void noteMemberTypedefs(DeclarationSpecifiersContext *specs,
                           const std::vector<StructDeclaratorContext *> &list);
@@ -321,8 +294,10 @@ void KernParser::noteMemberTypedefs(DeclarationSpecifiersContext *specs,
       return;
     for (auto *d : list->initDeclarator()) {
       std::string n = declaratorName(d->declarator());
-      if (!n.empty())
+      if (!n.empty()) {
         typeNames.insert(qualify(n));
+        noteTypeAlias(qualify(n), specs);
+      }
     }
   }
 }
@@ -592,6 +567,7 @@ operatorName
   : '+' | '-' | '*' | '/' | '%' | '^' | '&' | '|' | '~' | '!' | '=' | '<' | '>' | '+=' | '-='
   | '*=' | '/=' | '%=' | '^=' | '&=' | '|=' | '<<' | '>>' | '>>=' | '<<=' | '==' | '!=' | '<='
   | '>=' | '&&' | '||' | '++' | '--' | ',' | '->' | '(' ')' | '[' ']'
+  | New ('[' ']')? | Delete ('[' ']')? // a class's own allocation functions
   ;
 
 // `operator float *()`: the type a conversion function converts to.
@@ -673,11 +649,18 @@ labeledBody : declaration | statement ;
 
 expressionStatement : expression? ';' ;
 
-ifStatement : If '(' expression ')' statement (Else statement)? ;
+ifStatement : If '(' condition ')' statement (Else statement)? ;
 
-switchStatement : Switch '(' expression ')' statement ;
+switchStatement : Switch '(' condition ')' statement ;
 
-whileStatement : While '(' expression ')' statement ;
+whileStatement : While '(' condition ')' statement ;
+
+// C++: `if (T *x = f())`, `while (S s = next())`: a variable whose value is the condition.
+condition
+  : declarationSpecifiers initDeclaratorList
+    { noteDeclaration($ctx->declarationSpecifiers(), $ctx->initDeclaratorList()); }
+  | expression
+  ;
 
 doStatement : Do statement While '(' expression ')' ';' ;
 
@@ -767,8 +750,9 @@ newExpression
     ('(' argumentExpressionList? ')' | '{' initializerList? ','? '}')?
   ;
 
-// `new (p) T(args)`: placement new, which constructs a T in the memory at p.
-newPlacement : '(' assignmentExpression ')' ;
+// `new (p) T(args)`: placement new, which constructs a T in the memory at p; `new (pool) T`
+// with a class's own `operator new(size_t, Pool *)`: its arguments after the size.
+newPlacement : '(' argumentExpressionList ')' ;
 
 unaryOperator : '&' | '*' | '+' | '-' | '~' | '!' ;
 

@@ -303,10 +303,15 @@ void Lowerer::declare(fe::FunctionDecl *f) {
       fns.host = newFunction(f, FunctionKind::Host);
   }
   functions_[f] = fns;
-  // Prototypes refer to the same definition.
+  // Prototypes refer to the same definition: of its side, as a __device__ function and a host
+  // one of one name in two files are two functions (frontend/link.cpp).
+  auto deviceOnly = [](const fe::FunctionDecl *x) {
+    return x->quals.device && !x->quals.host && !x->quals.global;
+  };
   for (fe::Decl *d : tu_.decls)
     if (auto *o = dynamic_cast<fe::FunctionDecl *>(d))
-      if (o != f && o->name == f->name && (!f->isOverloaded || o->definition == f))
+      if (o != f && o->name == f->name && (!f->isOverloaded || o->definition == f) &&
+          (deviceOnly(o) == deviceOnly(f) || o->definition == f))
         functions_[o] = fns;
 }
 
@@ -388,6 +393,10 @@ void Lowerer::body(fe::FunctionDecl *f, Function *fn) {
   F->paramBytes = offset;
   if (f->dispatches) {
     virtualBody(f);
+    return;
+  }
+  if (f->dynamicCastTo) {
+    dynamicCastBody(f);
     return;
   }
   if (F->isMain)

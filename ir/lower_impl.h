@@ -103,6 +103,8 @@ private:
   /// A virtual function's dispatcher (lower_virtual.cpp): its body calls the overrider of the
   /// class that the object's vtable pointer names.
   void virtualBody(fe::FunctionDecl *f);
+  /// The body of a dynamic_cast's function (frontend/sema_dynamic_cast.cpp).
+  void dynamicCastBody(fe::FunctionDecl *f);
   /// The vtable pointer of the class numbered `number` on this side (host or device).
   int64_t vtableValue(uint64_t number) const;
 

@@ -6,7 +6,8 @@
 // (an if per class); a value that names none of them is a fault. The vtable pointer a
 // constructor stores is the class's number tagged with the side that constructed the object,
 // so an object made on the host faults when a kernel calls its virtual functions, as the
-// object's host vtable does on a GPU.
+// object's host vtable does on a GPU. A dynamic_cast's function (frontend/sema_dynamic_cast.cpp)
+// tests the object's vtable pointer the same way.
 #include "ir/lower_impl.h"
 
 #include <map>
@@ -81,6 +82,52 @@ void Lowerer::virtualBody(fe::FunctionDecl *f) {
     r->value = cast(constInt(Type::i64(true), 0), F->returnType);
     cur_->stmts.push_back(r);
   }
+}
+
+void Lowerer::dynamicCastBody(fe::FunctionDecl *f) {
+  // if (!p) return null; vptr = *p; if (vptr == class1) return p + offset1; ...; return null
+  // (or fault, for a reference). The object's vtable pointer names its dynamic type.
+  Var *self = F->params[0];
+  const Type rt = F->returnType;
+  const std::string what = f->name;
+  auto give = [&](Expr *v) {
+    Stmt *r = m_.make<Stmt>(ir::StmtKind::Return);
+    r->loc = f->loc;
+    r->value = v;
+    cur_->stmts.push_back(r);
+  };
+  Expr *null = cast(constInt(Type::i64(false), 0), rt);
+  if (!f->dynamicCastReference) { // a null pointer casts to null
+    Stmt *s = emit(ir::StmtKind::If, f->loc);
+    s->cond =
+        bin(ir::BinaryOp::Eq, cast(ref(self), Type::i64(false)), constInt(Type::i64(false), 0));
+    s->site = m_.addSite(SiteKind::Branch, f->loc, what);
+    s->thenBody = region([&] { give(null); });
+  }
+  Expr *vptr =
+      snapshot(load(ref(self), Type::i64(false), self->type.space, f->loc), "vptr", f->loc);
+  for (auto &[number, offset] : f->castTargets) {
+    Stmt *s = emit(ir::StmtKind::If, f->loc);
+    s->cond = bin(ir::BinaryOp::Eq, vptr, constInt(Type::i64(false), vtableValue(number)));
+    s->site = m_.addSite(SiteKind::Branch, f->loc, what);
+    const int64_t by = offset;
+    s->thenBody = region([&] {
+      Expr *p = ref(self);
+      if (by != 0) {
+        Expr *moved = node(ir::ExprKind::PtrAdd, p->type);
+        moved->ops = {p, constInt(Type::i64(true), by)};
+        p = moved;
+      }
+      give(cast(p, rt));
+    });
+  }
+  if (f->dynamicCastReference) {
+    Expr *x = intrinsic(IntrinsicId::BadCastFault, Type::voidTy(), {vptr});
+    x->site = m_.addSite(SiteKind::Other, f->loc, what);
+    Stmt *s = emit(ir::StmtKind::Eval, f->loc);
+    s->value = x;
+  }
+  give(m_.make<Expr>(*null)); // after the fault, which ends the thread: a value all the same
 }
 
 } // namespace kern::ir::lower_detail

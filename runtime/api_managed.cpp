@@ -78,6 +78,7 @@ void Runtime::protectUnits(const HostVisibleBlock &b, size_t first, size_t count
 }
 
 int32_t Runtime::cudaMallocManaged(void **p, uint64_t size, uint32_t flags) {
+  contextMade_ = true;
   if (stickyError_)
     return seenSticky();
   const std::string fn = "kern: cudaMallocManaged: ";

@@ -19,6 +19,7 @@ const char *const kMemcpyKindNames[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostT
 // ---- device memory --------------------------------------------------------------------------
 
 int32_t Runtime::cudaMalloc(void **p, uint64_t size) {
+  contextMade_ = true;
   if (stickyError_)
     return seenSticky();
   if (!p || device_.contains(addressOf(p)))
@@ -45,6 +46,7 @@ int32_t Runtime::cudaMalloc(void **p, uint64_t size) {
 }
 
 int32_t Runtime::cudaFree(void *p, const char *function) {
+  contextMade_ = true;
   if (stickyError_)
     return seenSticky();
   const uint64_t addr = addressOf(p);
@@ -228,6 +230,7 @@ int32_t Runtime::cudaGetDevice(int32_t *dev) {
 }
 
 int32_t Runtime::cudaSetDevice(int32_t dev) {
+  contextMade_ = true;
   if (dev != 0)
     return recordError(cudaErrorInvalidDevice, "kern: cudaSetDevice: there is no device " +
                                                    std::to_string(dev) +

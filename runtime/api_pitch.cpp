@@ -25,6 +25,7 @@ const char *const kKindNames[] = {"cudaMemcpyHostToHost", "cudaMemcpyHostToDevic
 } // namespace
 
 int32_t Runtime::cudaMallocPitch(void **p, uint64_t *pitch, uint64_t width, uint64_t height) {
+  contextMade_ = true;
   if (stickyError_)
     return seenSticky();
   const std::string fn = "kern: cudaMallocPitch: ";

@@ -15,6 +15,7 @@ std::string handleName(const void *p) { return hexAddress(addressOf(p)); }
 // ---- pinned host memory ---------------------------------------------------------------------
 
 int32_t Runtime::cudaMallocHost(void **p, uint64_t size, const char *function) {
+  contextMade_ = true;
   if (stickyError_)
     return seenSticky();
   if (!p || device_.contains(addressOf(p)))
@@ -36,6 +37,7 @@ int32_t Runtime::cudaMallocHost(void **p, uint64_t size, const char *function) {
 }
 
 int32_t Runtime::cudaHostAlloc(void **p, uint64_t size, uint32_t flags) {
+  contextMade_ = true;
   // cudaHostAllocDefault 0, Portable 1, Mapped 2, WriteCombined 4: every combination gives
   // pinned memory; Mapped memory is reachable from kernels too, at the same address.
   if (flags > 7)

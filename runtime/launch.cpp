@@ -728,6 +728,10 @@ std::string Runtime::describeFault(const FaultRecord &f, const KernelInfo &k,
            " in device code, which is not a live block of the device heap (malloc or new in "
            "device code)";
     break;
+  case KERN_FAULT_BAD_CAST: // the site says which cast: "dynamic_cast<D &>(B &)"
+    what = "bad " + siteWhat(f.site) + ": the object (vtable pointer " + hexAddress(f.addr) +
+           ") is not of the class (C++ would throw std::bad_cast; kern has no exceptions)";
+    break;
   case KERN_FAULT_BAD_VPTR: // the site says which function: "virtual call of S::f"
     what = siteWhat(f.site) + " on an object whose vtable pointer (value " + hexAddress(f.addr) +
            ") is no device vtable of its class (an object not constructed on the device, "

@@ -350,6 +350,10 @@ void Runtime::hostFault(uint32_t site, uint32_t kind, uint64_t addr) {
     what = "call through an invalid function pointer (value " + hexAddress(addr) +
            " is no function of the pointer's type that this code may call)";
     break;
+  case KERN_FAULT_BAD_CAST: // the site says which cast: "dynamic_cast<D &>(B &)"
+    what = "bad " + siteWhat(site) + ": the object (vtable pointer " + hexAddress(addr) +
+           ") is not of the class (C++ would throw std::bad_cast; kern has no exceptions)";
+    break;
   case KERN_FAULT_BAD_VPTR: // the site says which function: "virtual call of S::f"
     what = siteWhat(site) + " on an object whose vtable pointer (value " + hexAddress(addr) +
            ") is no host vtable of its class (an object not constructed on the host, freed, "

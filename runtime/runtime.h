@@ -298,6 +298,10 @@ public:
   // Functions that return bool report a host fault when they return false; the caller then
   // unwinds with unwind().
 
+  /// Whether a runtime call has made the device's context (cudaMalloc, cudaFree, cudaSetDevice,
+  /// the other allocations): CUDA's runtime initialises the driver then, so the driver API works
+  /// without cuInit afterwards (frontend/headers/cuda/kern_cuda_driver.h).
+  bool contextMade() const { return contextMade_; }
   int32_t cudaMalloc(void **p, uint64_t size);
   /// Also cudaFreeAsync's work, under its name.
   int32_t cudaFree(void *p, const char *function = "cudaFree");
@@ -797,6 +801,7 @@ private:
   uint64_t stickyReturns_ = 0;
   std::string lastErrorMessage_;
   bool faulted_ = false;
+  bool contextMade_ = false;                                // contextMade()
   bool interrupted_ = false;                                // this run was stopped by Options::stop
   uint32_t deviceFlags_ = 0;                                // cudaSetDeviceFlags
   std::map<int32_t, uint64_t> limits_;                      // cudaDeviceSetLimit, by cudaLimit

@@ -342,6 +342,8 @@ int32_t kern_rt_cudaMemset(KernHostCtx *ctx, void *p, int32_t value, uint64_t n)
 }
 int32_t kern_rt_cudaDeviceSynchronize(KernHostCtx *ctx) { return ctx->rt->cudaDeviceSynchronize(); }
 int32_t kern_rt_cudaThreadSynchronize(KernHostCtx *ctx) { return ctx->rt->cudaDeviceSynchronize(); }
+int32_t kern_rt_cudaThreadExit(KernHostCtx *ctx) { return ctx->rt->cudaDeviceReset(); }
+int32_t kern_rt___kern_cu_runtime_context(KernHostCtx *ctx) { return ctx->rt->contextMade(); }
 int32_t kern_rt_cudaGetLastError(KernHostCtx *ctx) { return ctx->rt->cudaGetLastError(); }
 int32_t kern_rt_cudaPeekAtLastError(KernHostCtx *ctx) { return ctx->rt->cudaPeekAtLastError(); }
 const char *kern_rt_cudaGetErrorString(KernHostCtx *ctx, int32_t err) {

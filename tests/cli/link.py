@@ -184,6 +184,27 @@ VALID["inline_variables"] = program("inline_variables", {
     "main.cu": "#include <stdio.h>\n#include \"state.cuh\"\n"
                "int main() { bump(); bump(); printf(\"%d %d\\n\", counter, table[1]); return 0; }\n"})
 
+# A file's __device__ function and another file's host function of one name and types are two
+# functions (each side's code is its own); here the device one is declared for the host in a
+# shared header first, as nvcc accepts with a warning.
+VALID["sides"] = program("sides", {
+    "addr.cuh": "#pragma once\nstruct Addr { unsigned x, y; };\nAddr toAddr(int id);\n",
+    "tree.cpp": "#include \"addr.cuh\"\n"
+                "inline Addr toAddr(int id) { Addr a; a.x = id & 15; a.y = id >> 4; return a; }\n"
+                "int hostSide(int id) { Addr a = toAddr(id); return a.x + a.y; }\n",
+    "main.cu": "#include <stdio.h>\n#include \"addr.cuh\"\n"
+               "__device__ Addr toAddr(int id) { Addr a; a.x = id & 255; a.y = id >> 8; return a; }\n"
+               "__global__ void k(int *o) { Addr a = toAddr(0x1234); *o = a.x + a.y; }\n"
+               "int hostSide(int id);\n"
+               "int main() { int *d, h; cudaMalloc(&d, 4); k<<<1, 1>>>(d);\n"
+               "  cudaMemcpy(&h, d, 4, cudaMemcpyDeviceToHost);\n"
+               "  printf(\"%d %d\\n\", h, hostSide(0x1234)); return 0; }\n"})
+# C++ functions that differ only in their result are one function to a C++ linker (the result
+# is not in the mangled name): linked, with a warning.
+VALID["result_only"] = program("result_only", {
+    "out.cpp": "#include <stdio.h>\nvoid flush() { printf(\"flushed\\n\"); }\n",
+    "main.cu": "int flush();\nint main() { flush(); return 0; }\n"})
+
 if NVCC:
     if not os.path.exists(NVCC):
         sys.exit(77)
@@ -284,6 +305,11 @@ for decl in ("float gold(int *p, int n)", "int gold(int *p)"):
         "main.cu": "extern \"C\" " + decl + ";\nint main() { return 0; }\n",
         "gold.c": "int gold(int *p, int n) { return p[n - 1]; }\n"})
     check(["run"] + unlike, 1, err=["error: conflicting types for 'gold' across files"])
+
+check(["run"] + VALID["sides"], 0, out=["70 295"],
+      err=["warning: a __host__ function ('toAddr') redeclared with __device__"])
+check(["run"] + VALID["result_only"], 0, out=["flushed"],
+      err=["main.cu:1:5: warning: 'flush' is declared 'int ()' here but 'void ()' in another file"])
 
 for f in failures:
     print("FAIL:", f)

@@ -63,8 +63,10 @@ __KERN_CU void __kern_cu_enter(CUcontext c) {
     cudaSetDevice(c->device);
 }
 
+// Initialised by cuInit, or by the runtime API, which initialises the driver when it makes
+// the device's context (the first cudaMalloc, cudaFree, cudaSetDevice...), as CUDA's does.
 #define __KERN_CU_NEED_INIT                                                                        \
-  if (!__kern_cu()->initialised)                                                                   \
+  if (!__kern_cu()->initialised && !__kern_cu_runtime_context())                                   \
     return CUDA_ERROR_NOT_INITIALIZED;
 
 // ---- errors ----

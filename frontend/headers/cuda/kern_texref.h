@@ -256,9 +256,17 @@ template <> struct __kern_texref_result<signed char, 1> { typedef float type; };
 template <> struct __kern_texref_result<unsigned char, 1> { typedef float type; };
 template <> struct __kern_texref_result<short, 1> { typedef float type; };
 template <> struct __kern_texref_result<unsigned short, 1> { typedef float type; };
+template <> struct __kern_texref_result<char1, 1> { typedef float1 type; };
+template <> struct __kern_texref_result<uchar1, 1> { typedef float1 type; };
+template <> struct __kern_texref_result<short1, 1> { typedef float1 type; };
+template <> struct __kern_texref_result<ushort1, 1> { typedef float1 type; };
+template <> struct __kern_texref_result<char2, 1> { typedef float2 type; };
 template <> struct __kern_texref_result<uchar2, 1> { typedef float2 type; };
-template <> struct __kern_texref_result<uchar4, 1> { typedef float4 type; };
+template <> struct __kern_texref_result<short2, 1> { typedef float2 type; };
+template <> struct __kern_texref_result<ushort2, 1> { typedef float2 type; };
 template <> struct __kern_texref_result<char4, 1> { typedef float4 type; };
+template <> struct __kern_texref_result<uchar4, 1> { typedef float4 type; };
+template <> struct __kern_texref_result<short4, 1> { typedef float4 type; };
 template <> struct __kern_texref_result<ushort4, 1> { typedef float4 type; };
 
 template <class T, int dim, int mode>

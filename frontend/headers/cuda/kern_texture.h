@@ -153,6 +153,17 @@ template <> struct __kern_channel<char4> { static const int n = 4, bits = 8, kin
 template <> struct __kern_channel<short> { static const int n = 1, bits = 16, kind = 0; };
 template <> struct __kern_channel<unsigned short> { static const int n = 1, bits = 16, kind = 1; };
 template <> struct __kern_channel<ushort4> { static const int n = 4, bits = 16, kind = 1; };
+template <> struct __kern_channel<float1> { static const int n = 1, bits = 32, kind = 2; };
+template <> struct __kern_channel<int1> { static const int n = 1, bits = 32, kind = 0; };
+template <> struct __kern_channel<uint1> { static const int n = 1, bits = 32, kind = 1; };
+template <> struct __kern_channel<char1> { static const int n = 1, bits = 8, kind = 0; };
+template <> struct __kern_channel<char2> { static const int n = 2, bits = 8, kind = 0; };
+template <> struct __kern_channel<uchar1> { static const int n = 1, bits = 8, kind = 1; };
+template <> struct __kern_channel<short1> { static const int n = 1, bits = 16, kind = 0; };
+template <> struct __kern_channel<short2> { static const int n = 2, bits = 16, kind = 0; };
+template <> struct __kern_channel<short4> { static const int n = 4, bits = 16, kind = 0; };
+template <> struct __kern_channel<ushort1> { static const int n = 1, bits = 16, kind = 1; };
+template <> struct __kern_channel<ushort2> { static const int n = 2, bits = 16, kind = 1; };
 template <class T> __host__ cudaChannelFormatDesc cudaCreateChannelDesc() {
   int b = __kern_channel<T>::bits, n = __kern_channel<T>::n;
   return cudaCreateChannelDesc(b, n > 1 ? b : 0, n > 2 ? b : 0, n > 3 ? b : 0,
@@ -521,31 +532,74 @@ static inline __device__ int __kern_fetch_int(const __kern_texture *t, float x, 
     i[2] = layer;
   return __kern_texel_int(t, i[0], i[1], i[2], c);
 }
-template <> struct __kern_texture_result<int> {
-  static __device__ int make(const __kern_texture *t, float x, float y, float z, long l) {
-    return __kern_fetch_int(t, x, y, z, l, 0);
-  }
-};
-template <> struct __kern_texture_result<unsigned int> {
-  static __device__ unsigned int make(const __kern_texture *t, float x, float y, float z, long l) {
-    return (unsigned int)__kern_fetch_int(t, x, y, z, l, 0);
-  }
-};
-template <> struct __kern_texture_result<unsigned char> {
-  static __device__ unsigned char make(const __kern_texture *t, float x, float y, float z, long l) {
-    return (unsigned char)__kern_fetch_int(t, x, y, z, l, 0);
-  }
-};
-template <> struct __kern_texture_result<uchar4> {
-  static __device__ uchar4 make(const __kern_texture *t, float x, float y, float z, long l) {
-    return make_uchar4(__kern_fetch_int(t, x, y, z, l, 0), __kern_fetch_int(t, x, y, z, l, 1),
-                       __kern_fetch_int(t, x, y, z, l, 2), __kern_fetch_int(t, x, y, z, l, 3));
-  }
-};
-template <> struct __kern_texture_result<int4> {
-  static __device__ int4 make(const __kern_texture *t, float x, float y, float z, long l) {
-    return make_int4(__kern_fetch_int(t, x, y, z, l, 0), __kern_fetch_int(t, x, y, z, l, 1),
-                     __kern_fetch_int(t, x, y, z, l, 2), __kern_fetch_int(t, x, y, z, l, 3));
+// Each integer type and vector of them that CUDA's fetches return (char, short, int and their
+// unsigned types; 1, 2 and 4 channels), and float1.
+#define __KERN_TEXTURE_INT_RESULT(T)                                                              \
+  template <> struct __kern_texture_result<T> {                                                    \
+    static __device__ T make(const __kern_texture *t, float x, float y, float z, long l) {         \
+      return (T)__kern_fetch_int(t, x, y, z, l, 0);                                                \
+    }                                                                                              \
+  };
+#define __KERN_TEXTURE_INT_RESULT1(V, T)                                                          \
+  template <> struct __kern_texture_result<V> {                                                    \
+    static __device__ V make(const __kern_texture *t, float x, float y, float z, long l) {         \
+      V r;                                                                                         \
+      r.x = (T)__kern_fetch_int(t, x, y, z, l, 0);                                                 \
+      return r;                                                                                    \
+    }                                                                                              \
+  };
+#define __KERN_TEXTURE_INT_RESULT2(V, T)                                                          \
+  template <> struct __kern_texture_result<V> {                                                    \
+    static __device__ V make(const __kern_texture *t, float x, float y, float z, long l) {         \
+      V r;                                                                                         \
+      r.x = (T)__kern_fetch_int(t, x, y, z, l, 0);                                                 \
+      r.y = (T)__kern_fetch_int(t, x, y, z, l, 1);                                                 \
+      return r;                                                                                    \
+    }                                                                                              \
+  };
+#define __KERN_TEXTURE_INT_RESULT4(V, T)                                                          \
+  template <> struct __kern_texture_result<V> {                                                    \
+    static __device__ V make(const __kern_texture *t, float x, float y, float z, long l) {         \
+      V r;                                                                                         \
+      r.x = (T)__kern_fetch_int(t, x, y, z, l, 0);                                                 \
+      r.y = (T)__kern_fetch_int(t, x, y, z, l, 1);                                                 \
+      r.z = (T)__kern_fetch_int(t, x, y, z, l, 2);                                                 \
+      r.w = (T)__kern_fetch_int(t, x, y, z, l, 3);                                                 \
+      return r;                                                                                    \
+    }                                                                                              \
+  };
+__KERN_TEXTURE_INT_RESULT(char)
+__KERN_TEXTURE_INT_RESULT(signed char)
+__KERN_TEXTURE_INT_RESULT(unsigned char)
+__KERN_TEXTURE_INT_RESULT(short)
+__KERN_TEXTURE_INT_RESULT(unsigned short)
+__KERN_TEXTURE_INT_RESULT(int)
+__KERN_TEXTURE_INT_RESULT(unsigned int)
+__KERN_TEXTURE_INT_RESULT1(char1, signed char)
+__KERN_TEXTURE_INT_RESULT1(uchar1, unsigned char)
+__KERN_TEXTURE_INT_RESULT1(short1, short)
+__KERN_TEXTURE_INT_RESULT1(ushort1, unsigned short)
+__KERN_TEXTURE_INT_RESULT1(int1, int)
+__KERN_TEXTURE_INT_RESULT1(uint1, unsigned int)
+__KERN_TEXTURE_INT_RESULT2(char2, signed char)
+__KERN_TEXTURE_INT_RESULT2(uchar2, unsigned char)
+__KERN_TEXTURE_INT_RESULT2(short2, short)
+__KERN_TEXTURE_INT_RESULT2(ushort2, unsigned short)
+__KERN_TEXTURE_INT_RESULT2(int2, int)
+__KERN_TEXTURE_INT_RESULT2(uint2, unsigned int)
+__KERN_TEXTURE_INT_RESULT4(char4, signed char)
+__KERN_TEXTURE_INT_RESULT4(uchar4, unsigned char)
+__KERN_TEXTURE_INT_RESULT4(short4, short)
+__KERN_TEXTURE_INT_RESULT4(ushort4, unsigned short)
+__KERN_TEXTURE_INT_RESULT4(int4, int)
+__KERN_TEXTURE_INT_RESULT4(uint4, unsigned int)
+#undef __KERN_TEXTURE_INT_RESULT
+#undef __KERN_TEXTURE_INT_RESULT1
+#undef __KERN_TEXTURE_INT_RESULT2
+#undef __KERN_TEXTURE_INT_RESULT4
+template <> struct __kern_texture_result<float1> {
+  static __device__ float1 make(const __kern_texture *t, float x, float y, float z, long l) {
+    return make_float1(__kern_fetch(t, x, y, z, l, 0));
   }
 };
 

@@ -49,13 +49,21 @@ typedef long off_t; // x86-64 Linux: 64 bits
 #endif
 
 // C's open is variadic: the mode is read only with O_CREAT (so a program may pass anything
-// there, when it does not create). Here open(path, flags) and open(path, flags, mode) are told
-// apart by a macro that counts the arguments, so `open` is called, not named (`&open` is no
-// function).
+// there, when it does not create). In C++ open(path, flags) and open(path, flags, mode) are two
+// overloads (a function of that name, so a member `open`, as std::ifstream's, is untouched). In
+// C they are told apart by a macro that counts the arguments, so `open` is called, not named
+// (`&open` is no function).
+#ifdef __cplusplus
+static inline int open(const char *path, int flags) { return __kern_open(path, flags, 0u); }
+template <class Mode> static inline int open(const char *path, int flags, Mode mode) {
+  return __kern_open(path, flags, (mode_t)(unsigned long)mode); // any value, as C's `...`
+}
+#else
 #define __KERN_OPEN_2(path, flags) __kern_open((path), (flags), 0u)
 #define __KERN_OPEN_3(path, flags, mode) __kern_open((path), (flags), (mode_t)(unsigned long)(mode))
 #define __KERN_OPEN_PICK(path, flags, mode, which, ...) which
 #define open(...) __KERN_OPEN_PICK(__VA_ARGS__, __KERN_OPEN_3, __KERN_OPEN_2, )(__VA_ARGS__)
+#endif
 
 static inline int creat(const char *path, mode_t mode) {
   return __kern_open(path, O_CREAT | O_WRONLY | O_TRUNC, mode);

@@ -19,19 +19,6 @@
 #define STDOUT_FILENO 1
 #define STDERR_FILENO 2
 
-#ifndef KERN_OFF_T
-#define KERN_OFF_T
-typedef long off_t; // x86-64 Linux: 64 bits
-#endif
-
-static inline ssize_t read(int fd, void *buf, size_t count) { return __kern_read(fd, buf, count); }
-static inline ssize_t write(int fd, const void *buf, size_t count) {
-  return __kern_write(fd, buf, count);
-}
-static inline int close(int fd) { return __kern_close(fd); }
-static inline int ftruncate(int fd, off_t length) { return __kern_ftruncate(fd, length); }
-static inline off_t lseek(int fd, off_t offset, int whence) {
-  return __kern_lseek(fd, offset, whence);
-}
+#include <kern_unistd_io.h>
 
 #endif

@@ -3,8 +3,11 @@
 #pragma once
 
 // libstdc++'s headers reach <pthread.h> (through its thread support), so a program that
-// includes <iostream> may name pthread_t or pthread_barrier_t without including it.
+// includes <iostream> may name pthread_t or pthread_barrier_t without including it; GCC 4's
+// reached <unistd.h>'s read, write, close and lseek too (kern_unistd_io.h), which programs
+// of that time call after including only <iostream> or <fstream>.
 #include <pthread.h>
+#include <kern_unistd_io.h>
 
 namespace std {
 
