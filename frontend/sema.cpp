@@ -485,19 +485,8 @@ void Sema::function(FunctionDecl *f) {
     params.push_back(pt);
   }
   f->type = types_.function(ret, params, f->variadic);
-  if (f->variadic && (q.global || q.device)) // reported once; the function is still declared
-    error(f->loc, q.global ? "a kernel cannot be variadic ('...')"
-                           : "variadic __device__ functions are not supported ('...' is for "
-                             "host functions)");
-  if (f->variadic && f->body && f->vaParams.empty())
-    for (const char *name : {"__kern_va_args", "__kern_va_end"}) {
-      auto *p = tu_.make<VarDecl>();
-      p->name = name;
-      p->loc = f->loc;
-      p->type = types_.pointerTo(types_.get(TypeKind::ULongLong), AddrSpace::Host, false);
-      p->isParam = true;
-      f->vaParams.push_back(p);
-    }
+  if (f->variadic)
+    variadicFunction(f); // sema_names.cpp
   if (f->name == "main" && (q.global || (q.device && !q.host))) {
     error(f->loc, "'main' must be a host function");
     return;

@@ -559,6 +559,9 @@ private:
   /// now if the file has not declared it yet).
   void blockExtern(VarDecl *v);
   void blockFunction(FunctionDecl *f);
+  /// A function with `...`: device ones are refused; a host definition gets its hidden
+  /// parameters (FunctionDecl::vaParams).
+  void variadicFunction(FunctionDecl *f);
   bool unprototypedMatch(const Type *a, const Type *b);
 
   void declareTypedef(TypedefDecl *td);

@@ -519,6 +519,23 @@ bool Sema::unprototypedMatch(const Type *a, const Type *b) {
          !a->variadic && !b->variadic && sameIgnoringSpace(a->elem, b->elem);
 }
 
+void Sema::variadicFunction(FunctionDecl *f) {
+  const auto &q = f->quals;
+  if (q.global || q.device) // reported once; the function is still declared
+    error(f->loc, q.global ? "a kernel cannot be variadic ('...')"
+                           : "variadic __device__ functions are not supported ('...' is for "
+                             "host functions)");
+  if (f->body && f->vaParams.empty())
+    for (const char *name : {"__kern_va_args", "__kern_va_end"}) {
+      auto *p = tu_.make<VarDecl>();
+      p->name = name;
+      p->loc = f->loc;
+      p->type = types_.pointerTo(types_.get(TypeKind::ULongLong), AddrSpace::Host, false);
+      p->isParam = true;
+      f->vaParams.push_back(p);
+    }
+}
+
 void Sema::blockFunction(FunctionDecl *f) {
   if (f->body) { // the grammar reads a definition only at namespace scope
     error(f->loc, "a function cannot be defined inside another function");

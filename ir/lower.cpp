@@ -388,8 +388,7 @@ void Lowerer::body(fe::FunctionDecl *f, Function *fn) {
       locals_[p] = st;
     }
   }
-  if (f->type->variadic && !device_)
-    variadicParams(f);
+  variadicParams(f); // a variadic host function's hidden parameters
   F->paramBytes = offset;
   if (f->dispatches) {
     virtualBody(f);

@@ -21,6 +21,8 @@ void Lowerer::appendArguments(fe::Expr *e, std::vector<Expr *> &args) {
 }
 
 void Lowerer::variadicParams(fe::FunctionDecl *f) {
+  if (!f->type->variadic || device_)
+    return;
   for (size_t i = 0; i < 2; ++i) { // the packed `...` arguments: see packVariadic
     Var *v = newVar(i ? "va.end" : "va.args", Type::ptr(AddrSpace::Host));
     v->isParam = true;

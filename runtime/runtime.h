@@ -204,7 +204,7 @@ struct LaunchRecord {
   /// The timing model's duration of a profiled launch (time.seconds); 0 for a launch that was
   /// not counted.
   double modelledSeconds = 0;
-  LaunchTime time;      ///< the timing model's answer (runtime/timing.h); empty unless profiled
+  LaunchTime time; ///< the timing model's answer (runtime/timing.h); empty unless profiled
   /// The host's wall time (steady clock) of the launch's run on the workers, blocks only: what
   /// kern itself took, for --time-kernels and benchmarks; never in a report (not reproducible).
   double wallSeconds = 0;

@@ -534,13 +534,13 @@ static inline __device__ int __kern_fetch_int(const __kern_texture *t, float x, 
 }
 // Each integer type and vector of them that CUDA's fetches return (char, short, int and their
 // unsigned types; 1, 2 and 4 channels), and float1.
-#define __KERN_TEXTURE_INT_RESULT(T)                                                              \
+#define __KERN_TEXTURE_INT_RESULT(T)                                                               \
   template <> struct __kern_texture_result<T> {                                                    \
     static __device__ T make(const __kern_texture *t, float x, float y, float z, long l) {         \
       return (T)__kern_fetch_int(t, x, y, z, l, 0);                                                \
     }                                                                                              \
   };
-#define __KERN_TEXTURE_INT_RESULT1(V, T)                                                          \
+#define __KERN_TEXTURE_INT_RESULT1(V, T)                                                           \
   template <> struct __kern_texture_result<V> {                                                    \
     static __device__ V make(const __kern_texture *t, float x, float y, float z, long l) {         \
       V r;                                                                                         \
@@ -548,7 +548,7 @@ static inline __device__ int __kern_fetch_int(const __kern_texture *t, float x, 
       return r;                                                                                    \
     }                                                                                              \
   };
-#define __KERN_TEXTURE_INT_RESULT2(V, T)                                                          \
+#define __KERN_TEXTURE_INT_RESULT2(V, T)                                                           \
   template <> struct __kern_texture_result<V> {                                                    \
     static __device__ V make(const __kern_texture *t, float x, float y, float z, long l) {         \
       V r;                                                                                         \
@@ -557,7 +557,7 @@ static inline __device__ int __kern_fetch_int(const __kern_texture *t, float x, 
       return r;                                                                                    \
     }                                                                                              \
   };
-#define __KERN_TEXTURE_INT_RESULT4(V, T)                                                          \
+#define __KERN_TEXTURE_INT_RESULT4(V, T)                                                           \
   template <> struct __kern_texture_result<V> {                                                    \
     static __device__ V make(const __kern_texture *t, float x, float y, float z, long l) {         \
       V r;                                                                                         \

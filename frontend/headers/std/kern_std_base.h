@@ -6,8 +6,8 @@
 // includes <iostream> may name pthread_t or pthread_barrier_t without including it; GCC 4's
 // reached <unistd.h>'s read, write, close and lseek too (kern_unistd_io.h), which programs
 // of that time call after including only <iostream> or <fstream>.
-#include <pthread.h>
 #include <kern_unistd_io.h>
+#include <pthread.h>
 
 namespace std {
 
