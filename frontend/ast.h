@@ -225,6 +225,9 @@ enum class StmtKind {
   Goto,     // unsupported: sema reports it (name = label)
   Label,    // unsupported label `name:`; then = labelled statement
   Pragma,   // `#pragma unroll [n]` kept by the preprocessor: text
+  /// A construct kern does not support (`throw`, `try`): text is its diagnostic, given when
+  /// sema analyses the function (so not for a template that is never instantiated).
+  Unsupported,
 };
 
 struct Stmt {
@@ -244,7 +247,7 @@ struct Stmt {
   /// it (the end of the loop it starts), or null when every goto to it jumps forward.
   Stmt *target = nullptr;
   bool isTargeted = false; // Label: some goto jumps to it
-  std::string text;        // Pragma
+  std::string text;        // Pragma, Unsupported
   explicit Stmt(StmtKind k) : kind(k) {}
 };
 
@@ -326,6 +329,13 @@ struct FunctionDecl : Decl {
   /// A function template: never analysed or lowered itself; sema analyses one copy per
   /// instantiation (named `f<int>`), with the parameters bound in a scope of their own.
   std::vector<TemplateParam> templateParams;
+  /// A member of a class template defined outside it, `template <class T> void C<T>::f() {...}`
+  /// (named `C::f`): the class's arguments as written (`<T>`) and its parameters as this
+  /// definition names them. Sema makes it the definition of the member declared in C, which is
+  /// instantiated with the class; `templateParams` are then a member template's own.
+  bool ofClassTemplate = false;
+  std::vector<TemplateArg> classTemplateArgs;
+  std::vector<TemplateParam> classTemplateParams;
   std::vector<VarDecl *> params;
   bool variadic = false;
   Stmt *body = nullptr; // null for a prototype

@@ -47,6 +47,15 @@ std::vector<Decl *> Builder::declarators(const Specs &s, P::InitDeclaratorListCo
       error(d.loc, "operators can only be declared at namespace scope or in a struct");
       continue;
     }
+    if (d.ofClassTemplate) {
+      // `template <class T> int C<T>::count = 0;` (a member function is only defined outside)
+      error(d.loc, d.isFunction ? "a member of a class template declared again outside its class "
+                                  "('" +
+                                      d.name + "'): only a definition may be written there"
+                                : "static data members of class templates ('" + d.name +
+                                      "') are not supported yet");
+      continue;
+    }
     if (d.isFunction) {
       if (id->initializer() || id->argumentExpressionList() || id->LeftBrace())
         error(d.loc, "illegal initializer (only variables can be initialized)");
@@ -376,7 +385,7 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
     s.definitions.push_back(proto);
   }
   for (FunctionDecl *m : sd->methods)
-    if (m->body)
+    if (m->body || !m->templateParams.empty()) // a member template declared only too
       s.definitions.push_back(m);
 }
 
@@ -484,15 +493,13 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
             "only member function templates are supported in a struct, not '" + d.name + "'");
       return;
     }
-    if (!ctx->compoundStatement()) {
-      error(d.loc, "a member function template is defined in its struct; one declared there "
-                   "and defined outside ('" +
-                       d.name + "') is not supported yet");
-      return;
+    // Declared only: defined outside the class, `template <class U> void S::f(U u) {...}`.
+    Stmt *body = nullptr;
+    if (ctx->compoundStatement()) {
+      ++functionDepth_;
+      body = compound(ctx->compoundStatement());
+      --functionDepth_;
     }
-    ++functionDepth_;
-    Stmt *body = compound(ctx->compoundStatement());
-    --functionDepth_;
     size_t before = sd->methods.size();
     memberFunction(ctx, sd, fs, d, body);
     if (sd->methods.size() > before)
@@ -660,23 +667,42 @@ void Builder::pointerOps(const std::vector<P::PointerOpContext *> &ptrs, DeclInf
 void Builder::declaratorInto(P::DeclaratorContext *ctx, DeclInfo &d, bool nested) {
   pointerOps(ctx->pointerOp(), d);
   auto *dd = ctx->directDeclarator();
-  if (auto *q = dd->qualifiedId()) {
-    d.name = q->getText();
-    d.loc = loc(q->Identifier().back());
-    if (auto *ta = dd->templateArguments())
-      for (auto *a : ta->templateArgument())
-        d.templateArgs.push_back(templateArgument(a));
-  } else if (dd->Operator() && dd->conversionType()) {
-    // `operator T *()`: named by the type as written; its result is that type.
-    auto *ct = dd->conversionType();
+  // `operator T *()`: named by the type as written; its result is that type.
+  auto conversion = [&](P::ConversionTypeContext *ct, TerminalNode *op) {
     Specs cs = specs(ct->declarationSpecifiers());
     DeclInfo ptrs;
     pointerOps(ct->pointerOp(), ptrs);
     d.conversionType = tu_.make<TypeSyntax>(cs.base);
     d.conversionType->ops = ptrs.ops;
-    d.name = "operator " + spelling(ct);
-    d.loc = loc(dd->Operator());
+    d.loc = loc(op);
     d.isOperator = true;
+    return "operator " + spelling(ct);
+  };
+  if (auto *q = dd->qualifiedId()) {
+    d.name = q->getText();
+    d.loc = loc(q->Identifier().back());
+    std::vector<TemplateArg> args;
+    if (auto *ta = dd->templateArguments())
+      for (auto *a : ta->templateArgument())
+        args.push_back(templateArgument(a));
+    if (auto *cm = dd->classTemplateMember()) { // `C<T>::f`: the member f of class template C
+      d.ofClassTemplate = true;
+      d.classTemplateArgs = args;
+      if (cm->conversionType()) {
+        d.name += "::" + conversion(cm->conversionType(), cm->Operator());
+      } else if (cm->Operator()) {
+        d.name += "::operator" + cm->operatorName()->getText();
+        d.loc = loc(cm->Operator());
+        d.isOperator = true;
+      } else {
+        d.name += "::" + cm->Identifier()->getText();
+        d.loc = loc(cm->Identifier());
+      }
+    } else {
+      d.templateArgs = args;
+    }
+  } else if (dd->Operator() && dd->conversionType()) {
+    d.name = conversion(dd->conversionType(), dd->Operator());
   } else if (dd->Operator()) {
     d.name = "operator" + dd->operatorName()->getText();
     d.loc = loc(dd->Operator());

@@ -38,12 +38,14 @@ struct DeclInfo {
   bool restrict = false;
   bool isFunction = false;
   bool isOperator = false;
-  bool isConstMethod = false;            // `f() const`
-  bool isPure = false;                   // `f() = 0` (a pure virtual member function)
-  bool isDefaulted = false;              // `f() = default`
-  bool isDeleted = false;                // `f() = delete`
-  TypeSyntax *conversionType = nullptr;  // `operator T *()`
-  std::vector<TemplateArg> templateArgs; // `f<float>` in an explicit instantiation
+  bool isConstMethod = false;                 // `f() const`
+  bool isPure = false;                        // `f() = 0` (a pure virtual member function)
+  bool isDefaulted = false;                   // `f() = default`
+  bool isDeleted = false;                     // `f() = delete`
+  TypeSyntax *conversionType = nullptr;       // `operator T *()`
+  std::vector<TemplateArg> templateArgs;      // `f<float>` in an explicit instantiation
+  bool ofClassTemplate = false;               // `C<T>::f`: a class template's member, outside it
+  std::vector<TemplateArg> classTemplateArgs; // its `<T>`
   P::ParameterTypeListContext *params = nullptr;
 };
 
@@ -98,6 +100,8 @@ private:
                             P::ParameterTypeListContext *params,
                             P::ConstructorInitializerContext *inits,
                             P::CompoundStatementContext *body, SourceLoc at);
+  /// `S::S(...) {...}`, `S::~S() {...}`, `C<T>::C(...) {...}` after the class.
+  FunctionDecl *outOfClassConstructor(P::ConstructorDefinitionContext *cd);
   void templateDeclaration(P::TemplateDeclarationContext *ctx);
   TemplateArg templateArgument(P::TemplateArgumentContext *ctx);
   std::vector<TemplateParam>

@@ -359,7 +359,9 @@ void Sema::topLevel(Decl *d) {
     globalVar(static_cast<VarDecl *>(d));
     return;
   case DeclKind::Function:
-    if (static_cast<FunctionDecl *>(d)->isExplicitSpecialization)
+    if (static_cast<FunctionDecl *>(d)->ofClassTemplate)
+      defineClassTemplateMember(static_cast<FunctionDecl *>(d));
+    else if (static_cast<FunctionDecl *>(d)->isExplicitSpecialization)
       explicitSpecialization(static_cast<FunctionDecl *>(d));
     else if (static_cast<FunctionDecl *>(d)->isExplicitInstantiation)
       explicitInstantiation(static_cast<FunctionDecl *>(d));
@@ -924,6 +926,9 @@ void Sema::stmt(Stmt *s) {
     stmt(s->then);
     return;
   case StmtKind::Pragma:
+    return;
+  case StmtKind::Unsupported:
+    error(s->loc, s->text);
     return;
   }
 }

@@ -122,13 +122,29 @@ void KernParser::noteMemberTypedefs(DeclarationSpecifiersContext *specs,
     if (!structStack.empty() && !structStack.back().empty())
       typeNames.insert(qualify(structStack.back() + "::" + n));
   }
-  // `S::S(` or `ns::S::S(` at namespace scope.
+  // `S::S(` or `ns::S::S(` at namespace scope, and `C<T>::C(` of a class template.
   bool outOfClassConstructorAhead() {
     int i = constructorNameAt();
     std::string last, prev;
     while (_input->LA(i) == Identifier) {
       prev = last;
       last = _input->LT(i)->getText();
+      if (_input->LA(i + 1) == Less) { // `C<T, N>::`: the class template's arguments
+        int depth = 0, j = i + 1;
+        do {
+          size_t t = _input->LA(j);
+          if (t == Less)
+            ++depth;
+          else if (t == Greater)
+            --depth;
+          else if (t == antlr4::Token::EOF || t == Semi || t == LeftBrace || t == RightBrace)
+            return false;
+          ++j;
+        } while (depth > 0);
+        if (_input->LA(j) != ColonColon)
+          return false;
+        i = j - 1;
+      }
       if (_input->LA(i + 1) != ColonColon)
         break;
       i += 2;
@@ -137,6 +153,37 @@ void KernParser::noteMemberTypedefs(DeclarationSpecifiersContext *specs,
       return !last.empty() && _input->LA(i + 1) == Identifier &&
              _input->LT(i + 1)->getText() == last && _input->LA(i + 2) == LeftParen;
     return !prev.empty() && prev == last && _input->LA(i + 1) == LeftParen;
+  }
+
+  // `C<int>::f(...)` ahead: a member of a class template's instance that is not a type (a
+  // static member function or constant), so `C<int>` does not start a declaration.
+  bool templateMemberAhead() {
+    int i = 1;
+    if (_input->LA(i) == ColonColon)
+      ++i;
+    std::string n;
+    while (_input->LA(i) == Identifier) {
+      n += _input->LT(i)->getText();
+      if (_input->LA(i + 1) != ColonColon || _input->LA(i + 2) != Identifier)
+        break;
+      n += "::";
+      i += 2;
+    }
+    if (_input->LA(i + 1) != Less || !isTemplateName(n))
+      return false;
+    int depth = 0, j = i + 1;
+    do {
+      size_t t = _input->LA(j);
+      if (t == Less)
+        ++depth;
+      else if (t == Greater)
+        --depth;
+      else if (t == antlr4::Token::EOF || t == Semi || t == LeftBrace || t == RightBrace)
+        return false;
+      ++j;
+    } while (depth > 0);
+    return _input->LA(j) == ColonColon && _input->LA(j + 1) == Identifier &&
+           !isTypeName(n + "::" + _input->LT(j + 1)->getText());
   }
 
   bool pendingTemplate = false; // a template's parameters were read; its struct comes next
@@ -365,11 +412,14 @@ templateDeclaration
         if (p->Typename() || p->Class())
           typeNames.insert(p->Identifier()->getText());
       pendingTemplate = true; }
-    (functionDefinition | declaration)
+    // `template <class T> C<T>::C(int n) : v(n) {...}`: a class template's constructor
+    // defined outside it; `template <class T> template <class U>`: its member template.
+    ({outOfClassConstructorAhead()}? constructorDefinition | functionDefinition | declaration
+     | templateDeclaration)
     { pendingTemplate = false;
       if ($ctx->functionDefinition()) templateNames.insert(qualify(
           declaratorName($ctx->functionDefinition()->declarator())));
-      else if ($ctx->declaration()->initDeclaratorList())
+      else if ($ctx->declaration() && $ctx->declaration()->initDeclaratorList())
         for (auto *d : $ctx->declaration()->initDeclaratorList()->initDeclarator())
           templateNames.insert(qualify(declaratorName(d->declarator()))); }
   ;
@@ -452,7 +502,7 @@ typeSpecifier
   ;
 
 typedefName
-  : {isTypeName(qualifiedNameAt(1)) && !typeSpecified()}? qualifiedId
+  : {isTypeName(qualifiedNameAt(1)) && !typeSpecified() && !templateMemberAhead()}? qualifiedId
     ({_input->LA(1) == Less && isTemplateName(qualifiedNameBefore())}? templateArguments
      // a member type of a class template's instance: `std::vector<int>::iterator`
      ({_input->LA(1) == ColonColon && _input->LA(2) == Identifier &&
@@ -514,7 +564,8 @@ constructorDeclaration
 
 // `S::S(args) : ... { body }` after struct S, and `S::~S() { body }`.
 constructorDefinition
-  : constructorSpecifier* qualifiedId ('::' Tilde Identifier)? '(' parameterTypeList? ')'
+  : constructorSpecifier* qualifiedId (templateArguments '::' Tilde? Identifier | '::' Tilde Identifier)?
+    '(' parameterTypeList? ')'
     exceptionSpecifier? constructorInitializer? compoundStatement
   ;
 
@@ -565,10 +616,13 @@ pointerOp
   ;
 
 directDeclarator
-  : (qualifiedId templateArguments? | '(' declarator ')' | Operator operatorName
-    | Operator conversionType)
+  : (qualifiedId (templateArguments classTemplateMember?)? | '(' declarator ')'
+    | Operator operatorName | Operator conversionType)
     declaratorSuffix*
   ;
+
+// `::f` in `template <class T> void C<T>::f() {...}`: a class template's member defined outside it.
+classTemplateMember : '::' (Identifier | Operator operatorName | Operator conversionType) ;
 
 declaratorSuffix
   : '[' assignmentExpression? ']'
