@@ -272,6 +272,10 @@ struct Qualifiers {
   bool restrict = false;          // __restrict__ (anywhere in the declaration)
   int launchBoundsMaxThreads = 0; // __launch_bounds__(max[, min])
   int launchBoundsMinBlocks = 0;
+  /// Arguments of __launch_bounds__ that name a template's parameters: sema evaluates them
+  /// for each instance.
+  Expr *launchBoundsMaxExpr = nullptr;
+  Expr *launchBoundsMinExpr = nullptr;
   uint64_t alignAs = 0; // __align__(n) on a struct
 };
 
@@ -407,6 +411,12 @@ struct StructDecl : Decl {
   bool hasNonPublicFields = false;
   std::vector<FunctionDecl *> methods; // member functions, declared or defined inside
   std::vector<Decl *> nestedEnums;     // `enum E {...};` as a member: enumerators S::A...
+  /// Structs and class templates defined in it, named `S::N` (their member functions follow
+  /// S as S's do; a class template's stay with it, as do those of its nested structs).
+  std::vector<StructDecl *> nestedStructs;
+  /// Where each nested enumeration and struct was declared: the number of fields before it
+  /// (a member type or enumeration may name the members declared before it).
+  std::vector<size_t> nestedEnumAt, nestedStructAt;
   /// A class template (its parameters), or with specializationArgs an explicit
   /// specialization (`template <> struct S<int> {...}`): defined only when instantiated.
   std::vector<TemplateParam> templateParams;

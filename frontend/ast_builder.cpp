@@ -225,11 +225,9 @@ void Builder::templateDeclaration(P::TemplateDeclarationContext *ctx) {
     classTemplate->isTemplate = true;
     classTemplate->templateParams = params;
     std::vector<Decl *> kept(tu_.decls.begin(), tu_.decls.begin() + first);
-    for (size_t i = first; i < tu_.decls.size(); ++i) {
-      auto *f = dynamic_cast<FunctionDecl *>(tu_.decls[i]);
-      if (!f || f->owner != classTemplate)
+    for (size_t i = first; i < tu_.decls.size(); ++i)
+      if (!ownedBy(tu_.decls[i], classTemplate))
         kept.push_back(tu_.decls[i]);
-    }
     tu_.decls = kept;
     return;
   }

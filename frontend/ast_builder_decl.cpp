@@ -151,11 +151,12 @@ Specs Builder::readSpecs(P::DeclarationSpecifiersContext *ctx) {
     } else if (ds->NoInline()) {
       s.quals.noinline = true;
     } else if (auto *lb = ds->launchBounds()) {
+      // Arguments that are not constants here (a template's parameters, `sizeof` of a class)
+      // are evaluated by sema, where the function is analysed.
       auto exprs = lb->conditionalExpression();
-      s.quals.launchBoundsMaxThreads = static_cast<int>(constantArg(exprs[0], "__launch_bounds__"));
+      s.quals.launchBoundsMaxExpr = conditional(exprs[0]);
       if (exprs.size() > 1)
-        s.quals.launchBoundsMinBlocks =
-            static_cast<int>(constantArg(exprs[1], "__launch_bounds__"));
+        s.quals.launchBoundsMinExpr = conditional(exprs[1]);
     } else if (auto *al = ds->alignSpecifier()) {
       s.quals.alignAs = alignment(al);
     } else if (auto *at = ds->attributeSpecifier()) {
@@ -321,6 +322,15 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
       sd->specializationArgs.push_back(templateArgument(a));
   sd->name = functionDepth_ == 0 && !name.empty() ? qualify(name) : name;
   sd->ns = functionDepth_ == 0 ? currentNamespace() : "";
+  // A struct defined in a struct S is S's member `S::N`; names in it are looked up in S.
+  StructDecl *outer = functionDepth_ == 0 && !name.empty() && !structStack_.empty() &&
+                              !structStack_.back()->name.empty()
+                          ? structStack_.back()
+                          : nullptr;
+  if (outer) {
+    sd->name = outer->name + "::" + name;
+    sd->ns = outer->name;
+  }
   sd->loc = at;
   sd->isDefinition = true;
   sd->quals.alignAs = align;
@@ -356,25 +366,38 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
   structAsserts_.clear();
   bool outerPublic = publicAccess_;
   publicAccess_ = !ctx->Class(); // a class's members are private until `public:`
+  structStack_.push_back(sd);
+  nestedDefinitions_.emplace_back();
   for (auto *fd : ctx->structDeclaration())
     structFields(fd, sd);
+  std::vector<Decl *> nested = std::move(nestedDefinitions_.back());
+  nestedDefinitions_.pop_back();
+  structStack_.pop_back();
   publicAccess_ = outerPublic;
   s.base.structDef = sd;
-  s.definitions.push_back(sd);
+  // A nested struct is defined with its struct (before its fields, which may name it); what
+  // follows it goes after the outermost struct.
+  std::vector<Decl *> &out = outer ? nestedDefinitions_.back() : s.definitions;
+  if (outer) {
+    outer->nestedStructs.push_back(sd);
+    outer->nestedStructAt.push_back(outer->fields.size());
+  } else
+    s.definitions.push_back(sd);
   // A static_assert in a struct is checked after it, with names looked up in it.
   for (StaticAssertDecl *sa : structAsserts_) {
     sa->owner = sd;
     sa->ns = sd->name;
-    s.definitions.push_back(sa);
+    out.push_back(sa);
   }
   structAsserts_ = std::move(outerAsserts);
+  out.insert(out.end(), nested.begin(), nested.end());
   // The member functions follow the struct as namespace-scope functions named `S::f`: first
   // every one declared (a body may call a member defined after it), then the bodies.
   for (FunctionDecl *m : sd->methods) {
     if (!m->templateParams.empty())
       continue;     // a member template is declared by its definition
     if (!m->body) { // declared only: the declaration itself (virtual calls look at it)
-      s.definitions.push_back(m);
+      out.push_back(m);
       continue;
     }
     auto *proto = tu_.make<FunctionDecl>(*m);
@@ -382,11 +405,11 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
     proto->params.clear();
     for (VarDecl *p : m->params)
       proto->params.push_back(tu_.make<VarDecl>(*p));
-    s.definitions.push_back(proto);
+    out.push_back(proto);
   }
   for (FunctionDecl *m : sd->methods)
     if (m->body || !m->templateParams.empty()) // a member template declared only too
-      s.definitions.push_back(m);
+      out.push_back(m);
 }
 
 void Builder::memberFunction(P::StructDeclarationContext *ctx, StructDecl *sd, const Specs &fs,
@@ -483,6 +506,28 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
   if (!ctx->declarationSpecifiers() && !ctx->declarator()) { // public: / private: / protected:
     if (ctx->Identifier())
       publicAccess_ = ctx->Identifier()->getText() == "public";
+    return;
+  }
+  if (ctx->Template() && !ctx->declarator()) { // a member class template
+    size_t before = sd->nestedStructs.size();
+    Specs fs = specs(ctx->declarationSpecifiers());
+    if (sd->nestedStructs.size() == before || fs.base.structDef != sd->nestedStructs.back()) {
+      error(loc(ctx), !fs.base.structName.empty()
+                          ? "a member class template declared in its class and defined outside "
+                            "it ('" +
+                                fs.base.structName + "') is not supported yet"
+                          : "only member function and class templates are supported in a struct");
+      return;
+    }
+    // Defined only when instantiated: its member functions (and those of structs in it) stay
+    // with it.
+    StructDecl *inner = sd->nestedStructs.back();
+    inner->isTemplate = true;
+    inner->templateParams = templateParameters(ctx->templateParameter());
+    std::vector<Decl *> &after = nestedDefinitions_.back();
+    after.erase(
+        std::remove_if(after.begin(), after.end(), [&](Decl *d) { return ownedBy(d, inner); }),
+        after.end());
     return;
   }
   if (ctx->Template()) { // a member function template
@@ -582,8 +627,10 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
   }
   if (decls.empty() && !fs.base.structDef && fs.base.enumDef == nullptr)
     error(loc(ctx), "declaration does not declare anything");
-  if (fs.base.enumDef != nullptr)
+  if (fs.base.enumDef != nullptr) {
     sd->nestedEnums.push_back(fs.base.enumDef);
+    sd->nestedEnumAt.push_back(sd->fields.size());
+  }
   for (auto *sdc : decls) {
     if (sdc->Colon()) {
       error(loc(sdc->Colon()), "bit-fields are not supported");
@@ -695,9 +742,14 @@ void Builder::declaratorInto(P::DeclaratorContext *ctx, DeclInfo &d, bool nested
         d.loc = loc(cm->Operator());
         d.isOperator = true;
       } else {
-        d.name += "::" + cm->Identifier()->getText();
-        d.loc = loc(cm->Identifier());
+        d.name += "::" + cm->Identifier().back()->getText();
+        d.loc = loc(cm->Identifier().back());
       }
+      if (cm->Identifier().size() > (cm->Operator() ? 0u : 1u))
+        error(loc(cm->Identifier().front()),
+              "a member of a class nested in a class template, defined outside it ('" +
+                  q->getText() + "<...>::" + cm->Identifier().front()->getText() +
+                  "::...'), is not supported yet");
     } else {
       d.templateArgs = args;
     }

@@ -110,6 +110,23 @@ private:
   StaticAssertDecl *staticAssert(P::StaticAssertDeclarationContext *ctx);
   /// The static_asserts of the struct being built, placed after it.
   std::vector<StaticAssertDecl *> structAsserts_;
+  /// The structs being built, outermost first, with what each one's nested structs place
+  /// after it (their member functions).
+  std::vector<StructDecl *> structStack_;
+  std::vector<std::vector<Decl *>> nestedDefinitions_;
+  /// A member function of class template `sd` or of a struct nested in it, or a static_assert
+  /// of such a nested struct: instantiated with `sd` (the static_asserts of `sd` itself are
+  /// found and checked for each instance, sema_statements.cpp).
+  static bool ownedBy(const Decl *d, const StructDecl *sd) {
+    auto nestedIn = [&](const StructDecl *owner) {
+      return owner && owner->name.rfind(sd->name + "::", 0) == 0;
+    };
+    if (auto *f = dynamic_cast<const FunctionDecl *>(d))
+      return f->owner == sd || nestedIn(f->owner);
+    if (auto *sa = dynamic_cast<const StaticAssertDecl *>(d))
+      return nestedIn(sa->owner);
+    return false;
+  }
   /// The member functions of struct `sd` declared in `ctx`.
   void memberFunction(P::StructDeclarationContext *ctx, StructDecl *sd, const Specs &fs,
                       const DeclInfo &d, Stmt *body);

@@ -383,6 +383,19 @@ private:
   };
   std::map<const StructInfo *, ClassInstance> classInstanceArgs_;
   void declareClassTemplate(StructDecl *sd);
+  /// `__launch_bounds__(max, min)`: the arguments' values (in a template's instance, with its
+  /// parameters bound).
+  void launchBounds(FunctionDecl *f);
+  /// The scope a member class template of a class template's instance sees (the outer
+  /// class's arguments); the file scope for others.
+  std::map<const StructDecl *, Scope *> classTemplateScopes_;
+  /// The structs, class templates and enumerations defined in `sd` before its field
+  /// `position` (sema_template_members.cpp).
+  void defineNestedMembers(StructDecl *sd, size_t position);
+  /// Names the copies of the structs nested in `sd` (an instance's copy of its template)
+  /// after the instance `S<int>::N`; a nested class template's member functions are copied
+  /// under its new name.
+  void renameNestedStructs(StructDecl *sd, const std::string &from, const std::string &to);
   // Members of class templates defined outside the class (sema_template_members.cpp).
   /// `template <class T> void C<T>::f() {...}`: the definition of the member f that C
   /// declares, instantiated with C (and now for the instances already made).
@@ -555,7 +568,9 @@ private:
 
   const Type *defineStruct(StructDecl *sd);
 
-  void defineEnum(EnumDecl *ed);
+  /// `member`: an enumeration of a struct, its enumerators named after the struct at file
+  /// scope (a class template's instance is analysed in a scope of its own).
+  void defineEnum(EnumDecl *ed, bool member = false);
 
   // ---- constant expressions ----
   /// Checks `e` and folds it with the front end's constant folder (const_eval.h); reports it

@@ -180,4 +180,50 @@ FunctionDecl *Sema::memberOfInstance(const FunctionDecl *m, const StructDecl *so
   return c;
 }
 
+void Sema::defineNestedMembers(StructDecl *sd, size_t position) {
+  for (size_t i = 0; i < sd->nestedEnums.size(); ++i)
+    if ((i < sd->nestedEnumAt.size() ? sd->nestedEnumAt[i] : 0) == position)
+      defineEnum(static_cast<EnumDecl *>(sd->nestedEnums[i]), !fn_ && !sd->name.empty());
+  // In an instance of a class template, the nested structs are found under their instance's
+  // name from anywhere (`Outer<int>::Inner`), and a nested class template's instances see the
+  // outer class's arguments.
+  const bool inInstance = scope_ != &fileScope_;
+  for (size_t i = 0; i < sd->nestedStructs.size(); ++i) {
+    if ((i < sd->nestedStructAt.size() ? sd->nestedStructAt[i] : 0) != position)
+      continue;
+    StructDecl *n = sd->nestedStructs[i];
+    if (n->isTemplate) {
+      declareClassTemplate(n);
+      if (inInstance)
+        classTemplateScopes_[n] = scope_;
+      continue;
+    }
+    const Type *t = defineStruct(n);
+    if (inInstance && t) { // also a member type of the instance: `Outer<4>::Inner x;`
+      fileScope_.structs[n->name] = t;
+      fileScope_.typedefs[n->name] = t;
+    }
+  }
+}
+
+void Sema::renameNestedStructs(StructDecl *sd, const std::string &from, const std::string &to) {
+  for (StructDecl *n : sd->nestedStructs) {
+    std::string old = n->name;
+    n->name = to + old.substr(from.size());
+    n->ns = sd->name;
+    // Its member functions, copied under its new name (instantiated with it).
+    std::vector<FunctionDecl *> methods;
+    for (FunctionDecl *m : n->methods) {
+      FunctionDecl *c = Cloner(tu_).function(m);
+      c->templateParams = m->templateParams;
+      c->name = n->name + m->name.substr(old.size());
+      c->ns = n->name;
+      c->owner = n;
+      methods.push_back(c);
+    }
+    n->methods = methods;
+    renameNestedStructs(n, old, n->name);
+  }
+}
+
 } // namespace kern::frontend::sema_detail

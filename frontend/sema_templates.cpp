@@ -468,6 +468,22 @@ bool Sema::analyseInstance(FunctionDecl *inst, const FunctionDecl *tmpl,
   return diags_.errorCount() == before;
 }
 
+void Sema::launchBounds(FunctionDecl *f) {
+  if (!f->templateParams.empty())
+    return; // evaluated for each instance
+  Qualifiers &q = f->quals;
+  for (auto [e, out] : {std::pair{q.launchBoundsMaxExpr, &q.launchBoundsMaxThreads},
+                        std::pair{q.launchBoundsMinExpr, &q.launchBoundsMinBlocks}}) {
+    int64_t v = 0;
+    if (!e || !constantInt(e, v, "argument of __launch_bounds__ must be a constant expression"))
+      continue;
+    if (v < 0 || v > INT32_MAX)
+      error(e->loc, "argument of __launch_bounds__ must be a non-negative integer constant");
+    else
+      *out = static_cast<int>(v);
+  }
+}
+
 void Sema::declareClassTemplate(StructDecl *sd) {
   if (sd->specializationArgs.empty()) {
     fileScope_.classTemplates[sd->name] = sd;
@@ -590,7 +606,9 @@ const Type *Sema::instantiateClass(const std::string &name, const std::vector<Te
   int savedLoop = loopDepth_, savedSwitch = switchDepth_;
   scopes_.emplace_back();
   Scope &bindings = scopes_.back();
-  bindings.parent = &fileScope_;
+  auto outer = classTemplateScopes_.find(tmpl); // a member class template sees its class's
+  bindings.parent = outer != classTemplateScopes_.end() ? outer->second : &fileScope_;
+  renameNestedStructs(inst, source->name, key);
   if (source == tmpl)
     for (size_t i = 0; i < tmpl->templateParams.size(); ++i) {
       if (tmpl->templateParams[i].isType)
@@ -627,6 +645,26 @@ const Type *Sema::instantiateClass(const std::string &name, const std::vector<Te
     if (m->body)
       defs.push_back({memberOfInstance(m, source, inst, key, scope, true), scope});
     members.push_back(m->body ? defs.back().first : proto);
+  }
+  // The member functions of the structs nested in it (a nested class template keeps its own).
+  // Each is the instance's copy, its members already named after it (renameNestedStructs).
+  std::vector<StructDecl *> nested = inst->nestedStructs;
+  for (size_t k = 0; k < nested.size(); ++k) {
+    StructDecl *n = nested[k];
+    if (n->isTemplate)
+      continue;
+    nested.insert(nested.end(), n->nestedStructs.begin(), n->nestedStructs.end());
+    std::vector<FunctionDecl *> own;
+    for (FunctionDecl *m : n->methods) {
+      FunctionDecl *proto = memberOfInstance(m, n, n, n->name, &bindings, false);
+      if (!proto)
+        continue;
+      protos.push_back({proto, &bindings});
+      if (m->body)
+        defs.push_back({memberOfInstance(m, n, n, n->name, &bindings, true), &bindings});
+      own.push_back(m->body ? defs.back().first : proto);
+    }
+    n->methods = own;
   }
   for (auto *list : {&protos, &defs})
     for (auto [f, scope] : *list) {
