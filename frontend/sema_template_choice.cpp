@@ -52,8 +52,13 @@ std::string spell(const TypeSyntax *t, size_t opsEnd, bool baseConst, bool dropL
   for (const std::string &k : t->keywords)
     s += k + " ";
   int i = owner && t->keywords.empty() ? parameterIndex(*owner, t->name) : -1;
-  s += i >= 0 ? "$" + std::to_string(i) : t->name;
-  s += t->structName + t->enumName;
+  std::string base = (i >= 0 ? "$" + std::to_string(i) : t->name) + t->structName + t->enumName;
+  // The class itself, however qualified (`C`, `ns::C`, `struct C`).
+  bool self = injected && i < 0 && t->enumName.empty() &&
+              (base == *injected || (base.size() > injected->size() + 2 &&
+                                     base.compare(base.size() - injected->size() - 2,
+                                                  std::string::npos, "::" + *injected) == 0));
+  s += self ? *injected : base;
   if (!t->templateArgs.empty()) {
     s += "<";
     for (const TemplateArg &a : t->templateArgs)
@@ -61,7 +66,7 @@ std::string spell(const TypeSyntax *t, size_t opsEnd, bool baseConst, bool dropL
                    : valueSpelling(a.value, owner)) +
            ",";
     s += ">";
-  } else if (injected && i < 0 && !t->name.empty() && t->name == *injected) {
+  } else if (self) {
     s += "<";
     for (size_t k = 0; k < classParams; ++k)
       s += "$" + std::to_string(k) + ",";
