@@ -3,7 +3,9 @@
 // parameter list): each definition takes the place of the declaration in C, so it is
 // instantiated with C as a member defined in the class is; an instance of C made before the
 // definition gets the member then. The members of one instance are copies of the template's,
-// analysed with the class's arguments bound (sema_templates.cpp, instantiateClass).
+// analysed with the class's arguments bound (sema_templates.cpp, instantiateClass). Also the
+// members a class defines in itself: nested structs and member class templates (named after
+// the instance in an instance, `Outer<4>::Inner`) and enumerations, in the order written.
 #include "frontend/clone.h"
 #include "frontend/sema_impl.h"
 
