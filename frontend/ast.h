@@ -230,6 +230,9 @@ enum class StmtKind {
   Goto,     // unsupported: sema reports it (name = label)
   Label,    // unsupported label `name:`; then = labelled statement
   Pragma,   // `#pragma unroll [n]` kept by the preprocessor: text
+  /// A construct kern does not support (`throw`, `try`): text is its diagnostic, given when
+  /// sema analyses the function (so not for a template that is never instantiated).
+  Unsupported,
 };
 
 struct Stmt {
@@ -249,7 +252,7 @@ struct Stmt {
   /// it (the end of the loop it starts), or null when every goto to it jumps forward.
   Stmt *target = nullptr;
   bool isTargeted = false; // Label: some goto jumps to it
-  std::string text;        // Pragma
+  std::string text;        // Pragma, Unsupported
   explicit Stmt(StmtKind k) : kind(k) {}
 };
 
@@ -274,6 +277,10 @@ struct Qualifiers {
   bool restrict = false;          // __restrict__ (anywhere in the declaration)
   int launchBoundsMaxThreads = 0; // __launch_bounds__(max[, min])
   int launchBoundsMinBlocks = 0;
+  /// Arguments of __launch_bounds__ that name a template's parameters: sema evaluates them
+  /// for each instance.
+  Expr *launchBoundsMaxExpr = nullptr;
+  Expr *launchBoundsMinExpr = nullptr;
   uint64_t alignAs = 0; // __align__(n) on a struct
 };
 
@@ -332,6 +339,13 @@ struct FunctionDecl : Decl {
   /// A function template: never analysed or lowered itself; sema analyses one copy per
   /// instantiation (named `f<int>`), with the parameters bound in a scope of their own.
   std::vector<TemplateParam> templateParams;
+  /// A member of a class template defined outside it, `template <class T> void C<T>::f() {...}`
+  /// (named `C::f`): the class's arguments as written (`<T>`) and its parameters as this
+  /// definition names them. Sema makes it the definition of the member declared in C, which is
+  /// instantiated with the class; `templateParams` are then a member template's own.
+  bool ofClassTemplate = false;
+  std::vector<TemplateArg> classTemplateArgs;
+  std::vector<TemplateParam> classTemplateParams;
   std::vector<VarDecl *> params;
   bool variadic = false;
   Stmt *body = nullptr; // null for a prototype
@@ -415,6 +429,12 @@ struct StructDecl : Decl {
   bool hasNonPublicFields = false;
   std::vector<FunctionDecl *> methods; // member functions, declared or defined inside
   std::vector<Decl *> nestedEnums;     // `enum E {...};` as a member: enumerators S::A...
+  /// Structs and class templates defined in it, named `S::N` (their member functions follow
+  /// S as S's do; a class template's stay with it, as do those of its nested structs).
+  std::vector<StructDecl *> nestedStructs;
+  /// Where each nested enumeration and struct was declared: the number of fields before it
+  /// (a member type or enumeration may name the members declared before it).
+  std::vector<size_t> nestedEnumAt, nestedStructAt;
   /// A class template (its parameters), or with specializationArgs an explicit
   /// specialization (`template <> struct S<int> {...}`): defined only when instantiated.
   std::vector<TemplateParam> templateParams;

@@ -18,28 +18,10 @@ namespace builder_detail {
 
 void Builder::externalDeclaration(P::ExternalDeclarationContext *ctx) {
   if (auto *cd = ctx->constructorDefinition()) {
-    if (cd->Tilde()) { // `S::~S() {...}`: the destructor declared in S
-      SourceLoc at = loc(cd->Identifier());
-      if ((cd->parameterTypeList() && cd->parameterTypeList()->getText() != "void") ||
-          cd->constructorInitializer()) {
-        error(at, "a destructor takes no parameters");
-        return;
-      }
-      FunctionDecl *f =
-          constructor(cd->constructorSpecifier(), nullptr, nullptr, cd->compoundStatement(), at);
-      f->isConstructor = false;
-      f->isDestructor = true;
-      f->name = cd->qualifiedId()->getText() + "::~" + cd->Identifier()->getText();
+    if (FunctionDecl *f = outOfClassConstructor(cd)) {
       place(f);
       tu_.decls.push_back(f);
-      return;
     }
-    FunctionDecl *f = constructor(cd->constructorSpecifier(), cd->parameterTypeList(),
-                                  cd->constructorInitializer(), cd->compoundStatement(),
-                                  loc(cd->qualifiedId()->Identifier().back()));
-    f->name = cd->qualifiedId()->getText();
-    place(f);
-    tu_.decls.push_back(f);
   } else if (auto *fd = ctx->functionDefinition()) {
     functionDefinition(fd);
   } else if (auto *d = ctx->declaration()) {
@@ -138,6 +120,41 @@ FunctionDecl *Builder::constructor(const std::vector<P::ConstructorSpecifierCont
   return f;
 }
 
+FunctionDecl *Builder::outOfClassConstructor(P::ConstructorDefinitionContext *cd) {
+  std::string cls = cd->qualifiedId()->getText();
+  std::vector<TemplateArg> classArgs;
+  if (auto *ta = cd->templateArguments()) { // `C<T>::C(...)`: C is a class template
+    for (auto *a : ta->templateArgument())
+      classArgs.push_back(templateArgument(a));
+    cls += "::" + cd->Identifier()->getText();
+  }
+  FunctionDecl *f = nullptr;
+  if (cd->Tilde()) { // `S::~S() {...}`: the destructor declared in S
+    SourceLoc at = loc(cd->Identifier());
+    if ((cd->parameterTypeList() && cd->parameterTypeList()->getText() != "void") ||
+        cd->constructorInitializer()) {
+      error(at, "a destructor takes no parameters");
+      return nullptr;
+    }
+    f = constructor(cd->constructorSpecifier(), nullptr, nullptr, cd->compoundStatement(), at);
+    f->isConstructor = false;
+    f->isDestructor = true;
+    // `S::~S`: the class is the qualified name less its last part when the template's
+    // arguments were not written between them.
+    f->name = (classArgs.empty() ? cd->qualifiedId()->getText() : cls.substr(0, cls.rfind("::"))) +
+              "::~" + cd->Identifier()->getText();
+  } else {
+    SourceLoc at =
+        cd->Identifier() ? loc(cd->Identifier()) : loc(cd->qualifiedId()->Identifier().back());
+    f = constructor(cd->constructorSpecifier(), cd->parameterTypeList(),
+                    cd->constructorInitializer(), cd->compoundStatement(), at);
+    f->name = cls;
+  }
+  f->ofClassTemplate = cd->templateArguments() != nullptr;
+  f->classTemplateArgs = classArgs;
+  return f;
+}
+
 std::vector<TemplateParam>
 Builder::templateParameters(const std::vector<P::TemplateParameterContext *> &list) {
   std::vector<TemplateParam> params;
@@ -172,9 +189,25 @@ void Builder::templateDeclaration(P::TemplateDeclarationContext *ctx) {
     }
     return;
   }
-  std::vector<TemplateParam> params = templateParameters(ctx->templateParameter());
+  // `template <class T> template <class U>`: a member template of a class template, defined
+  // outside it. The outer list is the class's.
+  std::vector<std::vector<TemplateParam>> lists{templateParameters(ctx->templateParameter())};
+  while (auto *inner = ctx->templateDeclaration()) {
+    if (!inner->Less()) {
+      error(loc(inner), "an explicit instantiation inside a template declaration");
+      return;
+    }
+    ctx = inner;
+    lists.push_back(templateParameters(ctx->templateParameter()));
+  }
+  std::vector<TemplateParam> params = lists.back();
   size_t first = tu_.decls.size();
-  if (auto *fd = ctx->functionDefinition()) {
+  if (auto *cd = ctx->constructorDefinition()) {
+    if (FunctionDecl *f = outOfClassConstructor(cd)) {
+      place(f);
+      tu_.decls.push_back(f);
+    }
+  } else if (auto *fd = ctx->functionDefinition()) {
     functionDefinition(fd);
   } else {
     auto *d = ctx->declaration();
@@ -192,16 +225,42 @@ void Builder::templateDeclaration(P::TemplateDeclarationContext *ctx) {
     classTemplate->isTemplate = true;
     classTemplate->templateParams = params;
     std::vector<Decl *> kept(tu_.decls.begin(), tu_.decls.begin() + first);
-    for (size_t i = first; i < tu_.decls.size(); ++i) {
-      auto *f = dynamic_cast<FunctionDecl *>(tu_.decls[i]);
-      if (!f || f->owner != classTemplate)
+    for (size_t i = first; i < tu_.decls.size(); ++i)
+      if (!ownedBy(tu_.decls[i], classTemplate))
         kept.push_back(tu_.decls[i]);
-    }
     tu_.decls = kept;
     return;
   }
   for (size_t i = first; i < tu_.decls.size(); ++i) {
-    if (auto *f = dynamic_cast<FunctionDecl *>(tu_.decls[i])) {
+    auto *f = dynamic_cast<FunctionDecl *>(tu_.decls[i]);
+    if (f && f->ofClassTemplate) {
+      // `template <class T> void C<T>::f() {...}`: the first list is C's parameters, a second
+      // one the member template's own. `template <> void C<int>::f()` would define a member of
+      // an explicit specialization (or specialise the member).
+      if (lists.front().empty() || lists.size() > 2) {
+        error(f->loc, lists.front().empty()
+                          ? "an explicit specialization of a class template's member ('" + f->name +
+                                "') is not supported yet"
+                          : "a member template of a member template defined outside its class "
+                            "('" +
+                                f->name + "') is not supported yet");
+        tu_.decls.erase(tu_.decls.begin() + static_cast<std::ptrdiff_t>(i));
+        return;
+      }
+      f->classTemplateParams = lists.front();
+      if (lists.size() == 2)
+        f->templateParams = lists.back();
+      continue;
+    }
+    if (lists.size() > 1) {
+      error(tu_.decls[i]->loc, "'" + tu_.decls[i]->name +
+                                   "' is declared with two template parameter lists, which "
+                                   "only a class template's member template defined outside "
+                                   "its class has");
+      tu_.decls.erase(tu_.decls.begin() + static_cast<std::ptrdiff_t>(first), tu_.decls.end());
+      return;
+    }
+    if (f) {
       f->templateParams = params;
       f->isExplicitSpecialization = params.empty() && !f->instantiationArgs.empty();
       continue;
@@ -344,6 +403,8 @@ void Builder::knrDefinition(P::FunctionDefinitionContext *ctx) {
 FunctionDecl *Builder::functionDecl(const Specs &s, const DeclInfo &d) {
   auto *f = tu_.make<FunctionDecl>();
   f->instantiationArgs = d.templateArgs;
+  f->ofClassTemplate = d.ofClassTemplate;
+  f->classTemplateArgs = d.classTemplateArgs;
   f->name = d.name;
   f->loc = d.loc;
   f->quals = s.quals;

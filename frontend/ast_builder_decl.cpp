@@ -47,6 +47,15 @@ std::vector<Decl *> Builder::declarators(const Specs &s, P::InitDeclaratorListCo
       error(d.loc, "operators can only be declared at namespace scope or in a struct");
       continue;
     }
+    if (d.ofClassTemplate) {
+      // `template <class T> int C<T>::count = 0;` (a member function is only defined outside)
+      error(d.loc, d.isFunction ? "a member of a class template declared again outside its class "
+                                  "('" +
+                                      d.name + "'): only a definition may be written there"
+                                : "static data members of class templates ('" + d.name +
+                                      "') are not supported yet");
+      continue;
+    }
     if (d.isFunction) {
       if (id->initializer() || id->argumentExpressionList() || id->LeftBrace())
         error(d.loc, "illegal initializer (only variables can be initialized)");
@@ -142,11 +151,12 @@ Specs Builder::readSpecs(P::DeclarationSpecifiersContext *ctx) {
     } else if (ds->NoInline()) {
       s.quals.noinline = true;
     } else if (auto *lb = ds->launchBounds()) {
+      // Arguments that are not constants here (a template's parameters, `sizeof` of a class)
+      // are evaluated by sema, where the function is analysed.
       auto exprs = lb->conditionalExpression();
-      s.quals.launchBoundsMaxThreads = static_cast<int>(constantArg(exprs[0], "__launch_bounds__"));
+      s.quals.launchBoundsMaxExpr = conditional(exprs[0]);
       if (exprs.size() > 1)
-        s.quals.launchBoundsMinBlocks =
-            static_cast<int>(constantArg(exprs[1], "__launch_bounds__"));
+        s.quals.launchBoundsMinExpr = conditional(exprs[1]);
     } else if (auto *al = ds->alignSpecifier()) {
       s.quals.alignAs = alignment(al);
     } else if (auto *at = ds->attributeSpecifier()) {
@@ -312,6 +322,15 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
       sd->specializationArgs.push_back(templateArgument(a));
   sd->name = functionDepth_ == 0 && !name.empty() ? qualify(name) : name;
   sd->ns = functionDepth_ == 0 ? currentNamespace() : "";
+  // A struct defined in a struct S is S's member `S::N`; names in it are looked up in S.
+  StructDecl *outer = functionDepth_ == 0 && !name.empty() && !structStack_.empty() &&
+                              !structStack_.back()->name.empty()
+                          ? structStack_.back()
+                          : nullptr;
+  if (outer) {
+    sd->name = outer->name + "::" + name;
+    sd->ns = outer->name;
+  }
   sd->loc = at;
   sd->isDefinition = true;
   sd->quals.alignAs = align;
@@ -347,25 +366,38 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
   structAsserts_.clear();
   bool outerPublic = publicAccess_;
   publicAccess_ = !ctx->Class(); // a class's members are private until `public:`
+  structStack_.push_back(sd);
+  nestedDefinitions_.emplace_back();
   for (auto *fd : ctx->structDeclaration())
     structFields(fd, sd);
+  std::vector<Decl *> nested = std::move(nestedDefinitions_.back());
+  nestedDefinitions_.pop_back();
+  structStack_.pop_back();
   publicAccess_ = outerPublic;
   s.base.structDef = sd;
-  s.definitions.push_back(sd);
+  // A nested struct is defined with its struct (before its fields, which may name it); what
+  // follows it goes after the outermost struct.
+  std::vector<Decl *> &out = outer ? nestedDefinitions_.back() : s.definitions;
+  if (outer) {
+    outer->nestedStructs.push_back(sd);
+    outer->nestedStructAt.push_back(outer->fields.size());
+  } else
+    s.definitions.push_back(sd);
   // A static_assert in a struct is checked after it, with names looked up in it.
   for (StaticAssertDecl *sa : structAsserts_) {
     sa->owner = sd;
     sa->ns = sd->name;
-    s.definitions.push_back(sa);
+    out.push_back(sa);
   }
   structAsserts_ = std::move(outerAsserts);
+  out.insert(out.end(), nested.begin(), nested.end());
   // The member functions follow the struct as namespace-scope functions named `S::f`: first
   // every one declared (a body may call a member defined after it), then the bodies.
   for (FunctionDecl *m : sd->methods) {
     if (!m->templateParams.empty())
       continue;     // a member template is declared by its definition
     if (!m->body) { // declared only: the declaration itself (virtual calls look at it)
-      s.definitions.push_back(m);
+      out.push_back(m);
       continue;
     }
     auto *proto = tu_.make<FunctionDecl>(*m);
@@ -373,11 +405,11 @@ void Builder::structSpecifier(P::StructSpecifierContext *ctx, Specs &s) {
     proto->params.clear();
     for (VarDecl *p : m->params)
       proto->params.push_back(tu_.make<VarDecl>(*p));
-    s.definitions.push_back(proto);
+    out.push_back(proto);
   }
   for (FunctionDecl *m : sd->methods)
-    if (m->body)
-      s.definitions.push_back(m);
+    if (m->body || !m->templateParams.empty()) // a member template declared only too
+      out.push_back(m);
 }
 
 void Builder::memberFunction(P::StructDeclarationContext *ctx, StructDecl *sd, const Specs &fs,
@@ -478,6 +510,28 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
       publicAccess_ = ctx->Identifier()->getText() == "public";
     return;
   }
+  if (ctx->Template() && !ctx->declarator()) { // a member class template
+    size_t before = sd->nestedStructs.size();
+    Specs fs = specs(ctx->declarationSpecifiers());
+    if (sd->nestedStructs.size() == before || fs.base.structDef != sd->nestedStructs.back()) {
+      error(loc(ctx), !fs.base.structName.empty()
+                          ? "a member class template declared in its class and defined outside "
+                            "it ('" +
+                                fs.base.structName + "') is not supported yet"
+                          : "only member function and class templates are supported in a struct");
+      return;
+    }
+    // Defined only when instantiated: its member functions (and those of structs in it) stay
+    // with it.
+    StructDecl *inner = sd->nestedStructs.back();
+    inner->isTemplate = true;
+    inner->templateParams = templateParameters(ctx->templateParameter());
+    std::vector<Decl *> &after = nestedDefinitions_.back();
+    after.erase(
+        std::remove_if(after.begin(), after.end(), [&](Decl *d) { return ownedBy(d, inner); }),
+        after.end());
+    return;
+  }
   if (ctx->Template()) { // a member function template
     Specs fs = specs(ctx->declarationSpecifiers());
     DeclInfo d = declarator(ctx->declarator(), false);
@@ -486,15 +540,13 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
             "only member function templates are supported in a struct, not '" + d.name + "'");
       return;
     }
-    if (!ctx->compoundStatement()) {
-      error(d.loc, "a member function template is defined in its struct; one declared there "
-                   "and defined outside ('" +
-                       d.name + "') is not supported yet");
-      return;
+    // Declared only: defined outside the class, `template <class U> void S::f(U u) {...}`.
+    Stmt *body = nullptr;
+    if (ctx->compoundStatement()) {
+      ++functionDepth_;
+      body = compound(ctx->compoundStatement());
+      --functionDepth_;
     }
-    ++functionDepth_;
-    Stmt *body = compound(ctx->compoundStatement());
-    --functionDepth_;
     size_t before = sd->methods.size();
     memberFunction(ctx, sd, fs, d, body);
     if (sd->methods.size() > before)
@@ -577,8 +629,10 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
   }
   if (decls.empty() && !fs.base.structDef && fs.base.enumDef == nullptr)
     error(loc(ctx), "declaration does not declare anything");
-  if (fs.base.enumDef != nullptr)
+  if (fs.base.enumDef != nullptr) {
     sd->nestedEnums.push_back(fs.base.enumDef);
+    sd->nestedEnumAt.push_back(sd->fields.size());
+  }
   for (auto *sdc : decls) {
     if (sdc->Colon()) {
       error(loc(sdc->Colon()), "bit-fields are not supported");
@@ -662,23 +716,47 @@ void Builder::pointerOps(const std::vector<P::PointerOpContext *> &ptrs, DeclInf
 void Builder::declaratorInto(P::DeclaratorContext *ctx, DeclInfo &d, bool nested) {
   pointerOps(ctx->pointerOp(), d);
   auto *dd = ctx->directDeclarator();
-  if (auto *q = dd->qualifiedId()) {
-    d.name = q->getText();
-    d.loc = loc(q->Identifier().back());
-    if (auto *ta = dd->templateArguments())
-      for (auto *a : ta->templateArgument())
-        d.templateArgs.push_back(templateArgument(a));
-  } else if (dd->Operator() && dd->conversionType()) {
-    // `operator T *()`: named by the type as written; its result is that type.
-    auto *ct = dd->conversionType();
+  // `operator T *()`: named by the type as written; its result is that type.
+  auto conversion = [&](P::ConversionTypeContext *ct, TerminalNode *op) {
     Specs cs = specs(ct->declarationSpecifiers());
     DeclInfo ptrs;
     pointerOps(ct->pointerOp(), ptrs);
     d.conversionType = tu_.make<TypeSyntax>(cs.base);
     d.conversionType->ops = ptrs.ops;
-    d.name = "operator " + spelling(ct);
-    d.loc = loc(dd->Operator());
+    d.loc = loc(op);
     d.isOperator = true;
+    return "operator " + spelling(ct);
+  };
+  if (auto *q = dd->qualifiedId()) {
+    d.name = q->getText();
+    d.loc = loc(q->Identifier().back());
+    std::vector<TemplateArg> args;
+    if (auto *ta = dd->templateArguments())
+      for (auto *a : ta->templateArgument())
+        args.push_back(templateArgument(a));
+    if (auto *cm = dd->classTemplateMember()) { // `C<T>::f`: the member f of class template C
+      d.ofClassTemplate = true;
+      d.classTemplateArgs = args;
+      if (cm->conversionType()) {
+        d.name += "::" + conversion(cm->conversionType(), cm->Operator());
+      } else if (cm->Operator()) {
+        d.name += "::operator" + cm->operatorName()->getText();
+        d.loc = loc(cm->Operator());
+        d.isOperator = true;
+      } else {
+        d.name += "::" + cm->Identifier().back()->getText();
+        d.loc = loc(cm->Identifier().back());
+      }
+      if (cm->Identifier().size() > (cm->Operator() ? 0u : 1u))
+        error(loc(cm->Identifier().front()),
+              "a member of a class nested in a class template, defined outside it ('" +
+                  q->getText() + "<...>::" + cm->Identifier().front()->getText() +
+                  "::...'), is not supported yet");
+    } else {
+      d.templateArgs = args;
+    }
+  } else if (dd->Operator() && dd->conversionType()) {
+    d.name = conversion(dd->conversionType(), dd->Operator());
   } else if (dd->Operator()) {
     auto *on = dd->operatorName();
     d.name = on->New() || on->Delete() // `operator new[]`, spelt as C++ names it

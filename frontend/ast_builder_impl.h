@@ -38,12 +38,14 @@ struct DeclInfo {
   bool restrict = false;
   bool isFunction = false;
   bool isOperator = false;
-  bool isConstMethod = false;            // `f() const`
-  bool isPure = false;                   // `f() = 0` (a pure virtual member function)
-  bool isDefaulted = false;              // `f() = default`
-  bool isDeleted = false;                // `f() = delete`
-  TypeSyntax *conversionType = nullptr;  // `operator T *()`
-  std::vector<TemplateArg> templateArgs; // `f<float>` in an explicit instantiation
+  bool isConstMethod = false;                 // `f() const`
+  bool isPure = false;                        // `f() = 0` (a pure virtual member function)
+  bool isDefaulted = false;                   // `f() = default`
+  bool isDeleted = false;                     // `f() = delete`
+  TypeSyntax *conversionType = nullptr;       // `operator T *()`
+  std::vector<TemplateArg> templateArgs;      // `f<float>` in an explicit instantiation
+  bool ofClassTemplate = false;               // `C<T>::f`: a class template's member, outside it
+  std::vector<TemplateArg> classTemplateArgs; // its `<T>`
   P::ParameterTypeListContext *params = nullptr;
 };
 
@@ -98,6 +100,8 @@ private:
                             P::ParameterTypeListContext *params,
                             P::ConstructorInitializerContext *inits,
                             P::CompoundStatementContext *body, SourceLoc at);
+  /// `S::S(...) {...}`, `S::~S() {...}`, `C<T>::C(...) {...}` after the class.
+  FunctionDecl *outOfClassConstructor(P::ConstructorDefinitionContext *cd);
   void templateDeclaration(P::TemplateDeclarationContext *ctx);
   TemplateArg templateArgument(P::TemplateArgumentContext *ctx);
   std::vector<TemplateParam>
@@ -106,6 +110,23 @@ private:
   StaticAssertDecl *staticAssert(P::StaticAssertDeclarationContext *ctx);
   /// The static_asserts of the struct being built, placed after it.
   std::vector<StaticAssertDecl *> structAsserts_;
+  /// The structs being built, outermost first, with what each one's nested structs place
+  /// after it (their member functions).
+  std::vector<StructDecl *> structStack_;
+  std::vector<std::vector<Decl *>> nestedDefinitions_;
+  /// A member function of class template `sd` or of a struct nested in it, or a static_assert
+  /// of such a nested struct: instantiated with `sd` (the static_asserts of `sd` itself are
+  /// found and checked for each instance, sema_statements.cpp).
+  static bool ownedBy(const Decl *d, const StructDecl *sd) {
+    auto nestedIn = [&](const StructDecl *owner) {
+      return owner && owner->name.rfind(sd->name + "::", 0) == 0;
+    };
+    if (auto *f = dynamic_cast<const FunctionDecl *>(d))
+      return f->owner == sd || nestedIn(f->owner);
+    if (auto *sa = dynamic_cast<const StaticAssertDecl *>(d))
+      return nestedIn(sa->owner);
+    return false;
+  }
   /// The member functions of struct `sd` declared in `ctx`.
   void memberFunction(P::StructDeclarationContext *ctx, StructDecl *sd, const Specs &fs,
                       const DeclInfo &d, Stmt *body);

@@ -182,11 +182,15 @@ Stmt *Builder::statement(P::StatementContext *ctx) {
     return s;
   }
   auto *us = ctx->unsupportedStatement();
-  if (us->Asm())
+  if (us->Asm()) {
     error(loc(us), "inline PTX (asm) is not supported");
-  else
-    error(loc(us), "exceptions are not supported");
-  return makeStmt(StmtKind::Expr, loc(us));
+    return makeStmt(StmtKind::Expr, loc(us));
+  }
+  // Reported where sema analyses it: a class template's member that throws is not an error
+  // while it is not instantiated, as C++ compiles only the members a program uses.
+  Stmt *s = makeStmt(StmtKind::Unsupported, loc(us));
+  s->text = "exceptions are not supported";
+  return s;
 }
 
 StaticAssertDecl *Builder::staticAssert(P::StaticAssertDeclarationContext *ctx) {

@@ -70,6 +70,10 @@ Decl *Cloner::decl(const Decl *d) {
     }
     for (auto &b : c->bases)
       b.typeSyntax = type(b.typeSyntax);
+    for (StructDecl *&n : c->nestedStructs)
+      n = static_cast<StructDecl *>(decl(n));
+    for (Decl *&e : c->nestedEnums) // each instance defines its own enumerators
+      e = decl(e);
     c->type = nullptr;
     return c;
   }
@@ -115,6 +119,8 @@ Stmt *Cloner::stmt(const Stmt *s) {
 FunctionDecl *Cloner::function(const FunctionDecl *f) {
   FunctionDecl *c = tu_.make<FunctionDecl>(*f);
   c->returnType = type(f->returnType);
+  c->quals.launchBoundsMaxExpr = expr(f->quals.launchBoundsMaxExpr);
+  c->quals.launchBoundsMinExpr = expr(f->quals.launchBoundsMinExpr);
   for (VarDecl *&p : c->params)
     p = var(p);
   c->body = stmt(f->body);

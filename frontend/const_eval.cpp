@@ -89,6 +89,21 @@ private:
         int64_t i = 0;
         return foldInt(vd->init, i, divisionByZero_) && integer(v, i);
       }
+    // Where floating values fold, a const floating variable of the host with a constant
+    // initialiser (`const float scale = 1.0 / base;`, which device code may use as CUDA lets
+    // it): its value, converted to its type.
+    if (auto *vd = dynamic_cast<const VarDecl *>(e->decl))
+      if (allowFloat_ && vd->type && vd->type->isFloating() && vd->typeSyntax &&
+          vd->typeSyntax->isConst && !vd->typeSyntax->isVolatile && vd->init && !vd->quals.device &&
+          !vd->quals.constant && !vd->quals.shared && eval(vd->init, v)) {
+        if (!v.isFloat) {
+          v.f = static_cast<double>(v.i);
+          v.isFloat = true;
+        }
+        if (vd->type->kind == TypeKind::Float)
+          v.f = static_cast<float>(v.f);
+        return true;
+      }
     return false;
   }
 

@@ -232,7 +232,7 @@ private:
     case P::Template:
     case P::Typename:
       return "this use of templates (a variable template, a partial specialization, or a "
-             "member template defined outside its class) is not supported yet";
+             "member class template defined outside its class) is not supported yet";
     case P::Namespace:
     case P::ColonColon:
       return "namespaces are not supported";

@@ -302,10 +302,12 @@ const Type *Sema::defineStruct(StructDecl *sd) {
   std::string savedNs = ns_;
   if (!sd->name.empty())
     ns_ = sd->name; // a field may name a member type declared before it
-  for (Decl *ed : sd->nestedEnums)
-    defineEnum(static_cast<EnumDecl *>(ed));
-  for (auto &f : sd->fields)
-    structField(sd, f, t, seen); // sema_records.cpp
+  // In the order written: a member type or enumeration may name one declared before it.
+  for (size_t i = 0; i <= sd->fields.size(); ++i) {
+    defineNestedMembers(sd, i);
+    if (i < sd->fields.size())
+      structField(sd, sd->fields[i], t, seen); // sema_records.cpp
+  }
   ns_ = savedNs;
   types_.layoutStruct(t, sd->quals.alignAs, !options_.cLanguage);
   t->record->podForLayout = podForLayout(sd, t);
@@ -361,7 +363,9 @@ void Sema::topLevel(Decl *d) {
     globalVar(static_cast<VarDecl *>(d));
     return;
   case DeclKind::Function:
-    if (static_cast<FunctionDecl *>(d)->isExplicitSpecialization)
+    if (static_cast<FunctionDecl *>(d)->ofClassTemplate)
+      defineClassTemplateMember(static_cast<FunctionDecl *>(d));
+    else if (static_cast<FunctionDecl *>(d)->isExplicitSpecialization)
       explicitSpecialization(static_cast<FunctionDecl *>(d));
     else if (static_cast<FunctionDecl *>(d)->isExplicitInstantiation)
       explicitInstantiation(static_cast<FunctionDecl *>(d));
@@ -435,6 +439,7 @@ void Sema::function(FunctionDecl *f) {
   if (f->isKnr && !options_.cLanguage) // reported; the function is still declared
     error(f->loc, "a parameter list without types (K&R C) is only allowed in a C file (.c)");
   auto &q = f->quals;
+  launchBounds(f);
   if (q.global && (q.host || q.device)) {
     error(f->loc,
           q.host ? "a kernel cannot also be '__host__'" : "a kernel cannot also be '__device__'");
@@ -929,6 +934,9 @@ void Sema::stmt(Stmt *s) {
     stmt(s->then);
     return;
   case StmtKind::Pragma:
+    return;
+  case StmtKind::Unsupported:
+    error(s->loc, s->text);
     return;
   }
 }

@@ -348,6 +348,12 @@ private:
                                             const std::vector<TemplateParam> &bParams);
   /// Two declarations of one template (same template and function parameters).
   static bool sameTemplateSignature(const FunctionDecl *a, const FunctionDecl *b);
+  /// Two declarations of one member of a class template whose parameters they name `aClass`
+  /// and `bClass`: the same parameters, the class's own name (`className` without a
+  /// namespace) standing for the class with its parameters.
+  static bool sameMemberSignature(const FunctionDecl *a, const std::vector<TemplateParam> &aClass,
+                                  const FunctionDecl *b, const std::vector<TemplateParam> &bClass,
+                                  const std::string &className);
   /// The C++ conversion ranks of `args` for a function of type `ft` (declaration `c`), or
   /// false if it cannot take them.
   bool argumentRanks(const FunctionDecl *c, const Type *ft, const std::vector<Expr *> &args,
@@ -373,9 +379,40 @@ private:
     StructDecl *tmpl;
     std::vector<const Type *> types;
     std::vector<int64_t> values;
+    /// Made from the primary template (not an explicit specialization): the instance and
+    /// the scope that binds the template's parameters, where a member defined later is
+    /// instantiated.
+    StructDecl *inst = nullptr;
+    Scope *bindings = nullptr;
   };
   std::map<const StructInfo *, ClassInstance> classInstanceArgs_;
   void declareClassTemplate(StructDecl *sd);
+  /// `__launch_bounds__(max, min)`: the arguments' values (in a template's instance, with its
+  /// parameters bound).
+  void launchBounds(FunctionDecl *f);
+  /// The scope a member class template of a class template's instance sees (the outer
+  /// class's arguments); the file scope for others.
+  std::map<const StructDecl *, Scope *> classTemplateScopes_;
+  /// The structs, class templates and enumerations defined in `sd` before its field
+  /// `position` (sema_template_members.cpp).
+  void defineNestedMembers(StructDecl *sd, size_t position);
+  /// Names the copies of the structs nested in `sd` (an instance's copy of its template)
+  /// after the instance `S<int>::N`; a nested class template's member functions are copied
+  /// under its new name.
+  void renameNestedStructs(StructDecl *sd, const std::string &from, const std::string &to);
+  // Members of class templates defined outside the class (sema_template_members.cpp).
+  /// `template <class T> void C<T>::f() {...}`: the definition of the member f that C
+  /// declares, instantiated with C (and now for the instances already made).
+  void defineClassTemplateMember(FunctionDecl *f);
+  /// The scope member `m` of class template `tmpl` is analysed in, for an instance whose
+  /// parameters `bindings` binds: `bindings`, or one that binds the other names a definition
+  /// outside the class gave the parameters (`template <class U> U C<U>::get()`).
+  Scope *memberScope(const FunctionDecl *m, const StructDecl *tmpl, Scope *bindings);
+  /// Copies member `m` of class template `source` for its instance `inst` (named `key`):
+  /// a prototype or a definition (`body`), or, for a member template, a template of the
+  /// instance (declared here; null is returned).
+  FunctionDecl *memberOfInstance(const FunctionDecl *m, const StructDecl *source, StructDecl *inst,
+                                 const std::string &key, Scope *scope, bool body);
   /// Template arguments as written, evaluated: the instance's name `S<float, 4>` (empty after
   /// an error), with the types and values bound to `params`.
   std::string templateArguments(const std::string &name, const std::vector<TemplateParam> &params,
@@ -545,7 +582,9 @@ private:
 
   const Type *defineStruct(StructDecl *sd);
 
-  void defineEnum(EnumDecl *ed);
+  /// `member`: an enumeration of a struct, its enumerators named after the struct at file
+  /// scope (a class template's instance is analysed in a scope of its own).
+  void defineEnum(EnumDecl *ed, bool member = false);
 
   // ---- constant expressions ----
   /// Checks `e` and folds it with the front end's constant folder (const_eval.h); reports it

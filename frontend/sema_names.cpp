@@ -202,11 +202,14 @@ void Sema::usingDecl(UsingDecl *u) {
     error(u->loc, "no member named '" + last + "' in '" + parentOf(u->target) + "'");
 }
 
-void Sema::defineEnum(EnumDecl *ed) {
+void Sema::defineEnum(EnumDecl *ed, bool member) {
   // An inline definition is reachable both as a declaration and from its declarators.
   if (!definedEnums_.insert(ed).second)
     return;
-  std::string prefix = scope_ == &fileScope_ && !ns_.empty() ? ns_ + "::" : "";
+  // A member of a class template's instance is named after the instance (`B<4>::SIZE`) at
+  // file scope, as the members of other structs are.
+  Scope *into = member ? &fileScope_ : scope_;
+  std::string prefix = into == &fileScope_ && !ns_.empty() ? ns_ + "::" : "";
   const Type *underlying = types_.intTy();
   if (ed->underlying) {
     const Type *u = resolve(ed->underlying);
@@ -219,7 +222,7 @@ void Sema::defineEnum(EnumDecl *ed) {
   std::string enumName =
       ed->name.empty() || ed->name.rfind(prefix, 0) == 0 ? ed->name : prefix + ed->name;
   if (!enumName.empty())
-    scope_->enumTypesOf[enumName] = underlying;
+    into->enumTypesOf[enumName] = underlying;
   int64_t next = 0;
   for (auto &e : ed->enumerators) {
     if (e.value) {
@@ -232,10 +235,10 @@ void Sema::defineEnum(EnumDecl *ed) {
     // one's both ways (`Red`, and `Color::Red` as C++11 allows).
     std::string name = prefix + e.name;
     std::string qualified = enumName.empty() ? "" : enumName + "::" + e.name;
-    if (!ed->isScoped && (scope_->enumerators.count(name) || scope_->names.count(name)))
+    if (!ed->isScoped && (into->enumerators.count(name) || into->names.count(name)))
       error(e.loc, "redefinition of '" + e.name + "'");
     if (!ed->isScoped)
-      scope_->enumerators[name] = {next, ed};
+      into->enumerators[name] = {next, ed};
     if (!qualified.empty())
       fileScope_.enumerators[qualified] = {next, ed}; // found by its qualified name
     ++next;

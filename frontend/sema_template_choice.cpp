@@ -42,21 +42,34 @@ std::string valueSpelling(const Expr *e, const Params *owner) {
 
 /// `t` spelt with its first `opsEnd` declarator operators, the base's const if `baseConst`,
 /// the last operator's const unless `dropLastConst`. Template parameters of `owner` are
-/// spelt by position (`$0`), so that two declarations of one template compare equal.
+/// spelt by position (`$0`), so that two declarations of one template compare equal. In a
+/// member of a class template, the class's name alone (`injected`, the class's first
+/// `classParams` of `owner` its parameters) is the class with its parameters, `C<$0,>`.
 std::string spell(const TypeSyntax *t, size_t opsEnd, bool baseConst, bool dropLastConst,
-                  const Params *owner) {
+                  const Params *owner, const std::string *injected = nullptr,
+                  size_t classParams = 0) {
   std::string s = baseConst && t->isConst ? "const " : "";
   for (const std::string &k : t->keywords)
     s += k + " ";
   int i = owner && t->keywords.empty() ? parameterIndex(*owner, t->name) : -1;
-  s += i >= 0 ? "$" + std::to_string(i) : t->name;
-  s += t->structName + t->enumName;
+  std::string base = (i >= 0 ? "$" + std::to_string(i) : t->name) + t->structName + t->enumName;
+  // The class itself, however qualified (`C`, `ns::C`, `struct C`).
+  bool self = injected && i < 0 && t->enumName.empty() &&
+              (base == *injected || (base.size() > injected->size() + 2 &&
+                                     base.compare(base.size() - injected->size() - 2,
+                                                  std::string::npos, "::" + *injected) == 0));
+  s += self ? *injected : base;
   if (!t->templateArgs.empty()) {
     s += "<";
     for (const TemplateArg &a : t->templateArgs)
-      s += (a.type ? spell(a.type, a.type->ops.size(), true, false, owner)
+      s += (a.type ? spell(a.type, a.type->ops.size(), true, false, owner, injected, classParams)
                    : valueSpelling(a.value, owner)) +
            ",";
+    s += ">";
+  } else if (self) {
+    s += "<";
+    for (size_t k = 0; k < classParams; ++k)
+      s += "$" + std::to_string(k) + ",";
     s += ">";
   }
   for (size_t k = 0; k < opsEnd; ++k) {
@@ -190,17 +203,29 @@ bool Sema::argumentsAtLeastAsSpecialised(const std::vector<TemplateArg> &a,
 }
 
 bool Sema::sameTemplateSignature(const FunctionDecl *a, const FunctionDecl *b) {
+  return sameMemberSignature(a, {}, b, {}, "");
+}
+
+bool Sema::sameMemberSignature(const FunctionDecl *a, const std::vector<TemplateParam> &aClass,
+                               const FunctionDecl *b, const std::vector<TemplateParam> &bClass,
+                               const std::string &className) {
   if (a->templateParams.size() != b->templateParams.size() ||
-      a->params.size() != b->params.size() || a->variadic != b->variadic)
+      a->params.size() != b->params.size() || a->variadic != b->variadic ||
+      aClass.size() != bClass.size())
     return false;
   for (size_t i = 0; i < a->templateParams.size(); ++i)
     if (a->templateParams[i].isType != b->templateParams[i].isType)
       return false;
+  // The class's parameters first, then the member template's own: each spelt by position.
+  Params aAll = aClass, bAll = bClass;
+  aAll.insert(aAll.end(), a->templateParams.begin(), a->templateParams.end());
+  bAll.insert(bAll.end(), b->templateParams.begin(), b->templateParams.end());
+  const std::string *injected = className.empty() ? nullptr : &className;
   for (size_t i = 0; i < a->params.size(); ++i) {
     const TypeSyntax *x = a->params[i]->typeSyntax, *y = b->params[i]->typeSyntax;
     if (!x || !y ||
-        spell(x, x->ops.size(), true, false, &a->templateParams) !=
-            spell(y, y->ops.size(), true, false, &b->templateParams))
+        spell(x, x->ops.size(), true, false, &aAll, injected, aClass.size()) !=
+            spell(y, y->ops.size(), true, false, &bAll, injected, bClass.size()))
       return false;
   }
   return true;

@@ -14,6 +14,13 @@ void Sema::declareTemplate(FunctionDecl *f) {
     if (sameTemplateSignature(t, f))
       same = &t;
   if (!same) { // a new template, or another overload of the name
+    size_t cut = f->name.rfind("::");
+    if (!f->owner && cut != std::string::npos && lookupStruct(f->name.substr(0, cut))) {
+      // `template <class U> void S::f(U) {...}` needs its declaration in S.
+      error(f->loc, "out-of-line definition of '" + f->name +
+                        "' does not match any declaration in its struct");
+      return;
+    }
     set.push_back(f);
     return;
   }
@@ -25,6 +32,19 @@ void Sema::declareTemplate(FunctionDecl *f) {
     return; // declared again
   FunctionDecl *proto = *same;
   *same = f;
+  if (!f->owner && proto->owner) {
+    // A member template of a class, defined outside it: the declaration in the class says
+    // what kind of member it is; a default argument is written there.
+    f->owner = proto->owner;
+    f->ns = proto->ns;
+    f->isStaticMember = proto->isStaticMember;
+    f->quals.isStatic = false;
+    f->quals.device |= proto->quals.device;
+    f->quals.host |= proto->quals.host;
+    for (size_t i = 0; i < f->params.size() && i < proto->params.size(); ++i)
+      if (!f->params[i]->init)
+        f->params[i]->init = proto->params[i]->init;
+  }
   // Instances made from the declaration before this definition get their bodies now; later
   // uses find them under the definition.
   std::vector<std::pair<std::pair<FunctionDecl *, std::string>, FunctionDecl *>> moved;
@@ -448,6 +468,22 @@ bool Sema::analyseInstance(FunctionDecl *inst, const FunctionDecl *tmpl,
   return diags_.errorCount() == before;
 }
 
+void Sema::launchBounds(FunctionDecl *f) {
+  if (!f->templateParams.empty())
+    return; // evaluated for each instance
+  Qualifiers &q = f->quals;
+  for (auto [e, out] : {std::pair{q.launchBoundsMaxExpr, &q.launchBoundsMaxThreads},
+                        std::pair{q.launchBoundsMinExpr, &q.launchBoundsMinBlocks}}) {
+    int64_t v = 0;
+    if (!e || !constantInt(e, v, "argument of __launch_bounds__ must be a constant expression"))
+      continue;
+    if (v < 0 || v > INT32_MAX)
+      error(e->loc, "argument of __launch_bounds__ must be a non-negative integer constant");
+    else
+      *out = static_cast<int>(v);
+  }
+}
+
 void Sema::declareClassTemplate(StructDecl *sd) {
   if (sd->specializationArgs.empty()) {
     fileScope_.classTemplates[sd->name] = sd;
@@ -570,7 +606,9 @@ const Type *Sema::instantiateClass(const std::string &name, const std::vector<Te
   int savedLoop = loopDepth_, savedSwitch = switchDepth_;
   scopes_.emplace_back();
   Scope &bindings = scopes_.back();
-  bindings.parent = &fileScope_;
+  auto outer = classTemplateScopes_.find(tmpl); // a member class template sees its class's
+  bindings.parent = outer != classTemplateScopes_.end() ? outer->second : &fileScope_;
+  renameNestedStructs(inst, source->name, key);
   if (source == tmpl)
     for (size_t i = 0; i < tmpl->templateParams.size(); ++i) {
       if (tmpl->templateParams[i].isType)
@@ -583,6 +621,10 @@ const Type *Sema::instantiateClass(const std::string &name, const std::vector<Te
   bindings.typedefs[injected] = t;
   fileScope_.typedefs[key + "::" + injected] = t; // found first inside members (ns_ is key)
   bindings.structs[key] = t;
+  if (source == tmpl) { // a member defined after this point is instantiated here then
+    classInstanceArgs_[t->record].inst = inst;
+    classInstanceArgs_[t->record].bindings = &bindings;
+  }
   scope_ = &bindings;
   ns_ = tmpl->ns;
   fn_ = nullptr;
@@ -592,43 +634,44 @@ const Type *Sema::instantiateClass(const std::string &name, const std::vector<Te
   defineStruct(inst);
   classStaticAsserts(source);
   // Its member functions: all declared, then the bodies (one may call one defined later).
-  std::vector<FunctionDecl *> protos, defs, members;
+  std::vector<std::pair<FunctionDecl *, Scope *>> protos, defs;
+  std::vector<FunctionDecl *> members;
   for (FunctionDecl *m : source->methods) {
-    std::string member = m->name.substr(source->name.size());
-    if (!m->templateParams.empty()) {
-      // A member function template: a template of the instance, whose own instances see the
-      // class's arguments.
-      FunctionDecl *def = clone.function(m);
-      def->templateParams = m->templateParams;
-      def->name = key + member;
-      def->ns = key;
-      def->owner = inst;
-      def->quals.isInline = true;
-      templateScopes_[def] = &bindings;
-      declareTemplate(def);
+    Scope *scope = source == tmpl ? memberScope(m, tmpl, &bindings) : &bindings;
+    FunctionDecl *proto = memberOfInstance(m, source, inst, key, scope, false);
+    if (!proto)
+      continue; // a member template: a template of the instance
+    protos.push_back({proto, scope});
+    if (m->body)
+      defs.push_back({memberOfInstance(m, source, inst, key, scope, true), scope});
+    members.push_back(m->body ? defs.back().first : proto);
+  }
+  // The member functions of the structs nested in it (a nested class template keeps its own).
+  // Each is the instance's copy, its members already named after it (renameNestedStructs).
+  std::vector<StructDecl *> nested = inst->nestedStructs;
+  for (size_t k = 0; k < nested.size(); ++k) {
+    StructDecl *n = nested[k];
+    if (n->isTemplate)
       continue;
+    nested.insert(nested.end(), n->nestedStructs.begin(), n->nestedStructs.end());
+    std::vector<FunctionDecl *> own;
+    for (FunctionDecl *m : n->methods) {
+      FunctionDecl *proto = memberOfInstance(m, n, n, n->name, &bindings, false);
+      if (!proto)
+        continue;
+      protos.push_back({proto, &bindings});
+      if (m->body)
+        defs.push_back({memberOfInstance(m, n, n, n->name, &bindings, true), &bindings});
+      own.push_back(m->body ? defs.back().first : proto);
     }
-    FunctionDecl *proto = clone.function(m);
-    proto->body = nullptr;
-    proto->name = key + member;
-    proto->ns = key;
-    proto->owner = inst;
-    protos.push_back(proto);
-    if (m->body) {
-      FunctionDecl *def = clone.function(m);
-      def->name = key + member;
-      def->ns = key;
-      def->owner = inst;
-      def->quals.isInline = true;
-      defs.push_back(def);
-    }
-    members.push_back(m->body ? defs.back() : proto);
+    n->methods = own;
   }
   for (auto *list : {&protos, &defs})
-    for (FunctionDecl *f : *list) {
+    for (auto [f, scope] : *list) {
       instances_.insert(f);
       tu_.decls.push_back(f);
       ns_ = f->ns;
+      scope_ = scope;
       function(f);
     }
   inst->methods = members; // the instance's own (virtual calls find overriders among them)

@@ -10,296 +10,7 @@ grammar Kern;
 }
 
 @parser::members {
-  // C's typedef ambiguity (`(T)x` vs `(a)*b`, `T * p;`) is resolved with the set of names known
-  // to be types: CUDA's builtin type names, plus every typedef name (and, as in C++, every
-  // struct or enum tag) declared so far.
-  std::set<std::string> typeNames = {
-      "size_t", "ptrdiff_t", "dim3", "uint3", "cudaError_t", "cudaError", "cudaStream_t", "cudaEvent_t",
-      "cudaMemcpyKind", "cudaDeviceProp", "cudaFuncAttributes", "cudaDeviceAttr", "cudaFuncCache",
-      "cudaMemLocation", "cudaPointerAttributes", "cudaMemoryAdvise", "cudaMemLocationType",
-      "cudaMemoryType",
-      "cudaLimit", "cudaComputeMode", "cudaAccessProperty", "cudaAccessPolicyWindow",
-      "cudaStreamAttrValue", "cudaLaunchAttributeValue", "cudaStreamAttrID",
-      "cudaLaunchAttributeID", "cudaSynchronizationPolicy", "cudaStreamCallback_t",
-      "cudaHostFn_t", "cudaMemPool_t", "cudaMemPoolProps", "cudaMemPoolAttr",
-      "cudaMemAllocationType", "cudaMemAllocationHandleType", "cudaMemAccessDesc",
-      "cudaMemAccessFlags", "cuuint64_t",
-      "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-      "char1", "char2", "char3", "char4", "uchar1", "uchar2", "uchar3", "uchar4",
-      "short1", "short2", "short3", "short4", "ushort1", "ushort2", "ushort3", "ushort4",
-      "int1", "int2", "int3", "int4", "uint1", "uint2", "uint3", "uint4",
-      "long1", "long2", "long3", "long4", "ulong1", "ulong2", "ulong3", "ulong4",
-      "longlong1", "longlong2", "longlong3", "longlong4",
-      "ulonglong1", "ulonglong2", "ulonglong3", "ulonglong4",
-      "float1", "float2", "float3", "float4", "double1", "double2", "double3", "double4",
-      "clock_t", "ssize_t", "time_t", "FILE", "timeval", "timespec"};
-
-  // C++ namespaces, as far as parsing needs them: the namespace being parsed, the aliases and
-  // the namespaces made visible by using-directives. A name declared in a namespace is recorded
-  // qualified (`ns::T`); a name as written is resolved against them as C++ looks it up.
-  std::vector<std::string> nsStack;
-  std::map<std::string, std::string> nsAliases;
-  std::vector<std::string> usingNamespaces;
-
-  std::string currentNamespace() const {
-    std::string n;
-    for (auto &p : nsStack)
-      n += (n.empty() ? "" : "::") + p;
-    return n;
-  }
-  std::string qualify(const std::string &name) const {
-    std::string ns = currentNamespace();
-    return ns.empty() ? name : ns + "::" + name;
-  }
-  void enterNamespace(const std::string &name) { nsStack.push_back(name); }
-  void leaveNamespace() { if (!nsStack.empty()) nsStack.pop_back(); }
-  void noteAlias(const std::string &alias, const std::string &target) {
-    nsAliases[qualify(alias)] = resolveNamespace(target);
-  }
-  void noteUsing(const std::string &ns) { usingNamespaces.push_back(resolveNamespace(ns)); }
-  // A namespace name as written, with aliases replaced (`cg` -> `cooperative_groups`).
-  std::string resolveNamespace(std::string n) const {
-    if (n.rfind("::", 0) == 0)
-      return n.substr(2);
-    std::string ns = currentNamespace();
-    while (true) {
-      std::string q = ns.empty() ? n : ns + "::" + n;
-      auto it = nsAliases.find(q);
-      if (it != nsAliases.end())
-        return it->second;
-      if (ns.empty())
-        break;
-      size_t cut = ns.rfind("::");
-      ns = cut == std::string::npos ? "" : ns.substr(0, cut);
-    }
-    return n;
-  }
-
-  // The structs being parsed, innermost last: `S(` inside struct S declares a constructor.
-  std::vector<std::string> structStack;
-  int constructorNameAt() {
-    int i = 1;
-    while (true) {
-      size_t t = _input->LA(i);
-      if (t == Device || t == Host || t == Inline || t == ForceInline ||
-          (t == Identifier &&
-           (_input->LT(i)->getText() == "explicit" || _input->LT(i)->getText() == "virtual")))
-        ++i;
-      else
-        break;
-    }
-    return i;
-  }
-  bool constructorAhead() {
-    if (structStack.empty() || structStack.back().empty())
-      return false;
-    int i = constructorNameAt();
-    if (_input->LA(i) == Tilde)
-      ++i;
-    return _input->LA(i) == Identifier && _input->LT(i)->getText() == structStack.back() &&
-           _input->LA(i + 1) == LeftParen;
-  }
-  // A type's name, and inside a struct S also `S::name` (a member type named from outside).
-  void noteTypeName(const std::string &n) {
-    typeNames.insert(qualify(n));
-    if (!structStack.empty() && !structStack.back().empty())
-      typeNames.insert(qualify(structStack.back() + "::" + n));
-  }
-  // `S::S(` or `ns::S::S(` at namespace scope.
-  bool outOfClassConstructorAhead() {
-    int i = constructorNameAt();
-    std::string last, prev;
-    while (_input->LA(i) == Identifier) {
-      prev = last;
-      last = _input->LT(i)->getText();
-      if (_input->LA(i + 1) != ColonColon)
-        break;
-      i += 2;
-    }
-    if (_input->LA(i) == Tilde) // `S::~S(`: a destructor
-      return !last.empty() && _input->LA(i + 1) == Identifier &&
-             _input->LT(i + 1)->getText() == last && _input->LA(i + 2) == LeftParen;
-    return !prev.empty() && prev == last && _input->LA(i + 1) == LeftParen;
-  }
-
-  bool pendingTemplate = false; // a template's parameters were read; its struct comes next
-  // The qualified name that ends at the last token read (`cg::thread_block_tile`).
-  std::string qualifiedNameBefore() {
-    int i = -1;
-    std::string n;
-    while (_input->LT(i) && _input->LT(i)->getType() == Identifier) {
-      n = _input->LT(i)->getText() + (n.empty() ? "" : "::" + n);
-      if (!_input->LT(i - 1) || _input->LT(i - 1)->getType() != ColonColon)
-        break;
-      i -= 2;
-    }
-    return n;
-  }
-
-  // Names declared as templates (qualified as types are): `name <` then opens template arguments.
-  std::set<std::string> templateNames;
-  // The names of member function templates: `obj.name <` opens template arguments.
-  std::set<std::string> memberTemplateNames;
-  bool isTemplateName(const std::string &written) const {
-    std::string s = written;
-    if (s.rfind("::", 0) == 0)
-      return templateNames.count(s.substr(2)) != 0;
-    size_t cut = s.rfind("::");
-    if (cut != std::string::npos)
-      s = resolveNamespace(s.substr(0, cut)) + s.substr(cut);
-    if (templateNames.count(s))
-      return true;
-    std::string ns = currentNamespace();
-    while (!ns.empty()) {
-      if (templateNames.count(ns + "::" + s))
-        return true;
-      size_t c = ns.rfind("::");
-      ns = c == std::string::npos ? "" : ns.substr(0, c);
-    }
-    for (auto &u : usingNamespaces)
-      if (templateNames.count(u + "::" + s))
-        return true;
-    return false;
-  }
-
-  bool isTypeName(const std::string &written) const { return !foundTypeName(written).empty(); }
-
-  // The full name under which `written` is a type name here ("" if it is none): as written,
-  // in the enclosing namespaces, or in a namespace named by `using namespace`. `M::x` with M a
-  // typedef of a class is the class's member type (typeAliases). In parser_names.cpp.
-  std::string foundTypeName(const std::string &written, int depth = 0) const;
-
-  // The qualified name that starts `i` tokens ahead (`a::b::c`, `::c`, or one identifier).
-  std::string qualifiedNameAt(int i) {
-    std::string n;
-    if (_input->LA(i) == ColonColon) {
-      n = "::";
-      ++i;
-    }
-    while (_input->LA(i) == Identifier) {
-      n += _input->LT(i)->getText();
-      if (_input->LA(i + 1) != ColonColon || _input->LA(i + 2) != Identifier)
-        break;
-      n += "::";
-      i += 2;
-    }
-    return n;
-  }
-
-  // True when the token `i` tokens ahead can start a type name; decides casts, sizeof(type),
-  // compound literals and parameter lists against parenthesised expressions. Used in
-  // predicates at the left edge of alternatives, so that prediction evaluates them.
-  bool startsType(int i) {
-    antlr4::Token *t = _input->LT(i);
-    switch (t->getType()) {
-    case Void: case Char: case Short: case Int: case Long: case Float: case Double:
-    case Signed: case Unsigned: case Bool: case CBool: case Auto: case Struct: case Union:
-    case Enum: case Const: case Volatile: case Restrict: case Typename: case Decltype:
-      return true;
-    case Identifier:
-    case ColonColon:
-      return isTypeName(qualifiedNameAt(i));
-    default:
-      return false;
-    }
-  }
-
-  // A `(` after a declarator opens a parameter list when it is empty or starts with a type;
-  // otherwise it is C++ direct initialisation, `dim3 grid(4, 4);`.
-  bool startsParams(int i) {
-    size_t t = _input->LA(i);
-    return t == RightParen || t == Ellipsis || startsType(i);
-  }
-
-  // A C89 definition ahead: `[specifiers] name(a, b) [declarations] {`, its names naming no
-  // type; `name() {` only without specifiers (`main() {`).
-  bool knrAhead() {
-    int i = 1;
-    while (!(_input->LA(i) == Identifier && _input->LA(i + 1) == LeftParen)) {
-      size_t t = _input->LA(i);
-      if (t == antlr4::Token::EOF || t == LeftBrace || t == Semi || t == LeftParen ||
-          t == Assign || t == RightBrace || i > 16)
-        return false;
-      ++i;
-    }
-    int j = i + 2;
-    if (_input->LA(j) == RightParen)
-      return i == 1 && _input->LA(j + 1) == LeftBrace;
-    while (true) {
-      if (_input->LA(j) != Identifier || isTypeName(_input->LT(j)->getText()))
-        return false;
-      ++j;
-      if (_input->LA(j) == RightParen)
-        break;
-      if (_input->LA(j) != Comma)
-        return false;
-      ++j;
-    }
-    return _input->LA(j + 1) == LeftBrace || startsType(j + 1);
-  }
-
-  class DeclarationSpecifiersContext;
-  class DeclaratorContext;
-  class InitDeclaratorListContext;
-  class StructDeclaratorContext;
-
-  // C's rule for a name that is a type: once the specifiers of a declaration have a type
-  // specifier, the name is the declarator, not a second type (`typedef struct P {...} P;`, a
-  // repeated `typedef unsigned u32;`). The nearest specifier list being parsed decides; only
-  // its finished specifiers count (a struct specifier still open does not).
-  bool typeSpecified() {
-    for (antlr4::ParserRuleContext *c = _ctx; c;
-         c = dynamic_cast<antlr4::ParserRuleContext *>(c->parent)) {
-      if (auto *ds = dynamic_cast<DeclarationSpecifiersContext *>(c))
-        return specifiersHaveType(ds);
-    }
-    return false;
-  }
-  static bool specifiersHaveType(DeclarationSpecifiersContext *specs) {
-    for (auto *s : specs->declarationSpecifier())
-      if (s->stop && s->typeSpecifier())
-        return true;
-    return false;
-  }
-
-  static bool specifiersHaveTypedef(DeclarationSpecifiersContext *specs) {
-    for (auto *s : specs->declarationSpecifier())
-      if (s->Typedef())
-        return true;
-    return false;
-  }
-
-  static std::string declaratorName(DeclaratorContext *d) {
-    while (d) {
-      auto *dd = d->directDeclarator();
-      if (dd->qualifiedId())
-        return dd->qualifiedId()->getText();
-      d = dd->declarator();
-    }
-    return "";
-  }
-
-  // `typedef std::map<int, int> M;` (or `typedef S T;`): M names the class (template)
-  // std::map, whose member types are then M's (`M::const_iterator`).
-  std::map<std::string, std::string> typeAliases;
-  void noteTypeAlias(const std::string &name, DeclarationSpecifiersContext *specs);
-
-  // A member type (`typedef T *iterator;` in struct S): `iterator` in S, and `S::iterator`.
-  void noteMemberTypedefs(DeclarationSpecifiersContext *specs,
-                          const std::vector<StructDeclaratorContext *> &list);
-
-  // Records the names declared by a typedef so that later uses parse as types.
-  void noteDeclaration(DeclarationSpecifiersContext *specs, InitDeclaratorListContext *list) {
-    if (!list || !specifiersHaveTypedef(specs))
-      return;
-    for (auto *d : list->initDeclarator()) {
-      std::string n = declaratorName(d->declarator());
-      if (!n.empty()) {
-        typeNames.insert(qualify(n));
-        noteTypeAlias(qualify(n), specs);
-      }
-    }
-  }
+#include "grammar/parser_members.inc"
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -340,11 +51,14 @@ templateDeclaration
         if (p->Typename() || p->Class())
           typeNames.insert(p->Identifier()->getText());
       pendingTemplate = true; }
-    (functionDefinition | declaration)
+    // `template <class T> C<T>::C(int n) : v(n) {...}`: a class template's constructor
+    // defined outside it; `template <class T> template <class U>`: its member template.
+    ({outOfClassConstructorAhead()}? constructorDefinition | functionDefinition | declaration
+     | templateDeclaration)
     { pendingTemplate = false;
       if ($ctx->functionDefinition()) templateNames.insert(qualify(
           declaratorName($ctx->functionDefinition()->declarator())));
-      else if ($ctx->declaration()->initDeclaratorList())
+      else if ($ctx->declaration() && $ctx->declaration()->initDeclaratorList())
         for (auto *d : $ctx->declaration()->initDeclaratorList()->initDeclarator())
           templateNames.insert(qualify(declaratorName(d->declarator()))); }
   ;
@@ -427,7 +141,7 @@ typeSpecifier
   ;
 
 typedefName
-  : {isTypeName(qualifiedNameAt(1)) && !typeSpecified()}? qualifiedId
+  : {isTypeName(qualifiedNameAt(1)) && !typeSpecified() && !templateMemberAhead()}? qualifiedId
     ({_input->LA(1) == Less && isTemplateName(qualifiedNameBefore())}? templateArguments
      // a member type of a class template's instance: `std::vector<int>::iterator`
      ({_input->LA(1) == ColonColon && _input->LA(2) == Identifier &&
@@ -438,8 +152,11 @@ structSpecifier
   : (Struct | Union | Class) (alignSpecifier | attributeSpecifier)*
     (Identifier templateArguments? virtSpecifier?)?
     { if ($ctx->Identifier()) noteTypeName($ctx->Identifier()->getText());
-      if ($ctx->Identifier() && pendingTemplate)
+      if ($ctx->Identifier() && pendingTemplate) {
         templateNames.insert(qualify($ctx->Identifier()->getText()));
+        if (!structStack.empty() && !structStack.back().empty()) // a member class template
+          templateNames.insert(qualify(structStack.back() + "::" + $ctx->Identifier()->getText()));
+      }
       pendingTemplate = false;
       structStack.push_back($ctx->Identifier() ? $ctx->Identifier()->getText() : ""); }
     baseClause? '{' structDeclaration* '}' { structStack.pop_back(); } (alignSpecifier | attributeSpecifier)*
@@ -468,16 +185,20 @@ structDeclaration
   | {!constructorAhead()}? declarationSpecifiers ';'
   | {!constructorAhead()}? declarationSpecifiers declarator compoundStatement ';'? // a member function
   | {_input->LA(1) == Operator}? declarator compoundStatement ';'? // `operator bool() const {...}`
-  // A member function template, defined in its class: `template <typename T> T get(T v) {...}`.
+  // A member function template, defined in its class: `template <typename T> T get(T v) {...}`;
+  // or a member class template, `template <bool B> struct Column {...};`.
   | Template '<' templateParameter (',' templateParameter)* '>'
     { for (auto *p : $ctx->templateParameter())
         if (p->Typename() || p->Class())
-          typeNames.insert(p->Identifier()->getText()); }
-    declarationSpecifiers declarator (compoundStatement ';'? | ';')
-    { std::string n = declaratorName($ctx->declarator());
-      memberTemplateNames.insert(n);
-      if (!structStack.empty() && !structStack.back().empty())
-        templateNames.insert(qualify(structStack.back() + "::" + n)); }
+          typeNames.insert(p->Identifier()->getText());
+      pendingTemplate = true; }
+    declarationSpecifiers { pendingTemplate = false; }
+    (declarator (compoundStatement ';'? | ';')
+     { std::string n = declaratorName($ctx->declarator());
+       memberTemplateNames.insert(n);
+       if (!structStack.empty() && !structStack.back().empty())
+         templateNames.insert(qualify(structStack.back() + "::" + n)); }
+    | ';')
   ;
 
 // `S(args) : field(value), ... { body }` (and `~S()`), inside struct S.
@@ -489,7 +210,8 @@ constructorDeclaration
 
 // `S::S(args) : ... { body }` after struct S, and `S::~S() { body }`.
 constructorDefinition
-  : constructorSpecifier* qualifiedId ('::' Tilde Identifier)? '(' parameterTypeList? ')'
+  : constructorSpecifier* qualifiedId (templateArguments '::' Tilde? Identifier | '::' Tilde Identifier)?
+    '(' parameterTypeList? ')'
     exceptionSpecifier? constructorInitializer? compoundStatement
   ;
 
@@ -540,10 +262,15 @@ pointerOp
   ;
 
 directDeclarator
-  : (qualifiedId templateArguments? | '(' declarator ')' | Operator operatorName
-    | Operator conversionType)
+  : (qualifiedId (templateArguments classTemplateMember?)? | '(' declarator ')'
+    | Operator operatorName | Operator conversionType)
     declaratorSuffix*
   ;
+
+// `::f` in `template <class T> void C<T>::f() {...}`: a class template's member defined outside it.
+// (`C<T>::Inner::f`, a member of a nested class, is recognised to be reported.)
+classTemplateMember
+  : ('::' Identifier)* '::' (Identifier | Operator operatorName | Operator conversionType) ;
 
 declaratorSuffix
   : '[' assignmentExpression? ']'

@@ -5,44 +5,6 @@
 
 namespace kern::ir::lower_detail {
 
-/// `__shared__` variables outside kernels (at file scope, or in __device__ functions, which
-/// CUDA allows) are not tied to one kernel: they get fixed offsets in a common region at the
-/// start of every kernel's shared memory, so a device function finds them at the same place
-/// whichever kernel called it. Kernels' own shared variables follow the region.
-void Lowerer::placeCommonShared() {
-  auto place = [&](fe::VarDecl *v) {
-    if (!v->type || commonShared_.count(v))
-      return;
-    if (v->quals.isExtern)
-      return; // the dynamic region: it starts after the static shared memory of each kernel
-    uint64_t a = std::max<uint64_t>(v->type->align(), 4);
-    uint64_t off = (commonSharedBytes_ + a - 1) / a * a;
-    commonShared_[v] = static_cast<int64_t>(off);
-    commonSharedBytes_ = off + v->type->size();
-  };
-  std::function<void(fe::Stmt *)> walk = [&](fe::Stmt *st) {
-    if (!st)
-      return;
-    for (fe::Decl *d : st->decls)
-      if (auto *v = dynamic_cast<fe::VarDecl *>(d); v && v->quals.shared)
-        place(v);
-    for (fe::Stmt *c : st->body)
-      walk(c);
-    walk(st->init);
-    walk(st->then);
-    walk(st->elseStmt);
-  };
-  for (fe::Decl *d : tu_.decls) {
-    if (auto *v = dynamic_cast<fe::VarDecl *>(d); v && v->quals.shared)
-      place(v);
-    if (auto *f = dynamic_cast<fe::FunctionDecl *>(d))
-      if (f->body && f->definition == f && !f->quals.global && f->quals.device)
-        walk(f->body);
-  }
-  // Keep the kernels' own variables 16-byte aligned after the region.
-  commonSharedBytes_ = (commonSharedBytes_ + 15) / 16 * 16;
-}
-
 void Lowerer::run() {
   placeCommonShared();
   // Declare every function first so calls can refer to later definitions.
@@ -332,7 +294,7 @@ void Lowerer::body(fe::FunctionDecl *f, Function *fn) {
   F->body = newBlock();
   cur_ = F->body;
   if (F->kind == FunctionKind::Kernel)
-    F->staticSharedBytes = commonSharedBytes_;
+    F->staticSharedBytes = commonSharedEnd(f);
   uint32_t offset = 0;
   sret_ = nullptr;
   if (f->type->elem->isStruct()) {

@@ -52,9 +52,14 @@ public:
       : tu_(tu), types_(types), diags_(diags), m_(m) {}
 
   void run();
+  // ---- shared variables outside kernels (lower_shared.cpp) ----
   void placeCommonShared();
   std::map<fe::VarDecl *, int64_t> commonShared_; // file-scope and device-function __shared__
-  uint64_t commonSharedBytes_ = 0;
+  /// The end of the common variables that kernel `k` may reach (16-byte aligned): where its
+  /// own shared variables start.
+  uint64_t commonSharedEnd(const fe::FunctionDecl *k) const;
+  std::map<const fe::FunctionDecl *, uint64_t> commonSharedEnds_;
+  uint64_t everywhereSharedBytes_ = 0; // the variables every kernel may reach
 
 private:
   fe::TranslationUnit &tu_;
