@@ -237,7 +237,13 @@ bool checkArguments(KernHostCtx *ctx, const char *function, int32_t argc, char *
       return false;
   if (index && !rt.checkHostRange(function, "option index", index, sizeof *index))
     return false;
-  if (longopts)
+  // glibc reads the long options only for an argument that is one (`--name`), or for `-W name`
+  // when the option string has "W;": a program whose array lacks its terminating entry runs
+  // natively as long as it is given no long option, and so it does here.
+  bool readsLongOptions = std::strstr(optstring, "W;") != nullptr;
+  for (int32_t i = 1; i < argc && !readsLongOptions; ++i)
+    readsLongOptions = argv[i][0] == '-' && argv[i][1] == '-' && argv[i][2] != '\0';
+  if (longopts && readsLongOptions)
     for (const LongOption *o = longopts;; ++o) {
       if (!rt.checkHostRange(function, "long options", o, sizeof *o))
         return false;
