@@ -104,6 +104,16 @@ std::string cudaKind(const Decl *d) {
 
 struct Entity {
   std::vector<std::pair<Decl *, size_t>> decls; // every declaration, with its file's index
+  /// Declared only, and called: a function whose definition must be found by another name.
+  bool undefinedButUsed() const {
+    bool defined = false, used = false;
+    for (auto &[o, file] : decls) {
+      defined |= isDefinition(o);
+      auto *of = dynamic_cast<FunctionDecl *>(o);
+      used |= of && of->isUsed;
+    }
+    return !defined && used;
+  }
 };
 
 class Linker {
@@ -191,15 +201,7 @@ private:
     for (auto &[k, e] : externals_) {
       Decl *d = e.decls.front().first;
       auto *f = dynamic_cast<FunctionDecl *>(d);
-      if (!f || k == d->name)
-        continue;
-      bool defined = false, used = false;
-      for (auto &[o, file] : e.decls) {
-        defined |= isDefinition(o);
-        auto *of = dynamic_cast<FunctionDecl *>(o);
-        used |= of && of->isUsed;
-      }
-      if (defined || !used) // a declaration nothing uses links to nothing
+      if (!f || k == d->name || !e.undefinedButUsed()) // nothing uses it: it links to nothing
         continue;
       for (auto &[k2, e2] : externals_) {
         Decl *other = e2.decls.front().first;
@@ -247,15 +249,7 @@ private:
     for (auto &[k, e] : externals_) {
       Decl *d = e.decls.front().first;
       auto *f = dynamic_cast<FunctionDecl *>(d);
-      if (!f)
-        continue;
-      bool defined = false, used = false;
-      for (auto &[o, file] : e.decls) {
-        defined |= isDefinition(o);
-        auto *of = dynamic_cast<FunctionDecl *>(o);
-        used |= of && of->isUsed;
-      }
-      if (defined || !used)
+      if (!f || !e.undefinedButUsed())
         continue;
       const bool device = k.find(kDeviceSide) != std::string::npos;
       auto other = externals_.find(device ? k.substr(0, k.find(kDeviceSide)) : k + kDeviceSide);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cassert>
 #include <deque>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -598,6 +599,9 @@ private:
   /// now if the file has not declared it yet).
   void blockExtern(VarDecl *v);
   void blockFunction(FunctionDecl *f);
+  /// `copy` (of a block's declaration) added to the translation unit and declared by `declare`
+  /// at file scope, outside any namespace (blockExtern, blockFunction).
+  void atFileScope(Decl *copy, const std::function<void()> &declare);
   /// A function with `...`: device ones are refused; a host definition gets its hidden
   /// parameters (FunctionDecl::vaParams).
   void variadicFunction(FunctionDecl *f);

@@ -486,16 +486,7 @@ void Sema::blockExtern(VarDecl *v) {
   if (!global) {
     // Declared at file scope from here on, as C and C++ link a block's extern declaration.
     auto *g = tu_.make<VarDecl>(*v);
-    g->ns.clear();
-    Scope *saved = scope_;
-    std::string savedNs = ns_;
-    scope_ = &fileScope_;
-    ns_.clear();
-    instances_.insert(g);
-    tu_.decls.push_back(g);
-    globalVar(g);
-    scope_ = saved;
-    ns_ = savedNs;
+    atFileScope(g, [&] { globalVar(g); });
     if (!g->type)
       return;
     global = g;
@@ -551,14 +542,18 @@ void Sema::blockFunction(FunctionDecl *f) {
   // `int helper(int);` in a block declares the function of namespace scope, as C and C++ do;
   // it is declared there from here on (the later definition completes it).
   auto *g = tu_.make<FunctionDecl>(*f);
-  g->ns.clear();
+  atFileScope(g, [&] { function(g); });
+}
+
+void Sema::atFileScope(Decl *copy, const std::function<void()> &declare) {
+  copy->ns.clear();
   Scope *saved = scope_;
   std::string savedNs = ns_;
   scope_ = &fileScope_;
   ns_.clear();
-  instances_.insert(g);
-  tu_.decls.push_back(g);
-  function(g);
+  instances_.insert(copy);
+  tu_.decls.push_back(copy);
+  declare();
   scope_ = saved;
   ns_ = savedNs;
 }
