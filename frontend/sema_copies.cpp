@@ -354,11 +354,7 @@ void Sema::implicitMembers(StructDecl *sd) {
   }
 
   // Declared and analysed here, whatever is being analysed around the class's definition.
-  Scope *savedScope = scope_;
-  FunctionDecl *savedFn = fn_;
-  Side savedSide = side_;
-  std::string savedNs = ns_;
-  int savedLoop = loopDepth_, savedSwitch = switchDepth_;
+  SavedContext saved(*this);
   scope_ = &fileScope_;
   fn_ = nullptr;
   loopDepth_ = switchDepth_ = 0;
@@ -368,12 +364,6 @@ void Sema::implicitMembers(StructDecl *sd) {
     ns_ = f->ns;
     function(f);
   }
-  scope_ = savedScope;
-  fn_ = savedFn;
-  side_ = savedSide;
-  ns_ = savedNs;
-  loopDepth_ = savedLoop;
-  switchDepth_ = savedSwitch;
 }
 
 } // namespace kern::frontend::sema_detail

@@ -142,6 +142,33 @@ private:
   int loopDepth_ = 0;
   int switchDepth_ = 0;
   int stmtExprDepth_ = 0; // inside the braces of a statement expression
+  /// The analysis context (scope, function, side, namespace, loop and switch depth), put back
+  /// when this goes out of scope: for analysing another function (an instance, an implicit
+  /// member) in the middle of whatever is being analysed.
+  class SavedContext {
+  public:
+    explicit SavedContext(Sema &s)
+        : s_(s), scope_(s.scope_), fn_(s.fn_), side_(s.side_), ns_(s.ns_), loop_(s.loopDepth_),
+          switch_(s.switchDepth_) {}
+    ~SavedContext() {
+      s_.scope_ = scope_;
+      s_.fn_ = fn_;
+      s_.side_ = side_;
+      s_.ns_ = ns_;
+      s_.loopDepth_ = loop_;
+      s_.switchDepth_ = switch_;
+    }
+    SavedContext(const SavedContext &) = delete;
+    SavedContext &operator=(const SavedContext &) = delete;
+
+  private:
+    Sema &s_;
+    Scope *scope_;
+    FunctionDecl *fn_;
+    Side side_;
+    std::string ns_;
+    int loop_, switch_;
+  };
   struct GotoState {
     std::map<std::string, Stmt *> labels;
     std::vector<Stmt *> gotos;

@@ -108,11 +108,7 @@ void Sema::defineClassTemplateMember(FunctionDecl *f) {
     if (ci.tmpl == tmpl && ci.inst)
       made.push_back(ci);
   for (const ClassInstance &ci : made) {
-    Scope *savedScope = scope_;
-    FunctionDecl *savedFn = fn_;
-    Side savedSide = side_;
-    std::string savedNs = ns_;
-    int savedLoop = loopDepth_, savedSwitch = switchDepth_;
+    SavedContext saved(*this);
     Scope *scope = memberScope(f, tmpl, ci.bindings);
     FunctionDecl *def = memberOfInstance(f, tmpl, ci.inst, ci.inst->name, scope, true);
     if (def) {
@@ -129,12 +125,6 @@ void Sema::defineClassTemplateMember(FunctionDecl *f) {
       loopDepth_ = switchDepth_ = 0;
       function(def);
     }
-    scope_ = savedScope;
-    fn_ = savedFn;
-    side_ = savedSide;
-    ns_ = savedNs;
-    loopDepth_ = savedLoop;
-    switchDepth_ = savedSwitch;
   }
 }
 
