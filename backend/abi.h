@@ -130,14 +130,24 @@ enum KernAccessFlags : uint32_t {
   KERN_ACCESS_LOAD = 0,
   KERN_ACCESS_STORE = 1,
   KERN_ACCESS_ATOMIC = 2,
+  KERN_ACCESS_REDUCTION = 3, // an atomic whose result is unused: RED on the GPU, not ATOM
   KERN_ACCESS_GLOBAL = 0,
   KERN_ACCESS_SHARED = 4,
   KERN_ACCESS_CONSTANT = 8,
   KERN_ACCESS_LOCAL = 12,
   KERN_ACCESS_VALUES = 16,     // kern_rt_check_access: the stored values follow the addresses
-  KERN_ACCESS_OP_MASK = 3,     // the operation bits (load, store, atomic)
+  KERN_ACCESS_OP_MASK = 3,     // the operation bits (load, store, atomic, reduction)
   KERN_ACCESS_SPACE_MASK = 12, // the address space bits (global, shared, constant, local)
+  // What kind of atomic (kern_rt_count_access; the shared-memory rules of atomics differ):
+  KERN_ACCESS_ATOMIC_INC1 = 32,   // atomicAdd(p, 1), result unused (shared: ATOMS.POPC.INC)
+  KERN_ACCESS_ATOMIC_CAS = 64,    // atomicCAS
+  KERN_ACCESS_ATOMIC_FLOAT = 128, // a floating-point add (shared: a compare-and-swap loop)
+  KERN_ACCESS_ATOMIC_WARP = 256,  // a 32-bit integer add, result unused, at an address the
+                                  // same in every lane: one lane adds the warp's sum (REDUX)
+  KERN_ACCESS_ATOMIC_MASK = 480,
 };
+/// The operation kinds KERN_ACCESS_OP_MASK names (the counters' KernSiteCounters arrays).
+#define KERN_ACCESS_OPS 4
 
 // ---- counting without a call ------------------------------------------------------------------
 //
@@ -163,8 +173,8 @@ struct KernGlobalOpCounters { // global-memory cost of one operation kind (Globa
 #include "backend/counter_fields.def"
 };
 struct KernSiteCounters {
-  KernSharedOpCounters shared[3]; // by operation: KERN_ACCESS_LOAD, _STORE, _ATOMIC
-  KernGlobalOpCounters global[3];
+  KernSharedOpCounters shared[KERN_ACCESS_OPS]; // by operation: KERN_ACCESS_LOAD, _STORE, ...
+  KernGlobalOpCounters global[KERN_ACCESS_OPS];
 #define KERN_SITE_FIELD(name, what) uint64_t name;
 #include "backend/counter_fields.def"
 };
@@ -201,8 +211,9 @@ struct KernAccessMemo {
 
 /// What KernWarpCtx::counters points at (the start of the runtime's per-worker counters).
 struct KernCounterView {
-  uint8_t *sites;        // site s's KernSiteCounters at sites + s * sizeof(KernSiteCounters)
-  KernAccessMemo *memos; // the memos of (site s, operation k) at memos[KERN_MEMO_SLOTS (3 s + k)]
+  uint8_t *sites; // site s's KernSiteCounters at sites + s * sizeof(KernSiteCounters)
+  KernAccessMemo *
+      memos; // the memos of (site s, operation k) at memos[KERN_MEMO_SLOTS (KERN_ACCESS_OPS s + k)]
 };
 
 /// Tag bit of a contiguous access (every lane, active or not, at lane 0's + l x size).

@@ -395,8 +395,15 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     return;
   case StmtKind::Eval:
     countInstr(ir::countOperations(s.value));
-    if (s.value)
+    if (s.value) {
+      // An atomic evaluated for its effect alone is a reduction (the GPU's RED).
+      const ir::Expr *e = s.value;
+      while (e->kind == ir::ExprKind::Cast)
+        e = e->ops[0];
+      unusedResult_ = e;
       emitExpr(*s.value);
+      unusedResult_ = nullptr;
+    }
     return;
   case StmtKind::Printf:
     countInstr(1);
@@ -767,7 +774,6 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
   case IntrinsicId::AtomicOr:
   case IntrinsicId::AtomicXor: {
     MemoryAccess a;
-    a.op = AccessOp::Atomic;
     a.site = e.site;
     a.atomic = e.intrinsic;
     a.addrs = op(0);
@@ -776,6 +782,24 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
       a.value2 = op(2);
     a.type = e.ops.size() > 1 ? e.ops[1]->type : e.type;
     a.space = e.space != ir::AddrSpace::Generic ? e.space : e.ops[0]->type.space;
+    // The counters' view of the instruction nvcc makes of it (docs/atomics.md): a global
+    // atomic whose result is unused is a RED; shared ones are ATOMS either way, and an
+    // increment by 1 of an unused result is ATOMS.POPC.INC.
+    const bool unused = unusedResult_ == &e;
+    a.op = unused && a.space != ir::AddrSpace::Shared ? AccessOp::Reduction : AccessOp::Atomic;
+    if (e.intrinsic == IntrinsicId::AtomicCAS)
+      a.atomicForm = KERN_ACCESS_ATOMIC_CAS;
+    else if (e.intrinsic == IntrinsicId::AtomicAdd && a.type.isFloat())
+      a.atomicForm = KERN_ACCESS_ATOMIC_FLOAT;
+    else if (e.intrinsic == IntrinsicId::AtomicAdd && unused && a.type.isInt()) {
+      const ir::Expr *v = e.ops[1];
+      while (v->kind == ir::ExprKind::Cast && v->ops[0]->type.isInt())
+        v = v->ops[0];
+      if (v->kind == ir::ExprKind::Const && v->intValue == 1)
+        a.atomicForm = KERN_ACCESS_ATOMIC_INC1;
+      if (e.ops[0]->uniform && a.type.bytes() == 4)
+        a.atomicForm |= KERN_ACCESS_ATOMIC_WARP;
+    }
     Value *old = emitMemoryAccess(a);
     return emitCast(b_, old, a.type, e.type);
   }

@@ -70,8 +70,10 @@ enum WarpStateOffset : unsigned {
 enum class AccessOp : uint32_t {
   Load = KERN_ACCESS_LOAD,
   Store = KERN_ACCESS_STORE,
-  Atomic = KERN_ACCESS_ATOMIC
+  Atomic = KERN_ACCESS_ATOMIC,
+  Reduction = KERN_ACCESS_REDUCTION, ///< an atomic whose result is unused
 };
+inline bool isAtomic(AccessOp op) { return op == AccessOp::Atomic || op == AccessOp::Reduction; }
 
 /// A warp-level memory operation before lowering (habit 2: one lowering point).
 struct MemoryAccess {
@@ -83,6 +85,7 @@ struct MemoryAccess {
   Value *value = nullptr;              // store value; atomic operand (compare value for CAS)
   Value *value2 = nullptr;             // CAS: new value
   ir::IntrinsicId atomic{};            // atomic operation
+  uint32_t atomicForm = 0;             // KERN_ACCESS_ATOMIC_INC1, _CAS or _FLOAT (counters)
   const ir::LocalSlot *slot = nullptr; // Local: the slot the address points into, if known
   /// In a function shared by the sites of a kind of access (generalAccessFunction): the site,
   /// an i32 argument; `site` is then unused.
@@ -319,6 +322,9 @@ private:
   std::set<const ir::Stmt *> shortLoops_; // ir::shortLoops: back-edges without a poll
   bool tiled_ = true; // reads threadIdx.y or .z (or is a device function): 2-D tiles likely
   llvm::AllocaInst *retval_ = nullptr;
+  /// The expression an Eval statement is evaluating for its effect alone (an atomic there is
+  /// a reduction).
+  const ir::Expr *unusedResult_ = nullptr;
   llvm::AllocaInst *addrBuf_ = nullptr;
   BasicBlock *exit_ = nullptr;
 };

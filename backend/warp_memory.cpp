@@ -174,7 +174,7 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   unsigned size = a.type.bytes();
   Type *i64 = b_.getInt64Ty();
   const bool affine =
-      !a.addrs && a.affineScale == size && a.space != AddrSpace::Local && a.op != AccessOp::Atomic;
+      !a.addrs && a.affineScale == size && a.space != AddrSpace::Local && !isAtomic(a.op);
   if (!affine)
     a.addrs = addressVector(a);
   Value *addrs = a.addrs;
@@ -199,7 +199,7 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
       emitCountAccess(a, addrs, m, nullptr, nullptr);
     return emitAccess(a, addrs, m, AddressSummary{nullptr, nullptr, nullptr});
   }
-  if (a.op == AccessOp::Atomic)
+  if (isAtomic(a.op))
     return emitGeneralAccess(a, addrs, m);
 
   // The common case first: lane l at base + l * size (every lane, active or not, so no search
@@ -410,7 +410,7 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   Type *i64v = warpVector(i64);
   const bool shared = a.space == AddrSpace::Shared;
   const uint32_t op = static_cast<uint32_t>(a.op);
-  const uint32_t flags = op | (shared ? KERN_ACCESS_SHARED : KERN_ACCESS_GLOBAL);
+  const uint32_t flags = op | (shared ? KERN_ACCESS_SHARED : KERN_ACCESS_GLOBAL) | a.atomicForm;
   auto *memoBB = newBlock("count.memo");
   auto *addBB = newBlock("count.memo.add");
   auto *callBB = newBlock("count.call");
@@ -432,7 +432,8 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
       b_.CreateAnd(b_.CreateLShr(phase, b_.getInt64(5)), b_.getInt64(KERN_MEMO_SLOTS - 1));
   Value *site64 = b_.CreateZExt(siteOf(a), i64, "site");
   Value *memoIndex =
-      b_.CreateAdd(b_.CreateMul(b_.CreateAdd(b_.CreateMul(site64, b_.getInt64(3)), b_.getInt64(op)),
+      b_.CreateAdd(b_.CreateMul(b_.CreateAdd(b_.CreateMul(site64, b_.getInt64(KERN_ACCESS_OPS)),
+                                             b_.getInt64(op)),
                                 b_.getInt64(KERN_MEMO_SLOTS)),
                    slot);
   Value *memo = b_.CreateGEP(b_.getInt8Ty(), memos,
@@ -476,7 +477,7 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   };
   for (unsigned k = 0; k < fields; ++k)
     add(off + 8 * k, k);
-  if (a.op == AccessOp::Atomic) {
+  if (isAtomic(a.op)) {
     add(offsetof(KernSiteCounters, atomicsExecuted), KERN_SITE_GLOBAL_FIELDS);
     add(offsetof(KernSiteCounters, atomicThreadOps), KERN_SITE_GLOBAL_FIELDS + 1);
   }
@@ -576,7 +577,8 @@ void WarpCodegen::emitCountAccess(const MemoryAccess &a, Value *addrs, Value *m,
     break;
   }
   }
-  Value *flags = b_.CreateOr(b_.getInt32(static_cast<uint32_t>(a.op)), space, "access.flags");
+  Value *flags =
+      b_.CreateOr(b_.getInt32(static_cast<uint32_t>(a.op) | a.atomicForm), space, "access.flags");
   b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_access),
                 {ctx_, siteOf(a), addrBuf_, bits(m, "access.mask"), b_.getInt32(size), flags});
 }
@@ -595,7 +597,8 @@ void WarpCodegen::emitCheckAccess(const MemoryAccess &a, Value *addrs, Value *m)
   addressBuffer();
   b_.CreateAlignedStore(addrs, addrBuf_, llvm::Align(8));
   // Generic accesses are classified lane by lane by the runtime, like global ones.
-  uint32_t flags = static_cast<uint32_t>(a.op) |
+  // A reduction is checked as the atomic it is.
+  uint32_t flags = static_cast<uint32_t>(isAtomic(a.op) ? AccessOp::Atomic : a.op) |
                    (a.space == ir::AddrSpace::Shared ? KERN_ACCESS_SHARED : KERN_ACCESS_GLOBAL);
   if (a.op == AccessOp::Store && a.space != ir::AddrSpace::Global) {
     // The values, so that lanes of one store writing different values to one shared word can
@@ -633,7 +636,7 @@ Value *WarpCodegen::emitAccess(const MemoryAccess &a, Value *addrs, Value *m,
   // writes in lane order), one of CUDA's allowed outcomes.
   Type *memTy = memoryType(c_, a.type);
   Type *vecMemTy = warpVector(memTy);
-  if (a.op == AccessOp::Atomic)
+  if (isAtomic(a.op))
     return emitAtomicLanes(a, m);
   if (a.space == ir::AddrSpace::Local) {
     // Each lane's copy of a local variable lies `stride` bytes from its neighbour's, so lanes

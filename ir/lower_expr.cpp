@@ -17,6 +17,19 @@ void Lowerer::effect(fe::Expr *e) {
   if (v && (v->kind == ir::ExprKind::Call || v->kind == ir::ExprKind::Intrinsic)) {
     Stmt *s = emit(ir::StmtKind::Eval, e->loc);
     s->value = v;
+    return;
+  }
+  // An atomic whose result is discarded: the temporary that holds its result is never read, so
+  // the statement only evaluates it (the backend then counts a reduction, RED, as nvcc emits).
+  if (v && v->kind == ir::ExprKind::VarRef && !cur_->stmts.empty()) {
+    Stmt *last = cur_->stmts.back();
+    if (last->kind == ir::StmtKind::Assign && last->var == v->var && last->value &&
+        last->value->kind == ir::ExprKind::Intrinsic && last->value->site != 0 &&
+        last->value->site < m_.sites.size() &&
+        m_.sites[last->value->site].kind == SiteKind::Atomic) {
+      last->kind = ir::StmtKind::Eval;
+      last->var = nullptr;
+    }
   }
 }
 

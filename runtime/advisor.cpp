@@ -59,6 +59,7 @@ const char *verbOf(MemoryOpKind k) {
   case MemoryOpKind::Store:
     return "write";
   case MemoryOpKind::Atomic:
+  case MemoryOpKind::Reduction:
     break;
   }
   return "update";
@@ -71,6 +72,7 @@ const char *nounOf(MemoryOpKind k) {
   case MemoryOpKind::Store:
     return "writes";
   case MemoryOpKind::Atomic:
+  case MemoryOpKind::Reduction:
     break;
   }
   return "atomics";
@@ -97,11 +99,15 @@ void globalFindings(const SiteCounters &c, const AccessSample *sm, const Vocabul
     else if (v.lines && kind == MemoryOpKind::Load)
       text += "move " + fmt("%.1f", double(g.lines128) / req) + " 128 B lines per request where " +
               fmt("%.1f", double(g.bytesIdeal) / 128.0 / req) + " would do";
+    else if (isAtomic(kind) && !v.lines) // a sector's passes (docs/atomics.md)
+      text += "take " + fmt("%.1f", double(g.sectors) / req) + " sector passes per request where " +
+              fmt("%.1f", double(g.bytesIdeal) / 32.0 / req) + " would do";
     else
       text += "move " + fmt("%.1f", double(g.sectors) / req) +
               (v.lines ? " 32 B segments" : " sectors") + " per request where " +
               fmt("%.1f", double(g.bytesIdeal) / 32.0 / req) + " would do";
-    text += " (" + fmt("%.0f%%", globalEfficiency(g)) + " of the bytes moved are used)";
+    if (!isAtomic(kind) || v.halfWarp || v.lines)
+      text += " (" + fmt("%.0f%%", globalEfficiency(g)) + " of the bytes moved are used)";
     if (sm && sm->affine && sm->size && sm->activeLanes > 1) {
       const int64_t stride = sm->strideBytes;
       const int64_t size = sm->size;
@@ -130,6 +136,13 @@ void globalFindings(const SiteCounters &c, const AccessSample *sm, const Vocabul
       else if (v.halfWarp && size < 4)
         text += ": cc1.0 coalesces only 4-, 8- and 16-byte words; " + verb +
                 " 4 bytes (or more) per lane";
+    } else if (isAtomic(kind) && !v.halfWarp && !v.lines && sm && sm->size &&
+               double(c.atomicThreadOps) * sm->size >= 2.0 * double(g.bytesRequested)) {
+      // Lanes of a warp on one address: the L2 serves them one after another.
+      text += ": " + fmt("%.1f", double(c.atomicThreadOps) * sm->size / double(g.bytesRequested)) +
+              " lanes of a warp update each address, and lanes on one address are served one "
+              "after another; combine their values first (a warp reduction, or "
+              "__match_any_sync groups), or give each block its own copy in shared memory";
     } else if (!sm || sm->activeLanes > 1) {
       text += ": irregular addresses; reorder the data, or stage it through shared memory, so "
               "that the lanes of a warp " +

@@ -29,7 +29,7 @@ double excessCost(const SiteCounters &c) {
 }
 
 std::string describe(const SiteCounters &c, bool sectorsRule, bool halfWarp) {
-  static const char *const kOp[kMemoryOpKinds] = {"ld", "st", "atom"};
+  static const char *const kOp[kMemoryOpKinds] = {"ld", "st", "atom", "red"};
   std::vector<std::string> parts;
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
     const GlobalOpCounters &g = c.global[k];

@@ -4,6 +4,7 @@
 
 #include "backend/abi.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -30,6 +31,11 @@ CounterConfig counterConfigFor(const DeviceProfile &profile) {
   }
   // The constant cache of cc1.x serves half-warps (CUDA C Programming Guide 3.2, 5.3.2.4).
   c.constantHalfWarp = profile.ccMajor == 1;
+  // nvcc has no shared floating-point atomic add instruction to use from cc5.0 on, and emits
+  // a compare-and-swap loop (measured on sm_90: docs/atomics.md).
+  c.sharedFloatAtomicLoop = profile.ccMajor >= 5;
+  // REDUX (cc8.0 on) lets nvcc sum a warp's adds to one address (measured on sm_90).
+  c.warpAggregatedAtomics = profile.ccMajor >= 8;
   return c;
 }
 
@@ -55,9 +61,12 @@ void WorkerCounters::reset(size_t sites) {
   for (AccessSample &s : samples)
     s = AccessSample{};
   // Only the tags need clearing: a memo with tag 0 is never read.
-  memos.resize(KERN_MEMO_SLOTS * 3 * set.siteCount());
+  memos.resize(KERN_MEMO_SLOTS * KERN_ACCESS_OPS * set.siteCount());
   for (KernAccessMemo &m : memos)
     m.tag = 0;
+  if (atomicChunksUsed)
+    std::fill(atomicChunks.begin(), atomicChunks.end(), 0u);
+  atomicChunksUsed = false;
   syncView();
 }
 
@@ -68,10 +77,31 @@ void WorkerCounters::syncView() {
 
 void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *addrs, uint32_t mask,
                                 uint32_t size, uint64_t key, uint64_t sharedBase) {
-  const uint32_t op = flags & KERN_ACCESS_OP_MASK;
-  const auto kind = static_cast<MemoryOpKind>(op);
   const bool shared = (flags & KERN_ACCESS_SPACE_MASK) == KERN_ACCESS_SHARED;
+  // The GPU counts shared reductions as atomics (ATOMS either way).
+  const uint32_t op = shared && (flags & KERN_ACCESS_OP_MASK) == KERN_ACCESS_REDUCTION
+                          ? uint32_t{KERN_ACCESS_ATOMIC}
+                          : flags & KERN_ACCESS_OP_MASK;
+  const auto kind = static_cast<MemoryOpKind>(op);
   const size_t fields = shared ? KERN_SITE_SHARED_FIELDS : KERN_SITE_GLOBAL_FIELDS;
+  // A warp-aggregated add is one lane's atomic (the lowest active lane's, as the elected one).
+  const uint32_t lanes =
+      (flags & KERN_ACCESS_ATOMIC_WARP) && set.config().warpAggregatedAtomics ? mask & -mask : mask;
+  if (!shared && isAtomic(kind)) {
+    // Global atomics take the call every time: the chunks they land in are absolute addresses,
+    // which a memo of the shape cannot replay.
+    set.recordGlobal(site, addrs, lanes, size, kind);
+    if (atomicChunks.empty())
+      atomicChunks.assign(kAtomicChunkBuckets, 0u);
+    atomicChunksUsed = true;
+    AtomicChunkPasses chunks[KERN_WARP_SIZE];
+    const uint32_t n = atomicChunkPasses(addrs, lanes, chunks);
+    for (uint32_t i = 0; i < n; ++i)
+      atomicChunks[atomicChunkBucket(chunks[i].chunk)] += chunks[i].passes;
+    sample(site, key, addrs, mask, size, sharedBase);
+    syncView();
+    return;
+  }
   uint64_t before[KERN_SITE_GLOBAL_FIELDS + 2] = {};
   uint64_t after[KERN_SITE_GLOBAL_FIELDS + 2] = {};
   auto snapshot = [&](uint64_t *into) {
@@ -90,15 +120,15 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
     uint64_t offsets[KERN_WARP_SIZE];
     for (int l = 0; l < KERN_WARP_SIZE; ++l)
       offsets[l] = addrs[l] - sharedBase;
-    set.recordShared(site, offsets, mask, size, kind);
+    set.recordShared(site, offsets, lanes, size, kind, atomicFormOf(flags));
   } else {
     set.recordGlobal(site, addrs, mask, size, kind);
   }
   sample(site, key, addrs, mask, size, sharedBase);
   syncView();
   snapshot(after);
-  const size_t index =
-      KERN_MEMO_SLOTS * (3 * size_t{site} + op) + kern_access_memo_slot(addrs[0], size, flags);
+  const size_t index = KERN_MEMO_SLOTS * (KERN_ACCESS_OPS * size_t{site} + op) +
+                       kern_access_memo_slot(addrs[0], size, flags);
   if (index >= memos.size())
     return;
   KernAccessMemo &m = memos[index];
@@ -195,6 +225,7 @@ namespace {
 
 void addInto(LaunchCounters &into, const LaunchCounters &from) {
   into.total += from.total;
+  into.atomicHotPasses = std::max(into.atomicHotPasses, from.atomicHotPasses);
   if (into.sites.size() < from.sites.size())
     into.sites.resize(from.sites.size());
   for (size_t i = 0; i < from.sites.size(); ++i)
@@ -225,6 +256,19 @@ void CounterCollector::endLaunch(size_t launchIndex) {
   if (launches_.size() <= launchIndex)
     launches_.resize(launchIndex + 1);
   launches_[launchIndex] = merged.launchCounters();
+  // The hottest chunk of the launch's global atomics: the buckets summed over the workers.
+  std::vector<const uint32_t *> tables;
+  for (auto &w : workers_)
+    if (w->atomicChunksUsed)
+      tables.push_back(w->atomicChunks.data());
+  uint64_t hot = 0;
+  for (uint32_t b = 0; !tables.empty() && b < kAtomicChunkBuckets; ++b) {
+    uint64_t sum = 0;
+    for (const uint32_t *t : tables)
+      sum += t[b];
+    hot = std::max(hot, sum);
+  }
+  launches_[launchIndex].atomicHotPasses = hot;
   addInto(program_, launches_[launchIndex]);
   // The program keeps the sample of the first launch that executed a site.
   if (samples_.size() < samples.size())
@@ -261,7 +305,7 @@ void kern_rt_count_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs
   const uint64_t key = kern_warp_key(ctx);
   switch (flags & KERN_ACCESS_SPACE_MASK) {
   case KERN_ACCESS_SHARED:
-    w->recordMemo(site, flags & 15u, addrs, mask, size, key,
+    w->recordMemo(site, flags & (15u | KERN_ACCESS_ATOMIC_MASK), addrs, mask, size, key,
                   reinterpret_cast<uint64_t>(ctx->shared));
     return;
   case KERN_ACCESS_CONSTANT:
@@ -273,7 +317,7 @@ void kern_rt_count_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs
     // and is not what the counters are for. Counted as instructions only.
     break;
   default:
-    w->recordMemo(site, flags & 15u, addrs, mask, size, key, 0);
+    w->recordMemo(site, flags & (15u | KERN_ACCESS_ATOMIC_MASK), addrs, mask, size, key, 0);
     return;
   }
   w->syncView();

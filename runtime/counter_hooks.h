@@ -39,7 +39,11 @@ struct WorkerCounters {
   KernCounterView view{};
   CounterSet set;
   std::vector<AccessSample> samples; // by site id
-  std::vector<KernAccessMemo> memos; // by 3 x site id + operation
+  std::vector<KernAccessMemo> memos; // by KERN_ACCESS_OPS x site id + operation
+  /// Passes of global atomics per chunk bucket (atomicChunkBucket); empty until the launch's
+  /// first global atomic; atomicChunksUsed when this launch wrote to it.
+  std::vector<uint32_t> atomicChunks;
+  bool atomicChunksUsed = false;
   void sample(uint32_t site, uint64_t key, const uint64_t *addrs, uint32_t mask, uint32_t size,
               uint64_t base);
   /// Keeps the lanes of a warp that split at branch `site`, as `sample` keeps an access's.

@@ -43,6 +43,9 @@ struct SharedAccessCost {
   /// Steps a conflict-free access of the same width and mask takes: one per request on
   /// HalfWarp, one per phase with an active lane on WarpMulticast.
   uint64_t idealSteps = 0;
+  /// Instructions the access takes: 1, except a shared atomic that the compiler makes a loop
+  /// (sharedAtomicCost, AtomicForm::FloatAdd).
+  uint64_t instructions = 1;
   uint64_t conflicts() const { return steps - idealSteps; }
 };
 
@@ -89,6 +92,64 @@ struct GlobalAccessCost {
 /// where stores bypass L1; atomics count as writes.
 GlobalAccessCost globalAccessCost(GlobalCoalescingRule rule, const uint64_t *addresses,
                                   uint32_t activeMask, uint32_t accessBytes, bool isWrite);
+
+/// What kind of atomic an access is, where the rules of atomics differ by it (backend/abi.h,
+/// KERN_ACCESS_ATOMIC_*).
+enum class AtomicForm : uint8_t {
+  Plain,       ///< any read-modify-write whose rule is not one of those below
+  Increment,   ///< atomicAdd(p, 1) whose result is unused (shared: ATOMS.POPC.INC)
+  CompareSwap, ///< atomicCAS
+  FloatAdd,    ///< a floating-point atomicAdd
+};
+
+/// The form kern_rt_count_access's flags name.
+AtomicForm atomicFormOf(uint32_t flags);
+
+/// What one warp-level global atomic (or reduction) costs on the Sectors rule.
+struct GlobalAtomicCost {
+  /// The lanes on distinct addresses of a 32-byte sector are served in one pass, and lanes on
+  /// one address one after another, so a sector takes as many passes as the most lanes on one
+  /// of its addresses. The sum over the sectors is what Nsight Compute counts as the
+  /// instruction's sectors (l1tex__t_sectors_pipe_lsu_mem_global_op_atom / _red): 32 lanes on
+  /// one word take 32 passes, 32 lanes on the 8 words of one sector 4 (docs/atomics.md).
+  uint32_t passes = 0;
+  /// The L2's work for them (the timing model's atomics limiter): a pass that serves one lane
+  /// is 1, a pass that serves several lanes 2 (fitted on an H200: docs/timing.md, "Atomics").
+  uint32_t units = 0;
+};
+
+/// The cost of one warp-level global atomic at 32 lanes' `addresses` (only lanes set in
+/// `activeMask` are read; lanes' accesses are aligned and at most 16 bytes, so each lies in one
+/// sector).
+GlobalAtomicCost globalAtomicCost(const uint64_t *addresses, uint32_t activeMask);
+
+/// The bytes that decide which L2 unit serves an atomic (docs/timing.md, "Atomics").
+constexpr uint64_t kAtomicChunkBytes = 512;
+
+/// Passes of one warp-level global atomic on one 512-byte chunk of memory.
+struct AtomicChunkPasses {
+  uint64_t chunk = 0; ///< address / kAtomicChunkBytes
+  uint32_t passes = 0;
+};
+
+/// GlobalAtomicCost::passes split by chunk: fills `out` with one entry per chunk the active lanes
+/// touch (at most 32) and returns how many. The timing model charges the most passes any one
+/// chunk receives in a launch.
+uint32_t atomicChunkPasses(const uint64_t *addresses, uint32_t activeMask,
+                           AtomicChunkPasses out[32]);
+
+/// The cost of one warp-level shared-memory atomic. On cc1.x (HalfWarp) atomics cost what
+/// writes cost. From cc2.0 on (WarpMulticast), measured on an H200 (docs/atomics.md):
+/// - Plain: the lanes of one bank are served one a wavefront, whether their words differ or
+///   not (no multicast): the steps are the most lanes any bank has;
+/// - Increment: lanes on one word are served together (ATOMS.POPC.INC), so the steps are the
+///   most distinct words any bank has, as for a load;
+/// - CompareSwap: twice Plain's wavefronts, with Plain's conflicts;
+/// - FloatAdd when `floatLoop` (the compiler's compare-and-swap loop): Plain's steps are the
+///   loop's trips, each an instruction of 2 wavefronts, with no bank conflict counted.
+SharedAccessCost sharedAtomicCost(SharedBankRule rule, uint32_t banks, const uint64_t *byteOffsets,
+                                  uint32_t activeMask, uint32_t accessBytes, AtomicForm form,
+                                  bool floatLoop);
 
 /// The number of times the constant cache serialises one warp-level read: the number of
 /// distinct addresses among the active lanes, counted per half-warp and summed when

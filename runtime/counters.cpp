@@ -55,6 +55,7 @@ SiteCounters &SiteCounters::operator+=(const SiteCounters &o) {
   barriersExecuted += o.barriersExecuted;
   atomicsExecuted += o.atomicsExecuted;
   atomicThreadOps += o.atomicThreadOps;
+  atomicUnits += o.atomicUnits;
   return *this;
 }
 
@@ -67,16 +68,20 @@ CounterSet::CounterSet(const CounterConfig &config, size_t siteCount)
 void CounterSet::grow(CounterSiteId site) { sites_.resize(size_t{site} + 1); }
 
 void CounterSet::recordShared(CounterSiteId site, const uint64_t *offsets, uint32_t mask,
-                              uint32_t size, MemoryOpKind kind) {
+                              uint32_t size, MemoryOpKind kind, AtomicForm form) {
   if (mask == 0)
     return;
-  // Atomics read and write one word per lane; the banks serve them as writes (no broadcast).
-  bool isWrite = kind != MemoryOpKind::Load;
-  SharedAccessCost cost =
-      sharedAccessCost(config_.sharedRule, config_.sharedBanks, offsets, mask, size, isWrite);
+  if (kind == MemoryOpKind::Reduction)
+    kind = MemoryOpKind::Atomic;
+  const SharedAccessCost cost =
+      kind == MemoryOpKind::Atomic
+          ? sharedAtomicCost(config_.sharedRule, config_.sharedBanks, offsets, mask, size, form,
+                             config_.sharedFloatAtomicLoop)
+          : sharedAccessCost(config_.sharedRule, config_.sharedBanks, offsets, mask, size,
+                             kind == MemoryOpKind::Store);
   SiteCounters &c = at(site);
   SharedOpCounters &s = c.shared[static_cast<uint32_t>(kind)];
-  ++s.instructions;
+  s.instructions += cost.instructions;
   s.requests += cost.requests;
   s.steps += cost.steps;
   s.idealSteps += cost.idealSteps;
@@ -91,9 +96,18 @@ void CounterSet::recordGlobal(CounterSiteId site, const uint64_t *addresses, uin
   if (mask == 0)
     return;
   // Atomics are performed in L2 like stores on cc2.x; the other rules treat both alike.
-  bool isWrite = kind != MemoryOpKind::Load;
-  GlobalAccessCost cost = globalAccessCost(config_.globalRule, addresses, mask, size, isWrite);
+  const bool atomic = isAtomic(kind);
+  GlobalAccessCost cost =
+      globalAccessCost(config_.globalRule, addresses, mask, size, kind != MemoryOpKind::Load);
   SiteCounters &c = at(site);
+  if (atomic) {
+    const GlobalAtomicCost a = globalAtomicCost(addresses, mask);
+    c.atomicUnits += a.units;
+    if (config_.globalRule == GlobalCoalescingRule::Sectors) {
+      cost.sectors = cost.transactions = a.passes;
+      cost.bytesMoved = uint64_t{a.passes} * 32;
+    }
+  }
   GlobalOpCounters &g = c.global[static_cast<uint32_t>(kind)];
   ++g.instructions;
   g.requests += cost.requests;
@@ -103,7 +117,7 @@ void CounterSet::recordGlobal(CounterSiteId site, const uint64_t *addresses, uin
   g.bytesRequested += cost.bytesRequested;
   g.bytesMoved += cost.bytesMoved;
   g.bytesIdeal += cost.bytesIdeal;
-  if (kind == MemoryOpKind::Atomic) {
+  if (atomic) {
     ++c.atomicsExecuted;
     c.atomicThreadOps += static_cast<uint32_t>(std::popcount(mask));
   }

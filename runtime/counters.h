@@ -14,9 +14,15 @@ namespace kern::runtime {
 /// A source site (the numbering of ProgramImage::sites; 0 is "no site").
 using CounterSiteId = uint32_t;
 
-/// What a memory instruction does.
-enum class MemoryOpKind : uint8_t { Load, Store, Atomic };
-constexpr uint32_t kMemoryOpKinds = 3;
+/// What a memory instruction does. A Reduction is an atomic whose result is unused (the GPU's
+/// RED, where an atomic whose result is used is an ATOM).
+enum class MemoryOpKind : uint8_t { Load, Store, Atomic, Reduction };
+constexpr uint32_t kMemoryOpKinds = 4;
+static_assert(kMemoryOpKinds == KERN_ACCESS_OPS);
+/// Atomic or Reduction.
+constexpr bool isAtomic(MemoryOpKind k) {
+  return k == MemoryOpKind::Atomic || k == MemoryOpKind::Reduction;
+}
 
 /// Shared-memory cost of the instructions of one kind at one site.
 /// The fields, with what each counts, are the rows of backend/counter_fields.def.
@@ -63,8 +69,19 @@ struct SiteCounters {
 struct LaunchCounters {
   SiteCounters total;
   std::vector<SiteCounters> sites;
+  /// The most global-atomic passes (globalAtomicPasses) that one 512-byte chunk of memory
+  /// received in the launch: what the L2 serialises (docs/timing.md, "Atomics"). Chunks are
+  /// told apart by a hash into kAtomicChunkBuckets buckets, so chunks that share a bucket add
+  /// up; a program's total is the largest of its launches'.
+  uint64_t atomicHotPasses = 0;
   bool operator==(const LaunchCounters &) const = default;
 };
+
+/// The buckets that count the passes of global atomics per chunk of memory (LaunchCounters).
+constexpr uint32_t kAtomicChunkBuckets = 1u << 16;
+inline uint32_t atomicChunkBucket(uint64_t chunk) {
+  return static_cast<uint32_t>((chunk * 0x9E3779B97F4A7C15ull) >> 48);
+}
 
 /// The rules the counters follow, taken from the device profile.
 struct CounterConfig {
@@ -73,6 +90,12 @@ struct CounterConfig {
   GlobalCoalescingRule globalRule = GlobalCoalescingRule::Sectors;
   /// cc1.x: the constant cache serves each half-warp separately.
   bool constantHalfWarp = false;
+  /// The compiler makes a shared floating-point atomicAdd a compare-and-swap loop
+  /// (sharedAtomicCost).
+  bool sharedFloatAtomicLoop = false;
+  /// The compiler sums a warp's 32-bit integer atomicAdd at a warp-uniform address whose result
+  /// is unused (REDUX) and has one lane add the sum: counted as a one-lane atomic.
+  bool warpAggregatedAtomics = false;
   bool operator==(const CounterConfig &) const = default;
 };
 
@@ -88,11 +111,13 @@ public:
 
   const CounterConfig &config() const { return config_; }
 
-  /// One warp-level shared access: 32 lanes' byte offsets within shared memory. Atomics are
-  /// costed as writes.
+  /// One warp-level shared access: 32 lanes' byte offsets within shared memory. Atomics (of
+  /// `form`) follow sharedAtomicCost; the GPU counts shared reductions as atomics, and so does
+  /// this.
   void recordShared(CounterSiteId site, const uint64_t *offsets, uint32_t mask, uint32_t size,
-                    MemoryOpKind kind);
-  /// One warp-level global access: 32 lanes' addresses. Atomics are costed as writes.
+                    MemoryOpKind kind, AtomicForm form = AtomicForm::Plain);
+  /// One warp-level global access: 32 lanes' addresses. Atomics cost what writes cost, and on
+  /// the Sectors rule their sectors are their passes (globalAtomicPasses).
   void recordGlobal(CounterSiteId site, const uint64_t *addresses, uint32_t mask, uint32_t size,
                     MemoryOpKind kind);
   /// One warp-level constant-memory read.

@@ -100,6 +100,9 @@ const Field kFields[] = {
     {"l2Bandwidth", &DeviceProfile::l2Bandwidth},
     {"dramEfficiency", &DeviceProfile::dramEfficiency},
     {"atomicsPerCycle", &DeviceProfile::atomicsPerCycle},
+    {"atomicUnitsPerCycle", &DeviceProfile::atomicUnitsPerCycle},
+    {"atomicChunkPassesPerCycle", &DeviceProfile::atomicChunkPassesPerCycle},
+    {"atomicReturnCost", &DeviceProfile::atomicReturnCost},
     {"barrierCycles", &DeviceProfile::barrierCycles},
     {"barrierCyclesPerWarp", &DeviceProfile::barrierCyclesPerWarp},
     {"dramAccessBytes", &DeviceProfile::dramAccessBytes},
@@ -597,6 +600,10 @@ bool validateProfile(const DeviceProfile &p, std::string &error) {
     v.fail("field 'l2Bandwidth' must not be negative, got " + formatDouble(p.l2Bandwidth));
   v.fraction("dramEfficiency", p.dramEfficiency);
   v.positiveReal("atomicsPerCycle", p.atomicsPerCycle);
+  v.positiveReal("atomicUnitsPerCycle", p.atomicUnitsPerCycle);
+  v.positiveReal("atomicChunkPassesPerCycle", p.atomicChunkPassesPerCycle);
+  if (!(p.atomicReturnCost >= 1) || !std::isfinite(p.atomicReturnCost))
+    v.fail("field 'atomicReturnCost' must be at least 1, got " + formatDouble(p.atomicReturnCost));
   v.positive("barrierCycles", p.barrierCycles);
   v.nonNegative("barrierCyclesPerWarp", p.barrierCyclesPerWarp);
   if (p.dramAccessBytes != 32 && p.dramAccessBytes != 64 && p.dramAccessBytes != 128)

@@ -113,7 +113,12 @@ struct DeviceProfile {
   /// Share of the DRAM's peak (memoryClockKHz x 2 x memoryBusWidthBits / 8) a streaming kernel
   /// reaches.
   double dramEfficiency = 0;
-  double atomicsPerCycle = 0;   ///< global atomic lane operations the GPU completes per cycle
+  double atomicsPerCycle = 0; ///< global atomic lane operations the GPU completes per cycle
+  /// The L2's atomic work (GlobalAtomicCost::units) the GPU completes per cycle.
+  double atomicUnitsPerCycle = 0;
+  /// Atomic passes one 512-byte chunk of memory takes per cycle (same-address serialisation).
+  double atomicChunkPassesPerCycle = 0;
+  double atomicReturnCost = 0;  ///< an atomic whose result is used, against a reduction (>= 1)
   int barrierCycles = 0;        ///< what one __syncthreads() adds to each warp's time...
   int barrierCyclesPerWarp = 0; ///< ...plus this much for each warp of the block
   /// DRAM reads whole blocks of this many bytes (32: a sector; 64: a sector and its neighbour).

@@ -88,14 +88,18 @@ std::string sizeText(uint64_t n) {
 }
 
 /// What the timing model reads of a counted launch.
-TimingInput timingInput(const LaunchRecord &rec, const SiteCounters &c, uint64_t footprint) {
+TimingInput timingInput(const LaunchRecord &rec, const LaunchCounters &counters,
+                        uint64_t footprint) {
+  const SiteCounters &c = counters.total;
   TimingInput in;
   in.blocks = uint64_t(rec.grid[0]) * rec.grid[1] * rec.grid[2];
   in.warpsPerBlock = (rec.block[0] * rec.block[1] * rec.block[2] + 31) / 32;
   in.blocksPerSM = uint32_t(rec.occupancy.blocksPerSM);
   in.warpInstructions = c.warpInstructions;
   const auto load = static_cast<size_t>(MemoryOpKind::Load),
-             atomic = static_cast<size_t>(MemoryOpKind::Atomic);
+             atomic = static_cast<size_t>(MemoryOpKind::Atomic),
+             reduction = static_cast<size_t>(MemoryOpKind::Reduction);
+  // A reduction (an atomic whose result is unused) does not make its warp wait.
   in.globalWaits = c.global[load].instructions + c.global[atomic].instructions;
   in.sharedWaits = c.shared[load].instructions + c.shared[atomic].instructions;
   for (size_t k = 0; k < kMemoryOpKinds; ++k) {
@@ -105,13 +109,18 @@ TimingInput timingInput(const LaunchRecord &rec, const SiteCounters &c, uint64_t
   in.footprintBytes = footprint;
   in.barriers = c.barriersExecuted;
   // Global atomics only (shared ones are shared wavefronts): the lanes of the atomic
-  // instructions in the share that were global.
-  const double globalAtomics = double(c.global[atomic].instructions),
-               sharedAtomics = double(c.shared[atomic].instructions);
+  // accesses in the share that were global.
+  const double globalAtomics =
+      double(c.global[atomic].instructions + c.global[reduction].instructions);
   in.atomicLaneOps =
-      globalAtomics > 0
-          ? uint64_t(double(c.atomicThreadOps) * globalAtomics / (globalAtomics + sharedAtomics))
+      globalAtomics > 0 && c.atomicsExecuted > 0
+          ? uint64_t(double(c.atomicThreadOps) * globalAtomics / double(c.atomicsExecuted))
           : 0;
+  in.atomicUnits = c.atomicUnits;
+  const double returned = double(c.global[atomic].sectors),
+               all = returned + double(c.global[reduction].sectors);
+  in.atomicReturnShare = all > 0 ? returned / all : 0.0;
+  in.atomicHotPasses = counters.atomicHotPasses;
   in.loadSectors = c.global[load].sectors + c.global[atomic].sectors;
   in.loadLines = c.global[load].lines128 + c.global[atomic].lines128;
   return in;
@@ -394,7 +403,7 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
     // The timing model reads the launch's counters (a launch that was not counted has no
     // modelled time: docs/timing.md).
     rec.time =
-        modelLaunchTime(dev, timingInput(rec, counters_.launch(launches_.size()).total, footprint));
+        modelLaunchTime(dev, timingInput(rec, counters_.launch(launches_.size()), footprint));
     rec.modelledSeconds = rec.time.seconds;
   }
   clock_ += rec.modelledSeconds;

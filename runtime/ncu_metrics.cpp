@@ -19,8 +19,8 @@ std::vector<NcuMetric> ncuMetrics(const SiteCounters &c, double seconds) {
       double(c.threadInstructions));
   add("smsp__thread_inst_executed_per_inst_executed.ratio", "", "instructions.threadsPerWarp",
       c.warpInstructions ? double(c.threadInstructions) / double(c.warpInstructions) : 0);
-  static const char *const kOp[kMemoryOpKinds] = {"ld", "st", "atom"};
-  static const char *const kKind[kMemoryOpKinds] = {"load", "store", "atomic"};
+  static const char *const kOp[kMemoryOpKinds] = {"ld", "st", "atom", "red"};
+  static const char *const kKind[kMemoryOpKinds] = {"load", "store", "atomic", "reduction"};
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
     const GlobalOpCounters &g = c.global[k];
     const std::string op = kOp[k], key = std::string("global.") + kKind[k] + ".";
@@ -37,7 +37,10 @@ std::vector<NcuMetric> ncuMetrics(const SiteCounters &c, double seconds) {
     add("smsp__sass_average_data_bytes_per_sector_mem_global_op_" + op + ".pct", "%",
         key + "efficiency", globalEfficiency(g));
   }
+  // Shared reductions are counted as atomics (ATOMS either way), so there is no shared "red".
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
+    if (k == static_cast<uint32_t>(MemoryOpKind::Reduction))
+      continue;
     const SharedOpCounters &s = c.shared[k];
     const std::string op = kOp[k], key = std::string("shared.") + kKind[k] + ".";
     add("smsp__sass_inst_executed_op_shared_" + op + ".sum", "inst", key + "instructions",

@@ -13,8 +13,8 @@ namespace kern::runtime {
 
 namespace {
 
-const char *const kOpNames[kMemoryOpKinds] = {"load", "store", "atomic"};
-const char *const kOpShort[kMemoryOpKinds] = {"ld", "st", "atom"};
+const char *const kOpNames[kMemoryOpKinds] = {"load", "store", "atomic", "reduction"};
+const char *const kOpShort[kMemoryOpKinds] = {"ld", "st", "atom", "red"};
 
 std::string fmt(const char *f, double v) {
   char buf[64];
@@ -342,6 +342,8 @@ Json countersJson(const SiteCounters &c) {
                            {"efficiency", jsonNumber(globalEfficiency(g))}};
   }
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
+    if (k == static_cast<uint32_t>(MemoryOpKind::Reduction))
+      continue; // counted as atomics, as the GPU counts them
     const SharedOpCounters &s = c.shared[k];
     shared[kOpNames[k]] = {{"instructions", s.instructions},
                            {"requests", s.requests},

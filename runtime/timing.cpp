@@ -76,7 +76,14 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
   const double dramBandwidth = dramPeakBandwidth(dev) * dev.dramEfficiency;
   set(TimeLimiter::Dram, dramBandwidth > 0 ? dram / dramBandwidth : 0.0);
   set(TimeLimiter::L2, dev.l2Bytes > 0 ? bytes / dev.l2Bandwidth : 0.0);
-  set(TimeLimiter::Atomics, double(in.atomicLaneOps) / (dev.atomicsPerCycle * hz));
+  // Global atomics: the lane operations, the L2's atomic units (a result that returns costs
+  // more than a reduction's), and the passes of the hottest chunk, one after another.
+  const double atomicWork =
+      double(in.atomicUnits) * (1.0 + (dev.atomicReturnCost - 1.0) * in.atomicReturnShare);
+  set(TimeLimiter::Atomics,
+      std::max({double(in.atomicLaneOps) / (dev.atomicsPerCycle * hz),
+                atomicWork / (dev.atomicUnitsPerCycle * hz),
+                double(in.atomicHotPasses) / (dev.atomicChunkPassesPerCycle * hz)}));
 
   // Latency: one warp alone, each instruction waiting for the one before it, each global load
   // for its data (from L2 or DRAM in the proportion above) and each shared load likewise. A

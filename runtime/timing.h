@@ -19,7 +19,7 @@ enum class TimeLimiter : uint8_t {
   Barriers, ///< warps waiting at __syncthreads()
   L2,       ///< global traffic through the L2
   Dram,     ///< global traffic to DRAM
-  Atomics,  ///< global atomics, one lane operation after another at the L2
+  Atomics,  ///< global atomics: the L2's atomic units, or one hot address after another
   Launch,   ///< the launch's fixed cost (a kernel too small for anything else to show)
 };
 constexpr size_t kTimeLimiters = 8;
@@ -48,6 +48,11 @@ struct TimingInput {
   uint64_t sharedWavefronts = 0;
   uint64_t barriers = 0;      ///< warp arrivals at __syncthreads()
   uint64_t atomicLaneOps = 0; ///< global atomic operations, one per active lane
+  uint64_t atomicUnits = 0;   ///< the L2's work for them (GlobalAtomicCost::units)
+  /// The share of that work whose results return (ATOM; the rest are reductions, RED), 0..1.
+  double atomicReturnShare = 0;
+  /// The most passes one 512-byte chunk received (LaunchCounters::atomicHotPasses).
+  uint64_t atomicHotPasses = 0;
 };
 
 /// The model's answer for one launch.

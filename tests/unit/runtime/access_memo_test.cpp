@@ -105,7 +105,8 @@ TEST_CASE("a recorded memo replays exactly what the rules added", "[runtime][cou
   const Lanes a = contiguous(0x200000000040ull, 4); // 64 bytes past a 128-byte line
   w.recordMemo(2, KERN_ACCESS_LOAD | KERN_ACCESS_GLOBAL, a.data(), ~0u, 4, 7, 0);
   auto memoOf = [&](uint32_t op, uint64_t lane0, uint32_t flags) -> const KernAccessMemo & {
-    return w.memos[KERN_MEMO_SLOTS * (3 * 2 + op) + kern_access_memo_slot(lane0, 4, flags)];
+    return w.memos[KERN_MEMO_SLOTS * (KERN_ACCESS_OPS * 2 + op) +
+                   kern_access_memo_slot(lane0, 4, flags)];
   };
   const KernAccessMemo &m = memoOf(KERN_ACCESS_LOAD, a[0], KERN_ACCESS_GLOBAL);
   CHECK(m.tag == kern_access_memo_tag(a[0], 4, KERN_ACCESS_LOAD | KERN_ACCESS_GLOBAL, true));
@@ -140,8 +141,9 @@ TEST_CASE("a recorded memo replays exactly what the rules added", "[runtime][cou
   CHECK(st.pattern[5] == 5 * 4 + 4096);
   // Contiguous under a partial mask: the contiguous bit, and the mask kept beside it.
   w.recordMemo(3, KERN_ACCESS_LOAD | KERN_ACCESS_GLOBAL, a.data(), 0x0000FFFFu, 4, 11, 0);
-  const KernAccessMemo &partial = w.memos[KERN_MEMO_SLOTS * (3 * 3 + KERN_ACCESS_LOAD) +
-                                          kern_access_memo_slot(a[0], 4, KERN_ACCESS_GLOBAL)];
+  const KernAccessMemo &partial =
+      w.memos[KERN_MEMO_SLOTS * (KERN_ACCESS_OPS * 3 + KERN_ACCESS_LOAD) +
+              kern_access_memo_slot(a[0], 4, KERN_ACCESS_GLOBAL)];
   CHECK(partial.tag == kern_access_memo_tag(a[0], 4, KERN_ACCESS_LOAD | KERN_ACCESS_GLOBAL, true));
   CHECK(partial.mask == 0x0000FFFFu);
   CHECK(partial.delta[0] == 1);

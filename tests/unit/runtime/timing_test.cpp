@@ -181,3 +181,35 @@ TEST_CASE("timing: a barrier costs a fixed part and a part per warp of the block
   CHECK(t.bound == TimeLimiter::Barriers);
   CHECK(t.limiter(TimeLimiter::Barriers) == Approx(10000.0 * 29 / 1.98e9));
 }
+
+TEST_CASE("timing: global atomics are bound by the L2's units or by the hottest chunk",
+          "[runtime][timing]") {
+  // docs/timing.md, example 7: 528 blocks of 8 warps; each warp adds 64 times, a lane a sector
+  // (32 one-lane passes an instruction), result unused.
+  const DeviceProfile &h100 = profile("h100");
+  TimingInput in;
+  in.blocks = 528;
+  in.warpsPerBlock = 8;
+  in.blocksPerSM = 8;
+  in.atomicLaneOps = 528ull * 256 * 64;
+  in.atomicUnits = 528ull * 8 * 64 * 32;
+  in.atomicHotPasses = 64ull * 32 * 8; // a chunk holds 16 of those sectors, one warp's 2
+  LaunchTime t = modelLaunchTime(h100, in);
+  CHECK(t.bound == TimeLimiter::Atomics);
+  CHECK(limiter(t, TimeLimiter::Atomics) == Approx(8650752 / (48.7 * 1.98e9)));
+  CHECK(t.seconds == Approx(91.2e-6).epsilon(1e-3));
+  // The results used (ATOM): 1.28 times the work.
+  in.atomicReturnShare = 1.0;
+  CHECK(modelLaunchTime(h100, in).seconds == Approx(1.5e-6 + 1.28 * 89.71e-6).epsilon(1e-3));
+  // A histogram of one bin: 2^25 lanes' adds on one word, 2^25 passes of that chunk.
+  TimingInput hist;
+  hist.blocks = 1056;
+  hist.warpsPerBlock = 8;
+  hist.blocksPerSM = 8;
+  hist.atomicLaneOps = 1ull << 25;
+  hist.atomicUnits = 1ull << 25;
+  hist.atomicHotPasses = 1ull << 25;
+  t = modelLaunchTime(h100, hist);
+  CHECK(limiter(t, TimeLimiter::Atomics) == Approx(33554432 / (0.69 * 1.98e9)));
+  CHECK(t.seconds == Approx(24.56e-3).epsilon(1e-3));
+}
