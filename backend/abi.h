@@ -106,6 +106,17 @@ struct KernWarpCtx {
   uint64_t localSp;
   uint64_t localLimit;
   uint64_t localTop;
+  /// clock() and clock64() (programs that call them, ir::Module::readsClock): the warp's
+  /// modelled SM clock advances, in 1/16 cycles, by clockInstr16 for each warp instruction,
+  /// clockGlobal16 for each global load or atomic whose result is used, and clockShared16 for
+  /// each shared one (runtime/timing.h, clockFigures); at a barrier the block's warps meet at
+  /// the latest of their clocks (blockClock: two slots, used by barriers in turn), plus
+  /// clockBarrier16.
+  uint32_t clockInstr16;
+  uint32_t clockGlobal16;
+  uint32_t clockShared16;
+  uint32_t clockBarrier16;
+  uint64_t *blockClock;
 };
 
 /// What host functions receive as their hidden first parameter. Compiled code reads only its
@@ -374,4 +385,6 @@ static_assert(offsetof(KernWarpCtx, coro) == 512);
 static_assert(offsetof(KernWarpCtx, dynamicSharedOffset) == 520);
 static_assert(offsetof(KernWarpCtx, stackLimit) == 528);
 static_assert(offsetof(KernWarpCtx, localTop) == 552);
-static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 80);
+static_assert(offsetof(KernWarpCtx, clockInstr16) == 560);
+static_assert(offsetof(KernWarpCtx, blockClock) == 576);
+static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 104);

@@ -287,6 +287,7 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool counted) {
 }
 
 void WarpCodegen::countInstr(unsigned n) {
+  advanceClock(kCtxClockInstr, n);
   if (!mc_.options.counters || n == 0)
     return;
   Type *i64 = b_.getInt64Ty();
@@ -411,13 +412,16 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     return;
   case StmtKind::Barrier: {
     countInstr(1);
+    clockBeforeBarrier();
     if (coro_) {
       emitCoroBarrier(s.site, bits(cur(), "barrier.mask"), b_.getInt32(0), -1);
+      clockAfterBarrier();
       return;
     }
     b_.CreateCall(runtime(RuntimeFunction::kern_rt_barrier),
                   {ctx_, b_.getInt32(s.site), bits(cur(), "barrier.mask")});
     returnIfFaulted();
+    clockAfterBarrier();
     return;
   }
   case StmtKind::Launch:
@@ -469,10 +473,6 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
 }
 
 void WarpCodegen::emitBackEdge(ir::SiteId site, bool poll) {
-  // clock() ticks once per back-edge, so a spin on clock() advances.
-  Value *ticksAddr = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), warp_, kWarpTicks);
-  Value *ticks = b_.CreateLoad(b_.getInt64Ty(), ticksAddr, "ticks");
-  b_.CreateStore(b_.CreateAdd(ticks, b_.getInt64(1)), ticksAddr);
   if (!poll) // a loop of a few iterations (ir::shortLoops): the enclosing code polls
     return;
   // Runaway kernels: count back-edges down; the runtime decides at zero (abi.h kern_rt_poll).
@@ -733,11 +733,11 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
     b_.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
     return nullptr;
   case IntrinsicId::Clock: {
-    // A deterministic stand-in for the SM clock: this warp's loop back-edges plus clock() reads
-    // so far. Real cycle counts would make runs irreproducible.
+    // The warp's modelled SM clock (KernWarpCtx::clockInstr16...): what the warp executed so
+    // far at the profile's rates, the same in every run.
     Value *addr = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), warp_, kWarpTicks);
-    Value *t = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), addr, "ticks"), b_.getInt64(1), "clock");
-    b_.CreateStore(t, addr);
+    Value *t =
+        b_.CreateLShr(b_.CreateLoad(b_.getInt64Ty(), addr, "ticks"), b_.getInt64(4), "clock");
     return emitCast(b_, splat(t), ir::Type::i64(true), e.type);
   }
   case IntrinsicId::SyncCount:
@@ -749,6 +749,7 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
                     : e.intrinsic == IntrinsicId::SyncAnd ? 1
                                                           : 2;
     Value *r;
+    clockBeforeBarrier();
     if (coro_) {
       emitCoroBarrier(e.site, bits(m, "barrier.mask"), bits(b_.CreateAnd(m, pred), "barrier.pred"),
                       static_cast<int32_t>(kind));
@@ -760,6 +761,7 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
                         "barrier.result");
       returnIfFaulted();
     }
+    clockAfterBarrier();
     return emitCast(b_, splat(r), ir::Type::i32(true), e.type);
   }
   case IntrinsicId::AtomicAdd:

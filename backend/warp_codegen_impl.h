@@ -44,6 +44,11 @@ enum CtxOffset : unsigned {
   kCtxCoro = offsetof(KernWarpCtx, coro),
   kCtxDynamicShared = offsetof(KernWarpCtx, dynamicSharedOffset),
   kCtxStackLimit = offsetof(KernWarpCtx, stackLimit),
+  kCtxClockInstr = offsetof(KernWarpCtx, clockInstr16),
+  kCtxClockGlobal = offsetof(KernWarpCtx, clockGlobal16),
+  kCtxClockShared = offsetof(KernWarpCtx, clockShared16),
+  kCtxClockBarrier = offsetof(KernWarpCtx, clockBarrier16),
+  kCtxBlockClock = offsetof(KernWarpCtx, blockClock),
   kCtxLocalSp = offsetof(KernWarpCtx, localSp),
   kCtxLocalLimit = offsetof(KernWarpCtx, localLimit),
   kCtxLocalTop = offsetof(KernWarpCtx, localTop),
@@ -61,10 +66,11 @@ enum MemoOffset : unsigned {
 
 // The per-warp state a kernel keeps in its frame and hands to device functions by pointer.
 enum WarpStateOffset : unsigned {
-  kWarpLocalHi = 0, // end of the kernel's local frame: generic pointers below it, down to the
-                    // current function's frame, are this warp's local memory
-  kWarpTicks = 8,   // clock(): a deterministic per-warp counter (see Clock below)
-  kWarpStateBytes = 16,
+  kWarpLocalHi = 0,   // end of the kernel's local frame: generic pointers below it, down to the
+                      // current function's frame, are this warp's local memory
+  kWarpTicks = 8,     // clock(): the warp's modelled clock in 1/16 cycles (KernWarpCtx)
+  kWarpBarriers = 16, // clock(): barriers the warp has passed (which of blockClock's two slots)
+  kWarpStateBytes = 24,
 };
 
 enum class AccessOp : uint32_t {
@@ -196,6 +202,15 @@ private:
   void emitBackEdge(ir::SiteId site, bool poll);
   BranchHook branchHook(ir::SiteId site, bool counted);
   void countInstr(unsigned n);
+  /// The program calls clock(): compiled code keeps each warp's modelled clock.
+  bool clockModel() const { return mc_.ir.readsClock; }
+  /// Advances the warp's modelled clock by `n` times the context's figure at `ctxField`.
+  void advanceClock(unsigned ctxField, unsigned n = 1);
+  /// The warp's modelled clock around a barrier: its time joins the block's before it, and
+  /// after it the warp takes the block's latest plus the barrier's cost.
+  void clockBeforeBarrier();
+  void clockAfterBarrier();
+  Value *blockClockSlot();
   Value *emitCond(const ir::Expr *e);
 
   // ---- expressions ----

@@ -63,6 +63,8 @@ void WarpCodegen::emitLocalFrame(bool isKernel) {
     b_.CreateStore(localHi_, warp_);
     b_.CreateStore(b_.getInt64(0),
                    b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), warp_, kWarpTicks));
+    b_.CreateStore(b_.getInt64(0),
+                   b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), warp_, kWarpBarriers));
   } else {
     localHi_ = b_.CreateLoad(i64, warp_, "local.hi");
   }

@@ -170,6 +170,13 @@ Value *WarpCodegen::addressVector(const MemoryAccess &a) {
 
 Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   using ir::AddrSpace;
+  // The warp waits for a load, or an atomic whose result it uses (the modelled clock).
+  if (a.op == AccessOp::Load || a.op == AccessOp::Atomic) {
+    if (a.space == AddrSpace::Shared)
+      advanceClock(kCtxClockShared);
+    else if (a.space == AddrSpace::Global || a.space == AddrSpace::Generic)
+      advanceClock(kCtxClockGlobal);
+  }
   Value *m = cur();
   unsigned size = a.type.bytes();
   Type *i64 = b_.getInt64Ty();

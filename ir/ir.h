@@ -372,6 +372,9 @@ struct Module {
   /// Host code reads the modelled clock (cudaEventElapsedTime): its kernels are counted, so that
   /// the timing model can give them a duration, whatever the mode (docs/timing.md).
   bool readsModelledTime = false;
+  /// Device code calls clock() or clock64(): compiled code keeps each warp's modelled clock
+  /// (KernWarpCtx::clockInstr16...).
+  bool readsClock = false;
   std::string sourceName;
   /// The host functions whose address the program takes. A function pointer's value is
   /// 1 + its function's index here (0 is the null pointer): never a machine address, so a

@@ -489,6 +489,7 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
   if (n == "clock" && !device_) // host code: C's clock()
     return snapshot(intrinsic(IntrinsicId::HostClock, Type::i64(true), {}), "clock", e->loc);
   if (n == "clock" || n == "clock64") {
+    m_.readsClock = true;
     Expr *x = intrinsic(IntrinsicId::Clock, Type::i64(true), {});
     return snapshot(x, "clock", e->loc);
   }

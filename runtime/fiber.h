@@ -111,6 +111,9 @@ struct FiberPool;
 /// Per-block state; KernWarpCtx::block points here.
 struct BlockState {
   LaunchState *launch = nullptr;
+  /// The modelled clock at which its warps met at their barriers, two slots used in turn
+  /// (KernWarpCtx::blockClock).
+  uint64_t clock[2] = {0, 0};
   uint64_t linear = 0;
   uint32_t blockIdx[3] = {0, 0, 0};
   std::string out; // kernel printf

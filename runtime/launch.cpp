@@ -342,6 +342,18 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   cfg.timeoutSeconds = options_.timeoutSeconds;
   cfg.stop = options_.stop.get();
   cfg.globalAddrs = &globalAddrs_;
+  {
+    const uint32_t warpsPerBlock = (block[0] * block[1] * block[2] + 31) / 32;
+    const uint64_t blocks = uint64_t(grid[0]) * grid[1] * grid[2];
+    const uint64_t perSM = (blocks + dev.smCount - 1) / std::max(1, dev.smCount);
+    const uint64_t resident =
+        std::min<uint64_t>(perSM, std::max<uint64_t>(1, uint64_t(rec.occupancy.blocksPerSM)));
+    const ClockFigures f = clockFigures(dev, double(resident * warpsPerBlock), warpsPerBlock);
+    cfg.clock16[0] = f.instruction16;
+    cfg.clock16[1] = f.global16;
+    cfg.clock16[2] = f.shared16;
+    cfg.clock16[3] = f.barrier16;
+  }
   if (image_.usesDeviceHeap) {
     if (!heap_.reserved()) {     // CUDA fixes the heap's size when the first kernel runs
       auto it = limits_.find(2); // cudaLimitMallocHeapSize

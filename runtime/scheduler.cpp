@@ -128,6 +128,11 @@ void fillContext(KernWarpCtx &ctx, const LaunchState &L, BlockState &b, uint8_t 
   ctx.block = &b;
   ctx.counters = b.counters;
   ctx.callDepth = 0;
+  ctx.clockInstr16 = cfg.clock16[0];
+  ctx.clockGlobal16 = cfg.clock16[1];
+  ctx.clockShared16 = cfg.clock16[2];
+  ctx.clockBarrier16 = cfg.clock16[3];
+  ctx.blockClock = b.clock;
 }
 
 /// The warp contexts of block `b`, one per warp. They are filled once per launch; per block
@@ -146,9 +151,11 @@ KernWarpCtx *blockContexts(WorkerState &W, LaunchState &L, BlockState &b, uint8_
       fillContext(W.warpContexts[w], L, b, shared, w);
     W.warpContextsLaunch = L.serial;
   }
+  b.clock[0] = b.clock[1] = 0; // every block's clock starts at 0
   for (uint32_t w = 0; w < L.warpsPerBlock; ++w) {
     KernWarpCtx &ctx = W.warpContexts[w];
     ctx.shared = shared;
+    ctx.blockClock = b.clock;
     ctx.blockIdx[0] = bx;
     ctx.blockIdx[1] = by;
     ctx.blockIdx[2] = bz;

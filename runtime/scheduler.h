@@ -61,6 +61,8 @@ struct LaunchConfig {
   /// 0 when the kernel keeps every frame on the stack. Scheduler::reserveLocalMemory reserves
   /// them before the launch.
   uint64_t localBytesPerWarp = 0;
+  /// The modelled clock's figures (KernWarpCtx::clockInstr16...; timing.h clockFigures).
+  uint32_t clock16[4] = {0, 0, 0, 0};
 };
 
 /// The fault that ends a launch: the first one of the faulting block with the lowest linear

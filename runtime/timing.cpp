@@ -28,6 +28,23 @@ double LaunchTime::share(TimeLimiter l) const {
   return seconds > 0 ? std::clamp(limiter(l) / seconds, 0.0, 1.0) : 0.0;
 }
 
+ClockFigures clockFigures(const DeviceProfile &dev, double warpsPerSM, uint32_t warpsPerBlock) {
+  auto fixed = [](double cycles) { return static_cast<uint32_t>(std::lround(cycles * 16)); };
+  ClockFigures f;
+  // A warp issues at most one instruction a cycle (one every 1 / issueRate cycles where the SM
+  // issues less than one a cycle), and less often when the SM's resident warps share its issue
+  // slots. Not dependentIssueCycles: kern's operations are several to each of nvcc's unrolled
+  // instructions, and the SM overlaps the independent ones (docs/timing.md).
+  const double issue = dev.issueRate > 0 ? dev.issueRate : 1.0;
+  f.instruction16 = fixed(std::max(1.0 / std::min(issue, 1.0), warpsPerSM / issue));
+  // A load may hit in the L2 or go to DRAM: the mean of the two latencies.
+  f.global16 = fixed(dev.l2Bytes > 0 ? 0.5 * (dev.l2LatencyCycles + dev.dramLatencyCycles)
+                                     : double(dev.dramLatencyCycles));
+  f.shared16 = fixed(dev.sharedLatencyCycles);
+  f.barrier16 = fixed(dev.barrierCycles + double(dev.barrierCyclesPerWarp) * warpsPerBlock);
+  return f;
+}
+
 double dramPeakBandwidth(const DeviceProfile &dev) {
   return double(dev.memoryClockKHz) * 1e3 * 2 * dev.memoryBusWidthBits / 8;
 }

@@ -74,6 +74,18 @@ struct LaunchTime {
 /// The modelled time of a launch on `dev` (docs/timing.md gives each formula and its source).
 LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in);
 
+/// What a warp's modelled SM clock (clock(), clock64()) advances by, in 1/16 cycles.
+struct ClockFigures {
+  uint32_t instruction16 = 0; ///< a warp instruction: the issue interval of one warp
+  uint32_t global16 = 0;      ///< a global load, or an atomic whose result is used
+  uint32_t shared16 = 0;      ///< a shared load or atomic
+  uint32_t barrier16 = 0;     ///< a __syncthreads() (after the block's warps have met)
+};
+
+/// The clock figures of a launch with `warpsPerSM` resident warps per SM, in blocks of
+/// `warpsPerBlock` (docs/timing.md, "clock() and clock64()").
+ClockFigures clockFigures(const DeviceProfile &dev, double warpsPerSM, uint32_t warpsPerBlock);
+
 /// The DRAM peak of `dev` in bytes/s (memoryClockKHz x 2 x memoryBusWidthBits / 8, double data
 /// rate); 0 when the profile does not know its memory.
 double dramPeakBandwidth(const DeviceProfile &dev);

@@ -213,3 +213,17 @@ TEST_CASE("timing: global atomics are bound by the L2's units or by the hottest 
   CHECK(limiter(t, TimeLimiter::Atomics) == Approx(33554432 / (0.69 * 1.98e9)));
   CHECK(t.seconds == Approx(24.56e-3).epsilon(1e-3));
 }
+
+TEST_CASE("timing: the modelled clock's figures", "[runtime][timing]") {
+  // docs/timing.md, "clock() and clock64()": h100, one block of 8 warps on an SM.
+  const ClockFigures f = clockFigures(profile("h100"), 8, 8);
+  CHECK(f.instruction16 == 32);  // 8 warps share 4 issue slots: a warp issues every 2 cycles
+  CHECK(f.global16 == 7096);     // (282 + 605) / 2 = 443.5 cycles
+  CHECK(f.shared16 == 29 * 16);  // 29 cycles
+  CHECK(f.barrier16 == 29 * 16); // 13 + 2 x 8 cycles
+  // A warp alone issues every cycle; on g80 (a warp instruction takes 4 cycles) every 4.
+  CHECK(clockFigures(profile("h100"), 1, 1).instruction16 == 16);
+  CHECK(clockFigures(profile("g80"), 1, 1).instruction16 == 64);
+  CHECK(clockFigures(profile("g80"), 1, 1).global16 ==
+        uint32_t(16 * profile("g80").dramLatencyCycles));
+}
