@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -42,7 +43,18 @@ struct Finding {
   double idle = 0; ///< a launch-level finding: the share of lanes, SMs or slots left idle
   std::string where;
   std::string text;
+  /// The share of the launches' modelled time the waste costs, 0 to 1 (0: not known).
+  double time = 0;
 };
+
+/// Puts the time a site's waste costs on the finding just made: `share` of the site's modelled
+/// time (`siteShare`, of the launches' whole time), said in the text when 1 % or more.
+void costsTime(std::vector<Finding> &out, double siteShare, double share) {
+  Finding &f = out.back();
+  f.time = std::clamp(siteShare * share, 0.0, 1.0);
+  if (f.time >= 0.01)
+    f.text += " (about " + fmt("%.0f%%", 100 * f.time) + " of the modelled time)";
+}
 
 /// The words of one GPU generation: cc1.x's profiler (computeprof) speaks of half-warps,
 /// coalesced transactions and warp_serialize; Fermi's of 128-byte lines and 32-byte segments;
@@ -82,7 +94,8 @@ const char *nounOf(MemoryOpKind k) {
 /// when that is at least as much as the best access would move (it moves twice the ideal or
 /// more), with the pattern of the site's sampled warp as the reason and its fix.
 void globalFindings(const SiteCounters &c, const AccessSample *sm, const Vocabulary &v,
-                    const DeviceProfile &dev, const std::string &where, std::vector<Finding> &out) {
+                    const DeviceProfile &dev, const std::string &where, double siteShare,
+                    std::vector<Finding> &out) {
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
     const auto kind = static_cast<MemoryOpKind>(k);
     const GlobalOpCounters &g = c.global[k];
@@ -149,6 +162,7 @@ void globalFindings(const SiteCounters &c, const AccessSample *sm, const Vocabul
               verb + " neighbouring words";
     }
     out.push_back({double(wasted) / 32.0, 0, where, text});
+    costsTime(out, siteShare, double(wasted) / double(c.globalTotal().bytesMoved));
   }
 }
 
@@ -157,7 +171,7 @@ void globalFindings(const SiteCounters &c, const AccessSample *sm, const Vocabul
 /// one lane that moves little (`if (tid == 0) out[blockIdx.x] = s[0]`) is no finding: it wastes
 /// nothing (one sector is the least any access moves).
 void singleLaneFinding(const SiteCounters &c, const AccessSample *sm, double launchBytes,
-                       const std::string &where, std::vector<Finding> &out) {
+                       const std::string &where, double siteShare, std::vector<Finding> &out) {
   if (!sm || sm->activeLanes != 1 || launchBytes <= 0)
     return;
   const GlobalOpCounters g = c.globalTotal();
@@ -168,10 +182,11 @@ void singleLaneFinding(const SiteCounters &c, const AccessSample *sm, double lau
                      fmt("%.0f%%", 100.0 * double(g.bytesMoved) / launchBytes) +
                      " of the kernel's global bytes: spread the work over the warp's 32 lanes "
                      "so that they access neighbouring words together"});
+  costsTime(out, siteShare, 31.0 / 32.0);
 }
 
 void sharedFinding(const SiteCounters &c, const AccessSample *sm, const Vocabulary &v,
-                   const std::string &where, std::vector<Finding> &out) {
+                   const std::string &where, double siteShare, std::vector<Finding> &out) {
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
     const auto kind = static_cast<MemoryOpKind>(k);
     const SharedOpCounters &s = c.shared[k];
@@ -205,6 +220,7 @@ void sharedFinding(const SiteCounters &c, const AccessSample *sm, const Vocabula
       text += "; make consecutive lanes use consecutive words, or pad rows to an odd stride";
     }
     out.push_back({double(s.conflicts()), 0, where, text});
+    costsTime(out, siteShare, double(s.conflicts()) / double(c.sharedTotal().steps));
   }
 }
 
@@ -313,21 +329,28 @@ std::vector<std::string> findings(const ReportInput &in, const std::vector<size_
     for (const GlobalOpCounters &g : c.global)
       globalBytes += double(g.bytesMoved);
   const std::vector<AccessSample> &samples = rt.counters().samples();
+  double total = 0;
+  const std::vector<double> seconds = siteSeconds(rt, launches, total);
   for (size_t i = 0; i < sites.size() && i < in.sites.size(); ++i) {
     const SiteCounters &c = sites[i];
     const SiteInfo &s = in.sites[i];
     const std::string where = s.file + ":" + std::to_string(s.line);
     const AccessSample *sm =
         i < samples.size() && samples[i].key != UINT64_MAX ? &samples[i] : nullptr;
-    sharedFinding(c, sm, v, where, found);
-    globalFindings(c, sm, v, dev, where, found);
-    singleLaneFinding(c, sm, globalBytes, where, found);
+    const double share = total > 0 && i < seconds.size() ? seconds[i] / total : 0.0;
+    sharedFinding(c, sm, v, where, share, found);
+    globalFindings(c, sm, v, dev, where, share, found);
+    singleLaneFinding(c, sm, globalBytes, where, share, found);
     branchFinding(c, sm, where, found);
   }
 
-  // The costliest first, then the launches that leave the most hardware idle; ties in the
-  // order found (launches, then sites by id).
+  // The costliest in modelled time first (to the percent), then by what they waste, then the
+  // launches that leave the most hardware idle; ties in the order found (launches, then sites
+  // by id).
   std::stable_sort(found.begin(), found.end(), [](const Finding &a, const Finding &b) {
+    const double ta = std::round(100 * a.time), tb = std::round(100 * b.time);
+    if (ta != tb)
+      return ta > tb;
     return a.cost != b.cost ? a.cost > b.cost : a.idle > b.idle;
   });
   std::vector<std::string> out;

@@ -1,6 +1,7 @@
 // `kern annotate`: the program's source with each line's counters beside it, like a profiler's
 // source view, and the lines that cost the most marked.
 #include "runtime/report.h"
+#include "runtime/timing.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -76,6 +77,41 @@ std::string describe(const SiteCounters &c, bool sectorsRule, bool halfWarp) {
 
 } // namespace
 
+std::vector<double> siteSeconds(const Runtime &rt, const std::vector<size_t> &launches,
+                                double &total) {
+  std::vector<double> seconds;
+  total = 0;
+  for (size_t i : launches) {
+    const LaunchRecord &rec = rt.launches()[i];
+    if (!rec.profiled)
+      continue;
+    total += rec.time.seconds;
+    const std::vector<SiteCounters> &sites = rt.counters().launch(i).sites;
+    std::vector<double> use(sites.size());
+    double sum = 0;
+    for (size_t s = 0; s < sites.size(); ++s) {
+      const SiteCounters &c = sites[s];
+      const auto ld = size_t(MemoryOpKind::Load), at = size_t(MemoryOpKind::Atomic);
+      uint64_t bytes = 0, wavefronts = 0;
+      for (size_t k = 0; k < kMemoryOpKinds; ++k) {
+        bytes += c.global[k].bytesMoved;
+        wavefronts += c.shared[k].steps;
+      }
+      use[s] =
+          siteBoundUse(rt.device(), rec.time, c.global[ld].instructions + c.global[at].instructions,
+                       c.shared[ld].instructions + c.shared[at].instructions, c.warpInstructions,
+                       wavefronts, bytes, c.atomicUnits, c.barriersExecuted);
+      sum += use[s];
+    }
+    if (seconds.size() < sites.size())
+      seconds.resize(sites.size());
+    const double body = rec.time.seconds - rec.time.limiter(TimeLimiter::Launch);
+    for (size_t s = 0; s < sites.size() && sum > 0; ++s)
+      seconds[s] += body * use[s] / sum;
+  }
+  return seconds;
+}
+
 std::string annotateSource(const ReportInput &in) {
   const Runtime &rt = *in.rt;
   std::map<uint32_t, SiteCounters> byLine;
@@ -116,9 +152,19 @@ std::string annotateSource(const ReportInput &in) {
                                ? std::to_string(profiled) + " launch(es)"
                                : std::to_string(profiled) + " profiled launch(es) of " +
                                      std::to_string(rt.launches().size());
+  double totalTime = 0;
+  std::vector<size_t> all(rt.launches().size());
+  for (size_t i = 0; i < all.size(); ++i)
+    all[i] = i;
+  std::map<uint32_t, double> timeOf;
+  const std::vector<double> seconds = siteSeconds(rt, all, totalTime);
+  for (size_t s = 0; s < seconds.size() && s < in.sites.size(); ++s)
+    if (seconds[s] > 0 && in.sites[s].fileId == in.mainFileId)
+      timeOf[in.sites[s].line] += seconds[s];
   std::string out = "// " + in.program + " on " + rt.device().name + ": counters summed over " +
                     over + "; '<<<' marks the lines that cost the most (conflicts, wasted " +
-                    "sectors, divergence)\n";
+                    "sectors, divergence); 'time' is the line's share of the kernels' modelled " +
+                    "time (beyond each launch's fixed overhead), by what bounds each launch\n";
   for (size_t i = 0; i < lines.size(); ++i) {
     const uint32_t line = static_cast<uint32_t>(i + 1);
     char num[16];
@@ -127,6 +173,9 @@ std::string annotateSource(const ReportInput &in) {
     auto it = byLine.find(line);
     std::string note =
         it == byLine.end() ? "" : describe(it->second, sectorsRule, rt.device().ccMajor == 1);
+    if (auto t = timeOf.find(line);
+        t != timeOf.end() && totalTime > 0 && t->second >= 0.005 * totalTime)
+      note += (note.empty() ? "time " : ", time ") + fmt1(100.0 * t->second / totalTime) + "%";
     if (!note.empty()) {
       if (lines[i].size() < width)
         text.append(width - lines[i].size(), ' ');

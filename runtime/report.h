@@ -47,6 +47,13 @@ std::string reportJson(const ReportInput &in);
 std::string countersText(const ReportInput &in);
 /// The source with each line's counters beside it, worst lines marked (annotate.cpp).
 std::string annotateSource(const ReportInput &in);
+
+/// Each site's modelled time (seconds) over the profiled launches among `launches` (indices into
+/// Runtime::launches()): each launch's time beyond its fixed overhead, shared among its sites by
+/// how much of what bounds it they used (timing.h, siteBoundUse). `total` gets the launches'
+/// whole modelled time, overheads included.
+std::vector<double> siteSeconds(const Runtime &rt, const std::vector<size_t> &launches,
+                                double &total);
 /// A Chrome trace-event file: transfers, launches, blocks on virtual SMs by wave (trace.cpp).
 std::string traceJson(const ReportInput &in);
 /// The advisor's findings, one line each, "FILE:LINE: advice: ..." (advisor.cpp).

@@ -28,6 +28,43 @@ double LaunchTime::share(TimeLimiter l) const {
   return seconds > 0 ? std::clamp(limiter(l) / seconds, 0.0, 1.0) : 0.0;
 }
 
+double siteBoundUse(const DeviceProfile &dev, const LaunchTime &time, uint64_t globalWaits,
+                    uint64_t sharedWaits, uint64_t warpInstructions, uint64_t sharedWavefronts,
+                    uint64_t globalBytes, uint64_t atomicUnits, uint64_t barriers) {
+  // A launch that its overhead bounds: the longest of the rest.
+  TimeLimiter bound = time.bound;
+  if (bound == TimeLimiter::Launch) {
+    double longest = 0;
+    for (size_t l = 0; l < kTimeLimiters; ++l)
+      if (static_cast<TimeLimiter>(l) != TimeLimiter::Launch && time.limiterSeconds[l] > longest) {
+        longest = time.limiterSeconds[l];
+        bound = static_cast<TimeLimiter>(l);
+      }
+  }
+  switch (bound) {
+  case TimeLimiter::Issue:
+    return double(warpInstructions);
+  case TimeLimiter::Shared:
+    return double(sharedWavefronts);
+  case TimeLimiter::L2:
+  case TimeLimiter::Dram:
+    return double(globalBytes);
+  case TimeLimiter::Atomics:
+    return double(atomicUnits);
+  case TimeLimiter::Barriers:
+    return double(barriers);
+  case TimeLimiter::Latency: {
+    const double latency =
+        time.memoryLatencyCycles > 0 ? time.memoryLatencyCycles : double(dev.dramLatencyCycles);
+    return double(warpInstructions) * dev.dependentIssueCycles + double(globalWaits) * latency +
+           double(sharedWaits) * dev.sharedLatencyCycles;
+  }
+  case TimeLimiter::Launch:
+    break;
+  }
+  return 0;
+}
+
 ClockFigures clockFigures(const DeviceProfile &dev, double warpsPerSM, uint32_t warpsPerBlock) {
   auto fixed = [](double cycles) { return static_cast<uint32_t>(std::lround(cycles * 16)); };
   ClockFigures f;
@@ -108,6 +145,7 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
   const double hit = dev.l2Bytes > 0 && fetched > 0 ? 1.0 - dram / fetched : 0.0;
   const double memoryLatency =
       hit * dev.l2LatencyCycles + (1.0 - hit) * double(dev.dramLatencyCycles);
+  t.memoryLatencyCycles = memoryLatency;
   const double chain = double(in.warpInstructions) / warps * dev.dependentIssueCycles +
                        double(in.globalWaits) / warps * memoryLatency +
                        double(in.sharedWaits) / warps * dev.sharedLatencyCycles;

@@ -60,8 +60,9 @@ struct LaunchTime {
   double seconds = 0; ///< the launch's overhead plus its longest limiter
   TimeLimiter bound = TimeLimiter::Launch;
   std::array<double, kTimeLimiters> limiterSeconds{}; ///< what each limiter alone would take
-  double dramBytes = 0;  ///< the DRAM traffic charged (the rest of the global bytes hit L2)
-  double warpsPerSM = 0; ///< warps resident on an SM at once
+  double dramBytes = 0; ///< the DRAM traffic charged (the rest of the global bytes hit L2)
+  double memoryLatencyCycles = 0; ///< a global load's latency, L2 hits and DRAM misses mixed
+  double warpsPerSM = 0;          ///< warps resident on an SM at once
   /// When latency bounds the launch: the resident warps per SM that would hide it (capped at
   /// the profile's maximum); 0 otherwise.
   double warpsToHideLatency = 0;
@@ -73,6 +74,17 @@ struct LaunchTime {
 
 /// The modelled time of a launch on `dev` (docs/timing.md gives each formula and its source).
 LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in);
+
+/// How much of what bounds a launch (for a launch its overhead bounds, the longest of the
+/// other limiters) one site used: its warp instructions when issue bounds the launch, its
+/// wavefronts for shared, its bytes for L2 or DRAM, its atomic units for atomics, its barrier
+/// arrivals for barriers, and for latency its share of the warps' chains (instructions ×
+/// dependentIssueCycles + global waits × the launch's memory latency + shared waits ×
+/// sharedLatencyCycles). A line's share of the launch's time is its sites' sum over all sites'
+/// (`kern annotate`).
+double siteBoundUse(const DeviceProfile &dev, const LaunchTime &time, uint64_t globalWaits,
+                    uint64_t sharedWaits, uint64_t warpInstructions, uint64_t sharedWavefronts,
+                    uint64_t globalBytes, uint64_t atomicUnits, uint64_t barriers);
 
 /// What a warp's modelled SM clock (clock(), clock64()) advances by, in 1/16 cycles.
 struct ClockFigures {

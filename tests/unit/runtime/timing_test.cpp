@@ -227,3 +227,20 @@ TEST_CASE("timing: the modelled clock's figures", "[runtime][timing]") {
   CHECK(clockFigures(profile("g80"), 1, 1).global16 ==
         uint32_t(16 * profile("g80").dramLatencyCycles));
 }
+
+TEST_CASE("timing: a site's use of what bounds the launch", "[runtime][timing]") {
+  const DeviceProfile &h100 = profile("h100");
+  LaunchTime t;
+  t.bound = TimeLimiter::Shared;
+  CHECK(siteBoundUse(h100, t, 1, 2, 3, 40, 500, 6, 7) == 40);
+  t.bound = TimeLimiter::Dram;
+  CHECK(siteBoundUse(h100, t, 1, 2, 3, 40, 500, 6, 7) == 500);
+  t.bound = TimeLimiter::Latency;
+  t.memoryLatencyCycles = 400;
+  // 3 instructions x 4 + 1 global wait x 400 + 2 shared waits x 29.
+  CHECK(siteBoundUse(h100, t, 1, 2, 3, 40, 500, 6, 7) == 12 + 400 + 58);
+  // Bound by its overhead: the longest other limiter (here barriers).
+  t.bound = TimeLimiter::Launch;
+  t.limiterSeconds[static_cast<size_t>(TimeLimiter::Barriers)] = 1e-6;
+  CHECK(siteBoundUse(h100, t, 1, 2, 3, 40, 500, 6, 7) == 7);
+}
