@@ -114,7 +114,8 @@ int32_t Runtime::cudaMemcpy(void *dst, const void *src, uint64_t n, int32_t kind
   return memcpyImpl("cudaMemcpy", dst, src, n, kind);
 }
 
-int32_t Runtime::memcpyImpl(const char *api, void *dst, const void *src, uint64_t n, int32_t kind) {
+int32_t Runtime::memcpyImpl(const char *api, void *dst, const void *src, uint64_t n, int32_t kind,
+                            void *stream, bool async) {
   if (stickyError_)
     return seenSticky();
   if (kind < 0 || kind > 4)
@@ -174,7 +175,7 @@ int32_t Runtime::memcpyImpl(const char *api, void *dst, const void *src, uint64_
   if (dstDevice != srcDevice)
     recordTransfer(api,
                    dstDevice ? TransferDirection::HostToDevice : TransferDirection::DeviceToHost, n,
-                   dstDevice ? s : d);
+                   dstDevice ? s : d, stream, async);
   return cudaSuccess;
 }
 
@@ -201,6 +202,7 @@ int32_t Runtime::cudaMemset(void *p, int32_t value, uint64_t n) {
 
 int32_t Runtime::cudaDeviceSynchronize() {
   // Launches run to completion before kern_rt_launch returns; only their faults remain.
+  clock_.hostWaits(clock_.deviceEnd());
   synchronizePools(nullptr, 0, true);
   return seenSticky();
 }

@@ -115,18 +115,21 @@ bool Runtime::isPinned(uint64_t hostAddr) const {
 // ---- transfers and the modelled clock -------------------------------------------------------
 
 void Runtime::recordTransfer(const char *api, TransferDirection direction, uint64_t bytes,
-                             uint64_t hostAddr) {
+                             uint64_t hostAddr, void *stream, bool async) {
   TransferRecord t;
   t.api = api;
   t.direction = direction;
   t.bytes = bytes;
   t.pinned = isPinned(hostAddr);
-  t.startSeconds = clock_;
   t.seconds = transferSeconds(options_.device, bytes, t.pinned,
                               direction == TransferDirection::HostToDevice);
-  // Every copy runs to completion before the call returns (see Runtime's stream comment), so
-  // transfers never overlap each other or kernels on the modelled clock either.
-  clock_ += t.seconds;
+  // Every copy runs to completion before the call returns (see Runtime's stream comment); on
+  // the modelled clock an asynchronous copy from pinned memory overlaps the host and the work
+  // of other streams and engines.
+  t.startSeconds = clock_.run(stream,
+                              direction == TransferDirection::HostToDevice ? DeviceEngine::CopyIn
+                                                                           : DeviceEngine::CopyOut,
+                              t.seconds, !(async && t.pinned));
   timeline_.push_back({TimelineEvent::Kind::Transfer, transfers_.size()});
   transfers_.push_back(std::move(t));
 }
@@ -137,7 +140,7 @@ int32_t Runtime::cudaMemcpyAsync(void *dst, const void *src, uint64_t n, int32_t
     return seenSticky();
   if (int32_t e = checkStream("cudaMemcpyAsync", stream))
     return e;
-  return memcpyImpl("cudaMemcpyAsync", dst, src, n, kind);
+  return memcpyImpl("cudaMemcpyAsync", dst, src, n, kind, stream, true);
 }
 
 int32_t Runtime::cudaMemsetAsync(void *p, int32_t value, uint64_t n, void *stream) {
@@ -202,6 +205,7 @@ int32_t Runtime::cudaStreamDestroy(void *stream) {
 int32_t Runtime::cudaStreamSynchronize(void *stream) {
   if (int32_t e = checkStream("cudaStreamSynchronize", stream))
     return e;
+  clock_.hostWaits(clock_.ready(stream));
   synchronizePools(stream, freeSeq_, false);
   return seenSticky(); // the stream's work finished when each call returned
 }
@@ -222,7 +226,7 @@ int32_t Runtime::cudaEventRecord(void *event, void *stream) {
     return e;
   // Events measure modelled time (LANGUAGE.md, "Timing"): the clock that transfers advance.
   h->recorded = true;
-  h->stamp = clock_;
+  h->stamp = clock_.ready(stream);
   h->stream = stream;
   h->freeSeq = freeSeq_;
   return cudaSuccess;
@@ -233,8 +237,10 @@ int32_t Runtime::cudaEventSynchronize(void *event) {
   if (!h)
     return recordError(cudaErrorInvalidResourceHandle,
                        "kern: cudaEventSynchronize: " + handleName(event) + kNotAnEvent);
-  if (h->recorded) // the host sees the work of the event's stream before the record complete
+  if (h->recorded) { // the host sees the work of the event's stream before the record complete
+    clock_.hostWaits(h->stamp);
     synchronizePools(h->stream, h->freeSeq, false);
+  }
   return seenSticky();
 }
 
@@ -288,12 +294,15 @@ int32_t Runtime::cudaStreamQuery(void *stream) {
 int32_t Runtime::cudaStreamWaitEvent(void *stream, void *event, uint32_t flags) {
   if (int32_t e = checkStream("cudaStreamWaitEvent", stream))
     return e;
-  if (!findHandle(event, Handle::Kind::Event))
+  const Handle *h = findHandle(event, Handle::Kind::Event);
+  if (!h)
     return recordError(cudaErrorInvalidResourceHandle,
                        "kern: cudaStreamWaitEvent: " + handleName(event) + kNotAnEvent);
   if (flags > 1) // cudaEventWaitDefault or cudaEventWaitExternal
     return recordError(cudaErrorInvalidValue, "kern: cudaStreamWaitEvent: flags " +
                                                   std::to_string(flags) + " are not valid");
+  if (h->recorded) // on the modelled clock, the stream's later work waits for the event
+    clock_.streamWaits(stream, h->stamp);
   return seenSticky(); // the event's work is done already: the stream need not wait
 }
 

@@ -173,7 +173,7 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   // The dynamic region starts 16-byte aligned after the static variables (as the code reads it).
   rec.sharedBytes =
       sharedBytes ? (k.staticSharedBytes + 15) / 16 * 16 + sharedBytes : k.staticSharedBytes;
-  rec.startSeconds = clock_;
+  rec.startSeconds = clock_.ready(stream);
   rec.registersPerThread = kernelRegisters(k, &rec.registersSource);
   // Every launch, failed or not, is on the timeline: a failed one is recorded with its error.
   auto fail = [&](int32_t code, const std::string &message) {
@@ -418,7 +418,8 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
         modelLaunchTime(dev, timingInput(rec, counters_.launch(launches_.size()), footprint));
     rec.modelledSeconds = rec.time.seconds;
   }
-  clock_ += rec.modelledSeconds;
+  // Launches do not make the host wait: the next work of other streams may overlap them.
+  rec.startSeconds = clock_.run(stream, DeviceEngine::Compute, rec.modelledSeconds, false);
   rec.faulted = result.faulted;
   timeline_.push_back({TimelineEvent::Kind::Launch, launches_.size()});
   launches_.push_back(rec);

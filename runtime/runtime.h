@@ -17,6 +17,7 @@
 #include "runtime/random.h"
 #include "runtime/scheduler.h"
 #include "runtime/stop.h"
+#include "runtime/stream_clock.h"
 #include "runtime/timing.h"
 
 #include <chrono>
@@ -269,8 +270,9 @@ public:
   const std::vector<LaunchRecord> &launches() const { return launches_; }
   const std::vector<TransferRecord> &transfers() const { return transfers_; }
   const std::vector<TimelineEvent> &timeline() const { return timeline_; }
-  /// The modelled clock, in seconds since the program started: what events measure.
-  double modelledClock() const { return clock_; }
+  /// The modelled clock, in seconds since the program started: the end of all device work
+  /// issued so far (what cudaDeviceSynchronize would wait for).
+  double modelledClock() const { return clock_.deviceEnd(); }
   /// The counters of every profiled launch and of the program (empty unless
   /// Options::counters).
   const CounterCollector &counters() const { return counters_; }
@@ -690,9 +692,14 @@ private:
   /// Null (the default stream) or a live stream: cudaSuccess; else an error recorded for
   /// `function`.
   int32_t checkStream(const char *function, void *stream);
-  int32_t memcpyImpl(const char *api, void *dst, const void *src, uint64_t n, int32_t kind);
+  /// A copy; `stream` and `async` for cudaMemcpyAsync (the modelled clock only: kern copies at
+  /// once either way).
+  int32_t memcpyImpl(const char *api, void *dst, const void *src, uint64_t n, int32_t kind,
+                     void *stream = nullptr, bool async = false);
+  /// A host <-> device copy on the modelled clock: on `stream`, and the host waits for it
+  /// unless it is `async` from pinned memory (CUDA stages a pageable copy before returning).
   void recordTransfer(const char *api, TransferDirection direction, uint64_t bytes,
-                      uint64_t hostAddr);
+                      uint64_t hostAddr, void *stream = nullptr, bool async = false);
   bool isPinned(uint64_t hostAddr) const;
   /// The __device__ or __constant__ variable whose address is `addr`, or null.
   const backend::GlobalImage *findSymbol(uint64_t addr) const;
@@ -775,8 +782,8 @@ private:
   std::vector<TransferRecord> transfers_;
   std::vector<TimelineEvent> timeline_;
   CounterCollector counters_;
-  std::unique_ptr<Checker> checker_;                // checked mode only
-  double clock_ = 0;                                // the modelled clock, seconds
+  std::unique_ptr<Checker> checker_; // checked mode only
+  StreamClock clock_; // the modelled clock of the streams (docs/timing.md, "Streams")
   std::chrono::steady_clock::time_point mainStart_; // when runMain started main
   double launchWallSeconds_ = 0;                    // real time spent in launches since
   std::vector<std::unique_ptr<Handle>> handleStore_;

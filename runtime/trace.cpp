@@ -48,19 +48,23 @@ std::string traceJson(const ReportInput &in) {
   ev.push_back(meta("process_name", kKernelPid, 0, "kernels"));
   ev.push_back(meta("process_name", kSmPid, 0, "virtual SMs (waves of blocks)"));
   int smsUsed = 0;
-  double t = 0; // trace time, microseconds
+  // Trace time in microseconds: each copy and launch at its start on the modelled clock, where
+  // streams let them overlap; a launch that was not counted takes no modelled time, so the
+  // nominal time drawn for it shifts everything after it.
+  double shift = 0;
   for (const TimelineEvent &e : rt.timeline()) {
     if (e.kind == TimelineEvent::Kind::Transfer) {
       const TransferRecord &r = rt.transfers()[e.index];
+      const double t = r.startSeconds * 1e6 + shift;
       const bool h2d = r.direction == TransferDirection::HostToDevice;
       ev.push_back(event(
           r.api + " " + formatBytes(r.bytes) + (r.pinned ? " pinned" : " pageable"), "transfer",
           kLinkPid, h2d ? 1 : 2, t, r.seconds * 1e6,
           {{"bytes", r.bytes}, {"pinned", r.pinned}, {"modelledSeconds", jsonNumber(r.seconds)}}));
-      t += r.seconds * 1e6;
       continue;
     }
     const LaunchRecord &l = rt.launches()[e.index];
+    const double t = l.startSeconds * 1e6 + shift;
     const Waves &w = l.waves;
     const uint64_t drawn = std::min(w.waves, kMaxWavesDrawn);
     const bool timed = l.profiled && l.modelledSeconds > 0;
@@ -95,7 +99,8 @@ std::string traceJson(const ReportInput &in) {
                            {{"firstBlock", b0}, {"blocksOnThisSM", b1 - b0 + 1}}));
       }
     }
-    t += dur;
+    if (!timed)
+      shift += dur;
   }
   for (int sm = 0; sm < smsUsed; ++sm)
     ev.push_back(meta("thread_name", kSmPid, sm, "SM " + std::to_string(sm)));
