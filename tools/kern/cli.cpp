@@ -291,7 +291,8 @@ void defineRun(CLI::App &app, Invocation &inv, Raw &raw) {
                  "summary at the end (stderr); checked: see --checked. (The REPL's\n"
                  "default is profile; :mode there switches.) A program that calls\n"
                  "cudaEventElapsedTime is counted in any mode, quietly, so that its\n"
-                 "kernels take their modelled time (docs/timing.md)")
+                 "kernels take their modelled time (docs/timing.md); clock() and\n"
+                 "clock64() in kernels read a modelled SM clock in every mode")
       ->option_text("MODE")
       ->check(oneOf({"fast", "profile", "checked"}))
       ->group(kOptions);
