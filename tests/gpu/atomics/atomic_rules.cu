@@ -3,20 +3,10 @@
 // sector and wavefront counts of that instruction can be read per pattern. Patterns come from
 // memory (the index of each lane), so nvcc cannot see that lanes share an address.
 //   atomic_rules            prints each launch's "launch N: op pattern" line, in launch order
-// Run it under ncu (tests/gpu/atomics/measure.sh); rules.py sets the counts beside kern's rule.
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <cuda_runtime.h>
+// Run it under ncu (tests/gpu/atomics/measure.sh); compare.py sets the counts beside kern's.
+#include "../timing/timing_common.cuh"
 
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        cudaError_t err_ = (call);                                                         \
-        if (err_ != cudaSuccess) {                                                         \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(err_));  \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#include <string.h>
 
 // A lane whose index is negative does not take part.
 __global__ void g_add_unused(int *data, const int *idx) {
