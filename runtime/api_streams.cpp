@@ -184,6 +184,8 @@ int32_t Runtime::cudaStreamCreate(void **stream, uint32_t flags, const char *fun
   Handle *h = handleStore_.back().get();
   h->kind = Handle::Kind::Stream;
   handles_[h] = h;
+  if (flags == 1) // cudaStreamNonBlocking: no implicit synchronisation with stream 0
+    clock_.setNonBlocking(h);
   *stream = h;
   return cudaSuccess;
 }

@@ -6,9 +6,14 @@
 namespace kern::runtime {
 
 double StreamClock::ready(const void *stream) const {
-  double t = std::max(host_, legacy_);
-  if (!stream) // the legacy stream waits for every stream's work
-    return std::max(t, deviceEnd());
+  if (!stream) { // the legacy stream waits for the work of every blocking stream
+    double t = std::max(host_, legacy_);
+    for (const auto &[s, end] : streams_)
+      if (blocking(s))
+        t = std::max(t, end);
+    return t;
+  }
+  double t = blocking(stream) ? std::max(host_, legacy_) : host_;
   auto it = streams_.find(stream);
   return it == streams_.end() ? t : std::max(t, it->second);
 }

@@ -14,8 +14,9 @@ constexpr int kDeviceEngines = 3;
 
 /// When work runs on the modelled clock. Work on one stream runs in issue order; work on
 /// different streams overlaps when it uses different engines; the legacy default stream
-/// (null) waits for all work before it and all work after it waits for it (every stream counts
-/// as blocking); the host issues work at its own time, which moves only when it waits.
+/// (null) waits for the work of blocking streams before it, and their work after it waits for
+/// it (not so a cudaStreamNonBlocking stream's); the host issues work at its own time, which
+/// moves only when it waits.
 class StreamClock {
 public:
   /// Work of `seconds` on `stream` using `engine`; the host waits for it to finish when
@@ -32,13 +33,21 @@ public:
   void streamWaits(const void *stream, double t);
   /// Where the host is on the modelled clock.
   double host() const { return host_; }
+  /// `stream` was created with cudaStreamNonBlocking: it neither waits for the legacy default
+  /// stream nor is waited for by it.
+  void setNonBlocking(const void *stream) { nonBlocking_[stream] = true; }
 
 private:
   double &endOf(const void *stream) { return stream ? streams_[stream] : legacy_; }
+  bool blocking(const void *stream) const {
+    auto it = nonBlocking_.find(stream);
+    return it == nonBlocking_.end() || !it->second;
+  }
 
   double host_ = 0;
   double legacy_ = 0; ///< the end of the legacy default stream's work
   std::map<const void *, double> streams_;
+  std::map<const void *, bool> nonBlocking_;
   double engines_[kDeviceEngines] = {0, 0, 0};
 };
 

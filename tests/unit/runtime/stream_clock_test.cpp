@@ -43,3 +43,17 @@ TEST_CASE("streams: the host's waits and a stream's wait for an event", "[runtim
   c.hostWaits(10e-3);
   CHECK(c.run(&a, DeviceEngine::Compute, 1e-3, false) == Approx(10e-3));
 }
+
+TEST_CASE("streams: a non-blocking stream and the legacy default stream do not wait for each "
+          "other",
+          "[runtime][streams]") {
+  StreamClock c;
+  int a = 0;
+  c.setNonBlocking(&a);
+  c.run(&a, DeviceEngine::CopyIn, 4e-3, false);
+  // The default stream's kernel does not wait for a's copy...
+  CHECK(c.run(nullptr, DeviceEngine::Compute, 1e-3, false) == 0);
+  // ...nor a's kernel for the default stream's (only for the SMs, and its own copy).
+  CHECK(c.run(&a, DeviceEngine::Compute, 1e-3, false) == Approx(4e-3));
+  CHECK(c.ready(nullptr) == Approx(1e-3));
+}
