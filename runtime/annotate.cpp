@@ -90,17 +90,7 @@ std::vector<double> siteSeconds(const Runtime &rt, const std::vector<size_t> &la
     std::vector<double> use(sites.size());
     double sum = 0;
     for (size_t s = 0; s < sites.size(); ++s) {
-      const SiteCounters &c = sites[s];
-      const auto ld = size_t(MemoryOpKind::Load), at = size_t(MemoryOpKind::Atomic);
-      uint64_t bytes = 0, wavefronts = 0;
-      for (size_t k = 0; k < kMemoryOpKinds; ++k) {
-        bytes += c.global[k].bytesMoved;
-        wavefronts += c.shared[k].steps;
-      }
-      use[s] =
-          siteBoundUse(rt.device(), rec.time, c.global[ld].instructions + c.global[at].instructions,
-                       c.shared[ld].instructions + c.shared[at].instructions, c.warpInstructions,
-                       wavefronts, bytes, c.atomicUnits, c.barriersExecuted);
+      use[s] = siteBoundUse(rt.device(), rec.time, sites[s]);
       sum += use[s];
     }
     if (seconds.size() < sites.size())

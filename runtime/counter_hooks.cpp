@@ -90,14 +90,13 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
   if (!shared && isAtomic(kind)) {
     // Global atomics take the call every time: the chunks they land in are absolute addresses,
     // which a memo of the shape cannot replay.
-    set.recordGlobal(site, addrs, lanes, size, kind);
+    GlobalAtomicCost cost;
+    set.recordGlobal(site, addrs, lanes, size, kind, &cost);
     if (atomicChunks.empty())
       atomicChunks.assign(kAtomicChunkBuckets, 0u);
     atomicChunksUsed = true;
-    AtomicChunkPasses chunks[KERN_WARP_SIZE];
-    const uint32_t n = atomicChunkPasses(addrs, lanes, chunks);
-    for (uint32_t i = 0; i < n; ++i)
-      atomicChunks[atomicChunkBucket(chunks[i].chunk)] += chunks[i].passes;
+    for (uint32_t i = 0; i < cost.chunkCount; ++i)
+      atomicChunks[atomicChunkBucket(cost.chunks[i].chunk)] += cost.chunks[i].passes;
     sample(site, key, addrs, mask, size, sharedBase);
     syncView();
     return;

@@ -105,6 +105,15 @@ enum class AtomicForm : uint8_t {
 /// The form kern_rt_count_access's flags name.
 AtomicForm atomicFormOf(uint32_t flags);
 
+/// The bytes that decide which L2 unit serves an atomic (docs/timing.md, "Atomics").
+constexpr uint64_t kAtomicChunkBytes = 512;
+
+/// Passes of one warp-level global atomic on one 512-byte chunk of memory.
+struct AtomicChunkPasses {
+  uint64_t chunk = 0; ///< address / kAtomicChunkBytes
+  uint32_t passes = 0;
+};
+
 /// What one warp-level global atomic (or reduction) costs on the Sectors rule.
 struct GlobalAtomicCost {
   /// The lanes on distinct addresses of a 32-byte sector are served in one pass, and lanes on
@@ -116,27 +125,16 @@ struct GlobalAtomicCost {
   /// The L2's work for them (the timing model's atomics limiter): a pass that serves one lane
   /// is 1, a pass that serves several lanes 2 (fitted on an H200: docs/timing.md, "Atomics").
   uint32_t units = 0;
+  /// The passes split by chunk, one entry per chunk the active lanes touch: the timing model
+  /// charges the most passes any one chunk receives in a launch.
+  uint32_t chunkCount = 0;
+  AtomicChunkPasses chunks[32];
 };
 
 /// The cost of one warp-level global atomic at 32 lanes' `addresses` (only lanes set in
 /// `activeMask` are read; lanes' accesses are aligned and at most 16 bytes, so each lies in one
 /// sector).
 GlobalAtomicCost globalAtomicCost(const uint64_t *addresses, uint32_t activeMask);
-
-/// The bytes that decide which L2 unit serves an atomic (docs/timing.md, "Atomics").
-constexpr uint64_t kAtomicChunkBytes = 512;
-
-/// Passes of one warp-level global atomic on one 512-byte chunk of memory.
-struct AtomicChunkPasses {
-  uint64_t chunk = 0; ///< address / kAtomicChunkBytes
-  uint32_t passes = 0;
-};
-
-/// GlobalAtomicCost::passes split by chunk: fills `out` with one entry per chunk the active lanes
-/// touch (at most 32) and returns how many. The timing model charges the most passes any one
-/// chunk receives in a launch.
-uint32_t atomicChunkPasses(const uint64_t *addresses, uint32_t activeMask,
-                           AtomicChunkPasses out[32]);
 
 /// The cost of one warp-level shared-memory atomic. On cc1.x (HalfWarp) atomics cost what
 /// writes cost. From cc2.0 on (WarpMulticast), measured on an H200 (docs/atomics.md):

@@ -62,23 +62,15 @@ template <typename F> void forEachAtomicSector(const uint64_t *addresses, uint32
 
 GlobalAtomicCost globalAtomicCost(const uint64_t *addresses, uint32_t activeMask) {
   GlobalAtomicCost cost;
-  forEachAtomicSector(addresses, activeMask, [&](uint64_t, uint32_t passes, uint32_t units) {
+  forEachAtomicSector(addresses, activeMask, [&](uint64_t sector, uint32_t passes, uint32_t units) {
     cost.passes += passes;
     cost.units += units;
+    const uint64_t chunk = sector * kSectorBytes / kAtomicChunkBytes;
+    if (cost.chunkCount == 0 || cost.chunks[cost.chunkCount - 1].chunk != chunk)
+      cost.chunks[cost.chunkCount++] = AtomicChunkPasses{chunk, 0};
+    cost.chunks[cost.chunkCount - 1].passes += passes;
   });
   return cost;
-}
-
-uint32_t atomicChunkPasses(const uint64_t *addresses, uint32_t activeMask,
-                           AtomicChunkPasses out[32]) {
-  uint32_t chunks = 0;
-  forEachAtomicSector(addresses, activeMask, [&](uint64_t sector, uint32_t passes, uint32_t) {
-    const uint64_t chunk = sector * kSectorBytes / kAtomicChunkBytes;
-    if (chunks == 0 || out[chunks - 1].chunk != chunk)
-      out[chunks++] = AtomicChunkPasses{chunk, 0};
-    out[chunks - 1].passes += passes;
-  });
-  return chunks;
 }
 
 SharedAccessCost sharedAtomicCost(SharedBankRule rule, uint32_t banks, const uint64_t *off,

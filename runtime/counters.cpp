@@ -92,7 +92,7 @@ void CounterSet::recordShared(CounterSiteId site, const uint64_t *offsets, uint3
 }
 
 void CounterSet::recordGlobal(CounterSiteId site, const uint64_t *addresses, uint32_t mask,
-                              uint32_t size, MemoryOpKind kind) {
+                              uint32_t size, MemoryOpKind kind, GlobalAtomicCost *atomicCost) {
   if (mask == 0)
     return;
   // Atomics are performed in L2 like stores on cc2.x; the other rules treat both alike.
@@ -102,6 +102,8 @@ void CounterSet::recordGlobal(CounterSiteId site, const uint64_t *addresses, uin
   SiteCounters &c = at(site);
   if (atomic) {
     const GlobalAtomicCost a = globalAtomicCost(addresses, mask);
+    if (atomicCost)
+      *atomicCost = a;
     c.atomicUnits += a.units;
     if (config_.globalRule == GlobalCoalescingRule::Sectors) {
       cost.sectors = cost.transactions = a.passes;

@@ -69,7 +69,7 @@ struct SiteCounters {
 struct LaunchCounters {
   SiteCounters total;
   std::vector<SiteCounters> sites;
-  /// The most global-atomic passes (globalAtomicPasses) that one 512-byte chunk of memory
+  /// The most global-atomic passes (GlobalAtomicCost::passes) that one 512-byte chunk of memory
   /// received in the launch: what the L2 serialises (docs/timing.md, "Atomics"). Chunks are
   /// told apart by a hash into kAtomicChunkBuckets buckets, so chunks that share a bucket add
   /// up; a program's total is the largest of its launches'.
@@ -117,9 +117,10 @@ public:
   void recordShared(CounterSiteId site, const uint64_t *offsets, uint32_t mask, uint32_t size,
                     MemoryOpKind kind, AtomicForm form = AtomicForm::Plain);
   /// One warp-level global access: 32 lanes' addresses. Atomics cost what writes cost, and on
-  /// the Sectors rule their sectors are their passes (globalAtomicPasses).
+  /// the Sectors rule their sectors are their passes (globalAtomicCost), which go to `atomicCost`
+  /// when it is given.
   void recordGlobal(CounterSiteId site, const uint64_t *addresses, uint32_t mask, uint32_t size,
-                    MemoryOpKind kind);
+                    MemoryOpKind kind, GlobalAtomicCost *atomicCost = nullptr);
   /// One warp-level constant-memory read.
   void recordConstant(CounterSiteId site, const uint64_t *addresses, uint32_t mask);
   /// One warp-level branch: `mask` the active lanes, `taken` the lanes whose condition holds.

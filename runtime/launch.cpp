@@ -99,9 +99,8 @@ TimingInput timingInput(const LaunchRecord &rec, const LaunchCounters &counters,
   const auto load = static_cast<size_t>(MemoryOpKind::Load),
              atomic = static_cast<size_t>(MemoryOpKind::Atomic),
              reduction = static_cast<size_t>(MemoryOpKind::Reduction);
-  // A reduction (an atomic whose result is unused) does not make its warp wait.
-  in.globalWaits = c.global[load].instructions + c.global[atomic].instructions;
-  in.sharedWaits = c.shared[load].instructions + c.shared[atomic].instructions;
+  in.globalWaits = globalWaits(c);
+  in.sharedWaits = sharedWaits(c);
   for (size_t k = 0; k < kMemoryOpKinds; ++k) {
     in.globalBytes += c.global[k].bytesMoved;
     in.sharedWavefronts += c.shared[k].steps;
@@ -345,10 +344,9 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   {
     const uint32_t warpsPerBlock = (block[0] * block[1] * block[2] + 31) / 32;
     const uint64_t blocks = uint64_t(grid[0]) * grid[1] * grid[2];
-    const uint64_t perSM = (blocks + dev.smCount - 1) / std::max(1, dev.smCount);
-    const uint64_t resident =
-        std::min<uint64_t>(perSM, std::max<uint64_t>(1, uint64_t(rec.occupancy.blocksPerSM)));
-    const ClockFigures f = clockFigures(dev, double(resident * warpsPerBlock), warpsPerBlock);
+    const ClockFigures f = clockFigures(
+        dev, residentWarpsPerSM(dev, blocks, warpsPerBlock, uint32_t(rec.occupancy.blocksPerSM)),
+        warpsPerBlock);
     cfg.clock16[0] = f.instruction16;
     cfg.clock16[1] = f.global16;
     cfg.clock16[2] = f.shared16;

@@ -28,9 +28,17 @@ double LaunchTime::share(TimeLimiter l) const {
   return seconds > 0 ? std::clamp(limiter(l) / seconds, 0.0, 1.0) : 0.0;
 }
 
-double siteBoundUse(const DeviceProfile &dev, const LaunchTime &time, uint64_t globalWaits,
-                    uint64_t sharedWaits, uint64_t warpInstructions, uint64_t sharedWavefronts,
-                    uint64_t globalBytes, uint64_t atomicUnits, uint64_t barriers) {
+uint64_t globalWaits(const SiteCounters &c) {
+  return c.globalOf(MemoryOpKind::Load).instructions +
+         c.globalOf(MemoryOpKind::Atomic).instructions;
+}
+
+uint64_t sharedWaits(const SiteCounters &c) {
+  return c.sharedOf(MemoryOpKind::Load).instructions +
+         c.sharedOf(MemoryOpKind::Atomic).instructions;
+}
+
+double siteBoundUse(const DeviceProfile &dev, const LaunchTime &time, const SiteCounters &c) {
   // A launch that its overhead bounds: the longest of the rest.
   TimeLimiter bound = time.bound;
   if (bound == TimeLimiter::Launch) {
@@ -43,26 +51,32 @@ double siteBoundUse(const DeviceProfile &dev, const LaunchTime &time, uint64_t g
   }
   switch (bound) {
   case TimeLimiter::Issue:
-    return double(warpInstructions);
+    return double(c.warpInstructions);
   case TimeLimiter::Shared:
-    return double(sharedWavefronts);
+    return double(c.sharedTotal().steps);
   case TimeLimiter::L2:
   case TimeLimiter::Dram:
-    return double(globalBytes);
+    return double(c.globalTotal().bytesMoved);
   case TimeLimiter::Atomics:
-    return double(atomicUnits);
+    return double(c.atomicUnits);
   case TimeLimiter::Barriers:
-    return double(barriers);
+    return double(c.barriersExecuted);
   case TimeLimiter::Latency: {
     const double latency =
         time.memoryLatencyCycles > 0 ? time.memoryLatencyCycles : double(dev.dramLatencyCycles);
-    return double(warpInstructions) * dev.dependentIssueCycles + double(globalWaits) * latency +
-           double(sharedWaits) * dev.sharedLatencyCycles;
+    return double(c.warpInstructions) * dev.dependentIssueCycles +
+           double(globalWaits(c)) * latency + double(sharedWaits(c)) * dev.sharedLatencyCycles;
   }
   case TimeLimiter::Launch:
     break;
   }
   return 0;
+}
+
+double residentWarpsPerSM(const DeviceProfile &dev, uint64_t blocks, uint32_t warpsPerBlock,
+                          uint32_t blocksPerSM) {
+  const double perSM = std::ceil(double(blocks) / std::max(1, dev.smCount));
+  return std::min(perSM, std::max<double>(1, blocksPerSM)) * warpsPerBlock;
 }
 
 ClockFigures clockFigures(const DeviceProfile &dev, double warpsPerSM, uint32_t warpsPerBlock) {
@@ -102,7 +116,7 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
   const double perSM = std::ceil(blocks / dev.smCount);
   const double resident = std::max<double>(1, in.blocksPerSM);
   const double rounds = std::ceil(perSM / resident);
-  t.warpsPerSM = std::min(perSM, resident) * in.warpsPerBlock;
+  t.warpsPerSM = residentWarpsPerSM(dev, in.blocks, in.warpsPerBlock, in.blocksPerSM);
 
   // Throughput of the busiest SM: every instruction it issues, every wavefront it serves.
   set(TimeLimiter::Issue, perSM * (double(in.warpInstructions) / blocks) / (dev.issueRate * hz));

@@ -3,6 +3,7 @@
 // timing_test.cpp holds the worked examples of docs/timing.md.
 #pragma once
 
+#include "runtime/counters.h"
 #include "runtime/device.h"
 
 #include <array>
@@ -82,9 +83,12 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in);
 /// dependentIssueCycles + global waits × the launch's memory latency + shared waits ×
 /// sharedLatencyCycles). A line's share of the launch's time is its sites' sum over all sites'
 /// (`kern annotate`).
-double siteBoundUse(const DeviceProfile &dev, const LaunchTime &time, uint64_t globalWaits,
-                    uint64_t sharedWaits, uint64_t warpInstructions, uint64_t sharedWavefronts,
-                    uint64_t globalBytes, uint64_t atomicUnits, uint64_t barriers);
+double siteBoundUse(const DeviceProfile &dev, const LaunchTime &time, const SiteCounters &c);
+
+/// The accesses of `c` that make their warp wait: global loads and atomics whose result is used
+/// (a reduction, like a store, does not), and shared loads and atomics.
+uint64_t globalWaits(const SiteCounters &c);
+uint64_t sharedWaits(const SiteCounters &c);
 
 /// What a warp's modelled SM clock (clock(), clock64()) advances by, in 1/16 cycles.
 struct ClockFigures {
@@ -93,6 +97,11 @@ struct ClockFigures {
   uint32_t shared16 = 0;      ///< a shared load or atomic
   uint32_t barrier16 = 0;     ///< a __syncthreads() (after the block's warps have met)
 };
+
+/// The warps resident on the busiest SM at once: blocks go round-robin to the SMs, so it runs
+/// ceil(blocks / SMs) of them, at most blocksPerSM at a time (docs/timing.md, step 1).
+double residentWarpsPerSM(const DeviceProfile &dev, uint64_t blocks, uint32_t warpsPerBlock,
+                          uint32_t blocksPerSM);
 
 /// The clock figures of a launch with `warpsPerSM` resident warps per SM, in blocks of
 /// `warpsPerBlock` (docs/timing.md, "clock() and clock64()").

@@ -28,11 +28,7 @@ __global__ void random_bins(unsigned *words, int iters, unsigned bins) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
-    CHECK(cudaEventCreate(&ev_start));
-    CHECK(cudaEventCreate(&ev_stop));
-    int nsm = 0;
-    CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+    const int nsm = timing_setup(argc, argv);
     const int blocks = nsm * 4, threads = 256, iters = 64;
     const size_t nthreads = (size_t)blocks * threads;
     unsigned *words, *out;

@@ -70,11 +70,7 @@ static size_t nwords;
     } while (0)
 
 int main(int argc, char **argv) {
-    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
-    CHECK(cudaEventCreate(&ev_start));
-    CHECK(cudaEventCreate(&ev_stop));
-    int nsm = 0;
-    CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+    const int nsm = timing_setup(argc, argv);
     const int blocks = nsm * 4, threads = 256;
     nwords = (size_t)blocks * threads;
     CHECK(cudaMalloc(&words, nwords * sizeof(unsigned)));

@@ -45,11 +45,7 @@ __global__ void write_f4(float4 *__restrict__ out, size_t n4, float v) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
-    CHECK(cudaEventCreate(&ev_start));
-    CHECK(cudaEventCreate(&ev_stop));
-    int nsm = 0;
-    CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+    const int nsm = timing_setup(argc, argv);
 
     const size_t n4 = (size_t)1 << 26; // 2^26 float4 = 1 GiB
     float4 *a, *b;

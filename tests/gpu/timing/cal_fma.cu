@@ -45,11 +45,7 @@ __global__ void __launch_bounds__(512, 4) fma_ilp8(int n, float b, float c, floa
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
-    CHECK(cudaEventCreate(&ev_start));
-    CHECK(cudaEventCreate(&ev_stop));
-    int nsm = 0;
-    CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+    const int nsm = timing_setup(argc, argv);
     const int n = 65536;
     float *out;
     long long *cycles;

@@ -118,9 +118,7 @@ static void report(const char *name, int hops) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
-    CHECK(cudaEventCreate(&ev_start));
-    CHECK(cudaEventCreate(&ev_stop));
+    timing_setup(argc, argv);
     CHECK(cudaMalloc(&state, 2 * sizeof(unsigned)));
     CHECK(cudaMalloc(&cycles, sizeof(long long)));
     unsigned nodes;

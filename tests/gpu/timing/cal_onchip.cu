@@ -86,11 +86,7 @@ static double checksum(const float *d, size_t n) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
-    CHECK(cudaEventCreate(&ev_start));
-    CHECK(cudaEventCreate(&ev_stop));
-    int nsm = 0;
-    CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+    const int nsm = timing_setup(argc, argv);
     const int blocks = nsm * 8, threads = 256;
 
     const unsigned l2_n4 = 1u << 19; // 8 MiB

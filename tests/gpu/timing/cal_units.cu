@@ -70,11 +70,7 @@ __global__ void __launch_bounds__(512, 4) int_mad(int n, unsigned b, unsigned c,
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
-    CHECK(cudaEventCreate(&ev_start));
-    CHECK(cudaEventCreate(&ev_stop));
-    int nsm = 0;
-    CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+    const int nsm = timing_setup(argc, argv);
     const int blocks = nsm * 4, threads = 512;
     const size_t count = (size_t)blocks * threads;
     double *d_out;

@@ -1,6 +1,6 @@
-// What every program of tests/gpu/timing/ shares: CHECK for runtime calls, and TIME, which runs a
-// launch `reps` times between two events (after two warm-ups when reps > 1) inside a profiler
-// range and prints its mean time as "name: X.XXX us".
+// What every program of tests/gpu/timing/ shares: CHECK for runtime calls, timing_setup (the
+// start of main), and TIME, which runs a launch `reps` times between two events (after two
+// warm-ups when reps > 1) inside a profiler range and prints its mean time as "name: X.XXX us".
 #pragma once
 
 #include <stdio.h>
@@ -19,6 +19,17 @@
 
 static int reps = 20;
 static cudaEvent_t ev_start, ev_stop;
+
+// What every program's main does first: REPS from argv[1] (1: profile mode), the two events
+// TIME uses. Returns the device's SM count.
+static int timing_setup(int argc, char **argv) {
+    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
+    CHECK(cudaEventCreate(&ev_start));
+    CHECK(cudaEventCreate(&ev_stop));
+    int nsm = 0;
+    CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+    return nsm;
+}
 
 // Times the launch: warm-up launches, then `reps` launches between two events; prints the mean
 // per launch. Only the timed launches lie inside a profiler range.

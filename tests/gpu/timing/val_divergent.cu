@@ -52,9 +52,7 @@ __global__ void uniform_by_warp(const float *in, float *out, int iters) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
-    CHECK(cudaEventCreate(&ev_start));
-    CHECK(cudaEventCreate(&ev_stop));
+    timing_setup(argc, argv);
     const int n = 1 << 22, iters = 256;
     float *h = (float *)malloc(n * sizeof(float));
     for (int i = 0; i < n; ++i) h[i] = (float)(i % 100) * 0.01f;

@@ -41,11 +41,7 @@ static void check(const char *name, const unsigned *dhist, const unsigned *want)
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
-    CHECK(cudaEventCreate(&ev_start));
-    CHECK(cudaEventCreate(&ev_stop));
-    int nsm = 0;
-    CHECK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+    const int nsm = timing_setup(argc, argv);
     const unsigned n = 1u << 25;
     unsigned char *h = (unsigned char *)malloc(n);
     unsigned char *data;

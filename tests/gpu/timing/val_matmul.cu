@@ -65,9 +65,7 @@ static void check(const char *name, const float *hA, const float *hB, const floa
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
-    CHECK(cudaEventCreate(&ev_start));
-    CHECK(cudaEventCreate(&ev_stop));
+    timing_setup(argc, argv);
     const int sizes[2] = {512, 1024};
     for (int si = 0; si < 2; ++si) {
         int n = sizes[si];

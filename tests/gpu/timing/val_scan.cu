@@ -118,9 +118,7 @@ static void check(const char *name, const int *h, const int *dout, const int *ds
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
-    CHECK(cudaEventCreate(&ev_start));
-    CHECK(cudaEventCreate(&ev_stop));
+    timing_setup(argc, argv);
     const int n = 1 << 24, blocks = n / N_BLOCK;
     int *h = (int *)malloc(n * sizeof(int));
     for (int i = 0; i < n; ++i) h[i] = (int)(((unsigned)i * 2654435761u) >> 29);

@@ -42,9 +42,7 @@ __global__ void conv_rows(const float *in, float *out, int nx, int ny) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
-    CHECK(cudaEventCreate(&ev_start));
-    CHECK(cudaEventCreate(&ev_stop));
+    timing_setup(argc, argv);
     const int nx = 4096, ny = 4096;
     const size_t count = (size_t)nx * ny, bytes = count * sizeof(float);
     float *h = (float *)malloc(bytes), *r = (float *)malloc(bytes);

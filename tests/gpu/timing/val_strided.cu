@@ -20,9 +20,7 @@ __global__ void strided_copy(const float *in, float *out, int stride, int n) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
-    CHECK(cudaEventCreate(&ev_start));
-    CHECK(cudaEventCreate(&ev_stop));
+    timing_setup(argc, argv);
     const int n = 1 << 24;
     const size_t in_count = (size_t)n * 32;
     float *in, *out;

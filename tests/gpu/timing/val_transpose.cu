@@ -60,9 +60,7 @@ static void check(const char *name, const float *hin, const float *dout, int n) 
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
-    CHECK(cudaEventCreate(&ev_start));
-    CHECK(cudaEventCreate(&ev_stop));
+    timing_setup(argc, argv);
     const int sizes[2] = {2048, 8192};
     for (int si = 0; si < 2; ++si) {
         int n = sizes[si];

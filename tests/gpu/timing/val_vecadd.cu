@@ -25,9 +25,7 @@ __global__ void saxpy_chunk(int per_thread, float a, const float *x, float *y) {
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) reps = atoi(argv[1]) > 0 ? atoi(argv[1]) : 1;
-    CHECK(cudaEventCreate(&ev_start));
-    CHECK(cudaEventCreate(&ev_stop));
+    timing_setup(argc, argv);
 
     const int n = 1 << 24;
     float *ha = (float *)malloc(n * sizeof(float)), *hb = (float *)malloc(n * sizeof(float));

@@ -67,10 +67,11 @@ TEST_CASE("atomics: the L2's work is a unit a one-lane pass and two a pass of se
 }
 
 TEST_CASE("atomics: passes split by 512-byte chunk", "[runtime][atomics]") {
-  AtomicChunkPasses chunks[32];
   // Lanes 0..15 on word 0 (chunk 8 of base 4096), lanes 16..31 a sector each from 512 bytes on.
   const auto a = words([](int l) { return l < 16 ? 0 : 128 + (l - 16) * 8; });
-  const uint32_t n = atomicChunkPasses(a.data(), ~0u, chunks);
+  const GlobalAtomicCost cost = globalAtomicCost(a.data(), ~0u);
+  const AtomicChunkPasses *chunks = cost.chunks;
+  const uint32_t n = cost.chunkCount;
   REQUIRE(n == 2);
   CHECK(chunks[0].chunk == 8);
   CHECK(chunks[0].passes == 16);

@@ -230,17 +230,27 @@ TEST_CASE("timing: the modelled clock's figures", "[runtime][timing]") {
 
 TEST_CASE("timing: a site's use of what bounds the launch", "[runtime][timing]") {
   const DeviceProfile &h100 = profile("h100");
+  // 1 global load, 2 shared loads, 3 instructions, 40 wavefronts, 500 bytes, 6 atomic units
+  // and 7 barrier arrivals.
+  SiteCounters c;
+  c.global[size_t(MemoryOpKind::Load)].instructions = 1;
+  c.global[size_t(MemoryOpKind::Load)].bytesMoved = 500;
+  c.shared[size_t(MemoryOpKind::Load)].instructions = 2;
+  c.shared[size_t(MemoryOpKind::Load)].steps = 40;
+  c.warpInstructions = 3;
+  c.atomicUnits = 6;
+  c.barriersExecuted = 7;
   LaunchTime t;
   t.bound = TimeLimiter::Shared;
-  CHECK(siteBoundUse(h100, t, 1, 2, 3, 40, 500, 6, 7) == 40);
+  CHECK(siteBoundUse(h100, t, c) == 40);
   t.bound = TimeLimiter::Dram;
-  CHECK(siteBoundUse(h100, t, 1, 2, 3, 40, 500, 6, 7) == 500);
+  CHECK(siteBoundUse(h100, t, c) == 500);
   t.bound = TimeLimiter::Latency;
   t.memoryLatencyCycles = 400;
   // 3 instructions x 4 + 1 global wait x 400 + 2 shared waits x 29.
-  CHECK(siteBoundUse(h100, t, 1, 2, 3, 40, 500, 6, 7) == 12 + 400 + 58);
+  CHECK(siteBoundUse(h100, t, c) == 12 + 400 + 58);
   // Bound by its overhead: the longest other limiter (here barriers).
   t.bound = TimeLimiter::Launch;
   t.limiterSeconds[static_cast<size_t>(TimeLimiter::Barriers)] = 1e-6;
-  CHECK(siteBoundUse(h100, t, 1, 2, 3, 40, 500, 6, 7) == 7);
+  CHECK(siteBoundUse(h100, t, c) == 7);
 }
