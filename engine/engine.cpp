@@ -415,8 +415,9 @@ RunResult Program::run(const std::vector<std::string> &args) {
     runtime::ReportRequest req;
     req.stats = o.stats;
     // A metrics listing (--metrics, --csv) replaces the summary, unless that is asked for too.
-    req.summary = countersOn(o) && ((o.metrics.empty() && !o.csv) || o.counters || o.stats ||
-                                    o.mode == Mode::Profile);
+    req.summary =
+        countersOn(o) && !impl_->quietSummary &&
+        ((o.metrics.empty() && !o.csv) || o.counters || o.stats || o.mode == Mode::Profile);
     req.annotate = o.annotate;
     req.reportPath = o.reportPath;
     req.tracePath = o.tracePath;
@@ -441,6 +442,7 @@ RunResult Program::run(const std::vector<std::string> &args) {
   if (impl_->stop)
     impl_->stop->clear(); // one interrupt stops one run
   finishReports(rt, report);
+  impl_->digest = runtime::digestRun(report);
   return result;
 }
 

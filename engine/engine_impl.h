@@ -7,6 +7,7 @@
 #include "backend/backend.h"
 #include "frontend/source.h"
 #include "ir/pipeline.h"
+#include "runtime/compare.h"
 #include "runtime/report.h"
 #include "runtime/runtime.h"
 
@@ -48,6 +49,10 @@ struct SandboxChild;
 
 struct Program::Impl {
   std::string annotated; // the last run's annotated source (Options::annotate)
+  /// What the last run counted, per kernel (compareDevices reads it); empty before a run.
+  std::optional<runtime::RunDigest> digest;
+  /// Count without printing the summary at the end (compareDevices prints its own table).
+  bool quietSummary = false;
   /// A sandboxed program (Options::sandbox): the child process that compiled it and runs it;
   /// the module and native code below stay empty in this process.
   std::shared_ptr<SandboxChild> sandbox;

@@ -325,6 +325,8 @@ struct RunResult {
   bool faulted = false;
 };
 
+struct Comparison;
+
 /// A compiled program. Obtained from Engine::compile; valid while its Engine lives.
 class Program {
 public:
@@ -397,6 +399,9 @@ public:
   explicit Program(std::unique_ptr<Impl> impl);
 
 private:
+  friend Comparison compareDevices(const Options &, const std::vector<std::string> &,
+                                   const std::vector<std::string> &,
+                                   const std::vector<std::string> &);
   std::unique_ptr<Impl> impl_;
 };
 
@@ -409,6 +414,35 @@ bool checkDevice(const Options &options, std::string &error);
 /// expression). On failure returns false and sets `error`. Program::run and Program::launch
 /// make the same check and fail with Status::UsageError.
 bool checkLaunchFilter(const Options &options, std::string &error);
+
+/// One device's part of a comparison (compareDevices).
+struct DeviceRun {
+  std::string device;      // the profile's name, as given
+  RunResult result;        // Status::CompileError when it did not compile for this device
+  std::string diagnostics; // the compile's diagnostics (errors and warnings), empty if none
+  std::string output;      // what the program wrote to its standard output
+  std::string errors;      // its standard error and kern's runtime messages
+};
+
+/// The same program run on several devices.
+struct Comparison : Result {
+  std::vector<DeviceRun> runs; // one per device, in the order given
+  /// The runs side by side, a column per device: per kernel its launches, modelled time and
+  /// bound, occupancy, global transactions and efficiency, shared wavefronts and conflicts,
+  /// divergent branches and warp execution efficiency; the transfers and each run's outcome.
+  std::string table;
+};
+
+/// Compiles the program of `paths` and runs its main with `args` once on each built-in device
+/// of `devices` (at least one), with `options` otherwise, every launch counted and each run's
+/// output captured (Options::out and err are not used). Each device gets its own compile, as
+/// its `__CUDA_ARCH__` differs. UsageError, with nothing run, for an unknown device, a
+/// sandboxed or device-file run, or options that write a report (reportPath, tracePath,
+/// countersTextPath, metrics, csv, annotate): each of those describes one device's run. A
+/// program that fails to compile or to run on a device is that column's outcome, not an error.
+Comparison compareDevices(const Options &options, const std::vector<std::string> &paths,
+                          const std::vector<std::string> &devices,
+                          const std::vector<std::string> &args = {});
 
 /// Whether this kern can run sandboxed programs (Options::sandbox): it was built with seccomp
 /// (libseccomp) and this system lets a process install a filter. If not, false with `why` set

@@ -20,6 +20,21 @@ static bool contains(const std::string &s, const std::string &what) {
   return s.find(what) != std::string::npos;
 }
 
+/// The cells of a table's row "  LABEL   a   b", as "a b" (runs of spaces made one).
+static std::string rowOf(const std::string &table, const std::string &label) {
+  const size_t at = table.find("\n  " + label + "  ");
+  if (at == std::string::npos)
+    return "";
+  const size_t end = table.find('\n', at + 1);
+  std::string cells, raw = table.substr(at + 3 + label.size(), end - at - 3 - label.size());
+  for (char ch : raw)
+    if (ch != ' ' || (!cells.empty() && cells.back() != ' '))
+      cells += ch;
+  while (!cells.empty() && cells.back() == ' ')
+    cells.pop_back();
+  return cells;
+}
+
 static const char *kSource = R"(
 struct Pair { int a; float b; };
 __global__ void fill(int *out, int value, unsigned n) {
@@ -234,6 +249,38 @@ int main() {
   CHECK(contains(kern::deviceList(), "h100"));
   std::string occ;
   CHECK(kern::occupancyCalculator({}, 256, 32, 0, occ, error) && !occ.empty());
+
+  // One program on several devices: each run's output captured, the table side by side; a
+  // stride-2 shared read conflicts 2-way on cc1.x's 16 banks (once per half-warp: 2 conflicts)
+  // and on the 32 banks of later GPUs (once per warp: 1).
+  {
+    const std::string path = "kern_api_compare.tmp.kern";
+    FILE *f = std::fopen(path.c_str(), "w");
+    std::fputs("__global__ void k(int *o) {\n"
+               "  __shared__ int s[64];\n"
+               "  s[threadIdx.x] = threadIdx.x; s[threadIdx.x + 32] = 0; __syncthreads();\n"
+               "  o[threadIdx.x] = s[2 * threadIdx.x];\n"
+               "}\n"
+               "int main() { int *d; cudaMalloc(&d, 128); k<<<1, 32>>>(d); int h[32];\n"
+               "  cudaMemcpy(h, d, 128, cudaMemcpyDeviceToHost);\n"
+               "  printf(\"h[3]=%d\\n\", h[3]); return 0; }\n",
+               f);
+    std::fclose(f);
+    kern::Comparison c = kern::compareDevices(options, {path}, {"g80", "h100"});
+    CHECK(c.ok() && c.runs.size() == 2);
+    CHECK(c.runs[0].device == "g80" && c.runs[1].device == "h100");
+    CHECK(c.runs[0].output == "h[3]=6\n" && c.runs[1].output == c.runs[0].output);
+    CHECK(c.runs[1].result.status == kern::Status::Ok && c.runs[1].result.exitCode == 0);
+    CHECK(contains(c.table, "g80 (cc 1.0)") && contains(c.table, "h100 (cc 9.0)"));
+    CHECK(rowOf(c.table, "shared bank conflicts") == "2 1");
+    CHECK(rowOf(c.table, "outcome") == "exit 0 exit 0");
+    kern::Comparison bad = kern::compareDevices(options, {path}, {"g80", "rtx9090"});
+    CHECK(bad.status == kern::Status::UsageError && contains(bad.diagnostics, "rtx9090"));
+    kern::Options reporting = options;
+    reporting.reportPath = "r.json";
+    CHECK(kern::compareDevices(reporting, {path}, {"h100"}).status == kern::Status::UsageError);
+    std::remove(path.c_str());
+  }
 
   // A session: definitions persist, bare expressions print, errors leave it intact.
   out.clear();

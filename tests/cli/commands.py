@@ -347,6 +347,68 @@ if (ncu.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") != totals["global"
         != 0):
     failures.append(f"the report's ncu object: {ncu}")
 
+# The same program on several devices: kern run --device A,B and kern compare. The output once
+# when every device printed the same, else each under its heading; the table on stderr.
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TRANSPOSE = os.path.join(ROOT, "samples", "transpose.kern")
+HISTOGRAM = os.path.join(ROOT, "samples", "histogram.kern")
+
+
+def row(table, label):
+    """The cells of the table's row LABEL, runs of spaces made one."""
+    m = re.search(r"^  " + re.escape(label) + r"  +(.*)$", table, re.M)
+    return re.sub(r"  +", " ", m.group(1)) if m else None
+
+
+def kernel_block(table, kernel):
+    """The rows under KERNEL's heading."""
+    m = re.search(r"^" + re.escape(kernel) + r"\n((?:  .*\n)*)", table, re.M)
+    return m.group(1) if m else ""
+
+
+p = check(["run", "--device", "g80,gt200,h100", "--stats", TRANSPOSE], 0,
+          err=["kern: " + TRANSPOSE + " on 3 devices", "g80 (cc 1.0)", "gt200 (cc 1.3)",
+               "h100 (cc 9.0)"],
+          not_out=["== g80 =="], not_err=["== launch", "kern: counters on"])
+if p.stdout.count("PASS") != 1:
+    failures.append(f"compare: the same output should print once\n{p.stdout}")
+coalesced = kernel_block(p.stderr, "transposeCoalesced")
+padded = kernel_block(p.stderr, "transposeNoBankConflicts")
+naive = kernel_block(p.stderr, "transposeNaive")
+expect = [(coalesced, "shared bank conflicts", "30720 30720 31744"),
+          (padded, "shared bank conflicts", "0 0 0"),
+          (naive, "global st transactions", "32768 (16.00/req) 32768 (16.00/req) 32768 (32.00/req)"),
+          (naive, "occupancy", "33.3 % (registers) 50.0 % (registers) 100.0 % (warps)"),
+          (p.stderr, "outcome", "exit 0 exit 0 exit 0")]
+for block, label, cells in expect:
+    if row(block, label) != cells:
+        failures.append(f"compare transpose: row {label!r} is {row(block, label)!r}, "
+                        f"expected {cells!r}\n{p.stderr}")
+# A kernel that cannot launch on one device: each device's output, the failure in its column,
+# the first failing device's exit code.
+p = check(["compare", "--device", "g80,h100", HISTOGRAM], 1,
+          out=["== g80 ==", "FAIL: global atomics launch", "== h100 ==", "PASS"],
+          err=["needs compute capability 1.1; g80 has 1.0"])
+if row(kernel_block(p.stderr, "histo_global"), "launches") != \
+        "1 (1 failed: cudaErrorNoKernelImageForDevice) 1":
+    failures.append(f"compare histogram: the launch row\n{p.stderr}")
+if row(p.stderr, "outcome") != "exit 1 exit 0":
+    failures.append(f"compare histogram: the outcome row\n{p.stderr}")
+# kern compare without --device: every built-in profile.
+p = check(["compare", GOOD, "--", "x"], 0, out=["h[31]=31 argc=2", "arg x"],
+          err=["on 6 devices"])
+for d in ("g80", "gt200", "fermi", "v100", "a100", "h100"):
+    if d + " (cc " not in p.stderr:
+        failures.append(f"compare: no column for {d}\n{p.stderr}")
+check(["compare", "--device", "g80,rtx9090", GOOD], 2, err=["rtx9090"])
+check(["compare", "--device", "g80,,h100", GOOD], 2, err=["has an empty name"])
+check(["compare", "--device", "h100,h100", GOOD], 2, err=["names 'h100' twice"])
+check(["run", "--device", "g80,h100", "--report", REPORT, GOOD], 2,
+      err=["a JSON report describes one device's run"])
+check(["run", "--device", "g80,h100", "--mode", "fast", GOOD], 2, err=["--mode fast"])
+check(["annotate", "--device", "g80,h100", GOOD], 2, err=["takes one device"])
+check(["compare", "-"], 2, stdin=open(GOOD).read(), err=["not '-'"])
+
 if failures:
     print("\n".join(failures))
     sys.exit(1)

@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <unistd.h>
 
 namespace {
@@ -32,6 +33,8 @@ commands:
   emit --module FILE -o OUT         write a module image for cuModuleLoad (as nvcc -fatbin)
   annotate FILE [options]           run with counters; print the source with each line's
                                     counters beside it (the program's output goes to stderr)
+  compare FILE... [--device A,B...] run the program once per device (default: every
+                                    built-in one) and print its counters side by side
   devices [--json]                  list the built-in device profiles
   occupancy [options]               the occupancy calculator for one block configuration
   --help, -h                        this help; kern <command> --help: that command's
@@ -56,8 +59,8 @@ const char *kCompileExitCodes = R"(
 exit codes: 0 ok, 1 compile error, 2 usage error. FILE may be '-' to read standard input.
 )";
 
-const std::vector<std::string> kCommands = {"run",     "check",     "emit", "annotate",
-                                            "devices", "occupancy", "repl", "help"};
+const std::vector<std::string> kCommands = {"run",     "compare",   "check", "emit", "annotate",
+                                            "devices", "occupancy", "repl",  "help"};
 
 // ---- the help ----------------------------------------------------------------------------
 
@@ -245,7 +248,9 @@ void addCompileOptions(CLI::App &app, Invocation &inv, Raw &raw) {
 
 void addDeviceOptions(CLI::App &app, Invocation &inv) {
   app.add_option("--device", inv.options.device,
-                 "the GPU to model: g80, gt200, fermi, v100, a100, h100 (default h100)")
+                 "the GPU to model: g80, gt200, fermi, v100, a100, h100 (default h100);\n"
+                 "several, comma-separated (g80,h100), run the program once on each\n"
+                 "and print their counters side by side (as kern compare)")
       ->option_text("NAME")
       ->check(nonEmpty("a device name"))
       ->group(kOptions);
@@ -496,18 +501,28 @@ void defineRepl(CLI::App &app, Invocation &inv, Raw &raw) {
 
 HelpText helpText(const std::string &cmd) {
   HelpText t;
-  if (cmd == "run" || cmd == "annotate") {
-    t.usage = cmd == "run" ? "usage: kern run FILE... [options] [-- ARGS...]"
-                           : "usage: kern annotate FILE... [options] [-- ARGS...]";
+  if (cmd == "run" || cmd == "annotate" || cmd == "compare") {
+    t.usage = cmd == "run"        ? "usage: kern run FILE... [options] [-- ARGS...]"
+              : cmd == "annotate" ? "usage: kern annotate FILE... [options] [-- ARGS...]"
+                                  : "usage: kern compare FILE... [--device A,B...] [options] "
+                                    "[-- ARGS...]";
     t.about = cmd == "run" ? "Compiles the source FILEs as one program and runs its main; ARGS "
                              "reach main's argv."
-                           : "Runs the program with counters and prints its source with each "
-                             "line's counters\nbeside it; the program's own output goes to "
-                             "stderr.";
+              : cmd == "annotate"
+                  ? "Runs the program with counters and prints its source with each "
+                    "line's counters\nbeside it; the program's own output goes to stderr."
+                  : "Compiles and runs the program once on each device of --device (default: "
+                    "every\nbuilt-in one), counting every launch; prints the program's output "
+                    "(once when\nevery device printed the same, else each device's) and, on "
+                    "stderr, one table\nof their counters with a column per device. The same "
+                    "as kern run --device A,B.";
     t.groupNotes[kOptions] =
-        "  Nothing is counted (the fast mode) and nothing extra is printed without one\n"
-        "  of the options --mode, --stats, --counters, --report, --counters-text,\n"
-        "  --metrics or --csv.\n";
+        cmd == "compare"
+            ? "  Every launch is counted; the reports of one run (--report, --trace,\n"
+              "  --counters-text, --metrics, --csv) and --sandbox take one device.\n"
+            : "  Nothing is counted (the fast mode) and nothing extra is printed without one\n"
+              "  of the options --mode, --stats, --counters, --report, --counters-text,\n"
+              "  --metrics or --csv.\n";
     t.groupNotes[kSandbox] =
         "  run an untrusted program in a child process confined by the kernel\n"
         "  (docs/sandbox.md). A forbidden system call or a crash of the child is reported\n"
@@ -568,7 +583,7 @@ std::unique_ptr<CLI::App> commandTable(const std::string &cmd, Invocation &inv, 
   app->allow_extras();  // unknown options are reported by kern, with a suggestion
   app->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app->formatter(std::make_shared<HelpFormatter>(helpText(cmd)));
-  if (cmd == "run" || cmd == "annotate")
+  if (cmd == "run" || cmd == "annotate" || cmd == "compare")
     defineRun(*app, inv, raw);
   else if (cmd == "check")
     defineCheck(*app, inv, raw);
@@ -738,6 +753,40 @@ std::string checkProgramCommand(const std::string &cmd, const CLI::App &app, Inv
   return "";
 }
 
+/// The devices of a comparison (kern compare, or --device A,B): each checked; "" or the error.
+std::string splitDevices(const std::string &cmd, Invocation &inv, const Raw &raw) {
+  const std::string &list = inv.options.device;
+  if (raw.mode == "fast")
+    return "--mode fast counts nothing, and a comparison counts every launch";
+  if (cmd != "run" && cmd != "compare")
+    return "'kern " + cmd + "' takes one device, not '" + list + "'";
+  for (size_t at = 0; at <= list.size() && !list.empty();) {
+    const size_t comma = std::min(list.find(',', at), list.size());
+    inv.devices.push_back(list.substr(at, comma - at));
+    at = comma + 1;
+  }
+  if (list.empty()) { // kern compare without --device: every built-in profile
+    std::istringstream lines(kern::deviceList());
+    for (std::string line; std::getline(lines, line);)
+      inv.devices.push_back(line.substr(0, line.find(' ')));
+  }
+  std::set<std::string> seen;
+  for (const std::string &d : inv.devices) {
+    if (d.empty())
+      return "--device '" + list + "' has an empty name";
+    if (!seen.insert(d).second)
+      return "--device '" + list + "' names '" + d + "' twice";
+    kern::Options one;
+    one.device = d;
+    if (std::string error; !kern::checkDevice(one, error))
+      return error;
+  }
+  if (inv.files.size() == 1 && inv.files[0] == "-")
+    return "a comparison runs the program once per device: give its files, not '-'";
+  inv.options.device.clear();
+  return "";
+}
+
 } // namespace
 
 int usageError(const std::string &message, const std::string &cmd) {
@@ -765,7 +814,7 @@ int parseCommandLine(int argc, char **argv, Invocation &inv) {
     args.erase(args.begin());
   // The program's own arguments after "--" stay as they are.
   if (auto dashes = std::find(args.begin(), args.end(), "--");
-      dashes != args.end() && (cmd == "run" || cmd == "annotate")) {
+      dashes != args.end() && (cmd == "run" || cmd == "annotate" || cmd == "compare")) {
     inv.programArgs.assign(dashes + 1, args.end());
     args.erase(dashes, args.end());
   }
@@ -816,7 +865,9 @@ int parseCommandLine(int argc, char **argv, Invocation &inv) {
   } else if (cmd != "devices") {
     error = checkProgramCommand(cmd, *app, inv, raw);
   }
-  if (error.empty() && cmd != "devices")
+  if (error.empty() && (cmd == "compare" || inv.options.device.find(',') != std::string::npos))
+    error = splitDevices(cmd, inv, raw);
+  else if (error.empty() && cmd != "devices")
     kern::checkDevice(inv.options, error);
   if (error.empty() && (cmd == "run" || cmd == "annotate"))
     kern::checkLaunchFilter(inv.options, error);

@@ -11,17 +11,19 @@
 
 /// What the command line asks for.
 struct Invocation {
-  std::string command;                  ///< run, annotate, check, emit, devices, occupancy, repl
-  kern::Options options;                ///< the engine's options (run, check, emit, repl...)
-  std::vector<std::string> files;       ///< the source files; "-" alone is standard input
+  std::string command;            ///< run, compare, annotate, check, emit, devices, occupancy, repl
+  kern::Options options;          ///< the engine's options (run, check, emit, repl...)
+  std::vector<std::string> files; ///< the source files; "-" alone is standard input
   std::vector<std::string> programArgs; ///< after "--": the program's argv[1...]
-  std::string emitKind;                 ///< emit: ir, llvm, asm or module
-  std::string emitOut;                  ///< emit -o: the output file; empty: stdout
-  std::string emitKernel;               ///< emit -k: one kernel's or function's part
-  bool json = false;                    ///< devices --json
-  int threads = -1;                     ///< occupancy --threads
-  int regs = 32;                        ///< occupancy --regs
-  uint64_t smem = 0;                    ///< occupancy --smem
+  /// compare, or run --device A,B: the devices to run the program on, one after another.
+  std::vector<std::string> devices;
+  std::string emitKind;                      ///< emit: ir, llvm, asm or module
+  std::string emitOut;                       ///< emit -o: the output file; empty: stdout
+  std::string emitKernel;                    ///< emit -k: one kernel's or function's part
+  bool json = false;                         ///< devices --json
+  int threads = -1;                          ///< occupancy --threads
+  int regs = 32;                             ///< occupancy --regs
+  uint64_t smem = 0;                         ///< occupancy --smem
   kern::Mode replMode = kern::Mode::Profile; ///< repl --mode
   ReplScript script;                         ///< repl -f and --keep-going
 };

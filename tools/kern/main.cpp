@@ -38,6 +38,44 @@ std::unique_ptr<kern::Program> load(kern::Engine &engine, const std::vector<std:
   return engine.compileFiles(files);
 }
 
+/// kern compare, and kern run --device A,B: the program once per device; its output once if
+/// every device printed the same, else each device's under a heading; then the table. Exits
+/// with the first device's exit code that is not 0 (a device whose run failed: its status).
+int compareCommand(const Invocation &inv) {
+  kern::Comparison c = kern::compareDevices(inv.options, inv.files, inv.devices, inv.programArgs);
+  if (!c.ok())
+    return usageError(c.diagnostics, inv.command);
+  bool same = true;
+  for (const kern::DeviceRun &r : c.runs)
+    same &= r.output == c.runs[0].output && r.errors == c.runs[0].errors &&
+            r.diagnostics == c.runs[0].diagnostics;
+  for (const kern::DeviceRun &r : c.runs) {
+    if (!same) {
+      std::fflush(stderr);
+      std::printf("== %s ==\n", r.device.c_str());
+    }
+    std::fflush(stdout);
+    std::fputs(r.diagnostics.c_str(), stderr);
+    std::fputs(r.output.c_str(), stdout);
+    std::fflush(stdout);
+    std::fputs(r.errors.c_str(), stderr);
+    if (same)
+      break;
+  }
+  std::fflush(stdout);
+  std::fputs(c.table.c_str(), stderr);
+  for (const kern::DeviceRun &r : c.runs) {
+    const kern::RunResult &result = r.result;
+    if (result.status == kern::Status::Ok && result.exitCode != 0)
+      return result.exitCode;
+    if (result.status != kern::Status::Ok)
+      return result.status == kern::Status::RuntimeError && result.exitCode != 0
+                 ? result.exitCode
+                 : static_cast<int>(result.status);
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -53,6 +91,8 @@ int main(int argc, char **argv) {
   }
   if (cmd == "occupancy")
     return occupancyCommand(inv);
+  if (!inv.devices.empty())
+    return compareCommand(inv);
   if (std::string why; inv.options.sandbox.enabled && !kern::sandboxAvailable(why)) {
     std::fprintf(stderr, "kern: %s\n", why.c_str());
     return kExitUsage;
