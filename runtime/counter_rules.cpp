@@ -6,6 +6,7 @@
 #include <array>
 #include <bit>
 #include <cassert>
+#include <cstring>
 #include <numeric>
 
 namespace kern::runtime {
@@ -39,8 +40,10 @@ constexpr uint32_t kMaxEntries = 32;
 
 /// The largest number of distinct keys any bank is asked for. keys[i] goes to bank bank[i].
 /// Each bank keeps a chain of the keys it has seen, so nothing is sorted and nothing allocated;
-/// the worst case (every key in one bank) is 32 x 31 / 2 comparisons.
-uint32_t maxDistinctPerBank(const uint64_t *keys, const uint32_t *bank, uint32_t n) {
+/// the worst case (every key in one bank) is 32 x 31 / 2 comparisons. `round`, if given, gets
+/// each entry's step: the position of its key among its bank's distinct keys (the lane maps).
+uint32_t maxDistinctPerBank(const uint64_t *keys, const uint32_t *bank, uint32_t n,
+                            uint8_t *round = nullptr) {
   std::array<int8_t, kMaxSharedBanks> head;
   head.fill(-1);
   std::array<uint8_t, kMaxSharedBanks> count{};
@@ -52,10 +55,14 @@ uint32_t maxDistinctPerBank(const uint64_t *keys, const uint32_t *bank, uint32_t
     for (int j = head[b]; j >= 0; j = next[j])
       if (keys[j] == keys[i]) {
         seen = true;
+        if (round)
+          round[i] = round[j];
         break;
       }
     if (seen)
       continue;
+    if (round)
+      round[i] = count[b];
     next[i] = head[b];
     head[b] = static_cast<int8_t>(i);
     most = std::max<uint32_t>(most, ++count[b]);
@@ -77,7 +84,9 @@ uint32_t maxDistinctPerBank(const uint64_t *keys, const uint32_t *bank, uint32_t
 /// readers of a non-broadcast word are not served with the first one. The guide's char
 /// example (shared[BaseIndex + tid] conflicts, shared[BaseIndex + 4*tid] does not) follows
 /// from the same procedure.
-uint32_t halfWarpReadSteps(const uint64_t *word, const uint32_t *bank, uint32_t n) {
+/// `round`, if given, gets each entry's step (the lane maps).
+uint32_t halfWarpReadSteps(const uint64_t *word, const uint32_t *bank, uint32_t n,
+                           uint8_t *round = nullptr) {
   uint32_t pending = n == 32 ? ~0u : (1u << n) - 1;
   uint32_t steps = 0;
   while (pending != 0) {
@@ -96,6 +105,8 @@ uint32_t halfWarpReadSteps(const uint64_t *word, const uint32_t *bank, uint32_t 
         banksUsed |= uint64_t{1} << bank[i];
       }
     });
+    if (round)
+      forEachLane(served, [&](uint32_t i) { round[i] = static_cast<uint8_t>(steps - 1); });
     pending &= ~served;
   }
   return steps;
@@ -377,6 +388,60 @@ SharedAccessCost sharedAccessCostGeneral(SharedBankRule rule, uint32_t banks, co
              : multicastCost(banks, off, activeMask, accessBytes);
 }
 
+SharedLaneMap sharedLaneMap(SharedBankRule rule, uint32_t banks, const uint64_t *off, uint32_t mask,
+                            uint32_t accessBytes, bool isWrite) {
+  SharedLaneMap map;
+  std::memset(map.bank, 255, sizeof map.bank);
+  std::memset(map.round, 255, sizeof map.round);
+  map.cost = sharedAccessCostGeneral(rule, banks, off, mask, accessBytes, isWrite);
+  forEachLane(mask, [&](uint32_t l) {
+    map.bank[l] = static_cast<uint8_t>(off[l] / kWordBytes % banks);
+    map.round[l] = 0;
+  });
+  const uint32_t parts = wordsPerAccess(accessBytes);
+  std::array<uint64_t, kMaxEntries> key, word;
+  std::array<uint32_t, kMaxEntries> bank, lane;
+  std::array<uint8_t, kMaxEntries> round;
+  uint32_t base = 0; // steps of the requests or phases before
+  auto serve = [&](uint32_t n, uint32_t steps) {
+    for (uint32_t i = 0; i < n; ++i)
+      map.round[lane[i]] = std::max<uint8_t>(map.round[lane[i]], uint8_t(base + round[i]));
+    base += steps;
+  };
+  if (rule == SharedBankRule::HalfWarp) { // as halfWarpCost
+    for (uint32_t half = 0; half < 2; ++half)
+      for (uint32_t part = 0; part < parts; ++part) {
+        uint32_t n = 0;
+        forEachLane(mask & (0xFFFFu << (half * kHalfWarp)), [&](uint32_t l) {
+          word[n] = off[l] / kWordBytes + (accessBytes >= kWordBytes ? part : 0);
+          key[n] = accessBytes < kWordBytes ? off[l] : word[n];
+          bank[n] = static_cast<uint32_t>(word[n] % banks);
+          lane[n++] = l;
+        });
+        if (n)
+          serve(n, isWrite ? maxDistinctPerBank(key.data(), bank.data(), n, round.data())
+                           : halfWarpReadSteps(word.data(), bank.data(), n, round.data()));
+      }
+    return map;
+  }
+  const uint32_t lanesPerPhase = kWarpSize / parts; // as multicastSteps
+  for (uint32_t phase = 0; phase < parts; ++phase) {
+    uint32_t n = 0;
+    forEachLane(
+        mask & ((lanesPerPhase == 32 ? ~0u : (1u << lanesPerPhase) - 1) << (phase * lanesPerPhase)),
+        [&](uint32_t l) {
+          for (uint32_t j = 0; j < parts; ++j) {
+            word[n] = off[l] / kWordBytes + j;
+            bank[n] = static_cast<uint32_t>(word[n] % banks);
+            lane[n++] = l;
+          }
+        });
+    if (n)
+      serve(n, maxDistinctPerBank(word.data(), bank.data(), n, round.data()));
+  }
+  return map;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Global memory
 // ---------------------------------------------------------------------------------------------
@@ -510,7 +575,9 @@ uint64_t distinctBytes(const uint64_t *addr, uint32_t mask, uint32_t accessBytes
 /// cc1.0 (CUDA Programming Guide 2.0, 5.1.2.1; HARDWARE-MODEL.md): a half-warp coalesces
 /// only when the access is 4, 8 or 16 bytes and every active thread k accesses word k of one
 /// segment of 16 x size bytes aligned to its size; inactive threads may be anywhere.
-void cc10HalfWarp(const uint64_t *addr, uint32_t hm, uint32_t s, GlobalAccessCost &cost) {
+/// `lanes`, if given, gets the transactions lane by lane (the lane maps).
+void cc10HalfWarp(const uint64_t *addr, uint32_t hm, uint32_t s, GlobalAccessCost &cost,
+                  GlobalLaneMap *lanes = nullptr, uint32_t laneBase = 0) {
   uint32_t active = static_cast<uint32_t>(std::popcount(hm));
   bool coalesced = s == 4 || s == 8 || s == 16;
   if (coalesced) {
@@ -523,10 +590,25 @@ void cc10HalfWarp(const uint64_t *addr, uint32_t hm, uint32_t s, GlobalAccessCos
   }
   if (coalesced) {
     // One 64 B transaction (s = 4), one 128 B (s = 8), two 128 B (s = 16).
+    if (lanes) {
+      const uint64_t base = addr[std::countr_zero(hm)] - std::countr_zero(hm) * uint64_t{s};
+      for (uint32_t t = 0; t < (s == 16 ? 2u : 1u); ++t)
+        lanes->add(base + 128 * t, s == 4 ? 64 : 128);
+      forEachLane(hm, [&](uint32_t k) {
+        lanes->transaction[laneBase + k] =
+            static_cast<uint8_t>(lanes->transactionCount - (s == 16 && k < 8 ? 2 : 1));
+      });
+    }
     cost.transactions += s == 16 ? 2 : 1;
     cost.bytesMoved += s == 4 ? 64 : s == 8 ? 128 : 256;
   } else {
     // One transaction per active thread, 32 B each (or the access size if larger).
+    if (lanes)
+      forEachLane(hm, [&](uint32_t k) {
+        const uint64_t bytes = std::max<uint32_t>(32, s);
+        lanes->transaction[laneBase + k] = static_cast<uint8_t>(lanes->transactionCount);
+        lanes->add(addr[k] & ~(bytes - 1), static_cast<uint32_t>(bytes));
+      });
     cost.transactions += active;
     cost.bytesMoved += uint64_t{active} * std::max<uint32_t>(32, s);
   }
@@ -537,7 +619,8 @@ void cc10HalfWarp(const uint64_t *addr, uint32_t hm, uint32_t s, GlobalAccessCos
 /// 64 B for 2-byte, 128 B otherwise), serve every pending thread whose address is in it, and
 /// shrink the transaction 128 -> 64 B if only its lower or upper half is used, then 64 -> 32 B
 /// likewise.
-void cc12HalfWarp(const uint64_t *addr, uint32_t hm, uint32_t s, GlobalAccessCost &cost) {
+void cc12HalfWarp(const uint64_t *addr, uint32_t hm, uint32_t s, GlobalAccessCost &cost,
+                  GlobalLaneMap *lanes = nullptr, uint32_t laneBase = 0) {
   uint64_t segSize = s == 1 ? 32 : s == 2 ? 64 : 128;
   uint32_t pending = hm;
   while (pending != 0) {
@@ -565,10 +648,19 @@ void cc12HalfWarp(const uint64_t *addr, uint32_t hm, uint32_t s, GlobalAccessCos
       size = 64;
       window >>= 2;
     }
-    if (size == 64 && (window & 0b10u) == 0)
+    uint64_t start = segStart + (window != used ? 64 : 0);
+    if (size == 64 && (window & 0b10u) == 0) {
       size = 32;
-    else if (size == 64 && (window & 0b01u) == 0)
+    } else if (size == 64 && (window & 0b01u) == 0) {
       size = 32;
+      start += 32;
+    }
+    if (lanes) {
+      forEachLane(served, [&](uint32_t l) {
+        lanes->transaction[laneBase + l] = static_cast<uint8_t>(lanes->transactionCount);
+      });
+      lanes->add(start, static_cast<uint32_t>(size));
+    }
     ++cost.transactions;
     cost.bytesMoved += size;
   }
@@ -676,6 +768,44 @@ uint32_t constantAccessSerialization(bool halfWarp, const uint64_t *addresses,
     return distinctAddresses(addresses, activeMask);
   return distinctAddresses(addresses, activeMask & 0xFFFFu) +
          distinctAddresses(addresses, activeMask & 0xFFFF0000u);
+}
+
+GlobalLaneMap globalLaneMap(GlobalCoalescingRule rule, const uint64_t *addr, uint32_t mask,
+                            uint32_t accessBytes, bool isWrite) {
+  GlobalLaneMap map;
+  std::memset(map.transaction, 255, sizeof map.transaction);
+  map.cost = globalAccessCost(rule, addr, mask, accessBytes, isWrite);
+  if (rule == GlobalCoalescingRule::Cc10 || rule == GlobalCoalescingRule::Cc12) {
+    GlobalAccessCost unused;
+    for (uint32_t half = 0; half < 2; ++half) {
+      const uint32_t hm = (mask >> (half * kHalfWarp)) & 0xFFFFu;
+      if (hm == 0)
+        continue;
+      if (rule == GlobalCoalescingRule::Cc10)
+        cc10HalfWarp(addr + half * kHalfWarp, hm, accessBytes, unused, &map, half * kHalfWarp);
+      else
+        cc12HalfWarp(addr + half * kHalfWarp, hm, accessBytes, unused, &map, half * kHalfWarp);
+    }
+    return map;
+  }
+  // Cc2x loads: 128-byte lines; Cc2x stores and the Sectors rule: 32-byte sectors. The units a
+  // lane touches, in ascending order; a lane names its first byte's.
+  const uint32_t shift = rule == GlobalCoalescingRule::Cc2x && !isWrite ? kLineShift : kSectorShift;
+  std::array<uint64_t, 2 * kWarpSize> units;
+  uint32_t n = 0;
+  forEachLane(mask, [&](uint32_t l) {
+    for (uint64_t u = addr[l] >> shift; u <= (addr[l] + accessBytes - 1) >> shift; ++u)
+      units[n++] = u;
+  });
+  std::sort(units.begin(), units.begin() + n);
+  n = static_cast<uint32_t>(std::unique(units.begin(), units.begin() + n) - units.begin());
+  for (uint32_t i = 0; i < n; ++i)
+    map.add(units[i] << shift, 1u << shift);
+  forEachLane(mask, [&](uint32_t l) {
+    map.transaction[l] = static_cast<uint8_t>(
+        std::lower_bound(units.begin(), units.begin() + n, addr[l] >> shift) - units.begin());
+  });
+  return map;
 }
 
 } // namespace kern::runtime

@@ -64,6 +64,19 @@ SharedAccessCost sharedAccessCostGeneral(SharedBankRule rule, uint32_t banks,
                                          const uint64_t *byteOffsets, uint32_t activeMask,
                                          uint32_t accessBytes, bool isWrite);
 
+/// One warp-level shared access lane by lane, by the rule of sharedAccessCostGeneral: which bank
+/// each lane's word lies in and which step (wavefront) serves it, for the lane maps of `kern
+/// explain` and the HTML report. Inactive lanes have bank and round 255.
+struct SharedLaneMap {
+  SharedAccessCost cost; ///< what sharedAccessCostGeneral gives
+  uint8_t bank[32];      ///< the bank of the lane's first word
+  /// The step, 0 to cost.steps - 1 over the whole access, that serves the lane's last word (a
+  /// wide access's last part); on HalfWarp the first half-warp's steps come first.
+  uint8_t round[32];
+};
+SharedLaneMap sharedLaneMap(SharedBankRule rule, uint32_t banks, const uint64_t *byteOffsets,
+                            uint32_t activeMask, uint32_t accessBytes, bool isWrite);
+
 /// The cost of one warp-level global access.
 struct GlobalAccessCost {
   /// Requests: one per half-warp with an active lane on cc1.x, one per warp afterwards.
@@ -86,6 +99,23 @@ struct GlobalAccessCost {
   /// coalesced transaction. bytesMoved - bytesIdeal is what the access wastes.
   uint64_t bytesIdeal = 0;
 };
+
+/// One warp-level global access lane by lane, by the rule of globalAccessCost: the transactions
+/// it takes (cc1.x segments, cc2.x lines or segments, sectors later) and which one serves each
+/// lane (the first, for a lane whose bytes span two).
+struct GlobalLaneMap {
+  GlobalAccessCost cost;   ///< what globalAccessCost gives
+  uint8_t transaction[32]; ///< per lane, an index into the transactions; 255 if inactive
+  uint32_t transactionCount = 0;
+  uint64_t transactionStart[64]; ///< each transaction's first byte
+  uint32_t transactionBytes[64]; ///< and its size
+  void add(uint64_t start, uint32_t bytes) {
+    transactionStart[transactionCount] = start;
+    transactionBytes[transactionCount++] = bytes;
+  }
+};
+GlobalLaneMap globalLaneMap(GlobalCoalescingRule rule, const uint64_t *addresses,
+                            uint32_t activeMask, uint32_t accessBytes, bool isWrite);
 
 /// The cost of one warp-level global access of `accessBytes` (1, 2, 4, 8 or 16) at 32 lanes'
 /// `addresses` (only lanes set in `activeMask` are read). `isWrite` matters on cc2.x only,
