@@ -22,6 +22,8 @@ std::string comparisonClash(const Options &o) {
     return "a metrics listing describes one device's run";
   if (o.annotate)
     return "an annotated source describes one device's run";
+  if (o.explainLine != 0)
+    return "the lane maps of kern explain describe one device's run";
   return "";
 }
 

@@ -137,8 +137,9 @@ runtime::LaunchFilter launchFilter(const Options &o) {
 }
 
 bool countersOn(const Options &o) {
-  return o.mode == Mode::Profile || o.counters || o.stats || o.annotate || !o.reportPath.empty() ||
-         !o.countersTextPath.empty() || !o.metrics.empty() || o.csv || launchFilter(o).selects();
+  return o.mode == Mode::Profile || o.counters || o.stats || o.annotate || o.explainLine != 0 ||
+         !o.reportPath.empty() || !o.countersTextPath.empty() || !o.metrics.empty() || o.csv ||
+         launchFilter(o).selects();
 }
 
 /// Whether a run of `module` counts: as the options ask, or because the program calls
@@ -175,6 +176,7 @@ runtime::Runtime::Options runtimeOptions(const Options &o) {
   ro.counters = countersOn(o);
   ro.checked = checkedOn(o);
   ro.filter = launchFilter(o);
+  ro.explainLine = o.explainLine;
   ro.allowFiles = o.allowFiles;
   if (o.sandbox.enabled) {
     // A sandboxed program may use files beneath the sandbox's directories only (in its child,
@@ -304,6 +306,8 @@ bool Program::ok() const {
 
 const std::string &Program::annotatedSource() const { return impl_->annotated; }
 
+const std::string &Program::explanation() const { return impl_->explanation; }
+
 const std::string &Program::diagnostics() const { return impl_->diagnosticText; }
 
 std::string Program::ir() const { return impl_->module ? ir::print(*impl_->module) : ""; }
@@ -415,8 +419,11 @@ RunResult Program::run(const std::vector<std::string> &args) {
     runtime::ReportRequest req;
     req.stats = o.stats;
     // A metrics listing (--metrics, --csv) replaces the summary, unless that is asked for too.
+    // Nor does explain alone (its lane maps are the report).
+    const bool explainOnly =
+        o.explainLine != 0 && !o.counters && !o.stats && o.mode != Mode::Profile;
     req.summary =
-        countersOn(o) && !impl_->quietSummary &&
+        countersOn(o) && !impl_->quietSummary && !explainOnly &&
         ((o.metrics.empty() && !o.csv) || o.counters || o.stats || o.mode == Mode::Profile);
     req.annotate = o.annotate;
     req.reportPath = o.reportPath;
@@ -428,6 +435,8 @@ RunResult Program::run(const std::vector<std::string> &args) {
     req.writeFile = sandboxReportWriter();        // in a sandbox's child: the parent writes them
     in.sites = runtime::siteTable(run.program()); // with the sites of the modules it loaded
     impl_->annotated.clear();
+    impl_->explanation =
+        o.explainLine != 0 ? runtime::explainLine(in, o.explainLine) : std::string();
     if (!runtime::finishReports(in, req, errOut, impl_->annotated) && result.status == Status::Ok)
       result.status = Status::RuntimeError;
   };

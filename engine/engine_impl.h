@@ -48,7 +48,8 @@ using KernelTypes = std::map<std::string, std::vector<std::string>>;
 struct SandboxChild;
 
 struct Program::Impl {
-  std::string annotated; // the last run's annotated source (Options::annotate)
+  std::string annotated;   // the last run's annotated source (Options::annotate)
+  std::string explanation; // the last run's lane maps (Options::explainLine)
   /// What the last run counted, per kernel (compareDevices reads it); empty before a run.
   std::optional<runtime::RunDigest> digest;
   /// Count without printing the summary at the end (compareDevices prints its own table).

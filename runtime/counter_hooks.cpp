@@ -67,6 +67,7 @@ void WorkerCounters::reset(size_t sites) {
   if (atomicChunksUsed)
     std::fill(atomicChunks.begin(), atomicChunks.end(), 0u);
   atomicChunksUsed = false;
+  captures.clear();
   syncView();
 }
 
@@ -98,6 +99,8 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
     for (uint32_t i = 0; i < cost.chunkCount; ++i)
       atomicChunks[atomicChunkBucket(cost.chunks[i].chunk)] += cost.chunks[i].passes;
     sample(site, key, addrs, mask, size, sharedBase);
+    if (capturing && site < capturing->size() && (*capturing)[site])
+      capture(site, key, addrs, mask, size, flags, sharedBase, cost.passes);
     syncView();
     return;
   }
@@ -126,6 +129,11 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
   sample(site, key, addrs, mask, size, sharedBase);
   syncView();
   snapshot(after);
+  if (capturing && site < capturing->size() && (*capturing)[site]) {
+    // No memo: every warp of the site comes here. Field 2 is steps (shared) or transactions.
+    capture(site, key, addrs, mask, size, flags, sharedBase, after[2] - before[2]);
+    return;
+  }
   const size_t index = KERN_MEMO_SLOTS * (KERN_ACCESS_OPS * size_t{site} + op) +
                        kern_access_memo_slot(addrs[0], size, flags);
   if (index >= memos.size())
@@ -187,6 +195,28 @@ void WorkerCounters::sample(uint32_t site, uint64_t key, const uint64_t *addrs, 
     s.strideBytes = 0;
 }
 
+void WorkerCounters::capture(uint32_t site, uint64_t key, const uint64_t *addrs, uint32_t mask,
+                             uint32_t size, uint32_t flags, uint64_t base, uint64_t cost) {
+  if (site >= captures.size())
+    captures.resize(site + 1);
+  SiteCapture &c = captures[site];
+  auto keep = [&](LaneCapture &into) {
+    into.key = key;
+    into.mask = mask;
+    into.size = size;
+    into.flags = flags;
+    into.cost = cost;
+    for (int l = 0; l < KERN_WARP_SIZE; ++l)
+      into.addrs[l] = addrs[l] - base;
+  };
+  // A warp that runs the site again (a loop) keeps its first visit as its own.
+  if (key < c.first.key)
+    keep(c.first);
+  if (c.worst.key == UINT64_MAX || cost > c.worst.cost ||
+      (cost == c.worst.cost && key < c.worst.key))
+    keep(c.worst);
+}
+
 void WorkerCounters::sampleBranch(uint32_t site, uint64_t key, uint32_t mask, uint32_t taken) {
   if (site >= samples.size())
     samples.resize(site + 1);
@@ -215,6 +245,7 @@ void *const *CounterCollector::beginLaunch(const DeviceProfile &profile, size_t 
   pointers_.clear();
   for (auto &w : workers_) {
     w->reset(siteCount);
+    w->capturing = capturing_.empty() ? nullptr : &capturing_;
     pointers_.push_back(w.get());
   }
   return pointers_.data();
@@ -273,8 +304,34 @@ void CounterCollector::endLaunch(size_t launchIndex) {
   if (samples_.size() < samples.size())
     samples_.resize(samples.size());
   for (size_t i = 0; i < samples.size(); ++i)
-    if (samples_[i].key == UINT64_MAX && samples[i].key != UINT64_MAX)
+    if (samples_[i].key == UINT64_MAX && samples[i].key != UINT64_MAX) {
       samples_[i] = samples[i];
+      samples_[i].launch = launchIndex;
+    }
+  // The captured warps: the launch's first is its lowest key, its worst the highest cost (then
+  // the lowest key); the program keeps the first of the first launch and the worst of all.
+  for (auto &w : workers_) {
+    if (captures_.size() < w->captures.size())
+      captures_.resize(w->captures.size());
+    for (size_t i = 0; i < w->captures.size(); ++i) {
+      const SiteCapture &c = w->captures[i];
+      SiteCapture &into = captures_[i];
+      if (c.first.key == UINT64_MAX)
+        continue;
+      const bool freshFirst = into.first.key == UINT64_MAX || into.first.launch == launchIndex;
+      if (freshFirst && c.first.key < into.first.key) {
+        into.first = c.first;
+        into.first.launch = launchIndex;
+      }
+      const LaneCapture &worst = into.worst;
+      const bool sameLaunch = worst.key != UINT64_MAX && worst.launch == launchIndex;
+      if (worst.key == UINT64_MAX || c.worst.cost > worst.cost ||
+          (sameLaunch && c.worst.cost == worst.cost && c.worst.key < worst.key)) {
+        into.worst = c.worst;
+        into.worst.launch = launchIndex;
+      }
+    }
+  }
   ++launchesCounted_;
 }
 

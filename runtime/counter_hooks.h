@@ -22,13 +22,37 @@ struct AccessSample {
   /// Orders samples: the warp with the lowest (block linear index, warp index) wins, so the
   /// kept sample is the same for any number of workers. UINT64_MAX: no sample yet.
   uint64_t key = UINT64_MAX;
-  uint32_t size = 0; ///< bytes per lane
+  uint64_t launch = 0; ///< the launch it came from (set when the program keeps it)
+  uint32_t size = 0;   ///< bytes per lane
   uint32_t activeLanes = 0;
   uint32_t mask = 0;        ///< the active lanes
   uint32_t taken = 0;       ///< a branch: the active lanes whose condition held
   bool affine = false;      ///< every active lane's address is base + lane x stride
   int64_t strideBytes = 0;  ///< between consecutive lanes, when affine
   uint64_t firstOffset = 0; ///< the lowest lane's address (shared: its byte offset)
+};
+
+/// One warp's whole access at a site: what the lane maps draw (`kern explain`). Kept only for
+/// the sites being explained (CounterCollector::captureSites), whose accesses then all reach
+/// the runtime (no memo), so that the first and the worst warp are the same for any number of
+/// workers.
+struct LaneCapture {
+  /// The warp (kern_warp_key): the lowest wins among equals. UINT64_MAX: none yet.
+  uint64_t key = UINT64_MAX;
+  uint64_t launch = 0; ///< the launch's index (set when the launch's captures are merged)
+  uint32_t mask = 0;   ///< the active lanes
+  uint32_t size = 0;   ///< bytes per lane
+  uint32_t flags = 0;  ///< KERN_ACCESS_* (space, operation, atomic form)
+  /// What the rules charged the warp: wavefronts (shared), transactions (global), passes (a
+  /// global atomic). The worst warp has the most.
+  uint64_t cost = 0;
+  uint64_t addrs[32] = {}; ///< shared: byte offsets in the block's shared memory
+};
+
+/// A site's first warp (the lowest key of the first launch that ran the site) and its worst (the
+/// highest cost; among equals the earliest launch, then the lowest key).
+struct SiteCapture {
+  LaneCapture first, worst;
 };
 
 /// Counters of one worker during one launch: the CounterSet and the access samples.
@@ -44,6 +68,13 @@ struct WorkerCounters {
   /// first global atomic; atomicChunksUsed when this launch wrote to it.
   std::vector<uint32_t> atomicChunks;
   bool atomicChunksUsed = false;
+  /// By site: whether its accesses are captured (CounterCollector::captureSites); captures holds
+  /// what this worker captured in this launch.
+  const std::vector<uint8_t> *capturing = nullptr;
+  std::vector<SiteCapture> captures;
+  /// Keeps a warp's access at a captured site as its first or worst.
+  void capture(uint32_t site, uint64_t key, const uint64_t *addrs, uint32_t mask, uint32_t size,
+               uint32_t flags, uint64_t base, uint64_t cost);
   void sample(uint32_t site, uint64_t key, const uint64_t *addrs, uint32_t mask, uint32_t size,
               uint64_t base);
   /// Keeps the lanes of a warp that split at branch `site`, as `sample` keeps an access's.
@@ -85,6 +116,12 @@ public:
   const LaunchCounters &program() const { return program_; }
   /// The merged sample of each site (over the whole program).
   const std::vector<AccessSample> &samples() const { return samples_; }
+  /// Capture every warp's access at the sites marked in `sites` (by site id) from the next
+  /// launch on: their accesses skip the memos, and captures() keeps each one's first and
+  /// worst warp.
+  void captureSites(std::vector<uint8_t> sites) { capturing_ = std::move(sites); }
+  /// By site id: the captured warps over the whole program (empty for other sites).
+  const std::vector<SiteCapture> &captures() const { return captures_; }
 
 private:
   CounterConfig config_;
@@ -93,6 +130,8 @@ private:
   std::vector<LaunchCounters> launches_;
   LaunchCounters program_;
   std::vector<AccessSample> samples_;
+  std::vector<uint8_t> capturing_;
+  std::vector<SiteCapture> captures_;
   size_t launchesCounted_ = 0;
 };
 

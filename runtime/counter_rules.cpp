@@ -393,6 +393,7 @@ SharedLaneMap sharedLaneMap(SharedBankRule rule, uint32_t banks, const uint64_t 
   SharedLaneMap map;
   std::memset(map.bank, 255, sizeof map.bank);
   std::memset(map.round, 255, sizeof map.round);
+  std::memset(map.serves, 0, sizeof map.serves);
   map.cost = sharedAccessCostGeneral(rule, banks, off, mask, accessBytes, isWrite);
   forEachLane(mask, [&](uint32_t l) {
     map.bank[l] = static_cast<uint8_t>(off[l] / kWordBytes % banks);
@@ -404,8 +405,10 @@ SharedLaneMap sharedLaneMap(SharedBankRule rule, uint32_t banks, const uint64_t 
   std::array<uint8_t, kMaxEntries> round;
   uint32_t base = 0; // steps of the requests or phases before
   auto serve = [&](uint32_t n, uint32_t steps) {
-    for (uint32_t i = 0; i < n; ++i)
+    for (uint32_t i = 0; i < n; ++i) {
       map.round[lane[i]] = std::max<uint8_t>(map.round[lane[i]], uint8_t(base + round[i]));
+      map.serves[base + round[i]] |= 1u << lane[i];
+    }
     base += steps;
   };
   if (rule == SharedBankRule::HalfWarp) { // as halfWarpCost

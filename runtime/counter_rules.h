@@ -73,6 +73,8 @@ struct SharedLaneMap {
   /// The step, 0 to cost.steps - 1 over the whole access, that serves the lane's last word (a
   /// wide access's last part); on HalfWarp the first half-warp's steps come first.
   uint8_t round[32];
+  /// For each step, the lanes it serves a word to (a wide access's lane is served in several).
+  uint32_t serves[128];
 };
 SharedLaneMap sharedLaneMap(SharedBankRule rule, uint32_t banks, const uint64_t *byteOffsets,
                             uint32_t activeMask, uint32_t accessBytes, bool isWrite);

@@ -162,6 +162,10 @@ struct RuntimeOptions {
   bool counters = false;
   /// Which launches count when `counters` is on. If it selects nothing, every launch.
   LaunchFilter filter;
+  /// `kern explain`: the access sites on this line of the main file (file 0) keep the whole
+  /// access of their first and worst warp (CounterCollector::captures), with counters on. If 0,
+  /// none.
+  uint32_t explainLine = 0;
   /// Checked mode: report shared-memory races and reads of never-written global memory (the
   /// kernels must be compiled checked). Each finding is an
   /// error that makes faulted() true; the program and its output go on unchanged.

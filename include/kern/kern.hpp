@@ -100,6 +100,12 @@ struct Options {
   /// Prepare the annotated source (Program::annotatedSource) and print the advisor's findings
   /// to `err`. Turns counters on.
   bool annotate = false;
+  /// `kern explain`: draw the lane maps of this line of the first source file
+  /// (Program::explanation): for each memory access on it, the first warp that ran it and the
+  /// worst, lane by lane against the device's rules; for each branch, the lanes of a warp that
+  /// split. Turns counters on; the accesses of the line are then counted without memos (slower
+  /// there). Not in a sandbox. If 0, none.
+  uint32_t explainLine = 0;
   /// Stop a kernel that runs longer than this many seconds, and host code that runs longer than
   /// this many seconds outside kernels (polled on its loops). If 0, no limit.
   double timeoutSeconds = 0;
@@ -357,6 +363,9 @@ public:
   /// After a run with Options::annotate: the source with each line's counters beside it and
   /// the costliest lines marked. Empty otherwise.
   const std::string &annotatedSource() const;
+  /// After a run with Options::explainLine: the lane maps of that line; empty if nothing on it
+  /// ran in a kernel (or none was asked for).
+  const std::string &explanation() const;
 
   // ---- embedding: kernels launched by the host application ---------------------------------
   // These calls share one virtual device per Program (created on first use, separate from the

@@ -33,6 +33,8 @@ commands:
   emit --module FILE -o OUT         write a module image for cuModuleLoad (as nvcc -fatbin)
   annotate FILE [options]           run with counters; print the source with each line's
                                     counters beside it (the program's output goes to stderr)
+  explain FILE:LINE [options]       run with counters; draw the lanes of a warp at each
+                                    access and branch of that line, against the GPU's rules
   compare FILE... [--device A,B...] run the program once per device (default: every
                                     built-in one) and print its counters side by side
   devices [--json]                  list the built-in device profiles
@@ -59,8 +61,8 @@ const char *kCompileExitCodes = R"(
 exit codes: 0 ok, 1 compile error, 2 usage error. FILE may be '-' to read standard input.
 )";
 
-const std::vector<std::string> kCommands = {"run",     "compare",   "check", "emit", "annotate",
-                                            "devices", "occupancy", "repl",  "help"};
+const std::vector<std::string> kCommands = {"run",     "compare", "check",     "emit", "annotate",
+                                            "explain", "devices", "occupancy", "repl", "help"};
 
 // ---- the help ----------------------------------------------------------------------------
 
@@ -501,9 +503,10 @@ void defineRepl(CLI::App &app, Invocation &inv, Raw &raw) {
 
 HelpText helpText(const std::string &cmd) {
   HelpText t;
-  if (cmd == "run" || cmd == "annotate" || cmd == "compare") {
+  if (cmd == "run" || cmd == "annotate" || cmd == "compare" || cmd == "explain") {
     t.usage = cmd == "run"        ? "usage: kern run FILE... [options] [-- ARGS...]"
               : cmd == "annotate" ? "usage: kern annotate FILE... [options] [-- ARGS...]"
+              : cmd == "explain"  ? "usage: kern explain FILE:LINE [FILE...] [options] [-- ARGS...]"
                                   : "usage: kern compare FILE... [--device A,B...] [options] "
                                     "[-- ARGS...]";
     t.about = cmd == "run" ? "Compiles the source FILEs as one program and runs its main; ARGS "
@@ -511,6 +514,12 @@ HelpText helpText(const std::string &cmd) {
               : cmd == "annotate"
                   ? "Runs the program with counters and prints its source with each "
                     "line's counters\nbeside it; the program's own output goes to stderr."
+              : cmd == "explain"
+                  ? "Runs the program with counters and draws LINE of FILE (the first "
+                    "file) lane by lane:\nfor each memory access, the first warp that ran it "
+                    "and the worst, each lane's bank\nand the step that serves it (shared) or "
+                    "the transaction (global), by the GPU's rules;\nfor each branch, the lanes "
+                    "of the first warp that split. The program's own output\ngoes to stderr."
                   : "Compiles and runs the program once on each device of --device (default: "
                     "every\nbuilt-in one), counting every launch; prints the program's output "
                     "(once when\nevery device printed the same, else each device's) and, on "
@@ -583,7 +592,7 @@ std::unique_ptr<CLI::App> commandTable(const std::string &cmd, Invocation &inv, 
   app->allow_extras();  // unknown options are reported by kern, with a suggestion
   app->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app->formatter(std::make_shared<HelpFormatter>(helpText(cmd)));
-  if (cmd == "run" || cmd == "annotate" || cmd == "compare")
+  if (cmd == "run" || cmd == "annotate" || cmd == "compare" || cmd == "explain")
     defineRun(*app, inv, raw);
   else if (cmd == "check")
     defineCheck(*app, inv, raw);
@@ -642,16 +651,17 @@ std::string parseErrorMessage(const CLI::ParseError &e, const CLI::App &app,
 /// profile mode; --mode fast contradicts them, and --mode checked counts only with a counting
 /// option. Returns the error, or "".
 std::string applyMode(kern::Options &opts, const std::string &mode, const std::string &counting,
-                      const std::string &filter, bool annotate) {
+                      const std::string &filter, const std::string &countingCommand) {
+  const bool annotate = !countingCommand.empty();
   if (mode == "fast") {
-    const std::string clash = annotate            ? std::string("annotate")
+    const std::string clash = annotate            ? countingCommand
                               : !counting.empty() ? counting
                               : !filter.empty()   ? filter
                               : opts.checked      ? std::string("--checked")
                                                   : std::string();
     if (!clash.empty())
       return "--mode fast counts and checks nothing, so it cannot go with " +
-             (clash == "annotate" ? std::string("'kern annotate'") : clash) +
+             (clash == countingCommand ? "'kern " + clash + "'" : clash) +
              (filter == clash ? " (which selects launches to profile)" : "");
     opts.mode = kern::Mode::Fast;
   } else if (mode == "profile") {
@@ -677,6 +687,21 @@ bool isHeaderName(const std::string &file) {
 std::string checkProgramCommand(const std::string &cmd, const CLI::App &app, Invocation &inv,
                                 const Raw &raw) {
   kern::Options &o = inv.options;
+  if (cmd == "explain") { // FILE:LINE first
+    if (inv.files.empty())
+      return "explain needs FILE:LINE, the line to draw";
+    std::string &first = inv.files[0];
+    const size_t colon = first.rfind(':');
+    char *end = nullptr;
+    const unsigned long line =
+        colon == std::string::npos ? 0 : std::strtoul(first.c_str() + colon + 1, &end, 10);
+    if (line == 0 || line > UINT32_MAX || *end != '\0')
+      return "explain needs FILE:LINE, the line to draw (a number from 1), got '" + first + "'";
+    first.resize(colon);
+    o.explainLine = static_cast<uint32_t>(line);
+    if (o.sandbox.enabled)
+      return "kern explain does not run in the sandbox";
+  }
   std::set<std::string> seen;
   for (const std::string &f : inv.files) {
     if (isHeaderName(f))
@@ -742,7 +767,8 @@ std::string checkProgramCommand(const std::string &cmd, const CLI::App &app, Inv
     o.profileFromStart = raw.fromStart == "on";
   if (app.count("--no-files"))
     o.allowFiles = false;
-  if (std::string error = applyMode(o, raw.mode, lastCounting, lastFilter, cmd == "annotate");
+  const std::string countingCommand = cmd == "annotate" || cmd == "explain" ? cmd : "";
+  if (std::string error = applyMode(o, raw.mode, lastCounting, lastFilter, countingCommand);
       !error.empty())
     return error;
   if (!lastSandbox.empty() && !o.sandbox.enabled)
@@ -814,7 +840,8 @@ int parseCommandLine(int argc, char **argv, Invocation &inv) {
     args.erase(args.begin());
   // The program's own arguments after "--" stay as they are.
   if (auto dashes = std::find(args.begin(), args.end(), "--");
-      dashes != args.end() && (cmd == "run" || cmd == "annotate" || cmd == "compare")) {
+      dashes != args.end() &&
+      (cmd == "run" || cmd == "annotate" || cmd == "compare" || cmd == "explain")) {
     inv.programArgs.assign(dashes + 1, args.end());
     args.erase(dashes, args.end());
   }
@@ -869,7 +896,7 @@ int parseCommandLine(int argc, char **argv, Invocation &inv) {
     error = splitDevices(cmd, inv, raw);
   else if (error.empty() && cmd != "devices")
     kern::checkDevice(inv.options, error);
-  if (error.empty() && (cmd == "run" || cmd == "annotate"))
+  if (error.empty() && (cmd == "run" || cmd == "annotate" || cmd == "explain"))
     kern::checkLaunchFilter(inv.options, error);
   if (!error.empty())
     return usageError(error, cmd);

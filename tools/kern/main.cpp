@@ -99,10 +99,10 @@ int main(int argc, char **argv) {
   }
 
   kern::Options &opts = inv.options;
-  const bool annotate = cmd == "annotate";
+  const bool annotate = cmd == "annotate" || cmd == "explain";
   const std::string &emitKind = inv.emitKind, &emitKernel = inv.emitKernel, &emitOut = inv.emitOut;
   if (annotate) {
-    opts.annotate = true;
+    opts.annotate = cmd == "annotate"; // explain: its lane maps (Options::explainLine)
     // stdout carries the annotated source, so the program's own output goes to stderr.
     opts.out = [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stderr); };
   }
@@ -152,8 +152,16 @@ int main(int argc, char **argv) {
   sigaction(SIGINT, &onInterrupt, nullptr);
   kern::RunResult r = program->run(inv.programArgs);
   signal(SIGINT, SIG_DFL);
-  if (annotate)
+  if (cmd == "annotate")
     std::fputs(program->annotatedSource().c_str(), stdout);
+  if (cmd == "explain") {
+    std::fputs(program->explanation().c_str(), stdout);
+    if (program->explanation().empty() && r.status == kern::Status::Ok)
+      std::fprintf(stderr,
+                   "kern: %s:%u: nothing on this line ran in a kernel (no memory access or "
+                   "branch of device code was executed there)\n",
+                   inv.files[0].c_str(), opts.explainLine);
+  }
   std::fflush(stdout);
   if (r.status == kern::Status::Ok)
     return r.exitCode;

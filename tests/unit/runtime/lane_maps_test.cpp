@@ -59,6 +59,20 @@ TEST_CASE("shared lane maps give the rule's steps, every step serving a lane", "
     REQUIRE(*used.rbegin() == static_cast<int>(c.steps) - 1);
     if (size <= 4)
       REQUIRE(used.size() == c.steps);
+    // Every step serves an active lane, and each lane is served by as many steps as it has
+    // 32-bit parts on cc1.x, or at least once on the multicast rule (its words, one bank each).
+    uint32_t served[32] = {};
+    for (uint32_t step = 0; step < c.steps; ++step) {
+      REQUIRE(m.serves[step] != 0);
+      REQUIRE((m.serves[step] & ~mask) == 0);
+      for (int l = 0; l < 32; ++l)
+        served[l] += (m.serves[step] >> l) & 1;
+    }
+    for (int l = 0; l < 32; ++l)
+      if ((mask >> l) & 1 && rule == SharedBankRule::HalfWarp)
+        REQUIRE(served[l] == (size > 4 ? size / 4 : 1));
+      else if ((mask >> l) & 1)
+        REQUIRE(served[l] >= 1);
     for (int l = 0; l < 32; ++l)
       if ((mask >> l) & 1)
         REQUIRE(m.bank[l] == a[l] / 4 % banks);
