@@ -387,6 +387,7 @@ Session::EvalResult Session::Impl::evalCode(const std::string &input,
     return result;
   }
   rt->setProgram(current->image());
+  rt->setExplainLine(explainProgramLine());
   const bool faultedBefore = rt->faulted();
   const std::string errorBefore = rt->lastErrorMessage();
   const uint64_t stickyBefore = rt->stickyReturns();

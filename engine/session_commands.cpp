@@ -34,6 +34,9 @@ Meta-commands:
   :stats [N]            the counters of the last launch, or of launch N (from 0), and
                         the advisor's findings on it
   :annotate KERNEL      the kernel's source with the counters of its last launch
+  :explain KERNEL LINE  draw LINE of the kernel (as :annotate numbers it) lane by lane at
+                        each following launch: banks and steps, transactions, branch
+                        sides; :explain off stops
   :emit ir|llvm|asm KERNEL   the kernel's Kern IR, LLVM IR or assembly
   :load FILE...         evaluate files in order, in the session's one scope (a
                         file's main, if any, runs once)
@@ -83,6 +86,17 @@ void Session::Impl::onLaunchEnd(size_t i) {
   for (const std::string &finding : runtime::adviseLaunch(report, i))
     lastStats += relocate(finding) + "\n";
   keepStats(i);
+  if (rec.kernel == explainKernel && explainProgramLine() != 0) {
+    // The lane maps of the watched line, named as the user knows it, then a fresh capture.
+    std::string maps = runtime::explainLine(report, explainProgramLine(), i);
+    const size_t body = maps.find("\n\n");
+    out(maps.empty() ? "kern: line " + std::to_string(explainLine) + " of " + explainKernel +
+                           " ran nothing this launch\n"
+                     : "== :explain " + explainKernel + " " + std::to_string(explainLine) +
+                           ", launch " + std::to_string(i) + " on " + rt->device().name + "\n" +
+                           relocate(maps.substr(body + 2)));
+    rt->setExplainLine(explainProgramLine());
+  }
   // Per-line counters of the kernel's definition, while its module's sites are at hand.
   if (i >= rt->counters().launchCount())
     return;
@@ -103,6 +117,20 @@ void Session::Impl::onLaunchEnd(size_t i) {
     }
     annotations[rec.kernel] = std::move(a);
   }
+}
+
+uint32_t Session::Impl::explainProgramLine() const {
+  if (explainKernel.empty())
+    return 0;
+  for (const auto &[first, index] : itemLines) {
+    const Item &item = items[index];
+    if (item.kind != ItemKind::Definition || item.key != explainKernel)
+      continue;
+    const auto lines =
+        static_cast<uint32_t>(std::count(item.text.begin(), item.text.end(), '\n')) + 1;
+    return explainLine <= lines ? first + explainLine - 1 : 0;
+  }
+  return 0;
 }
 
 Session::EvalResult Session::Impl::meta(const std::string &line) {
@@ -224,6 +252,33 @@ Session::EvalResult Session::Impl::meta(const std::string &line) {
       text += num + codeLine + (note.empty() ? "" : "    // " + note) + "\n";
     }
     out(text);
+  } else if (cmd == ":explain") {
+    if (arg == "off") {
+      explainKernel.clear();
+      explainLine = 0;
+      if (rt)
+        rt->setExplainLine(0);
+      out("kern: :explain is off\n");
+      return r;
+    }
+    char *end = nullptr;
+    const unsigned long n = arg2.empty() ? 0 : std::strtoul(arg2.c_str(), &end, 10);
+    if (arg.empty() || n == 0 || *end != '\0' || n > UINT32_MAX)
+      return usage("usage: :explain KERNEL LINE (LINE as :annotate KERNEL numbers it), or "
+                   ":explain off");
+    if (!current || !current->module || !current->module->findFunction(arg))
+      return usage("no kernel '" + arg + "'");
+    explainKernel = arg;
+    explainLine = static_cast<uint32_t>(n);
+    if (explainProgramLine() == 0) {
+      explainKernel.clear();
+      explainLine = 0;
+      return usage("'" + arg + "' has no line " + arg2);
+    }
+    if (rt)
+      rt->setExplainLine(explainProgramLine());
+    out("kern: each following launch of " + arg + " draws its line " + arg2 +
+        (mode == Mode::Profile ? "" : " (once :mode profile counts again)") + "\n");
   } else if (cmd == ":emit") {
     if ((arg != "ir" && arg != "llvm" && arg != "asm") || arg2.empty())
       return usage("usage: :emit ir|llvm|asm KERNEL");

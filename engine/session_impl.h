@@ -84,6 +84,12 @@ struct Session::Impl {
     std::map<uint32_t, runtime::SiteCounters> lines; // line within the definition, 1-based
   };
   std::map<std::string, Annotation> annotations;
+  /// `:explain KERNEL LINE`: the kernel whose line (within its definition, 1-based) the
+  /// following launches draw lane by lane; empty: none.
+  std::string explainKernel;
+  uint32_t explainLine = 0;
+  /// The program line of that line in the current compile (0 if the kernel is not defined).
+  uint32_t explainProgramLine() const;
   // Where each item starts in the program text of the current compile (for annotations).
   std::vector<std::pair<uint32_t, size_t>> itemLines; // first line, item index
 

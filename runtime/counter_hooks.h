@@ -118,8 +118,11 @@ public:
   const std::vector<AccessSample> &samples() const { return samples_; }
   /// Capture every warp's access at the sites marked in `sites` (by site id) from the next
   /// launch on: their accesses skip the memos, and captures() keeps each one's first and
-  /// worst warp.
-  void captureSites(std::vector<uint8_t> sites) { capturing_ = std::move(sites); }
+  /// worst warp (what was captured before is dropped).
+  void captureSites(std::vector<uint8_t> sites) {
+    capturing_ = std::move(sites);
+    captures_.clear();
+  }
   /// By site id: the captured warps over the whole program (empty for other sites).
   const std::vector<SiteCapture> &captures() const { return captures_; }
 

@@ -190,8 +190,9 @@ const char *opName(uint32_t op) {
   }
 }
 
+/// `totalsLabel`: what the site's totals cover (the run, or the launch explained).
 std::string accessSite(const ReportInput &in, const SiteInfo &site, const SiteCounters &totals,
-                       const SiteCapture &c) {
+                       const char *totalsLabel, const SiteCapture &c) {
   const Runtime &rt = *in.rt;
   const DeviceProfile &dev = rt.device();
   const CounterConfig config = counterConfigFor(dev);
@@ -199,7 +200,7 @@ std::string accessSite(const ReportInput &in, const SiteInfo &site, const SiteCo
   std::string out = site.file + ":" + u(site.line) + ":" + u(site.col) + ": " +
                     (isShared(first) ? "shared " : "global ") + opName(opOf(first)) + ", " +
                     u(first.size) + " B per lane\n";
-  out += "  over the run: " + siteTotals(dev, totals, first) + "\n";
+  out += std::string(totalsLabel) + ": " + siteTotals(dev, totals, first) + "\n";
   auto map = [&](const LaneCapture &w) {
     return isShared(w) ? sharedMap(config, w) : globalMap(config, w);
   };
@@ -218,10 +219,11 @@ std::string accessSite(const ReportInput &in, const SiteInfo &site, const SiteCo
 }
 
 std::string branchSite(const ReportInput &in, const SiteInfo &site, const SiteCounters &totals,
-                       const AccessSample &sample) {
+                       const char *totalsLabel, const AccessSample &sample) {
   std::string out = site.file + ":" + u(site.line) + ":" + u(site.col) + ": branch (" + site.what +
-                    ")\n  over the run: " + n(totals.branchesExecuted, "branch", "branches") +
-                    ", " + u(totals.branchesDivergent) + " divergent\n";
+                    ")\n" + std::string(totalsLabel) + ": " +
+                    n(totals.branchesExecuted, "branch", "branches") + ", " +
+                    u(totals.branchesDivergent) + " divergent\n";
   if (sample.key == UINT64_MAX)
     return out + "  no warp split here: each warp's active lanes all went one way\n";
   std::string cells[kLanes];
@@ -235,11 +237,12 @@ std::string branchSite(const ReportInput &in, const SiteInfo &site, const SiteCo
 
 } // namespace
 
-std::string explainLine(const ReportInput &in, uint32_t line) {
+std::string explainLine(const ReportInput &in, uint32_t line, size_t launch) {
   const Runtime &rt = *in.rt;
   const std::vector<SiteCapture> &captures = rt.counters().captures();
   const std::vector<AccessSample> &samples = rt.counters().samples();
-  const LaunchCounters &program = rt.counters().program();
+  const bool one = launch != kAllLaunches;
+  const LaunchCounters &program = one ? rt.counters().launch(launch) : rt.counters().program();
   std::string out;
   std::vector<size_t> order;
   for (size_t i = 0; i < in.sites.size(); ++i)
@@ -247,13 +250,15 @@ std::string explainLine(const ReportInput &in, uint32_t line) {
       order.push_back(i);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return in.sites[a].col < in.sites[b].col; });
+  const char *totalsLabel = one ? "  in this launch" : "  over the run";
   for (size_t i : order) {
     const SiteInfo &site = in.sites[i];
     const SiteCounters totals = i < program.sites.size() ? program.sites[i] : SiteCounters{};
     if (i < captures.size() && captures[i].first.key != UINT64_MAX)
-      out += accessSite(in, site, totals, captures[i]);
+      out += accessSite(in, site, totals, totalsLabel, captures[i]);
     else if (site.kind == "branch" && totals.branchesExecuted > 0)
-      out += branchSite(in, site, totals, i < samples.size() ? samples[i] : AccessSample{});
+      out += branchSite(in, site, totals, totalsLabel,
+                        i < samples.size() ? samples[i] : AccessSample{});
     else
       continue;
     out += "\n";

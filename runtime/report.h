@@ -50,8 +50,10 @@ std::string annotateSource(const ReportInput &in);
 /// The lane maps of the access and branch sites on `line` of the main file (explain.cpp): per
 /// access its first and worst warp drawn against the device's rules (the run must have captured
 /// them: RuntimeOptions::explainLine), per branch the lanes of the first warp that split. Empty
-/// when nothing on the line ran in a kernel.
-std::string explainLine(const ReportInput &in, uint32_t line);
+/// when nothing on the line ran in a kernel. With `launch`, the sites' counters are that launch's
+/// (the REPL's :explain, which captures launch by launch), else the run's.
+inline constexpr size_t kAllLaunches = SIZE_MAX;
+std::string explainLine(const ReportInput &in, uint32_t line, size_t launch = kAllLaunches);
 
 /// Each site's modelled time (seconds) over the profiled launches among `launches` (indices into
 /// Runtime::launches()): each launch's time beyond its fixed overhead, shared among its sites by

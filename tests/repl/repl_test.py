@@ -104,6 +104,13 @@ SCRIPT = [
     "race<<<1, 64>>>(r);",
     ":mode",
     ":mode profile",
+    # A line drawn lane by lane at each following launch of its kernel.
+    "float *e; cudaMalloc(&e, 64 * sizeof(float));",
+    ":explain scale 1",
+    "scale<<<1, 32>>>(e, 1.0f, 8);",
+    ":explain nosuch 1",
+    ":explain scale 7",
+    ":explain off",
 ]
 
 EXPECT = [
@@ -153,6 +160,13 @@ EXPECT = [
     "mode checked (the following launches report shared-memory races",
     "shared-memory data race (write-after-write) in kernel 'race'",
     "mode checked\n",
+    "kern: each following launch of scale draws its line 1",
+    "== :explain scale 1, launch 6 on h100",
+    ", line 1:66: global store, 4 B per lane",
+    "    moved by     1   1   1   1   1   1   1   1   2",
+    "no kernel 'nosuch'",
+    "'scale' has no line 7",
+    "kern: :explain is off",
 ]
 
 
