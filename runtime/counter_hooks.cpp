@@ -129,11 +129,10 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
   sample(site, key, addrs, mask, size, sharedBase);
   syncView();
   snapshot(after);
-  if (capturing && site < capturing->size() && (*capturing)[site]) {
-    // No memo: every warp of the site comes here. Field 2 is steps (shared) or transactions.
+  // Field 2 is steps (shared) or transactions (global): what makes a warp the worst.
+  const bool captured = capturing && site < capturing->size() && (*capturing)[site];
+  if (captured)
     capture(site, key, addrs, mask, size, flags, sharedBase, after[2] - before[2]);
-    return;
-  }
   const size_t index = KERN_MEMO_SLOTS * (KERN_ACCESS_OPS * size_t{site} + op) +
                        kern_access_memo_slot(addrs[0], size, flags);
   if (index >= memos.size())
@@ -149,6 +148,11 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
   m.tag = kern_access_memo_tag(addrs[0], size, flags, contiguous);
   m.mask = mask;
   m.sampleKey = samples[site].key;
+  // A captured site's worst warp is the lowest key among those of the highest cost: a warp with
+  // a lower key than the worst so far that meets this memo (whose cost is the worst's) comes
+  // here too, so the choice is the same for any number of workers.
+  if (captured && captures[site].worst.cost == after[2] - before[2])
+    m.sampleKey = std::max(m.sampleKey, captures[site].worst.key);
   std::memset(m.delta, 0, sizeof m.delta);
   for (size_t i = 0; i < fields; ++i)
     m.delta[i] = after[i] - before[i];

@@ -32,10 +32,11 @@ struct AccessSample {
   uint64_t firstOffset = 0; ///< the lowest lane's address (shared: its byte offset)
 };
 
-/// One warp's whole access at a site: what the lane maps draw (`kern explain`). Kept only for
-/// the sites being explained (CounterCollector::captureSites), whose accesses then all reach
-/// the runtime (no memo), so that the first and the worst warp are the same for any number of
-/// workers.
+/// One warp's whole access at a site: what the lane maps draw (`kern explain`, the HTML report).
+/// Kept only for the sites being captured (CounterCollector::captureSites). A memo of such a
+/// site sends a warp to the runtime when its key is below the site's sample (the first warp)
+/// or, for the pattern of the worst warp so far, below the worst's key: the first and the worst
+/// warp are then the same for any number of workers.
 struct LaneCapture {
   /// The warp (kern_warp_key): the lowest wins among equals. UINT64_MAX: none yet.
   uint64_t key = UINT64_MAX;
@@ -116,9 +117,9 @@ public:
   const LaunchCounters &program() const { return program_; }
   /// The merged sample of each site (over the whole program).
   const std::vector<AccessSample> &samples() const { return samples_; }
-  /// Capture every warp's access at the sites marked in `sites` (by site id) from the next
-  /// launch on: their accesses skip the memos, and captures() keeps each one's first and
-  /// worst warp (what was captured before is dropped).
+  /// Capture the warps' accesses at the sites marked in `sites` (by site id) from the next
+  /// launch on: captures() keeps each one's first and worst warp (what was captured before is
+  /// dropped).
   void captureSites(std::vector<uint8_t> sites) {
     capturing_ = std::move(sites);
     captures_.clear();

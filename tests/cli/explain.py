@@ -131,6 +131,14 @@ if len(maps) != 1 or "worst warp: launch 0 (histo_global), block (7,0,0), warp 4
     failures.append("explain samples/histogram.kern:15: differs between 1, 2 and 4 workers, or "
                     "the worst warp moved")
 
+# A shared access whose worst pattern repeats in many blocks: the memos replay it, and the worst
+# warp is still the lowest block's with any number of workers.
+for workers in ("1", "2", "4"):
+    p = subprocess.run([KERN, "explain", "tests/cli/explain/worst.kern:8", "--workers", workers],
+                       cwd=ROOT, capture_output=True, text=True, timeout=60)
+    if "worst warp: launch 0 (strided), block (4,0,0), warp 0: 4 wavefronts" not in p.stdout:
+        failures.append(f"worst.kern:8 with {workers} workers: the worst warp\n{p.stdout}")
+
 # Errors: a line with nothing that ran, a bad FILE:LINE.
 p = subprocess.run([KERN, "explain", f"{PROGRAM}:1"], cwd=ROOT, capture_output=True, text=True)
 if p.returncode != 0 or p.stdout or "nothing on this line ran in a kernel" not in p.stderr:
