@@ -164,6 +164,8 @@ kern_status kern_engine_create(const kern_options *options, kern_engine **engine
   o.reportPath = text(e->copts.report_path);
   o.tracePath = text(e->copts.trace_path);
   o.countersTextPath = text(e->copts.counters_text_path);
+  o.htmlPath = text(e->copts.html_path);
+  o.explainLine = e->copts.explain_line;
   o.annotate = e->copts.annotate != 0;
   o.deviceFile = text(e->copts.device_file);
   o.registersPerThread = e->copts.registers_per_thread;
@@ -246,6 +248,10 @@ void kern_program_destroy(kern_program *program) { delete program; }
 
 const char *kern_program_annotated(const kern_program *program) {
   return program ? program->program->annotatedSource().c_str() : "";
+}
+
+const char *kern_program_explanation(const kern_program *program) {
+  return program ? program->program->explanation().c_str() : "";
 }
 
 void kern_interrupt(kern_engine *engine) {

@@ -14,6 +14,8 @@ std::string comparisonClash(const Options &o) {
     return "a device file names one device; compare built-in devices";
   if (!o.reportPath.empty())
     return "a JSON report describes one device's run";
+  if (!o.htmlPath.empty())
+    return "an HTML report describes one device's run";
   if (!o.tracePath.empty())
     return "a trace describes one device's run";
   if (!o.countersTextPath.empty())

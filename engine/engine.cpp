@@ -138,8 +138,8 @@ runtime::LaunchFilter launchFilter(const Options &o) {
 
 bool countersOn(const Options &o) {
   return o.mode == Mode::Profile || o.counters || o.stats || o.annotate || o.explainLine != 0 ||
-         !o.reportPath.empty() || !o.countersTextPath.empty() || !o.metrics.empty() || o.csv ||
-         launchFilter(o).selects();
+         !o.htmlPath.empty() || !o.reportPath.empty() || !o.countersTextPath.empty() ||
+         !o.metrics.empty() || o.csv || launchFilter(o).selects();
 }
 
 /// Whether a run of `module` counts: as the options ask, or because the program calls
@@ -177,6 +177,7 @@ runtime::Runtime::Options runtimeOptions(const Options &o) {
   ro.checked = checkedOn(o);
   ro.filter = launchFilter(o);
   ro.explainLine = o.explainLine;
+  ro.captureAll = !o.htmlPath.empty();
   ro.allowFiles = o.allowFiles;
   if (o.sandbox.enabled) {
     // A sandboxed program may use files beneath the sandbox's directories only (in its child,
@@ -429,6 +430,7 @@ RunResult Program::run(const std::vector<std::string> &args) {
     req.reportPath = o.reportPath;
     req.tracePath = o.tracePath;
     req.countersTextPath = o.countersTextPath;
+    req.htmlPath = o.htmlPath;
     req.metrics = o.metrics;
     req.listMetrics = !o.metrics.empty();
     req.csv = o.csv;

@@ -29,7 +29,11 @@ double excessCost(const SiteCounters &c) {
   return s + double(c.branchesDivergent);
 }
 
-std::string describe(const SiteCounters &c, bool sectorsRule, bool halfWarp) {
+} // namespace
+
+std::string lineCountersText(const SiteCounters &c, const DeviceProfile &dev) {
+  const bool sectorsRule = dev.globalRule == GlobalRule::Sectors;
+  const bool halfWarp = dev.ccMajor == 1;
   static const char *const kOp[kMemoryOpKinds] = {"ld", "st", "atom", "red"};
   std::vector<std::string> parts;
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
@@ -74,8 +78,6 @@ std::string describe(const SiteCounters &c, bool sectorsRule, bool halfWarp) {
     out += (out.empty() ? "" : ", ") + p;
   return out;
 }
-
-} // namespace
 
 std::vector<double> siteSeconds(const Runtime &rt, const std::vector<size_t> &launches,
                                 double &total) {
@@ -134,7 +136,6 @@ std::string annotateSource(const ReportInput &in) {
   }
   width = std::min<size_t>(width, 64);
 
-  const bool sectorsRule = rt.device().globalRule == GlobalRule::Sectors;
   size_t profiled = 0;
   for (const auto &launch : rt.launches())
     profiled += launch.profiled;
@@ -161,8 +162,7 @@ std::string annotateSource(const ReportInput &in) {
     std::snprintf(num, sizeof num, "%5u | ", line);
     std::string text = num + lines[i];
     auto it = byLine.find(line);
-    std::string note =
-        it == byLine.end() ? "" : describe(it->second, sectorsRule, rt.device().ccMajor == 1);
+    std::string note = it == byLine.end() ? "" : lineCountersText(it->second, rt.device());
     if (auto t = timeOf.find(line);
         t != timeOf.end() && totalTime > 0 && t->second >= 0.005 * totalTime)
       note += (note.empty() ? "time " : ", time ") + fmt1(100.0 * t->second / totalTime) + "%";

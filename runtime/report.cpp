@@ -642,6 +642,8 @@ bool finishReports(const ReportInput &in, const ReportRequest &req,
     ok &= writeOut(req.reportPath, reportJson(in), err, req);
   if (!req.countersTextPath.empty())
     ok &= writeOut(req.countersTextPath, countersText(in), err, req);
+  if (!req.htmlPath.empty())
+    ok &= writeOut(req.htmlPath, htmlReport(in), err, req);
   if (!req.tracePath.empty())
     ok &= writeOut(req.tracePath, traceJson(in), err, req);
   return ok;

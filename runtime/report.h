@@ -47,6 +47,14 @@ std::string reportJson(const ReportInput &in);
 std::string countersText(const ReportInput &in);
 /// The source with each line's counters beside it, worst lines marked (annotate.cpp).
 std::string annotateSource(const ReportInput &in);
+/// One line's (or site's) counters in a few words, in the device's terms: "ld 4.0 sect/req,
+/// shared ld 2.0 wavefronts/inst (1.0 conflicts/inst), branch 1/8 divergent" (annotate.cpp).
+std::string lineCountersText(const SiteCounters &c, const DeviceProfile &dev);
+/// The self-contained HTML report of a run (html_report.cpp): the annotated source with each
+/// line's share of the modelled time and, per line, its sites' lane maps (the run must have
+/// captured them: RuntimeOptions::captureAll); the launches with their occupancy graphs; the
+/// timeline; the advisor's findings linked to their lines; the device.
+std::string htmlReport(const ReportInput &in);
 /// The lane maps of the access and branch sites on `line` of the main file (explain.cpp): per
 /// access its first and worst warp drawn against the device's rules (the run must have captured
 /// them: RuntimeOptions::explainLine), per branch the lanes of the first warp that split. Empty
@@ -101,6 +109,7 @@ struct ReportRequest {
   std::string reportPath; ///< JSON; "-" to `err`
   std::string tracePath;  ///< Chrome trace
   std::string countersTextPath; ///< counter text; "-" to `err`
+  std::string htmlPath;         ///< the HTML report; "-" to `err`
   /// The metrics of each profiled launch under Nsight Compute's names (ncu_metrics.h), to
   /// `err`: these (Nsight names or kern keys; empty: all) when `metrics` is set, as CSV when
   /// `csv` is.

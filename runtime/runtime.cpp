@@ -149,15 +149,15 @@ void Runtime::setProgram(backend::ProgramImage image) {
   symbols_.clear();
   resetModules();
   allocateGlobals();
-  if (options_.explainLine != 0)
+  if (options_.explainLine != 0 || options_.captureAll)
     setExplainLine(options_.explainLine);
 }
 
 void Runtime::setExplainLine(uint32_t line) {
   options_.explainLine = line;
-  std::vector<uint8_t> sites(line != 0 ? image_.sites.size() : 0, 0);
+  std::vector<uint8_t> sites(line != 0 || options_.captureAll ? image_.sites.size() : 0, 0);
   for (size_t i = 0; i < sites.size(); ++i)
-    sites[i] = image_.sites[i].file == 0 && image_.sites[i].line == line;
+    sites[i] = options_.captureAll || (image_.sites[i].file == 0 && image_.sites[i].line == line);
   counters_.captureSites(std::move(sites));
 }
 

@@ -166,6 +166,8 @@ struct RuntimeOptions {
   /// access of their first and worst warp (CounterCollector::captures), with counters on. If 0,
   /// none.
   uint32_t explainLine = 0;
+  /// The HTML report: every access site keeps its first and worst warp (as explainLine's).
+  bool captureAll = false;
   /// Checked mode: report shared-memory races and reads of never-written global memory (the
   /// kernels must be compiled checked). Each finding is an
   /// error that makes faulted() true; the program and its output go on unchanged.

@@ -109,6 +109,8 @@ typedef struct kern_options {
   int annotate;                   /* the annotated source (kern_program_annotated) (default 0) */
   const char *device_file;        /* a JSON device profile instead of `device`; NULL: none */
   int registers_per_thread;       /* for occupancy and launch checks; 0: kern's estimate */
+  const char *html_path; /* the HTML report (kern::Options::htmlPath); "-": on err; NULL: none */
+  unsigned explain_line; /* kern_program_explanation's line of the first file; 0: none */
 } kern_options;
 
 /* Nonzero if this kern can run sandboxed programs (built with seccomp, and the system lets a
@@ -155,6 +157,9 @@ kern_status kern_program_run(kern_program *program, int argc, const char *const 
 /* The last run's annotated source (kern_options.annotate), "" if none; valid until the next
  * run of `program`. */
 const char *kern_program_annotated(const kern_program *program);
+/* The last run's lane maps of kern_options.explain_line, "" if none; valid until the next run
+ * of `program`. */
+const char *kern_program_explanation(const kern_program *program);
 
 /* What kind of value a kernel parameter takes. */
 typedef enum kern_param_kind {

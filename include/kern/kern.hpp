@@ -85,6 +85,11 @@ struct Options {
   /// Write the JSON report (docs/report-schema.md) to this file; "-" writes it to `err`. If
   /// empty, none. Turns counters on.
   std::string reportPath;
+  /// Write the HTML report here (`kern run --html`): one self-contained page with the source and
+  /// each line's counters and share of the modelled time, each access's lanes drawn for its
+  /// first and worst warp, the occupancy graphs, the timeline, the advice and the device;
+  /// "-" writes it to `err`. Turns counters on. If empty, none.
+  std::string htmlPath;
   /// Write a Chrome trace-event file (transfers, launches, blocks on SMs) here. If empty, none.
   std::string tracePath;
   /// Write every counter as stable text (docs/report-schema.md, "Counter text") to this file;

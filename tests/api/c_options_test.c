@@ -1,6 +1,6 @@
 /* The versioned kern_options (its `size`), the report options it shares with kern::Options
  * (stats, report_path, trace_path, counters_text_path, annotate, device_file,
- * registers_per_thread) and kern_compile_file. Compiled as C. */
+ * registers_per_thread, html_path, explain_line) and kern_compile_file. Compiled as C. */
 #include <kern/kern.h>
 
 #include "check.h"
@@ -64,6 +64,8 @@ int main(void) {
   const char *report = "kern_c_options_report.json";
   const char *trace = "kern_c_options_trace.json";
   const char *counters = "kern_c_options_counters.txt";
+  const char *html = "kern_c_options_report.html";
+  remove(html);
   remove(report);
   remove(trace);
   remove(counters);
@@ -75,6 +77,8 @@ int main(void) {
   options.trace_path = trace;
   options.counters_text_path = counters;
   options.annotate = 1;
+  options.html_path = html;
+  options.explain_line = 2;
   options.registers_per_thread = 40;
   options.device = "fermi";
   CHECK(kern_engine_create(&options, &engine) == KERN_OK);
@@ -86,12 +90,17 @@ int main(void) {
   CHECK(fileSize(trace) > 0);
   CHECK(fileSize(counters) > 0);
   CHECK(strstr(kern_program_annotated(program), "p[threadIdx.x] *= 2") != NULL);
+  CHECK(fileSize(html) > 0);
+  /* Line 2's load and store of p[threadIdx.x], drawn lane by lane on fermi. */
+  CHECK(strstr(kern_program_explanation(program), "reports.cu:2:") != NULL);
+  CHECK(strstr(kern_program_explanation(program), "moved by") != NULL);
   CHECK(strstr(errors, "40/thread") != NULL); /* registers_per_thread, in the stats table */
   kern_program_destroy(program);
   kern_engine_destroy(engine);
   remove(report);
   remove(trace);
   remove(counters);
+  remove(html);
 
   /* device_file: a JSON profile; a missing one is refused when the engine is made. */
   kern_options_init(&options);

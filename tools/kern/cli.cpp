@@ -334,6 +334,13 @@ void defineRun(CLI::App &app, Invocation &inv, Raw &raw) {
   app.add_flag("--csv", o.csv,
                "count, and list them (all, or those of --metrics) as CSV, as ncu --csv")
       ->group(kOptions);
+  app.add_option("--html", o.htmlPath,
+                 "count, and write one self-contained HTML report to F: the source with\n"
+                 "each line's counters and time, its accesses' lanes drawn (click a line),\n"
+                 "occupancy graphs, the timeline and the advice")
+      ->option_text("F")
+      ->check(nonEmpty("a file name"))
+      ->group(kOptions);
   app.add_option("--trace", o.tracePath,
                  "write a Chrome trace-event file (Perfetto, chrome://tracing) to F")
       ->option_text("F")
@@ -737,8 +744,9 @@ std::string checkProgramCommand(const std::string &cmd, const CLI::App &app, Inv
     return "";
 
   // run and annotate: the last option that counts or selects launches (for messages).
-  static const std::set<std::string> counting = {"--stats",         "--counters", "--report",
-                                                 "--counters-text", "--metrics",  "--csv"};
+  static const std::set<std::string> counting = {"--stats",   "--counters", "--report",
+                                                 "--html",    "--counters-text",
+                                                 "--metrics", "--csv"};
   static const std::set<std::string> filtering = {"--kernel-name", "--launch-skip",
                                                   "--launch-count", "--profile-from-start"};
   std::string lastCounting, lastFilter, lastSandbox;
