@@ -744,9 +744,8 @@ std::string checkProgramCommand(const std::string &cmd, const CLI::App &app, Inv
     return "";
 
   // run and annotate: the last option that counts or selects launches (for messages).
-  static const std::set<std::string> counting = {"--stats",   "--counters", "--report",
-                                                 "--html",    "--counters-text",
-                                                 "--metrics", "--csv"};
+  static const std::set<std::string> counting = {
+      "--stats", "--counters", "--report", "--html", "--counters-text", "--metrics", "--csv"};
   static const std::set<std::string> filtering = {"--kernel-name", "--launch-skip",
                                                   "--launch-count", "--profile-from-start"};
   std::string lastCounting, lastFilter, lastSandbox;
