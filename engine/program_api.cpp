@@ -1,6 +1,7 @@
 // Program's embedding calls (include/kern/kern.hpp): kernel signatures, device buffers, launches
 // by name with arguments checked against the signature, and the launches' counters.
 #include "engine/engine_impl.h"
+#include "runtime/errors.h"
 
 #include <cmath>
 #include <cstring>
@@ -104,6 +105,7 @@ static bool ensureDevice(Program::Impl &p, std::string &error) {
   const Options &o = *p.options;
   runtime::Runtime::Options ro = runtimeOptions(o);
   ro.stop = p.stop;
+  ro.captureAll = countersOn(o); // for reportHtml's lane maps
   if (!checkLaunchFilter(o, error) || !resolveDevice(o, ro.device, error))
     return false;
   // The runtime's messages are both returned with the call's result and passed on.
@@ -155,8 +157,15 @@ BufferResult Program::allocate(uint64_t bytes) {
   void *p = nullptr;
   if (impl_->device->cudaMalloc(&p, bytes) != 0 || !p ||
       impl_->device->cudaMemset(p, 0, bytes) != 0) {
-    static_cast<Result &>(r) = failure(
-        Status::RuntimeError, impl_->captured.empty() ? "kern: allocate failed" : impl_->captured);
+    // On a device that faulted every call fails with the fault's error, as on a GPU.
+    const int32_t sticky = impl_->device->stickyError();
+    const std::string why = sticky != 0
+                                ? "kern: allocate: the device faulted earlier (" +
+                                      std::string(runtime::errorName(sticky)) +
+                                      "); every call fails until resetDevice()"
+                                : "kern: allocate of " + std::to_string(bytes) + " bytes failed";
+    static_cast<Result &>(r) =
+        failure(Status::RuntimeError, impl_->captured.empty() ? why : impl_->captured);
     return r;
   }
   const uint64_t handle = impl_->nextHandle++;
@@ -424,6 +433,12 @@ std::string Program::reportJson() const {
   if (!impl_->device)
     return "";
   return runtime::reportJson(impl_->report);
+}
+
+std::string Program::reportHtml() const {
+  if (!impl_->device)
+    return "";
+  return runtime::htmlReport(impl_->report);
 }
 
 } // namespace kern

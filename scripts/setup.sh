@@ -14,10 +14,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # libseccomp-dev gives `kern run --sandbox` its system-call filter (docs/sandbox.md); the REPL's
 # Ctrl-C test types into a tmux terminal. Header-only: libcli11-dev reads the kern command's
 # options, nlohmann-json3-dev reads and writes the JSON of reports, traces and device profiles.
-# chromium renders the HTML report headless in its browser test (tests/browser).
+# chromium renders the HTML report headless in its browser test (tests/browser). The Python
+# module (bindings/python) is built with pybind11-dev and python3-dev, and tested with
+# python3-numpy and python3-pytest.
 packages=(cmake ninja-build g++ llvm-19-dev libantlr4-runtime-dev antlr4 catch2
           libboost-context-dev libedit-dev clang-format clang-format-14 zlib1g-dev python3
-          pkg-config uuid-dev libseccomp-dev tmux libcli11-dev nlohmann-json3-dev chromium)
+          pkg-config uuid-dev libseccomp-dev tmux libcli11-dev nlohmann-json3-dev chromium
+          pybind11-dev python3-dev python3-numpy python3-pytest)
 
 missing=()
 for pkg in "${packages[@]}"; do

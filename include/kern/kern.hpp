@@ -400,6 +400,9 @@ public:
   std::string launchTable(size_t index) const;
   /// The JSON report (docs/report-schema.md) of the launches made through launch().
   std::string reportJson() const;
+  /// The HTML report (docs/html-report.md) of the launches made through launch(); its lane maps
+  /// need the engine to count.
+  std::string reportHtml() const;
   /// Discards the virtual device of launch() (its buffers become invalid), e.g. after a fault.
   void resetDevice();
   /// cudaProfilerStart() / cudaProfilerStop() for the launches of launch(): with
