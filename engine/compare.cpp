@@ -2,6 +2,11 @@
 // runs' counters set side by side (runtime/compare.h).
 #include "engine/engine_impl.h"
 
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
 namespace kern {
 
 namespace {
@@ -14,8 +19,6 @@ std::string comparisonClash(const Options &o) {
     return "a device file names one device; compare built-in devices";
   if (!o.reportPath.empty())
     return "a JSON report describes one device's run";
-  if (!o.htmlPath.empty())
-    return "an HTML report describes one device's run";
   if (!o.tracePath.empty())
     return "a trace describes one device's run";
   if (!o.countersTextPath.empty())
@@ -70,12 +73,24 @@ Comparison compareDevices(const Options &options, const std::vector<std::string>
   }
 
   std::vector<runtime::DeviceColumn> columns;
+  std::vector<std::pair<std::string, std::string>> pages; // device, its HTML report
   for (const std::string &device : devices) {
     DeviceRun run;
     run.device = device;
     Options o = options;
     o.device = device;
     o.counters = true;
+    // Each device's HTML report goes to a temporary file, and into one page at the end.
+    std::string htmlTemp;
+    if (!options.htmlPath.empty()) {
+      char name[] = "/tmp/kern_compare_XXXXXX";
+      const int fd = mkstemp(name);
+      if (fd >= 0) {
+        close(fd);
+        htmlTemp = name;
+      }
+      o.htmlPath = htmlTemp;
+    }
     o.stats = false;
     o.timeKernels = false;
     o.out = [&run](std::string_view text) { run.output.append(text); };
@@ -98,11 +113,31 @@ Comparison compareDevices(const Options &options, const std::vector<std::string>
       }
     }
     column.outcome = outcomeOf(run.result);
+    if (!htmlTemp.empty()) {
+      std::ifstream in(htmlTemp, std::ios::binary);
+      std::stringstream page;
+      page << in.rdbuf();
+      pages.push_back({device, page.str()});
+      std::remove(htmlTemp.c_str());
+    }
     columns.push_back(std::move(column));
     out.runs.push_back(std::move(run));
   }
   const std::string name = paths.empty() ? std::string("the program") : paths.front();
   out.table = runtime::comparisonTable(name, columns);
+  if (!options.htmlPath.empty()) {
+    const std::string page = runtime::htmlComparison(name, out.table, pages);
+    if (options.htmlPath == "-") {
+      writeErr(options, page);
+    } else {
+      std::ofstream file(options.htmlPath, std::ios::binary);
+      file << page;
+      if (!file) {
+        out.status = Status::RuntimeError;
+        out.diagnostics = "kern: cannot write '" + options.htmlPath + "'";
+      }
+    }
+  }
   return out;
 }
 

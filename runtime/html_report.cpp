@@ -265,6 +265,34 @@ std::string deviceSection(const DeviceProfile &d) {
 
 } // namespace
 
+std::string htmlComparison(const std::string &program, const std::string &table,
+                           const std::vector<std::pair<std::string, std::string>> &pages) {
+  std::string out =
+      "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>kern: " +
+      htmlEscape(program) + " on " + u(pages.size()) + " devices</title><style>" + kStyle +
+      ".switch button{font:14px system-ui;margin:0 4px 0 0;padding:4px 12px;border:1px solid "
+      "#457b9d;background:#fff;cursor:pointer}.switch button.on{background:#457b9d;color:#fff}"
+      "iframe.device{width:100%;height:80vh;border:1px solid #ccc;display:none}"
+      "iframe.device.on{display:block}pre.table{font:12px monospace;background:#fff;padding:8px;"
+      "border:1px solid #ddd;overflow:auto}</style><script>" +
+      kScript +
+      "function show(i){var f=document.querySelectorAll('iframe.device'),b=document."
+      "querySelectorAll('.switch button');for(var k=0;k<f.length;k++){f[k].className='device'+"
+      "(k===i?' on':'');b[k].className=k===i?'on':'';}}</script></head><body><header><h1>" +
+      htmlEscape(program) + " on " + u(pages.size()) + " devices</h1>the same run, side by side" +
+      "</header><main><h2>Counters side by side</h2><pre class=\"table\">" + htmlEscape(table) +
+      "</pre><h2>Each device's report</h2><div class=\"switch\">";
+  for (size_t i = 0; i < pages.size(); ++i)
+    out += "<button type=\"button\"" + std::string(i == 0 ? " class=\"on\"" : "") +
+           " onclick=\"show(" + u(i) + ")\">" + htmlEscape(pages[i].first) + "</button>";
+  out += "</div>";
+  for (size_t i = 0; i < pages.size(); ++i)
+    out += "<iframe class=\"device" + std::string(i == 0 ? " on" : "") + "\" title=\"" +
+           htmlEscape(pages[i].first) + "\" srcdoc=\"" + htmlEscape(pages[i].second) +
+           "\"></iframe>";
+  return out + "</main></body></html>\n";
+}
+
 std::string htmlReport(const ReportInput &in) {
   const Runtime &rt = *in.rt;
   const DeviceProfile &d = rt.device();

@@ -55,6 +55,10 @@ std::string lineCountersText(const SiteCounters &c, const DeviceProfile &dev);
 /// captured them: RuntimeOptions::captureAll); the launches with their occupancy graphs; the
 /// timeline; the advisor's findings linked to their lines; the device.
 std::string htmlReport(const ReportInput &in);
+/// One page of several devices' HTML reports (`kern compare --html`): the comparison table, and a
+/// switcher that shows one device's report at a time. `pages` holds (device, its htmlReport).
+std::string htmlComparison(const std::string &program, const std::string &table,
+                           const std::vector<std::pair<std::string, std::string>> &pages);
 /// The lane maps of the access and branch sites on `line` of the main file (explain.cpp): per
 /// access its first and worst warp drawn against the device's rules (the run must have captured
 /// them: RuntimeOptions::explainLine), per branch the lanes of the first warp that split. Empty

@@ -453,9 +453,10 @@ struct Comparison : Result {
 /// Compiles the program of `paths` and runs its main with `args` once on each built-in device
 /// of `devices` (at least one), with `options` otherwise, every launch counted and each run's
 /// output captured (Options::out and err are not used). Each device gets its own compile, as
-/// its `__CUDA_ARCH__` differs. UsageError, with nothing run, for an unknown device, a
-/// sandboxed or device-file run, or options that write a report (reportPath, tracePath,
-/// countersTextPath, metrics, csv, annotate): each of those describes one device's run. A
+/// its `__CUDA_ARCH__` differs. With Options::htmlPath, one page holds the table and each
+/// device's HTML report behind a switcher. UsageError, with nothing run, for an unknown device, a
+/// sandboxed or device-file run, or options that describe one run (reportPath, tracePath,
+/// countersTextPath, metrics, csv, annotate, explainLine). A
 /// program that fails to compile or to run on a device is that column's outcome, not an error.
 Comparison compareDevices(const Options &options, const std::vector<std::string> &paths,
                           const std::vector<std::string> &devices,

@@ -87,6 +87,23 @@ if "occupancy" not in page or page.count('class="occupancy"') < 3:
     failures.append("transpose: the occupancy graphs are missing")
 
 
+# Several devices in one page: the table, a switcher and each device's report (kern compare).
+path = os.path.join(OUT, "compare.html")
+p = subprocess.run([KERN, "compare", "--device", "g80,gt200,h100", "--html", path,
+                    os.path.join("samples", "transpose.kern")], cwd=ROOT, capture_output=True,
+                   text=True, timeout=300)
+if p.returncode != 0 or not os.path.exists(path):
+    failures.append(f"kern compare --html: exit {p.returncode}\n{p.stderr[-2000:]}")
+else:
+    page = dom(path)
+    frames = re.findall(r'<iframe class="(device[^"]*)" title="([^"]+)"', page)
+    if [t for _, t in frames] != ["g80", "gt200", "h100"] or \
+            [c for c, _ in frames] != ["device on", "device", "device"]:
+        failures.append(f"kern compare --html: the device frames are {frames}")
+    if page.count("<button") != 3 or "shared bank conflicts   30720" not in page:
+        failures.append("kern compare --html: the switcher or the table is missing")
+
+
 def png_rows(path):
     """The PNG's pixels as rows of (r, g, b) tuples (8-bit RGB or RGBA, no interlace)."""
     data = open(path, "rb").read()
