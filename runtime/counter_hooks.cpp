@@ -225,13 +225,24 @@ void WorkerCounters::sampleBranch(uint32_t site, uint64_t key, uint32_t mask, ui
   if (site >= samples.size())
     samples.resize(site + 1);
   AccessSample &s = samples[site];
-  if (key >= s.key)
+  if (key == s.key) { // the sample's warp splits here again (a loop): keep the visit
+    if (s.splits < kBranchSplitsKept) {
+      s.splitMask[s.splits] = mask;
+      s.splitTaken[s.splits] = taken & mask;
+    }
+    ++s.splits;
+    return;
+  }
+  if (key > s.key)
     return;
   s = AccessSample{};
   s.key = key;
   s.activeLanes = static_cast<uint32_t>(std::popcount(mask));
   s.mask = mask;
   s.taken = taken & mask;
+  s.splitMask[0] = mask;
+  s.splitTaken[0] = taken & mask;
+  s.splits = 1;
 }
 
 void *const *CounterCollector::beginLaunch(const DeviceProfile &profile, size_t siteCount,

@@ -30,7 +30,14 @@ struct AccessSample {
   bool affine = false;      ///< every active lane's address is base + lane x stride
   int64_t strideBytes = 0;  ///< between consecutive lanes, when affine
   uint64_t firstOffset = 0; ///< the lowest lane's address (shared: its byte offset)
+  /// A branch: each time the sample's warp split here, in order (a loop's condition splits at
+  /// each iteration where some lanes leave), the first kBranchSplitsKept of them; `splits`
+  /// counts them all.
+  uint32_t splits = 0;
+  uint32_t splitMask[8] = {};
+  uint32_t splitTaken[8] = {};
 };
+inline constexpr uint32_t kBranchSplitsKept = 8;
 
 /// One warp's whole access at a site: what the lane maps draw (`kern explain`, the HTML report).
 /// Kept only for the sites being captured (CounterCollector::captureSites). A memo of such a

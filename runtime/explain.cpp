@@ -226,9 +226,23 @@ std::string branchSite(const ReportInput &in, const SiteInfo &site, const SiteCo
                     u(totals.branchesDivergent) + " divergent\n";
   if (sample.key == UINT64_MAX)
     return out + "  no warp split here: each warp's active lanes all went one way\n";
-  std::string cells[kLanes];
+  std::string cells[kLanes], rows;
+  // Each time the warp split here (a loop's iterations), the first kBranchSplitsKept of them.
+  for (uint32_t r = 0; sample.splits > 1 && r < std::min(sample.splits, kBranchSplitsKept); ++r) {
+    for (int l = 0; l < kLanes; ++l)
+      cells[l] = !((sample.splitMask[r] >> l) & 1) ? "."
+                 : (sample.splitTaken[r] >> l) & 1 ? "T"
+                                                   : "F";
+    rows += laneRow("split " + u(r + 1), cells);
+  }
+  if (sample.splits > kBranchSplitsKept)
+    rows += std::string(kIndent) + "(the warp split here " + u(sample.splits) +
+            " times; the first " + u(kBranchSplitsKept) + " are drawn)\n";
   for (int l = 0; l < kLanes; ++l)
     cells[l] = !((sample.mask >> l) & 1) ? "." : (sample.taken >> l) & 1 ? "T" : "F";
+  if (!rows.empty())
+    return out + "  first warp that split: " + warpName(*in.rt, sample.key, sample.launch) +
+           ", each time it split here:\n" + laneNumbers() + rows;
   return out + "  first warp that split: " + warpName(*in.rt, sample.key, sample.launch) + ": " +
          u(std::popcount(sample.taken & sample.mask)) + " lanes true, " +
          u(std::popcount(sample.mask & ~sample.taken)) + " false\n" + laneNumbers() +
@@ -256,7 +270,7 @@ std::string explainLine(const ReportInput &in, uint32_t line, size_t launch) {
     const SiteCounters totals = i < program.sites.size() ? program.sites[i] : SiteCounters{};
     if (i < captures.size() && captures[i].first.key != UINT64_MAX)
       out += accessSite(in, site, totals, totalsLabel, captures[i]);
-    else if (site.kind == "branch" && totals.branchesExecuted > 0)
+    else if ((site.kind == "branch" || site.kind == "loop") && totals.branchesExecuted > 0)
       out += branchSite(in, site, totals, totalsLabel,
                         i < samples.size() ? samples[i] : AccessSample{});
     else

@@ -195,23 +195,38 @@ std::string laneMapSvg(const DeviceProfile &dev, const LaneCapture &warp) {
 }
 
 std::string branchMapSvg(const AccessSample &s) {
-  std::string out = open("branchmap", kLaneY + kBox + 24,
-                         "data-taken=\"" + u(std::popcount(s.taken & s.mask)) + "\"");
-  out += text(4, kLaneY + 13, "lane", "label");
-  for (int l = 0; l < kLanes; ++l) {
-    const bool on = (s.mask >> l) & 1, taken = (s.taken >> l) & 1;
-    out += rect(laneX(l) + 1, kLaneY, kCell - 2, kBox,
-                !on     ? "lane off"
-                : taken ? "lane taken"
-                        : "lane nottaken",
-                "lane " + u(l) +
-                    (!on     ? ": inactive"
-                     : taken ? ": condition true"
-                             : ": false"));
-    out += text(laneX(l) + kCell / 2.0, kLaneY + 13, u(l), "num");
+  // A row per time the warp split here (a loop's iterations), the first one on top.
+  const uint32_t rows = std::max<uint32_t>(1, std::min(s.splits, kBranchSplitsKept));
+  const int rowHeight = kBox + 6;
+  std::string out = open("branchmap", kLaneY + rows * rowHeight + 22,
+                         "data-taken=\"" + u(std::popcount(s.taken & s.mask)) +
+                             "\" data-splits=\"" + u(s.splits) + "\"");
+  for (uint32_t r = 0; r < rows; ++r) {
+    const uint32_t mask = s.splits ? s.splitMask[r] : s.mask;
+    const uint32_t taken = s.splits ? s.splitTaken[r] : s.taken;
+    const double y = kLaneY + r * rowHeight;
+    out +=
+        "<g class=\"split\">" + text(4, y + 13, rows == 1 ? "lane" : "split " + u(r + 1), "label");
+    for (int l = 0; l < kLanes; ++l) {
+      const bool on = (mask >> l) & 1, held = (taken >> l) & 1;
+      out += rect(laneX(l) + 1, y, kCell - 2, kBox,
+                  !on    ? "lane off"
+                  : held ? "lane taken"
+                         : "lane nottaken",
+                  "lane " + u(l) +
+                      (!on    ? ": inactive"
+                       : held ? ": condition true"
+                              : ": false"));
+      out += text(laneX(l) + kCell / 2.0, y + 13, u(l), "num");
+    }
+    out += "</g>";
   }
-  out +=
-      text(kLeft, kLaneY + kBox + 18, "green: the condition held; orange: it did not", "caption");
+  std::string caption = "green: the condition held; orange: it did not";
+  if (s.splits > 1)
+    caption +=
+        "; the warp split here " + u(s.splits) + " times" +
+        (s.splits > kBranchSplitsKept ? " (the first " + u(kBranchSplitsKept) + " drawn)" : "");
+  out += text(kLeft, kLaneY + rows * rowHeight + 14, caption, "caption");
   return out + "</svg>";
 }
 

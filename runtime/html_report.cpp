@@ -134,7 +134,7 @@ std::string lineSites(const ReportInput &in, const std::vector<size_t> &sites) {
       else
         out += "<p>No warp costs more than the first.</p>";
       out += "</div>";
-    } else if (s.kind == "branch" && c.branchesExecuted > 0) {
+    } else if ((s.kind == "branch" || s.kind == "loop") && c.branchesExecuted > 0) {
       out += head + siteCounters(rt.device(), c);
       if (i < samples.size() && samples[i].key != UINT64_MAX)
         out += warpTitle(rt, "first warp that split", samples[i].key, samples[i].launch) +

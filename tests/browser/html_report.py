@@ -78,6 +78,10 @@ for device, steps in (("h100", 2), ("g80", 4)):
     groups = block.count('<g class="step">')
     if f'data-steps="{steps}"' not in block or groups != steps:
         failures.append(f"s[2*tid] on {device}: {groups} step rows, expected {steps}")
+# A loop's condition: a row of lanes per iteration in which the warp split.
+block = line_block(dom(os.path.join(OUT, "worked_h100.html")), 46)
+if 'data-splits="4"' not in block or block.count('<g class="split">') != 4:
+    failures.append("the loop of worked_examples.kern:46: expected 4 rows of splits")
 page = dom(os.path.join(OUT, "transpose.html"))
 for line, steps in ((35, 32), (53, 1)):
     block = line_block(page, line)

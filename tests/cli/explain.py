@@ -110,6 +110,14 @@ if "8 branches, 1 divergent" not in text or \
     failures.append(f"line 39: the sides of threadIdx.x < 16\n{text}")
 if "no warp split here" not in explain(40, "h100"):
     failures.append("line 40: (threadIdx.x / 32) % 2 splits no warp")
+# A loop whose lanes leave one iteration after another: a row per split, the leavers false.
+text = explain(46, "h100")
+rows = re.findall(r"^    split (\d) +(.*)$", text, re.M)
+want = []
+for it in range(4):
+    want.append(["." if l % 5 < it else ("F" if l % 5 == it else "T") for l in range(32)])
+if [r[1].split() for r in rows] != want:
+    failures.append(f"line 46: the loop's splits\n{text}")
 
 # The whole output of one line, as a learner sees it.
 for line, device in ((13, "h100"), (13, "g80")):
