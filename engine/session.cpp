@@ -42,6 +42,7 @@ bool Session::Impl::ensureRuntime(std::string &error) {
     return false;
   ro.onLaunchEnd = [this](size_t i) { onLaunchEnd(i); };
   ro.counters = mode == Mode::Profile;
+  ro.captureAll = true; // :html's lane maps (captured when counting)
   rt = std::make_unique<runtime::Runtime>(std::move(ro));
   return true;
 }
@@ -391,7 +392,13 @@ Session::EvalResult Session::Impl::evalCode(const std::string &input,
   const bool faultedBefore = rt->faulted();
   const std::string errorBefore = rt->lastErrorMessage();
   const uint64_t stickyBefore = rt->stickyReturns();
+  const size_t launchesBefore = rt->launches().size();
   const int code = rt->runMain({});
+  if (rt->launches().size() > launchesBefore) { // :html draws the last input that launched
+    htmlLaunches.clear();
+    for (size_t i = launchesBefore; i < rt->launches().size(); ++i)
+      htmlLaunches.push_back(i);
+  }
   if (rt->stickyError() == 0) {
     faultedInput = 0; // cudaDeviceReset
   } else if (faultedInput == 0) {

@@ -34,6 +34,7 @@ Meta-commands:
   :stats [N]            the counters of the last launch, or of launch N (from 0), and
                         the advisor's findings on it
   :annotate KERNEL      the kernel's source with the counters of its last launch
+  :html FILE            write the HTML report of the last input's launches to FILE
   :explain KERNEL LINE  draw LINE of the kernel (as :annotate numbers it) lane by lane at
                         each following launch: banks and steps, transactions, branch
                         sides; :explain off stops
@@ -95,7 +96,6 @@ void Session::Impl::onLaunchEnd(size_t i) {
                      : "== :explain " + explainKernel + " " + std::to_string(explainLine) +
                            ", launch " + std::to_string(i) + " on " + rt->device().name + "\n" +
                            relocate(maps.substr(body + 2)));
-    rt->setExplainLine(explainProgramLine());
   }
   // Per-line counters of the kernel's definition, while its module's sites are at hand.
   if (i >= rt->counters().launchCount())
@@ -252,6 +252,25 @@ Session::EvalResult Session::Impl::meta(const std::string &line) {
       text += num + codeLine + (note.empty() ? "" : "    // " + note) + "\n";
     }
     out(text);
+  } else if (cmd == ":html") {
+    if (arg.empty())
+      return usage("usage: :html FILE");
+    if (htmlLaunches.empty() || !rt || !current || !current->module)
+      return usage("no launch yet: :html draws the launches of the last input that made any");
+    runtime::ReportInput report;
+    report.rt = rt.get();
+    report.program = "session";
+    report.source = current->sources.fileText(0);
+    report.sites = runtime::siteTable(current->image());
+    const std::string page = runtime::htmlReport(report, htmlLaunches);
+    std::ofstream file(arg, std::ios::binary);
+    file << page;
+    if (!file)
+      return usage("kern: cannot write '" + arg + "'");
+    out("kern: wrote " + arg + " (launch" + (htmlLaunches.size() == 1 ? " " : "es ") +
+        std::to_string(htmlLaunches.front()) +
+        (htmlLaunches.size() == 1 ? "" : " to " + std::to_string(htmlLaunches.back())) +
+        (mode == Mode::Profile ? "" : "; counted only in profile mode") + ")\n");
   } else if (cmd == ":explain") {
     if (arg == "off") {
       explainKernel.clear();

@@ -86,6 +86,9 @@ struct Session::Impl {
   std::map<std::string, Annotation> annotations;
   /// `:explain KERNEL LINE`: the kernel whose line (within its definition, 1-based) the
   /// following launches draw lane by lane; empty: none.
+  /// `:html FILE`: the launches of the last input that launched (their program's sites are the
+  /// current ones until the next input).
+  std::vector<size_t> htmlLaunches;
   std::string explainKernel;
   uint32_t explainLine = 0;
   /// The program line of that line in the current compile (0 if the kernel is not defined).

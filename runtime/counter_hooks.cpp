@@ -277,6 +277,25 @@ void addInto(LaunchCounters &into, const LaunchCounters &from) {
     into.sites[i] += from.sites[i];
 }
 
+/// Merges one worker's captures of a site in launch `launchIndex` into `into`, which holds the
+/// earlier launches' (or other workers').
+void mergeCapture(SiteCapture &into, const SiteCapture &c, size_t launchIndex) {
+  if (c.first.key == UINT64_MAX)
+    return;
+  const bool freshFirst = into.first.key == UINT64_MAX || into.first.launch == launchIndex;
+  if (freshFirst && c.first.key < into.first.key) {
+    into.first = c.first;
+    into.first.launch = launchIndex;
+  }
+  const LaneCapture &worst = into.worst;
+  const bool sameLaunch = worst.key != UINT64_MAX && worst.launch == launchIndex;
+  if (worst.key == UINT64_MAX || c.worst.cost > worst.cost ||
+      (sameLaunch && c.worst.cost == worst.cost && c.worst.key < worst.key)) {
+    into.worst = c.worst;
+    into.worst.launch = launchIndex;
+  }
+}
+
 } // namespace
 
 void CounterCollector::dropLaunch() {
@@ -325,26 +344,15 @@ void CounterCollector::endLaunch(size_t launchIndex) {
     }
   // The captured warps: the launch's first is its lowest key, its worst the highest cost (then
   // the lowest key); the program keeps the first of the first launch and the worst of all.
+  lastLaunchCaptures_.clear();
   for (auto &w : workers_) {
     if (captures_.size() < w->captures.size())
       captures_.resize(w->captures.size());
+    if (lastLaunchCaptures_.size() < w->captures.size())
+      lastLaunchCaptures_.resize(w->captures.size());
     for (size_t i = 0; i < w->captures.size(); ++i) {
-      const SiteCapture &c = w->captures[i];
-      SiteCapture &into = captures_[i];
-      if (c.first.key == UINT64_MAX)
-        continue;
-      const bool freshFirst = into.first.key == UINT64_MAX || into.first.launch == launchIndex;
-      if (freshFirst && c.first.key < into.first.key) {
-        into.first = c.first;
-        into.first.launch = launchIndex;
-      }
-      const LaneCapture &worst = into.worst;
-      const bool sameLaunch = worst.key != UINT64_MAX && worst.launch == launchIndex;
-      if (worst.key == UINT64_MAX || c.worst.cost > worst.cost ||
-          (sameLaunch && c.worst.cost == worst.cost && c.worst.key < worst.key)) {
-        into.worst = c.worst;
-        into.worst.launch = launchIndex;
-      }
+      mergeCapture(captures_[i], w->captures[i], launchIndex);
+      mergeCapture(lastLaunchCaptures_[i], w->captures[i], launchIndex);
     }
   }
   ++launchesCounted_;

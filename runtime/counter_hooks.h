@@ -125,14 +125,17 @@ public:
   /// The merged sample of each site (over the whole program).
   const std::vector<AccessSample> &samples() const { return samples_; }
   /// Capture the warps' accesses at the sites marked in `sites` (by site id) from the next
-  /// launch on: captures() keeps each one's first and worst warp (what was captured before is
-  /// dropped).
-  void captureSites(std::vector<uint8_t> sites) {
-    capturing_ = std::move(sites);
+  /// launch on: captures() keeps each one's first and worst warp.
+  void captureSites(std::vector<uint8_t> sites) { capturing_ = std::move(sites); }
+  /// Forgets the sites' samples and captures (a new program image, whose site ids are its own).
+  void clearSiteSamples() {
+    samples_.clear();
     captures_.clear();
   }
   /// By site id: the captured warps over the whole program (empty for other sites).
   const std::vector<SiteCapture> &captures() const { return captures_; }
+  /// The captures of the last launch that ended alone (the REPL's :explain, at its end).
+  const std::vector<SiteCapture> &lastLaunchCaptures() const { return lastLaunchCaptures_; }
 
 private:
   CounterConfig config_;
@@ -143,6 +146,7 @@ private:
   std::vector<AccessSample> samples_;
   std::vector<uint8_t> capturing_;
   std::vector<SiteCapture> captures_;
+  std::vector<SiteCapture> lastLaunchCaptures_;
   size_t launchesCounted_ = 0;
 };
 

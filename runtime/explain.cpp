@@ -253,9 +253,11 @@ std::string branchSite(const ReportInput &in, const SiteInfo &site, const SiteCo
 
 std::string explainLine(const ReportInput &in, uint32_t line, size_t launch) {
   const Runtime &rt = *in.rt;
-  const std::vector<SiteCapture> &captures = rt.counters().captures();
-  const std::vector<AccessSample> &samples = rt.counters().samples();
   const bool one = launch != kAllLaunches;
+  // One launch: its own captures, taken when it ends (the REPL's :explain).
+  const std::vector<SiteCapture> &captures =
+      one ? rt.counters().lastLaunchCaptures() : rt.counters().captures();
+  const std::vector<AccessSample> &samples = rt.counters().samples();
   const LaunchCounters &program = one ? rt.counters().launch(launch) : rt.counters().program();
   std::string out;
   std::vector<size_t> order;

@@ -111,12 +111,18 @@ std::string warpTitle(const Runtime &rt, const char *which, uint64_t key, uint64
          "</p>";
 }
 
+/// The launches a report covers and their counters summed per site.
+struct Scope {
+  std::vector<size_t> launches;
+  std::vector<SiteCounters> totals;
+};
+
 /// The sites of one line: lane maps of accesses and branches.
-std::string lineSites(const ReportInput &in, const std::vector<size_t> &sites) {
+std::string lineSites(const ReportInput &in, const Scope &scope, const std::vector<size_t> &sites) {
   const Runtime &rt = *in.rt;
   const std::vector<SiteCapture> &captures = rt.counters().captures();
   const std::vector<AccessSample> &samples = rt.counters().samples();
-  const std::vector<SiteCounters> &totals = rt.counters().program().sites;
+  const std::vector<SiteCounters> &totals = scope.totals;
   std::string out;
   for (size_t i : sites) {
     const SiteInfo &s = in.sites[i];
@@ -147,11 +153,11 @@ std::string lineSites(const ReportInput &in, const std::vector<size_t> &sites) {
   return out;
 }
 
-std::string sourceSection(const ReportInput &in) {
+std::string sourceSection(const ReportInput &in, const Scope &scope) {
   const Runtime &rt = *in.rt;
   std::map<uint32_t, SiteCounters> byLine;
   std::map<uint32_t, std::vector<size_t>> sitesOf;
-  const std::vector<SiteCounters> &totals = rt.counters().program().sites;
+  const std::vector<SiteCounters> &totals = scope.totals;
   for (size_t i = 0; i < in.sites.size(); ++i) {
     if (in.sites[i].fileId != in.mainFileId)
       continue;
@@ -159,11 +165,8 @@ std::string sourceSection(const ReportInput &in) {
     if (i < totals.size())
       byLine[in.sites[i].line] += totals[i];
   }
-  std::vector<size_t> all(rt.launches().size());
-  for (size_t i = 0; i < all.size(); ++i)
-    all[i] = i;
   double total = 0;
-  const std::vector<double> seconds = siteSeconds(rt, all, total);
+  const std::vector<double> seconds = siteSeconds(rt, scope.launches, total);
   std::map<uint32_t, double> timeOf;
   for (size_t s = 0; s < seconds.size() && s < in.sites.size(); ++s)
     if (in.sites[s].fileId == in.mainFileId)
@@ -186,7 +189,7 @@ std::string sourceSection(const ReportInput &in) {
         "</span><span class=\"note\">" + htmlEscape(note) +
         (share >= 0.005 ? (note.empty() ? "time " : ", time ") + fmt("%.1f%%", 100 * share) : "") +
         "</span></div>";
-    const std::string sites = sitesOf.count(line) ? lineSites(in, sitesOf[line]) : "";
+    const std::string sites = sitesOf.count(line) ? lineSites(in, scope, sitesOf[line]) : "";
     if (sites.empty())
       out += "<div class=\"line\" id=\"L" + u(line) + "\">" + row + "</div>";
     else
@@ -196,7 +199,7 @@ std::string sourceSection(const ReportInput &in) {
   return out + "</div>";
 }
 
-std::string launchesSection(const Runtime &rt) {
+std::string launchesSection(const Runtime &rt, const Scope &scope) {
   std::string out = "<h2>Launches</h2><table><tr><th>#</th><th>kernel</th><th>grid</th>"
                     "<th>block</th><th>modelled time</th><th>bound by</th><th>occupancy</th>"
                     "</tr>";
@@ -204,7 +207,7 @@ std::string launchesSection(const Runtime &rt) {
     return "(" + u(d[0]) + "," + u(d[1]) + "," + u(d[2]) + ")";
   };
   std::map<std::string, size_t> firstOf;
-  for (size_t i = 0; i < rt.launches().size(); ++i) {
+  for (size_t i : scope.launches) {
     const LaunchRecord &l = rt.launches()[i];
     firstOf.try_emplace(l.kernel, i);
     out += "<tr><td>" + u(i) + "</td><td>" + htmlEscape(l.kernel) + "</td><td>" + dim(l.grid) +
@@ -229,8 +232,14 @@ std::string launchesSection(const Runtime &rt) {
   return out;
 }
 
-std::string adviceSection(const ReportInput &in) {
-  const std::vector<std::string> findings = advise(in);
+std::string adviceSection(const ReportInput &in, const Scope &scope, bool whole) {
+  std::vector<std::string> findings;
+  if (whole)
+    findings = advise(in);
+  else
+    for (size_t i : scope.launches)
+      for (std::string &f : adviseLaunch(in, i))
+        findings.push_back(std::move(f));
   if (findings.empty())
     return "";
   std::string out = "<h2>Advice</h2><ul class=\"advice\">";
@@ -293,23 +302,39 @@ std::string htmlComparison(const std::string &program, const std::string &table,
   return out + "</main></body></html>\n";
 }
 
-std::string htmlReport(const ReportInput &in) {
+std::string htmlReport(const ReportInput &in, const std::vector<size_t> &launches) {
   const Runtime &rt = *in.rt;
+  Scope scope;
+  const bool whole = launches.empty();
+  if (whole) {
+    for (size_t i = 0; i < rt.launches().size(); ++i)
+      scope.launches.push_back(i);
+    scope.totals = rt.counters().program().sites;
+  } else {
+    scope.launches = launches;
+    for (size_t i : launches) {
+      const std::vector<SiteCounters> &sites = rt.counters().launch(i).sites;
+      if (scope.totals.size() < sites.size())
+        scope.totals.resize(sites.size());
+      for (size_t k = 0; k < sites.size(); ++k)
+        scope.totals[k] += sites[k];
+    }
+  }
   const DeviceProfile &d = rt.device();
   const TransferTotals t = transferTotals(rt);
   std::string out = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>kern: " +
                     htmlEscape(in.program) + "</title><style>" + kStyle + "</style><script>" +
                     kScript + "</script></head><body><header><h1>" + htmlEscape(in.program) +
                     " on " + htmlEscape(d.name) + "</h1>" + htmlEscape(d.marketingName) + ", cc " +
-                    u(d.ccMajor) + "." + u(d.ccMinor) + " &middot; " + u(rt.launches().size()) +
+                    u(d.ccMajor) + "." + u(d.ccMinor) + " &middot; " + u(scope.launches.size()) +
                     " launches, " + formatSeconds(kernelSeconds(rt)) + " modelled kernel time, " +
                     formatSeconds(t.seconds[0] + t.seconds[1]) + " of transfers</header><main>";
-  out += sourceSection(in);
-  out += launchesSection(rt);
+  out += sourceSection(in, scope);
+  out += launchesSection(rt, scope);
   out += "<h2>Timeline</h2><p>Transfers and launches at their modelled start and duration; "
          "hover for each one's figures.</p>" +
          timelineSvg(rt);
-  out += adviceSection(in);
+  out += adviceSection(in, scope, whole);
   out += deviceSection(d);
   return out + "</main></body></html>\n";
 }

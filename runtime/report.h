@@ -53,8 +53,9 @@ std::string lineCountersText(const SiteCounters &c, const DeviceProfile &dev);
 /// The self-contained HTML report of a run (html_report.cpp): the annotated source with each
 /// line's share of the modelled time and, per line, its sites' lane maps (the run must have
 /// captured them: RuntimeOptions::captureAll); the launches with their occupancy graphs; the
-/// timeline; the advisor's findings linked to their lines; the device.
-std::string htmlReport(const ReportInput &in);
+/// timeline; the advisor's findings linked to their lines; the device. With `launches`, only
+/// those launches (their counters, time and findings: the REPL's last input), else the run.
+std::string htmlReport(const ReportInput &in, const std::vector<size_t> &launches = {});
 /// One page of several devices' HTML reports (`kern compare --html`): the comparison table, and a
 /// switcher that shows one device's report at a time. `pages` holds (device, its htmlReport).
 std::string htmlComparison(const std::string &program, const std::string &table,

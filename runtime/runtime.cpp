@@ -149,6 +149,7 @@ void Runtime::setProgram(backend::ProgramImage image) {
   symbols_.clear();
   resetModules();
   allocateGlobals();
+  counters_.clearSiteSamples(); // a REPL's new image numbers its sites anew
   if (options_.explainLine != 0 || options_.captureAll)
     setExplainLine(options_.explainLine);
 }

@@ -285,7 +285,7 @@ public:
   /// Whether the following launches count (Options::counters, then setCounting()).
   bool counting() const { return options_.counters; }
   /// The line whose access sites keep their warps whole (Options::explainLine) from the next
-  /// launch on, in the current program; what was captured before is dropped. 0: none.
+  /// launch on, in the current program. 0: none.
   void setExplainLine(uint32_t line);
   /// Turns counting on or off for the following launches (the REPL's `:mode`). The kernels
   /// must have the counter hooks (or setProgram a counting variant) for them to count.

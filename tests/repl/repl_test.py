@@ -15,6 +15,7 @@ KERN, MODE = sys.argv[1], sys.argv[2]
 LOAD_DIR = tempfile.mkdtemp()
 LIB = os.path.join(LOAD_DIR, "lib.cu")
 USE = os.path.join(LOAD_DIR, "use.cu")
+HTML = os.path.join(LOAD_DIR, "session.html")
 with open(LIB, "w") as f:
     f.write("int triple(int x) { return 3 * x; }\n")
 with open(USE, "w") as f:
@@ -111,6 +112,8 @@ SCRIPT = [
     ":explain nosuch 1",
     ":explain scale 7",
     ":explain off",
+    # The HTML report of the last input's launches.
+    ":html " + HTML,
 ]
 
 EXPECT = [
@@ -167,6 +170,7 @@ EXPECT = [
     "no kernel 'nosuch'",
     "'scale' has no line 7",
     "kern: :explain is off",
+    "kern: wrote " + HTML + " (launch 6)",
 ]
 
 
@@ -272,4 +276,8 @@ out = out.replace("\r\n", "\n")  # a terminal's line ends
 for e in EXPECT:
     if e not in out:
         fail(f"missing {e!r}", out)
+# :html wrote the page of launch 6 (scale's store, lane by lane).
+page = open(HTML).read() if os.path.exists(HTML) else ""
+if 'class="lanemap global"' not in page or "scale" not in page:
+    fail(":html wrote no report of the launch", page[:2000])
 print(f"repl {MODE}: ok")
