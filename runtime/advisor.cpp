@@ -16,14 +16,6 @@ namespace kern::runtime {
 
 namespace {
 
-std::string fmt(const char *f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string u(uint64_t v) { return std::to_string(v); }
-
 bool isPowerOfTwo(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
 
 /// The first launch site of each kernel, for the launch-level findings.
@@ -53,7 +45,7 @@ void costsTime(std::vector<Finding> &out, double siteShare, double share) {
   Finding &f = out.back();
   f.time = std::clamp(siteShare * share, 0.0, 1.0);
   if (f.time >= 0.01)
-    f.text += " (about " + fmt("%.0f%%", 100 * f.time) + " of the modelled time)";
+    f.text += " (about " + formatNumber("%.0f%%", 100 * f.time) + " of the modelled time)";
 }
 
 /// The words of one GPU generation: cc1.x's profiler (computeprof) speaks of half-warps,
@@ -106,21 +98,24 @@ void globalFindings(const SiteCounters &c, const AccessSample *sm, const Vocabul
     const std::string verb = verbOf(kind);
     std::string text = std::string("global ") + nounOf(kind) + " ";
     if (v.halfWarp)
-      text += "are not coalesced: " + fmt("%.1f", double(g.transactions) / req) +
-              " transactions (" + fmt("%.0f", double(g.bytesMoved) / req) +
-              " B) per half-warp where " + fmt("%.0f", double(g.bytesIdeal) / req) + " B would do";
+      text += "are not coalesced: " + formatNumber("%.1f", double(g.transactions) / req) +
+              " transactions (" + formatNumber("%.0f", double(g.bytesMoved) / req) +
+              " B) per half-warp where " + formatNumber("%.0f", double(g.bytesIdeal) / req) +
+              " B would do";
     else if (v.lines && kind == MemoryOpKind::Load)
-      text += "move " + fmt("%.1f", double(g.lines128) / req) + " 128 B lines per request where " +
-              fmt("%.1f", double(g.bytesIdeal) / 128.0 / req) + " would do";
+      text += "move " + formatNumber("%.1f", double(g.lines128) / req) +
+              " 128 B lines per request where " +
+              formatNumber("%.1f", double(g.bytesIdeal) / 128.0 / req) + " would do";
     else if (isAtomic(kind) && !v.lines) // a sector's passes (docs/atomics.md)
-      text += "take " + fmt("%.1f", double(g.sectors) / req) + " sector passes per request where " +
-              fmt("%.1f", double(g.bytesIdeal) / 32.0 / req) + " would do";
+      text += "take " + formatNumber("%.1f", double(g.sectors) / req) +
+              " sector passes per request where " +
+              formatNumber("%.1f", double(g.bytesIdeal) / 32.0 / req) + " would do";
     else
-      text += "move " + fmt("%.1f", double(g.sectors) / req) +
+      text += "move " + formatNumber("%.1f", double(g.sectors) / req) +
               (v.lines ? " 32 B segments" : " sectors") + " per request where " +
-              fmt("%.1f", double(g.bytesIdeal) / 32.0 / req) + " would do";
+              formatNumber("%.1f", double(g.bytesIdeal) / 32.0 / req) + " would do";
     if (!isAtomic(kind) || v.halfWarp || v.lines)
-      text += " (" + fmt("%.0f%%", globalEfficiency(g)) + " of the bytes moved are used)";
+      text += " (" + formatNumber("%.0f%%", globalEfficiency(g)) + " of the bytes moved are used)";
     if (sm && sm->affine && sm->size && sm->activeLanes > 1) {
       const int64_t stride = sm->strideBytes;
       const int64_t size = sm->size;
@@ -152,10 +147,12 @@ void globalFindings(const SiteCounters &c, const AccessSample *sm, const Vocabul
     } else if (isAtomic(kind) && !v.halfWarp && !v.lines && sm && sm->size &&
                double(c.atomicThreadOps) * sm->size >= 2.0 * double(g.bytesRequested)) {
       // Lanes of a warp on one address: the L2 serves them one after another.
-      text += ": " + fmt("%.1f", double(c.atomicThreadOps) * sm->size / double(g.bytesRequested)) +
-              " lanes of a warp update each address, and lanes on one address are served one "
-              "after another; combine their values first (a warp reduction, or "
-              "__match_any_sync groups), or give each block its own copy in shared memory";
+      text +=
+          ": " +
+          formatNumber("%.1f", double(c.atomicThreadOps) * sm->size / double(g.bytesRequested)) +
+          " lanes of a warp update each address, and lanes on one address are served one "
+          "after another; combine their values first (a warp reduction, or "
+          "__match_any_sync groups), or give each block its own copy in shared memory";
     } else if (!sm || sm->activeLanes > 1) {
       text += ": irregular addresses; reorder the data, or stage it through shared memory, so "
               "that the lanes of a warp " +
@@ -179,7 +176,7 @@ void singleLaneFinding(const SiteCounters &c, const AccessSample *sm, double lau
     return;
   out.push_back({double(g.bytesMoved) / 32.0 * 31.0 / 32.0, 0, where,
                  "one lane of each warp does this access, and it moves " +
-                     fmt("%.0f%%", 100.0 * double(g.bytesMoved) / launchBytes) +
+                     formatNumber("%.0f%%", 100.0 * double(g.bytesMoved) / launchBytes) +
                      " of the kernel's global bytes: spread the work over the warp's 32 lanes "
                      "so that they access neighbouring words together"});
   costsTime(out, siteShare, 31.0 / 32.0);
@@ -193,14 +190,16 @@ void sharedFinding(const SiteCounters &c, const AccessSample *sm, const Vocabula
     if (!s.conflicts())
       continue;
     const double ways = double(s.steps) / double(s.idealSteps);
-    std::string text = std::string("shared ") + nounOf(kind) + " have " + fmt("%.1f", ways) +
-                       "-way bank conflicts: ";
+    std::string text = std::string("shared ") + nounOf(kind) + " have " +
+                       formatNumber("%.1f", ways) + "-way bank conflicts: ";
     if (v.halfWarp)
-      text += "each half-warp is served in " + fmt("%.1f", double(s.steps) / double(s.requests)) +
+      text += "each half-warp is served in " +
+              formatNumber("%.1f", double(s.steps) / double(s.requests)) +
               " steps instead of 1 (warp_serialize " + u(s.conflicts()) + ")";
     else
-      text += fmt("%.1f", sharedStepsPerInstruction(s)) + " wavefronts per instruction where " +
-              fmt("%.1f", double(s.idealSteps) / double(s.instructions)) + " would do (" +
+      text += formatNumber("%.1f", sharedStepsPerInstruction(s)) +
+              " wavefronts per instruction where " +
+              formatNumber("%.1f", double(s.idealSteps) / double(s.instructions)) + " would do (" +
               u(s.conflicts()) + " conflicts)";
     if (sm && sm->activeLanes < 2) {
       // The sampled warp had one lane active: its addresses say nothing of the pattern.
@@ -301,25 +300,26 @@ std::vector<std::string> findings(const ReportInput &in, const std::vector<size_
       const double slots = double(l.waves.sms) * l.waves.blocksPerSM;
       found.push_back({0, (1.0 - l.waves.lastWaveFullness) / double(l.waves.waves), where,
                        k + u(l.waves.blocks) + " blocks make " + u(l.waves.waves) + " waves of " +
-                           fmt("%.0f", slots) + " on " + dev.name + "; the last (tail) wave is " +
-                           fmt("%.0f%%", 100 * l.waves.lastWaveFullness) +
+                           formatNumber("%.0f", slots) + " on " + dev.name +
+                           "; the last (tail) wave is " +
+                           formatNumber("%.0f%%", 100 * l.waves.lastWaveFullness) +
                            " full: size the grid as a multiple of SMs x blocks per SM"});
     }
     // The timing model says the launch waits on latency: too few warps in flight per SM.
     if (l.time.bound == TimeLimiter::Latency && l.time.warpsToHideLatency > l.time.warpsPerSM)
       found.push_back({0, 1.0 - l.time.warpsPerSM / l.time.warpsToHideLatency, where,
                        k + "its modelled time (" + formatSeconds(l.time.seconds) +
-                           ") is bound by latency: " + fmt("%.0f", l.time.warpsPerSM) +
+                           ") is bound by latency: " + formatNumber("%.0f", l.time.warpsPerSM) +
                            " warps per SM in flight, about " +
-                           fmt("%.0f", l.time.warpsToHideLatency) +
+                           formatNumber("%.0f", l.time.warpsToHideLatency) +
                            " would hide it; give each SM more warps (more blocks, or more "
                            "threads per block) or each thread more independent work"});
     // Occupancy below 100 % wastes nothing by itself (it hides latency: the finding above says
     // when that matters): listed after every finding with a cost.
     if (l.occupancy.occupancy < 0.999)
       found.push_back({0, 0, where,
-                       k + "occupancy " + fmt("%.0f%%", 100 * l.occupancy.occupancy) + " (" +
-                           u(l.occupancy.blocksPerSM) + " blocks/SM), bound by " +
+                       k + "occupancy " + formatNumber("%.0f%%", 100 * l.occupancy.occupancy) +
+                           " (" + u(l.occupancy.blocksPerSM) + " blocks/SM), bound by " +
                            occupancyLimitName(l.occupancy.limit) + " per SM"});
   }
 

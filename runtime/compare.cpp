@@ -10,19 +10,13 @@ namespace kern::runtime {
 
 namespace {
 
-std::string fmt(const char *f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 /// The row "global ld transactions": the device's own transactions (half-warp segments on
 /// cc1.x, L1 lines or segments on cc2.x, sectors later) and how many per request.
 std::string transactions(const GlobalOpCounters &g) {
   if (g.requests == 0)
     return "0";
   return std::to_string(g.transactions) + " (" +
-         fmt("%.2f", double(g.transactions) / double(g.requests)) + "/req)";
+         formatNumber("%.2f", double(g.transactions) / double(g.requests)) + "/req)";
 }
 
 /// A table of labelled rows, a cell per device; "" cells print as "-".
@@ -172,7 +166,7 @@ std::string comparisonTable(const std::string &program, const std::vector<Device
         [](const KernelDigest &k) {
           if (k.occupancy.blocksPerSM == 0)
             return std::string();
-          return fmt("%.1f %%", 100 * k.occupancy.occupancy) + " (" +
+          return formatNumber("%.1f %%", 100 * k.occupancy.occupancy) + " (" +
                  occupancyLimitName(k.occupancy.limit) + ")";
         },
         always);
@@ -185,14 +179,14 @@ std::string comparisonTable(const std::string &program, const std::vector<Device
           has);
       kernelRow(name, std::string("global ") + opNames[op] + " efficiency",
                 ifCounted([op](const KernelDigest &k) {
-                  return fmt("%.1f %%", globalEfficiency(k.counters.global[op]));
+                  return formatNumber("%.1f %%", globalEfficiency(k.counters.global[op]));
                 }),
                 has);
     }
     kernelRow(name, "shared wavefronts", ifCounted([](const KernelDigest &k) {
                 const SharedOpCounters sh = k.counters.sharedTotal();
                 return std::to_string(sh.steps) + " (" +
-                       fmt("%.2f", sharedStepsPerInstruction(sh)) + "/inst)";
+                       formatNumber("%.2f", sharedStepsPerInstruction(sh)) + "/inst)";
               }),
               [](const KernelDigest &k) { return k.counters.sharedTotal().instructions > 0; });
     kernelRow(name, "shared bank conflicts", ifCounted([](const KernelDigest &k) {
@@ -205,7 +199,7 @@ std::string comparisonTable(const std::string &program, const std::vector<Device
               }),
               counted);
     kernelRow(name, "warp execution eff.", ifCounted([](const KernelDigest &k) {
-                return fmt("%.1f %%", warpExecutionEfficiency(k.counters));
+                return formatNumber("%.1f %%", warpExecutionEfficiency(k.counters));
               }),
               counted);
   }

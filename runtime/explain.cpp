@@ -14,14 +14,6 @@ namespace kern::runtime {
 
 namespace {
 
-std::string fmt(const char *f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string u(uint64_t v) { return std::to_string(v); }
-
 /// "1 branch", "2 branches".
 std::string n(uint64_t v, const std::string &one, const std::string &many) {
   return u(v) + " " + (v == 1 ? one : many);
@@ -174,7 +166,7 @@ std::string siteTotals(const DeviceProfile &dev, const SiteCounters &s, const La
               ? n(g.transactions, "sector", "sectors")
               : n(g.transactions, "transaction", "transactions")) +
          ", " + u(g.bytesRequested) + " B used of " + u(g.bytesMoved) + " B moved (" +
-         fmt("%.1f %%", globalEfficiency(g)) + ")";
+         formatNumber("%.1f %%", globalEfficiency(g)) + ")";
 }
 
 const char *opName(uint32_t op) {

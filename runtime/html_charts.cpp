@@ -16,8 +16,6 @@ std::string num(double v) {
   return buf;
 }
 
-std::string u(uint64_t v) { return std::to_string(v); }
-
 /// One graph: occupancy (0-100 %) against `xs`, with the launch's x marked.
 std::string graph(const std::string &title, const std::string &unit, const std::vector<double> &xs,
                   const std::vector<double> &occupancy, double at, double atOccupancy) {

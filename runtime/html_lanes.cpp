@@ -28,8 +28,6 @@ std::string num(double v) {
   return s;
 }
 
-std::string u(uint64_t v) { return std::to_string(v); }
-
 std::string rect(double x, double y, double w, double h, const std::string &cls,
                  const std::string &title = "") {
   std::string r = "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(w) +
@@ -100,6 +98,13 @@ std::string sharedSvg(const DeviceProfile &dev, const LaneCapture &w) {
         rect(kLeft + b * bankCell + 1, kBankY, bankCell - 2, kBox,
              lanesOf[b] ? "bank" : "bank idle", "bank " + u(b) + ": " + u(lanesOf[b]) + " lane(s)");
     out += text(kLeft + (b + 0.5) * bankCell, kBankY + 13, u(b), "num");
+  }
+  // cc1.x: each half-warp is its own request, its steps after the first half-warp's.
+  if (config.sharedRule == SharedBankRule::HalfWarp) {
+    const double x = laneX(16) - 0.5;
+    out += line(x, kLaneY - 4, x, stepsY + steps * 14, "halfwarp");
+    out += text(laneX(8), kLaneY - 6, "half-warp 1", "num") +
+           text(laneX(24), kLaneY - 6, "half-warp 2", "num");
   }
   // One row per step: the lanes it serves. A conflict-free access is one row (per request).
   if (steps > 0)

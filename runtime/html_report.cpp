@@ -15,14 +15,6 @@ namespace kern::runtime {
 
 namespace {
 
-std::string fmt(const char *f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string u(uint64_t v) { return std::to_string(v); }
-
 const char *kStyle = R"(
 body{font:14px/1.4 system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
 header{background:#1d3557;color:#fff;padding:12px 20px}
@@ -57,6 +49,7 @@ rect.bank.idle{fill:#fff;stroke:#ddd}
 rect.transaction{fill:#f1faee;stroke:#1d3557}
 rect.used{fill:#2a9d8f}
 line.wire{stroke:#999;stroke-width:1}
+line.halfwarp{stroke:#e63946;stroke-dasharray:4 3}
 svg .s0{stroke:#1d3557;fill:#1d3557}svg .s1{stroke:#e63946;fill:#e63946}
 svg .s2{stroke:#2a9d8f;fill:#2a9d8f}svg .s3{stroke:#f4a261;fill:#f4a261}
 svg .s4{stroke:#6a4c93;fill:#6a4c93}svg .s5{stroke:#8ac926;fill:#8ac926}
@@ -183,11 +176,13 @@ std::string sourceSection(const ReportInput &in, const Scope &scope) {
         byLine.count(line) ? lineCountersText(byLine[line], rt.device()) : std::string();
     const std::string row =
         "<div class=\"row\"><span class=\"n\">" + u(line) + "</span><span class=\"heat\"" +
-        (share > 0 ? " title=\"" + fmt("%.1f", 100 * share) + "% of the modelled time\"" : "") +
-        "><div style=\"width:" + fmt("%.0f", 100 * share) +
+        (share > 0 ? " title=\"" + formatNumber("%.1f", 100 * share) + "% of the modelled time\""
+                   : "") +
+        "><div style=\"width:" + formatNumber("%.0f", 100 * share) +
         "%\"></div></span><span class=\"code\">" + htmlEscape(code) +
         "</span><span class=\"note\">" + htmlEscape(note) +
-        (share >= 0.005 ? (note.empty() ? "time " : ", time ") + fmt("%.1f%%", 100 * share) : "") +
+        (share >= 0.005 ? (note.empty() ? "time " : ", time ") + formatNumber("%.1f%%", 100 * share)
+                        : "") +
         "</span></div>";
     const std::string sites = sitesOf.count(line) ? lineSites(in, scope, sitesOf[line]) : "";
     if (sites.empty())
@@ -214,7 +209,7 @@ std::string launchesSection(const Runtime &rt, const Scope &scope) {
            "</td><td>" + dim(l.block) + "</td><td>" +
            (l.profiled ? formatSeconds(l.modelledSeconds) : std::string("not counted")) +
            "</td><td>" + (l.profiled ? timeLimiterName(l.time.bound) : "") + "</td><td>" +
-           (l.occupancy.blocksPerSM ? fmt("%.1f %%", 100 * l.occupancy.occupancy) + " (" +
+           (l.occupancy.blocksPerSM ? formatNumber("%.1f %%", 100 * l.occupancy.occupancy) + " (" +
                                           occupancyLimitName(l.occupancy.limit) + ")"
                                     : std::string(l.error ? "did not run" : "")) +
            "</td></tr>";

@@ -16,14 +16,6 @@ namespace {
 const char *const kOpNames[kMemoryOpKinds] = {"load", "store", "atomic", "reduction"};
 const char *const kOpShort[kMemoryOpKinds] = {"ld", "st", "atom", "red"};
 
-std::string fmt(const char *f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
-std::string u(uint64_t v) { return std::to_string(v); }
-
 const char *siteKindName(backend::SiteKind k) {
   switch (k) {
   case backend::SiteKind::Load:
@@ -58,20 +50,26 @@ const char *directionName(int d) { return d == 0 ? "HtoD" : "DtoH"; }
 
 std::string formatBytes(uint64_t bytes) {
   if (bytes >= (1ull << 30))
-    return fmt("%.2f GiB", double(bytes) / double(1ull << 30));
+    return formatNumber("%.2f GiB", double(bytes) / double(1ull << 30));
   if (bytes >= (1ull << 20))
-    return fmt("%.2f MiB", double(bytes) / double(1ull << 20));
+    return formatNumber("%.2f MiB", double(bytes) / double(1ull << 20));
   if (bytes >= (1ull << 10))
-    return fmt("%.2f KiB", double(bytes) / double(1ull << 10));
+    return formatNumber("%.2f KiB", double(bytes) / double(1ull << 10));
   return u(bytes) + " B";
+}
+
+std::string formatNumber(const char *format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
 }
 
 std::string formatSeconds(double s) {
   if (s >= 1)
-    return fmt("%.3f s", s);
+    return formatNumber("%.3f s", s);
   if (s >= 1e-3)
-    return fmt("%.3f ms", s * 1e3);
-  return fmt("%.2f us", s * 1e6);
+    return formatNumber("%.3f ms", s * 1e3);
+  return formatNumber("%.2f us", s * 1e6);
 }
 
 std::vector<SiteInfo> siteTable(const backend::ProgramImage &image) {
@@ -149,15 +147,16 @@ std::string globalLine(const GlobalOpCounters &g, GlobalRule rule) {
   std::string s = "inst " + u(g.instructions) + "  requests " + u(g.requests);
   const double perRequest = g.requests ? double(g.transactions) / double(g.requests) : 0;
   if (rule == GlobalRule::Cc10 || rule == GlobalRule::Cc12)
-    return s + " (half-warps)  transactions " + u(g.transactions) + " (" + fmt("%.2f", perRequest) +
-           "/half-warp, " + u(g.bytesMoved) + " B)  efficiency " +
-           fmt("%.1f %%", globalEfficiency(g));
+    return s + " (half-warps)  transactions " + u(g.transactions) + " (" +
+           formatNumber("%.2f", perRequest) + "/half-warp, " + u(g.bytesMoved) +
+           " B)  efficiency " + formatNumber("%.1f %%", globalEfficiency(g));
   if (rule != GlobalRule::Sectors)
-    s += "  transactions " + u(g.transactions) + " (" +
-         fmt("%.2f", g.instructions ? double(g.transactions) / double(g.instructions) : 0) +
-         "/inst)";
-  s += "  sectors " + u(g.sectors) + " (" + fmt("%.2f", sectorsPerRequest(g)) + "/req)";
-  s += "  efficiency " + fmt("%.1f %%", globalEfficiency(g));
+    s +=
+        "  transactions " + u(g.transactions) + " (" +
+        formatNumber("%.2f", g.instructions ? double(g.transactions) / double(g.instructions) : 0) +
+        "/inst)";
+  s += "  sectors " + u(g.sectors) + " (" + formatNumber("%.2f", sectorsPerRequest(g)) + "/req)";
+  s += "  efficiency " + formatNumber("%.1f %%", globalEfficiency(g));
   return s;
 }
 
@@ -166,11 +165,12 @@ std::string globalLine(const GlobalOpCounters &g, GlobalRule rule) {
 std::string sharedLine(const SharedOpCounters &s, bool halfWarp) {
   if (halfWarp)
     return "inst " + u(s.instructions) + "  requests " + u(s.requests) + " (half-warps)  steps " +
-           u(s.steps) + " (" + fmt("%.2f", s.requests ? double(s.steps) / double(s.requests) : 0) +
+           u(s.steps) + " (" +
+           formatNumber("%.2f", s.requests ? double(s.steps) / double(s.requests) : 0) +
            "/half-warp)  serialized " + u(s.conflicts()) + " (warp_serialize)";
   return "inst " + u(s.instructions) + "  requests " + u(s.requests) + "  wavefronts " +
-         u(s.steps) + " (" + fmt("%.2f", sharedStepsPerInstruction(s)) + "/inst)  conflicts " +
-         u(s.conflicts());
+         u(s.steps) + " (" + formatNumber("%.2f", sharedStepsPerInstruction(s)) +
+         "/inst)  conflicts " + u(s.conflicts());
 }
 
 } // namespace
@@ -188,12 +188,12 @@ std::string timeLine(const LaunchTime &t) {
   std::string parts;
   for (const auto &[share, l] : shares)
     parts += (parts.empty() ? "" : ", ") + std::string(timeLimiterKey(l)) + " " +
-             fmt("%.0f%%", 100 * share);
+             formatNumber("%.0f%%", 100 * share);
   if (!parts.empty())
     out += " (" + parts + ")";
   if (t.warpsToHideLatency > 0)
-    out += "; " + fmt("%.0f", t.warpsPerSM) + " warps/SM in flight, about " +
-           fmt("%.0f", t.warpsToHideLatency) + " would hide the latency";
+    out += "; " + formatNumber("%.0f", t.warpsPerSM) + " warps/SM in flight, about " +
+           formatNumber("%.0f", t.warpsToHideLatency) + " would hide the latency";
   return out;
 }
 
@@ -210,13 +210,13 @@ std::string launchStatsTable(const ReportInput &in, size_t i) {
   row(out, "registers", u(l.registersPerThread) + "/thread (" + l.registersSource + ")");
   if (l.occupancy.blocksPerSM > 0) {
     row(out, "occupancy",
-        fmt("%.1f %%", 100 * l.occupancy.occupancy) + "  (" + u(l.occupancy.activeWarps) + " of " +
-            u(l.occupancy.maxWarps) + " warps/SM, " + u(l.occupancy.blocksPerSM) +
+        formatNumber("%.1f %%", 100 * l.occupancy.occupancy) + "  (" + u(l.occupancy.activeWarps) +
+            " of " + u(l.occupancy.maxWarps) + " warps/SM, " + u(l.occupancy.blocksPerSM) +
             " blocks/SM; limit: " + occupancyLimitName(l.occupancy.limit) + ")");
     row(out, "waves",
         u(l.waves.waves) + "  (" + u(l.waves.blocks) + " blocks on " + u(l.waves.sms) + " SMs x " +
             u(l.waves.blocksPerSM) + "; last wave " +
-            fmt("%.0f %%", 100 * l.waves.lastWaveFullness) + " full)");
+            formatNumber("%.0f %%", 100 * l.waves.lastWaveFullness) + " full)");
   }
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k)
     if (c.global[k].instructions)
@@ -230,10 +230,10 @@ std::string launchStatsTable(const ReportInput &in, size_t i) {
         "requests " + u(c.constantRequests) + "  serialization " + u(c.constantSerialization));
   row(out, "branches",
       u(c.branchesExecuted) + "  divergent " + u(c.branchesDivergent) + "  efficiency " +
-          fmt("%.1f %%", branchEfficiency(c)));
+          formatNumber("%.1f %%", branchEfficiency(c)));
   row(out, "warp execution eff.",
-      fmt("%.1f %%", warpExecutionEfficiency(c)) + "  (" + u(c.threadInstructions) + " thread / " +
-          u(c.warpInstructions) + " warp instructions)");
+      formatNumber("%.1f %%", warpExecutionEfficiency(c)) + "  (" + u(c.threadInstructions) +
+          " thread / " + u(c.warpInstructions) + " warp instructions)");
   row(out, "barriers", u(c.barriersExecuted));
   row(out, "atomics", u(c.atomicsExecuted) + " warp-level, " + u(c.atomicThreadOps) + " thread");
   return out;
@@ -289,10 +289,10 @@ std::string programSummary(const ReportInput &in) {
     const bool halfWarp = rt.device().ccMajor == 1;
     auto global = [&](const char *name, const GlobalOpCounters &g) {
       return std::string(name) +
-             (halfWarp
-                  ? fmt("%.2f", double(g.transactions) / double(g.requests)) + " trans/half-warp "
-                  : fmt("%.2f", sectorsPerRequest(g)) + " sect/req ") +
-             fmt("%.0f%%", globalEfficiency(g)) + ",";
+             (halfWarp ? formatNumber("%.2f", double(g.transactions) / double(g.requests)) +
+                             " trans/half-warp "
+                       : formatNumber("%.2f", sectorsPerRequest(g)) + " sect/req ") +
+             formatNumber("%.0f%%", globalEfficiency(g)) + ",";
     };
     if (ld.requests)
       line += global(" global ld ", ld);
@@ -300,13 +300,13 @@ std::string programSummary(const ReportInput &in) {
       line += global(" st ", st);
     const SharedOpCounters sh = c.sharedTotal();
     if (sh.instructions && halfWarp)
-      line += " shared " + fmt("%.2f", double(sh.steps) / double(sh.requests)) +
+      line += " shared " + formatNumber("%.2f", double(sh.steps) / double(sh.requests)) +
               " steps/half-warp (" + u(sh.conflicts()) + " serialized),";
     else if (sh.instructions)
-      line += " shared " + fmt("%.2f", sharedStepsPerInstruction(sh)) + " wavefronts/inst (" +
-              u(sh.conflicts()) + " conflicts),";
+      line += " shared " + formatNumber("%.2f", sharedStepsPerInstruction(sh)) +
+              " wavefronts/inst (" + u(sh.conflicts()) + " conflicts),";
     line += " branches " + u(c.branchesDivergent) + "/" + u(c.branchesExecuted) +
-            " divergent, warp eff " + fmt("%.1f%%", warpExecutionEfficiency(c));
+            " divergent, warp eff " + formatNumber("%.1f%%", warpExecutionEfficiency(c));
     out += line + "\n";
   }
   const TransferTotals t = transferTotals(rt);
@@ -316,7 +316,7 @@ std::string programSummary(const ReportInput &in) {
            formatBytes(t.bytes[1]) + " " + formatSeconds(t.seconds[1]);
     const double k = kernelSeconds(rt);
     out += ", transfer/kernel time " +
-           (k > 0 ? fmt("%.2f", (t.seconds[0] + t.seconds[1]) / k)
+           (k > 0 ? formatNumber("%.2f", (t.seconds[0] + t.seconds[1]) / k)
                   : std::string("n/a (no kernel was timed)")) +
            "\n";
   }

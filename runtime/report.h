@@ -101,6 +101,10 @@ double kernelSeconds(const Runtime &rt);
 std::string formatBytes(uint64_t bytes);
 /// "12.3 us", "4.20 ms".
 std::string formatSeconds(double seconds);
+/// One number through a printf format ("%.2f"), for the reports' text.
+std::string formatNumber(const char *format, double v);
+/// A count as text (the reports' short name for std::to_string).
+inline std::string u(uint64_t v) { return std::to_string(v); }
 
 } // namespace kern::runtime
 
