@@ -64,18 +64,6 @@ int columnWidth(const LaneCapture &c, uint64_t low, uint64_t unit) {
 }
 
 /// "launch 2 (transpose), block (1,0,0), warp 3".
-std::string warpName(const Runtime &rt, uint64_t key, uint64_t launch) {
-  const uint64_t linear = key >> 16, warp = key & 0xFFFF;
-  std::string out = "launch " + u(launch);
-  if (launch < rt.launches().size()) {
-    const LaunchRecord &l = rt.launches()[launch];
-    const uint64_t x = linear % l.grid[0], y = linear / l.grid[0] % l.grid[1],
-                   z = linear / (uint64_t{l.grid[0]} * l.grid[1]);
-    out += " (" + l.kernel + "), block (" + u(x) + "," + u(y) + "," + u(z) + ")";
-  }
-  return out + ", warp " + u(warp);
-}
-
 bool isShared(const LaneCapture &c) {
   return (c.flags & KERN_ACCESS_SPACE_MASK) == KERN_ACCESS_SHARED;
 }

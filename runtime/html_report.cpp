@@ -92,16 +92,7 @@ std::string siteCounters(const DeviceProfile &dev, const SiteCounters &c) {
 }
 
 std::string warpTitle(const Runtime &rt, const char *which, uint64_t key, uint64_t launch) {
-  const uint64_t linear = key >> 16, warp = key & 0xFFFF;
-  std::string where = "launch " + u(launch);
-  if (launch < rt.launches().size()) {
-    const LaunchRecord &l = rt.launches()[launch];
-    where += " (" + l.kernel + "), block (" + u(linear % l.grid[0]) + "," +
-             u(linear / l.grid[0] % l.grid[1]) + "," +
-             u(linear / (uint64_t{l.grid[0]} * l.grid[1])) + ")";
-  }
-  return "<p><b>" + std::string(which) + "</b>: " + htmlEscape(where) + ", warp " + u(warp) +
-         "</p>";
+  return "<p><b>" + std::string(which) + "</b>: " + htmlEscape(warpName(rt, key, launch)) + "</p>";
 }
 
 /// The launches a report covers and their counters summed per site.

@@ -58,6 +58,18 @@ std::string formatBytes(uint64_t bytes) {
   return u(bytes) + " B";
 }
 
+std::string warpName(const Runtime &rt, uint64_t key, uint64_t launch) {
+  const uint64_t linear = key >> 16, warp = key & 0xFFFF;
+  std::string out = "launch " + u(launch);
+  if (launch < rt.launches().size()) {
+    const LaunchRecord &l = rt.launches()[launch];
+    const uint64_t x = linear % l.grid[0], y = linear / l.grid[0] % l.grid[1],
+                   z = linear / (uint64_t{l.grid[0]} * l.grid[1]);
+    out += " (" + l.kernel + "), block (" + u(x) + "," + u(y) + "," + u(z) + ")";
+  }
+  return out + ", warp " + u(warp);
+}
+
 std::string formatNumber(const char *format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);

@@ -101,6 +101,9 @@ double kernelSeconds(const Runtime &rt);
 std::string formatBytes(uint64_t bytes);
 /// "12.3 us", "4.20 ms".
 std::string formatSeconds(double seconds);
+/// A warp by its key (kern_warp_key) in launch `launch`: "launch 2 (transpose), block (1,0,0),
+/// warp 3", as the lane maps name their first and worst warps.
+std::string warpName(const Runtime &rt, uint64_t key, uint64_t launch);
 /// One number through a printf format ("%.2f"), for the reports' text.
 std::string formatNumber(const char *format, double v);
 /// A count as text (the reports' short name for std::to_string).
