@@ -228,6 +228,9 @@ void buildSignatures(Program::Impl &p, const KernelTypes &types) {
   for (const ir::Function *k : p.module->kernels()) {
     KernelSignature sig;
     sig.name = k->name;
+    sig.registers = ir::estimateRegisters(*k);
+    sig.sharedBytes = k->staticSharedBytes;
+    sig.localBytes = ir::localMemoryNeed(*k).bytesPerThread;
     auto it = types.find(k->name);
     for (size_t i = 0; i < k->params.size(); ++i) {
       const ir::Var *v = k->params[i];

@@ -1,5 +1,5 @@
-// Register estimates for the occupancy calculation (see analysis.h for the heuristic), and the
-// uniformity analysis the warp backend uses to keep warp-uniform values scalar.
+// Local memory needs, and the uniformity analysis the warp backend uses to keep warp-uniform values
+// scalar.
 #include "ir/analysis.h"
 
 #include "ir/analysis_structure.h"
@@ -12,16 +12,6 @@
 namespace kern::ir {
 
 namespace {
-
-int variableRegisters(const Function &f) {
-  int regs = 0;
-  for (const Var *v : f.vars) {
-    if (v->type.isVoid())
-      continue;
-    regs += v->type.bits() > 32 ? 2 : 1;
-  }
-  return regs;
-}
 
 void calls(const Block *b, std::set<const Function *> &out);
 
@@ -109,22 +99,7 @@ LocalMemoryNeed localMemoryNeed(const Function &kernel) {
   return need;
 }
 
-int estimateRegisters(const Function &kernel) {
-  std::set<const Function *> seen;
-  // Callees' variables count once each, as if inlined; recursion adds nothing more.
-  std::function<int(const Function &)> need = [&](const Function &f) {
-    if (!seen.insert(&f).second)
-      return 0;
-    int regs = variableRegisters(f);
-    std::set<const Function *> callees;
-    calls(f.body, callees);
-    int most = 0;
-    for (const Function *c : callees)
-      most = std::max(most, need(*c));
-    return regs + most;
-  };
-  return std::clamp(16 + need(kernel), 16, 255);
-}
+void functionCallees(const Function &f, std::set<const Function *> &out) { calls(f.body, out); }
 
 // ---- uniformity ------------------------------------------------------------------------------
 //

@@ -3,16 +3,24 @@
 
 #include "ir/ir.h"
 
+#include <set>
+
 namespace kern::ir {
 
-/// An estimate of the registers per thread that nvcc would give `kernel`, for the occupancy
-/// calculation when the user gave none (--regs). kern does not allocate registers as ptxas
-/// does, so this is a documented heuristic: a base of 16 (thread and block indices, the
-/// parameter pointer, loop bookkeeping), plus one register per 32-bit variable and two per
-/// 64-bit variable or pointer, plus what the device functions it calls need (they are
-/// inlined by nvcc), clamped to [16, 255]. It errs high for kernels with many short-lived
-/// temporaries, which ptxas would reuse.
+/// An estimate of the registers per thread that ptxas would give `kernel`, for the occupancy
+/// calculation when the user gave none (--regs) (registers.cpp; docs/occupancy.md compares it
+/// with ptxas). kern does not allocate registers, so it counts as ptxas's allocator would need
+/// them: the peak, over the kernel's statements, of the 32-bit words of the values live across
+/// the statement (a pointer to global memory or a 64-bit value 2, a shared pointer 1, a
+/// predicate 0; a kernel parameter the body never assigns 0, as it stays in the constant bank)
+/// plus the temporaries that evaluating the statement needs; calls not inlined add their
+/// callee's peak. kRegisterBase is added for what every kernel holds (the stack pointer, the
+/// thread index) and the result is clamped to [kRegisterBase, 255].
 int estimateRegisters(const Function &kernel);
+constexpr int kRegisterBase = 6;
+
+/// The functions that `f` calls directly.
+void functionCallees(const Function &f, std::set<const Function *> &out);
 
 /// The bytes of `f`'s local slots for one warp, as the warp backend lays them out (one copy per
 /// lane, each slot at its alignment; a direct slot's copies interleaved by 32-bit words): the

@@ -236,6 +236,13 @@ struct ParamInfo {
 struct KernelSignature {
   std::string name;
   std::vector<ParamInfo> params;
+  /// What the kernel takes of an SM, as `nvcc --resource-usage` reports it (`kern check
+  /// --resource-usage`): registers per thread (kern's estimate of ptxas's count, docs/occupancy.md;
+  /// Options::registersPerThread overrides it at launch), static shared memory per block and
+  /// local memory per thread, in bytes.
+  int registers = 0;
+  uint64_t sharedBytes = 0;
+  uint64_t localBytes = 0;
 };
 
 /// One kernel argument, typed by its C++ type; Program::launch checks it against the parameter.

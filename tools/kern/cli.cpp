@@ -415,6 +415,10 @@ void defineCheck(CLI::App &app, Invocation &inv, Raw &raw) {
   addFiles(app, inv);
   addDeviceOptions(app, inv);
   addCompileOptions(app, inv, raw);
+  app.add_flag("--resource-usage", inv.resourceUsage,
+               "print each kernel's registers, shared memory and stack frame,\n"
+               "as nvcc --resource-usage does (registers: kern's estimate)")
+      ->group(kOptions);
   app.add_flag("-h,--help")->description("this help")->group(kOptions);
 }
 

@@ -21,6 +21,7 @@ struct Invocation {
   std::string emitOut;                       ///< emit -o: the output file; empty: stdout
   std::string emitKernel;                    ///< emit -k: one kernel's or function's part
   bool json = false;                         ///< devices --json
+  bool resourceUsage = false;                ///< check --resource-usage
   int threads = -1;                          ///< occupancy --threads
   int regs = 32;                             ///< occupancy --regs
   uint64_t smem = 0;                         ///< occupancy --smem

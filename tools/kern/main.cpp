@@ -112,8 +112,15 @@ int main(int argc, char **argv) {
     std::fputs(program->diagnostics().c_str(), stderr);
   if (!program->ok())
     return static_cast<int>(kern::Status::CompileError);
-  if (cmd == "check")
+  if (cmd == "check") {
+    if (inv.resourceUsage)
+      for (const kern::KernelSignature &k : program->kernels())
+        std::printf("kern: kernel %s: %d registers (estimated), %llu bytes shared, %llu bytes "
+                    "stack frame\n",
+                    k.name.c_str(), k.registers, static_cast<unsigned long long>(k.sharedBytes),
+                    static_cast<unsigned long long>(k.localBytes));
     return 0;
+  }
   if (cmd == "emit") {
     if (!emitKernel.empty() && program->irOf(emitKernel).empty()) {
       std::fprintf(stderr, "kern: error: the program has no kernel or function '%s'\n",

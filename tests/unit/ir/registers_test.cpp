@@ -1,0 +1,130 @@
+// The register estimate (ir/registers.cpp, docs/devices.md "Registers per thread"): its worked
+// example, and each of its rules against a kernel that differs from another only there.
+#include "ir/analysis.h"
+#include "ir/pipeline.h"
+
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <string>
+
+using namespace kern;
+
+namespace {
+
+int registersOf(const std::string &source, const std::string &kernel = "k") {
+  frontend::SourceManager sm;
+  frontend::DiagnosticEngine diags(sm);
+  auto m = ir::buildModule(sm, sm.addFile("test.kern", source), diags);
+  REQUIRE(m);
+  for (const ir::Function *f : m->kernels())
+    if (f->name == kernel)
+      return ir::estimateRegisters(*f);
+  FAIL("no kernel " << kernel);
+  return 0;
+}
+
+} // namespace
+
+TEST_CASE("register estimate: the worked example", "[ir][registers]") {
+  // i = blockIdx.x * blockDim.x + threadIdx.x: 2 words of temporaries (two special registers,
+  // then their product and the thread index), nothing live before. val = a[i] * 2: i live (1)
+  // and the address (2 words, the 64-bit product i * 4 added to the parameter a, which stays in
+  // the constant bank). The store: val and i live (2) and the address again (2): the peak, 4.
+  // Plus kRegisterBase 6: 10 (ptxas: 8, as it computes the address once for both).
+  const char *src = R"(
+    __global__ void k(float *a, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n) {
+        float val = a[i] * 2.0f;
+        a[i] = val;
+      }
+    })";
+  CHECK(registersOf(src) == 4 + ir::kRegisterBase);
+}
+
+TEST_CASE("register estimate: predicates and unassigned parameters take no register",
+          "[ir][registers]") {
+  const char *base = R"(
+    __global__ void k(float *a, float *b, int n) {
+      int i = threadIdx.x;
+      a[i] = 1.0f;
+    })";
+  // A bool kept across the store is a predicate.
+  const char *withBool = R"(
+    __global__ void k(float *a, float *b, int n) {
+      int i = threadIdx.x;
+      bool p = i < n;
+      a[i] = 1.0f;
+      if (p) a[0] = 2.0f;
+    })";
+  // A parameter the body assigns is a register pair like any pointer.
+  const char *assigned = R"(
+    __global__ void k(float *a, float *b, int n) {
+      int i = threadIdx.x;
+      b = b + 1;
+      a[i] = 1.0f;
+      b[0] = 2.0f;
+    })";
+  const int plain = registersOf(base);
+  CHECK(registersOf(withBool) == plain);
+  CHECK(registersOf(assigned) == plain + 2);
+}
+
+TEST_CASE("register estimate: constant-step loops are unrolled, grid-stride loops are not",
+          "[ir][registers]") {
+  // The same loads; the first loop counts by 1 (unrolled 4 times: 3 more copies of a load's
+  // value and address, 3 words each), the second by the grid's size.
+  const char *constantStep = R"(
+    __global__ void k(const float *a, float *out, int n) {
+      float sum = 0.0f;
+      for (int j = threadIdx.x; j < n; j += 1)
+        sum += a[j];
+      out[threadIdx.x] = sum;
+    })";
+  const char *gridStride = R"(
+    __global__ void k(const float *a, float *out, int n) {
+      float sum = 0.0f;
+      for (int j = threadIdx.x; j < n; j += blockDim.x * gridDim.x)
+        sum += a[j];
+      out[threadIdx.x] = sum;
+    })";
+  CHECK(registersOf(constantStep) == registersOf(gridStride) + 3 * 3);
+  // A loop that also stores to global memory cannot issue the next copy's loads early.
+  const char *storing = R"(
+    __global__ void k(const float *a, float *out, int n) {
+      for (int j = threadIdx.x; j < n; j += 1)
+        out[j] = a[j];
+    })";
+  const char *storingStride = R"(
+    __global__ void k(const float *a, float *out, int n) {
+      for (int j = threadIdx.x; j < n; j += blockDim.x)
+        out[j] = a[j];
+    })";
+  CHECK(registersOf(storing) == registersOf(storingStride));
+}
+
+TEST_CASE("register estimate: a straight run's loads are issued together", "[ir][registers]") {
+  // Four loads from global memory before four stores to shared memory: the later loads' values
+  // and their one address per base pointer are live across the earlier stores.
+  const char *together = R"(
+    __global__ void k(const float *a, const float *b, float *out) {
+      __shared__ float s[1024];
+      int t = threadIdx.x;
+      s[t] = a[t];
+      s[t + 256] = a[t + 256];
+      s[t + 512] = b[t];
+      s[t + 768] = b[t + 256];
+      __syncthreads();
+      out[t] = s[1023 - t];
+    })";
+  const char *one = R"(
+    __global__ void k(const float *a, const float *b, float *out) {
+      __shared__ float s[1024];
+      int t = threadIdx.x;
+      s[t] = a[t];
+      __syncthreads();
+      out[t] = s[1023 - t];
+    })";
+  CHECK(registersOf(together) > registersOf(one) + 3);
+}
