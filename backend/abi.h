@@ -153,8 +153,9 @@ enum KernAccessFlags : uint32_t {
   KERN_ACCESS_ATOMIC_INC1 = 32,   // atomicAdd(p, 1), result unused (shared: ATOMS.POPC.INC)
   KERN_ACCESS_ATOMIC_CAS = 64,    // atomicCAS
   KERN_ACCESS_ATOMIC_FLOAT = 128, // a floating-point add (shared: a compare-and-swap loop)
-  KERN_ACCESS_ATOMIC_WARP = 256,  // a 32-bit integer add, result unused, at an address the
-                                  // same in every lane: one lane adds the warp's sum (REDUX)
+  KERN_ACCESS_ATOMIC_WARP = 256,  // a 32-bit integer add at an address the same in every
+                                  // lane, its result unused (REDUX) or its value a constant
+                                  // (VOTE, POPC): one lane adds for the warp
   KERN_ACCESS_ATOMIC_MASK = 480,
 };
 /// The operation kinds KERN_ACCESS_OP_MASK names (the counters' KernSiteCounters arrays).

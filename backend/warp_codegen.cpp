@@ -793,13 +793,16 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
       a.atomicForm = KERN_ACCESS_ATOMIC_CAS;
     else if (e.intrinsic == IntrinsicId::AtomicAdd && a.type.isFloat())
       a.atomicForm = KERN_ACCESS_ATOMIC_FLOAT;
-    else if (e.intrinsic == IntrinsicId::AtomicAdd && unused && a.type.isInt()) {
+    else if (e.intrinsic == IntrinsicId::AtomicAdd && a.type.isInt()) {
       const ir::Expr *v = e.ops[1];
       while (v->kind == ir::ExprKind::Cast && v->ops[0]->type.isInt())
         v = v->ops[0];
-      if (v->kind == ir::ExprKind::Const && v->intValue == 1)
+      if (unused && v->kind == ir::ExprKind::Const && v->intValue == 1)
         a.atomicForm = KERN_ACCESS_ATOMIC_INC1;
-      if (e.ops[0]->uniform && a.type.bytes() == 4)
+      // At one address, nvcc has one lane add for the warp: the lanes' sum when the result is
+      // unused (REDUX), the count of lanes times a constant when it is used (VOTE and POPC,
+      // each lane's old value then a shuffle of the one result plus its rank).
+      if (e.ops[0]->uniform && a.type.bytes() == 4 && (unused || v->kind == ir::ExprKind::Const))
         a.atomicForm |= KERN_ACCESS_ATOMIC_WARP;
     }
     Value *old = emitMemoryAccess(a);

@@ -51,7 +51,7 @@ if [[ -z "$out" && $smoke -eq 0 ]]; then out="bench/results.json"; fi
 refdir="$(dirname "$kern")/bench"
 mkdir -p "$refdir"
 cxx="${CXX:-g++}"
-for i in 1 2 3 4 5 6 7 9 10; do
+for i in 1 2 3 4 5 6 7 8 9 10; do
     "$cxx" -O2 -march=native -std=c++20 -o "$refdir/w$i" "bench/ref/w$i.cpp"
 done
 
@@ -78,6 +78,7 @@ workloads=(
     "W6 divergence|bench/w6_divergence.kern|w6|4194304|4096|1|4|5|-"
     "W7 julia struct 512|bench/w7_julia.kern|w7|512|64|1|11|5|-"
     "W7 julia floats 512|bench/w7_julia_floats.kern|w7|512|64|1|11|5|-"
+    "W8 wavefront 2048|bench/w8_wavefront.kern|w8|2048|64|1|255|255|-"
     "W9 bitonic 2^20|bench/w9_bitonic.kern|w9|1048576|1024|1|210|210|-"
     "W10 stencil 2048|bench/w10_stencil.kern|w10|2048|64|1|11|9|-"
 )

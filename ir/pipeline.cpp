@@ -9,6 +9,7 @@
 #include "frontend/sema.h"
 #include "ir/analysis.h"
 #include "ir/inline.h"
+#include "ir/sink.h"
 #include "ir/lower.h"
 #include "ir/promote.h"
 #include "ir/spaces.h"
@@ -177,6 +178,7 @@ std::unique_ptr<Module> buildOnThisStack(frontend::SourceManager &sm,
   // references and struct results become the caller's own objects (ir/inline.cpp).
   inlineDeviceCalls(*m);
   refineAddressSpaces(*m);
+  sinkCommonStores(*m);
   if (options.printAfter)
     options.printAfter("inline", print(*m));
   problem = verify(*m);

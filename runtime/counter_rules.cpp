@@ -301,12 +301,75 @@ uint32_t maxWordsPerBankRows(const uint64_t *word, uint32_t n, uint32_t banks) {
   return total;
 }
 
+/// A 64- or 128-bit shared load on the multicast rule (HARDWARE-MODEL.md, "Wide shared loads",
+/// measured on sm_90: tests/gpu/realcode/wide_shared.cu). The active lanes, in order, make one
+/// entry each, except that a lane reading the same address as the active lane before it joins
+/// that lane's entry; a step carries 128 bytes of entries (16 of 64 bits, 8 of 128 bits), and a
+/// 128-bit load counts the entries of each half-warp apart. The steps are those chunks, or the
+/// bank rows of the distinct words the warp reads where there are more of those (a conflict).
+/// `round`, if given, gets each lane's step for the lane maps.
+uint32_t wideLoadSteps(uint32_t banks, const uint64_t *off, uint32_t mask, uint32_t accessBytes,
+                       uint32_t &ideal, uint8_t *laneRound = nullptr) {
+  const uint32_t words = wordsPerAccess(accessBytes);
+  const uint32_t perStep = 128 / accessBytes;
+  const uint32_t groups = accessBytes == 16 ? 2 : 1, lanesPerGroup = kWarpSize / groups;
+  std::array<uint8_t, kWarpSize> chunk{};
+  uint32_t chunks = 0;
+  for (uint32_t g = 0; g < groups; ++g) {
+    const uint32_t gm = mask & ((groups == 1 ? ~0u : 0xFFFFu) << (g * lanesPerGroup));
+    uint32_t entries = 0;
+    uint64_t last = UINT64_MAX;
+    forEachLane(gm, [&](uint32_t l) {
+      if (off[l] != last)
+        ++entries;
+      last = off[l];
+      chunk[l] = static_cast<uint8_t>(chunks + (entries - 1) / perStep);
+    });
+    chunks += (entries + perStep - 1) / perStep;
+  }
+  // The bank rows of the distinct words (each lane's `words` words; a word read twice is one):
+  // a word's row is its place among its bank's distinct words, in ascending order.
+  std::array<uint64_t, kWarpSize * 4> all;
+  uint32_t n = 0;
+  forEachLane(mask, [&](uint32_t l) {
+    for (uint32_t part = 0; part < words; ++part)
+      all[n++] = off[l] / kWordBytes + part;
+  });
+  std::sort(all.begin(), all.begin() + n);
+  n = static_cast<uint32_t>(std::unique(all.begin(), all.begin() + n) - all.begin());
+  std::array<uint8_t, kMaxSharedBanks> perBank{};
+  std::array<uint8_t, kWarpSize * 4> row;
+  uint32_t rows = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    row[i] = perBank[all[i] % banks]++;
+    rows = std::max<uint32_t>(rows, perBank[all[i] % banks]);
+  }
+  ideal = chunks;
+  const uint32_t steps = std::max(chunks, rows);
+  if (laneRound)
+    forEachLane(mask, [&](uint32_t l) {
+      if (steps == chunks) {
+        laneRound[l] = chunk[l];
+        return;
+      }
+      uint8_t r = 0; // the step of its last word
+      for (uint32_t part = 0; part < words; ++part) {
+        const uint64_t w = off[l] / kWordBytes + part;
+        r = std::max(r, row[std::lower_bound(all.begin(), all.begin() + n, w) - all.begin()]);
+      }
+      laneRound[l] = r;
+    });
+  return steps;
+}
+
 SharedAccessCost multicastCost(uint32_t banks, const uint64_t *off, uint32_t mask,
-                               uint32_t accessBytes) {
+                               uint32_t accessBytes, bool isWrite) {
   SharedAccessCost cost;
   cost.requests = 1;
   uint32_t ideal = 0;
-  cost.steps = multicastSteps(banks, off, mask, accessBytes, ideal);
+  cost.steps = !isWrite && accessBytes > kWordBytes
+                   ? wideLoadSteps(banks, off, mask, accessBytes, ideal)
+                   : multicastSteps(banks, off, mask, accessBytes, ideal);
   cost.idealSteps = ideal;
   return cost;
 }
@@ -369,11 +432,15 @@ SharedAccessCost sharedAccessCost(SharedBankRule rule, uint32_t banks, const uin
       uint32_t perRequest = k == 0 ? 1 : strideSteps(k, banks, kHalfWarp);
       return {requests, requests * perRequest, requests};
     }
-    if (k == 0) // every phase reads the same `words` consecutive words
+    if (k == 0 && !isWrite) // one address: a step, two for 128 bits (wideLoadSteps)
+      return {1, words == 4 ? 2u : 1u, words == 4 ? 2u : 1u};
+    if (k == 0) // every phase writes the same `words` consecutive words
       return {1, words * strideSteps(1, banks, words), words};
     if (words == 1)
       return {1, strideSteps(k, banks, kWarpSize), 1};
-    if (k == words) // contiguous: each phase reads 32 consecutive words
+    if (k == words && !isWrite) // contiguous: 32 entries, one bank row per `banks` words
+      return {1, std::max(words, strideSteps(1, banks, kWarpSize * words)), words};
+    if (k == words) // contiguous: each phase writes 32 consecutive words
       return {1, words * strideSteps(1, banks, kWarpSize), words};
   }
   return sharedAccessCostGeneral(rule, banks, off, activeMask, accessBytes, isWrite);
@@ -385,7 +452,7 @@ SharedAccessCost sharedAccessCostGeneral(SharedBankRule rule, uint32_t banks, co
     return {};
   return rule == SharedBankRule::HalfWarp
              ? halfWarpCost(banks, off, activeMask, accessBytes, isWrite)
-             : multicastCost(banks, off, activeMask, accessBytes);
+             : multicastCost(banks, off, activeMask, accessBytes, isWrite);
 }
 
 SharedLaneMap sharedLaneMap(SharedBankRule rule, uint32_t banks, const uint64_t *off, uint32_t mask,
@@ -425,6 +492,16 @@ SharedLaneMap sharedLaneMap(SharedBankRule rule, uint32_t banks, const uint64_t 
           serve(n, isWrite ? maxDistinctPerBank(key.data(), bank.data(), n, round.data())
                            : halfWarpReadSteps(word.data(), bank.data(), n, round.data()));
       }
+    return map;
+  }
+  if (!isWrite && parts > 1) { // as wideLoadSteps
+    uint32_t ideal = 0;
+    std::array<uint8_t, kWarpSize> r{};
+    wideLoadSteps(banks, off, mask, accessBytes, ideal, r.data());
+    forEachLane(mask, [&](uint32_t l) {
+      map.round[l] = r[l];
+      map.serves[r[l]] |= 1u << l;
+    });
     return map;
   }
   const uint32_t lanesPerPhase = kWarpSize / parts; // as multicastSteps

@@ -3,13 +3,14 @@
 # code and every counter (--counters-text) are the same every time (ARCHITECTURE.md: nothing
 # observable depends on the number of workers or on their timing), and that its stdout is the
 # same in fast and checked mode.
-#   identical.sh KERN FILE.kern
+#   identical.sh KERN FILE.kern [ARGS...]   (ARGS reach the program's argv)
 kern=$1 file=$2
+shift 2
 tmp=${TMPDIR:-/tmp}/kern_workers.$$
 mkdir -p "$tmp"
 for run in 1 2 2b 4 4b; do
   w=${run%b}
-  "$kern" run --workers $w --counters-text "$tmp/counters$run" "$file" >"$tmp/out$run" 2>"$tmp/err$run"
+  "$kern" run --workers $w --counters-text "$tmp/counters$run" "$file" -- "$@" >"$tmp/out$run" 2>"$tmp/err$run"
   echo $? >"$tmp/rc$run"
 done
 status=0
@@ -24,8 +25,8 @@ for run in 2 2b 4 4b; do
 done
 # The program's own output is the same in fast and checked mode too (counting and checking
 # never change what a program does).
-"$kern" run --workers 2 "$file" >"$tmp/outfast" 2>/dev/null
-"$kern" run --workers 2 --checked "$file" >"$tmp/outchecked" 2>/dev/null
+"$kern" run --workers 2 "$file" -- "$@" >"$tmp/outfast" 2>/dev/null
+"$kern" run --workers 2 --checked "$file" -- "$@" >"$tmp/outchecked" 2>/dev/null
 for m in fast checked; do
   if ! cmp -s "$tmp/out1" "$tmp/out$m"; then
     echo "FAIL: stdout in $m mode differs from profile mode"

@@ -38,6 +38,39 @@ SharedAccessCost reference(SharedBankRule rule, uint32_t banks, const Lanes &off
                            uint32_t bytes, bool write) {
   SharedAccessCost c;
   uint32_t words = bytes > 4 ? bytes / 4 : 1;
+  if (rule == SharedBankRule::WarpMulticast && !write && words > 1) {
+    // Wide loads: entries of lanes in order (a lane reading its predecessor's address joins
+    // it), 128 bytes of entries a step, counted per half-warp for 128 bits; or more steps where
+    // a bank holds more distinct words.
+    if (mask == 0)
+      return c;
+    c.requests = 1;
+    uint32_t groups = bytes == 16 ? 2 : 1, per = 128 / bytes, chunks = 0;
+    for (uint32_t g = 0; g < groups; ++g) {
+      uint32_t entries = 0;
+      bool first = true;
+      uint64_t last = 0;
+      for (uint32_t l = g * 32 / groups; l < (g + 1) * 32 / groups; ++l)
+        if (mask >> l & 1) {
+          if (first || off[l] != last)
+            ++entries;
+          first = false;
+          last = off[l];
+        }
+      chunks += (entries + per - 1) / per;
+    }
+    std::map<uint64_t, std::set<uint64_t>> perBank;
+    for (uint32_t l = 0; l < 32; ++l)
+      if (mask >> l & 1)
+        for (uint32_t j = 0; j < words; ++j)
+          perBank[(off[l] / 4 + j) % banks].insert(off[l] / 4 + j);
+    uint32_t most = 0;
+    for (auto &[b, set] : perBank)
+      most = std::max<uint32_t>(most, static_cast<uint32_t>(set.size()));
+    c.steps = std::max(chunks, most);
+    c.idealSteps = chunks;
+    return c;
+  }
   if (rule == SharedBankRule::WarpMulticast) {
     if (mask == 0)
       return c;
@@ -287,8 +320,23 @@ TEST_CASE("multicast 128-bit: 4 phases of 8 lanes", "[runtime][banks]") {
 TEST_CASE("multicast 64-bit: strided and same-address", "[runtime][banks]") {
   // double d[2*tid]: a phase's 16 lanes read words 4t, 4t+1: lanes t and t+8 share banks.
   checkSteps(h100(offsets([](uint64_t t) { return 16 * t; }), 8), 4, 2);
-  // d[0] for all: each phase reads words 0 and 1 once.
-  checkSteps(h100(offsets([](uint64_t) { return 0; }), 8), 2, 0);
+  // d[0] for all: one entry, one step (measured: tests/gpu/realcode/wide_shared.cu); a store
+  // of d[0] by every lane is still 2 phases of 16 lanes.
+  checkSteps(h100(offsets([](uint64_t) { return 0; }), 8), 1, 0);
+  checkSteps(h100(offsets([](uint64_t) { return 0; }), 8, ~0u, true), 2, 0);
+  // d[tid / 2]: pairs of lanes share an entry, 16 entries of 8 bytes: one step.
+  checkSteps(h100(offsets([](uint64_t t) { return 8 * (t / 2); }), 8), 1, 0);
+  // d[tid % 8]: no lane reads its predecessor's address, 32 entries: two steps.
+  checkSteps(h100(offsets([](uint64_t t) { return 8 * (t % 8); }), 8), 2, 0);
+}
+
+TEST_CASE("multicast 128-bit loads: entries per half-warp", "[runtime][banks]") {
+  // float4 f[0] for all: one entry in each half-warp: 2 steps.
+  checkSteps(h100(offsets([](uint64_t) { return 0; }), 16), 2, 0);
+  // f[tid % 8]: 16 entries a half-warp, 8 a step: 4 steps.
+  checkSteps(h100(offsets([](uint64_t t) { return 16 * (t % 8); }), 16), 4, 0);
+  // f[tid / 4]: 4 entries a half-warp: 2 steps.
+  checkSteps(h100(offsets([](uint64_t t) { return 16 * (t / 4); }), 16), 2, 0);
 }
 
 TEST_CASE("multicast sub-word accesses", "[runtime][banks]") {
