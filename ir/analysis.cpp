@@ -101,6 +101,17 @@ LocalMemoryNeed localMemoryNeed(const Function &kernel) {
 
 void functionCallees(const Function &f, std::set<const Function *> &out) { calls(f.body, out); }
 
+void assignedVars(const Block *b, std::set<const Var *> &out) {
+  if (!b)
+    return;
+  for (const Stmt *s : b->stmts) {
+    if (s->var)
+      out.insert(s->var);
+    for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+      assignedVars(c, out);
+  }
+}
+
 // ---- uniformity ------------------------------------------------------------------------------
 //
 // "Uniform" means: the same value in every lane that is active where the value is read. The

@@ -9,9 +9,9 @@
 #include "frontend/sema.h"
 #include "ir/analysis.h"
 #include "ir/inline.h"
-#include "ir/sink.h"
 #include "ir/lower.h"
 #include "ir/promote.h"
+#include "ir/sink.h"
 #include "ir/spaces.h"
 
 namespace kern::ir {

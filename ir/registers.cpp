@@ -35,7 +35,7 @@ bool operandLoad(const Expr *e) {
 class Pressure {
 public:
   Pressure(const Function &f, std::map<const Function *, int> &callees) : f_(f), callees_(callees) {
-    collectAssigned(f.body);
+    assignedVars(f.body, assigned_);
   }
 
   int peak() {
@@ -56,17 +56,6 @@ private:
     VarSet brk, cont;
   };
   std::vector<Targets> loops_;
-
-  void collectAssigned(const Block *b) {
-    if (!b)
-      return;
-    for (const Stmt *s : b->stmts) {
-      if (s->var)
-        assigned_.insert(s->var);
-      for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
-        collectAssigned(c);
-    }
-  }
 
   /// A kernel parameter that the body never assigns stays in the constant bank: an operand
   /// of the instructions that read it, not a register.
@@ -168,17 +157,6 @@ private:
 
   void note(const VarSet &live, int extra) {
     peak_ = std::max(peak_, words(live) + extra + unrolled_ + hoisted_);
-  }
-
-  static void collectDefs(const Block *b, std::set<const Var *> &out) {
-    if (!b)
-      return;
-    for (const Stmt *s : b->stmts) {
-      if (s->var)
-        out.insert(s->var);
-      for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
-        collectDefs(c, out);
-    }
   }
 
   static bool reads(const Expr *e, const std::set<const Var *> &vars) {
@@ -393,8 +371,8 @@ private:
     // Strength reduction: each 64-bit base indexed by a value the loop changes becomes a
     // pointer that the loop steps, live through it.
     std::set<const Var *> changed;
-    collectDefs(s->body, changed);
-    collectDefs(s->step, changed);
+    assignedVars(s->body, changed);
+    assignedVars(s->step, changed);
     std::set<const Var *> bases;
     steppedBases(s->body, changed, bases);
     for (const Var *b : bases)

@@ -1,6 +1,8 @@
 // Store sinking (see sink.h).
 #include "ir/sink.h"
 
+#include "ir/analysis.h"
+
 #include <algorithm>
 #include <set>
 
@@ -41,17 +43,6 @@ void reads(const Expr *e, std::set<const Var *> &out) {
     reads(o, out);
 }
 
-void assigns(const Block *b, std::set<const Var *> &out) {
-  if (!b)
-    return;
-  for (const Stmt *s : b->stmts) {
-    if (s->var)
-      out.insert(s->var);
-    for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
-      assigns(c, out);
-  }
-}
-
 class Sinker {
 public:
   Sinker(Module &m, Function &f) : m_(m), f_(f) {}
@@ -84,8 +75,8 @@ private:
       return nullptr;
     std::set<const Var *> read, written;
     reads(a->addr, read);
-    assigns(s->thenBody, written);
-    assigns(s->elseBody, written);
+    assignedVars(s->thenBody, written);
+    assignedVars(s->elseBody, written);
     for (const Var *v : read)
       if (written.count(v))
         return nullptr;

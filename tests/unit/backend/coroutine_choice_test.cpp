@@ -1,6 +1,7 @@
 // Which kernels the backend compiles as coroutines that suspend at their barriers
 // (ir::suspendsAtBarriers), and the lane-leaving test of its control flow (ir::mayRemoveLanes),
 // on kernels built from source by the compiler's own pipeline.
+#include "../ir_module.h"
 #include "ir/analysis_structure.h"
 #include "ir/pipeline.h"
 
@@ -13,17 +14,8 @@ using namespace kern;
 
 namespace {
 
-/// The IR of `source`, which must compile.
-std::unique_ptr<ir::Module> build(const std::string &source) {
-  frontend::SourceManager sm;
-  frontend::DiagnosticEngine diags(sm);
-  auto m = ir::buildModule(sm, sm.addFile("test.kern", source), diags);
-  REQUIRE(m);
-  return m;
-}
-
 bool suspends(const std::string &source, const std::string &kernel = "k") {
-  auto m = build(source);
+  auto m = test::buildModule(source);
   const ir::Function *f = m->findFunction(kernel);
   REQUIRE(f);
   return ir::suspendsAtBarriers(*f);
@@ -132,7 +124,7 @@ __global__ void k(int *out) {
 
 TEST_CASE("only return, or a break or continue of no inner loop, switches lanes off", "[backend]") {
   auto body = [](const std::string &source) {
-    auto m = build(source);
+    auto m = test::buildModule(source);
     return ir::mayRemoveLanes(m->findFunction("k")->body);
   };
   CHECK(body(R"(

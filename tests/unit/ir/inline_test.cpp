@@ -1,5 +1,6 @@
 // The inliner (ir/inline.cpp) and the passes that follow it, on programs built by the compiler's
 // own pipeline: which calls go, what the copies' memory accesses become.
+#include "../ir_module.h"
 #include "ir/pipeline.h"
 
 #include <catch2/catch.hpp>
@@ -12,14 +13,6 @@
 using namespace kern;
 
 namespace {
-
-std::unique_ptr<ir::Module> build(const std::string &source) {
-  frontend::SourceManager sm;
-  frontend::DiagnosticEngine diags(sm);
-  auto m = ir::buildModule(sm, sm.addFile("test.kern", source), diags);
-  REQUIRE(m);
-  return m;
-}
 
 /// The names of the functions `f` still calls.
 std::vector<std::string> callees(const ir::Function &f) {
@@ -76,7 +69,7 @@ std::vector<ir::AddrSpace> accessSpaces(const ir::Function &f) {
 } // namespace
 
 TEST_CASE("member functions, operators and struct results are inlined into the kernel", "[ir]") {
-  auto m = build(R"(
+  auto m = test::buildModule(R"(
 struct V {
   float x, y;
   __device__ V operator+(const V &o) const { V r; r.x = x + o.x; r.y = y + o.y; return r; }
@@ -100,7 +93,7 @@ __global__ void k(float *out) {
 }
 
 TEST_CASE("recursive functions and returns inside loops stay calls", "[ir]") {
-  auto m = build(R"(
+  auto m = test::buildModule(R"(
 __device__ int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }
 __device__ int find(const int *a, int n, int x) {
   for (int i = 0; i < n; ++i)
@@ -128,7 +121,7 @@ __global__ void k(int *out, const int *a) {
 }
 
 TEST_CASE("a pointer returned by a helper keeps its shared space", "[ir]") {
-  auto m = build(R"(
+  auto m = test::buildModule(R"(
 template <class T> struct Shared {
   __device__ T *get() { extern __shared__ int raw[]; return (T *)raw; }
 };
@@ -146,7 +139,7 @@ __global__ void k(float *out) {
 }
 
 TEST_CASE("a local array indexed at run time stays in memory, checked against its slot", "[ir]") {
-  auto m = build(R"(
+  auto m = test::buildModule(R"(
 struct Buf {
   int e[4];
   __device__ void set(int i, int v) { e[i] = v; }

@@ -1,5 +1,6 @@
 // The register estimate (ir/registers.cpp, docs/devices.md "Registers per thread"): its worked
 // example, and each of its rules against a kernel that differs from another only there.
+#include "../ir_module.h"
 #include "ir/analysis.h"
 #include "ir/pipeline.h"
 
@@ -13,10 +14,7 @@ using namespace kern;
 namespace {
 
 int registersOf(const std::string &source, const std::string &kernel = "k") {
-  frontend::SourceManager sm;
-  frontend::DiagnosticEngine diags(sm);
-  auto m = ir::buildModule(sm, sm.addFile("test.kern", source), diags);
-  REQUIRE(m);
+  auto m = test::buildModule(source);
   for (const ir::Function *f : m->kernels())
     if (f->name == kernel)
       return ir::estimateRegisters(*f);

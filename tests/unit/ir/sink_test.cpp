@@ -1,4 +1,5 @@
 // Store sinking (ir/sink.cpp): which `if`s lose their two stores to one after them.
+#include "../ir_module.h"
 #include "ir/pipeline.h"
 
 #include <catch2/catch.hpp>
@@ -9,14 +10,6 @@
 using namespace kern;
 
 namespace {
-
-std::unique_ptr<ir::Module> build(const std::string &source) {
-  frontend::SourceManager sm;
-  frontend::DiagnosticEngine diags(sm);
-  auto m = ir::buildModule(sm, sm.addFile("test.kern", source), diags);
-  REQUIRE(m);
-  return m;
-}
 
 /// The kinds of the kernel's top-level statements after its first `if`, and of that if's sides'
 /// last statements.
@@ -46,7 +39,7 @@ Shape shapeOf(const ir::Module &m) {
 } // namespace
 
 TEST_CASE("stores to one address on both sides of an if are sunk", "[ir][sink]") {
-  auto m = build(R"(
+  auto m = test::buildModule(R"(
     __global__ void k(int *out, const int *in, int off) {
       __shared__ int t[64];
       int i = threadIdx.x;
@@ -63,7 +56,7 @@ TEST_CASE("stores to one address on both sides of an if are sunk", "[ir][sink]")
 }
 
 TEST_CASE("stores to different addresses, or an address a side changes, stay", "[ir][sink]") {
-  auto different = build(R"(
+  auto different = test::buildModule(R"(
     __global__ void k(int *out, int off) {
       int i = threadIdx.x;
       if (i >= off)
@@ -74,7 +67,7 @@ TEST_CASE("stores to different addresses, or an address a side changes, stay", "
   Shape s = shapeOf(*different);
   CHECK(s.thenLast == ir::StmtKind::Store);
   CHECK(s.elseLast == ir::StmtKind::Store);
-  auto changed = build(R"(
+  auto changed = test::buildModule(R"(
     __global__ void k(int *out, int off) {
       int i = threadIdx.x;
       if (i >= off) {
