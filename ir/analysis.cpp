@@ -101,6 +101,22 @@ LocalMemoryNeed localMemoryNeed(const Function &kernel) {
 
 void functionCallees(const Function &f, std::set<const Function *> &out) { calls(f.body, out); }
 
+bool sameExpr(const Expr *a, const Expr *b) {
+  if (a == b)
+    return true;
+  if (!a || !b || a->kind != b->kind || !(a->type == b->type) || a->intValue != b->intValue ||
+      a->floatValue != b->floatValue || a->unaryOp != b->unaryOp || a->binaryOp != b->binaryOp ||
+      a->builtinVar != b->builtinVar || a->intrinsic != b->intrinsic || a->var != b->var ||
+      a->callee != b->callee || a->global != b->global || a->slot != b->slot ||
+      a->text != b->text || a->space != b->space || a->dynamicShared != b->dynamicShared ||
+      a->ops.size() != b->ops.size())
+    return false;
+  for (size_t i = 0; i < a->ops.size(); ++i)
+    if (!sameExpr(a->ops[i], b->ops[i]))
+      return false;
+  return true;
+}
+
 void assignedVars(const Block *b, std::set<const Var *> &out) {
   if (!b)
     return;

@@ -22,6 +22,10 @@ constexpr int kRegisterBase = 6;
 /// The functions that `f` calls directly.
 void functionCallees(const Function &f, std::set<const Function *> &out);
 
+/// Whether `a` and `b` are the same expression (the same operations on the same variables,
+/// constants and objects; sites are not compared).
+bool sameExpr(const Expr *a, const Expr *b);
+
 /// The variables that the statements of `b`, nested blocks included, assign.
 void assignedVars(const Block *b, std::set<const Var *> &out);
 

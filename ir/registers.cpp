@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <set>
 #include <vector>
@@ -49,6 +50,9 @@ private:
   std::map<const Function *, int> &callees_;
   std::set<const Var *> assigned_;
   int peak_ = 0;
+  const Expr *reused_ = nullptr; // the address the store being walked shares with a load
+  int held_ = 0;                 // words held from the statement being walked to a later one
+  int heldFor_ = 0;              // for this many more assignments
   int hoisted_ = 0;  // the words of later loads issued ahead of the statement being walked
   int unrolled_ = 0; // the extra words of the unrolled innermost loop being walked
   static constexpr int kUnroll = 4;
@@ -265,7 +269,29 @@ private:
     for (auto it = b->stmts.rbegin(); it != b->stmts.rend(); ++it) {
       const Stmt *st = *it;
       hoisted_ = outer + global + shared;
+      // `x = a[i] * 2; a[i] = x;`: the store reuses the address its load computed, which
+      // stays live between them instead of what it was computed from.
+      reused_ = nullptr;
+      int distance = 0; // the assignments back to the one that loads
+      if (st->kind == StmtKind::Store) {
+        VarSet addrReads;
+        uses(st->addr, addrReads);
+        for (auto back = std::next(it); back != b->stmts.rend(); ++back) {
+          const Stmt *p = *back;
+          if (p->kind != StmtKind::Assign || addrReads.count(p->var))
+            break;
+          ++distance;
+          if (loadsFrom(p->value, st->addr, st->space)) {
+            reused_ = st->addr;
+            break;
+          }
+        }
+      }
       step(st, live);
+      if (reused_) {
+        held_ = wordsOf(reused_->type);
+        heldFor_ = distance;
+      }
       // ptxas issues a straight run's loads together, ahead of the stores of other spaces:
       // the values (and 64-bit addresses) of later loads are live across earlier statements.
       const bool plain = st->kind == StmtKind::Assign || st->kind == StmtKind::Store;
@@ -292,6 +318,18 @@ private:
     hoisted_ = outer;
   }
 
+  /// Whether `e` loads from `addr` in `space` (the same expression).
+  static bool loadsFrom(const Expr *e, const Expr *addr, AddrSpace space) {
+    if (!e || !addr)
+      return false;
+    if (e->kind == ExprKind::Load && e->space == space && sameExpr(e->ops[0], addr))
+      return true;
+    for (const Expr *o : e->ops)
+      if (loadsFrom(o, addr, space))
+        return true;
+    return false;
+  }
+
   static void loadWords(const Expr *e, int &global, int &shared, std::set<const Var *> &bases,
                         VarSet &reads) {
     if (!e)
@@ -313,7 +351,9 @@ private:
   void step(const Stmt *s, VarSet &live) {
     switch (s->kind) {
     case StmtKind::Assign: {
-      note(live, 0);
+      note(live, held_);
+      if (heldFor_ > 0 && --heldFor_ == 0)
+        held_ = 0;
       live.erase(s->var);
       uses(s->value, live);
       note(live, need(s->value));
@@ -344,14 +384,15 @@ private:
       note(live, need(s->value));
       return;
     default: {
-      std::vector<const Expr *> exprs = {s->addr, s->value, s->cond};
+      const bool reuse = reused_ && reused_ == s->addr;
+      std::vector<const Expr *> exprs = {reuse ? nullptr : s->addr, s->value, s->cond};
       for (const Expr *e : s->args)
         exprs.push_back(e);
       for (const Expr *e : exprs)
         uses(e, live);
       if (s->var)
         live.erase(s->var);
-      note(live, listNeed(exprs));
+      note(live, listNeed(exprs) + (reuse ? wordsOf(s->addr->type) : 0));
       return;
     }
     }

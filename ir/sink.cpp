@@ -10,22 +10,6 @@ namespace kern::ir {
 
 namespace {
 
-bool sameExpr(const Expr *a, const Expr *b) {
-  if (a == b)
-    return true;
-  if (!a || !b || a->kind != b->kind || !(a->type == b->type) || a->intValue != b->intValue ||
-      a->floatValue != b->floatValue || a->unaryOp != b->unaryOp || a->binaryOp != b->binaryOp ||
-      a->builtinVar != b->builtinVar || a->intrinsic != b->intrinsic || a->var != b->var ||
-      a->callee != b->callee || a->global != b->global || a->slot != b->slot ||
-      a->text != b->text || a->space != b->space || a->dynamicShared != b->dynamicShared ||
-      a->ops.size() != b->ops.size())
-    return false;
-  for (size_t i = 0; i < a->ops.size(); ++i)
-    if (!sameExpr(a->ops[i], b->ops[i]))
-      return false;
-  return true;
-}
-
 /// Whether `e` calls anything (a function or an intrinsic): such an address is left alone.
 bool calls(const Expr *e) {
   if (e->kind == ExprKind::Call || e->kind == ExprKind::Intrinsic)

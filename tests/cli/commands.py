@@ -126,7 +126,7 @@ __global__ void tile(float *o) {
 int main() { return 0; }
 ''')
 check(["check", "--resource-usage", RES], 0,
-      out=["kern: kernel add: 10 registers (estimated), 0 bytes shared, 0 bytes stack frame",
+      out=["kern: kernel add: 9 registers (estimated), 0 bytes shared, 0 bytes stack frame",
            "kern: kernel tile:", "1024 bytes shared, 16 bytes stack frame"])
 check(["check", RES], 0, not_out=["registers"])
 check(["emit", "--ir", GOOD], 0, out=["kernel void @add"])

@@ -99,7 +99,7 @@ def main():
         within += ok
         print(f"{'ok ' if ok else '   '} {ptx:4d} {est:4d}  {est / ptx:5.2f}  {f}: {name}")
     rate = within / len(rows) if rows else 0
-    print(f"{within} of {len(rows)} kernels within +-20% of ptxas ({100 * rate:.0f}%)")
+    print(f"{within} of {len(rows)} kernels within +-20% of ptxas ({100 * rate:.1f}%)")
     if a.min_rate is not None and rate < a.min_rate:
         return 1
     return 0
