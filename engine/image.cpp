@@ -88,20 +88,24 @@ backend::KernelImage kernelImage(const Program::Impl &p, size_t index,
   k.usesBarriers = f.usesBarriers;
   k.suspends = native.kernelSuspends(index);
   k.launchBoundsMaxThreads = f.launchBoundsMaxThreads;
-  // Without --regs, occupancy uses the IR's register estimate (ir/analysis.h).
-  k.registers = ir::estimateRegisters(f);
+  // Without --regs, occupancy uses the IR's register estimate (ir/analysis.h), which the
+  // kernel's signature already holds.
   k.registersEstimated = true;
   k.minComputeCapability = ir::requiredComputeCapability(f, k.minComputeCapabilityWhy);
   const ir::LocalMemoryNeed local = ir::localMemoryNeed(f);
   k.localBytesPerThread = local.bytesPerThread;
   k.localRegionBytes = local.regionBytesPerWarp;
   k.localRecursive = local.recursive;
+  k.registers = 0;
   for (const KernelSignature &s : p.signatures)
     if (s.name == f.name) {
+      k.registers = s.registers;
       for (size_t i = 0; i < s.params.size() && i < f.paramOffsets.size(); ++i)
         k.params.push_back({f.paramOffsets[i], s.params[i].size});
       break;
     }
+  if (k.registers == 0)
+    k.registers = ir::estimateRegisters(f);
   auto mangled = p.mangledNames.find(f.name);
   if (mangled != p.mangledNames.end())
     k.mangledName = mangled->second;

@@ -89,7 +89,7 @@ private:
   /// counts): its result and the intermediate values, in the order that needs fewest (Sethi and
   /// Ullman). Constants, parameter addresses and uniform addresses are immediate operands.
   int need(const Expr *e) {
-    if (!e)
+    if (!e || immediate(e))
       return 0;
     const int result = wordsOf(e->type);
     switch (e->kind) {
@@ -97,14 +97,6 @@ private:
       if (operandLoad(e))
         return 0;
       return std::max(opsNeed(e), result);
-    case ExprKind::Const:
-    case ExprKind::VarRef:
-    case ExprKind::GlobalAddr:
-    case ExprKind::SharedAddr:
-    case ExprKind::ParamAddr:
-    case ExprKind::StringConst:
-    case ExprKind::FunctionAddr:
-      return 0;
     case ExprKind::LocalAddr:
       return 1;
     case ExprKind::BuiltinVar:
@@ -125,8 +117,11 @@ private:
 
   /// Whether operand `o` takes a register of its own once evaluated: a variable is counted by
   /// the live set, and constants and addresses known at compile time are immediates.
-  static bool held(const Expr *o) {
-    switch (o->kind) {
+  static bool held(const Expr *o) { return !immediate(o) && !operandLoad(o); }
+
+  /// A variable (counted by the live set), a constant or an address known at compile time.
+  static bool immediate(const Expr *e) {
+    switch (e->kind) {
     case ExprKind::VarRef:
     case ExprKind::Const:
     case ExprKind::GlobalAddr:
@@ -134,9 +129,9 @@ private:
     case ExprKind::ParamAddr:
     case ExprKind::StringConst:
     case ExprKind::FunctionAddr:
-      return false;
+      return true;
     default:
-      return !operandLoad(o);
+      return false;
     }
   }
 
