@@ -197,6 +197,10 @@ struct KernSiteCounters {
 /// (counter_rules.h isDivergent), and compiled code, which adds a branch that does not split
 /// to the counters without a call, emits it in IR (backend emitBranchSplits, tested against
 /// this function).
+/// Which branch counters a branch adds to (kern_rt_count_branch): the source-level ones of the
+/// hardware model, the GPU code's (ir/branch_model.cpp), or both.
+enum KernBranchKinds : uint32_t { KERN_BRANCH_SOURCE = 1, KERN_BRANCH_SASS = 2 };
+
 constexpr bool kern_branch_splits(uint32_t mask, uint32_t taken) {
   return (mask & taken) != 0 && (mask & ~taken) != 0;
 }

@@ -137,7 +137,13 @@ void WarpCodegen::emit() {
     b_.CreateStore(zeroValue(f_.returnType, vecTy(f_.returnType)), retval_);
   }
 
+  if (isKernel) {
+    countInstr(1); // the stack pointer's load
+    firstReads_ = ir::firstReads(f_);
+  }
   emitBlock(f_.body);
+  if (isKernel)
+    countInstr(1); // EXIT, for the lanes that reach the end
   b_.CreateBr(exit_);
 
   exit_->insertInto(fn_);
@@ -251,53 +257,6 @@ void WarpCodegen::emitBlock(const ir::Block *blk) {
   }
 }
 
-BranchHook WarpCodegen::branchHook(ir::SiteId site, bool counted) {
-  if (!mc_.options.counters || !counted)
-    return {};
-  return [this, site](Value *m, Value *taken) {
-    Type *i64 = b_.getInt64Ty();
-    // A branch whose active lanes do not split (kern_branch_splits) only adds to branches
-    // executed: that add is done here. A split branch, or one with no active lane, goes to the
-    // runtime, whose counters apply the same rule.
-    Value *mb = bits(m, "branch.mask");
-    Value *tb = bits(taken, "branch.taken");
-    Value *oneWay = b_.CreateAnd(b_.CreateICmpNE(mb, b_.getInt32(0)),
-                                 b_.CreateNot(emitBranchSplits(b_, mb, tb)), "one.way");
-    Value *inline_ = b_.CreateAnd(
-        oneWay, b_.CreateICmpNE(counterView_, llvm::ConstantPointerNull::get(b_.getPtrTy())));
-    auto *addBB = newBlock("branch.count");
-    auto *callBB = newBlock("branch.count.call");
-    auto *doneBB = newBlock("branch.counted");
-    b_.CreateCondBr(inline_, addBB, callBB);
-    b_.SetInsertPoint(addBB);
-    Value *sites = b_.CreateLoad(
-        b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, kViewSites),
-        "site.table");
-    Value *p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), sites,
-                                             uint64_t(site) * sizeof(KernSiteCounters) +
-                                                 offsetof(KernSiteCounters, branchesExecuted));
-    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, p), b_.getInt64(1)), p);
-    b_.CreateBr(doneBB);
-    b_.SetInsertPoint(callBB);
-    b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_branch),
-                  {ctx_, b_.getInt32(site), mb, tb});
-    b_.CreateBr(doneBB);
-    b_.SetInsertPoint(doneBB);
-  };
-}
-
-void WarpCodegen::countInstr(unsigned n) {
-  advanceClock(kCtxClockInstr, n);
-  if (!mc_.options.counters || n == 0)
-    return;
-  Type *i64 = b_.getInt64Ty();
-  Value *active = b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, bits(cur()), nullptr, "active");
-  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, instrWarp_), b_.getInt64(n)), instrWarp_);
-  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, instrThread_),
-                              b_.CreateMul(b_.CreateZExt(active, i64), b_.getInt64(n))),
-                 instrThread_);
-}
-
 Value *WarpCodegen::emitCond(const ir::Expr *e) {
   Value *c = emitExpr(*e);
   if (!e->type.isBool())
@@ -307,6 +266,8 @@ Value *WarpCodegen::emitCond(const ir::Expr *e) {
 
 void WarpCodegen::emitStmt(const ir::Stmt &s) {
   using ir::StmtKind;
+  if (auto it = firstReads_.find(&s); it != firstReads_.end())
+    countInstr(it->second);
   switch (s.kind) {
   case StmtKind::Block:
     emitBlock(ir::nestedBlock(s));
@@ -352,18 +313,27 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     return;
   }
   case StmtKind::If: {
-    countInstr(1 + ir::countOperations(s.cond));
+    countInstr(ir::ifInstructions(s));
     Value *c = emitCond(s.cond);
+    // A predicated if issues its instructions for every lane that reached it.
+    Value *outerPredicated = predicated_;
+    if (s.predicated && !predicated_)
+      predicated_ = cur();
     if (c->getType()->isVectorTy())
-      mask_->startIf(c, s.elseBody != nullptr, branchHook(s.site, s.isBranch));
+      mask_->startIf(c, s.elseBody != nullptr,
+                     branchHook(s.site, s.isBranch, s.isBranch && s.gpuBranch));
     else // uniform: all active lanes take the same side
-      mask_->startUniformIf(c, s.elseBody != nullptr, branchHook(s.site, s.isBranch));
+      mask_->startUniformIf(c, s.elseBody != nullptr,
+                            branchHook(s.site, s.isBranch, s.isBranch && s.gpuBranch));
     emitBlock(s.thenBody);
+    if (s.elseBody && s.isBranch && s.gpuBranch && !s.noJump && !s.elseBody->stmts.empty())
+      countJump(s.site); // the then side ends by jumping over the else side
     if (s.elseBody) {
       mask_->startElse();
       emitBlock(s.elseBody);
     }
     mask_->endIf(ir::mayRemoveLanes(s.thenBody) || ir::mayRemoveLanes(s.elseBody));
+    predicated_ = outerPredicated;
     return;
   }
   case StmtKind::Loop:
@@ -442,19 +412,37 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
   const bool lanesMayLeave =
       ir::mayRemoveLanes(s.preCond) || ir::mayRemoveLanes(s.body) || ir::mayRemoveLanes(s.step);
   const bool uniform = (!s.cond || s.cond->uniform) && !lanesMayLeave;
+  // A fully unrolled loop (or one whose condition is constant true) has no test and no step
+  // left on the GPU: neither issues. One unrolled by 4 (or 16) tests and steps once per 4.
+  const bool unrolled =
+      s.loopShape == ir::LoopShape::Unrolled || s.loopShape == ir::LoopShape::Endless;
+  const unsigned every =
+      s.loopShape == ir::LoopShape::Runtime16                                            ? 16
+      : s.loopShape == ir::LoopShape::Runtime4 || s.loopShape == ir::LoopShape::Partial4 ? 4
+                                                                                         : 1;
+  llvm::AllocaInst *tests = nullptr;
+  // The tests are counted where the branch counters or the modelled clock (an unrolled loop's
+  // test and step issue once per 4 tests) need them.
+  if ((mc_.options.counters || clockModel()) && s.cond && s.loopShape != ir::LoopShape::EveryTest &&
+      !unrolled) {
+    tests = entryAlloca(b_, b_.getInt64Ty(), "loop.tests");
+    b_.CreateStore(b_.getInt64(0), tests);
+  }
   auto test = [&] {
     if (!s.cond)
       return;
-    countInstr(1 + ir::countOperations(s.cond));
     Value *c = emitCond(s.cond);
+    countTest(tests);
+    if (!unrolled)
+      countEvery(tests, every, 1 + ir::countOperations(s.cond));
     if (!uniform) {
       c = vec(c);
     } else if (c->getType()->isVectorTy()) {
       mc_.fail("internal error: uniform loop condition emitted as a vector in " + f_.name);
       c = mask_->any(c);
     }
-    // Each evaluation of the loop condition is a branch at the loop's site.
-    mask_->loopTest(c, branchHook(s.site, true));
+    // Which evaluations of the condition are branches at the loop's site: its shape says.
+    mask_->loopTest(c, loopHook(s, tests));
   };
   mask_->startLoop(uniform);
   if (s.testFirst) {
@@ -463,13 +451,19 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
   }
   emitBlock(s.body);
   mask_->startStep();
+  uncounted_ += unrolled || every > 1;
   emitBlock(s.step);
+  uncounted_ -= unrolled || every > 1;
+  if (every > 1 && s.step)
+    for (const ir::Stmt *st : s.step->stmts)
+      countEvery(tests, every, st->kind == ir::StmtKind::Assign ? ir::countAssignment(*st) : 1);
   if (!s.testFirst) {
     // preCond holds the statements that compute the condition: before its every test.
     emitBlock(s.preCond);
     test();
   }
   mask_->endLoop([&] { emitBackEdge(s.site, !shortLoops_.count(&s)); });
+  countLoopEnd(s, tests);
 }
 
 void WarpCodegen::emitBackEdge(ir::SiteId site, bool poll) {
@@ -852,6 +846,8 @@ Value *WarpCodegen::emitExprShape(const ir::Expr &e) {
     bool isDiv = e.binaryOp == ir::BinaryOp::Div || e.binaryOp == ir::BinaryOp::Rem;
     if (isDiv && !t.isFloat()) // a uniform zero divisor faults in the first active lane
       faultIf(b_.CreateAnd(cur(), vec(isZero(b_, y, t))), KERN_FAULT_DIV_ZERO, e.site, nullptr);
+    else if (isDiv)
+      countDivision(e.site);
     return emitBinary(b_, e.binaryOp, x, y, t, /*gpuShifts=*/true);
   }
   case ExprKind::Cast:
@@ -887,6 +883,7 @@ Value *WarpCodegen::emitExprShape(const ir::Expr &e) {
         args.push_back(operand(e, *o));
         types.push_back(o->type);
       }
+      countDivision(e.site); // sqrt's slow-path check (ir/branch_model.cpp gives it a site)
       return emitMath(mc_, b_, e.intrinsic, args, types, e.type);
     }
     case ir::IntrinsicKind::Warp:

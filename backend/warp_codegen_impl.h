@@ -200,8 +200,25 @@ private:
   void emitPrintf(const ir::Stmt &s);
   /// A loop's back-edge: clock() ticks, and unless `poll` is false the runaway check.
   void emitBackEdge(ir::SiteId site, bool poll);
-  BranchHook branchHook(ir::SiteId site, bool counted);
-  void countInstr(unsigned n);
+  /// Counts a branch at `site`: as a source-level branch (the hardware model's), as a branch
+  /// instruction of the GPU's code (ir/branch_model.cpp), or both; empty if neither.
+  BranchHook branchHook(ir::SiteId site, bool source, bool sass);
+  /// The hook for the tests of loop `s` by its shape; `tests` counts them (countTest).
+  BranchHook loopHook(const ir::Stmt &s, llvm::AllocaInst *tests);
+  void countTest(llvm::AllocaInst *tests);
+  /// `n` instructions, issued only on every `every`-th test of a loop (1: on each).
+  void countEvery(llvm::AllocaInst *tests, unsigned every, unsigned n);
+  /// A loop whose branches depend on its trip count: counted when it ends.
+  void countLoopEnd(const ir::Stmt &s, llvm::AllocaInst *tests);
+  /// The slow-path check of a floating-point division (a branch no lane takes).
+  void countDivision(ir::SiteId site);
+  /// An unconditional branch executed by the current lanes (none if no lane is active).
+  void countJump(ir::SiteId site);
+  /// The lanes an instruction issues for: the current mask, or inside a predicated if the
+  /// mask at the if.
+  Value *instrMask();
+  /// `n` instructions for the counters and, unless `clock` is false, the modelled clock.
+  void countInstr(unsigned n, bool clock = true);
   /// The program calls clock(): compiled code keeps each warp's modelled clock.
   bool clockModel() const { return mc_.ir.readsClock; }
   /// Advances the warp's modelled clock by `n` times the context's figure at `ctxField`.
@@ -302,6 +319,9 @@ private:
   /// Counters on: this call's warp and thread instruction totals, added to the runtime's
   /// counters once at the function's exit instead of by a call per statement.
   llvm::AllocaInst *instrWarp_ = nullptr, *instrThread_ = nullptr;
+  Value *predicated_ = nullptr; // the mask at the outermost predicated if being emitted
+  unsigned uncounted_ = 0;      // > 0: code the GPU does not execute (an unrolled loop's step)
+  std::map<const ir::Stmt *, unsigned> firstReads_; // ir::firstReads (kernels)
   /// Counters on: KernWarpCtx::counters (a KernCounterView, or null) and this warp's
   /// kern_warp_key, for the counting that needs no call.
   Value *counterView_ = nullptr, *warpKey_ = nullptr;

@@ -172,9 +172,9 @@ private:
   }
 };
 
-/// The value of integer expression `e` where every variable has its value in `env`; false if
-/// it has another form or reads another variable. Values are kept as the type's C value.
-bool evaluate(const Expr *e, const std::map<const Var *, int64_t> &env, int64_t &out) {
+} // namespace
+
+bool evaluateConstant(const Expr *e, const std::map<const Var *, int64_t> &env, int64_t &out) {
   auto fit = [](Type t, int64_t v) {
     const unsigned bits = t.bits();
     if (bits >= 64)
@@ -200,14 +200,14 @@ bool evaluate(const Expr *e, const std::map<const Var *, int64_t> &env, int64_t 
   }
   case ExprKind::Cast: {
     int64_t v;
-    if (!e->ops[0]->type.isInt() || !evaluate(e->ops[0], env, v))
+    if (!e->ops[0]->type.isInt() || !evaluateConstant(e->ops[0], env, v))
       return false;
     out = fit(e->type, v);
     return true;
   }
   case ExprKind::Binary: {
     int64_t a, b;
-    if (!evaluate(e->ops[0], env, a) || !evaluate(e->ops[1], env, b))
+    if (!evaluateConstant(e->ops[0], env, a) || !evaluateConstant(e->ops[1], env, b))
       return false;
     const Type t = e->ops[0]->type;
     const bool sgn = t.isSigned;
@@ -265,6 +265,8 @@ bool evaluate(const Expr *e, const std::map<const Var *, int64_t> &env, int64_t 
   }
 }
 
+namespace {
+
 bool assigns(const Block *b, const Var *v) {
   bool found = false;
   std::function<void(const Block *)> walk = [&](const Block *x) {
@@ -291,20 +293,20 @@ bool shortLoop(const Stmt &loop, const Stmt *before, unsigned limit) {
   const Var *i = before->var;
   std::map<const Var *, int64_t> env;
   int64_t value;
-  if (!evaluate(before->value, env, value) || assigns(loop.body, i))
+  if (!evaluateConstant(before->value, env, value) || assigns(loop.body, i))
     return false;
   for (unsigned n = 0; n <= limit; ++n) {
     env.clear();
     env[i] = value;
     int64_t go;
-    if (!evaluate(loop.cond, env, go))
+    if (!evaluateConstant(loop.cond, env, go))
       return false;
     if (!go)
       return true;
     // The step: assignments of the counter and of temporaries computed from it.
     for (const Stmt *s : loop.step->stmts) {
       int64_t v;
-      if (s->kind != StmtKind::Assign || !s->var || !evaluate(s->value, env, v))
+      if (s->kind != StmtKind::Assign || !s->var || !evaluateConstant(s->value, env, v))
         return false;
       env[s->var] = v;
     }
@@ -382,10 +384,114 @@ unsigned countOperations(const Expr *e) {
   default:
     break;
   }
+  // What the GPU's instructions absorb (docs/counters.md, "Instructions"): a conversion between
+  // integer widths or to and from pointers is a register reinterpretation or part of the
+  // wide multiply-add that forms an address; p + x * size is one IMAD.WIDE or LEA, p + constant
+  // an immediate offset; a multiply feeding an add is one IMAD or FFMA.
+  auto isIntLike = [](Type t) { return t.isInt() || t.isPtr(); };
+  switch (e->kind) {
+  case ExprKind::Cast:
+    if (isIntLike(e->type) && isIntLike(e->ops[0]->type))
+      return countOperations(e->ops[0]);
+    break;
+  case ExprKind::PtrAdd: {
+    const Expr *off = e->ops[1];
+    if (off->kind == ExprKind::Const)
+      return countOperations(e->ops[0]);
+    while (off->kind == ExprKind::Cast && isIntLike(off->type) && isIntLike(off->ops[0]->type))
+      off = off->ops[0];
+    if (off->kind == ExprKind::Binary && off->binaryOp == BinaryOp::Mul) {
+      const Expr *a = off->ops[0], *b = off->ops[1];
+      if (b->kind == ExprKind::Const)
+        off = a;
+      else if (a->kind == ExprKind::Const)
+        off = b;
+    }
+    return 1 + countOperations(e->ops[0]) + countOperations(off);
+  }
+  case ExprKind::Binary:
+    if (e->binaryOp == BinaryOp::Div || e->binaryOp == BinaryOp::Rem) {
+      // A division's sequence: by a power of two a shift or a mask, by another constant a
+      // multiply-high and shifts, by a variable some 16 instructions (reciprocal, multiply,
+      // corrections); a float division's reciprocal, refinement and range check, 8.
+      const unsigned operands = countOperations(e->ops[0]) + countOperations(e->ops[1]);
+      const Expr *d = e->ops[1];
+      if (e->type.isFloat())
+        return operands + (d->kind == ExprKind::Const ? 1 : 8);
+      if (d->kind == ExprKind::Const)
+        return operands + (d->intValue > 0 && (d->intValue & (d->intValue - 1)) == 0 ? 1 : 3);
+      return operands + (e->type.bits() > 32 ? 40 : 16);
+    }
+    if (e->binaryOp == BinaryOp::Add || e->binaryOp == BinaryOp::Sub)
+      for (int i = 0; i < 2; ++i) {
+        const Expr *m = e->ops[i];
+        if (m->kind == ExprKind::Binary && m->binaryOp == BinaryOp::Mul && m->type == e->type &&
+            (e->type.isInt() || e->type.isFloat()))
+          return 1 + countOperations(m->ops[0]) + countOperations(m->ops[1]) +
+                 countOperations(e->ops[1 - i]);
+      }
+    break;
+  case ExprKind::Intrinsic:
+    if (e->intrinsic == IntrinsicId::SqrtF || e->intrinsic == IntrinsicId::Sqrt)
+      return 6 + countOperations(e->ops[0]); // MUFU.RSQ, the refinement, the range check
+    break;
+  default:
+    break;
+  }
   unsigned n = 1;
   for (auto *o : e->ops)
     n += countOperations(o);
   return n;
+}
+
+unsigned ifInstructions(const Stmt &s) {
+  const unsigned cond = countOperations(s.cond);
+  if (s.isBranch &&
+      s.gpuBranch) // the compare, the branch, and where lanes may split BSSY and BSYNC
+    return cond + 1 + (s.cond && !s.cond->uniform && !s.endsKernel ? 2 : 0);
+  if (s.predicated || s.shortCircuit) // the compare; the sides issue under its predicate
+    return cond;
+  return cond + 1; // a predicated exit
+}
+
+std::map<const Stmt *, unsigned> firstReads(const Function &kernel) {
+  // Each special register the kernel reads (threadIdx, blockIdx, the lane) is one S2R, each
+  // parameter or launch dimension one load from the constant bank, where it is first read; a
+  // loop's are hoisted before it.
+  std::set<int> specials;
+  std::set<const Var *> params(kernel.params.begin(), kernel.params.end()), read;
+  std::map<const Stmt *, unsigned> out;
+  unsigned *into = nullptr;
+  std::function<void(const Expr *)> expr = [&](const Expr *e) {
+    if (!e)
+      return;
+    if (e->kind == ExprKind::BuiltinVar && specials.insert(static_cast<int>(e->builtinVar)).second)
+      ++*into;
+    if (e->kind == ExprKind::VarRef && params.count(e->var) && read.insert(e->var).second)
+      ++*into;
+    for (const Expr *o : e->ops)
+      expr(o);
+  };
+  std::function<void(const Block *, bool)> block = [&](const Block *b, bool hoisted) {
+    if (!b)
+      return;
+    for (const Stmt *s : b->stmts) {
+      if (!hoisted)
+        into = &out[s];
+      for (const Expr *e : {s->value, s->addr, s->cond})
+        expr(e);
+      for (const Expr *e : s->args)
+        expr(e);
+      const bool inner = hoisted || s->kind == StmtKind::Loop;
+      for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step}) {
+        block(c, inner);
+        if (!hoisted)
+          into = &out[s];
+      }
+    }
+  };
+  block(kernel.body, false);
+  return out;
 }
 
 unsigned countAssignment(const Stmt &s) { return countOperations(s.value); }

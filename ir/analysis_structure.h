@@ -5,6 +5,8 @@
 
 #include "ir/ir.h"
 
+#include <cstdint>
+#include <map>
 #include <set>
 
 namespace kern::ir {
@@ -17,6 +19,15 @@ inline const Block *nestedBlock(const Stmt &s) { return s.body ? s.body : s.then
 /// variable, a constant, a builtin such as threadIdx.x, an address known at compile time are
 /// values already in a register or immediates. 0 for no expression.
 unsigned countOperations(const Expr *e);
+
+/// What an `if` adds to the instruction counters besides its sides: its condition's
+/// operations, and the branch (with BSSY and BSYNC where lanes may split) or the predicated
+/// exit; a predicated if adds only its compare.
+unsigned ifInstructions(const Stmt &s);
+
+/// The loads of special registers and parameters that statements of `kernel` issue before
+/// their own instructions: one where each is first read, a loop's before the loop.
+std::map<const Stmt *, unsigned> firstReads(const Function &kernel);
 
 /// What an assignment adds to the instruction counters: its value's operations. Naming a value
 /// is no instruction: a copy of one variable into another is a register move that the GPU's
@@ -38,6 +49,10 @@ bool mayRemoveLanes(const Block *b);
 /// by constants. They need no check for a runaway kernel on their back-edges (an enclosing
 /// loop has one), and once LLVM unrolls them their checks would be most of their code.
 std::set<const Stmt *> shortLoops(const Function &f, unsigned limit);
+
+/// The value of integer expression `e` where every variable has its value in `env`; false if
+/// it has another form or reads another variable. Values are kept as the type's C value.
+bool evaluateConstant(const Expr *e, const std::map<const Var *, int64_t> &env, int64_t &out);
 
 /// Whether `f` reads threadIdx.y or threadIdx.z: its blocks are likely 2-D tiles, whose warps
 /// span several rows.

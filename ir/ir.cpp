@@ -188,7 +188,10 @@ public:
          << expr(s->value) << " -> " << expr(s->addr) << site(s->site) << "\n";
       break;
     case StmtKind::If:
-      os << (s->isBranch ? "if " : "if.pred ") << expr(s->cond) << site(s->site) << " {\n";
+      os << (!s->isBranch   ? "if.pred "
+             : s->gpuBranch ? "if "
+                            : "if.gpupred ")
+         << expr(s->cond) << site(s->site) << " {\n";
       block(s->thenBody, d + 1);
       if (s->elseBody) {
         indent(d);
@@ -198,8 +201,11 @@ public:
       indent(d);
       os << "}\n";
       break;
-    case StmtKind::Loop:
-      os << "loop" << site(s->site) << " {\n";
+    case StmtKind::Loop: {
+      static const char *const shapes[] = {"",          ".skip-entry", ".unrolled", ".partial4",
+                                           ".runtime4", ".runtime16",  ".endless"};
+      os << "loop" << shapes[static_cast<int>(s->loopShape)] << site(s->site) << " {\n";
+    }
       if (s->preCond && !s->preCond->stmts.empty()) {
         indent(d + 1);
         os << "precond:\n";

@@ -258,6 +258,19 @@ struct Expr {
 // Statements
 // ---------------------------------------------------------------------------------------------
 
+/// How the GPU's compiled code branches for a loop: which of its tests are branch instructions
+/// (ir/branch_model.cpp decides; runtime/counter_rules.h loopBranches counts them, its
+/// LoopShapeCode numbered as this).
+enum class LoopShape : uint8_t {
+  EveryTest, // every test of the condition is a branch: the entry test and one per iteration
+  SkipEntry, // the entry test is a predicated exit (the loop ends the kernel): one per iteration
+  Unrolled,  // fully unrolled (a constant trip count): no branch
+  Partial4,  // a constant trip count, unrolled by 4 with the exit test where the count ends
+  Runtime4,  // a counted loop unrolled by 4 with a remainder loop (LLVM's runtime unrolling)
+  Runtime16, // the same, its 4-wide body unrolled by 4 again (ptxas, for small bodies)
+  Endless,   // the condition is constant true: no test; the loop's branches are its breaks'
+};
+
 enum class StmtKind : uint8_t {
   Block,    // stmts, in order
   Assign,   // var = value
@@ -303,6 +316,20 @@ struct Stmt {
   /// If: it implements &&, || or ?: (with isBranch true when an arm has side effects, a call
   /// included; ir/inline.cpp clears isBranch where the inlined arms have none left).
   bool shortCircuit = false;
+  /// If: the GPU's code branches here (a branch instruction, not predicated instructions or a
+  /// predicated exit; ir/branch_model.cpp). isBranch stays the source-level view.
+  bool gpuBranch = true;
+  /// If: the GPU's compiler turns it into predicated instructions (gpuBranch is then false):
+  /// its instructions issue for every lane that reached it, those whose condition fails doing
+  /// nothing (ir/branch_model.cpp).
+  bool predicated = false;
+  /// If with an else: no jump over the else side (the kernel ends in each side, or one side
+  /// is short enough to issue predicated before the branch over the other).
+  bool noJump = false;
+  /// If: the kernel ends in it (its sides end in EXIT): no reconvergence point (BSSY, BSYNC).
+  bool endsKernel = false;
+  /// Loop: which tests of its condition are branch instructions on the GPU.
+  LoopShape loopShape = LoopShape::EveryTest;
   // Loop: repeat { preCond; if (testFirst && !cond) break; body; [continue lands here] step;
   //                if (!testFirst && !cond) break; }
   // that is: for/while have testFirst = true; do-while has testFirst = false (cond after step).

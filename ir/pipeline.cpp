@@ -8,6 +8,7 @@
 #include "frontend/preprocessor.h"
 #include "frontend/sema.h"
 #include "ir/analysis.h"
+#include "ir/branch_model.h"
 #include "ir/inline.h"
 #include "ir/lower.h"
 #include "ir/promote.h"
@@ -192,6 +193,9 @@ std::unique_ptr<Module> buildOnThisStack(frontend::SourceManager &sm,
   promoteDirectSlots(*m);
   // 9. Which values are the same in every lane of a warp (the backend keeps those scalar).
   analyzeUniformity(*m);
+  // 10. What nvcc makes of the control flow, for the branch counters: predicated ifs and
+  // exits, unrolled loops, the slow-path checks of divisions (ir/branch_model.cpp).
+  modelCompiledBranches(*m);
   return m;
 }
 

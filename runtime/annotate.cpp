@@ -68,9 +68,21 @@ std::string lineCountersText(const SiteCounters &c, const DeviceProfile &dev) {
   if (c.constantRequests)
     parts.push_back("const " + fmt1(double(c.constantSerialization) / double(c.constantRequests)) +
                     " addr/req");
-  if (c.branchesExecuted)
-    parts.push_back("branch " + std::to_string(c.branchesDivergent) + "/" +
-                    std::to_string(c.branchesExecuted) + " divergent");
+  if (c.branchesExecuted) {
+    // The source's branches, and beside them what the GPU's code makes of them (docs/counters.md,
+    // "Branches as the GPU executes them") where that differs.
+    std::string p = "branch " + std::to_string(c.branchesDivergent) + "/" +
+                    std::to_string(c.branchesExecuted) + " divergent";
+    if (c.sassBranches == 0)
+      p += " (GPU: predicated)";
+    else if (c.sassBranches != c.branchesExecuted || c.sassBranchesDivergent != c.branchesDivergent)
+      p += " (GPU: " + std::to_string(c.sassBranchesDivergent) + "/" +
+           std::to_string(c.sassBranches) + ")";
+    parts.push_back(p);
+  } else if (c.sassBranches) {
+    parts.push_back("GPU branch " + std::to_string(c.sassBranchesDivergent) + "/" +
+                    std::to_string(c.sassBranches) + " divergent");
+  }
   if (c.barriersExecuted)
     parts.push_back("barrier x" + std::to_string(c.barriersExecuted));
   std::string out;

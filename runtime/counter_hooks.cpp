@@ -402,13 +402,22 @@ void kern_rt_count_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs
   w->syncView();
 }
 
-void kern_rt_count_branch(KernWarpCtx *ctx, uint32_t site, uint32_t mask, uint32_t taken) {
+void kern_rt_count_branch(KernWarpCtx *ctx, uint32_t site, uint32_t mask, uint32_t taken,
+                          uint32_t kinds) {
   if (auto *w = static_cast<WorkerCounters *>(ctx->counters)) {
-    w->set.recordBranch(site, mask, taken);
+    w->set.recordBranch(site, mask, taken, kinds);
     // Compiled code counts a branch whose lanes all go one way itself; those that split come
     // here, and the first warp (by key) to split is the site's sample.
     if (kern::runtime::isDivergent(mask, taken))
       w->sampleBranch(site, kern_warp_key(ctx), mask, taken);
+    w->syncView();
+  }
+}
+
+void kern_rt_count_loop(KernWarpCtx *ctx, uint32_t site, uint32_t shape, uint64_t trips) {
+  if (auto *w = static_cast<WorkerCounters *>(ctx->counters)) {
+    w->set.recordUniformBranches(
+        site, kern::runtime::loopBranches(static_cast<kern::runtime::LoopShapeCode>(shape), trips));
     w->syncView();
   }
 }

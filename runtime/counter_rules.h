@@ -198,6 +198,61 @@ constexpr bool isDivergent(uint32_t mask, uint32_t taken) {
   return kern_branch_splits(mask, taken);
 }
 
+/// The loop shapes of ir::LoopShape, as compiled code passes them (kern_rt_count_loop).
+enum class LoopShapeCode : uint32_t {
+  EveryTest = 0,
+  SkipEntry = 1,
+  Unrolled = 2,
+  Partial4 = 3,
+  Runtime4 = 4,
+  Runtime16 = 5,
+  Endless = 6,
+};
+
+/// The branch instructions one execution of a loop issues on the GPU when nvcc has given it
+/// `shape` and its body runs `trips` times (docs/counters.md, "Branches as the GPU executes
+/// them"; measured in the SASS of tests/gpu/realcode):
+///  - EveryTest: the entry test and one back-edge per iteration, trips + 1;
+///  - SkipEntry: one back-edge per iteration, trips;
+///  - Unrolled: none; Endless (a constant true condition): none, its breaks branch;
+///  - Partial4 (a constant trip count unrolled by 4): one exit test per 4 iterations, and where
+///    4 does not divide the count the exit test sits inside the 4-wide body, so a jump back
+///    follows each group but the last: trips / 4, else 2 ceil(trips / 4) - 1 (nwDiagonal's 31
+///    steps: 15);
+///  - Runtime4 (LLVM's runtime unrolling by 4): the entry test; then whether 4 or more remain;
+///    one back-edge per 4 iterations; the test of the remainder and one back-edge per
+///    remainder iteration: 1 + 1 + trips / 4 + 1 + trips % 4 (nbodyForces' 128: 35);
+///  - Runtime16 (ptxas unrolls the 4-wide body by 4 again): the main part M = trips - trips % 4
+///    takes 2 tests, one back-edge per 16, 2 tests for the 8-wide and 4-wide rests and a
+///    back-edge for a 4-wide one (matmulNaive's 256: 23).
+/// With fewer than 4 trips both runtime shapes take 3 + trips (entry, the test that skips the
+/// main loop, the remainder's test, its back-edges); with none, 1.
+constexpr uint64_t loopBranches(LoopShapeCode shape, uint64_t trips) {
+  switch (shape) {
+  case LoopShapeCode::EveryTest:
+    return trips + 1;
+  case LoopShapeCode::SkipEntry:
+    return trips;
+  case LoopShapeCode::Unrolled:
+  case LoopShapeCode::Endless:
+    return 0;
+  case LoopShapeCode::Partial4:
+    return trips % 4 == 0 ? trips / 4 : 2 * ((trips + 3) / 4) - 1;
+  case LoopShapeCode::Runtime4:
+  case LoopShapeCode::Runtime16: {
+    if (trips == 0)
+      return 1;
+    if (trips < 4)
+      return 3 + trips;
+    const uint64_t main = trips - trips % 4;
+    const uint64_t body =
+        shape == LoopShapeCode::Runtime4 ? main / 4 : 2 + main / 16 + 2 + (main % 16) % 8 / 4;
+    return 2 + body + 1 + trips % 4;
+  }
+  }
+  return trips + 1;
+}
+
 /// The divergence verdict of one executed branch.
 struct BranchCost {
   bool divergent = false;

@@ -123,13 +123,28 @@ public:
                     MemoryOpKind kind, GlobalAtomicCost *atomicCost = nullptr);
   /// One warp-level constant-memory read.
   void recordConstant(CounterSiteId site, const uint64_t *addresses, uint32_t mask);
-  /// One warp-level branch: `mask` the active lanes, `taken` the lanes whose condition holds.
-  void recordBranch(CounterSiteId site, uint32_t mask, uint32_t taken) {
+  /// One warp-level branch: `mask` the active lanes, `taken` the lanes whose condition holds;
+  /// `kinds` says which counters it is: KERN_BRANCH_SOURCE (a source-level branch, the
+  /// hardware model's), KERN_BRANCH_SASS (a branch instruction of the GPU's code), or both.
+  void recordBranch(CounterSiteId site, uint32_t mask, uint32_t taken,
+                    uint32_t kinds = KERN_BRANCH_SOURCE | KERN_BRANCH_SASS) {
     if (mask == 0)
       return;
     SiteCounters &c = at(site);
-    ++c.branchesExecuted;
-    c.branchesDivergent += isDivergent(mask, taken);
+    const bool divergent = isDivergent(mask, taken);
+    if (kinds & KERN_BRANCH_SOURCE) {
+      ++c.branchesExecuted;
+      c.branchesDivergent += divergent;
+    }
+    if (kinds & KERN_BRANCH_SASS) {
+      ++c.sassBranches;
+      c.sassBranchesDivergent += divergent;
+    }
+  }
+  /// `n` branch instructions of the GPU's code that no lane left (a loop's tests, by its shape).
+  void recordUniformBranches(CounterSiteId site, uint64_t n) {
+    if (n)
+      at(site).sassBranches += n;
   }
   /// `n` executed operations with `activeLanes` lanes each, attributed to no site.
   void recordInstructions(uint64_t n, uint32_t activeLanes) {

@@ -50,12 +50,15 @@ std::vector<NcuMetric> ncuMetrics(const SiteCounters &c, double seconds) {
     add("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_" + op + ".sum", "",
         key + "bankConflicts", double(s.conflicts()));
   }
-  add("smsp__sass_inst_executed_op_branch.sum", "inst", "branches.executed",
-      double(c.branchesExecuted));
-  add("smsp__sass_branch_targets_threads_divergent.sum", "", "branches.divergent",
-      double(c.branchesDivergent));
-  add("smsp__sass_average_branch_targets_threads_uniform.pct", "%", "branches.efficiency",
-      branchEfficiency(c));
+  // The GPU code's branches (ir/branch_model.cpp), not the source's.
+  add("smsp__sass_inst_executed_op_branch.sum", "inst", "branches.sassExecuted",
+      double(c.sassBranches));
+  add("smsp__sass_branch_targets_threads_divergent.sum", "", "branches.sassDivergent",
+      double(c.sassBranchesDivergent));
+  add("smsp__sass_average_branch_targets_threads_uniform.pct", "%", "branches.sassExecuted",
+      c.sassBranches
+          ? 100.0 * double(c.sassBranches - c.sassBranchesDivergent) / double(c.sassBranches)
+          : 100.0);
   add("smsp__inst_executed_op_barrier.sum", "inst", "barriers", double(c.barriersExecuted));
   return m;
 }

@@ -242,7 +242,8 @@ std::string launchStatsTable(const ReportInput &in, size_t i) {
         "requests " + u(c.constantRequests) + "  serialization " + u(c.constantSerialization));
   row(out, "branches",
       u(c.branchesExecuted) + "  divergent " + u(c.branchesDivergent) + "  efficiency " +
-          formatNumber("%.1f %%", branchEfficiency(c)));
+          formatNumber("%.1f %%", branchEfficiency(c)) + "  (GPU code: " + u(c.sassBranches) +
+          ", divergent " + u(c.sassBranchesDivergent) + ")");
   row(out, "warp execution eff.",
       formatNumber("%.1f %%", warpExecutionEfficiency(c)) + "  (" + u(c.threadInstructions) +
           " thread / " + u(c.warpInstructions) + " warp instructions)");
@@ -372,7 +373,9 @@ Json countersJson(const SiteCounters &c) {
        {{"executed", c.branchesExecuted},
         {"divergent", c.branchesDivergent},
         {"efficiency", jsonNumber(branchEfficiency(c))},
-        {"divergentPercent", jsonNumber(divergentBranchPercent(c))}}},
+        {"divergentPercent", jsonNumber(divergentBranchPercent(c))},
+        {"sassExecuted", c.sassBranches},
+        {"sassDivergent", c.sassBranchesDivergent}}},
       {"instructions",
        {{"warp", c.warpInstructions},
         {"thread", c.threadInstructions},
@@ -574,6 +577,8 @@ void counterLines(std::string &out, const std::string &prefix, const SiteCounter
   put("constant.serialization", double(c.constantSerialization));
   put("branches", double(c.branchesExecuted));
   put("branches.divergent", double(c.branchesDivergent));
+  put("branches.sass", double(c.sassBranches));
+  put("branches.sass.divergent", double(c.sassBranchesDivergent));
   put("inst.warp", double(c.warpInstructions));
   put("inst.thread", double(c.threadInstructions));
   put("barriers", double(c.barriersExecuted));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures tests/gpu/realcode/realcode.cu on a real GPU (not part of ctest): builds it with nvcc as
+# Measures tests/gpu/realcode/realcode.cu (or the program SRC names, as for tests/gpu/branches) on a real GPU (not part of ctest): builds it with nvcc as
 # a user would (-O3 -arch=sm_90 -lineinfo), runs it plainly, and once under Nsight Compute with
 # every metric that kern's report names (the `ncu` section of each launch) and the launch's
 # registers and theoretical occupancy. Writes to OUTDIR (default $OUT, else ./realcode-out):
@@ -13,15 +13,16 @@ NVCC=${NVCC:-nvcc}
 NCU=${NCU:-ncu}
 command -v "$NCU" >/dev/null || NCU=$(ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 CUOBJDUMP=$(command -v cuobjdump || ls /usr/local/cuda/bin/cuobjdump 2>/dev/null | head -1)
-src=tests/gpu/realcode/realcode.cu
-bin=/tmp/kern-realcode
+src=${SRC:-tests/gpu/realcode/realcode.cu}
+name=$(basename "$src" .cu)
+bin=/tmp/kern-$name
 {
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   "$NVCC" --version | tail -2
   "$NCU" --version | tail -1
 } > "$outdir/versions.txt" 2>&1
 "$NVCC" -x cu -O3 -arch=sm_90 -lineinfo --resource-usage -o $bin $src > "$outdir/resource-usage.txt" 2>&1 || { echo "nvcc failed"; exit 1; }
-"$NVCC" -x cu -O3 -arch=sm_90 -cubin -o $bin.cubin $src && "$CUOBJDUMP" -sass $bin.cubin > "$outdir/realcode.sass" 2>&1
+"$NVCC" -x cu -O3 -arch=sm_90 -cubin -o $bin.cubin $src && "$CUOBJDUMP" -sass $bin.cubin > "$outdir/$name.sass" 2>&1
 $bin > "$outdir/stdout.txt" 2>&1
 echo "plain run: exit $?"
 # kern's metric names (python3 reads them from the report of a kern run when KERN is set;
@@ -64,3 +65,4 @@ echo "ncu: exit $?"
 # Attributes (launch__*, sm__maximum...) are not in --query-metrics: a second pass for them.
 "$NCU" --csv --section LaunchStats --section Occupancy $bin > "$outdir/ncu-sections.csv" 2>> "$outdir/ncu.err"
 echo "ncu sections: exit $?"
+python3 tests/gpu/realcode/collect.py "$outdir"

@@ -262,3 +262,35 @@ TEST_CASE("derived figures with nothing counted", "[runtime][counters]") {
   CHECK(sectorsPerRequest(GlobalOpCounters{}) == Approx(0.0));
   CHECK(sharedStepsPerInstruction(SharedOpCounters{}) == Approx(0.0));
 }
+
+// --- Branches of the GPU's code: a loop by its shape (docs/counters.md) -----------------------
+
+TEST_CASE("loop branches by shape: the measured worked examples", "[runtime][counters]") {
+  using S = LoopShapeCode;
+  CHECK(loopBranches(S::EveryTest, 8) == 9);   // dotProduct's i /= 2 from 128: entry + 8
+  CHECK(loopBranches(S::SkipEntry, 16) == 16); // saxpyGridStride: 16 back-edges
+  CHECK(loopBranches(S::Unrolled, 45) == 0);
+  CHECK(loopBranches(S::Endless, 170) == 0);
+  CHECK(loopBranches(S::Partial4, 31) == 15); // nwDiagonal: 8 exit tests, 7 jumps back
+  CHECK(loopBranches(S::Partial4, 32) == 8);
+  CHECK(loopBranches(S::Runtime4, 128) == 35);  // nbodyForces: 1 + 1 + 32 + 1 + 0
+  CHECK(loopBranches(S::Runtime4, 100) == 28);  // rowSums
+  CHECK(loopBranches(S::Runtime4, 7) == 7);     // 1 + 1 + 1 + 1 + 3
+  CHECK(loopBranches(S::Runtime4, 3) == 6);     // no 4-wide pass: 3 + 3
+  CHECK(loopBranches(S::Runtime4, 0) == 1);     // the entry test alone
+  CHECK(loopBranches(S::Runtime16, 256) == 23); // matmulNaive, countAbove
+  CHECK(loopBranches(S::Runtime16, 9) == 8);    // 2 + (2 + 0 + 2 + 0) + 1 + 1
+  CHECK(loopBranches(S::Runtime16, 2) == 5);
+}
+
+TEST_CASE("a branch counts as the source's, the GPU code's, or both", "[runtime][counters]") {
+  CounterSet set(h100Config(), 2);
+  set.recordBranch(1, 0xffffffffu, 0x0000ffffu, KERN_BRANCH_SOURCE);
+  set.recordBranch(1, 0xffffffffu, 0xffffffffu, KERN_BRANCH_SASS);
+  set.recordBranch(1, 0xffffffffu, 0x00ff00ffu);
+  set.recordUniformBranches(1, 5);
+  CHECK(set.site(1).branchesExecuted == 2);
+  CHECK(set.site(1).branchesDivergent == 2);
+  CHECK(set.site(1).sassBranches == 7);
+  CHECK(set.site(1).sassBranchesDivergent == 1);
+}

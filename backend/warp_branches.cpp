@@ -1,0 +1,148 @@
+// Branch and instruction counting in compiled warp code: each branch the GPU would execute
+// (ir/branch_model.cpp decides which tests those are), loops counted by their shape, and the
+// warp and thread instruction totals.
+#include "backend/warp_codegen_impl.h"
+
+namespace kern::backend::warp {
+
+BranchHook WarpCodegen::branchHook(ir::SiteId site, bool source, bool sass) {
+  if (!mc_.options.counters || (!source && !sass))
+    return {};
+  const uint32_t kinds =
+      (source ? uint32_t(KERN_BRANCH_SOURCE) : 0u) | (sass ? uint32_t(KERN_BRANCH_SASS) : 0u);
+  return [this, site, kinds](Value *m, Value *taken) {
+    Type *i64 = b_.getInt64Ty();
+    // A branch whose active lanes do not split (kern_branch_splits) only adds to branches
+    // executed: that add is done here. A split branch, or one with no active lane, goes to the
+    // runtime, whose counters apply the same rule.
+    Value *mb = bits(m, "branch.mask");
+    Value *tb = bits(taken, "branch.taken");
+    Value *oneWay = b_.CreateAnd(b_.CreateICmpNE(mb, b_.getInt32(0)),
+                                 b_.CreateNot(emitBranchSplits(b_, mb, tb)), "one.way");
+    Value *inline_ = b_.CreateAnd(
+        oneWay, b_.CreateICmpNE(counterView_, llvm::ConstantPointerNull::get(b_.getPtrTy())));
+    auto *addBB = newBlock("branch.count");
+    auto *callBB = newBlock("branch.count.call");
+    auto *doneBB = newBlock("branch.counted");
+    b_.CreateCondBr(inline_, addBB, callBB);
+    b_.SetInsertPoint(addBB);
+    Value *sites = b_.CreateLoad(
+        b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, kViewSites),
+        "site.table");
+    auto add = [&](size_t field) {
+      Value *p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), sites,
+                                               uint64_t(site) * sizeof(KernSiteCounters) + field);
+      b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, p), b_.getInt64(1)), p);
+    };
+    if (kinds & KERN_BRANCH_SOURCE)
+      add(offsetof(KernSiteCounters, branchesExecuted));
+    if (kinds & KERN_BRANCH_SASS)
+      add(offsetof(KernSiteCounters, sassBranches));
+    b_.CreateBr(doneBB);
+    b_.SetInsertPoint(callBB);
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_branch),
+                  {ctx_, b_.getInt32(site), mb, tb, b_.getInt32(kinds)});
+    b_.CreateBr(doneBB);
+    b_.SetInsertPoint(doneBB);
+  };
+}
+
+void WarpCodegen::countInstr(unsigned n, bool clock) {
+  if (uncounted_)
+    return;
+  if (clock)
+    advanceClock(kCtxClockInstr, n);
+  if (!mc_.options.counters || n == 0)
+    return;
+  Type *i64 = b_.getInt64Ty();
+  Value *active =
+      b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, bits(instrMask()), nullptr, "active");
+  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, instrWarp_), b_.getInt64(n)), instrWarp_);
+  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, instrThread_),
+                              b_.CreateMul(b_.CreateZExt(active, i64), b_.getInt64(n))),
+                 instrThread_);
+}
+
+Value *WarpCodegen::instrMask() { return predicated_ ? predicated_ : cur(); }
+
+BranchHook WarpCodegen::loopHook(const ir::Stmt &s, llvm::AllocaInst *tests) {
+  if (!mc_.options.counters)
+    return {};
+  // Every test is a source-level branch; which are the GPU code's, the loop's shape says.
+  switch (s.loopShape) {
+  case ir::LoopShape::EveryTest:
+    return branchHook(s.site, true, true);
+  case ir::LoopShape::SkipEntry: {
+    // The entry test is a predicated exit or known to pass: the tests after it are branches.
+    BranchHook source = branchHook(s.site, true, false);
+    BranchHook both = branchHook(s.site, true, true);
+    return [this, source, both, tests](Value *m, Value *taken) {
+      auto *first = newBlock("loop.branch.first");
+      auto *later = newBlock("loop.branch");
+      auto *done = newBlock("loop.branch.done");
+      // countTest has counted this test already: the first is test 1.
+      b_.CreateCondBr(b_.CreateICmpNE(b_.CreateLoad(b_.getInt64Ty(), tests), b_.getInt64(1)), later,
+                      first);
+      b_.SetInsertPoint(first);
+      source(m, taken);
+      b_.CreateBr(done);
+      b_.SetInsertPoint(later);
+      both(m, taken);
+      b_.CreateBr(done);
+      b_.SetInsertPoint(done);
+    };
+  }
+  default: // the GPU code's branches depend on the trip count: counted when the loop ends
+    return branchHook(s.site, true, false);
+  }
+}
+
+void WarpCodegen::countTest(llvm::AllocaInst *tests) {
+  if (tests)
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), tests), b_.getInt64(1)), tests);
+}
+
+void WarpCodegen::countEvery(llvm::AllocaInst *tests, unsigned every, unsigned n) {
+  if (every <= 1 || !tests || uncounted_) {
+    countInstr(n);
+    return;
+  }
+  // The modelled clock advances on every test: it has no latency for a chain of dependent
+  // operations, which the unrolled body's instructions wait on, and the loop's own
+  // instructions stand in for that wait (docs/timing.md, "clock() and clock64()").
+  advanceClock(kCtxClockInstr, n);
+  if (!mc_.options.counters)
+    return;
+  auto *count = newBlock("loop.instr");
+  auto *done = newBlock("loop.instr.done");
+  Value *k = b_.CreateLoad(b_.getInt64Ty(), tests);
+  b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateAnd(k, b_.getInt64(every - 1)), b_.getInt64(1)), count,
+                  done);
+  b_.SetInsertPoint(count);
+  countInstr(n, /*clock=*/false);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+}
+
+void WarpCodegen::countLoopEnd(const ir::Stmt &s, llvm::AllocaInst *tests) {
+  if (!tests || !mc_.options.counters || s.loopShape == ir::LoopShape::EveryTest ||
+      s.loopShape == ir::LoopShape::SkipEntry)
+    return;
+  // The body ran once fewer than the condition was tested (the last test left the loop).
+  Value *n = b_.CreateLoad(b_.getInt64Ty(), tests, "loop.tests");
+  Value *trips = s.testFirst ? b_.CreateSub(n, b_.getInt64(1)) : n;
+  b_.CreateCall(
+      runtime(RuntimeFunction::kern_rt_count_loop),
+      {ctx_, b_.getInt32(s.site), b_.getInt32(static_cast<uint32_t>(s.loopShape)), trips});
+}
+
+void WarpCodegen::countDivision(ir::SiteId site) { countJump(site); }
+
+void WarpCodegen::countJump(ir::SiteId site) {
+  if (!mc_.options.counters || !site)
+    return;
+  Value *m = cur();
+  branchHook(site, false, true)(m, llvm::Constant::getNullValue(m->getType()));
+}
+
+} // namespace kern::backend::warp
