@@ -60,6 +60,7 @@ for prog, src in [("patterns", "tests/gpu/patterns.cu"), ("shared_banks", "tests
                                                m.get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 0))
         kw, nw = s["wavefrontsPerInstruction"], ratio(m.get("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", 0),
                                                       m.get("smsp__sass_inst_executed_op_shared_ld.sum", 0))
-        kd, nd = t["branches"]["divergent"], m.get("smsp__sass_branch_targets_threads_divergent.sum", 0)
+        # The GPU code's divergent branches (docs/counters.md, "Branches as the GPU executes them").
+        kd, nd = t["branches"]["sassDivergent"], m.get("smsp__sass_branch_targets_threads_divergent.sum", 0)
         agree = abs(ks - ns) < 1e-6 and abs(kw - nw) < 1e-6
         print(f"| {prog} | {kernel} | {ks:.2f} | {ns:.2f} | {kw:.2f} | {nw:.2f} | {kd} | {nd:.0f} | {'yes' if agree else 'NO'} |")
