@@ -39,6 +39,10 @@ struct KernelImage {
   /// Compiled as a coroutine that returns at each barrier: its warps are resumed one after
   /// another, with no fiber.
   bool suspends = false;
+  /// Uses what an atomic on global memory returns (ir::usesGlobalAtomicResults): its blocks run
+  /// one after another in order, on one worker, so that which block gets which value, and all
+  /// the program computes from it, is the same with any number of workers.
+  bool orderedBlocks = false;
   /// Registers per thread, for occupancy and the launch's register check. An estimate: the
   /// backend does not allocate registers the way ptxas does (the engine fills in the IR's
   /// estimate; Options::registersPerThread overrides it).

@@ -3,6 +3,7 @@
 #include "engine/engine_impl.h"
 
 #include "ir/analysis.h"
+#include "ir/analysis_structure.h"
 
 namespace kern {
 
@@ -87,6 +88,7 @@ backend::KernelImage kernelImage(const Program::Impl &p, size_t index,
   k.staticSharedBytes = f.staticSharedBytes;
   k.usesBarriers = f.usesBarriers;
   k.suspends = native.kernelSuspends(index);
+  k.orderedBlocks = ir::usesGlobalAtomicResults(f);
   k.launchBoundsMaxThreads = f.launchBoundsMaxThreads;
   // Without --regs, occupancy uses the IR's register estimate (ir/analysis.h), which the
   // kernel's signature already holds.

@@ -1,6 +1,8 @@
 // Structural questions about a function's statements (see analysis_structure.h).
 #include "ir/analysis_structure.h"
 
+#include "ir/analysis.h"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -328,6 +330,50 @@ void shortLoops(const Block *b, unsigned limit, std::set<const Stmt *> &out) {
 }
 
 } // namespace
+
+bool usesGlobalAtomicResults(const Function &kernel) {
+  std::set<const Function *> functions{&kernel};
+  for (size_t seen = 0; seen != functions.size();) { // the callees' callees too
+    seen = functions.size();
+    for (const Function *f : std::set<const Function *>(functions))
+      functionCallees(*f, functions);
+  }
+  bool found = false;
+  for (const Function *f : functions) {
+    std::function<void(const Expr *, bool)> expr = [&](const Expr *e, bool unused) {
+      if (!e || found)
+        return;
+      if (e->kind == ExprKind::Intrinsic && e->intrinsic >= IntrinsicId::AtomicAdd &&
+          e->intrinsic <= IntrinsicId::AtomicXor && !unused && !e->ops.empty() &&
+          e->ops[0]->type.space != AddrSpace::Shared)
+        found = true;
+      for (const Expr *o : e->ops)
+        expr(o, false);
+    };
+    std::function<void(const Block *)> block = [&](const Block *b) {
+      if (!b)
+        return;
+      for (const Stmt *s : b->stmts) {
+        // An atomic evaluated for its effect alone (a reduction) returns nothing that is used.
+        const Expr *v = s->value;
+        while (s->kind == StmtKind::Eval && v && v->kind == ExprKind::Cast)
+          v = v->ops[0];
+        if (s->kind == StmtKind::Eval)
+          expr(v, true);
+        else
+          expr(s->value, false);
+        for (const Expr *e : {s->addr, s->cond})
+          expr(e, false);
+        for (const Expr *e : s->args)
+          expr(e, false);
+        for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+          block(c);
+      }
+    };
+    block(f->body);
+  }
+  return found;
+}
 
 bool usesThreadRows(const Function &f) {
   bool found = false;

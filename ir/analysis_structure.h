@@ -54,6 +54,11 @@ std::set<const Stmt *> shortLoops(const Function &f, unsigned limit);
 /// it has another form or reads another variable. Values are kept as the type's C value.
 bool evaluateConstant(const Expr *e, const std::map<const Var *, int64_t> &env, int64_t &out);
 
+/// Whether kernel `kernel` (or a device function it calls) uses the value an atomic on memory
+/// outside the block's shared memory returns: what it computes then depends on the order in
+/// which blocks reach the atomic (a stream compaction's `slot = atomicAdd(count, 1)`).
+bool usesGlobalAtomicResults(const Function &kernel);
+
 /// Whether `f` reads threadIdx.y or threadIdx.z: its blocks are likely 2-D tiles, whose warps
 /// span several rows.
 bool usesThreadRows(const Function &f);

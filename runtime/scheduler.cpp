@@ -600,7 +600,9 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
       }
     }
   };
-  if (blocks == 1)
+  // A kernel whose blocks take values from global atomics runs its blocks in order on this
+  // worker: the values each block gets must not depend on the workers' timing.
+  if (blocks == 1 || cfg.kernel->orderedBlocks)
     job(0);
   else
     runOnAll(job);
