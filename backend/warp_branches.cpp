@@ -136,8 +136,6 @@ void WarpCodegen::countLoopEnd(const ir::Stmt &s, llvm::AllocaInst *tests) {
       {ctx_, b_.getInt32(s.site), b_.getInt32(static_cast<uint32_t>(s.loopShape)), trips});
 }
 
-void WarpCodegen::countDivision(ir::SiteId site) { countJump(site); }
-
 void WarpCodegen::countJump(ir::SiteId site) {
   if (!mc_.options.counters || !site)
     return;

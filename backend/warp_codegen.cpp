@@ -847,7 +847,7 @@ Value *WarpCodegen::emitExprShape(const ir::Expr &e) {
     if (isDiv && !t.isFloat()) // a uniform zero divisor faults in the first active lane
       faultIf(b_.CreateAnd(cur(), vec(isZero(b_, y, t))), KERN_FAULT_DIV_ZERO, e.site, nullptr);
     else if (isDiv)
-      countDivision(e.site);
+      countJump(e.site);
     return emitBinary(b_, e.binaryOp, x, y, t, /*gpuShifts=*/true);
   }
   case ExprKind::Cast:
@@ -883,7 +883,7 @@ Value *WarpCodegen::emitExprShape(const ir::Expr &e) {
         args.push_back(operand(e, *o));
         types.push_back(o->type);
       }
-      countDivision(e.site); // sqrt's slow-path check (ir/branch_model.cpp gives it a site)
+      countJump(e.site); // sqrt's slow-path check (ir/branch_model.cpp gives it a site)
       return emitMath(mc_, b_, e.intrinsic, args, types, e.type);
     }
     case ir::IntrinsicKind::Warp:

@@ -210,9 +210,8 @@ private:
   void countEvery(llvm::AllocaInst *tests, unsigned every, unsigned n);
   /// A loop whose branches depend on its trip count: counted when it ends.
   void countLoopEnd(const ir::Stmt &s, llvm::AllocaInst *tests);
-  /// The slow-path check of a floating-point division (a branch no lane takes).
-  void countDivision(ir::SiteId site);
-  /// An unconditional branch executed by the current lanes (none if no lane is active).
+  /// A branch of the GPU's code that the current lanes execute and none of them leaves by: the
+  /// jump over an else side, a division's or square root's slow-path check.
   void countJump(ir::SiteId site);
   /// The lanes an instruction issues for: the current mask, or inside a predicated if the
   /// mask at the if.
