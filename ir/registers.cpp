@@ -259,7 +259,7 @@ private:
       return;
     const int outer = hoisted_;
     int global = 0, shared = 0;  // the words of later loads that move up to here
-    std::set<const Var *> bases; // their 64-bit bases: one address each, with offsets
+    Addresses bases; // their 64-bit addresses: one per base and index, constant offsets apart
     VarSet reads;                // what their addresses read: they cannot move above its def
     for (auto it = b->stmts.rbegin(); it != b->stmts.rend(); ++it) {
       const Stmt *st = *it;
@@ -325,7 +325,29 @@ private:
     return false;
   }
 
-  static void loadWords(const Expr *e, int &global, int &shared, std::set<const Var *> &bases,
+  /// A 64-bit address a load computed: its base pointer and its index less any constant.
+  using Addresses = std::vector<std::pair<const Var *, const Expr *>>;
+
+  /// The index of `off` (a pointer offset) without what an immediate offset absorbs: casts,
+  /// the element size and added constants (`a[i]`, `a[i + 1]` share one address register).
+  static const Expr *indexOf(const Expr *off) {
+    for (;;) {
+      while (off->kind == ExprKind::Cast)
+        off = off->ops[0];
+      if (off->kind != ExprKind::Binary ||
+          (off->binaryOp != BinaryOp::Add && off->binaryOp != BinaryOp::Sub &&
+           off->binaryOp != BinaryOp::Mul))
+        return off;
+      if (off->ops[1]->kind == ExprKind::Const)
+        off = off->ops[0];
+      else if (off->ops[0]->kind == ExprKind::Const && off->binaryOp != BinaryOp::Sub)
+        off = off->ops[1];
+      else
+        return off;
+    }
+  }
+
+  static void loadWords(const Expr *e, int &global, int &shared, Addresses &bases,
                         VarSet &reads) {
     if (!e)
       return;
@@ -335,7 +357,15 @@ private:
       const Var *base = a->kind == ExprKind::PtrAdd && a->ops[0]->kind == ExprKind::VarRef
                             ? a->ops[0]->var
                             : nullptr;
-      const bool newAddress = !base || bases.insert(base).second;
+      bool newAddress = !base;
+      if (base) {
+        const Expr *index = indexOf(a->ops[1]);
+        newAddress = std::none_of(bases.begin(), bases.end(), [&](const auto &b) {
+          return b.first == base && sameExpr(b.second, index);
+        });
+        if (newAddress)
+          bases.push_back({base, index});
+      }
       const int words = wordsOf(e->type) + (newAddress ? wordsOf(a->type) : 0);
       (e->space == AddrSpace::Shared ? shared : global) += words;
     }

@@ -4,7 +4,8 @@
 usage: compare.py KERN [--nvcc NVCC] [--arch sm_90] [--min-rate R] [FILE...]
 
 Without FILEs it compares the repository's own programs that nvcc compiles (the samples, the
-counter tests, the benchmarks, tests/programs and the GPU timing set). It prints one row per
+counter tests, the benchmarks, tests/programs, the GPU timing set and the real-code and branch
+validation sets). It prints one row per
 kernel and the share of kernels whose estimate lies within +-20% of ptxas's; with --min-rate it
 exits 1 if that share is below R (0..1). Exit 77 when nvcc is missing.
 """
@@ -22,7 +23,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")
 def default_files():
     pats = ["samples/*.kern", "tests/samples/*.kern", "tests/counters/*.kern", "bench/*.kern",
             "tests/programs/*/*.cu", "tests/gpu/timing/val_*.cu", "tests/gpu/timing/cal_*.cu",
-            "tests/gpu/patterns.cu"]
+            "tests/gpu/patterns.cu", "tests/gpu/realcode/*.cu", "tests/gpu/branches/*.cu"]
     files = []
     for p in pats:
         files += sorted(glob.glob(os.path.join(ROOT, p)))

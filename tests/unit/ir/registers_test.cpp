@@ -127,3 +127,25 @@ TEST_CASE("register estimate: a straight run's loads are issued together", "[ir]
     })";
   CHECK(registersOf(together) > registersOf(one) + 3);
 }
+
+TEST_CASE("register estimate: loads at indices a constant apart share one address",
+          "[ir][registers]") {
+  // a[i], a[i + 1], a[i + 2]: one 64-bit address and immediate offsets. a[(i + 1) % n], ...:
+  // each index is its own value, so each load issued ahead needs its own address pair.
+  const char *offsets = R"(
+    __global__ void k(const float *a, float *out, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      float x = a[i] + a[i + 1];
+      float y = a[i + 2] + a[i + 3];
+      out[i] = x * y;
+    })";
+  const char *indices = R"(
+    __global__ void k(const float *a, float *out, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      float x = a[(i + 1) % n] + a[(i + 2) % n];
+      float y = a[(i + 3) % n] + a[(i + 4) % n];
+      out[i] = x * y;
+    })";
+  // Three more address pairs live at once.
+  CHECK(registersOf(indices) >= registersOf(offsets) + 6);
+}
