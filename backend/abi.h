@@ -200,6 +200,8 @@ struct KernSiteCounters {
 /// Which branch counters a branch adds to (kern_rt_count_branch): the source-level ones of the
 /// hardware model, the GPU code's (ir/branch_model.cpp), or both.
 enum KernBranchKinds : uint32_t { KERN_BRANCH_SOURCE = 1, KERN_BRANCH_SASS = 2 };
+/// The instruction classes (ir::InstrClass; KernSiteCounters::instrInteger... in this order).
+constexpr uint32_t KERN_INSTR_CLASSES = 8;
 
 constexpr bool kern_branch_splits(uint32_t mask, uint32_t taken) {
   return (mask & taken) != 0 && (mask & ~taken) != 0;

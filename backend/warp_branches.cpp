@@ -47,9 +47,32 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool source, bool sass) {
   };
 }
 
-void WarpCodegen::countInstr(unsigned n, bool clock) {
+void WarpCodegen::startInstructions() {
+  for (size_t k = 0; k < ir::kInstrClasses; ++k) {
+    instrClass_[k] = entryAlloca(b_, b_.getInt64Ty(), "instr.class");
+    b_.CreateStore(b_.getInt64(0), instrClass_[k]);
+  }
+  instrThread_ = entryAlloca(b_, b_.getInt64Ty(), "instr.thread");
+  b_.CreateStore(b_.getInt64(0), instrThread_);
+}
+
+void WarpCodegen::reportInstructions() {
+  if (!instrThread_)
+    return;
+  static_assert(ir::kInstrClasses == KERN_INSTR_CLASSES);
+  auto *classesTy = llvm::ArrayType::get(b_.getInt64Ty(), ir::kInstrClasses);
+  llvm::AllocaInst *classes = entryAlloca(b_, classesTy, "instr.classes");
+  for (size_t k = 0; k < ir::kInstrClasses; ++k)
+    b_.CreateStore(b_.CreateLoad(b_.getInt64Ty(), instrClass_[k]),
+                   b_.CreateConstInBoundsGEP2_64(classesTy, classes, 0, k));
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_instr_totals),
+                {ctx_, classes, b_.CreateLoad(b_.getInt64Ty(), instrThread_, "instr.thread.total")});
+}
+
+void WarpCodegen::countInstr(const ir::InstrMix &mix, bool clock) {
   if (uncounted_)
     return;
+  const unsigned n = mix.total();
   if (clock)
     advanceClock(kCtxClockInstr, n);
   if (!mc_.options.counters || n == 0)
@@ -57,7 +80,10 @@ void WarpCodegen::countInstr(unsigned n, bool clock) {
   Type *i64 = b_.getInt64Ty();
   Value *active =
       b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, bits(instrMask()), nullptr, "active");
-  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, instrWarp_), b_.getInt64(n)), instrWarp_);
+  for (size_t k = 0; k < ir::kInstrClasses; ++k)
+    if (mix.n[k])
+      b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, instrClass_[k]), b_.getInt64(mix.n[k])),
+                     instrClass_[k]);
   b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, instrThread_),
                               b_.CreateMul(b_.CreateZExt(active, i64), b_.getInt64(n))),
                  instrThread_);
@@ -102,11 +128,12 @@ void WarpCodegen::countTest(llvm::AllocaInst *tests) {
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), tests), b_.getInt64(1)), tests);
 }
 
-void WarpCodegen::countEvery(llvm::AllocaInst *tests, unsigned every, unsigned n) {
+void WarpCodegen::countEvery(llvm::AllocaInst *tests, unsigned every, const ir::InstrMix &mix) {
   if (every <= 1 || !tests || uncounted_) {
-    countInstr(n);
+    countInstr(mix);
     return;
   }
+  const unsigned n = mix.total();
   // The modelled clock advances on every test: it has no latency for a chain of dependent
   // operations, which the unrolled body's instructions wait on, and the loop's own
   // instructions stand in for that wait (docs/timing.md, "clock() and clock64()").
@@ -119,7 +146,7 @@ void WarpCodegen::countEvery(llvm::AllocaInst *tests, unsigned every, unsigned n
   b_.CreateCondBr(b_.CreateICmpEQ(b_.CreateAnd(k, b_.getInt64(every - 1)), b_.getInt64(1)), count,
                   done);
   b_.SetInsertPoint(count);
-  countInstr(n, /*clock=*/false);
+  countInstr(mix, /*clock=*/false);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
 }

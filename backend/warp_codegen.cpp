@@ -71,10 +71,7 @@ void WarpCodegen::emit() {
   tiled_ = !isKernel || ir::usesThreadRows(f_);
   exit_ = BasicBlock::Create(c_, "fn.exit");
   if (mc_.options.counters) {
-    instrWarp_ = entryAlloca(b_, b_.getInt64Ty(), "instr.warp");
-    instrThread_ = entryAlloca(b_, b_.getInt64Ty(), "instr.thread");
-    b_.CreateStore(b_.getInt64(0), instrWarp_);
-    b_.CreateStore(b_.getInt64(0), instrThread_);
+    startInstructions();
     counterView_ = loadCtx(kCtxCounters, b_.getPtrTy(), "counter.view");
     warpKey_ = emitWarpKey();
   }
@@ -138,20 +135,17 @@ void WarpCodegen::emit() {
   }
 
   if (isKernel) {
-    countInstr(1); // the stack pointer's load
+    countInstr({ir::InstrClass::Other, 1}); // the stack pointer's load
     firstReads_ = ir::firstReads(f_);
   }
   emitBlock(f_.body);
   if (isKernel)
-    countInstr(1); // EXIT, for the lanes that reach the end
+    countInstr({ir::InstrClass::Control, 1}); // EXIT, for the lanes that reach the end
   b_.CreateBr(exit_);
 
   exit_->insertInto(fn_);
   b_.SetInsertPoint(exit_);
-  if (instrWarp_) // every way out (the end, a return, a fault, a timeout) passes here
-    b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_instr_totals),
-                  {ctx_, b_.CreateLoad(b_.getInt64Ty(), instrWarp_, "instr.warp.total"),
-                   b_.CreateLoad(b_.getInt64Ty(), instrThread_, "instr.thread.total")});
+  reportInstructions(); // every way out (the end, a return, a fault, a timeout) passes here
   if (coro_) {
     // Done for good: the runtime sees `finished` and never resumes this warp again.
     b_.CreateStore(b_.getInt32(1), ctxAddr(kCtxFinished));
@@ -267,13 +261,13 @@ Value *WarpCodegen::emitCond(const ir::Expr *e) {
 void WarpCodegen::emitStmt(const ir::Stmt &s) {
   using ir::StmtKind;
   if (auto it = firstReads_.find(&s); it != firstReads_.end())
-    countInstr(it->second);
+    countInstr({ir::InstrClass::Other, it->second});
   switch (s.kind) {
   case StmtKind::Block:
     emitBlock(ir::nestedBlock(s));
     return;
   case StmtKind::Assign: {
-    countInstr(ir::countAssignment(s));
+    countInstr(ir::statementMix(s));
     Value *v = emitExpr(*s.value);
     auto *slot = vars_[s.var];
     if (!slot) {
@@ -296,7 +290,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     return;
   }
   case StmtKind::Store: {
-    countInstr(1 + ir::countOperations(s.addr) + ir::countOperations(s.value));
+    countInstr(ir::statementMix(s));
     if (s.space == ir::AddrSpace::Local && s.slot && s.slot->direct) {
       emitDirectLocal(AccessOp::Store, *s.addr, s.value->type, *s.slot, s.site, s.value);
       return;
@@ -313,7 +307,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     return;
   }
   case StmtKind::If: {
-    countInstr(ir::ifInstructions(s));
+    countInstr(ir::ifMix(s));
     Value *c = emitCond(s.cond);
     // A predicated if issues its instructions for every lane that reached it.
     Value *outerPredicated = predicated_;
@@ -354,7 +348,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     mask_->continueLanes();
     return;
   case StmtKind::Return:
-    countInstr(1 + ir::countOperations(s.value));
+    countInstr(ir::statementMix(s));
     if (s.value && retval_) {
       Value *v = emitVec(*s.value);
       Value *old = b_.CreateLoad(retval_->getAllocatedType(), retval_, "retval");
@@ -365,7 +359,7 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     mask_->returnLanes();
     return;
   case StmtKind::Eval:
-    countInstr(ir::countOperations(s.value));
+    countInstr(ir::statementMix(s));
     if (s.value) {
       // An atomic evaluated for its effect alone is a reduction (the GPU's RED).
       const ir::Expr *e = s.value;
@@ -377,11 +371,11 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     }
     return;
   case StmtKind::Printf:
-    countInstr(1);
+    countInstr(ir::statementMix(s));
     emitPrintf(s);
     return;
   case StmtKind::Barrier: {
-    countInstr(1);
+    countInstr(ir::statementMix(s));
     clockBeforeBarrier();
     if (coro_) {
       emitCoroBarrier(s.site, bits(cur(), "barrier.mask"), b_.getInt32(0), -1);
@@ -434,7 +428,7 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
     Value *c = emitCond(s.cond);
     countTest(tests);
     if (!unrolled)
-      countEvery(tests, every, 1 + ir::countOperations(s.cond));
+      countEvery(tests, every, ir::InstrMix(ir::InstrClass::Control, 1) + ir::operationMix(s.cond));
     if (!uniform) {
       c = vec(c);
     } else if (c->getType()->isVectorTy()) {
@@ -456,7 +450,9 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
   uncounted_ -= unrolled || every > 1;
   if (every > 1 && s.step)
     for (const ir::Stmt *st : s.step->stmts)
-      countEvery(tests, every, st->kind == ir::StmtKind::Assign ? ir::countAssignment(*st) : 1);
+      countEvery(tests, every,
+                 st->kind == ir::StmtKind::Assign ? ir::statementMix(*st)
+                                                  : ir::InstrMix(ir::InstrClass::Other, 1));
   if (!s.testFirst) {
     // preCond holds the statements that compute the condition: before its every test.
     emitBlock(s.preCond);

@@ -6,11 +6,13 @@
 #include "backend/abi.h"
 #include "backend/codegen_common.h"
 #include "backend/mask_context.h"
+#include "ir/instruction_mix.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/MDBuilder.h>
 
+#include <array>
 #include <cstddef>
 #include <map>
 #include <memory>
@@ -207,7 +209,7 @@ private:
   BranchHook loopHook(const ir::Stmt &s, llvm::AllocaInst *tests);
   void countTest(llvm::AllocaInst *tests);
   /// `n` instructions, issued only on every `every`-th test of a loop (1: on each).
-  void countEvery(llvm::AllocaInst *tests, unsigned every, unsigned n);
+  void countEvery(llvm::AllocaInst *tests, unsigned every, const ir::InstrMix &mix);
   /// A loop whose branches depend on its trip count: counted when it ends.
   void countLoopEnd(const ir::Stmt &s, llvm::AllocaInst *tests);
   /// A branch of the GPU's code that the current lanes execute and none of them leaves by: the
@@ -217,7 +219,10 @@ private:
   /// mask at the if.
   Value *instrMask();
   /// `n` instructions for the counters and, unless `clock` is false, the modelled clock.
-  void countInstr(unsigned n, bool clock = true);
+  void countInstr(const ir::InstrMix &mix, bool clock = true);
+  /// The local totals of countInstr, zeroed at entry; reported to the runtime at the exit.
+  void startInstructions();
+  void reportInstructions();
   /// The program calls clock(): compiled code keeps each warp's modelled clock.
   bool clockModel() const { return mc_.ir.readsClock; }
   /// Advances the warp's modelled clock by `n` times the context's figure at `ctxField`.
@@ -317,7 +322,9 @@ private:
   Value *ctx_ = nullptr;
   /// Counters on: this call's warp and thread instruction totals, added to the runtime's
   /// counters once at the function's exit instead of by a call per statement.
-  llvm::AllocaInst *instrWarp_ = nullptr, *instrThread_ = nullptr;
+  /// Warp instructions by class (ir::InstrClass) and thread instructions, added up locally.
+  std::array<llvm::AllocaInst *, ir::kInstrClasses> instrClass_{};
+  llvm::AllocaInst *instrThread_ = nullptr;
   Value *predicated_ = nullptr; // the mask at the outermost predicated if being emitted
   unsigned uncounted_ = 0;      // > 0: code the GPU does not execute (an unrolled loop's step)
   std::map<const ir::Stmt *, unsigned> firstReads_; // ir::firstReads (kernels)

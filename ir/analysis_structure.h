@@ -1,8 +1,9 @@
-// Structural questions about a function's statements that code generation asks: how many
-// operations an expression counts for, whether a statement may switch lanes off, and whether a
-// kernel is better run as a coroutine that suspends at its barriers.
+// Structural questions about a function's statements that code generation asks: whether a
+// statement may switch lanes off, and whether a kernel is better run as a coroutine that suspends
+// at its barriers (what each statement counts as instructions: ir/instruction_mix.h).
 #pragma once
 
+#include "ir/instruction_mix.h"
 #include "ir/ir.h"
 
 #include <cstdint>
@@ -13,27 +14,6 @@ namespace kern::ir {
 
 /// The block a Block statement holds.
 inline const Block *nestedBlock(const Stmt &s) { return s.body ? s.body : s.thenBody; }
-
-/// The IR operations of `e` (itself and its operands, recursively): what one evaluation adds to
-/// the warp instruction counters (HARDWARE-MODEL.md, "Divergence"). Leaves count nothing: a
-/// variable, a constant, a builtin such as threadIdx.x, an address known at compile time are
-/// values already in a register or immediates. 0 for no expression.
-unsigned countOperations(const Expr *e);
-
-/// What an `if` adds to the instruction counters besides its sides: its condition's
-/// operations, and the branch (with BSSY and BSYNC where lanes may split) or the predicated
-/// exit; a predicated if adds only its compare.
-unsigned ifInstructions(const Stmt &s);
-
-/// The loads of special registers and parameters that statements of `kernel` issue before
-/// their own instructions: one where each is first read, a loop's before the loop.
-std::map<const Stmt *, unsigned> firstReads(const Function &kernel);
-
-/// What an assignment adds to the instruction counters: its value's operations. Naming a value
-/// is no instruction: a copy of one variable into another is a register move that the GPU's
-/// compiler removes by renaming, so neither `x = y` nor the temporaries that C++ code passes
-/// through (arguments, results of inlined functions) count (docs/counters.md).
-unsigned countAssignment(const Stmt &s);
 
 /// The variables that `b` may read before it assigns them, on some path from its start where
 /// the variables of `assigned` are assigned (definite assignment; in doubt, a variable is in).

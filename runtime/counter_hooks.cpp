@@ -427,10 +427,10 @@ void kern_rt_count_instr(KernWarpCtx *ctx, uint32_t n, uint32_t activeLanes) {
     w->set.recordInstructions(n, activeLanes);
 }
 
-void kern_rt_count_instr_totals(KernWarpCtx *ctx, uint64_t warpInstructions,
+void kern_rt_count_instr_totals(KernWarpCtx *ctx, const uint64_t *classes,
                                 uint64_t threadInstructions) {
   if (auto *w = static_cast<WorkerCounters *>(ctx->counters))
-    w->set.recordInstructionTotals(warpInstructions, threadInstructions);
+    w->set.recordInstructionTotals(classes, threadInstructions);
 }
 
 } // extern "C"

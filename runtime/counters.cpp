@@ -46,19 +46,26 @@ SiteCounters &SiteCounters::operator+=(const SiteCounters &o) {
     shared[k] += o.shared[k];
     global[k] += o.global[k];
   }
-  constantRequests += o.constantRequests;
-  constantSerialization += o.constantSerialization;
-  branchesExecuted += o.branchesExecuted;
-  branchesDivergent += o.branchesDivergent;
-  sassBranches += o.sassBranches;
-  sassBranchesDivergent += o.sassBranchesDivergent;
-  warpInstructions += o.warpInstructions;
-  threadInstructions += o.threadInstructions;
-  barriersExecuted += o.barriersExecuted;
-  atomicsExecuted += o.atomicsExecuted;
-  atomicThreadOps += o.atomicThreadOps;
-  atomicUnits += o.atomicUnits;
+#define KERN_SITE_FIELD(name, what) name += o.name;
+#include "backend/counter_fields.def"
   return *this;
+}
+
+uint64_t &instrClass(SiteCounters &c, size_t k) {
+  uint64_t *classes[kInstrClasses] = {&c.instrInteger,    &c.instrFp32,   &c.instrFp64,
+                                      &c.instrSpecial,    &c.instrConversion,
+                                      &c.instrMemory,     &c.instrControl, &c.instrOther};
+  return *classes[k];
+}
+
+uint64_t instrClass(const SiteCounters &c, size_t k) {
+  return instrClass(const_cast<SiteCounters &>(c), k);
+}
+
+const char *instrClassKey(size_t k) {
+  static const char *const keys[kInstrClasses] = {"integer",    "fp32",   "fp64",    "special",
+                                                  "conversion", "memory", "control", "other"};
+  return k < kInstrClasses ? keys[k] : "?";
 }
 
 CounterSet::CounterSet(const CounterConfig &config, size_t siteCount)

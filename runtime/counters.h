@@ -44,6 +44,10 @@ struct GlobalOpCounters {
   bool operator==(const GlobalOpCounters &) const = default;
 };
 
+/// The classes of warp instructions (ir::InstrClass, in its order; docs/counters.md,
+/// "Instruction classes"): SiteCounters::instrInteger... hold them.
+constexpr size_t kInstrClasses = KERN_INSTR_CLASSES;
+
 /// Everything counted at one site (or, summed, for a whole launch).
 struct SiteCounters {
   SharedOpCounters shared[kMemoryOpKinds]; ///< indexed by MemoryOpKind
@@ -64,6 +68,12 @@ struct SiteCounters {
   SiteCounters &operator+=(const SiteCounters &o);
   bool operator==(const SiteCounters &) const = default;
 };
+
+/// Class `k`'s warp instructions (k < kInstrClasses).
+uint64_t &instrClass(SiteCounters &c, size_t k);
+uint64_t instrClass(const SiteCounters &c, size_t k);
+/// "integer", "fp32", "fp64", "special", "conversion", "memory", "control", "other".
+const char *instrClassKey(size_t k);
 
 /// The counters of one launch: per site (indexed by site id) and their sum.
 struct LaunchCounters {
@@ -151,9 +161,13 @@ public:
     unattributed_.warpInstructions += n;
     unattributed_.threadInstructions += n * activeLanes;
   }
-  /// Totals of warp and thread instructions, attributed to no site.
-  void recordInstructionTotals(uint64_t warpInstructions, uint64_t threadInstructions) {
-    unattributed_.warpInstructions += warpInstructions;
+  /// Totals of warp instructions by class (kInstrClasses of them) and of thread instructions,
+  /// attributed to no site.
+  void recordInstructionTotals(const uint64_t *classes, uint64_t threadInstructions) {
+    for (size_t k = 0; k < kInstrClasses; ++k) {
+      instrClass(unattributed_, k) += classes[k];
+      unattributed_.warpInstructions += classes[k];
+    }
     unattributed_.threadInstructions += threadInstructions;
   }
   /// `n` executed operations with `activeLanes` lanes each, at `site`.

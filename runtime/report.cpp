@@ -340,6 +340,14 @@ std::string programSummary(const ReportInput &in) {
 
 namespace {
 
+/// Warp instructions by class (docs/counters.md, "Instruction classes").
+Json classesJson(const SiteCounters &c) {
+  Json o = Json::object();
+  for (size_t k = 0; k < kInstrClasses; ++k)
+    o[instrClassKey(k)] = instrClass(c, k);
+  return o;
+}
+
 Json countersJson(const SiteCounters &c) {
   Json global = Json::object(), shared = Json::object();
   for (uint32_t k = 0; k < kMemoryOpKinds; ++k) {
@@ -379,7 +387,8 @@ Json countersJson(const SiteCounters &c) {
       {"instructions",
        {{"warp", c.warpInstructions},
         {"thread", c.threadInstructions},
-        {"warpExecutionEfficiency", jsonNumber(warpExecutionEfficiency(c))}}},
+        {"warpExecutionEfficiency", jsonNumber(warpExecutionEfficiency(c))},
+        {"classes", classesJson(c)}}},
       {"barriers", c.barriersExecuted},
       {"atomics", {{"warp", c.atomicsExecuted}, {"thread", c.atomicThreadOps}}}};
 }
@@ -581,6 +590,8 @@ void counterLines(std::string &out, const std::string &prefix, const SiteCounter
   put("branches.sass.divergent", double(c.sassBranchesDivergent));
   put("inst.warp", double(c.warpInstructions));
   put("inst.thread", double(c.threadInstructions));
+  for (size_t k = 0; k < kInstrClasses; ++k)
+    put(std::string("inst.") + instrClassKey(k), double(instrClass(c, k)));
   put("barriers", double(c.barriersExecuted));
   put("atomics", double(c.atomicsExecuted));
   put("atomics.threads", double(c.atomicThreadOps));

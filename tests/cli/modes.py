@@ -137,6 +137,8 @@ def text_keys(c, with_instructions):
     if with_instructions:
         out["inst.warp"] = c["instructions"]["warp"]
         out["inst.thread"] = c["instructions"]["thread"]
+        for name, n in c["instructions"]["classes"].items():
+            out["inst." + name] = n
     return {k: v for k, v in out.items() if v}
 
 

@@ -1,0 +1,328 @@
+// The SASS instructions each IR operation becomes, by class (see instruction_mix.h).
+#include "ir/instruction_mix.h"
+
+#include <functional>
+#include <set>
+
+namespace kern::ir {
+
+namespace {
+
+bool isIntLike(Type t) { return t.isInt() || t.isPtr(); }
+
+/// A local variable's own storage at a constant offset (`&$me`, `&$me + 8`): a struct or a
+/// small array that the GPU's compiler keeps in registers, so that reading or writing it there
+/// is no instruction (an access at a varying index is local memory: LDL, STL).
+bool registerAddress(const Expr *a) {
+  while (a->kind == ExprKind::PtrAdd && a->ops[1]->kind == ExprKind::Const)
+    a = a->ops[0];
+  return a->kind == ExprKind::LocalAddr;
+}
+
+/// The class of an arithmetic operation on values of type `t`.
+InstrClass arithmetic(Type t) {
+  if (t.isFloat())
+    return t.bits() > 32 ? InstrClass::Fp64 : InstrClass::Fp32;
+  return InstrClass::Integer;
+}
+
+/// The class of a math or warp intrinsic: what its SASS mostly is.
+InstrClass intrinsicClass(const Expr *e) {
+  switch (intrinsicKind(e->intrinsic)) {
+  case IntrinsicKind::Runtime:
+    return InstrClass::Control;
+  case IntrinsicKind::Warp:
+    switch (e->intrinsic) {
+    case IntrinsicId::AtomicAdd:
+    case IntrinsicId::AtomicSub:
+    case IntrinsicId::AtomicExch:
+    case IntrinsicId::AtomicMin:
+    case IntrinsicId::AtomicMax:
+    case IntrinsicId::AtomicInc:
+    case IntrinsicId::AtomicDec:
+    case IntrinsicId::AtomicCAS:
+    case IntrinsicId::AtomicAnd:
+    case IntrinsicId::AtomicOr:
+    case IntrinsicId::AtomicXor:
+    case IntrinsicId::ThreadFence:
+    case IntrinsicId::ThreadFenceBlock:
+      return InstrClass::Memory; // ATOM, RED, ATOMS, MEMBAR
+    case IntrinsicId::Ballot:
+    case IntrinsicId::Any:
+    case IntrinsicId::All:
+    case IntrinsicId::ActiveMask:
+    case IntrinsicId::ShflIdx:
+    case IntrinsicId::ShflUp:
+    case IntrinsicId::ShflDown:
+    case IntrinsicId::ShflXor:
+    case IntrinsicId::Clock:
+      return InstrClass::Other; // VOTE, SHFL, CS2R
+    default:
+      return InstrClass::Control; // WARPSYNC, BAR.RED, the calls behind faults and malloc
+    }
+  case IntrinsicKind::Math:
+    break;
+  }
+  switch (e->intrinsic) {
+  // One instruction of the operands' arithmetic: FADD |x|, FMNMX, FFMA, LOP3 of the sign.
+  case IntrinsicId::FabsF:
+  case IntrinsicId::FminF:
+  case IntrinsicId::FmaxF:
+  case IntrinsicId::FmaF:
+  case IntrinsicId::CopysignF:
+  case IntrinsicId::SaturateF:
+  case IntrinsicId::FdimF:
+  case IntrinsicId::Fabs:
+  case IntrinsicId::Fmin:
+  case IntrinsicId::Fmax:
+  case IntrinsicId::Fma:
+  case IntrinsicId::Copysign:
+  case IntrinsicId::Fdim:
+    return arithmetic(e->type);
+  // FRND: rounding to an integral value is a conversion.
+  case IntrinsicId::FloorF:
+  case IntrinsicId::CeilF:
+  case IntrinsicId::RoundF:
+  case IntrinsicId::TruncF:
+  case IntrinsicId::RintF:
+  case IntrinsicId::NearbyintF:
+  case IntrinsicId::Floor:
+  case IntrinsicId::Ceil:
+  case IntrinsicId::Round:
+  case IntrinsicId::Trunc:
+  case IntrinsicId::Rint:
+  case IntrinsicId::Nearbyint:
+    return InstrClass::Conversion;
+  default:
+    break;
+  }
+  const bool floatIn = !e->ops.empty() && e->ops[0]->type.isFloat();
+  if (e->type.isFloat() != floatIn && !e->ops.empty())
+    return InstrClass::Conversion; // __float2int, I64ToF32, ilogbf, lrintf...
+  if (!e->type.isFloat())
+    return InstrClass::Integer; // popc, clz, brev, __mulhi, abs...
+  if (e->type.bits() > 32)
+    return InstrClass::Fp64; // double functions are sequences of DFMA
+  if (e->intrinsic == IntrinsicId::F64ToF32)
+    return InstrClass::Conversion;
+  return InstrClass::Special; // MUFU: rsqrtf, __expf, sinf's core...
+}
+
+/// The class of one operation `e` (not its operands).
+InstrClass classOf(const Expr *e) {
+  switch (e->kind) {
+  case ExprKind::Unary:
+    if (e->unaryOp == UnaryOp::Bitcast)
+      return InstrClass::Other;
+    return e->unaryOp == UnaryOp::Neg ? arithmetic(e->type) : InstrClass::Integer;
+  case ExprKind::Binary:
+    return arithmetic(e->ops[0]->type); // a compare is its operands' class
+  case ExprKind::Cast:
+    return e->type.isFloat() || e->ops[0]->type.isFloat() ? InstrClass::Conversion
+                                                          : InstrClass::Integer;
+  case ExprKind::Select:
+    return e->type.isFloat() && e->type.bits() <= 32 ? InstrClass::Fp32 : InstrClass::Integer;
+  case ExprKind::Load:
+    return InstrClass::Memory;
+  case ExprKind::Call:
+    return InstrClass::Control;
+  case ExprKind::Intrinsic:
+    return intrinsicClass(e);
+  case ExprKind::PtrAdd:
+    return InstrClass::Integer;
+  default:
+    return InstrClass::Other;
+  }
+}
+
+} // namespace
+
+unsigned InstrMix::total() const {
+  unsigned t = 0;
+  for (unsigned k : n)
+    t += k;
+  return t;
+}
+
+InstrMix &InstrMix::operator+=(const InstrMix &o) {
+  for (size_t i = 0; i < kInstrClasses; ++i)
+    n[i] += o.n[i];
+  return *this;
+}
+
+InstrMix operationMix(const Expr *e) {
+  if (!e)
+    return {};
+  switch (e->kind) {
+  case ExprKind::Const: // values that are already in a register or an immediate
+  case ExprKind::VarRef:
+  case ExprKind::BuiltinVar:
+  case ExprKind::StringConst:
+  case ExprKind::GlobalAddr:
+  case ExprKind::SharedAddr:
+  case ExprKind::LocalAddr:
+  case ExprKind::ParamAddr:
+  case ExprKind::FunctionAddr:
+    return {};
+  default:
+    break;
+  }
+  // What the GPU's instructions absorb (docs/counters.md, "Instructions"): a conversion between
+  // integer widths or to and from pointers is a register reinterpretation or part of the
+  // wide multiply-add that forms an address; p + x * size is one IMAD.WIDE or LEA, p + constant
+  // an immediate offset; a multiply feeding an add is one IMAD or FFMA.
+  switch (e->kind) {
+  case ExprKind::Cast:
+    if (isIntLike(e->type) && isIntLike(e->ops[0]->type))
+      return operationMix(e->ops[0]);
+    break;
+  case ExprKind::Load:
+    if (e->space == AddrSpace::Local && registerAddress(e->ops[0]))
+      return {};
+    break;
+  case ExprKind::PtrAdd: {
+    const Expr *off = e->ops[1];
+    if (off->kind == ExprKind::Const)
+      return operationMix(e->ops[0]);
+    while (off->kind == ExprKind::Cast && isIntLike(off->type) && isIntLike(off->ops[0]->type))
+      off = off->ops[0];
+    if (off->kind == ExprKind::Binary && off->binaryOp == BinaryOp::Mul) {
+      const Expr *a = off->ops[0], *b = off->ops[1];
+      if (b->kind == ExprKind::Const)
+        off = a;
+      else if (a->kind == ExprKind::Const)
+        off = b;
+    }
+    return InstrMix(InstrClass::Integer, 1) + operationMix(e->ops[0]) + operationMix(off);
+  }
+  case ExprKind::Binary:
+    if (e->binaryOp == BinaryOp::Div || e->binaryOp == BinaryOp::Rem) {
+      // A division's sequence: by a power of two a shift or a mask, by another constant a
+      // multiply-high and shifts, by a variable some 16 instructions (a conversion to float,
+      // the reciprocal, one back, multiplies and corrections); a float division's reciprocal,
+      // refinement and range check, 8.
+      InstrMix m = operationMix(e->ops[0]) + operationMix(e->ops[1]);
+      const Expr *d = e->ops[1];
+      if (e->type.isFloat()) {
+        if (d->kind == ExprKind::Const) {
+          m.add(arithmetic(e->type));
+        } else {
+          m.add(InstrClass::Special);
+          m.add(arithmetic(e->type), 7);
+        }
+      } else if (d->kind == ExprKind::Const) {
+        m.add(InstrClass::Integer,
+              d->intValue > 0 && (d->intValue & (d->intValue - 1)) == 0 ? 1 : 3);
+      } else if (e->type.bits() > 32) {
+        m.add(InstrClass::Integer, 40);
+      } else {
+        m.add(InstrClass::Conversion, 2);
+        m.add(InstrClass::Special);
+        m.add(InstrClass::Integer, 13);
+      }
+      return m;
+    }
+    if (e->binaryOp == BinaryOp::Add || e->binaryOp == BinaryOp::Sub)
+      for (int i = 0; i < 2; ++i) {
+        const Expr *m = e->ops[i];
+        if (m->kind == ExprKind::Binary && m->binaryOp == BinaryOp::Mul && m->type == e->type &&
+            (e->type.isInt() || e->type.isFloat()))
+          return InstrMix(arithmetic(e->type), 1) + operationMix(m->ops[0]) +
+                 operationMix(m->ops[1]) + operationMix(e->ops[1 - i]);
+      }
+    break;
+  case ExprKind::Intrinsic:
+    if (e->intrinsic == IntrinsicId::SqrtF || e->intrinsic == IntrinsicId::Sqrt) {
+      // MUFU.RSQ, the refinement, the range check.
+      InstrMix m = operationMix(e->ops[0]);
+      m.add(InstrClass::Special);
+      m.add(arithmetic(e->type), 5);
+      return m;
+    }
+    break;
+  default:
+    break;
+  }
+  InstrMix m(classOf(e), 1);
+  for (auto *o : e->ops)
+    m += operationMix(o);
+  return m;
+}
+
+unsigned countOperations(const Expr *e) { return operationMix(e).total(); }
+
+InstrMix ifMix(const Stmt &s) {
+  InstrMix m = operationMix(s.cond);
+  if (s.isBranch &&
+      s.gpuBranch) // the compare, the branch, and where lanes may split BSSY and BSYNC
+    m.add(InstrClass::Control, s.cond && !s.cond->uniform && !s.endsKernel ? 3 : 1);
+  else if (!s.predicated && !s.shortCircuit) // a predicated exit
+    m.add(InstrClass::Control);
+  // A predicated if: the compare; the sides issue under its predicate.
+  return m;
+}
+
+unsigned ifInstructions(const Stmt &s) { return ifMix(s).total(); }
+
+InstrMix statementMix(const Stmt &s) {
+  switch (s.kind) {
+  case StmtKind::Assign:
+  case StmtKind::Eval:
+    return operationMix(s.value);
+  case StmtKind::Store:
+    if (s.space == AddrSpace::Local && registerAddress(s.addr))
+      return operationMix(s.value);
+    return InstrMix(InstrClass::Memory, 1) + operationMix(s.addr) + operationMix(s.value);
+  case StmtKind::Return:
+    return InstrMix(InstrClass::Control, 1) + operationMix(s.value);
+  case StmtKind::Printf: // a call of vprintf
+  case StmtKind::Barrier:
+    return InstrMix(InstrClass::Control, 1);
+  default:
+    return {};
+  }
+}
+
+unsigned countAssignment(const Stmt &s) { return countOperations(s.value); }
+
+std::map<const Stmt *, unsigned> firstReads(const Function &kernel) {
+  // Each special register the kernel reads (threadIdx, blockIdx, the lane) is one S2R, each
+  // parameter or launch dimension one load from the constant bank, where it is first read; a
+  // loop's are hoisted before it.
+  std::set<int> specials;
+  std::set<const Var *> params(kernel.params.begin(), kernel.params.end()), read;
+  std::map<const Stmt *, unsigned> out;
+  unsigned *into = nullptr;
+  std::function<void(const Expr *)> expr = [&](const Expr *e) {
+    if (!e)
+      return;
+    if (e->kind == ExprKind::BuiltinVar && specials.insert(static_cast<int>(e->builtinVar)).second)
+      ++*into;
+    if (e->kind == ExprKind::VarRef && params.count(e->var) && read.insert(e->var).second)
+      ++*into;
+    for (const Expr *o : e->ops)
+      expr(o);
+  };
+  std::function<void(const Block *, bool)> block = [&](const Block *b, bool hoisted) {
+    if (!b)
+      return;
+    for (const Stmt *s : b->stmts) {
+      if (!hoisted)
+        into = &out[s];
+      for (const Expr *e : {s->value, s->addr, s->cond})
+        expr(e);
+      for (const Expr *e : s->args)
+        expr(e);
+      const bool inner = hoisted || s->kind == StmtKind::Loop;
+      for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step}) {
+        block(c, inner);
+        if (!hoisted)
+          into = &out[s];
+      }
+    }
+  };
+  block(kernel.body, false);
+  return out;
+}
+
+} // namespace kern::ir

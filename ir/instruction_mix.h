@@ -1,0 +1,72 @@
+// The SASS instructions each IR operation becomes, by class: what one evaluation adds to the
+// warp instruction counters (docs/counters.md, "Instructions" and "Instruction classes").
+#pragma once
+
+#include "ir/ir.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+
+namespace kern::ir {
+
+/// The classes of the GPU's instructions that kern estimates. The order is the counters'
+/// (backend/counter_fields.def, instrInteger...) and the report's (runtime instrClassKey).
+enum class InstrClass : uint8_t {
+  Integer,    ///< integer and address arithmetic, integer compares (IMAD, IADD3, ISETP, LOP3...)
+  Fp32,       ///< single-precision arithmetic and compares (FADD, FMUL, FFMA, FSETP...)
+  Fp64,       ///< double-precision arithmetic and compares (DADD, DMUL, DFMA, DSETP)
+  Special,    ///< the special-function unit (MUFU: reciprocal, square root, exp2, sin...)
+  Conversion, ///< between integer and floating point, or float widths (I2F, F2I, F2F, FRND)
+  Memory,     ///< loads, stores and atomics of every space (LDG, STS, ATOM, RED...)
+  Control,    ///< branches, EXIT, reconvergence (BSSY, BSYNC), barriers, calls
+  Other,      ///< moves and reads of special registers and parameters (MOV, S2R, LDC), shuffles
+};
+constexpr size_t kInstrClasses = 8;
+
+/// Estimated SASS instructions, by class.
+struct InstrMix {
+  std::array<unsigned, kInstrClasses> n{};
+
+  InstrMix() = default;
+  InstrMix(InstrClass c, unsigned k) { add(c, k); }
+  void add(InstrClass c, unsigned k = 1) { n[static_cast<size_t>(c)] += k; }
+  unsigned operator[](InstrClass c) const { return n[static_cast<size_t>(c)]; }
+  unsigned total() const;
+  InstrMix &operator+=(const InstrMix &o);
+  friend InstrMix operator+(InstrMix a, const InstrMix &b) { return a += b; }
+  bool operator==(const InstrMix &o) const = default;
+};
+
+/// The IR operations of `e` (itself and its operands, recursively) as SASS instructions by
+/// class: what one evaluation adds to the warp instruction counters. Leaves count nothing: a
+/// variable, a constant, a builtin such as threadIdx.x, an address known at compile time are
+/// values already in a register or immediates. Empty for no expression.
+InstrMix operationMix(const Expr *e);
+/// operationMix(e).total().
+unsigned countOperations(const Expr *e);
+
+/// What an `if` adds to the instruction counters besides its sides: its condition's
+/// operations, and the branch (with BSSY and BSYNC where lanes may split) or the predicated
+/// exit; a predicated if adds only its compare.
+InstrMix ifMix(const Stmt &s);
+unsigned ifInstructions(const Stmt &s);
+
+/// What a statement other than an if or a loop adds by itself (its nested blocks aside): an
+/// assignment its value's operations (naming a value is no instruction: `x = y` is a register
+/// move that the GPU's compiler removes by renaming, so neither it nor the temporaries C++ code
+/// passes through count), a store 1 and its address's and value's, a return 1 and its value's,
+/// an evaluation its value's, a barrier or printf 1. A load or store of a local variable's own
+/// storage at a constant offset (a struct's member, a small array's element) is a register's
+/// use: no instruction of its own.
+InstrMix statementMix(const Stmt &s);
+/// An assignment's: its value's operations.
+unsigned countAssignment(const Stmt &s);
+
+/// The loads of special registers and parameters that statements of `kernel` issue before
+/// their own instructions: one where each is first read, a loop's before the loop (class
+/// Other: S2R, LDC).
+std::map<const Stmt *, unsigned> firstReads(const Function &kernel);
+
+} // namespace kern::ir
