@@ -65,8 +65,9 @@ void WarpCodegen::reportInstructions() {
   for (size_t k = 0; k < ir::kInstrClasses; ++k)
     b_.CreateStore(b_.CreateLoad(b_.getInt64Ty(), instrClass_[k]),
                    b_.CreateConstInBoundsGEP2_64(classesTy, classes, 0, k));
-  b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_instr_totals),
-                {ctx_, classes, b_.CreateLoad(b_.getInt64Ty(), instrThread_, "instr.thread.total")});
+  b_.CreateCall(
+      runtime(RuntimeFunction::kern_rt_count_instr_totals),
+      {ctx_, classes, b_.CreateLoad(b_.getInt64Ty(), instrThread_, "instr.thread.total")});
 }
 
 void WarpCodegen::countInstr(const ir::InstrMix &mix, bool clock) {

@@ -251,6 +251,28 @@ public:
 
   void function(Function &f) {
     decideIfs(f.body);
+    // Variables assigned once, a value the warp shares: an inlined function's copy of its
+    // caller's argument (`arg = iters`) is the same in every lane that reads it, even where it
+    // is assigned under a divergent branch (which keeps it from being uniform for codegen).
+    std::map<const Var *, std::pair<int, bool>> writes;
+    std::function<void(const Block *)> scan = [&](const Block *b) {
+      if (!b)
+        return;
+      for (const Stmt *s : b->stmts) {
+        if (s->var) {
+          auto &[n, uniform] = writes[s->var];
+          ++n;
+          uniform = s->kind == StmtKind::Assign && s->value && s->value->uniform;
+        }
+        for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+          scan(c);
+      }
+    };
+    scan(f.body);
+    uniformCopies_.clear();
+    for (const auto &[v, w] : writes)
+      if (w.first == 1 && w.second && !v->isParam)
+        uniformCopies_.insert(v);
     std::vector<Env> envs{Env{}};
     block(f.body, envs);
     if (f.kind == FunctionKind::Kernel)
@@ -278,8 +300,15 @@ public:
 
 private:
   Module &m_;
-  std::set<const Expr *> folded_;   // divisions by what unrolling makes a constant
-  std::set<const Var *> constants_; // variables that hold one constant throughout
+  std::set<const Expr *> folded_;       // divisions by what unrolling makes a constant
+  std::set<const Var *> constants_;     // variables that hold one constant throughout
+  std::set<const Var *> uniformCopies_; // variables assigned once, a uniform value
+
+  /// Whether every lane that evaluates `e` gets the same value.
+  bool uniformValue(const Expr *e) const {
+    const Expr *v = stripCasts(e);
+    return e->uniform || (v->kind == ExprKind::VarRef && uniformCopies_.count(v->var));
+  }
 
   bool constantValue(const Expr *e) const {
     e = stripCasts(e);
@@ -476,8 +505,8 @@ private:
   /// The counter of a counted loop with the same trip count in every lane: set to a uniform
   /// value just before it, stepped by a constant, tested against a uniform value that the loop
   /// does not change (LLVM computes its trip count before it starts); null if it is not one.
-  static const Var *counted(const Stmt &s, const Stmt *before,
-                            const std::set<const Var *> &changed) {
+  const Var *counted(const Stmt &s, const Stmt *before,
+                     const std::set<const Var *> &changed) const {
     if (!s.testFirst || !s.cond || !s.step || (s.preCond && !s.preCond->stmts.empty()))
       return nullptr;
     const Expr *c = s.cond;
@@ -506,13 +535,14 @@ private:
         counter = st->var;
     }
     if (!counter || !before || before->kind != StmtKind::Assign || before->var != counter ||
-        !before->value || !before->value->uniform)
+        !before->value || !uniformValue(before->value))
       return nullptr;
     for (int side = 0; side < 2; ++side) {
       const Expr *mine = stripCasts(c->ops[side]), *other = c->ops[1 - side];
       if (mine->kind != ExprKind::VarRef || mine->var != counter)
         continue;
-      if (!other->uniform || readsAny(other, changed) || (loads(other) && storesAnything(s.body)))
+      if (!uniformValue(other) || readsAny(other, changed) ||
+          (loads(other) && storesAnything(s.body)))
         return nullptr;
       return counter;
     }

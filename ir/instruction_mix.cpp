@@ -10,6 +10,24 @@ namespace {
 
 bool isIntLike(Type t) { return t.isInt() || t.isPtr(); }
 
+/// Arithmetic on constants alone (`-0.01f`, `1 << 4`): the compiler folds it into an immediate.
+bool constantOnly(const Expr *e) {
+  switch (e->kind) {
+  case ExprKind::Const:
+    return true;
+  case ExprKind::Unary:
+  case ExprKind::Binary:
+  case ExprKind::Cast:
+  case ExprKind::Select:
+    for (const Expr *o : e->ops)
+      if (!constantOnly(o))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// A local variable's own storage at a constant offset (`&$me`, `&$me + 8`): a struct or a
 /// small array that the GPU's compiler keeps in registers, so that reading or writing it there
 /// is no instruction (an access at a varying index is local memory: LDL, STL).
@@ -165,6 +183,8 @@ InstrMix operationMix(const Expr *e) {
   case ExprKind::FunctionAddr:
     return {};
   default:
+    if (constantOnly(e))
+      return {};
     break;
   }
   // What the GPU's instructions absorb (docs/counters.md, "Instructions"): a conversion between

@@ -258,9 +258,9 @@ private:
     if (!b)
       return;
     const int outer = hoisted_;
-    int global = 0, shared = 0;  // the words of later loads that move up to here
+    int global = 0, shared = 0; // the words of later loads that move up to here
     Addresses bases; // their 64-bit addresses: one per base and index, constant offsets apart
-    VarSet reads;                // what their addresses read: they cannot move above its def
+    VarSet reads;    // what their addresses read: they cannot move above its def
     for (auto it = b->stmts.rbegin(); it != b->stmts.rend(); ++it) {
       const Stmt *st = *it;
       hoisted_ = outer + global + shared;
@@ -347,8 +347,7 @@ private:
     }
   }
 
-  static void loadWords(const Expr *e, int &global, int &shared, Addresses &bases,
-                        VarSet &reads) {
+  static void loadWords(const Expr *e, int &global, int &shared, Addresses &bases, VarSet &reads) {
     if (!e)
       return;
     if (e->kind == ExprKind::Load && !operandLoad(e)) {

@@ -20,9 +20,8 @@ std::vector<ir::InstrMix> mixesOf(const std::string &source) {
   std::vector<ir::InstrMix> out;
   for (const ir::Stmt *s : m->kernels()[0]->body->stmts) {
     out.push_back(s->kind == ir::StmtKind::If ? ir::ifMix(*s) : ir::statementMix(*s));
-    CHECK(out.back().total() == (s->kind == ir::StmtKind::If
-                                     ? ir::ifInstructions(*s)
-                                     : ir::statementMix(*s).total()));
+    CHECK(out.back().total() ==
+          (s->kind == ir::StmtKind::If ? ir::ifInstructions(*s) : ir::statementMix(*s).total()));
   }
   return out;
 }
@@ -55,8 +54,7 @@ TEST_CASE("instruction classes: arithmetic by its operands' type", "[ir][instruc
   CHECK(m[5] == mix({{InstrClass::Integer, 1}, {InstrClass::Memory, 1}}));
 }
 
-TEST_CASE("instruction classes: divisions, square roots and math functions",
-          "[ir][instructions]") {
+TEST_CASE("instruction classes: divisions, square roots and math functions", "[ir][instructions]") {
   auto m = mixesOf(R"(
     __global__ void k(float x, float y, int p, int q, float *out, int *iout) {
       float a = x / y;
