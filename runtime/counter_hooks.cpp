@@ -68,12 +68,30 @@ void WorkerCounters::reset(size_t sites) {
     std::fill(atomicChunks.begin(), atomicChunks.end(), 0u);
   atomicChunksUsed = false;
   captures.clear();
+  l1Sampling = false;
+  l1Blocks = l1Requested = l1Misses = 0;
   syncView();
 }
 
 void WorkerCounters::syncView() {
   view.sites = reinterpret_cast<uint8_t *>(set.siteData());
-  view.memos = memos.data();
+  if (l1Sampling && noMemos.size() < memos.size())
+    noMemos.resize(memos.size()); // value-initialised: tag 0, never a match
+  view.memos = l1Sampling ? noMemos.data() : memos.data();
+}
+
+void WorkerCounters::beginBlock(uint64_t linear, uint64_t blocks) {
+  l1Sampling = l1SampleBlock(linear, blocks);
+  l1Sectors.clear();
+  syncView();
+}
+
+void WorkerCounters::endBlock() {
+  if (!l1Sampling)
+    return;
+  ++l1Blocks;
+  l1Sampling = false;
+  syncView();
 }
 
 void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *addrs, uint32_t mask,
@@ -125,6 +143,8 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
     set.recordShared(site, offsets, lanes, size, kind, atomicFormOf(flags));
   } else {
     set.recordGlobal(site, addrs, mask, size, kind);
+    if (l1Sampling && kind == MemoryOpKind::Load)
+      sampleL1(addrs, mask, size);
   }
   sample(site, key, addrs, mask, size, sharedBase);
   syncView();
@@ -158,6 +178,31 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
     m.delta[i] = after[i] - before[i];
   m.delta[KERN_SITE_GLOBAL_FIELDS] = after[fields] - before[fields];
   m.delta[KERN_SITE_GLOBAL_FIELDS + 1] = after[fields + 1] - before[fields + 1];
+}
+
+void WorkerCounters::sampleL1(const uint64_t *addrs, uint32_t mask, uint32_t size) {
+  // The instruction's distinct sectors (as the sectors counter counts them), each a request to
+  // the L1 that misses unless the block touched the sector before.
+  uint64_t mine[2 * KERN_WARP_SIZE];
+  uint32_t n = 0;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const uint64_t a = addrs[std::countr_zero(m)];
+    for (uint64_t s = a / 32; s <= (a + std::max(size, 1u) - 1) / 32 && n < 2 * KERN_WARP_SIZE; ++s)
+      mine[n++] = s;
+  }
+  std::sort(mine, mine + n);
+  n = static_cast<uint32_t>(std::unique(mine, mine + n) - mine);
+  // Past kL1SampleSectors (2 MiB, far beyond any L1) a block's new sectors are misses that
+  // are not remembered: the sample's memory stays bounded.
+  constexpr size_t kL1SampleSectors = size_t(1) << 16;
+  for (uint32_t i = 0; i < n; ++i) {
+    ++l1Requested;
+    if (l1Sectors.count(mine[i]))
+      continue;
+    ++l1Misses;
+    if (l1Sectors.size() < kL1SampleSectors)
+      l1Sectors.insert(mine[i]);
+  }
 }
 
 void WorkerCounters::sample(uint32_t site, uint64_t key, const uint64_t *addrs, uint32_t mask,
@@ -271,6 +316,9 @@ namespace {
 void addInto(LaunchCounters &into, const LaunchCounters &from) {
   into.total += from.total;
   into.atomicHotPasses = std::max(into.atomicHotPasses, from.atomicHotPasses);
+  into.l1SampledBlocks += from.l1SampledBlocks;
+  into.l1SampledSectors += from.l1SampledSectors;
+  into.l1SampledMisses += from.l1SampledMisses;
   if (into.sites.size() < from.sites.size())
     into.sites.resize(from.sites.size());
   for (size_t i = 0; i < from.sites.size(); ++i)
@@ -333,6 +381,11 @@ void CounterCollector::endLaunch(size_t launchIndex) {
     hot = std::max(hot, sum);
   }
   launches_[launchIndex].atomicHotPasses = hot;
+  for (auto &w : workers_) {
+    launches_[launchIndex].l1SampledBlocks += w->l1Blocks;
+    launches_[launchIndex].l1SampledSectors += w->l1Requested;
+    launches_[launchIndex].l1SampledMisses += w->l1Misses;
+  }
   addInto(program_, launches_[launchIndex]);
   // The program keeps the sample of the first launch that executed a site.
   if (samples_.size() < samples.size())

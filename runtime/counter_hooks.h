@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <unordered_set>
 #include <vector>
 
 namespace kern::runtime {
@@ -80,11 +81,22 @@ struct WorkerCounters {
   /// what this worker captured in this launch.
   const std::vector<uint8_t> *capturing = nullptr;
   std::vector<SiteCapture> captures;
+  /// The L1 sample: while a sampled block runs, compiled code sees memos that never match
+  /// (noMemos), so that every global access reaches recordMemo, which notes its sectors.
+  bool l1Sampling = false;
+  std::vector<KernAccessMemo> noMemos;
+  std::unordered_set<uint64_t> l1Sectors; ///< the sampled block's sectors so far
+  uint64_t l1Blocks = 0, l1Requested = 0, l1Misses = 0;
+  /// Block `linear` of a grid of `blocks` starts (its warps then run on this worker) or ends.
+  void beginBlock(uint64_t linear, uint64_t blocks);
+  void endBlock();
   /// Keeps a warp's access at a captured site as its first or worst.
   void capture(uint32_t site, uint64_t key, const uint64_t *addrs, uint32_t mask, uint32_t size,
                uint32_t flags, uint64_t base, uint64_t cost);
   void sample(uint32_t site, uint64_t key, const uint64_t *addrs, uint32_t mask, uint32_t size,
               uint64_t base);
+  /// Notes a global load's sectors in the L1 sample.
+  void sampleL1(const uint64_t *addrs, uint32_t mask, uint32_t size);
   /// Keeps the lanes of a warp that split at branch `site`, as `sample` keeps an access's.
   void sampleBranch(uint32_t site, uint64_t key, uint32_t mask, uint32_t taken);
   /// Clears the counters, samples and memos for a new launch of a module with `sites` sites

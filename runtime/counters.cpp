@@ -52,14 +52,21 @@ SiteCounters &SiteCounters::operator+=(const SiteCounters &o) {
 }
 
 uint64_t &instrClass(SiteCounters &c, size_t k) {
-  uint64_t *classes[kInstrClasses] = {&c.instrInteger,    &c.instrFp32,   &c.instrFp64,
-                                      &c.instrSpecial,    &c.instrConversion,
-                                      &c.instrMemory,     &c.instrControl, &c.instrOther};
+  uint64_t *classes[kInstrClasses] = {&c.instrInteger, &c.instrFp32,       &c.instrFp64,
+                                      &c.instrSpecial, &c.instrConversion, &c.instrMemory,
+                                      &c.instrControl, &c.instrOther};
   return *classes[k];
 }
 
 uint64_t instrClass(const SiteCounters &c, size_t k) {
   return instrClass(const_cast<SiteCounters &>(c), k);
+}
+
+bool l1SampleBlock(uint64_t linear, uint64_t blocks) {
+  for (uint64_t q = 0; q < 4; ++q)
+    if (linear == blocks * q / 4)
+      return true;
+  return false;
 }
 
 const char *instrClassKey(size_t k) {

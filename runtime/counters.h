@@ -84,8 +84,16 @@ struct LaunchCounters {
   /// told apart by a hash into kAtomicChunkBuckets buckets, so chunks that share a bucket add
   /// up; a program's total is the largest of its launches'.
   uint64_t atomicHotPasses = 0;
+  /// The L1 sample (docs/timing.md, "L1"): in the sampled blocks (l1SampleBlock), the sectors
+  /// their global loads asked for, and of those the first touches of each sector in the block,
+  /// which miss in the L1 (the rest hit, if the block's data fits there).
+  uint64_t l1SampledBlocks = 0, l1SampledSectors = 0, l1SampledMisses = 0;
   bool operator==(const LaunchCounters &) const = default;
 };
+
+/// Whether block `linear` of a grid of `blocks` is one of the L1 sample's (LaunchCounters):
+/// the first and those at a quarter, half and three quarters of the grid.
+bool l1SampleBlock(uint64_t linear, uint64_t blocks);
 
 /// The buckets that count the passes of global atomics per chunk of memory (LaunchCounters).
 constexpr uint32_t kAtomicChunkBuckets = 1u << 16;

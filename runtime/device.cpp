@@ -95,6 +95,8 @@ const Field kFields[] = {
     {"sharedWavefrontsPerCycle", &DeviceProfile::sharedWavefrontsPerCycle},
     {"sharedLatencyCycles", &DeviceProfile::sharedLatencyCycles},
     {"l2LatencyCycles", &DeviceProfile::l2LatencyCycles},
+    {"l1LatencyCycles", &DeviceProfile::l1LatencyCycles},
+    {"l1Bytes", &DeviceProfile::l1Bytes},
     {"dramLatencyCycles", &DeviceProfile::dramLatencyCycles},
     {"l2Bytes", &DeviceProfile::l2Bytes},
     {"l2Bandwidth", &DeviceProfile::l2Bandwidth},
@@ -593,6 +595,9 @@ bool validateProfile(const DeviceProfile &p, std::string &error) {
   v.positiveReal("sharedWavefrontsPerCycle", p.sharedWavefrontsPerCycle);
   v.positive("sharedLatencyCycles", p.sharedLatencyCycles);
   v.positive("l2LatencyCycles", p.l2LatencyCycles);
+  v.nonNegative("l1LatencyCycles", p.l1LatencyCycles);
+  if (p.l1LatencyCycles > 0)
+    v.positive("l1Bytes", p.l1Bytes);
   v.positive("dramLatencyCycles", p.dramLatencyCycles);
   if (p.l2Bytes > 0)
     v.positiveReal("l2Bandwidth", p.l2Bandwidth);

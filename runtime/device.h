@@ -107,9 +107,12 @@ struct DeviceProfile {
   double sharedWavefrontsPerCycle = 0; ///< shared-memory wavefronts an SM serves per cycle
   int sharedLatencyCycles = 0;         ///< a shared-memory load, issue to use
   int l2LatencyCycles = 0;             ///< a global load that hits in L2
-  int dramLatencyCycles = 0;           ///< a global load that goes to DRAM
-  uint64_t l2Bytes = 0;                ///< L2 cache for global memory; 0: none (cc1.x)
-  double l2Bandwidth = 0;              ///< bytes/s the L2 serves, all SMs together
+  /// A global load that hits in the SM's L1; 0: global loads are not cached there (cc1.x).
+  int l1LatencyCycles = 0;
+  uint64_t l1Bytes = 0; ///< the SM's L1 and shared memory together (shared takes its part first)
+  int dramLatencyCycles = 0; ///< a global load that goes to DRAM
+  uint64_t l2Bytes = 0;      ///< L2 cache for global memory; 0: none (cc1.x)
+  double l2Bandwidth = 0;    ///< bytes/s the L2 serves, all SMs together
   /// Share of the DRAM's peak (memoryClockKHz x 2 x memoryBusWidthBits / 8) a streaming kernel
   /// reaches.
   double dramEfficiency = 0;

@@ -122,6 +122,11 @@ TimingInput timingInput(const LaunchRecord &rec, const LaunchCounters &counters,
   in.atomicHotPasses = counters.atomicHotPasses;
   in.loadSectors = c.global[load].sectors + c.global[atomic].sectors;
   in.loadLines = c.global[load].lines128 + c.global[atomic].lines128;
+  in.l1SampledBlocks = counters.l1SampledBlocks;
+  in.l1SampledSectors = counters.l1SampledSectors;
+  in.l1SampledMisses = counters.l1SampledMisses;
+  in.cachedLoadSectors = c.global[load].sectors;
+  in.sharedBytesPerBlock = rec.occupancy.sharedPerBlockAllocated;
   return in;
 }
 } // namespace

@@ -446,6 +446,7 @@ Json timeJson(const LaunchTime &t) {
           {"bound", timeLimiterKey(t.bound)},
           {"limiters", std::move(limiters)},
           {"dramBytes", jsonNumber(t.dramBytes)},
+          {"l1HitRate", jsonNumber(100 * t.l1HitShare)},
           {"warpsPerSM", jsonNumber(t.warpsPerSM)},
           {"warpsToHideLatency", jsonNumber(t.warpsToHideLatency)}};
 }

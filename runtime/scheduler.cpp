@@ -251,6 +251,9 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
   b.blockIdx[1] = by;
   b.blockIdx[2] = bz;
   uint8_t *shared = W.sharedMemory(cfg.sharedBytes);
+  auto *counters = static_cast<WorkerCounters *>(b.counters);
+  if (counters) // the L1 sample follows some blocks' global loads (docs/timing.md, "L1")
+    counters->beginBlock(linear, uint64_t(cfg.grid[0]) * cfg.grid[1] * cfg.grid[2]);
   b.checked = W.checked;
   if (b.checked)
     checkedBlockBegin(b.checked, linear, b.blockIdx, cfg.block, cfg.sharedBytes);
@@ -276,6 +279,8 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
       cfg.kernel->fn(&contexts[w]);
     }
   }
+  if (counters)
+    counters->endBlock();
   if (L.stopAll.load(std::memory_order_relaxed) && b.started &&
       (b.stopping || (b.hasFault && (b.fault.kind == KERN_FAULT_TIMEOUT ||
                                      b.fault.kind == KERN_FAULT_INTERRUPTED))))

@@ -133,17 +133,31 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
   const double access = std::max(32, dev.dramAccessBytes);
   const double loadBlocks = std::min(double(in.loadSectors), 128 / access * double(in.loadLines));
   const double fetched = bytes + std::max(0.0, loadBlocks * access - double(in.loadSectors) * 32);
-  double dram = fetched;
+  // L1 (docs/timing.md, "L1"): in the sampled blocks, a global load's sector that the block
+  // touched before hits (the warps of a block run together, so its re-reads come soon), unless
+  // what one block touches does not fit beside the resident blocks' shared memory. What the L1
+  // serves never reaches the L2.
+  if (dev.l1LatencyCycles > 0 && in.l1SampledSectors > 0 && in.l1SampledBlocks > 0) {
+    t.l1HitShare = 1.0 - double(in.l1SampledMisses) / double(in.l1SampledSectors);
+    const double need = 32.0 * double(in.l1SampledMisses) / double(in.l1SampledBlocks);
+    const double room =
+        std::max(0.0, double(dev.l1Bytes) - double(in.sharedBytesPerBlock) * resident);
+    if (need > room)
+      t.l1HitShare *= room / need;
+  }
+  const double l1Bytes = t.l1HitShare * double(in.cachedLoadSectors) * 32;
+  const double toL2 = std::max(0.0, fetched - l1Bytes);
+  set(TimeLimiter::L2, dev.l2Bytes > 0 ? std::max(0.0, bytes - l1Bytes) / dev.l2Bandwidth : 0.0);
+  double dram = toL2;
   if (dev.l2Bytes > 0 && in.footprintBytes > 0) {
     const double footprint = double(in.footprintBytes), l2 = double(dev.l2Bytes);
-    const double unique = std::min(fetched, footprint);
+    const double unique = std::min(toL2, footprint);
     const double miss = footprint <= l2 ? 0.0 : 1.0 - l2 / footprint;
-    dram = unique + (fetched - unique) * miss;
+    dram = unique + (toL2 - unique) * miss;
   }
   t.dramBytes = dram;
   const double dramBandwidth = dramPeakBandwidth(dev) * dev.dramEfficiency;
   set(TimeLimiter::Dram, dramBandwidth > 0 ? dram / dramBandwidth : 0.0);
-  set(TimeLimiter::L2, dev.l2Bytes > 0 ? bytes / dev.l2Bandwidth : 0.0);
   // Global atomics: the lane operations, the L2's atomic units (a result that returns costs
   // more than a reduction's), and the passes of the hottest chunk, one after another.
   const double atomicWork =
@@ -156,9 +170,10 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
   // Latency: one warp alone, each instruction waiting for the one before it, each global load
   // for its data (from L2 or DRAM in the proportion above) and each shared load likewise. A
   // round of resident warps takes at least this long; the SM runs `rounds` of them.
-  const double hit = dev.l2Bytes > 0 && fetched > 0 ? 1.0 - dram / fetched : 0.0;
-  const double memoryLatency =
-      hit * dev.l2LatencyCycles + (1.0 - hit) * double(dev.dramLatencyCycles);
+  const double hit = dev.l2Bytes > 0 && toL2 > 0 ? 1.0 - dram / toL2 : 0.0;
+  const double memoryLatency = t.l1HitShare * dev.l1LatencyCycles +
+                               (1.0 - t.l1HitShare) * (hit * dev.l2LatencyCycles +
+                                                       (1.0 - hit) * double(dev.dramLatencyCycles));
   t.memoryLatencyCycles = memoryLatency;
   const double chain = double(in.warpInstructions) / warps * dev.dependentIssueCycles +
                        double(in.globalWaits) / warps * memoryLatency +

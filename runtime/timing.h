@@ -54,6 +54,12 @@ struct TimingInput {
   double atomicReturnShare = 0;
   /// The most passes one 512-byte chunk received (LaunchCounters::atomicHotPasses).
   uint64_t atomicHotPasses = 0;
+  /// The L1 sample (LaunchCounters::l1Sampled*): blocks, the sectors their global loads asked
+  /// for, and the first touches among them; the sectors of all global loads (not atomics),
+  /// which L1 hits keep from the L2; the shared memory of a block.
+  uint64_t l1SampledBlocks = 0, l1SampledSectors = 0, l1SampledMisses = 0;
+  uint64_t cachedLoadSectors = 0;
+  uint64_t sharedBytesPerBlock = 0;
 };
 
 /// The model's answer for one launch.
@@ -62,7 +68,8 @@ struct LaunchTime {
   TimeLimiter bound = TimeLimiter::Launch;
   std::array<double, kTimeLimiters> limiterSeconds{}; ///< what each limiter alone would take
   double dramBytes = 0; ///< the DRAM traffic charged (the rest of the global bytes hit L2)
-  double memoryLatencyCycles = 0; ///< a global load's latency, L2 hits and DRAM misses mixed
+  double memoryLatencyCycles = 0; ///< a global load's latency, L1 and L2 hits and DRAM mixed
+  double l1HitShare = 0;          ///< of the global load sectors, the share the L1 serves
   double warpsPerSM = 0;          ///< warps resident on an SM at once
   /// When latency bounds the launch: the resident warps per SM that would hide it (capped at
   /// the profile's maximum); 0 otherwise.

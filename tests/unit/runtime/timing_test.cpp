@@ -254,3 +254,41 @@ TEST_CASE("timing: a site's use of what bounds the launch", "[runtime][timing]")
   t.limiterSeconds[static_cast<size_t>(TimeLimiter::Barriers)] = 1e-6;
   CHECK(siteBoundUse(h100, t, c) == 7);
 }
+
+TEST_CASE("timing: a block's re-reads hit in L1", "[runtime][timing]") {
+  // docs/timing.md, example 8 (a naive matmul's block): one block of 8 warps, each making 64
+  // loads of 2 sectors (128 loads' worth of sectors: 1024) where the sampled block touched 128
+  // distinct sectors: 1 - 128 / 1024 = 87.5% hit in L1, 4 KiB fit beside no shared memory.
+  TimingInput in;
+  in.blocks = 1;
+  in.warpsPerBlock = 8;
+  in.blocksPerSM = 8;
+  in.warpInstructions = 8 * 200;
+  in.globalWaits = 8 * 64;
+  in.globalBytes = 1024 * 32;
+  in.loadSectors = in.cachedLoadSectors = 1024;
+  in.loadLines = 512;
+  in.footprintBytes = 1 << 20;
+  in.l1SampledBlocks = 1;
+  in.l1SampledSectors = 1024;
+  in.l1SampledMisses = 128;
+  const DeviceProfile &h100 = profile("h100");
+  const LaunchTime t = modelLaunchTime(h100, in);
+  CHECK(t.l1HitShare == Approx(0.875));
+  // The hits never leave the SM: of the 64-byte DRAM blocks the 1024 sectors lie in (65536 B,
+  // each sector of a line apart), 0.875 x 32768 B are served by the L1; the rest are first
+  // touches (DRAM). The L2 serves the 128 missing sectors.
+  CHECK(t.dramBytes == Approx(1024 * 64 - 0.875 * 1024 * 32));
+  CHECK(limiter(t, TimeLimiter::L2) == Approx(128.0 * 32 / 11.0e12));
+  // A load waits 0.875 x 40 + 0.125 x 605 = 110.6 cycles.
+  CHECK(t.memoryLatencyCycles == Approx(0.875 * 40 + 0.125 * 605));
+  CHECK(limiter(t, TimeLimiter::Latency) ==
+        Approx((200.0 * 4 + 64 * (0.875 * 40 + 0.125 * 605)) / 1.98e9));
+  // A block touching more than the L1 holds keeps only what fits: 512 KiB of first touches
+  // against 256 KiB, so half the re-reads hit.
+  in.l1SampledMisses = 16384;
+  in.l1SampledSectors = 16384 * 8;
+  CHECK(modelLaunchTime(h100, in).l1HitShare == Approx(0.875 * 262144 / (16384.0 * 32)));
+  // cc1.x has no L1 for global loads.
+  CHECK(modelLaunchTime(profile("gt200"), in).l1HitShare == 0);
+}
