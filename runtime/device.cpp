@@ -100,6 +100,7 @@ const Field kFields[] = {
     {"dramLatencyCycles", &DeviceProfile::dramLatencyCycles},
     {"l2Bytes", &DeviceProfile::l2Bytes},
     {"l2Bandwidth", &DeviceProfile::l2Bandwidth},
+    {"l2PartialSectorsPerCycle", &DeviceProfile::l2PartialSectorsPerCycle},
     {"dramEfficiency", &DeviceProfile::dramEfficiency},
     {"atomicsPerCycle", &DeviceProfile::atomicsPerCycle},
     {"atomicUnitsPerCycle", &DeviceProfile::atomicUnitsPerCycle},
@@ -603,6 +604,9 @@ bool validateProfile(const DeviceProfile &p, std::string &error) {
     v.positiveReal("l2Bandwidth", p.l2Bandwidth);
   else if (!(p.l2Bandwidth >= 0) || !std::isfinite(p.l2Bandwidth))
     v.fail("field 'l2Bandwidth' must not be negative, got " + formatDouble(p.l2Bandwidth));
+  if (!(p.l2PartialSectorsPerCycle >= 0) || !std::isfinite(p.l2PartialSectorsPerCycle))
+    v.fail("field 'l2PartialSectorsPerCycle' must not be negative, got " +
+           formatDouble(p.l2PartialSectorsPerCycle));
   v.fraction("dramEfficiency", p.dramEfficiency);
   v.positiveReal("atomicsPerCycle", p.atomicsPerCycle);
   v.positiveReal("atomicUnitsPerCycle", p.atomicUnitsPerCycle);

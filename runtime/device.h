@@ -113,6 +113,9 @@ struct DeviceProfile {
   int dramLatencyCycles = 0; ///< a global load that goes to DRAM
   uint64_t l2Bytes = 0;      ///< L2 cache for global memory; 0: none (cc1.x)
   double l2Bandwidth = 0;    ///< bytes/s the L2 serves, all SMs together
+  /// Sectors that stores fill only in part, which the L2 takes one at a time: how many per
+  /// clock, all SMs together; 0: such stores cost their bytes only.
+  double l2PartialSectorsPerCycle = 0;
   /// Share of the DRAM's peak (memoryClockKHz x 2 x memoryBusWidthBits / 8) a streaming kernel
   /// reaches.
   double dramEfficiency = 0;

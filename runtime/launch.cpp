@@ -126,6 +126,9 @@ TimingInput timingInput(const LaunchRecord &rec, const LaunchCounters &counters,
   in.l1SampledSectors = counters.l1SampledSectors;
   in.l1SampledMisses = counters.l1SampledMisses;
   in.cachedLoadSectors = c.global[load].sectors;
+  const auto store = static_cast<size_t>(MemoryOpKind::Store);
+  in.storeSectors = c.global[store].sectors;
+  in.storeBytesRequested = c.global[store].bytesRequested;
   in.sharedBytesPerBlock = rec.occupancy.sharedPerBlockAllocated;
   return in;
 }

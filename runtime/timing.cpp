@@ -147,7 +147,15 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
   }
   const double l1Bytes = t.l1HitShare * double(in.cachedLoadSectors) * 32;
   const double toL2 = std::max(0.0, fetched - l1Bytes);
-  set(TimeLimiter::L2, dev.l2Bytes > 0 ? std::max(0.0, bytes - l1Bytes) / dev.l2Bandwidth : 0.0);
+  // Stores that fill a sector in part: the L2 merges each such sector on its own. The sectors
+  // beyond those the written bytes fill are the partial ones (all of them when every lane
+  // writes a sector of its own, less one in eight of those of 4-byte stores; docs/timing.md).
+  t.partialSectors = std::max(0.0, double(in.storeSectors) - double(in.storeBytesRequested) / 32);
+  const double partial = dev.l2PartialSectorsPerCycle > 0
+                             ? t.partialSectors / (dev.l2PartialSectorsPerCycle * hz)
+                             : 0.0;
+  set(TimeLimiter::L2,
+      dev.l2Bytes > 0 ? std::max(0.0, bytes - l1Bytes) / dev.l2Bandwidth + partial : 0.0);
   double dram = toL2;
   if (dev.l2Bytes > 0 && in.footprintBytes > 0) {
     const double footprint = double(in.footprintBytes), l2 = double(dev.l2Bytes);

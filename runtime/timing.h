@@ -59,6 +59,9 @@ struct TimingInput {
   /// which L1 hits keep from the L2; the shared memory of a block.
   uint64_t l1SampledBlocks = 0, l1SampledSectors = 0, l1SampledMisses = 0;
   uint64_t cachedLoadSectors = 0;
+  /// Global stores: their sectors and the bytes their lanes wrote (the sectors filled in part
+  /// follow from the two).
+  uint64_t storeSectors = 0, storeBytesRequested = 0;
   uint64_t sharedBytesPerBlock = 0;
 };
 
@@ -70,6 +73,7 @@ struct LaunchTime {
   double dramBytes = 0; ///< the DRAM traffic charged (the rest of the global bytes hit L2)
   double memoryLatencyCycles = 0; ///< a global load's latency, L1 and L2 hits and DRAM mixed
   double l1HitShare = 0;          ///< of the global load sectors, the share the L1 serves
+  double partialSectors = 0;      ///< store sectors filled in part (docs/timing.md, step 4)
   double warpsPerSM = 0;          ///< warps resident on an SM at once
   /// When latency bounds the launch: the resident warps per SM that would hide it (capped at
   /// the profile's maximum); 0 otherwise.

@@ -53,7 +53,8 @@ const char *kH100Pcie = R"({
   "issueRate": 4, "dependentIssueCycles": 4, "sharedWavefrontsPerCycle": 1,
   "sharedLatencyCycles": 29, "l2LatencyCycles": 282, "dramLatencyCycles": 605,
   "l1LatencyCycles": 40, "l1Bytes": 262144,
-  "l2Bytes": 52428800, "l2Bandwidth": 11.0e12, "dramEfficiency": 0.88, "atomicsPerCycle": 272,
+  "l2Bytes": 52428800, "l2Bandwidth": 11.0e12, "l2PartialSectorsPerCycle": 40.4,
+  "dramEfficiency": 0.88, "atomicsPerCycle": 272,
   "atomicUnitsPerCycle": 48.7, "atomicChunkPassesPerCycle": 0.69, "atomicReturnCost": 1.28,
   "barrierCycles": 13, "barrierCyclesPerWarp": 2, "dramAccessBytes": 64, "launchOverheadUs": 1.5
 })";

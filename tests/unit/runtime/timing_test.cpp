@@ -292,3 +292,31 @@ TEST_CASE("timing: a block's re-reads hit in L1", "[runtime][timing]") {
   // cc1.x has no L1 for global loads.
   CHECK(modelLaunchTime(profile("gt200"), in).l1HitShare == 0);
 }
+
+TEST_CASE("timing: stores that fill sectors in part cost the L2 a merge each",
+          "[runtime][timing]") {
+  // docs/timing.md, example 9 (a naive transpose's stores): 131072 warps each storing 4 bytes
+  // a lane, every lane in a sector of its own: 32 sectors an instruction, 128 bytes written.
+  // 4194304 sectors, of which 4194304 - 16777216 / 32 = 3670016 are counted as partial.
+  TimingInput in;
+  in.blocks = 16384;
+  in.warpsPerBlock = 8;
+  in.blocksPerSM = 8;
+  in.warpInstructions = 131072 * 10;
+  in.globalBytes = 4194304ull * 32;
+  in.storeSectors = 4194304;
+  in.storeBytesRequested = 16777216;
+  in.footprintBytes = 1ull << 25;
+  const DeviceProfile &h100 = profile("h100");
+  const LaunchTime t = modelLaunchTime(h100, in);
+  CHECK(t.partialSectors == Approx(3670016));
+  // The L2: the bytes at l2Bandwidth, then each partial sector at 40.4 a clock.
+  CHECK(limiter(t, TimeLimiter::L2) ==
+        Approx(4194304.0 * 32 / 11.0e12 + 3670016 / (40.4 * 1.98e9)));
+  CHECK(t.bound == TimeLimiter::L2);
+  // Whole sectors (the same bytes, 8 lanes a sector) cost their bytes only.
+  in.storeSectors = 524288;
+  in.storeBytesRequested = 16777216;
+  in.globalBytes = 524288ull * 32;
+  CHECK(modelLaunchTime(h100, in).partialSectors == 0);
+}
