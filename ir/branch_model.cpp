@@ -251,18 +251,25 @@ public:
 
   void function(Function &f) {
     decideIfs(f.body);
-    // Variables assigned once, a value the warp shares: an inlined function's copy of its
-    // caller's argument (`arg = iters`) is the same in every lane that reads it, even where it
-    // is assigned under a divergent branch (which keeps it from being uniform for codegen).
-    std::map<const Var *, std::pair<int, bool>> writes;
+    // Variables assigned once: to a value the warp shares, such as an inlined function's copy
+    // of its caller's argument (`arg = iters`), which is the same in every lane that reads it
+    // even where it is assigned under a divergent branch (which keeps it from being uniform
+    // for codegen); or to a constant (blackScholes' `t = 1.0f`), which they then are.
+    struct Writes {
+      int n = 0;
+      bool uniform = false, constant = false;
+    };
+    std::map<const Var *, Writes> writes;
     std::function<void(const Block *)> scan = [&](const Block *b) {
       if (!b)
         return;
       for (const Stmt *s : b->stmts) {
         if (s->var) {
-          auto &[n, uniform] = writes[s->var];
-          ++n;
-          uniform = s->kind == StmtKind::Assign && s->value && s->value->uniform;
+          Writes &w = writes[s->var];
+          const bool assign = s->kind == StmtKind::Assign && s->value;
+          ++w.n;
+          w.uniform = assign && s->value->uniform;
+          w.constant = assign && s->value->kind == ExprKind::Const;
         }
         for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
           scan(c);
@@ -270,31 +277,17 @@ public:
     };
     scan(f.body);
     uniformCopies_.clear();
-    for (const auto &[v, w] : writes)
-      if (w.first == 1 && w.second && !v->isParam)
+    constants_.clear();
+    for (const auto &[v, w] : writes) {
+      if (w.n == 1 && w.uniform && !v->isParam)
         uniformCopies_.insert(v);
+      if (w.n == 1 && w.constant)
+        constants_.insert(v);
+    }
     std::vector<Env> envs{Env{}};
     block(f.body, envs);
     if (f.kind == FunctionKind::Kernel)
       tail(f.body);
-    // Variables given one constant value once (blackScholes' `t = 1.0f`) are that constant.
-    std::map<const Var *, int> assignments;
-    std::function<void(const Block *)> count = [&](const Block *b) {
-      if (!b)
-        return;
-      for (const Stmt *s : b->stmts) {
-        if (s->var)
-          assignments[s->var] +=
-              s->kind == StmtKind::Assign && s->value && s->value->kind == ExprKind::Const ? 1 : 2;
-        for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
-          count(c);
-      }
-    };
-    count(f.body);
-    constants_.clear();
-    for (const auto &[v, n] : assignments)
-      if (n == 1)
-        constants_.insert(v);
     divisions(f.body);
   }
 

@@ -82,6 +82,8 @@ void WorkerCounters::syncView() {
 
 void WorkerCounters::beginBlock(uint64_t linear, uint64_t blocks) {
   l1Sampling = l1SampleBlock(linear, blocks);
+  if (!l1Sampling)
+    return; // the view is already the plain one (endBlock); every block passes here
   l1Sectors.clear();
   syncView();
 }

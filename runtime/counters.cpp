@@ -51,16 +51,17 @@ SiteCounters &SiteCounters::operator+=(const SiteCounters &o) {
   return *this;
 }
 
-uint64_t &instrClass(SiteCounters &c, size_t k) {
-  uint64_t *classes[kInstrClasses] = {&c.instrInteger, &c.instrFp32,       &c.instrFp64,
-                                      &c.instrSpecial, &c.instrConversion, &c.instrMemory,
-                                      &c.instrControl, &c.instrOther};
-  return *classes[k];
-}
+namespace {
+/// The fields of SiteCounters that hold the classes, in kInstrClasses order.
+constexpr uint64_t SiteCounters::*kInstrClassFields[kInstrClasses] = {
+    &SiteCounters::instrInteger, &SiteCounters::instrFp32,       &SiteCounters::instrFp64,
+    &SiteCounters::instrSpecial, &SiteCounters::instrConversion, &SiteCounters::instrMemory,
+    &SiteCounters::instrControl, &SiteCounters::instrOther};
+} // namespace
 
-uint64_t instrClass(const SiteCounters &c, size_t k) {
-  return instrClass(const_cast<SiteCounters &>(c), k);
-}
+uint64_t &instrClass(SiteCounters &c, size_t k) { return c.*kInstrClassFields[k]; }
+
+uint64_t instrClass(const SiteCounters &c, size_t k) { return c.*kInstrClassFields[k]; }
 
 bool l1SampleBlock(uint64_t linear, uint64_t blocks) {
   for (uint64_t q = 0; q < 4; ++q)
