@@ -13,11 +13,16 @@ namespace kern::ir {
 /// them: the peak, over the kernel's statements, of the 32-bit words of the values live across
 /// the statement (a pointer to global memory or a 64-bit value 2, a shared pointer 1, a
 /// predicate 0; a kernel parameter the body never assigns 0, as it stays in the constant bank)
-/// plus the temporaries that evaluating the statement needs; calls not inlined add their
-/// callee's peak. kRegisterBase is added for what every kernel holds (the stack pointer, the
-/// thread index) and the result is clamped to [kRegisterBase, 255].
+/// plus the temporaries that evaluating the statement needs (with what nvcc's sequence for a
+/// division, a math function, a shuffle or an aggregated atomic holds besides); calls not
+/// inlined add their callee's peak, and a call through the ABI makes it kAbiCallRegisters.
+/// kRegisterBase is added for what every kernel holds (the stack pointer, the thread index) and the
+/// result is clamped to [kRegisterBase, 255].
 int estimateRegisters(const Function &kernel);
 constexpr int kRegisterBase = 6;
+/// The registers of a kernel that calls through the ABI (printf, assert, device malloc, a
+/// function pointer, a virtual call): ptxas (sm_90) gives such a kernel at least this many.
+constexpr int kAbiCallRegisters = 24;
 
 /// The functions that `f` calls directly.
 void functionCallees(const Function &f, std::set<const Function *> &out);

@@ -31,6 +31,156 @@ bool operandLoad(const Expr *e) {
   return e->kind == ExprKind::Load && e->space == AddrSpace::Constant && e->ops[0]->uniform;
 }
 
+/// The registers an operation's expansion holds beyond its operands and its result: the
+/// instruction sequences (and the slow-path subroutines they branch to) that nvcc makes of a
+/// division or a math function. Measured with ptxas (nvcc 13, -O3, sm_90) as the registers of a
+/// kernel that applies the operation to loaded values, less those of the same kernel with a
+/// multiplication (docs/devices.md, "Registers per thread").
+/// `folded`: the counters of the fully unrolled loops around `e`, constants in each copy.
+bool foldsToConstant(const Expr *e, const std::set<const Var *> &folded) {
+  if (e->kind == ExprKind::Const)
+    return true;
+  if (e->kind == ExprKind::VarRef)
+    return folded.count(e->var) > 0;
+  if (e->kind != ExprKind::Binary && e->kind != ExprKind::Cast && e->kind != ExprKind::Unary)
+    return false;
+  return std::all_of(e->ops.begin(), e->ops.end(),
+                     [&](const Expr *o) { return foldsToConstant(o, folded); });
+}
+
+int expansionWords(const Expr *e, const std::set<const Var *> &folded) {
+  if (e->kind == ExprKind::Binary &&
+      (e->binaryOp == BinaryOp::Div || e->binaryOp == BinaryOp::Rem)) {
+    const Type &t = e->type;
+    const Expr *num = e->ops[0], *den = e->ops[1];
+    if (foldsToConstant(den, folded)) // a constant, a multiplication, or a short sequence
+      return t.kind == TypeKind::F32 && !foldsToConstant(num, folded) ? 1 : 0;
+    if (t.kind == TypeKind::F32)
+      return num->kind == ExprKind::Const ? 1 : 2; // a reciprocal, or a division
+    if (t.kind == TypeKind::F64)
+      return num->kind == ExprKind::Const ? 0 : 11;
+    if (t.isInt() && t.bits() > 32)
+      return e->binaryOp == BinaryOp::Div ? 8 : 6;
+    if (t.isInt())
+      return 5; // a reciprocal estimate, its correction and the remainder fix-ups
+    return 0;
+  }
+  if (e->kind != ExprKind::Intrinsic)
+    return 0;
+  switch (e->intrinsic) {
+  case IntrinsicId::SinF:
+  case IntrinsicId::CosF:
+  case IntrinsicId::TanF:
+    return 10; // the slow path's range reduction (Payne-Hanek)
+  case IntrinsicId::Atan2F:
+  case IntrinsicId::TgammaF:
+    return 8;
+  case IntrinsicId::RemainderF:
+    return 6;
+  case IntrinsicId::J0F:
+    return 5;
+  case IntrinsicId::LgammaF:
+    return 3;
+  case IntrinsicId::Tgamma:
+    return 20;
+  case IntrinsicId::Sinh:
+    return 18;
+  case IntrinsicId::Sin:
+  case IntrinsicId::Cos:
+  case IntrinsicId::Erfc:
+  case IntrinsicId::Pow:
+    return 16;
+  case IntrinsicId::Atan2:
+    return 15;
+  case IntrinsicId::Tan:
+  case IntrinsicId::Log1p:
+    return 14;
+  case IntrinsicId::Acos:
+    return 10;
+  case IntrinsicId::Cbrt:
+    return 9;
+  case IntrinsicId::Log:
+  case IntrinsicId::Log2:
+  case IntrinsicId::Log10:
+  case IntrinsicId::Asin:
+    return 8;
+  case IntrinsicId::Sqrt:
+  case IntrinsicId::Tanh:
+  case IntrinsicId::Hypot:
+    return 6;
+  case IntrinsicId::Erf:
+    return 5;
+  case IntrinsicId::Expm1:
+  case IntrinsicId::Fmod:
+    return 4;
+  case IntrinsicId::AtomicAdd:
+  case IntrinsicId::AtomicSub:
+    // A constant added at an address the whole warp shares: nvcc aggregates the warp's
+    // additions. One lane (the first active: a vote and a find-leading-one) adds the count of
+    // lanes (a population count), and a shuffle hands each lane its result (plus the lanes
+    // below it: a lane mask).
+    return e->ops[0]->uniform && e->ops[0]->type.space != AddrSpace::Shared &&
+                   e->ops[1]->kind == ExprKind::Const
+               ? 4
+               : 0;
+  case IntrinsicId::ShflIdx:
+  case IntrinsicId::ShflUp:
+  case IntrinsicId::ShflDown:
+  case IntrinsicId::ShflXor:
+    // The path for a warp that is not converged (WARPSYNC.COLLECTIVE) passes the mask, the
+    // lane and the clamp in registers.
+    return 3;
+  default:
+    // The others: a few values of a slow path or of the sequence's steps.
+    return intrinsicKind(e->intrinsic) == IntrinsicKind::Math ? 2 : 0;
+  }
+}
+
+/// Whether `f` calls through the ABI: printf, assert's failure report, device malloc and free,
+/// a call through a function pointer or a virtual call. ptxas then keeps the registers the
+/// calling convention needs (kAbiCallRegisters on sm_90, whatever the kernel's own need).
+bool callsThroughAbi(const Block *b);
+
+bool callsThroughAbi(const Expr *e) {
+  if (!e)
+    return false;
+  if (e->kind == ExprKind::Intrinsic) {
+    switch (e->intrinsic) {
+    case IntrinsicId::AssertFail:
+    case IntrinsicId::FnPtrFault:
+    case IntrinsicId::VirtualFault:
+    case IntrinsicId::DeviceMalloc:
+    case IntrinsicId::DeviceFree:
+      return true;
+    default:
+      break;
+    }
+  }
+  for (const Expr *o : e->ops)
+    if (callsThroughAbi(o))
+      return true;
+  return false;
+}
+
+bool callsThroughAbi(const Block *b) {
+  if (!b)
+    return false;
+  for (const Stmt *s : b->stmts) {
+    if (s->kind == StmtKind::Printf)
+      return true;
+    for (const Expr *e : {s->addr, s->value, s->cond})
+      if (callsThroughAbi(e))
+        return true;
+    for (const Expr *e : s->args)
+      if (callsThroughAbi(e))
+        return true;
+    for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+      if (callsThroughAbi(c))
+        return true;
+  }
+  return false;
+}
+
 /// One function's pressure: a backward liveness walk over its structured body that keeps, at
 /// each statement, the words of the values live across it plus what evaluating it needs.
 class Pressure {
@@ -49,6 +199,7 @@ private:
   const Function &f_;
   std::map<const Function *, int> &callees_;
   std::set<const Var *> assigned_;
+  std::set<const Var *> folded_; // the counters of the fully unrolled loops being walked
   int peak_ = 0;
   const Expr *reused_ = nullptr; // the address the store being walked shares with a load
   int held_ = 0;                 // words held from the statement being walked to a later one
@@ -106,18 +257,23 @@ private:
       int inner = it != callees_.end() ? it->second : 0;
       return std::max(inner, opsNeed(e) + result);
     }
-    case ExprKind::Intrinsic:
-      // A math function's slow path keeps a few values of its own (range reduction).
-      return std::max(opsNeed(e) + (intrinsicKind(e->intrinsic) == IntrinsicKind::Math ? 2 : 0),
-                      result);
     default:
-      return std::max(opsNeed(e), result);
+      return std::max(opsNeed(e), result) + expansionWords(e, folded_);
     }
   }
 
   /// Whether operand `o` takes a register of its own once evaluated: a variable is counted by
   /// the live set, and constants and addresses known at compile time are immediates.
   static bool held(const Expr *o) { return !immediate(o) && !operandLoad(o); }
+
+  /// The words an evaluated operand holds: a 32-bit integer widened to 64 bits holds its 32
+  /// (IMAD.WIDE and LEA.HI.X widen it as they use it).
+  static int heldWords(const Expr *o) {
+    if (o->kind == ExprKind::Cast && o->type.isInt() && o->type.bits() == 64 &&
+        o->ops[0]->type.isInt() && o->ops[0]->type.bits() <= 32)
+      return 1;
+    return wordsOf(o->type);
+  }
 
   /// A variable (counted by the live set), a constant or an address known at compile time.
   static bool immediate(const Expr *e) {
@@ -142,7 +298,7 @@ private:
     std::vector<std::pair<int, int>> ops; // (need, words held afterwards)
     for (const Expr *o : list)
       if (o)
-        ops.push_back({need(o), held(o) ? wordsOf(o->type) : 0});
+        ops.push_back({need(o), held(o) ? heldWords(o) : 0});
     // The operand that frees most of what it needed goes first (need minus what it holds).
     std::stable_sort(ops.begin(), ops.end(),
                      [](auto a, auto b) { return a.first - a.second > b.first - b.second; });
@@ -253,6 +409,22 @@ private:
     return true;
   }
 
+  /// The values assigned to each variable in `b` (a null value: one not known, a load into it).
+  static void assignments(const Block *b, std::map<const Var *, std::vector<const Expr *>> &out) {
+    if (!b)
+      return;
+    for (const Stmt *s : b->stmts) {
+      if (s->var)
+        out[s->var].push_back(s->kind == StmtKind::Assign ? s->value : nullptr);
+      for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+        assignments(c, out);
+    }
+  }
+
+  /// An address a load computed: its base (a pointer variable or a variable's address) and its
+  /// index less any constant.
+  using Addresses = std::vector<std::pair<const Expr *, const Expr *>>;
+
   /// Walks `b` backward: `live` is what is live after it on entry and before it on return.
   void walk(const Block *b, VarSet &live) {
     if (!b)
@@ -261,9 +433,17 @@ private:
     int global = 0, shared = 0; // the words of later loads that move up to here
     Addresses bases; // their 64-bit addresses: one per base and index, constant offsets apart
     VarSet reads;    // what their addresses read: they cannot move above its def
+    // Likewise the addresses of the later stores of a run of stores, which ptxas computes
+    // before it issues the first.
+    int stored = 0;
+    Addresses storeBases;
     for (auto it = b->stmts.rbegin(); it != b->stmts.rend(); ++it) {
       const Stmt *st = *it;
-      hoisted_ = outer + global + shared;
+      if (st->kind != StmtKind::Store) {
+        stored = 0;
+        storeBases.clear();
+      }
+      hoisted_ = outer + global + shared + stored;
       // `x = a[i] * 2; a[i] = x;`: the store reuses the address its load computed, which
       // stays live between them instead of what it was computed from.
       reused_ = nullptr;
@@ -289,28 +469,61 @@ private:
       }
       // ptxas issues a straight run's loads together, ahead of the stores of other spaces:
       // the values (and 64-bit addresses) of later loads are live across earlier statements.
-      const bool plain = st->kind == StmtKind::Assign || st->kind == StmtKind::Store;
-      Loads ignored;
-      if (!plain || !exprLoads(st->value, ignored) || !exprLoads(st->addr, ignored) ||
-          (st->var && reads.count(st->var))) {
+      if (st->kind == StmtKind::Store && newAddress(st->addr, storeBases))
+        stored += wordsOf(st->addr->type);
+      // An if that nvcc predicates (ir/branch_model.cpp) joins the run: its sides' loads
+      // issue with the others, under the predicate.
+      if (st->kind == StmtKind::If && st->predicated && straight(st->thenBody) &&
+          straight(st->elseBody)) {
+        for (const Block *side : {st->elseBody, st->thenBody})
+          if (side)
+            for (auto in = side->stmts.rbegin(); in != side->stmts.rend(); ++in)
+              runStep(*in, global, shared, bases, reads);
+        loadWords(st->cond, global, shared, bases, reads);
+        continue;
+      }
+      if (st->kind != StmtKind::Assign && st->kind != StmtKind::Store) {
         global = shared = 0;
         bases.clear();
         reads.clear();
-        if (!plain)
-          continue;
+        continue;
       }
-      if (st->kind == StmtKind::Store) {
-        if (st->space == AddrSpace::Shared) {
-          shared = 0;
-        } else {
-          global = 0;
-          bases.clear();
-        }
-      }
-      loadWords(st->value, global, shared, bases, reads);
-      loadWords(st->addr, global, shared, bases, reads);
+      runStep(st, global, shared, bases, reads);
     }
     hoisted_ = outer;
+  }
+
+  /// Assignments and stores only, with no call or warp-wide operation.
+  static bool straight(const Block *b) {
+    if (!b)
+      return true;
+    Loads ignored;
+    return std::all_of(b->stmts.begin(), b->stmts.end(), [&](const Stmt *s) {
+      return (s->kind == StmtKind::Assign || s->kind == StmtKind::Store) &&
+             exprLoads(s->value, ignored) && exprLoads(s->addr, ignored);
+    });
+  }
+
+  /// One assignment or store of a straight run, walked backward: the loads that move up past
+  /// it (a store keeps later loads of its space below it).
+  static void runStep(const Stmt *st, int &global, int &shared, Addresses &bases, VarSet &reads) {
+    Loads ignored;
+    if (!exprLoads(st->value, ignored) || !exprLoads(st->addr, ignored) ||
+        (st->var && reads.count(st->var))) {
+      global = shared = 0;
+      bases.clear();
+      reads.clear();
+    }
+    if (st->kind == StmtKind::Store) {
+      if (st->space == AddrSpace::Shared) {
+        shared = 0;
+      } else {
+        global = 0;
+        bases.clear();
+      }
+    }
+    loadWords(st->value, global, shared, bases, reads);
+    loadWords(st->addr, global, shared, bases, reads);
   }
 
   /// Whether `e` loads from `addr` in `space` (the same expression).
@@ -324,9 +537,6 @@ private:
         return true;
     return false;
   }
-
-  /// A 64-bit address a load computed: its base pointer and its index less any constant.
-  using Addresses = std::vector<std::pair<const Var *, const Expr *>>;
 
   /// The index of `off` (a pointer offset) without what an immediate offset absorbs: casts,
   /// the element size and added constants (`a[i]`, `a[i + 1]` share one address register).
@@ -347,26 +557,44 @@ private:
     }
   }
 
+  /// Whether address `a` needs a register of its own beside `bases` (which it joins): not when
+  /// it is one of them plus a constant.
+  static bool newAddress(const Expr *a, Addresses &bases) {
+    // A pointer variable, and one plus a constant, are addressed through its own register.
+    if (a->kind == ExprKind::VarRef ||
+        (a->kind == ExprKind::PtrAdd && a->ops[0]->kind == ExprKind::VarRef &&
+         indexOf(a->ops[1])->kind == ExprKind::Const))
+      return false;
+    if (a->kind != ExprKind::PtrAdd ||
+        (a->ops[0]->kind != ExprKind::VarRef && a->ops[0]->kind != ExprKind::SharedAddr &&
+         a->ops[0]->kind != ExprKind::GlobalAddr))
+      return true;
+    const Expr *base = a->ops[0];
+    const Expr *index = indexOf(a->ops[1]);
+    if (std::any_of(bases.begin(), bases.end(), [&](const auto &b) {
+          return sameExpr(b.first, base) && sameExpr(b.second, index);
+        }))
+      return false;
+    bases.push_back({base, index});
+    return true;
+  }
+
   static void loadWords(const Expr *e, int &global, int &shared, Addresses &bases, VarSet &reads) {
     if (!e)
       return;
     if (e->kind == ExprKind::Load && !operandLoad(e)) {
       const Expr *a = e->ops[0];
       uses(a, reads);
-      const Var *base = a->kind == ExprKind::PtrAdd && a->ops[0]->kind == ExprKind::VarRef
-                            ? a->ops[0]->var
-                            : nullptr;
-      bool newAddress = !base;
-      if (base) {
-        const Expr *index = indexOf(a->ops[1]);
-        newAddress = std::none_of(bases.begin(), bases.end(), [&](const auto &b) {
-          return b.first == base && sameExpr(b.second, index);
-        });
-        if (newAddress)
-          bases.push_back({base, index});
+      // A load of the run from the same address is the same value (ptxas loads it once); the
+      // run records the addresses it loaded as (address, address).
+      const bool again = std::any_of(bases.begin(), bases.end(), [&](const auto &b) {
+        return b.first == b.second && sameExpr(b.first, a);
+      });
+      if (!again) {
+        bases.push_back({a, a});
+        const int words = wordsOf(e->type) + (newAddress(a, bases) ? wordsOf(a->type) : 0);
+        (e->space == AddrSpace::Shared ? shared : global) += words;
       }
-      const int words = wordsOf(e->type) + (newAddress ? wordsOf(a->type) : 0);
-      (e->space == AddrSpace::Shared ? shared : global) += words;
     }
     for (const Expr *o : e->ops)
       loadWords(o, global, shared, bases, reads);
@@ -442,6 +670,30 @@ private:
     steppedBases(s->body, changed, bases);
     for (const Var *b : bases)
       unrolled_ += wordsOf(b->type);
+    // A fully unrolled loop's counter is a constant in each copy, and so is a variable that
+    // the loop sets from constants and such variables only (`pout = 1 - pout`).
+    const std::set<const Var *> foldedOutside = folded_;
+    if (s->loopShape == LoopShape::Unrolled && s->step && s->step->stmts.size() == 1 &&
+        s->step->stmts[0]->kind == StmtKind::Assign) {
+      std::map<const Var *, std::vector<const Expr *>> sets;
+      assignments(s->body, sets);
+      assignments(s->step, sets);
+      std::set<const Var *> candidates = folded_;
+      for (const auto &[v, values] : sets)
+        candidates.insert(v);
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (const auto &[v, values] : sets)
+          if (candidates.count(v) && !std::all_of(values.begin(), values.end(), [&](const Expr *e) {
+                return e && foldsToConstant(e, candidates);
+              })) {
+            candidates.erase(v);
+            changed = true;
+          }
+      }
+      if (candidates.count(s->step->stmts[0]->var))
+        folded_ = candidates;
+    }
     const VarSet after = live;
     VarSet head = after;
     for (int pass = 0; pass < 3; ++pass) {
@@ -465,6 +717,7 @@ private:
       head.insert(l.begin(), l.end());
     }
     unrolled_ = outer;
+    folded_ = foldedOutside;
     live = head;
   }
 };
@@ -487,7 +740,10 @@ int estimateRegisters(const Function &kernel) {
     Pressure p(f, peaks);
     return peaks[&f] = p.peak();
   };
-  const int live = peakOf(kernel);
+  int live = peakOf(kernel);
+  for (const auto &[f, peak] : peaks)
+    if (callsThroughAbi(f->body))
+      live = std::max(live, kAbiCallRegisters - kRegisterBase);
   return std::clamp(kRegisterBase + live, kRegisterBase, 255);
 }
 

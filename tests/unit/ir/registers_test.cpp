@@ -149,3 +149,98 @@ TEST_CASE("register estimate: loads at indices a constant apart share one addres
   // Three more address pairs live at once.
   CHECK(registersOf(indices) >= registersOf(offsets) + 6);
 }
+
+TEST_CASE("register estimate: expansions hold registers of their own", "[ir][registers]") {
+  // One operation on parameters (operands in the constant bank) stored through a parameter:
+  // the operation's registers are the kernel's peak. Against a multiplication: a division 2
+  // more (its slow path; ptxas: 16 against 12), a reciprocal 1, a division by a constant 1, an
+  // integer remainder by a variable 5, sinf 10 (its range reduction), sin 16.
+  auto kernel = [](const std::string &expr) {
+    return "__global__ void k(float x, float y, int p, int q, double d, float *out) {\n"
+           "  *out = " +
+           expr + ";\n}\n";
+  };
+  const int mul = registersOf(kernel("x * y"));
+  CHECK(registersOf(kernel("x / y")) == mul + 2);
+  CHECK(registersOf(kernel("1.0f / y")) == mul + 1);
+  CHECK(registersOf(kernel("x / 3.0f")) == mul + 1);
+  CHECK(registersOf(kernel("(float)(p % q)")) == mul + 5);
+  CHECK(registersOf(kernel("sinf(y)")) == mul + 10);
+  CHECK(registersOf(kernel("(float)sin(d)")) > mul + 10);
+  // Unrolled fully, a loop's counter is a constant in each copy: 1.0f / (j + 1) is one.
+  const char *unrolled = R"(
+    __global__ void k(float x, int m, float *out) {
+      float acc = 0.0f;
+      for (int j = 0; j < 4; ++j)
+        acc += 1.0f / (j + 1);
+      *out = acc;
+    })";
+  const char *variable = R"(
+    __global__ void k(float x, int m, float *out) {
+      float acc = 0.0f;
+      for (int j = 0; j < 4; ++j)
+        acc += 1.0f / (j + m);
+      *out = acc;
+    })";
+  CHECK(registersOf(unrolled) < registersOf(variable));
+}
+
+TEST_CASE("register estimate: a call through the ABI keeps its registers", "[ir][registers]") {
+  // printf, assert and device malloc are calls with a calling convention: ptxas (sm_90) gives
+  // such a kernel 24 registers however little it keeps itself.
+  const char *plain = R"(
+    __global__ void k(int *out) { out[threadIdx.x] = 1; })";
+  const char *printing = R"(
+    #include <cstdio>
+    __global__ void k(int *out) { out[threadIdx.x] = 1; printf("%d\n", threadIdx.x); })";
+  CHECK(registersOf(plain) < ir::kAbiCallRegisters);
+  CHECK(registersOf(printing) == ir::kAbiCallRegisters);
+}
+
+TEST_CASE("register estimate: warp operations", "[ir][registers]") {
+  // A shuffle's path for a warp that has not converged passes mask, lane and clamp in
+  // registers: 3 more than an addition of the same values. A constant added atomically at
+  // one address is aggregated across the warp (vote, population count, lane mask, shuffle).
+  const char *shuffle = R"(
+    __global__ void k(float x, float *out) { *out = __shfl_down_sync(0xffffffffu, x, 1); })";
+  const char *add = R"(
+    __global__ void k(float x, float *out) { *out = x + 1.0f; })";
+  CHECK(registersOf(shuffle) == registersOf(add) + 3);
+  const char *counted = R"(
+    __global__ void k(int *count, int p, int *out) { *out = atomicAdd(count, 1); })";
+  const char *added = R"(
+    __global__ void k(int *count, int p, int *out) { *out = atomicAdd(count, p); })";
+  CHECK(registersOf(counted) == registersOf(added) + 4);
+}
+
+TEST_CASE("register estimate: predicated ifs and runs of stores", "[ir][registers]") {
+  // A guarded load that nvcc predicates issues with the loads before it: both values and
+  // addresses are live at once. A second load of the same address is the same register.
+  const char *guarded = R"(
+    __global__ void k(const int *in, int *out, int n) {
+      int i = blockIdx.x * blockDim.x * 2 + threadIdx.x;
+      int v = i < n ? in[i] : 0;
+      if (i + 999 < n)
+        v += in[i + 999 * n];
+      out[i] = v;
+    })";
+  const char *unguarded = R"(
+    __global__ void k(const int *in, int *out, int n) {
+      int i = blockIdx.x * blockDim.x * 2 + threadIdx.x;
+      int v = i < n ? in[i] : 0;
+      out[i] = v;
+    })";
+  CHECK(registersOf(guarded) >= registersOf(unguarded) + 3);
+  // Stores through four pointers one after another: ptxas computes the four addresses first.
+  const char *four = R"(
+    __global__ void k(bool *a, bool *b, bool *c, bool *d) {
+      int i = blockIdx.x * 64 + threadIdx.x;
+      a[i] = true; b[i] = true; c[i] = true; d[i] = false;
+    })";
+  const char *one = R"(
+    __global__ void k(bool *a, bool *b, bool *c, bool *d) {
+      int i = blockIdx.x * 64 + threadIdx.x;
+      a[i] = true;
+    })";
+  CHECK(registersOf(four) == registersOf(one) + 3 * 2);
+}
