@@ -31,12 +31,8 @@ bool operandLoad(const Expr *e) {
   return e->kind == ExprKind::Load && e->space == AddrSpace::Constant && e->ops[0]->uniform;
 }
 
-/// The registers an operation's expansion holds beyond its operands and its result: the
-/// instruction sequences (and the slow-path subroutines they branch to) that nvcc makes of a
-/// division or a math function. Measured with ptxas (nvcc 13, -O3, sm_90) as the registers of a
-/// kernel that applies the operation to loaded values, less those of the same kernel with a
-/// multiplication (docs/devices.md, "Registers per thread").
-/// `folded`: the counters of the fully unrolled loops around `e`, constants in each copy.
+/// Whether `e` is a constant once compiled: constants and `folded` (the counters of the fully
+/// unrolled loops around it, a constant in each copy), combined by arithmetic.
 bool foldsToConstant(const Expr *e, const std::set<const Var *> &folded) {
   if (e->kind == ExprKind::Const)
     return true;
@@ -48,6 +44,11 @@ bool foldsToConstant(const Expr *e, const std::set<const Var *> &folded) {
                      [&](const Expr *o) { return foldsToConstant(o, folded); });
 }
 
+/// The registers an operation's expansion holds beyond its operands and its result: the
+/// instruction sequences (and the slow-path subroutines they branch to) that nvcc makes of a
+/// division or a math function. Measured with ptxas (nvcc 13, -O3, sm_90) as the registers of a
+/// kernel that applies the operation to loaded values, less those of the same kernel with a
+/// multiplication (docs/devices.md, "Registers per thread").
 int expansionWords(const Expr *e, const std::set<const Var *> &folded) {
   if (e->kind == ExprKind::Binary &&
       (e->binaryOp == BinaryOp::Div || e->binaryOp == BinaryOp::Rem)) {
@@ -425,14 +426,26 @@ private:
   /// index less any constant.
   using Addresses = std::vector<std::pair<const Expr *, const Expr *>>;
 
+  /// The later loads of a straight run that move up to the statement being walked.
+  struct Run {
+    int global = 0, shared = 0; // their words
+    Addresses bases;            // their addresses: one per base and index, constant offsets apart
+    std::vector<const Expr *> loaded; // the addresses they load (a second load is the same value)
+    VarSet reads;                     // what their addresses read: they cannot move above its def
+    void clear() {
+      global = shared = 0;
+      bases.clear();
+      loaded.clear();
+      reads.clear();
+    }
+  };
+
   /// Walks `b` backward: `live` is what is live after it on entry and before it on return.
   void walk(const Block *b, VarSet &live) {
     if (!b)
       return;
     const int outer = hoisted_;
-    int global = 0, shared = 0; // the words of later loads that move up to here
-    Addresses bases; // their 64-bit addresses: one per base and index, constant offsets apart
-    VarSet reads;    // what their addresses read: they cannot move above its def
+    Run run;
     // Likewise the addresses of the later stores of a run of stores, which ptxas computes
     // before it issues the first.
     int stored = 0;
@@ -443,7 +456,7 @@ private:
         stored = 0;
         storeBases.clear();
       }
-      hoisted_ = outer + global + shared + stored;
+      hoisted_ = outer + run.global + run.shared + stored;
       // `x = a[i] * 2; a[i] = x;`: the store reuses the address its load computed, which
       // stays live between them instead of what it was computed from.
       reused_ = nullptr;
@@ -478,17 +491,15 @@ private:
         for (const Block *side : {st->elseBody, st->thenBody})
           if (side)
             for (auto in = side->stmts.rbegin(); in != side->stmts.rend(); ++in)
-              runStep(*in, global, shared, bases, reads);
-        loadWords(st->cond, global, shared, bases, reads);
+              runStep(*in, run);
+        loadWords(st->cond, run);
         continue;
       }
       if (st->kind != StmtKind::Assign && st->kind != StmtKind::Store) {
-        global = shared = 0;
-        bases.clear();
-        reads.clear();
+        run.clear();
         continue;
       }
-      runStep(st, global, shared, bases, reads);
+      runStep(st, run);
     }
     hoisted_ = outer;
   }
@@ -506,24 +517,22 @@ private:
 
   /// One assignment or store of a straight run, walked backward: the loads that move up past
   /// it (a store keeps later loads of its space below it).
-  static void runStep(const Stmt *st, int &global, int &shared, Addresses &bases, VarSet &reads) {
+  static void runStep(const Stmt *st, Run &run) {
     Loads ignored;
     if (!exprLoads(st->value, ignored) || !exprLoads(st->addr, ignored) ||
-        (st->var && reads.count(st->var))) {
-      global = shared = 0;
-      bases.clear();
-      reads.clear();
-    }
+        (st->var && run.reads.count(st->var)))
+      run.clear();
     if (st->kind == StmtKind::Store) {
       if (st->space == AddrSpace::Shared) {
-        shared = 0;
+        run.shared = 0;
       } else {
-        global = 0;
-        bases.clear();
+        run.global = 0;
+        run.bases.clear();
+        run.loaded.clear();
       }
     }
-    loadWords(st->value, global, shared, bases, reads);
-    loadWords(st->addr, global, shared, bases, reads);
+    loadWords(st->value, run);
+    loadWords(st->addr, run);
   }
 
   /// Whether `e` loads from `addr` in `space` (the same expression).
@@ -579,25 +588,22 @@ private:
     return true;
   }
 
-  static void loadWords(const Expr *e, int &global, int &shared, Addresses &bases, VarSet &reads) {
+  static void loadWords(const Expr *e, Run &run) {
     if (!e)
       return;
     if (e->kind == ExprKind::Load && !operandLoad(e)) {
       const Expr *a = e->ops[0];
-      uses(a, reads);
-      // A load of the run from the same address is the same value (ptxas loads it once); the
-      // run records the addresses it loaded as (address, address).
-      const bool again = std::any_of(bases.begin(), bases.end(), [&](const auto &b) {
-        return b.first == b.second && sameExpr(b.first, a);
-      });
-      if (!again) {
-        bases.push_back({a, a});
-        const int words = wordsOf(e->type) + (newAddress(a, bases) ? wordsOf(a->type) : 0);
-        (e->space == AddrSpace::Shared ? shared : global) += words;
+      uses(a, run.reads);
+      // A load of the run from the same address is the same value (ptxas loads it once).
+      if (std::none_of(run.loaded.begin(), run.loaded.end(),
+                       [&](const Expr *l) { return sameExpr(l, a); })) {
+        run.loaded.push_back(a);
+        const int words = wordsOf(e->type) + (newAddress(a, run.bases) ? wordsOf(a->type) : 0);
+        (e->space == AddrSpace::Shared ? run.shared : run.global) += words;
       }
     }
     for (const Expr *o : e->ops)
-      loadWords(o, global, shared, bases, reads);
+      loadWords(o, run);
   }
 
   void step(const Stmt *s, VarSet &live) {
