@@ -60,7 +60,8 @@ Value *MaskContext::leftLanes() {
 
 // ---- if ------------------------------------------------------------------------------------
 
-void MaskContext::startIf(Value *cond, bool hasElse, const BranchHook &hook) {
+void MaskContext::startIf(Value *cond, bool hasElse, const BranchHook &hook,
+                          const SkipHook &thenSkipped, const SkipHook &elseSkipped) {
   Value *m = currentMask();
   Value *t = b_.CreateAnd(m, cond, "if.then.mask");
   Value *e = b_.CreateAnd(m, b_.CreateNot(cond), "if.else.mask");
@@ -71,13 +72,15 @@ void MaskContext::startIf(Value *cond, bool hasElse, const BranchHook &hook) {
   auto *end = newBlock("if.end");
   // A side no lane takes is skipped, uniform or not: exactly one side runs when all active
   // lanes agree, both (one after the other) when they diverge.
-  b_.CreateCondBr(any(t, "if.then.any"), thenBB, hasElse ? elseTest : end);
+  b_.CreateCondBr(any(t, "if.then.any"), thenBB,
+                  skipped(thenSkipped, hasElse ? elseTest : end, "if.then.skipped"));
   b_.SetInsertPoint(thenBB);
   setMask(t);
-  ifs_.push_back({m, e, elseTest, end, false});
+  ifs_.push_back({m, e, elseTest, end, false, elseSkipped});
 }
 
-void MaskContext::startUniformIf(Value *cond, bool hasElse, const BranchHook &hook) {
+void MaskContext::startUniformIf(Value *cond, bool hasElse, const BranchHook &hook,
+                                 const SkipHook &thenSkipped, const SkipHook &elseSkipped) {
   Value *m = currentMask();
   if (hook) // the same numbers as startIf's: all of the mask taken, or none of it
     hook(m, b_.CreateSelect(cond, m, noLanes(), "if.then.mask"));
@@ -86,14 +89,30 @@ void MaskContext::startUniformIf(Value *cond, bool hasElse, const BranchHook &ho
   auto *end = newBlock("if.end");
   // The mask is never empty where code runs (empty regions are skipped), so a true condition
   // means the then side has lanes, exactly as any(t) would say.
-  b_.CreateCondBr(cond, thenBB, hasElse ? elseBB : end);
+  b_.CreateCondBr(cond, thenBB, skipped(thenSkipped, hasElse ? elseBB : end, "if.then.skipped"));
   b_.SetInsertPoint(thenBB);
-  ifs_.push_back({m, nullptr, elseBB, end, true});
+  ifs_.push_back({m, nullptr, elseBB, end, true, elseSkipped});
+}
+
+llvm::BasicBlock *MaskContext::skipped(const SkipHook &hook, llvm::BasicBlock *next,
+                                       const char *name) {
+  if (!hook)
+    return next;
+  llvm::BasicBlock *here = b_.GetInsertBlock();
+  auto *bb = newBlock(name);
+  b_.SetInsertPoint(bb);
+  hook();
+  b_.CreateBr(next);
+  b_.SetInsertPoint(here);
+  return bb;
 }
 
 void MaskContext::startElse() {
   auto &s = ifs_.back();
   if (s.uniform) {
+    // The then side ran, so the else side is skipped.
+    if (s.elseSkipped)
+      s.elseSkipped();
     b_.CreateBr(s.end);
     b_.SetInsertPoint(s.elseTest);
     setMask(s.outer);
@@ -103,7 +122,8 @@ void MaskContext::startElse() {
   b_.SetInsertPoint(s.elseTest);
   auto *elseBB = newBlock("if.else");
   // The else lanes never ran the then side, so none of them can have returned or broken there.
-  b_.CreateCondBr(any(s.elseMask, "if.else.any"), elseBB, s.end);
+  b_.CreateCondBr(any(s.elseMask, "if.else.any"), elseBB,
+                  skipped(s.elseSkipped, s.end, "if.else.skipped"));
   b_.SetInsertPoint(elseBB);
   setMask(s.elseMask);
 }

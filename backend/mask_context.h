@@ -16,6 +16,9 @@ namespace kern::backend {
 /// the lanes that evaluated it, `taken` those for which it holds (both <32 x i1>). The
 /// divergence counters hook in here.
 using BranchHook = std::function<void(llvm::Value *mask, llvm::Value *taken)>;
+/// Emitted where a side of an if runs for no lane and is skipped (its cost still counts: a
+/// predicated side issues on the GPU with every lane's predicate off).
+using SkipHook = std::function<void()>;
 
 /// Masks are <32 x i1> (lane i = element i). Every mask lives in an alloca so that any block
 /// can read it; mem2reg turns them back into SSA values.
@@ -37,11 +40,14 @@ public:
   llvm::Value *returnedMask();
 
   /// if (cond) ... : t = m & cond, e = m & ~cond; the then side runs only if any(t). Leaves
-  /// the builder in the then side. `hasElse`: startElse() will be called.
-  void startIf(llvm::Value *cond, bool hasElse, const BranchHook &hook);
+  /// the builder in the then side. `hasElse`: startElse() will be called. `thenSkipped`, if
+  /// set, runs where the then side is skipped; `elseSkipped` where the else side is.
+  void startIf(llvm::Value *cond, bool hasElse, const BranchHook &hook,
+               const SkipHook &thenSkipped = {}, const SkipHook &elseSkipped = {});
   /// if (cond) with a uniform condition (a scalar i1): every active lane takes the same side,
   /// so a plain branch picks it and the mask stays as it is. Counted as startIf counts.
-  void startUniformIf(llvm::Value *cond, bool hasElse, const BranchHook &hook);
+  void startUniformIf(llvm::Value *cond, bool hasElse, const BranchHook &hook,
+                      const SkipHook &thenSkipped = {}, const SkipHook &elseSkipped = {});
   /// Leaves the then side; the else side runs only if any(e) (uniform: if cond was false).
   void startElse();
   /// Rejoins: the mask before the if, minus lanes that returned, broke or continued inside.
@@ -87,6 +93,7 @@ private:
     llvm::BasicBlock *elseTest; // uniform: the else side itself
     llvm::BasicBlock *end;
     bool uniform;
+    SkipHook elseSkipped;
   };
   struct LoopScope {
     llvm::Value *entry;              // mask of the lanes that entered the loop
@@ -104,6 +111,9 @@ private:
   /// The innermost loop that lanes can leave by break or continue (null: none).
   LoopScope *innermostMaskedLoop();
   llvm::BasicBlock *newBlock(const llvm::Twine &name);
+  /// Where a skipped side goes: `next`, or with a hook a block that runs it and then goes
+  /// there (the builder stays where it was).
+  llvm::BasicBlock *skipped(const SkipHook &hook, llvm::BasicBlock *next, const char *name);
 
   llvm::IRBuilder<> &b_;
   llvm::AllocaInst *current_;

@@ -102,6 +102,8 @@ struct SiteImage {
   uint32_t col = 0;
   SiteKind kind = SiteKind::Other;
   std::string what; ///< short description: "load f32 global", "if", "for"...
+  /// A load's share of a wait in its warp's latency chain, in sixteenths (ir::Site).
+  uint8_t waitSixteenths = 16;
 };
 
 /// Where a global variable lives.

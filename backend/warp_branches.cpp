@@ -2,6 +2,7 @@
 // (ir/branch_model.cpp decides which tests those are), loops counted by their shape, and the
 // warp and thread instruction totals.
 #include "backend/warp_codegen_impl.h"
+#include "ir/analysis_structure.h"
 
 namespace kern::backend::warp {
 
@@ -54,6 +55,8 @@ void WarpCodegen::startInstructions() {
   }
   instrThread_ = entryAlloca(b_, b_.getInt64Ty(), "instr.thread");
   b_.CreateStore(b_.getInt64(0), instrThread_);
+  idleAccesses_ = entryAlloca(b_, b_.getInt64Ty(), "idle.accesses");
+  b_.CreateStore(b_.getInt64(0), idleAccesses_);
 }
 
 void WarpCodegen::reportInstructions() {
@@ -65,9 +68,9 @@ void WarpCodegen::reportInstructions() {
   for (size_t k = 0; k < ir::kInstrClasses; ++k)
     b_.CreateStore(b_.CreateLoad(b_.getInt64Ty(), instrClass_[k]),
                    b_.CreateConstInBoundsGEP2_64(classesTy, classes, 0, k));
-  b_.CreateCall(
-      runtime(RuntimeFunction::kern_rt_count_instr_totals),
-      {ctx_, classes, b_.CreateLoad(b_.getInt64Ty(), instrThread_, "instr.thread.total")});
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_instr_totals),
+                {ctx_, classes, b_.CreateLoad(b_.getInt64Ty(), instrThread_, "instr.thread.total"),
+                 b_.CreateLoad(b_.getInt64Ty(), idleAccesses_, "idle.accesses.total")});
 }
 
 void WarpCodegen::countInstr(const ir::InstrMix &mix, bool clock) {
@@ -91,6 +94,39 @@ void WarpCodegen::countInstr(const ir::InstrMix &mix, bool clock) {
 }
 
 Value *WarpCodegen::instrMask() { return predicated_ ? predicated_ : cur(); }
+
+ir::InstrMix WarpCodegen::sideMix(const ir::Block *b) const {
+  ir::InstrMix mix;
+  if (!b)
+    return mix;
+  for (const ir::Stmt *s : b->stmts) {
+    if (auto it = firstReads_.find(s); it != firstReads_.end())
+      mix.add(ir::InstrClass::Other, it->second);
+    switch (s->kind) {
+    case ir::StmtKind::Block:
+      mix += sideMix(ir::nestedBlock(*s));
+      break;
+    case ir::StmtKind::If:
+      mix += ir::ifMix(*s) + sideMix(s->thenBody) + sideMix(s->elseBody);
+      break;
+    case ir::StmtKind::Loop: // a predicated side has none
+      break;
+    default:
+      mix += ir::statementMix(*s);
+    }
+  }
+  return mix;
+}
+
+void WarpCodegen::countSkippedSide(const ir::Block *side) {
+  const ir::InstrMix mix = sideMix(side);
+  countInstr(mix);
+  const unsigned accesses = mix[ir::InstrClass::Memory];
+  if (mc_.options.counters && !uncounted_ && idleAccesses_ && accesses > 0)
+    b_.CreateStore(
+        b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), idleAccesses_), b_.getInt64(accesses)),
+        idleAccesses_);
+}
 
 BranchHook WarpCodegen::loopHook(const ir::Stmt &s, llvm::AllocaInst *tests) {
   if (!mc_.options.counters)

@@ -313,12 +313,19 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
     Value *outerPredicated = predicated_;
     if (s.predicated && !predicated_)
       predicated_ = cur();
+    // The GPU issues a predicated side even where no lane takes it: its cost still counts.
+    SkipHook thenSkipped, elseSkipped;
+    if (predicated_ && (mc_.options.counters || clockModel())) {
+      thenSkipped = [this, &s] { countSkippedSide(s.thenBody); };
+      if (s.elseBody)
+        elseSkipped = [this, &s] { countSkippedSide(s.elseBody); };
+    }
+    const bool hasElse = s.elseBody != nullptr;
+    BranchHook hook = branchHook(s.site, s.isBranch, s.isBranch && s.gpuBranch);
     if (c->getType()->isVectorTy())
-      mask_->startIf(c, s.elseBody != nullptr,
-                     branchHook(s.site, s.isBranch, s.isBranch && s.gpuBranch));
+      mask_->startIf(c, hasElse, hook, thenSkipped, elseSkipped);
     else // uniform: all active lanes take the same side
-      mask_->startUniformIf(c, s.elseBody != nullptr,
-                            branchHook(s.site, s.isBranch, s.isBranch && s.gpuBranch));
+      mask_->startUniformIf(c, hasElse, hook, thenSkipped, elseSkipped);
     emitBlock(s.thenBody);
     if (s.elseBody && s.isBranch && s.gpuBranch && !s.noJump && !s.elseBody->stmts.empty())
       countJump(s.site); // the then side ends by jumping over the else side
@@ -438,6 +445,8 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
     // Which evaluations of the condition are branches at the loop's site: its shape says.
     mask_->loopTest(c, loopHook(s, tests));
   };
+  // What nvcc computes before the loop: its loop-invariant arithmetic (ir/hoist.h).
+  countInstr(ir::hoistedMix(s));
   mask_->startLoop(uniform);
   if (s.testFirst) {
     emitBlock(s.preCond);

@@ -218,6 +218,13 @@ private:
   /// The lanes an instruction issues for: the current mask, or inside a predicated if the
   /// mask at the if.
   Value *instrMask();
+  /// What the GPU issues for a side of a predicated if, whose instructions all issue (under a
+  /// predicate) even where no lane takes the side; a loop, which a predicated side never has,
+  /// adds nothing.
+  ir::InstrMix sideMix(const ir::Block *side) const;
+  /// A predicated side no lane takes: its instructions, and its memory instructions as ones
+  /// issued with no lane on (SiteCounters::idleAccesses).
+  void countSkippedSide(const ir::Block *side);
   /// `n` instructions for the counters and, unless `clock` is false, the modelled clock.
   void countInstr(const ir::InstrMix &mix, bool clock = true);
   /// The local totals of countInstr, zeroed at entry; reported to the runtime at the exit.
@@ -325,6 +332,8 @@ private:
   /// Warp instructions by class (ir::InstrClass) and thread instructions, added up locally.
   std::array<llvm::AllocaInst *, ir::kInstrClasses> instrClass_{};
   llvm::AllocaInst *instrThread_ = nullptr;
+  /// Counters on: this call's memory instructions issued with no lane on (countSkippedSide).
+  llvm::AllocaInst *idleAccesses_ = nullptr;
   Value *predicated_ = nullptr; // the mask at the outermost predicated if being emitted
   unsigned uncounted_ = 0;      // > 0: code the GPU does not execute (an unrolled loop's step)
   std::map<const ir::Stmt *, unsigned> firstReads_; // ir::firstReads (kernels)

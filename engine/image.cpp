@@ -128,7 +128,8 @@ const backend::ProgramImage &Program::Impl::image() {
 
   img.sites.reserve(module->sites.size());
   for (const ir::Site &s : module->sites)
-    img.sites.push_back({s.loc.file, s.loc.line, s.loc.col, siteKind(s.kind), s.what});
+    img.sites.push_back(
+        {s.loc.file, s.loc.line, s.loc.col, siteKind(s.kind), s.what, s.waitSixteenths});
 
   for (const ir::GlobalVar *g : module->globals)
     img.globals.push_back(globalImage(*g));

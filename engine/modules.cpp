@@ -134,7 +134,7 @@ backend::ModuleCompiler moduleCompiler(const Options &base, RunModules &store) {
     for (size_t s = req.firstSite; s < p->module->sites.size(); ++s) {
       const ir::Site &site = p->module->sites[s];
       out.sites.push_back({site.loc.file + req.firstFile, site.loc.line, site.loc.col,
-                           siteKind(site.kind), site.what});
+                           siteKind(site.kind), site.what, site.waitSixteenths});
     }
     for (const ir::GlobalVar *g : p->module->globals)
       out.globals.push_back(globalImage(*g));

@@ -168,7 +168,27 @@ InstrMix &InstrMix::operator+=(const InstrMix &o) {
   return *this;
 }
 
+namespace {
+InstrMix mixOf(const Expr *e);
+} // namespace
+
 InstrMix operationMix(const Expr *e) {
+  // Hoisted before its loop: a value already in a register (hoistedMix counts it).
+  if (e && e->hoisted)
+    return {};
+  return mixOf(e);
+}
+
+InstrMix hoistedMix(const Stmt &loop) {
+  InstrMix m;
+  for (const Expr *e : loop.hoisted)
+    m += mixOf(e);
+  return m;
+}
+
+namespace {
+
+InstrMix mixOf(const Expr *e) {
   if (!e)
     return {};
   switch (e->kind) {
@@ -204,9 +224,11 @@ InstrMix operationMix(const Expr *e) {
     const Expr *off = e->ops[1];
     if (off->kind == ExprKind::Const)
       return operationMix(e->ops[0]);
-    while (off->kind == ExprKind::Cast && isIntLike(off->type) && isIntLike(off->ops[0]->type))
+    // (A hoisted offset is a register: nothing to look into.)
+    while (!off->hoisted && off->kind == ExprKind::Cast && isIntLike(off->type) &&
+           isIntLike(off->ops[0]->type))
       off = off->ops[0];
-    if (off->kind == ExprKind::Binary && off->binaryOp == BinaryOp::Mul) {
+    if (!off->hoisted && off->kind == ExprKind::Binary && off->binaryOp == BinaryOp::Mul) {
       const Expr *a = off->ops[0], *b = off->ops[1];
       if (b->kind == ExprKind::Const)
         off = a;
@@ -245,8 +267,8 @@ InstrMix operationMix(const Expr *e) {
     if (e->binaryOp == BinaryOp::Add || e->binaryOp == BinaryOp::Sub)
       for (int i = 0; i < 2; ++i) {
         const Expr *m = e->ops[i];
-        if (m->kind == ExprKind::Binary && m->binaryOp == BinaryOp::Mul && m->type == e->type &&
-            (e->type.isInt() || e->type.isFloat()))
+        if (!m->hoisted && m->kind == ExprKind::Binary && m->binaryOp == BinaryOp::Mul &&
+            m->type == e->type && (e->type.isInt() || e->type.isFloat()))
           return InstrMix(arithmetic(e->type), 1) + operationMix(m->ops[0]) +
                  operationMix(m->ops[1]) + operationMix(e->ops[1 - i]);
       }
@@ -268,6 +290,8 @@ InstrMix operationMix(const Expr *e) {
     m += operationMix(o);
   return m;
 }
+
+} // namespace
 
 unsigned countOperations(const Expr *e) { return operationMix(e).total(); }
 

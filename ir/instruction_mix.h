@@ -46,6 +46,9 @@ struct InstrMix {
 InstrMix operationMix(const Expr *e);
 /// operationMix(e).total().
 unsigned countOperations(const Expr *e);
+/// What a loop computes before it starts: the operations of its hoisted expressions
+/// (Stmt::hoisted, ir/hoist.h), each counted as if it were not hoisted.
+InstrMix hoistedMix(const Stmt &loop);
 
 /// What an `if` adds to the instruction counters besides its sides: its condition's
 /// operations, and the branch (with BSSY and BSYNC where lanes may split) or the predicated

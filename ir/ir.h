@@ -84,6 +84,9 @@ struct Site {
   SiteKind kind = SiteKind::Other;
   SourceLoc loc;
   std::string what; // short description, e.g. "load f32 global", "if", "for"
+  /// A load's share of a wait in its warp's latency chain, in sixteenths: 16 where the warp
+  /// waits for it alone, 0 where it is in flight with an earlier one (ir/load_waves.h).
+  uint8_t waitSixteenths = 16;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -251,6 +254,9 @@ struct Expr {
   AtomicScope atomicScope = AtomicScope::Device;
   std::vector<Expr *> ops;
   bool uniform = false; // filled by analysis
+  /// Loop-invariant arithmetic that nvcc computes before the loop (ir/hoist.h): no instruction
+  /// where it stands (the loop's Stmt::hoisted counts it once).
+  bool hoisted = false;
   explicit Expr(ExprKind k, Type t) : kind(k), type(t) {}
 };
 
@@ -330,6 +336,9 @@ struct Stmt {
   bool endsKernel = false;
   /// Loop: which tests of its condition are branch instructions on the GPU.
   LoopShape loopShape = LoopShape::EveryTest;
+  /// Loop: the loop-invariant expressions inside it that it computes once, before it starts
+  /// (ir/hoist.h).
+  std::vector<Expr *> hoisted;
   // Loop: repeat { preCond; if (testFirst && !cond) break; body; [continue lands here] step;
   //                if (!testFirst && !cond) break; }
   // that is: for/while have testFirst = true; do-while has testFirst = false (cond after step).

@@ -9,7 +9,9 @@
 #include "frontend/sema.h"
 #include "ir/analysis.h"
 #include "ir/branch_model.h"
+#include "ir/hoist.h"
 #include "ir/inline.h"
+#include "ir/load_waves.h"
 #include "ir/lower.h"
 #include "ir/promote.h"
 #include "ir/sink.h"
@@ -196,6 +198,11 @@ std::unique_ptr<Module> buildOnThisStack(frontend::SourceManager &sm,
   // 10. What nvcc makes of the control flow, for the branch counters: predicated ifs and
   // exits, unrolled loops, the slow-path checks of divisions (ir/branch_model.cpp).
   modelCompiledBranches(*m);
+  // 11. Which loads are in flight together, for the timing model's latency chain.
+  modelLoadWaves(*m);
+  // 12. The loop-invariant arithmetic nvcc computes before each loop, for the instruction
+  // counters.
+  modelHoisting(*m);
   return m;
 }
 

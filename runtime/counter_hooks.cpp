@@ -483,9 +483,9 @@ void kern_rt_count_instr(KernWarpCtx *ctx, uint32_t n, uint32_t activeLanes) {
 }
 
 void kern_rt_count_instr_totals(KernWarpCtx *ctx, const uint64_t *classes,
-                                uint64_t threadInstructions) {
+                                uint64_t threadInstructions, uint64_t idleAccesses) {
   if (auto *w = static_cast<WorkerCounters *>(ctx->counters))
-    w->set.recordInstructionTotals(classes, threadInstructions);
+    w->set.recordInstructionTotals(classes, threadInstructions, idleAccesses);
 }
 
 } // extern "C"

@@ -171,12 +171,14 @@ public:
   }
   /// Totals of warp instructions by class (kInstrClasses of them) and of thread instructions,
   /// attributed to no site.
-  void recordInstructionTotals(const uint64_t *classes, uint64_t threadInstructions) {
+  void recordInstructionTotals(const uint64_t *classes, uint64_t threadInstructions,
+                               uint64_t idleAccesses) {
     for (size_t k = 0; k < kInstrClasses; ++k) {
       instrClass(unattributed_, k) += classes[k];
       unattributed_.warpInstructions += classes[k];
     }
     unattributed_.threadInstructions += threadInstructions;
+    unattributed_.idleAccesses += idleAccesses;
   }
   /// `n` executed operations with `activeLanes` lanes each, at `site`.
   void recordInstructions(CounterSiteId site, uint64_t n, uint32_t activeLanes) {

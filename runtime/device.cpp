@@ -91,6 +91,8 @@ const Field kFields[] = {
     {"pageableKneeBytes", &DeviceProfile::pageableKneeBytes},
     {"pageableBeyondKneeEfficiency", &DeviceProfile::pageableBeyondKneeEfficiency},
     {"issueRate", &DeviceProfile::issueRate},
+    {"fp64PerCycle", &DeviceProfile::fp64PerCycle},
+    {"xuPerCycle", &DeviceProfile::xuPerCycle},
     {"dependentIssueCycles", &DeviceProfile::dependentIssueCycles},
     {"sharedWavefrontsPerCycle", &DeviceProfile::sharedWavefrontsPerCycle},
     {"sharedLatencyCycles", &DeviceProfile::sharedLatencyCycles},
@@ -592,6 +594,10 @@ bool validateProfile(const DeviceProfile &p, std::string &error) {
   if (p.pageableKneeBytes > 0)
     v.fraction("pageableBeyondKneeEfficiency", p.pageableBeyondKneeEfficiency);
   v.positiveReal("issueRate", p.issueRate);
+  for (auto [name, value] :
+       {std::pair{"fp64PerCycle", p.fp64PerCycle}, {"xuPerCycle", p.xuPerCycle}})
+    if (!(value >= 0) || !std::isfinite(value))
+      v.fail(std::string("field '") + name + "' must not be negative, got " + formatDouble(value));
   v.positive("dependentIssueCycles", p.dependentIssueCycles);
   v.positiveReal("sharedWavefrontsPerCycle", p.sharedWavefrontsPerCycle);
   v.positive("sharedLatencyCycles", p.sharedLatencyCycles);

@@ -102,7 +102,10 @@ struct DeviceProfile {
   double pageableBeyondKneeEfficiency = 0; ///< (0, 1] where pageableKneeBytes is set
 
   // Timing (runtime/timing.h, docs/timing.md): the figures the kernel time model reads.
-  double issueRate = 0;                ///< warp instructions an SM issues per cycle
+  double issueRate = 0; ///< warp instructions an SM issues per cycle
+  /// Warp instructions an SM's FP64 units, and its XU (special functions and conversions),
+  /// complete per cycle (0: at issueRate, like the rest).
+  double fp64PerCycle = 0, xuPerCycle = 0;
   int dependentIssueCycles = 0;        ///< cycles between dependent instructions of one warp
   double sharedWavefrontsPerCycle = 0; ///< shared-memory wavefronts an SM serves per cycle
   int sharedLatencyCycles = 0;         ///< a shared-memory load, issue to use

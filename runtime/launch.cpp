@@ -89,18 +89,28 @@ std::string sizeText(uint64_t n) {
 
 /// What the timing model reads of a counted launch.
 TimingInput timingInput(const LaunchRecord &rec, const LaunchCounters &counters,
-                        uint64_t footprint) {
+                        const std::vector<backend::SiteImage> &sites, uint64_t footprint) {
   const SiteCounters &c = counters.total;
   TimingInput in;
   in.blocks = uint64_t(rec.grid[0]) * rec.grid[1] * rec.grid[2];
   in.warpsPerBlock = (rec.block[0] * rec.block[1] * rec.block[2] + 31) / 32;
   in.blocksPerSM = uint32_t(rec.occupancy.blocksPerSM);
   in.warpInstructions = c.warpInstructions;
+  in.fp64Instructions = c.instrFp64;
+  in.xuInstructions = c.instrSpecial + c.instrConversion;
   const auto load = static_cast<size_t>(MemoryOpKind::Load),
              atomic = static_cast<size_t>(MemoryOpKind::Atomic),
              reduction = static_cast<size_t>(MemoryOpKind::Reduction);
-  in.globalWaits = globalWaits(c);
-  in.sharedWaits = sharedWaits(c);
+  // A load waits its site's share (loads issued together wait once); an atomic whose result
+  // is used waits whole.
+  for (size_t site = 0; site < counters.sites.size(); ++site) {
+    const SiteCounters &sc = counters.sites[site];
+    const double share = site < sites.size() ? sites[site].waitSixteenths / 16.0 : 1.0;
+    in.globalWaits +=
+        double(sc.global[load].instructions) * share + double(sc.global[atomic].instructions);
+    in.sharedWaits +=
+        double(sc.shared[load].instructions) * share + double(sc.shared[atomic].instructions);
+  }
   for (size_t k = 0; k < kMemoryOpKinds; ++k) {
     in.globalBytes += c.global[k].bytesMoved;
     in.sharedWavefronts += c.shared[k].steps;
@@ -128,6 +138,8 @@ TimingInput timingInput(const LaunchRecord &rec, const LaunchCounters &counters,
   in.cachedLoadSectors = c.global[load].sectors;
   const auto store = static_cast<size_t>(MemoryOpKind::Store);
   in.storeSectors = c.global[store].sectors;
+  in.globalLines = c.global[load].lines128 + c.global[store].lines128;
+  in.idleAccesses = c.idleAccesses;
   in.storeBytesRequested = c.global[store].bytesRequested;
   in.sharedBytesPerBlock = rec.occupancy.sharedPerBlockAllocated;
   return in;
@@ -420,8 +432,8 @@ void Runtime::launch(uint32_t kernel, const uint32_t grid[3], const uint32_t blo
   if (rec.profiled) {
     // The timing model reads the launch's counters (a launch that was not counted has no
     // modelled time: docs/timing.md).
-    rec.time =
-        modelLaunchTime(dev, timingInput(rec, counters_.launch(launches_.size()), footprint));
+    rec.time = modelLaunchTime(
+        dev, timingInput(rec, counters_.launch(launches_.size()), image_.sites, footprint));
     rec.modelledSeconds = rec.time.seconds;
   }
   // Launches do not make the host wait: the next work of other streams may overlap them.

@@ -191,6 +191,8 @@ std::string sharedLine(const SharedOpCounters &s, bool halfWarp) {
 /// that take a tenth of the time or more, longest first.
 std::string timeLine(const LaunchTime &t) {
   std::string out = formatSeconds(t.seconds) + ", bound by " + timeLimiterName(t.bound);
+  if (t.bound == TimeLimiter::Issue && t.pipe != IssuePipe::Issue)
+    out += t.pipe == IssuePipe::Fp64 ? " (the FP64 pipe)" : " (the XU pipe: special functions)";
   std::vector<std::pair<double, TimeLimiter>> shares;
   for (size_t l = 0; l < kTimeLimiters; ++l)
     if (t.share(TimeLimiter(l)) >= 0.1)
@@ -237,6 +239,10 @@ std::string launchStatsTable(const ReportInput &in, size_t i) {
     if (c.shared[k].instructions)
       row(out, std::string("shared ") + kOpNames[k] + "s",
           sharedLine(c.shared[k], dev.bankRule == BankRule::HalfWarp));
+  if (c.idleAccesses)
+    row(out, "predicated off",
+        u(c.idleAccesses) + " memory instructions issued with no lane on (an L1/shared pipe "
+                            "wavefront each)");
   if (c.constantRequests)
     row(out, "constant",
         "requests " + u(c.constantRequests) + "  serialization " + u(c.constantSerialization));
@@ -444,6 +450,7 @@ Json timeJson(const LaunchTime &t) {
     limiters[timeLimiterKey(TimeLimiter(l))] = jsonNumber(t.limiterSeconds[l]);
   return {{"seconds", jsonNumber(t.seconds)},
           {"bound", timeLimiterKey(t.bound)},
+          {"pipe", issuePipeKey(t.pipe)},
           {"limiters", std::move(limiters)},
           {"dramBytes", jsonNumber(t.dramBytes)},
           {"l1HitRate", jsonNumber(100 * t.l1HitShare)},

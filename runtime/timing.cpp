@@ -9,17 +9,36 @@ namespace kern::runtime {
 
 namespace {
 
+/// The share of its peak at which a unit is the bound though the chains take longer (Nsight
+/// Compute's speed-of-light threshold).
+constexpr double kSaturated = 0.6;
+/// DRAM's queue: the waiting time of an M/D/1 queue (fixed-size transfers), u / (2 (1 - u))
+/// times the latency, where u is DRAM's busy share (docs/timing.md, step 6).
+constexpr double kDramQueue = 0.5;
+
 struct LimiterNames {
   const char *name, *key;
 };
 constexpr LimiterNames kNames[kTimeLimiters] = {
-    {"instruction issue", "issue"}, {"shared-memory bandwidth", "shared"},
+    {"instruction issue", "issue"}, {"L1/shared data pipe", "shared"},
     {"latency", "latency"},         {"barriers", "barriers"},
     {"L2 bandwidth", "l2"},         {"DRAM bandwidth", "dram"},
     {"atomics", "atomics"},         {"launch overhead", "launch"},
 };
 
 } // namespace
+
+const char *issuePipeKey(IssuePipe pipe) {
+  switch (pipe) {
+  case IssuePipe::Fp64:
+    return "fp64";
+  case IssuePipe::Xu:
+    return "xu";
+  case IssuePipe::Issue:
+    break;
+  }
+  return "issue";
+}
 
 const char *timeLimiterName(TimeLimiter l) { return kNames[static_cast<size_t>(l)].name; }
 const char *timeLimiterKey(TimeLimiter l) { return kNames[static_cast<size_t>(l)].key; }
@@ -52,8 +71,13 @@ double siteBoundUse(const DeviceProfile &dev, const LaunchTime &time, const Site
   switch (bound) {
   case TimeLimiter::Issue:
     return double(c.warpInstructions);
-  case TimeLimiter::Shared:
-    return double(c.sharedTotal().steps);
+  case TimeLimiter::Shared: {
+    // The data pipe's wavefronts: shared ones, and the global lines where the L1 serves them.
+    const GlobalOpCounters &load = c.globalOf(MemoryOpKind::Load),
+                           &store = c.globalOf(MemoryOpKind::Store);
+    return double(c.sharedTotal().steps) +
+           (dev.l1LatencyCycles > 0 ? double(load.lines128 + store.lines128) : 0.0);
+  }
   case TimeLimiter::L2:
   case TimeLimiter::Dram:
     return double(c.globalTotal().bytesMoved);
@@ -118,10 +142,27 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
   const double rounds = std::ceil(perSM / resident);
   t.warpsPerSM = residentWarpsPerSM(dev, in.blocks, in.warpsPerBlock, in.blocksPerSM);
 
-  // Throughput of the busiest SM: every instruction it issues, every wavefront it serves.
-  set(TimeLimiter::Issue, perSM * (double(in.warpInstructions) / blocks) / (dev.issueRate * hz));
-  set(TimeLimiter::Shared,
-      perSM * (double(in.sharedWavefronts) / blocks) / (dev.sharedWavefrontsPerCycle * hz));
+  // Throughput of the busiest SM: every instruction it issues, every wavefront it serves. The
+  // FP64 units and the XU complete fewer instructions a clock than the SM issues: where a
+  // kernel's share of them is large enough, its pipe limits the issue.
+  auto perClock = [&](double instructions, double rate) {
+    return rate > 0 ? perSM * (instructions / blocks) / (rate * hz) : 0.0;
+  };
+  double issue = perClock(double(in.warpInstructions), dev.issueRate);
+  if (const double fp64 = perClock(double(in.fp64Instructions), dev.fp64PerCycle); fp64 > issue) {
+    issue = fp64;
+    t.pipe = IssuePipe::Fp64;
+  }
+  if (const double xu = perClock(double(in.xuInstructions), dev.xuPerCycle); xu > issue) {
+    issue = xu;
+    t.pipe = IssuePipe::Xu;
+  }
+  set(TimeLimiter::Issue, issue);
+  // The L1/shared data pipe: the shared wavefronts; where the L1 serves global accesses, a
+  // wavefront per 128-byte line of each; and one per memory instruction issued with no lane on.
+  const double wavefronts = double(in.sharedWavefronts) + double(in.idleAccesses) +
+                            (dev.l1LatencyCycles > 0 ? double(in.globalLines) : 0.0);
+  set(TimeLimiter::Shared, perSM * (wavefronts / blocks) / (dev.sharedWavefrontsPerCycle * hz));
 
   // Global traffic. Without an L2 (cc1.x) every byte goes to DRAM. With one, the first touch of
   // each byte the launch can reach goes to DRAM (compulsory misses), and a re-read misses only
@@ -176,41 +217,70 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
                 double(in.atomicHotPasses) / (dev.atomicChunkPassesPerCycle * hz)}));
 
   // Latency: one warp alone, each instruction waiting for the one before it, each global load
-  // for its data (from L2 or DRAM in the proportion above) and each shared load likewise. A
-  // round of resident warps takes at least this long; the SM runs `rounds` of them.
+  // for its data (from L1, L2 or DRAM in the proportions above; loads issued together wait
+  // once, ir/load_waves.h) and each shared load likewise. A round of resident warps takes at
+  // least this long; the SM runs `rounds` of them.
   const double hit = dev.l2Bytes > 0 && toL2 > 0 ? 1.0 - dram / toL2 : 0.0;
+  const double dramShare = (1.0 - t.l1HitShare) * (1.0 - hit);
   const double memoryLatency = t.l1HitShare * dev.l1LatencyCycles +
-                               (1.0 - t.l1HitShare) * (hit * dev.l2LatencyCycles +
-                                                       (1.0 - hit) * double(dev.dramLatencyCycles));
+                               (1.0 - t.l1HitShare) * hit * dev.l2LatencyCycles +
+                               dramShare * double(dev.dramLatencyCycles);
   t.memoryLatencyCycles = memoryLatency;
   const double chain = double(in.warpInstructions) / warps * dev.dependentIssueCycles +
-                       double(in.globalWaits) / warps * memoryLatency +
-                       double(in.sharedWaits) / warps * dev.sharedLatencyCycles;
+                       in.globalWaits / warps * memoryLatency +
+                       in.sharedWaits / warps * dev.sharedLatencyCycles;
   set(TimeLimiter::Latency, rounds * chain / hz);
   set(TimeLimiter::Barriers,
       rounds * (double(in.barriers) / warps) *
           (dev.barrierCycles + double(dev.barrierCyclesPerWarp) * in.warpsPerBlock) / hz);
+  // DRAM's latency under load: its requests queue, so the idle latency grows to
+  // dramLatencyCycles × (1 + q u / (1 - u)) where DRAM is busy a share u of the time (a queue's
+  // waiting time; q = kDramQueue). With the chains' DRAM part B, the rest A and DRAM's busy
+  // time D (u = D / T), the chains take T = A + B + q B D / (T - D): the larger root of
+  // T^2 - (A + B + D) T + (A + (1 - q) B) D = 0.
+  const double dramTime = t.limiter(TimeLimiter::Dram);
+  const double idleChains = t.limiter(TimeLimiter::Latency) + t.limiter(TimeLimiter::Barriers);
+  const double dramWait =
+      rounds * in.globalWaits / warps * dramShare * double(dev.dramLatencyCycles) / hz;
+  double chains = idleChains;
+  if (dramWait > 0 && dramTime > 0) {
+    const double a = idleChains - kDramQueue * dramWait, sum = idleChains + dramTime;
+    chains = 0.5 * (sum + std::sqrt(std::max(0.0, sum * sum - 4 * a * dramTime)));
+    t.limiterSeconds[static_cast<size_t>(TimeLimiter::Latency)] += chains - idleChains;
+  }
 
   // The launch takes as long as its slowest part: the busiest SM (issue, shared, or its warps'
   // chains and barriers), or the memory system all SMs share.
-  const double chains = t.limiter(TimeLimiter::Latency) + t.limiter(TimeLimiter::Barriers);
   const TimeLimiter chainBound = t.limiter(TimeLimiter::Latency) >= t.limiter(TimeLimiter::Barriers)
                                      ? TimeLimiter::Latency
                                      : TimeLimiter::Barriers;
-  double body = 0;
-  TimeLimiter bound = TimeLimiter::Launch;
-  for (TimeLimiter l : {TimeLimiter::Issue, TimeLimiter::Shared, TimeLimiter::Dram, TimeLimiter::L2,
-                        TimeLimiter::Atomics})
-    if (t.limiter(l) > body) {
-      body = t.limiter(l);
-      bound = l;
+  constexpr TimeLimiter kThroughputs[] = {TimeLimiter::Issue, TimeLimiter::Shared,
+                                          TimeLimiter::Dram, TimeLimiter::L2, TimeLimiter::Atomics};
+  double throughput = 0;
+  TimeLimiter busiest = TimeLimiter::Launch;
+  for (TimeLimiter l : kThroughputs)
+    if (t.limiter(l) > throughput) {
+      throughput = t.limiter(l);
+      busiest = l;
     }
-  const double throughput = body;
-  if (chains > body) {
-    body = chains;
-    bound = chainBound;
-  }
+  const double body = std::max(throughput, chains);
   t.seconds = launch + body;
+  TimeLimiter bound = busiest;
+  if (chains > throughput) {
+    // The chains take longest. As Nsight Compute's speed-of-light section names it, a unit
+    // busy kSaturated of its peak or more bounds the launch all the same (DRAM's peak is the
+    // nominal one, of which a streaming kernel reaches dramEfficiency); below that it is
+    // latency.
+    bound = chainBound;
+    double most = kSaturated;
+    for (TimeLimiter l : kThroughputs) {
+      const double peak = l == TimeLimiter::Dram ? dev.dramEfficiency : 1.0;
+      if (t.limiter(l) * peak / body >= most) {
+        most = t.limiter(l) * peak / body;
+        bound = l;
+      }
+    }
+  }
   t.bound = body >= launch ? bound : TimeLimiter::Launch;
   if (t.bound == TimeLimiter::Latency && throughput > 0) {
     // Little's law: k times the warps in flight shorten the rounds k times, until a throughput

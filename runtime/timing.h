@@ -15,7 +15,7 @@ namespace kern::runtime {
 /// What can bound a launch's time, each with the time it alone would take (LaunchTime).
 enum class TimeLimiter : uint8_t {
   Issue,    ///< the SMs issue warp instructions as fast as they can
-  Shared,   ///< shared-memory wavefronts (bank conflicts multiply them)
+  Shared,   ///< the L1/shared data pipe's wavefronts (bank conflicts multiply them)
   Latency,  ///< too few warps in flight to hide the latency of dependent instructions
   Barriers, ///< warps waiting at __syncthreads()
   L2,       ///< global traffic through the L2
@@ -25,7 +25,7 @@ enum class TimeLimiter : uint8_t {
 };
 constexpr size_t kTimeLimiters = 8;
 
-/// "instruction issue", "shared-memory bandwidth", "latency", ... (for --stats and advice).
+/// "instruction issue", "L1/shared data pipe", "latency", ... (for --stats and advice).
 const char *timeLimiterName(TimeLimiter limiter);
 /// "issue", "shared", "latency", ... (the JSON report's keys).
 const char *timeLimiterKey(TimeLimiter limiter);
@@ -36,8 +36,11 @@ struct TimingInput {
   uint32_t warpsPerBlock = 0; ///< warps of one block
   uint32_t blocksPerSM = 0;   ///< blocks an SM holds at once (the occupancy calculation)
   uint64_t warpInstructions = 0;
-  /// Warp-level global loads and atomics: each makes its warp wait (a store does not).
-  uint64_t globalWaits = 0;
+  /// Of them, the FP64 ones and the XU's (special functions and conversions).
+  uint64_t fp64Instructions = 0, xuInstructions = 0;
+  /// Warp-level global loads and atomics, each weighed by its share of a wait (loads issued
+  /// together wait once: ir/load_waves.h; a store does not wait).
+  double globalWaits = 0;
   uint64_t globalBytes = 0; ///< bytes the global transactions moved (sectors x 32 B...)
   /// Of the global loads (sectors rule, cc3.0 on): the sectors, and the 128-byte lines they lie
   /// in, summed over the instructions (for DRAM's access granularity).
@@ -45,8 +48,13 @@ struct TimingInput {
   /// Bytes of the device allocations the launch's arguments point into: what it can touch at
   /// most. 0 when unknown (then every global byte is charged to DRAM).
   uint64_t footprintBytes = 0;
-  uint64_t sharedWaits = 0; ///< warp-level shared-memory loads and atomics
+  double sharedWaits = 0; ///< warp-level shared-memory loads and atomics, weighed likewise
   uint64_t sharedWavefronts = 0;
+  /// The 128-byte lines of the global loads and stores, summed over the instructions: their
+  /// wavefronts in the L1/shared data pipe (profiles whose L1 caches global loads).
+  uint64_t globalLines = 0;
+  /// Memory instructions issued with no lane on (SiteCounters::idleAccesses): one wavefront each.
+  uint64_t idleAccesses = 0;
   uint64_t barriers = 0;      ///< warp arrivals at __syncthreads()
   uint64_t atomicLaneOps = 0; ///< global atomic operations, one per active lane
   uint64_t atomicUnits = 0;   ///< the L2's work for them (GlobalAtomicCost::units)
@@ -65,11 +73,18 @@ struct TimingInput {
   uint64_t sharedBytesPerBlock = 0;
 };
 
+/// What limits the issue of instructions: the issue slots, or a pipe slower than them.
+enum class IssuePipe : uint8_t { Issue, Fp64, Xu };
+/// "issue", "fp64", "xu" (the JSON report's time.pipe).
+const char *issuePipeKey(IssuePipe pipe);
+
 /// The model's answer for one launch.
 struct LaunchTime {
   double seconds = 0; ///< the launch's overhead plus its longest limiter
   TimeLimiter bound = TimeLimiter::Launch;
   std::array<double, kTimeLimiters> limiterSeconds{}; ///< what each limiter alone would take
+  /// What the Issue limiter is: the issue slots, or the FP64 or XU pipe where it takes longer.
+  IssuePipe pipe = IssuePipe::Issue;
   double dramBytes = 0; ///< the DRAM traffic charged (the rest of the global bytes hit L2)
   double memoryLatencyCycles = 0; ///< a global load's latency, L1 and L2 hits and DRAM mixed
   double l1HitShare = 0;          ///< of the global load sectors, the share the L1 serves
@@ -89,7 +104,8 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in);
 
 /// How much of what bounds a launch (for a launch its overhead bounds, the longest of the
 /// other limiters) one site used: its warp instructions when issue bounds the launch, its
-/// wavefronts for shared, its bytes for L2 or DRAM, its atomic units for atomics, its barrier
+/// data-pipe wavefronts for shared (and its global lines where the L1 serves them), its bytes
+/// for L2 or DRAM, its atomic units for atomics, its barrier
 /// arrivals for barriers, and for latency its share of the warps' chains (instructions ×
 /// dependentIssueCycles + global waits × the launch's memory latency + shared waits ×
 /// sharedLatencyCycles). A line's share of the launch's time is its sites' sum over all sites'
