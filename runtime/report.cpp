@@ -190,9 +190,12 @@ std::string sharedLine(const SharedOpCounters &s, bool halfWarp) {
 /// "68.73 us, bound by DRAM bandwidth (DRAM 97%, L2 18%, latency 80%, issue 9%)": the limiters
 /// that take a tenth of the time or more, longest first.
 std::string timeLine(const LaunchTime &t) {
-  std::string out = formatSeconds(t.seconds) + ", bound by " + timeLimiterName(t.bound);
-  if (t.bound == TimeLimiter::Issue && t.pipe != IssuePipe::Issue)
-    out += t.pipe == IssuePipe::Fp64 ? " (the FP64 pipe)" : " (the XU pipe: special functions)";
+  std::string bound = timeLimiterName(t.bound);
+  if (t.bound == TimeLimiter::Issue && t.pipe == IssuePipe::Fp64)
+    bound = "the FP64 pipe";
+  else if (t.bound == TimeLimiter::Issue && t.pipe == IssuePipe::Xu)
+    bound = "the XU pipe (special functions, conversions)";
+  std::string out = formatSeconds(t.seconds) + ", bound by " + bound;
   std::vector<std::pair<double, TimeLimiter>> shares;
   for (size_t l = 0; l < kTimeLimiters; ++l)
     if (t.share(TimeLimiter(l)) >= 0.1)
