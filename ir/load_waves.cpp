@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace kern::ir {
 
@@ -110,11 +111,12 @@ private:
   static bool unrollable(const Stmt &loop) {
     if (!loop.body)
       return false;
-    std::map<const Var *, bool> loaded;
+    std::set<const Var *> loaded; // the variables a load assigns in the loop
     for (const Stmt *s : loop.body->stmts) {
-      if (s->kind == StmtKind::Assign)
-        loaded[s->var] = loaded[s->var] || readsLoad(s->value, loaded);
-      else if (s->kind == StmtKind::Store) {
+      if (s->kind == StmtKind::Assign) {
+        if (readsLoad(s->value, loaded))
+          loaded.insert(s->var);
+      } else if (s->kind == StmtKind::Store) {
         if (readsLoad(s->value, loaded))
           return false;
       } else if (s->kind != StmtKind::Eval)
@@ -127,20 +129,18 @@ private:
     return true;
   }
 
-  static bool readsLoad(const Expr *e, const std::map<const Var *, bool> &loaded) {
+  static bool readsLoad(const Expr *e, const std::set<const Var *> &loaded) {
     if (!e)
       return false;
     if (e->kind == ExprKind::Load && e->space != AddrSpace::Local)
       return true;
-    if (e->kind == ExprKind::VarRef) {
-      auto it = loaded.find(e->var);
-      return it != loaded.end() && it->second;
-    }
+    if (e->kind == ExprKind::VarRef)
+      return loaded.count(e->var) > 0;
     return std::any_of(e->ops.begin(), e->ops.end(),
                        [&](const Expr *op) { return readsLoad(op, loaded); });
   }
 
-  static bool addressReadsLoaded(const Expr *e, const std::map<const Var *, bool> &loaded) {
+  static bool addressReadsLoaded(const Expr *e, const std::set<const Var *> &loaded) {
     if (!e)
       return false;
     if (e->kind == ExprKind::Load && readsLoad(e->ops[0], loaded))
