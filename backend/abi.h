@@ -117,6 +117,16 @@ struct KernWarpCtx {
   uint32_t clockShared16;
   uint32_t clockBarrier16;
   uint64_t *blockClock;
+  /// Kernels compiled as coroutines: where the warp waits while it is suspended at a barrier,
+  /// written just before it suspends: the site, the form (-1 for __syncthreads, else as
+  /// kern_rt_barrier_reduce's op) and the lanes whose predicate is true.
+  uint32_t waitSite;
+  int32_t waitOp;
+  uint32_t waitPred;
+  /// Kernels compiled as coroutines: 1 where a warp whose every live lane reaches a barrier
+  /// arrives by writing the three fields above and suspending (the block has several warps and
+  /// nothing is counted); 0: every arrival calls kern_rt_barrier_arrive.
+  uint32_t barrierInline;
 };
 
 /// What host functions receive as their hidden first parameter. Compiled code reads only its
@@ -394,4 +404,5 @@ static_assert(offsetof(KernWarpCtx, stackLimit) == 528);
 static_assert(offsetof(KernWarpCtx, localTop) == 552);
 static_assert(offsetof(KernWarpCtx, clockInstr16) == 560);
 static_assert(offsetof(KernWarpCtx, blockClock) == 576);
-static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 104);
+static_assert(offsetof(KernWarpCtx, waitSite) == 584);
+static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 120);

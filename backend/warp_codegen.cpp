@@ -195,32 +195,6 @@ void WarpCodegen::faultIf(Value *bad, uint32_t kind, ir::SiteId site, Value *add
   faultWithKind(bad, b_.getInt32(kind), site, addrs);
 }
 
-void WarpCodegen::emitCoroBarrier(ir::SiteId site, Value *mask, Value *pred, int32_t op) {
-  Value *r = b_.CreateCall(
-      runtime(RuntimeFunction::kern_rt_barrier_arrive),
-      {ctx_, b_.getInt32(site), mask, pred, b_.getInt32(static_cast<uint32_t>(op))}, "arrived");
-  auto *suspendBB = newBlock("barrier.suspend");
-  auto *resumedBB = newBlock("barrier.resumed");
-  unlikelyBr(b_.CreateICmpNE(r, b_.getInt32(0)), exit_, suspendBB);
-  b_.SetInsertPoint(suspendBB);
-  Value *st =
-      b_.CreateIntrinsic(llvm::Intrinsic::coro_suspend, {},
-                         {llvm::ConstantTokenNone::get(c_), b_.getFalse()}, nullptr, "suspend");
-  // 0: resumed; 1: destroyed (never done: the runtime drops frames); otherwise: suspended.
-  auto *sw = b_.CreateSwitch(st, coroEnd_, 2);
-  sw->addCase(b_.getInt8(0), resumedBB);
-  sw->addCase(b_.getInt8(1), coroEnd_);
-  b_.SetInsertPoint(resumedBB);
-  returnIfFaulted();
-}
-
-void WarpCodegen::returnIfFaulted() {
-  auto *okBB = newBlock("no.fault");
-  Value *fault = loadCtx(kCtxFault, b_.getInt32Ty(), "fault");
-  unlikelyBr(b_.CreateICmpNE(fault, b_.getInt32(0), "faulted"), exit_, okBB);
-  b_.SetInsertPoint(okBB);
-}
-
 // ---- statements ----------------------------------------------------------------------------
 
 void WarpCodegen::emitBlock(const ir::Block *blk) {
@@ -447,6 +421,11 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
   };
   // What nvcc computes before the loop: its loop-invariant arithmetic (ir/hoist.h).
   countInstr(ir::hoistedMix(s));
+  // Where accesses run often enough to pay for inline gathers (emitGatherAccess): in a loop,
+  // but not one that LLVM may unroll fully (its copies would multiply the code): one of a few
+  // constant iterations unless a barrier keeps it a loop.
+  const bool copied = unrolled || (shortLoops_.count(&s) && !ir::reachesBarrier(s));
+  ++(copied ? unrolledLoops_ : rolledLoops_);
   mask_->startLoop(uniform);
   if (s.testFirst) {
     emitBlock(s.preCond);
@@ -468,6 +447,7 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
     test();
   }
   mask_->endLoop([&] { emitBackEdge(s.site, !shortLoops_.count(&s)); });
+  --(copied ? unrolledLoops_ : rolledLoops_);
   countLoopEnd(s, tests);
 }
 

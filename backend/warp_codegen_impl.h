@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 namespace kern::backend::warp {
@@ -51,6 +52,10 @@ enum CtxOffset : unsigned {
   kCtxClockShared = offsetof(KernWarpCtx, clockShared16),
   kCtxClockBarrier = offsetof(KernWarpCtx, clockBarrier16),
   kCtxBlockClock = offsetof(KernWarpCtx, blockClock),
+  kCtxWaitSite = offsetof(KernWarpCtx, waitSite),
+  kCtxWaitOp = offsetof(KernWarpCtx, waitOp),
+  kCtxWaitPred = offsetof(KernWarpCtx, waitPred),
+  kCtxBarrierInline = offsetof(KernWarpCtx, barrierInline),
   kCtxLocalSp = offsetof(KernWarpCtx, localSp),
   kCtxLocalLimit = offsetof(KernWarpCtx, localLimit),
   kCtxLocalTop = offsetof(KernWarpCtx, localTop),
@@ -303,6 +308,11 @@ private:
   void emitGeneralAccessFunction(AccessOp op, ir::Type type, ir::AddrSpace space);
   /// Loads of the two 16-wide tile shapes, when the access has one; the values and their blocks
   /// (each branching to `doneBB`), the insertion point left where neither shape holds.
+  /// Where the contiguous shape fails: a gather or scatter inline when every active lane lies,
+  /// aligned, in one region; the loaded value and its block (none for a store). Leaves the
+  /// insertion point where the checks fail.
+  std::optional<std::pair<Value *, BasicBlock *>>
+  emitGatherAccess(const MemoryAccess &a, Value *addrs, Value *m, BasicBlock *doneBB);
   std::vector<std::pair<Value *, BasicBlock *>> emitHalfWarpLoads(const MemoryAccess &a,
                                                                   Value *addrs, Value *m,
                                                                   Value *mbits, BasicBlock *doneBB);
@@ -371,6 +381,8 @@ private:
   std::set<const ir::Var *> scalarVars_;
   std::set<const ir::Stmt *> shortLoops_; // ir::shortLoops: back-edges without a poll
   bool tiled_ = true; // reads threadIdx.y or .z (or is a device function): 2-D tiles likely
+  /// The loops around the code being emitted: kept loops, and loops LLVM unrolls fully.
+  unsigned rolledLoops_ = 0, unrolledLoops_ = 0;
   llvm::AllocaInst *retval_ = nullptr;
   /// The expression an Eval statement is evaluating for its effect alone (an atomic there is
   /// a reduction).

@@ -277,6 +277,10 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   std::vector<std::pair<Value *, BasicBlock *>> others;
   if (a.op == AccessOp::Load && a.space == AddrSpace::Shared && tiled_)
     others = emitHalfWarpLoads(a, addrs, m, mbits, doneBB);
+  if ((a.space == AddrSpace::Shared || a.space == AddrSpace::Global) && rolledLoops_ > 0 &&
+      unrolledLoops_ == 0)
+    if (auto gathered = emitGatherAccess(a, addrs, m, doneBB))
+      others.push_back(*gathered);
   std::vector<Value *> args = {ctx_, addrs, m, b_.getInt32(a.site)};
   if (takesLocalWindow(a.space))
     args.insert(args.end(), {windowLo_, localHi_});
@@ -395,6 +399,41 @@ Value *WarpCodegen::regionOk(ir::AddrSpace space, Value *lo, Value *end, bool fa
   if (regionLo_)
     local = b_.CreateOr(local, within(regionLo_, regionHi_, "warp.in.local.memory"));
   return b_.CreateOr(b_.CreateOr(glOk, shOk), local);
+}
+
+std::optional<std::pair<Value *, BasicBlock *>>
+WarpCodegen::emitGatherAccess(const MemoryAccess &a, Value *addrs, Value *m, BasicBlock *doneBB) {
+  // Any other shape whose active lanes all lie, aligned, in one region (the block's shared
+  // memory, or one allocation: the lowest address's allocation reaches past the highest): one
+  // gather or scatter here, with the checks from the addresses' summary, rather than a call of
+  // the general function, which makes the caller keep its vectors in memory around the call.
+  // Where several lanes store to one address the highest lane's value lands, as in the general
+  // function's scatter.
+  unsigned size = a.type.bytes();
+  AddressSummary sum = summarise(addrs, m);
+  Value *aligned = size > 1 ? b_.CreateICmpEQ(b_.CreateAnd(sum.bitsOr, b_.getInt64(size - 1)),
+                                              b_.getInt64(0), "gather.aligned")
+                            : b_.getTrue();
+  Value *ok = b_.CreateAnd(
+      aligned, regionOk(a.space, sum.min, b_.CreateAdd(sum.max, b_.getInt64(size)), true),
+      "gather.ok");
+  auto *gatherBB = newBlock("access.gather.inline");
+  auto *restBB = newBlock("access.gather.rest");
+  b_.CreateCondBr(ok, gatherBB, restBB);
+  b_.SetInsertPoint(gatherBB);
+  emitHooks(a, m, b_.CreateExtractElement(addrs, b_.getInt32(0), "addr.lane0"), addrs, false);
+  Type *vecMemTy = warpVector(memoryType(c_, a.type));
+  Value *ptrs = b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs");
+  std::optional<std::pair<Value *, BasicBlock *>> result;
+  if (a.op == AccessOp::Load)
+    result = {
+        fromMemory(b_, warpMaskedGather(b_, vecMemTy, ptrs, llvm::Align(size), m, "load"), a.type),
+        b_.GetInsertBlock()};
+  else
+    warpMaskedScatter(b_, toMemory(b_, a.value, a.type), ptrs, llvm::Align(size), m);
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(restBB);
+  return result;
 }
 
 Value *WarpCodegen::emitContiguousAccess(const MemoryAccess &a, Value *m, Value *base) {

@@ -432,4 +432,6 @@ bool suspendsAtBarriers(const Function &f) {
          !callsAnything(f.body) && tightBarrierLoop(f.body);
 }
 
+bool reachesBarrier(const Stmt &s) { return contains(s, StmtKind::Barrier); }
+
 } // namespace kern::ir

@@ -50,4 +50,7 @@ bool usesThreadRows(const Function &f);
 /// are in analysis_structure.cpp.
 bool suspendsAtBarriers(const Function &f);
 
+/// Whether statement `s` (a loop, say) reaches a __syncthreads() anywhere inside it.
+bool reachesBarrier(const Stmt &s);
+
 } // namespace kern::ir

@@ -142,10 +142,10 @@ void FiberPool::finish(uint32_t w) {
   firstFinished = std::min(firstFinished, w);
 }
 
-/// The warp to run next in this phase, from `w` on in index order: a warp not started yet
-/// starts only while the block has no fault and need not stop (else it is finished without
-/// running: nothing to unwind). kListEnd: the phase is over.
-uint32_t FiberPool::pick(uint32_t w) {
+/// The warp to run next in this phase, from `w` (not started) on in index order: a warp not
+/// started yet starts only while the block has no fault and need not stop (else it is finished
+/// without running: nothing to unwind). kListEnd: the phase is over.
+uint32_t FiberPool::pickSlow(uint32_t w) {
   while (w != kListEnd && !slots[w].started) {
     if (!block->hasFault && !mustStop(block)) {
       slots[w].started = true;

@@ -398,7 +398,9 @@ struct FiberPool {
   }
   void finish(uint32_t w);
   void advance(uint32_t self, uint32_t candidate);
-  uint32_t pick(uint32_t candidate);
+  /// The warp to run next in this phase, from `w` on in index order (see pickSlow).
+  uint32_t pick(uint32_t w) { return w == kListEnd || slots[w].started ? w : pickSlow(w); }
+  uint32_t pickSlow(uint32_t w);
   bool endPhase();
 };
 

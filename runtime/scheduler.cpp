@@ -167,6 +167,7 @@ KernWarpCtx *blockContexts(WorkerState &W, LaunchState &L, BlockState &b, uint8_
     ctx.steps = kPollInterval;
     ctx.callDepth = 0;
     ctx.stackLimit = W.stackLimit; // a warp fiber sets its own
+    ctx.barrierInline = b.counters == nullptr && L.warpsPerBlock > 1;
   }
   if (const uint32_t regions = W.local.count()) {
     // Every warp starts with its region empty: one region for warps that run one after
@@ -214,6 +215,8 @@ void runBlockSuspending(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *
       const uint32_t next = P.slots[w].next;
       if (ctx.finished)
         P.finish(w);
+      else // suspended at a barrier, where ctx's wait fields say
+        P.arrive(w, ctx.waitSite, ctx.waitOp, ctx.waitPred);
       w = P.pick(next);
     }
     if (!P.endPhase())
@@ -413,7 +416,27 @@ int32_t warpArrive(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32_
     ctx->fault = 1;
     return 1;
   }
-  b->phases->arrive(ctx->warpId, site, op, predMask & activeMask);
+  FiberPool &P = *b->phases;
+  if (P.slots.size() == 1) {
+    // A block of one warp: everyone is here, so the barrier is released at once, as
+    // FiberPool::endPhase releases it (or, after a stop, lets the warp go).
+    if (b->hasFault || mustStop(b)) {
+      ctx->fault = 1;
+      return 1;
+    }
+    const uint32_t count = static_cast<uint32_t>(std::popcount(predMask & activeMask));
+    P.result = op == 0   ? static_cast<int32_t>(count)
+               : op == 1 ? count == P.threads
+               : op == 2 ? count != 0
+                         : 0;
+    if (b->checked)
+      checkedBarrier(b->checked);
+    return 2;
+  }
+  // Noted where the warp waits; the phase loop (runBlockSuspending) counts it in.
+  ctx->waitSite = site;
+  ctx->waitOp = op;
+  ctx->waitPred = predMask & activeMask;
   return 0;
 }
 

@@ -1,0 +1,53 @@
+// Barriers of kernels compiled as coroutines (ir::suspendsAtBarriers): the arrival, inline where
+// the runtime allows it, the suspension and the resumption; and the return after a fault.
+#include "backend/warp_codegen_impl.h"
+
+namespace kern::backend::warp {
+
+void WarpCodegen::emitCoroBarrier(ir::SiteId site, Value *mask, Value *pred, int32_t op) {
+  // Where the runtime allows it (ctx->barrierInline) and every live lane is here, the warp
+  // arrives by noting where it waits and suspending; the runtime's phase loop does the rest.
+  // Otherwise kern_rt_barrier_arrive judges the arrival (a divergent barrier, counters, a block
+  // of one warp, which goes on at once).
+  auto *inlineBB = newBlock("barrier.inline");
+  auto *callBB = newBlock("barrier.call");
+  auto *suspendBB = newBlock("barrier.suspend");
+  auto *resumedBB = newBlock("barrier.resumed");
+  Value *allowed = b_.CreateICmpNE(loadCtx(kCtxBarrierInline, b_.getInt32Ty(), "barrier.inline"),
+                                   b_.getInt32(0));
+  Value *whole =
+      b_.CreateICmpEQ(mask, loadCtx(kCtxLiveMask, b_.getInt32Ty(), "live"), "barrier.whole");
+  b_.CreateCondBr(b_.CreateAnd(allowed, whole), inlineBB, callBB);
+  b_.SetInsertPoint(inlineBB);
+  b_.CreateStore(b_.getInt32(site), ctxAddr(kCtxWaitSite));
+  b_.CreateStore(b_.getInt32(static_cast<uint32_t>(op)), ctxAddr(kCtxWaitOp));
+  b_.CreateStore(pred, ctxAddr(kCtxWaitPred));
+  b_.CreateBr(suspendBB);
+  b_.SetInsertPoint(callBB);
+  Value *r = b_.CreateCall(
+      runtime(RuntimeFunction::kern_rt_barrier_arrive),
+      {ctx_, b_.getInt32(site), mask, pred, b_.getInt32(static_cast<uint32_t>(op))}, "arrived");
+  // 0: suspend; 2: released at once; 1: a fault.
+  auto *arrived = b_.CreateSwitch(r, exit_, 2);
+  arrived->addCase(b_.getInt32(0), suspendBB);
+  arrived->addCase(b_.getInt32(2), resumedBB);
+  b_.SetInsertPoint(suspendBB);
+  Value *st =
+      b_.CreateIntrinsic(llvm::Intrinsic::coro_suspend, {},
+                         {llvm::ConstantTokenNone::get(c_), b_.getFalse()}, nullptr, "suspend");
+  // 0: resumed; 1: destroyed (never done: the runtime drops frames); otherwise: suspended.
+  auto *sw = b_.CreateSwitch(st, coroEnd_, 2);
+  sw->addCase(b_.getInt8(0), resumedBB);
+  sw->addCase(b_.getInt8(1), coroEnd_);
+  b_.SetInsertPoint(resumedBB);
+  returnIfFaulted();
+}
+
+void WarpCodegen::returnIfFaulted() {
+  auto *okBB = newBlock("no.fault");
+  Value *fault = loadCtx(kCtxFault, b_.getInt32Ty(), "fault");
+  unlikelyBr(b_.CreateICmpNE(fault, b_.getInt32(0), "faulted"), exit_, okBB);
+  b_.SetInsertPoint(okBB);
+}
+
+} // namespace kern::backend::warp
