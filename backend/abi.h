@@ -124,8 +124,9 @@ struct KernWarpCtx {
   int32_t waitOp;
   uint32_t waitPred;
   /// Kernels compiled as coroutines: 1 where a warp whose every live lane reaches a barrier
-  /// arrives by writing the three fields above and suspending (the block has several warps and
-  /// nothing is counted); 0: every arrival calls kern_rt_barrier_arrive.
+  /// arrives by writing the three fields above and suspending (the block has several warps;
+  /// code compiled with counters counts the arrival itself, code compiled without them does
+  /// so only while `counters` is null); 0: every arrival calls kern_rt_barrier_arrive.
   uint32_t barrierInline;
 };
 

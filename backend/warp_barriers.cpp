@@ -7,8 +7,9 @@ namespace kern::backend::warp {
 void WarpCodegen::emitCoroBarrier(ir::SiteId site, Value *mask, Value *pred, int32_t op) {
   // Where the runtime allows it (ctx->barrierInline) and every live lane is here, the warp
   // arrives by noting where it waits and suspending; the runtime's phase loop does the rest.
-  // Otherwise kern_rt_barrier_arrive judges the arrival (a divergent barrier, counters, a block
-  // of one warp, which goes on at once).
+  // Otherwise kern_rt_barrier_arrive judges the arrival (a divergent barrier, a block of one
+  // warp, which goes on at once). Code compiled with counters counts the arrival itself; code
+  // compiled without them leaves any counters there are to the runtime.
   auto *inlineBB = newBlock("barrier.inline");
   auto *callBB = newBlock("barrier.call");
   auto *suspendBB = newBlock("barrier.suspend");
@@ -17,8 +18,27 @@ void WarpCodegen::emitCoroBarrier(ir::SiteId site, Value *mask, Value *pred, int
                                    b_.getInt32(0));
   Value *whole =
       b_.CreateICmpEQ(mask, loadCtx(kCtxLiveMask, b_.getInt32Ty(), "live"), "barrier.whole");
+  Value *nullPtr = llvm::ConstantPointerNull::get(b_.getPtrTy());
+  if (!mc_.options.counters)
+    allowed = b_.CreateAnd(
+        allowed, b_.CreateICmpEQ(loadCtx(kCtxCounters, b_.getPtrTy(), "counters"), nullPtr));
   b_.CreateCondBr(b_.CreateAnd(allowed, whole), inlineBB, callBB);
   b_.SetInsertPoint(inlineBB);
+  if (mc_.options.counters) {
+    auto *countBB = newBlock("barrier.count");
+    auto *countedBB = newBlock("barrier.counted");
+    b_.CreateCondBr(b_.CreateICmpNE(counterView_, nullPtr), countBB, countedBB);
+    b_.SetInsertPoint(countBB);
+    Value *sites = b_.CreateLoad(
+        b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, kViewSites));
+    Value *field = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), sites,
+                                                 uint64_t(site) * sizeof(KernSiteCounters) +
+                                                     offsetof(KernSiteCounters, barriersExecuted),
+                                                 "site.barriers");
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), field), b_.getInt64(1)), field);
+    b_.CreateBr(countedBB);
+    b_.SetInsertPoint(countedBB);
+  }
   b_.CreateStore(b_.getInt32(site), ctxAddr(kCtxWaitSite));
   b_.CreateStore(b_.getInt32(static_cast<uint32_t>(op)), ctxAddr(kCtxWaitOp));
   b_.CreateStore(pred, ctxAddr(kCtxWaitPred));
