@@ -117,6 +117,7 @@ TimingInput timingInput(const LaunchRecord &rec, const LaunchCounters &counters,
   }
   in.footprintBytes = footprint;
   in.barriers = c.barriersExecuted;
+  in.touchesMemory = c.instrMemory > 0;
   // Global atomics only (shared ones are shared wavefronts): the lanes of the atomic
   // accesses in the share that were global.
   const double globalAtomics =

@@ -159,9 +159,12 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
   }
   set(TimeLimiter::Issue, issue);
   // The L1/shared data pipe: the shared wavefronts; where the L1 serves global accesses, a
-  // wavefront per 128-byte line of each; and one per memory instruction issued with no lane on.
+  // wavefront per 128-byte line of each; one per memory instruction issued with no lane on; and
+  // in a launch that touches memory, one per warp and, with barriers, one per block.
+  const double ownWavefronts = in.touchesMemory ? warps + (in.barriers > 0 ? blocks : 0.0) : 0.0;
   const double wavefronts = double(in.sharedWavefronts) + double(in.idleAccesses) +
-                            (dev.l1LatencyCycles > 0 ? double(in.globalLines) : 0.0);
+                            (dev.l1LatencyCycles > 0 ? double(in.globalLines) : 0.0) +
+                            ownWavefronts;
   set(TimeLimiter::Shared, perSM * (wavefronts / blocks) / (dev.sharedWavefrontsPerCycle * hz));
 
   // Global traffic. Without an L2 (cc1.x) every byte goes to DRAM. With one, the first touch of

@@ -56,6 +56,7 @@ struct TimingInput {
   /// Memory instructions issued with no lane on (SiteCounters::idleAccesses): one wavefront each.
   uint64_t idleAccesses = 0;
   uint64_t barriers = 0;      ///< warp arrivals at __syncthreads()
+  bool touchesMemory = false; ///< some warp executed a load, store or atomic
   uint64_t atomicLaneOps = 0; ///< global atomic operations, one per active lane
   uint64_t atomicUnits = 0;   ///< the L2's work for them (GlobalAtomicCost::units)
   /// The share of that work whose results return (ATOM; the rest are reductions, RED), 0..1.

@@ -364,6 +364,27 @@ TEST_CASE("timing: global lines and idle accesses take the L1/shared data pipe",
         Approx(std::ceil(1024.0 / 16) * 8 * 100 / (1.0 * 1.35e9)));
 }
 
+TEST_CASE("timing: a warp and a block with barriers take data-pipe wavefronts of their own",
+          "[runtime][timing]") {
+  // docs/timing.md, step 3: the barrier loop of cal_launch.cu, 132 blocks of 8 warps on h100
+  // (one on each SM), 10000 barriers a warp and one global store: Nsight Compute counts 1188
+  // wavefronts, one per warp and one per block; without barriers, one per warp; a launch that
+  // touches no memory, none.
+  TimingInput in;
+  in.blocks = 132;
+  in.warpsPerBlock = 8;
+  in.blocksPerSM = 8;
+  in.warpInstructions = 132 * 8 * 4;
+  in.barriers = 132 * 8 * 10000;
+  in.touchesMemory = true;
+  const DeviceProfile &h100 = profile("h100");
+  CHECK(limiter(modelLaunchTime(h100, in), TimeLimiter::Shared) == Approx(9 / 1.98e9));
+  in.barriers = 0;
+  CHECK(limiter(modelLaunchTime(h100, in), TimeLimiter::Shared) == Approx(8 / 1.98e9));
+  in.touchesMemory = false;
+  CHECK(limiter(modelLaunchTime(h100, in), TimeLimiter::Shared) == 0);
+}
+
 TEST_CASE("timing: FP64 and the XU complete fewer instructions than the SM issues",
           "[runtime][timing]") {
   // docs/timing.md, step 2: one block of 8 warps per SM on h100, each warp 8192 FP64 FMAs and
