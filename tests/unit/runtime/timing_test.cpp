@@ -142,6 +142,29 @@ TEST_CASE("timing: capacity misses when the footprint exceeds the L2", "[runtime
   CHECK(t.dramBytes == Approx((100ull << 20) + (100ull << 20) * 0.5));
 }
 
+TEST_CASE("timing: the L2 holds a launch's last writes, dirty, when it ends", "[runtime][timing]") {
+  // docs/timing.md, step 4: a 2048 x 2048 transpose on h100 (50 MiB of L2) reads 16 MiB and
+  // writes 16 MiB, which stay in the L2: only the reads reach DRAM. A copy of 64 MiB leaves a
+  // third of the L2 of its writes there.
+  TimingInput in;
+  in.blocks = 4096;
+  in.warpsPerBlock = 8;
+  in.blocksPerSM = 8;
+  in.globalBytes = 32ull << 20;
+  in.footprintBytes = 32ull << 20;
+  in.storeSectors = (16ull << 20) / 32;
+  in.storeBytesRequested = 16ull << 20;
+  CHECK(modelLaunchTime(profile("h100"), in).dramBytes == Approx(16ull << 20));
+  in.globalBytes = 128ull << 20;
+  in.footprintBytes = 128ull << 20;
+  in.storeSectors = (64ull << 20) / 32;
+  in.storeBytesRequested = 64ull << 20;
+  CHECK(modelLaunchTime(profile("h100"), in).dramBytes ==
+        Approx((128ull << 20) - (50ull << 20) / 3.0));
+  // No L2 (cc1.x): every byte goes to DRAM.
+  CHECK(modelLaunchTime(profile("g80"), in).dramBytes == Approx(128ull << 20));
+}
+
 TEST_CASE("timing: an empty launch takes the launch overhead; every share is in [0, 1]",
           "[runtime][timing]") {
   for (const DeviceProfile &dev : builtinProfiles()) {
