@@ -108,6 +108,7 @@ TimingInput timingInput(const LaunchRecord &rec, const LaunchCounters &counters,
     const double share = site < sites.size() ? sites[site].waitSixteenths / 16.0 : 1.0;
     in.globalWaits +=
         double(sc.global[load].instructions) * share + double(sc.global[atomic].instructions);
+    in.globalLoads += sc.global[load].instructions + sc.global[atomic].instructions;
     in.sharedWaits +=
         double(sc.shared[load].instructions) * share + double(sc.shared[atomic].instructions);
   }

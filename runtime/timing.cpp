@@ -180,7 +180,7 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
   // dramAccessBytes per line; for loads of one stride they are exactly the smaller of the two.
   const double access = std::max(32, dev.dramAccessBytes);
   const double loadBlocks = std::min(double(in.loadSectors), 128 / access * double(in.loadLines));
-  const double fetched = bytes + std::max(0.0, loadBlocks * access - double(in.loadSectors) * 32);
+  const double blockExtra = std::max(0.0, loadBlocks * access - double(in.loadSectors) * 32);
   // L1 (docs/timing.md, "L1"): in the sampled blocks, a global load's sector that the block
   // touched before hits (the warps of a block run together, so its re-reads come soon), unless
   // what one block touches does not fit beside the resident blocks' shared memory. What the L1
@@ -194,7 +194,9 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
       t.l1HitShare *= room / need;
   }
   const double l1Bytes = t.l1HitShare * double(in.cachedLoadSectors) * 32;
-  const double toL2 = std::max(0.0, fetched - l1Bytes);
+  // What DRAM may have to supply: the L1's misses, with the rest of the blocks they fetch (a
+  // load the L1 serves fetches nothing).
+  const double toL2 = std::max(0.0, bytes - l1Bytes) + blockExtra * (1.0 - t.l1HitShare);
   // Stores that fill a sector in part: the L2 merges each such sector on its own. The sectors
   // beyond those the written bytes fill are the partial ones (all of them when every lane
   // writes a sector of its own, less one in eight of those of 4-byte stores; docs/timing.md).
@@ -228,13 +230,18 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
                 double(in.atomicHotPasses) / (dev.atomicChunkPassesPerCycle * hz)}));
 
   // Latency: one warp alone, each instruction waiting for the one before it, each global load
-  // for its data (from L1, L2 or DRAM in the proportions above; loads issued together wait
-  // once, ir/load_waves.h) and each shared load likewise. A round of resident warps takes at
-  // least this long; the SM runs `rounds` of them.
+  // for its data (from L1, L2 or DRAM in the proportions above) and each shared load likewise.
+  // Loads issued together wait once (ir/load_waves.h), for the slowest of them: with k loads a
+  // wait, each from L1 with probability p1 and from L1 or L2 with p12, the wait is L1's with
+  // probability p1^k, at most L2's with p12^k. A round of resident warps takes at least this
+  // long; the SM runs `rounds` of them.
   const double hit = dev.l2Bytes > 0 && toL2 > 0 ? 1.0 - dram / toL2 : 0.0;
-  const double dramShare = (1.0 - t.l1HitShare) * (1.0 - hit);
-  const double memoryLatency = t.l1HitShare * dev.l1LatencyCycles +
-                               (1.0 - t.l1HitShare) * hit * dev.l2LatencyCycles +
+  const double perWait =
+      in.globalWaits > 0 ? std::max(1.0, double(in.globalLoads) / in.globalWaits) : 1.0;
+  const double p1 = std::pow(t.l1HitShare, perWait);
+  const double p12 = std::pow(t.l1HitShare + (1.0 - t.l1HitShare) * hit, perWait);
+  const double dramShare = 1.0 - p12;
+  const double memoryLatency = p1 * dev.l1LatencyCycles + (p12 - p1) * dev.l2LatencyCycles +
                                dramShare * double(dev.dramLatencyCycles);
   t.memoryLatencyCycles = memoryLatency;
   const double chain = double(in.warpInstructions) / warps * dev.dependentIssueCycles +

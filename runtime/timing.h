@@ -41,6 +41,7 @@ struct TimingInput {
   /// Warp-level global loads and atomics, each weighed by its share of a wait (loads issued
   /// together wait once: ir/load_waves.h; a store does not wait).
   double globalWaits = 0;
+  uint64_t globalLoads = 0; ///< the global loads and atomics themselves (instructions)
   uint64_t globalBytes = 0; ///< bytes the global transactions moved (sectors x 32 B...)
   /// Of the global loads (sectors rule, cc3.0 on): the sectors, and the 128-byte lines they lie
   /// in, summed over the instructions (for DRAM's access granularity).

@@ -320,10 +320,10 @@ TEST_CASE("timing: a block's re-reads hit in L1", "[runtime][timing]") {
   const DeviceProfile &h100 = profile("h100");
   const LaunchTime t = modelLaunchTime(h100, in);
   CHECK(t.l1HitShare == Approx(0.875));
-  // The hits never leave the SM: of the 64-byte DRAM blocks the 1024 sectors lie in (65536 B,
-  // each sector of a line apart), 0.875 x 32768 B are served by the L1; the rest are first
-  // touches (DRAM). The L2 serves the 128 missing sectors.
-  CHECK(t.dramBytes == Approx(1024 * 64 - 0.875 * 1024 * 32));
+  // The hits never leave the SM and fetch nothing: only the 128 first touches go to DRAM, each
+  // with the other sector of its 64-byte block (the 1024 sectors lie in 1024 blocks, each
+  // sector of a line apart): 128 x 64 B. The L2 serves the 128 missing sectors.
+  CHECK(t.dramBytes == Approx(128 * 64));
   CHECK(limiter(t, TimeLimiter::L2) == Approx(128.0 * 32 / 11.0e12));
   // A load waits 0.875 x 40 + 0.125 x 605 = 110.6 cycles.
   CHECK(t.memoryLatencyCycles == Approx(0.875 * 40 + 0.125 * 605));
@@ -336,6 +336,31 @@ TEST_CASE("timing: a block's re-reads hit in L1", "[runtime][timing]") {
   CHECK(modelLaunchTime(h100, in).l1HitShare == Approx(0.875 * 262144 / (16384.0 * 32)));
   // cc1.x has no L1 for global loads.
   CHECK(modelLaunchTime(profile("gt200"), in).l1HitShare == 0);
+}
+
+TEST_CASE("timing: loads issued together wait for the slowest of them", "[runtime][timing]") {
+  // docs/timing.md, step 6: 5 independent loads a wait (a 5-point stencil's), each an L1 hit
+  // with probability 0.5, an L1 miss that hits L2 never (every miss is a first touch): the
+  // wait is L1's only when all five hit, 1 / 32 of the time, and DRAM's otherwise.
+  TimingInput in;
+  in.blocks = 1;
+  in.warpsPerBlock = 8;
+  in.blocksPerSM = 8;
+  in.globalLoads = 8 * 5;
+  in.globalWaits = 8;
+  in.globalBytes = 8 * 5 * 4 * 32;
+  in.loadSectors = in.cachedLoadSectors = 8 * 5 * 4;
+  in.loadLines = 8 * 5;
+  in.footprintBytes = 1 << 20;
+  in.l1SampledBlocks = 1;
+  in.l1SampledSectors = 160;
+  in.l1SampledMisses = 80;
+  const LaunchTime t = modelLaunchTime(profile("h100"), in);
+  CHECK(t.l1HitShare == Approx(0.5));
+  CHECK(t.memoryLatencyCycles == Approx(40.0 / 32 + 605.0 * 31 / 32));
+  // One load a wait: the average of the two.
+  in.globalLoads = 8;
+  CHECK(modelLaunchTime(profile("h100"), in).memoryLatencyCycles == Approx(0.5 * 40 + 0.5 * 605));
 }
 
 TEST_CASE("timing: stores that fill sectors in part cost the L2 a merge each",
