@@ -70,6 +70,7 @@ void WorkerCounters::reset(size_t sites) {
   captures.clear();
   l1Sampling = false;
   l1Blocks = l1Requested = l1Misses = 0;
+  l2Blocks.clear();
   syncView();
 }
 
@@ -80,8 +81,31 @@ void WorkerCounters::syncView() {
   view.memos = l1Sampling ? noMemos.data() : memos.data();
 }
 
-void WorkerCounters::beginBlock(uint64_t linear, uint64_t blocks) {
-  l1Sampling = l1SampleBlock(linear, blocks);
+void WorkerCounters::beginBlock(uint64_t linear, const uint32_t grid[3]) {
+  if (!std::equal(grid, grid + 3, roleGrid)) {
+    std::copy(grid, grid + 3, roleGrid);
+    roleBlocks.clear();
+    const uint64_t blocks = uint64_t(grid[0]) * grid[1] * grid[2];
+    const uint64_t row = grid[0], plane = row * grid[1];
+    for (uint64_t q = 0; q < 4; ++q)
+      for (uint64_t back : {uint64_t(0), uint64_t(1), row, plane}) {
+        const uint64_t s = blocks * q / 4;
+        if (back > s)
+          continue;
+        const uint64_t b = s - back;
+        const uint32_t roles = (l1SampleBlock(b, blocks) ? 1u : 0u) | l2SampleRoles(b, grid);
+        if (roles != 0 && std::none_of(roleBlocks.begin(), roleBlocks.end(),
+                                       [&](auto &r) { return r.first == b; }))
+          roleBlocks.push_back({b, roles});
+      }
+  }
+  uint32_t roles = 0;
+  for (const auto &[b, r] : roleBlocks)
+    if (b == linear)
+      roles = r;
+  l1Counting = (roles & 1u) != 0;
+  l2Roles = roles & ~1u;
+  l1Sampling = roles != 0;
   if (!l1Sampling)
     return; // the view is already the plain one (endBlock); every block passes here
   l1Sectors.clear();
@@ -91,8 +115,12 @@ void WorkerCounters::beginBlock(uint64_t linear, uint64_t blocks) {
 void WorkerCounters::endBlock() {
   if (!l1Sampling)
     return;
-  ++l1Blocks;
-  l1Sampling = false;
+  if (l1Counting)
+    ++l1Blocks;
+  if (l2Roles != 0)
+    l2Blocks.push_back({l2Roles, std::vector<uint64_t>(l1Sectors.begin(), l1Sectors.end())});
+  l1Sampling = l1Counting = false;
+  l2Roles = 0;
   syncView();
 }
 
@@ -198,10 +226,10 @@ void WorkerCounters::sampleL1(const uint64_t *addrs, uint32_t mask, uint32_t siz
   // are not remembered: the sample's memory stays bounded.
   constexpr size_t kL1SampleSectors = size_t(1) << 16;
   for (uint32_t i = 0; i < n; ++i) {
-    ++l1Requested;
+    l1Requested += l1Counting;
     if (l1Sectors.count(mine[i]))
       continue;
-    ++l1Misses;
+    l1Misses += l1Counting;
     if (l1Sectors.size() < kL1SampleSectors)
       l1Sectors.insert(mine[i]);
   }
@@ -321,6 +349,8 @@ void addInto(LaunchCounters &into, const LaunchCounters &from) {
   into.l1SampledBlocks += from.l1SampledBlocks;
   into.l1SampledSectors += from.l1SampledSectors;
   into.l1SampledMisses += from.l1SampledMisses;
+  into.l2NeighbourTouches += from.l2NeighbourTouches;
+  into.l2NeighbourSampled += from.l2NeighbourSampled;
   if (into.sites.size() < from.sites.size())
     into.sites.resize(from.sites.size());
   for (size_t i = 0; i < from.sites.size(); ++i)
@@ -387,6 +417,22 @@ void CounterCollector::endLaunch(size_t launchIndex) {
     launches_[launchIndex].l1SampledBlocks += w->l1Blocks;
     launches_[launchIndex].l1SampledSectors += w->l1Requested;
     launches_[launchIndex].l1SampledMisses += w->l1Misses;
+  }
+  // The L2's near re-reads: each sampled block's first touches that its neighbours touched.
+  // Sets of sectors, so the figures do not depend on which worker ran which block.
+  for (uint32_t q = 1; q < 4; ++q) {
+    std::unordered_set<uint64_t> before;
+    for (auto &w : workers_)
+      for (const WorkerCounters::RoleSectors &b : w->l2Blocks)
+        if (b.roles & (16u << q))
+          before.insert(b.sectors.begin(), b.sectors.end());
+    for (auto &w : workers_)
+      for (const WorkerCounters::RoleSectors &b : w->l2Blocks)
+        if (b.roles & (1u << q)) {
+          launches_[launchIndex].l2NeighbourSampled += b.sectors.size();
+          for (uint64_t s : b.sectors)
+            launches_[launchIndex].l2NeighbourTouches += before.count(s);
+        }
   }
   addInto(program_, launches_[launchIndex]);
   // The program keeps the sample of the first launch that executed a site.

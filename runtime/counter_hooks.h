@@ -87,8 +87,23 @@ struct WorkerCounters {
   std::vector<KernAccessMemo> noMemos;
   std::unordered_set<uint64_t> l1Sectors; ///< the sampled block's sectors so far
   uint64_t l1Blocks = 0, l1Requested = 0, l1Misses = 0;
-  /// Block `linear` of a grid of `blocks` starts (its warps then run on this worker) or ends.
-  void beginBlock(uint64_t linear, uint64_t blocks);
+  /// The block's L2 roles (l2SampleRoles), and whether it is one of the L1 sample's blocks; a
+  /// block that is only a neighbour is followed (l1Sampling) but adds nothing to the l1 counts.
+  uint32_t l2Roles = 0;
+  bool l1Counting = false;
+  /// The sectors each block with an L2 role touched (its first touches), with its roles.
+  struct RoleSectors {
+    uint32_t roles;
+    std::vector<uint64_t> sectors;
+  };
+  std::vector<RoleSectors> l2Blocks;
+  /// The blocks of the grid `roleGrid` that have a role (bit 0: the L1 sample's; the rest as
+  /// l2SampleRoles), found once per grid rather than per block.
+  uint32_t roleGrid[3] = {0, 0, 0};
+  std::vector<std::pair<uint64_t, uint32_t>> roleBlocks;
+  /// Block `linear` of a grid of `grid` blocks starts (its warps then run on this worker) or
+  /// ends.
+  void beginBlock(uint64_t linear, const uint32_t grid[3]);
   void endBlock();
   /// Keeps a warp's access at a captured site as its first or worst.
   void capture(uint32_t site, uint64_t key, const uint64_t *addrs, uint32_t mask, uint32_t size,

@@ -70,6 +70,25 @@ bool l1SampleBlock(uint64_t linear, uint64_t blocks) {
   return false;
 }
 
+uint32_t l2SampleRoles(uint64_t linear, const uint32_t grid[3]) {
+  const uint64_t blocks = uint64_t(grid[0]) * grid[1] * grid[2];
+  const uint64_t row = grid[0], plane = uint64_t(grid[0]) * grid[1];
+  uint32_t roles = 0;
+  for (uint32_t q = 1; q < 4; ++q) {
+    const uint64_t s = blocks * q / 4;
+    if (s == 0)
+      continue;
+    if (linear == s)
+      roles |= 1u << q;
+    const bool before = (s % row != 0 && linear == s - 1) ||
+                        (s % plane / row != 0 && linear == s - row) ||
+                        (s / plane != 0 && linear == s - plane);
+    if (before)
+      roles |= 16u << q;
+  }
+  return roles;
+}
+
 const char *instrClassKey(size_t k) {
   static const char *const keys[kInstrClasses] = {"integer",    "fp32",   "fp64",    "special",
                                                   "conversion", "memory", "control", "other"};

@@ -88,12 +88,21 @@ struct LaunchCounters {
   /// their global loads asked for, and of those the first touches of each sector in the block,
   /// which miss in the L1 (the rest hit, if the block's data fits there).
   uint64_t l1SampledBlocks = 0, l1SampledSectors = 0, l1SampledMisses = 0;
+  /// The L2's near re-reads (docs/timing.md, step 4): of the first touches of the sampled
+  /// blocks after the first (l2NeighbourSampled), those that the blocks just before them in x,
+  /// y or z touched too (l2NeighbourTouches): data another block read a row of blocks ago.
+  uint64_t l2NeighbourTouches = 0, l2NeighbourSampled = 0;
   bool operator==(const LaunchCounters &) const = default;
 };
 
 /// Whether block `linear` of a grid of `blocks` is one of the L1 sample's (LaunchCounters):
 /// the first and those at a quarter, half and three quarters of the grid.
 bool l1SampleBlock(uint64_t linear, uint64_t blocks);
+
+/// The L2 roles of block `linear` of a grid of `grid` blocks: bit q (1 to 3) when it is the L1
+/// sample's block at q quarters of the grid, bit 4 + q when it is that block's neighbour
+/// before it in x, y or z (the block with x, y or z one less, the others the same).
+uint32_t l2SampleRoles(uint64_t linear, const uint32_t grid[3]);
 
 /// The buckets that count the passes of global atomics per chunk of memory (LaunchCounters).
 constexpr uint32_t kAtomicChunkBuckets = 1u << 16;

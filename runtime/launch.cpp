@@ -137,6 +137,9 @@ TimingInput timingInput(const LaunchRecord &rec, const LaunchCounters &counters,
   in.l1SampledBlocks = counters.l1SampledBlocks;
   in.l1SampledSectors = counters.l1SampledSectors;
   in.l1SampledMisses = counters.l1SampledMisses;
+  in.l2NeighbourTouches = counters.l2NeighbourTouches;
+  in.l2NeighbourSampled = counters.l2NeighbourSampled;
+  in.gridRowBlocks = rec.grid[0];
   in.cachedLoadSectors = c.global[load].sectors;
   const auto store = static_cast<size_t>(MemoryOpKind::Store);
   in.storeSectors = c.global[store].sectors;

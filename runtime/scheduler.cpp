@@ -256,7 +256,7 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
   uint8_t *shared = W.sharedMemory(cfg.sharedBytes);
   auto *counters = static_cast<WorkerCounters *>(b.counters);
   if (counters) // the L1 sample follows some blocks' global loads (docs/timing.md, "L1")
-    counters->beginBlock(linear, uint64_t(cfg.grid[0]) * cfg.grid[1] * cfg.grid[2]);
+    counters->beginBlock(linear, cfg.grid);
   b.checked = W.checked;
   if (b.checked)
     checkedBlockBegin(b.checked, linear, b.blockIdx, cfg.block, cfg.sharedBytes);

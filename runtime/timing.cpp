@@ -206,12 +206,24 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
                              : 0.0;
   set(TimeLimiter::L2,
       dev.l2Bytes > 0 ? std::max(0.0, bytes - l1Bytes) / dev.l2Bandwidth + partial : 0.0);
+  // Near re-reads: the share of the sampled blocks' first touches that their neighbours just
+  // before them touched too hit in the L2, as long as a row of blocks' traffic fits in it.
+  double near = 0;
+  if (dev.l2Bytes > 0 && in.l2NeighbourSampled > 0 && blocks > 0) {
+    const double share = double(in.l2NeighbourTouches) / double(in.l2NeighbourSampled);
+    const double loadsToL2 = std::max(0.0, toL2 - double(in.storeSectors) * 32);
+    const double distance = double(in.gridRowBlocks) * toL2 / blocks;
+    near = share * loadsToL2 * std::min(1.0, double(dev.l2Bytes) / std::max(distance, 1.0));
+  }
   double dram = toL2;
-  if (dev.l2Bytes > 0 && in.footprintBytes > 0) {
-    const double footprint = double(in.footprintBytes), l2 = double(dev.l2Bytes);
-    const double unique = std::min(toL2, footprint);
-    const double miss = footprint <= l2 ? 0.0 : 1.0 - l2 / footprint;
-    dram = unique + (toL2 - unique) * miss;
+  if (dev.l2Bytes > 0) {
+    dram = toL2 - near;
+    if (in.footprintBytes > 0) {
+      const double footprint = double(in.footprintBytes), l2 = double(dev.l2Bytes);
+      const double unique = std::min(dram, footprint);
+      const double miss = footprint <= l2 ? 0.0 : 1.0 - l2 / footprint;
+      dram = unique + (dram - unique) * miss;
+    }
   }
   // The L2 writes back: the last stores of the launch are still in it, dirty, when it ends.
   const double written = double(in.storeSectors) * 32;

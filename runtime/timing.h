@@ -69,6 +69,11 @@ struct TimingInput {
   /// which L1 hits keep from the L2; the shared memory of a block.
   uint64_t l1SampledBlocks = 0, l1SampledSectors = 0, l1SampledMisses = 0;
   uint64_t cachedLoadSectors = 0;
+  /// The L2's near re-reads (LaunchCounters::l2Neighbour*): of the sampled blocks' first
+  /// touches, those their neighbours before them touched; and the blocks of a row of the grid
+  /// (gridDim.x), which a neighbour in y ran before.
+  uint64_t l2NeighbourTouches = 0, l2NeighbourSampled = 0;
+  uint64_t gridRowBlocks = 1;
   /// Global stores: their sectors and the bytes their lanes wrote (the sectors filled in part
   /// follow from the two).
   uint64_t storeSectors = 0, storeBytesRequested = 0;

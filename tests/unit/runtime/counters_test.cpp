@@ -294,3 +294,28 @@ TEST_CASE("a branch counts as the source's, the GPU code's, or both", "[runtime]
   CHECK(set.site(1).sassBranches == 7);
   CHECK(set.site(1).sassBranchesDivergent == 1);
 }
+
+TEST_CASE("counters: the L2 sample's blocks and their neighbours before them", "[counters]") {
+  // A 128 x 512 grid: the samples at a quarter, half and three quarters are blocks 16384,
+  // 32768 and 49152, each at x = 0 (no neighbour in x) with the block a row before it in y.
+  const uint32_t grid[3] = {128, 512, 1};
+  CHECK(l2SampleRoles(16384, grid) == 2u);
+  CHECK(l2SampleRoles(16384 - 128, grid) == 32u);
+  CHECK(l2SampleRoles(32768 - 128, grid) == 64u);
+  CHECK(l2SampleRoles(49152 - 128, grid) == 128u);
+  CHECK(l2SampleRoles(16383, grid) == 0u); // the end of the row before: not a neighbour
+  CHECK(l2SampleRoles(0, grid) == 0u);     // the first block has no sample role
+  // A 1-D grid of 10 blocks: samples 2, 5 and 7, each with the block before it; block 2 is
+  // neither, block 4 the neighbour of sample 5, block 6 of sample 7.
+  const uint32_t row[3] = {10, 1, 1};
+  CHECK(l2SampleRoles(2, row) == 2u);
+  CHECK(l2SampleRoles(1, row) == 32u);
+  CHECK(l2SampleRoles(4, row) == 64u);
+  CHECK(l2SampleRoles(6, row) == 128u);
+  CHECK(l2SampleRoles(7, row) == 8u);
+  // A 2 x 2 x 2 grid: sample 6 = (0, 1, 1) has neighbours 4 in y and 2 in z.
+  const uint32_t cube[3] = {2, 2, 2};
+  CHECK((l2SampleRoles(6, cube) & 8u) != 0);
+  CHECK((l2SampleRoles(4, cube) & 128u) != 0);
+  CHECK((l2SampleRoles(2, cube) & 128u) != 0);
+}

@@ -338,6 +338,34 @@ TEST_CASE("timing: a block's re-reads hit in L1", "[runtime][timing]") {
   CHECK(modelLaunchTime(profile("gt200"), in).l1HitShare == 0);
 }
 
+TEST_CASE("timing: re-reads of what the blocks just before touched hit in the L2",
+          "[runtime][timing]") {
+  // docs/timing.md, step 4: a 5-point stencil's sampled blocks first-touch 48 sectors each, of
+  // which 8 (a row of the block above and the block above's last row) the block a row before
+  // touched. Of 122 MiB of loads that reach the L2, 1/6 are near re-reads; the rest (and 64
+  // MiB of stores) meet the capacity rule against a 128 MiB footprint on h100 (50 MiB L2).
+  TimingInput in;
+  in.blocks = 65536;
+  in.warpsPerBlock = 8;
+  in.blocksPerSM = 8;
+  in.globalBytes = (122ull + 64) << 20;
+  in.storeSectors = (64ull << 20) / 32;
+  in.storeBytesRequested = 64ull << 20;
+  in.footprintBytes = 128ull << 20;
+  in.gridRowBlocks = 128;
+  in.l2NeighbourSampled = 144;
+  in.l2NeighbourTouches = 24;
+  const double mib = 1 << 20;
+  const double rest = (122 + 64) * mib - 122 * mib / 6;
+  const double dram = 128 * mib + (rest - 128 * mib) * (1 - 50.0 / 128) - 50 * mib / 3;
+  CHECK(modelLaunchTime(profile("h100"), in).dramBytes == Approx(dram));
+  // A row of blocks whose traffic does not fit in the L2 keeps only the share that fits.
+  in.gridRowBlocks = 65536;
+  const double far = (122 + 64) * mib - 122 * mib / 6 * (50.0 / 186);
+  CHECK(modelLaunchTime(profile("h100"), in).dramBytes ==
+        Approx(128 * mib + (far - 128 * mib) * (1 - 50.0 / 128) - 50 * mib / 3));
+}
+
 TEST_CASE("timing: loads issued together wait for the slowest of them", "[runtime][timing]") {
   // docs/timing.md, step 6: 5 independent loads a wait (a 5-point stencil's), each an L1 hit
   // with probability 0.5, an L1 miss that hits L2 never (every miss is a first touch): the
