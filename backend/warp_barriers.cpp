@@ -1,5 +1,6 @@
 // Barriers of kernels compiled as coroutines (ir::suspendsAtBarriers): the arrival, inline where
-// the runtime allows it, the suspension and the resumption; and the return after a fault.
+// the runtime allows it, the suspension and the resumption; the return after a fault; and the
+// inline add to a site's counter that barriers and branches share.
 #include "backend/warp_codegen_impl.h"
 
 namespace kern::backend::warp {
@@ -29,13 +30,7 @@ void WarpCodegen::emitCoroBarrier(ir::SiteId site, Value *mask, Value *pred, int
     auto *countedBB = newBlock("barrier.counted");
     b_.CreateCondBr(b_.CreateICmpNE(counterView_, nullPtr), countBB, countedBB);
     b_.SetInsertPoint(countBB);
-    Value *sites = b_.CreateLoad(
-        b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, kViewSites));
-    Value *field = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), sites,
-                                                 uint64_t(site) * sizeof(KernSiteCounters) +
-                                                     offsetof(KernSiteCounters, barriersExecuted),
-                                                 "site.barriers");
-    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), field), b_.getInt64(1)), field);
+    incrementSiteCounter(site, offsetof(KernSiteCounters, barriersExecuted));
     b_.CreateBr(countedBB);
     b_.SetInsertPoint(countedBB);
   }
@@ -61,6 +56,15 @@ void WarpCodegen::emitCoroBarrier(ir::SiteId site, Value *mask, Value *pred, int
   sw->addCase(b_.getInt8(1), coroEnd_);
   b_.SetInsertPoint(resumedBB);
   returnIfFaulted();
+}
+
+void WarpCodegen::incrementSiteCounter(ir::SiteId site, size_t field) {
+  Value *sites = b_.CreateLoad(
+      b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, kViewSites),
+      "site.table");
+  Value *p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), sites,
+                                           uint64_t(site) * sizeof(KernSiteCounters) + field);
+  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), p), b_.getInt64(1)), p);
 }
 
 void WarpCodegen::returnIfFaulted() {

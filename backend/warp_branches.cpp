@@ -12,7 +12,6 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool source, bool sass) {
   const uint32_t kinds =
       (source ? uint32_t(KERN_BRANCH_SOURCE) : 0u) | (sass ? uint32_t(KERN_BRANCH_SASS) : 0u);
   return [this, site, kinds](Value *m, Value *taken) {
-    Type *i64 = b_.getInt64Ty();
     // A branch whose active lanes do not split (kern_branch_splits) only adds to branches
     // executed: that add is done here. A split branch, or one with no active lane, goes to the
     // runtime, whose counters apply the same rule.
@@ -27,18 +26,10 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool source, bool sass) {
     auto *doneBB = newBlock("branch.counted");
     b_.CreateCondBr(inline_, addBB, callBB);
     b_.SetInsertPoint(addBB);
-    Value *sites = b_.CreateLoad(
-        b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, kViewSites),
-        "site.table");
-    auto add = [&](size_t field) {
-      Value *p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), sites,
-                                               uint64_t(site) * sizeof(KernSiteCounters) + field);
-      b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, p), b_.getInt64(1)), p);
-    };
     if (kinds & KERN_BRANCH_SOURCE)
-      add(offsetof(KernSiteCounters, branchesExecuted));
+      incrementSiteCounter(site, offsetof(KernSiteCounters, branchesExecuted));
     if (kinds & KERN_BRANCH_SASS)
-      add(offsetof(KernSiteCounters, sassBranches));
+      incrementSiteCounter(site, offsetof(KernSiteCounters, sassBranches));
     b_.CreateBr(doneBB);
     b_.SetInsertPoint(callBB);
     b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_branch),

@@ -199,6 +199,9 @@ private:
   /// KernWarpCtx's kern_warp_key: (block linear index << 16) | warp.
   Value *emitWarpKey();
   void returnIfFaulted();
+  /// Adds one to the u64 counter at byte `field` of site `site`'s KernSiteCounters, through
+  /// counterView_ (which must not be null where this runs).
+  void incrementSiteCounter(ir::SiteId site, size_t field);
 
   // ---- statements ----
   void emitBlock(const ir::Block *blk);
