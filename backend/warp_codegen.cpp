@@ -441,6 +441,11 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
       countEvery(tests, every,
                  st->kind == ir::StmtKind::Assign ? ir::statementMix(*st)
                                                   : ir::InstrMix(ir::InstrClass::Other, 1));
+  // The pointers of the addresses that move with the loop (ir/hoist.h): those stepped by a
+  // constant once per test that issues, those that add a variable stride every iteration.
+  if (s.pointerSteps)
+    countEvery(tests, every, ir::pointerStepMix(s));
+  countInstr(ir::strideAddMix(s));
   if (!s.testFirst) {
     // preCond holds the statements that compute the condition: before its every test.
     emitBlock(s.preCond);

@@ -285,7 +285,11 @@ public:
         constants_.insert(v);
     }
     std::vector<Env> envs{Env{}};
+    known_.clear();
     block(f.body, envs);
+    // Marked only now: the loop shapes above count the operations as they were.
+    for (const auto &[e, known] : known_)
+      e->knownConstant = known;
     if (f.kind == FunctionKind::Kernel)
       tail(f.body);
     divisions(f.body);
@@ -296,6 +300,24 @@ private:
   std::set<const Expr *> folded_;       // divisions by what unrolling makes a constant
   std::set<const Var *> constants_;     // variables that hold one constant throughout
   std::set<const Var *> uniformCopies_; // variables assigned once, a uniform value
+  /// Each variable read: whether every walk that reached it knew its value (Expr::knownConstant).
+  std::map<Expr *, bool> known_;
+
+  /// Notes, for each variable `e` reads, whether it holds a constant in every environment.
+  void markKnown(Expr *e, const std::vector<Env> &envs) {
+    if (!e)
+      return;
+    if (e->kind == ExprKind::VarRef) {
+      bool all = !envs.empty();
+      for (const Env &env : envs)
+        all = all && env.count(e->var);
+      auto [it, fresh] = known_.emplace(e, all);
+      if (!fresh)
+        it->second = it->second && all;
+    }
+    for (Expr *o : e->ops)
+      markKnown(o, envs);
+  }
 
   /// Whether every lane that evaluates `e` gets the same value.
   bool uniformValue(const Expr *e) const {
@@ -382,6 +404,12 @@ private:
     for (size_t k = 0; k < b->stmts.size(); ++k) {
       Stmt *s = b->stmts[k];
       foldDivisions(*s, envs, &folded_);
+      for (Expr *e : {s->value, s->addr})
+        markKnown(e, envs);
+      for (Expr *e : s->args)
+        markKnown(e, envs);
+      if (s->kind != StmtKind::Loop)
+        markKnown(s->cond, envs);
       switch (s->kind) {
       case StmtKind::Assign:
         assign(s->var, s->value, envs);
@@ -581,6 +609,7 @@ private:
     }
     forget(changed, envs);
     std::vector<Env> inside = envs;
+    markKnown(s.cond, inside);
     block(s.preCond, inside);
     block(s.body, inside);
     if (constant) {

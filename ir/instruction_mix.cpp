@@ -10,11 +10,14 @@ namespace {
 
 bool isIntLike(Type t) { return t.isInt() || t.isPtr(); }
 
-/// Arithmetic on constants alone (`-0.01f`, `1 << 4`): the compiler folds it into an immediate.
+/// Arithmetic on constants alone (`-0.01f`, `1 << 4`, `k * 64` in a copy of a fully unrolled
+/// loop over k): the compiler folds it into an immediate.
 bool constantOnly(const Expr *e) {
   switch (e->kind) {
   case ExprKind::Const:
     return true;
+  case ExprKind::VarRef:
+    return e->knownConstant;
   case ExprKind::Unary:
   case ExprKind::Binary:
   case ExprKind::Cast:
@@ -173,6 +176,9 @@ InstrMix mixOf(const Expr *e);
 } // namespace
 
 InstrMix operationMix(const Expr *e) {
+  // A stride added to the previous copy's address: IADD3 and IMAD.X.
+  if (e && e->strided)
+    return InstrMix(InstrClass::Integer, 2);
   // Hoisted before its loop: a value already in a register (hoistedMix counts it).
   if (e && e->hoisted)
     return {};
@@ -222,7 +228,7 @@ InstrMix mixOf(const Expr *e) {
     break;
   case ExprKind::PtrAdd: {
     const Expr *off = e->ops[1];
-    if (off->kind == ExprKind::Const)
+    if (constantOnly(off))
       return operationMix(e->ops[0]);
     // (A hoisted offset is a register: nothing to look into.)
     while (!off->hoisted && off->kind == ExprKind::Cast && isIntLike(off->type) &&
@@ -246,15 +252,17 @@ InstrMix mixOf(const Expr *e) {
       InstrMix m = operationMix(e->ops[0]) + operationMix(e->ops[1]);
       const Expr *d = e->ops[1];
       if (e->type.isFloat()) {
-        if (d->kind == ExprKind::Const) {
+        if (constantOnly(d)) {
           m.add(arithmetic(e->type));
         } else {
           m.add(InstrClass::Special);
           m.add(arithmetic(e->type), 7);
         }
-      } else if (d->kind == ExprKind::Const) {
-        m.add(InstrClass::Integer,
-              d->intValue > 0 && (d->intValue & (d->intValue - 1)) == 0 ? 1 : 3);
+      } else if (constantOnly(d)) {
+        m.add(InstrClass::Integer, d->kind == ExprKind::Const && d->intValue > 0 &&
+                                           (d->intValue & (d->intValue - 1)) == 0
+                                       ? 1
+                                       : 3);
       } else if (e->type.bits() > 32) {
         m.add(InstrClass::Integer, 40);
       } else {

@@ -49,6 +49,14 @@ unsigned countOperations(const Expr *e);
 /// What a loop computes before it starts: the operations of its hoisted expressions
 /// (Stmt::hoisted, ir/hoist.h), each counted as if it were not hoisted.
 InstrMix hoistedMix(const Stmt &loop);
+/// What a loop adds to step the pointers of its moving addresses (Stmt::pointerSteps,
+/// Stmt::strideAdds).
+inline InstrMix pointerStepMix(const Stmt &loop) {
+  return InstrMix(InstrClass::Integer, loop.pointerSteps);
+}
+inline InstrMix strideAddMix(const Stmt &loop) {
+  return InstrMix(InstrClass::Integer, loop.strideAdds);
+}
 
 /// What an `if` adds to the instruction counters besides its sides: its condition's
 /// operations, and the branch (with BSSY and BSYNC where lanes may split) or the predicated

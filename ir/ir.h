@@ -254,9 +254,18 @@ struct Expr {
   AtomicScope atomicScope = AtomicScope::Device;
   std::vector<Expr *> ops;
   bool uniform = false; // filled by analysis
-  /// Loop-invariant arithmetic that nvcc computes before the loop (ir/hoist.h): no instruction
-  /// where it stands (the loop's Stmt::hoisted counts it once).
+  /// Computed elsewhere (ir/hoist.h): loop-invariant arithmetic that nvcc computes before the
+  /// loop (the loop's Stmt::hoisted counts it once), or an address that an earlier one's
+  /// register serves with an immediate offset: no instruction where it stands.
   bool hoisted = false;
+  /// VarRef: a value the GPU's compiler knows here, a constant in every path that reaches it
+  /// (a fully unrolled loop's counter in each copy of its body, a variable assigned a
+  /// constant; ir/branch_model.cpp): arithmetic on it folds into immediates.
+  bool knownConstant = false;
+  /// An address in a fully unrolled loop that moves from copy to copy by a multiple of a
+  /// variable (`p + (y + i) * w`): nvcc adds a stride register to the previous copy's, a 64-bit
+  /// add where it stands (the loop's Stmt::hoisted counts the rest once; ir/hoist.h).
+  bool strided = false;
   explicit Expr(ExprKind k, Type t) : kind(k), type(t) {}
 };
 
@@ -339,6 +348,11 @@ struct Stmt {
   /// Loop: the loop-invariant expressions inside it that it computes once, before it starts
   /// (ir/hoist.h).
   std::vector<Expr *> hoisted;
+  /// Loop: the pointers nvcc steps for the addresses that move with its counter (ir/hoist.h):
+  /// the instructions that step those moving by a constant, once per test of the loop's
+  /// condition that issues (an address in an unrolled body takes the rest as an immediate
+  /// offset), and those that add a variable stride, every iteration.
+  uint8_t pointerSteps = 0, strideAdds = 0;
   // Loop: repeat { preCond; if (testFirst && !cond) break; body; [continue lands here] step;
   //                if (!testFirst && !cond) break; }
   // that is: for/while have testFirst = true; do-while has testFirst = false (cond after step).
