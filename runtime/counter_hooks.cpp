@@ -69,7 +69,7 @@ void WorkerCounters::reset(size_t sites) {
   atomicChunksUsed = false;
   captures.clear();
   l1Sampling = false;
-  l1Blocks = l1Requested = l1Misses = 0;
+  l1Blocks = l1Requested = l1Misses = l1Concurrent = 0;
   l2Blocks.clear();
   syncView();
 }
@@ -87,13 +87,13 @@ void WorkerCounters::beginBlock(uint64_t linear, const uint32_t grid[3]) {
     roleBlocks.clear();
     const uint64_t blocks = uint64_t(grid[0]) * grid[1] * grid[2];
     const uint64_t row = grid[0], plane = row * grid[1];
-    for (uint64_t q = 0; q < 4; ++q)
+    for (uint32_t q = 0; q < 4; ++q)
       for (uint64_t back : {uint64_t(0), uint64_t(1), row, plane}) {
-        const uint64_t s = blocks * q / 4;
-        if (back > s)
+        const uint64_t s = sampleBlock(q, grid);
+        if (back > s || s >= blocks)
           continue;
         const uint64_t b = s - back;
-        const uint32_t roles = (l1SampleBlock(b, blocks) ? 1u : 0u) | l2SampleRoles(b, grid);
+        const uint32_t roles = (l1SampleBlock(b, grid) ? 1u : 0u) | l2SampleRoles(b, grid);
         if (roles != 0 && std::none_of(roleBlocks.begin(), roleBlocks.end(),
                                        [&](auto &r) { return r.first == b; }))
           roleBlocks.push_back({b, roles});
@@ -109,6 +109,7 @@ void WorkerCounters::beginBlock(uint64_t linear, const uint32_t grid[3]) {
   if (!l1Sampling)
     return; // the view is already the plain one (endBlock); every block passes here
   l1Sectors.clear();
+  l1WarpLoads.clear();
   syncView();
 }
 
@@ -117,8 +118,13 @@ void WorkerCounters::endBlock() {
     return;
   if (l1Counting)
     ++l1Blocks;
-  if (l2Roles != 0)
-    l2Blocks.push_back({l2Roles, std::vector<uint64_t>(l1Sectors.begin(), l1Sectors.end())});
+  if (l2Roles != 0) {
+    std::vector<uint64_t> sectors;
+    sectors.reserve(l1Sectors.size());
+    for (const auto &[sector, warp] : l1Sectors)
+      sectors.push_back(sector);
+    l2Blocks.push_back({l2Roles, std::move(sectors)});
+  }
   l1Sampling = l1Counting = false;
   l2Roles = 0;
   syncView();
@@ -174,7 +180,7 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
   } else {
     set.recordGlobal(site, addrs, mask, size, kind);
     if (l1Sampling && kind == MemoryOpKind::Load)
-      sampleL1(addrs, mask, size);
+      sampleL1(addrs, mask, size, static_cast<uint32_t>(key & 0xffff));
   }
   sample(site, key, addrs, mask, size, sharedBase);
   syncView();
@@ -210,7 +216,7 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
   m.delta[KERN_SITE_GLOBAL_FIELDS + 1] = after[fields + 1] - before[fields + 1];
 }
 
-void WorkerCounters::sampleL1(const uint64_t *addrs, uint32_t mask, uint32_t size) {
+void WorkerCounters::sampleL1(const uint64_t *addrs, uint32_t mask, uint32_t size, uint32_t warp) {
   // The instruction's distinct sectors (as the sectors counter counts them), each a request to
   // the L1 that misses unless the block touched the sector before.
   uint64_t mine[2 * KERN_WARP_SIZE];
@@ -225,13 +231,24 @@ void WorkerCounters::sampleL1(const uint64_t *addrs, uint32_t mask, uint32_t siz
   // Past kL1SampleSectors (2 MiB, far beyond any L1) a block's new sectors are misses that
   // are not remembered: the sample's memory stays bounded.
   constexpr size_t kL1SampleSectors = size_t(1) << 16;
+  // A sector another warp of the block touched first, at about the same point of its code (at
+  // most kConcurrentLoads sampled loads apart), is a hit on a miss that is still in flight: the
+  // warps of a block run together on the GPU (docs/timing.md, step 6).
+  constexpr uint32_t kConcurrentLoads = 4;
+  if (l1WarpLoads.size() <= warp)
+    l1WarpLoads.resize(warp + 1, 0);
+  const uint32_t load = l1WarpLoads[warp]++;
   for (uint32_t i = 0; i < n; ++i) {
     l1Requested += l1Counting;
-    if (l1Sectors.count(mine[i]))
+    if (auto seen = l1Sectors.find(mine[i]); seen != l1Sectors.end()) {
+      const FirstTouch &f = seen->second;
+      l1Concurrent += l1Counting && f.warp != warp &&
+                      std::max(f.load, load) - std::min(f.load, load) <= kConcurrentLoads;
       continue;
+    }
     l1Misses += l1Counting;
     if (l1Sectors.size() < kL1SampleSectors)
-      l1Sectors.insert(mine[i]);
+      l1Sectors.emplace(mine[i], FirstTouch{warp, load});
   }
 }
 
@@ -349,6 +366,7 @@ void addInto(LaunchCounters &into, const LaunchCounters &from) {
   into.l1SampledBlocks += from.l1SampledBlocks;
   into.l1SampledSectors += from.l1SampledSectors;
   into.l1SampledMisses += from.l1SampledMisses;
+  into.l1SampledConcurrent += from.l1SampledConcurrent;
   into.l2NeighbourTouches += from.l2NeighbourTouches;
   into.l2NeighbourSampled += from.l2NeighbourSampled;
   if (into.sites.size() < from.sites.size())
@@ -417,6 +435,7 @@ void CounterCollector::endLaunch(size_t launchIndex) {
     launches_[launchIndex].l1SampledBlocks += w->l1Blocks;
     launches_[launchIndex].l1SampledSectors += w->l1Requested;
     launches_[launchIndex].l1SampledMisses += w->l1Misses;
+    launches_[launchIndex].l1SampledConcurrent += w->l1Concurrent;
   }
   // The L2's near re-reads: each sampled block's first touches that its neighbours touched.
   // Sets of sectors, so the figures do not depend on which worker ran which block.

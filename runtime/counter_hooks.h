@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -85,8 +86,14 @@ struct WorkerCounters {
   /// (noMemos), so that every global access reaches recordMemo, which notes its sectors.
   bool l1Sampling = false;
   std::vector<KernAccessMemo> noMemos;
-  std::unordered_set<uint64_t> l1Sectors; ///< the sampled block's sectors so far
-  uint64_t l1Blocks = 0, l1Requested = 0, l1Misses = 0;
+  /// The sampled block's sectors so far, each with the warp that touched it first and that
+  /// warp's count of sampled loads then; and each warp's count so far.
+  struct FirstTouch {
+    uint32_t warp, load;
+  };
+  std::unordered_map<uint64_t, FirstTouch> l1Sectors;
+  std::vector<uint32_t> l1WarpLoads;
+  uint64_t l1Blocks = 0, l1Requested = 0, l1Misses = 0, l1Concurrent = 0;
   /// The block's L2 roles (l2SampleRoles), and whether it is one of the L1 sample's blocks; a
   /// block that is only a neighbour is followed (l1Sampling) but adds nothing to the l1 counts.
   uint32_t l2Roles = 0;
@@ -110,8 +117,8 @@ struct WorkerCounters {
                uint32_t flags, uint64_t base, uint64_t cost);
   void sample(uint32_t site, uint64_t key, const uint64_t *addrs, uint32_t mask, uint32_t size,
               uint64_t base);
-  /// Notes a global load's sectors in the L1 sample.
-  void sampleL1(const uint64_t *addrs, uint32_t mask, uint32_t size);
+  /// Notes a global load's sectors in the L1 sample (`warp`: the warp of the block that loads).
+  void sampleL1(const uint64_t *addrs, uint32_t mask, uint32_t size, uint32_t warp);
   /// Keeps the lanes of a warp that split at branch `site`, as `sample` keeps an access's.
   void sampleBranch(uint32_t site, uint64_t key, uint32_t mask, uint32_t taken);
   /// Clears the counters, samples and memos for a new launch of a module with `sites` sites

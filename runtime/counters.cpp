@@ -63,19 +63,28 @@ uint64_t &instrClass(SiteCounters &c, size_t k) { return c.*kInstrClassFields[k]
 
 uint64_t instrClass(const SiteCounters &c, size_t k) { return c.*kInstrClassFields[k]; }
 
-bool l1SampleBlock(uint64_t linear, uint64_t blocks) {
-  for (uint64_t q = 0; q < 4; ++q)
-    if (linear == blocks * q / 4)
+uint64_t sampleBlock(uint32_t q, const uint32_t grid[3]) {
+  const uint64_t blocks = uint64_t(grid[0]) * grid[1] * grid[2], row = grid[0];
+  const uint64_t s = blocks * q / 4;
+  // In a grid of several rows, the middle of the row (a row's first and last blocks often
+  // take a boundary's path).
+  if (q == 0 || blocks == row || row < 3)
+    return s;
+  return s - s % row + row / 2;
+}
+
+bool l1SampleBlock(uint64_t linear, const uint32_t grid[3]) {
+  for (uint32_t q = 0; q < 4; ++q)
+    if (linear == sampleBlock(q, grid))
       return true;
   return false;
 }
 
 uint32_t l2SampleRoles(uint64_t linear, const uint32_t grid[3]) {
-  const uint64_t blocks = uint64_t(grid[0]) * grid[1] * grid[2];
   const uint64_t row = grid[0], plane = uint64_t(grid[0]) * grid[1];
   uint32_t roles = 0;
   for (uint32_t q = 1; q < 4; ++q) {
-    const uint64_t s = blocks * q / 4;
+    const uint64_t s = sampleBlock(q, grid);
     if (s == 0)
       continue;
     if (linear == s)

@@ -88,6 +88,9 @@ struct LaunchCounters {
   /// their global loads asked for, and of those the first touches of each sector in the block,
   /// which miss in the L1 (the rest hit, if the block's data fits there).
   uint64_t l1SampledBlocks = 0, l1SampledSectors = 0, l1SampledMisses = 0;
+  /// Of the hits, those on a sector another warp of the block touched first: the warps of a
+  /// block run together, so such a hit waits for that warp's miss.
+  uint64_t l1SampledConcurrent = 0;
   /// The L2's near re-reads (docs/timing.md, step 4): of the first touches of the sampled
   /// blocks after the first (l2NeighbourSampled), those that the blocks just before them in x,
   /// y or z touched too (l2NeighbourTouches): data another block read a row of blocks ago.
@@ -95,9 +98,12 @@ struct LaunchCounters {
   bool operator==(const LaunchCounters &) const = default;
 };
 
-/// Whether block `linear` of a grid of `blocks` is one of the L1 sample's (LaunchCounters):
-/// the first and those at a quarter, half and three quarters of the grid.
-bool l1SampleBlock(uint64_t linear, uint64_t blocks);
+/// The L1 sample's block q (0 to 3) of a grid of `grid` blocks (LaunchCounters): the first,
+/// and those at a quarter, half and three quarters of the grid, in the middle of their row
+/// where the grid has several rows.
+uint64_t sampleBlock(uint32_t q, const uint32_t grid[3]);
+/// Whether block `linear` is one of them.
+bool l1SampleBlock(uint64_t linear, const uint32_t grid[3]);
 
 /// The L2 roles of block `linear` of a grid of `grid` blocks: bit q (1 to 3) when it is the L1
 /// sample's block at q quarters of the grid, bit 4 + q when it is that block's neighbour

@@ -137,6 +137,7 @@ TimingInput timingInput(const LaunchRecord &rec, const LaunchCounters &counters,
   in.l1SampledBlocks = counters.l1SampledBlocks;
   in.l1SampledSectors = counters.l1SampledSectors;
   in.l1SampledMisses = counters.l1SampledMisses;
+  in.l1SampledConcurrent = counters.l1SampledConcurrent;
   in.l2NeighbourTouches = counters.l2NeighbourTouches;
   in.l2NeighbourSampled = counters.l2NeighbourSampled;
   in.gridRowBlocks = rec.grid[0];

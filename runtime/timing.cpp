@@ -185,13 +185,20 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
   // touched before hits (the warps of a block run together, so its re-reads come soon), unless
   // what one block touches does not fit beside the resident blocks' shared memory. What the L1
   // serves never reaches the L2.
+  // Of the hits, those on a sector another warp of the block touched first wait for its miss:
+  // the share of the sectors that the L1 serves at its own latency is the rest.
+  double l1QuickShare = 0;
   if (dev.l1LatencyCycles > 0 && in.l1SampledSectors > 0 && in.l1SampledBlocks > 0) {
     t.l1HitShare = 1.0 - double(in.l1SampledMisses) / double(in.l1SampledSectors);
+    l1QuickShare =
+        std::max(0.0, t.l1HitShare - double(in.l1SampledConcurrent) / double(in.l1SampledSectors));
     const double need = 32.0 * double(in.l1SampledMisses) / double(in.l1SampledBlocks);
     const double room =
         std::max(0.0, double(dev.l1Bytes) - double(in.sharedBytesPerBlock) * resident);
-    if (need > room)
+    if (need > room) {
       t.l1HitShare *= room / need;
+      l1QuickShare *= room / need;
+    }
   }
   const double l1Bytes = t.l1HitShare * double(in.cachedLoadSectors) * 32;
   // What DRAM may have to supply: the L1's misses, with the rest of the blocks they fetch (a
@@ -250,8 +257,8 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
   const double hit = dev.l2Bytes > 0 && toL2 > 0 ? 1.0 - dram / toL2 : 0.0;
   const double perWait =
       in.globalWaits > 0 ? std::max(1.0, double(in.globalLoads) / in.globalWaits) : 1.0;
-  const double p1 = std::pow(t.l1HitShare, perWait);
-  const double p12 = std::pow(t.l1HitShare + (1.0 - t.l1HitShare) * hit, perWait);
+  const double p1 = std::pow(l1QuickShare, perWait);
+  const double p12 = std::pow(l1QuickShare + (1.0 - l1QuickShare) * hit, perWait);
   const double dramShare = 1.0 - p12;
   const double memoryLatency = p1 * dev.l1LatencyCycles + (p12 - p1) * dev.l2LatencyCycles +
                                dramShare * double(dev.dramLatencyCycles);

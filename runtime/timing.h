@@ -68,6 +68,9 @@ struct TimingInput {
   /// for, and the first touches among them; the sectors of all global loads (not atomics),
   /// which L1 hits keep from the L2; the shared memory of a block.
   uint64_t l1SampledBlocks = 0, l1SampledSectors = 0, l1SampledMisses = 0;
+  /// Of the sample's hits, those on a sector another warp of the block touched first
+  /// (LaunchCounters::l1SampledConcurrent): they wait as long as that warp's miss.
+  uint64_t l1SampledConcurrent = 0;
   uint64_t cachedLoadSectors = 0;
   /// The L2's near re-reads (LaunchCounters::l2Neighbour*): of the sampled blocks' first
   /// touches, those their neighbours before them touched; and the blocks of a row of the grid

@@ -296,14 +296,20 @@ TEST_CASE("a branch counts as the source's, the GPU code's, or both", "[runtime]
 }
 
 TEST_CASE("counters: the L2 sample's blocks and their neighbours before them", "[counters]") {
-  // A 128 x 512 grid: the samples at a quarter, half and three quarters are blocks 16384,
-  // 32768 and 49152, each at x = 0 (no neighbour in x) with the block a row before it in y.
+  // A 128 x 512 grid: the samples at a quarter, half and three quarters are in the middle of
+  // the rows of blocks 16384, 32768 and 49152 (x = 64, away from the grid's edge): 16448,
+  // 32832 and 49216, each with the block before it in x and the block a row before it in y.
   const uint32_t grid[3] = {128, 512, 1};
-  CHECK(l2SampleRoles(16384, grid) == 2u);
-  CHECK(l2SampleRoles(16384 - 128, grid) == 32u);
-  CHECK(l2SampleRoles(32768 - 128, grid) == 64u);
-  CHECK(l2SampleRoles(49152 - 128, grid) == 128u);
-  CHECK(l2SampleRoles(16383, grid) == 0u); // the end of the row before: not a neighbour
+  CHECK(sampleBlock(1, grid) == 16448);
+  CHECK(sampleBlock(0, grid) == 0);
+  CHECK(l1SampleBlock(32832, grid));
+  CHECK_FALSE(l1SampleBlock(32768, grid));
+  CHECK(l2SampleRoles(16448, grid) == 2u);
+  CHECK(l2SampleRoles(16447, grid) == 32u);
+  CHECK(l2SampleRoles(16448 - 128, grid) == 32u);
+  CHECK(l2SampleRoles(32832 - 128, grid) == 64u);
+  CHECK(l2SampleRoles(49216 - 128, grid) == 128u);
+  CHECK(l2SampleRoles(16384, grid) == 0u); // the start of the row: not a neighbour
   CHECK(l2SampleRoles(0, grid) == 0u);     // the first block has no sample role
   // A 1-D grid of 10 blocks: samples 2, 5 and 7, each with the block before it; block 2 is
   // neither, block 4 the neighbour of sample 5, block 6 of sample 7.

@@ -389,6 +389,13 @@ TEST_CASE("timing: loads issued together wait for the slowest of them", "[runtim
   // One load a wait: the average of the two.
   in.globalLoads = 8;
   CHECK(modelLaunchTime(profile("h100"), in).memoryLatencyCycles == Approx(0.5 * 40 + 0.5 * 605));
+  // Half of the hits are on sectors another warp of the block touched first at the same point
+  // of its code (a stencil's rows above and below): they wait for that warp's miss. The L1
+  // still serves half the sectors (the traffic), but a quarter at its own latency.
+  in.l1SampledConcurrent = 40;
+  const LaunchTime c = modelLaunchTime(profile("h100"), in);
+  CHECK(c.l1HitShare == Approx(0.5));
+  CHECK(c.memoryLatencyCycles == Approx(0.25 * 40 + 0.75 * 605));
 }
 
 TEST_CASE("timing: stores that fill sectors in part cost the L2 a merge each",
