@@ -249,12 +249,12 @@ private:
   };
 
   void loop(Stmt &l) {
-    // A fully unrolled loop leaves no loop on the GPU: each copy of the body computes its own
-    // addresses, but one register and each copy's immediate offset serve those that differ
-    // from copy to copy by a known value, and a stride register added to the previous copy's
-    // those that differ by a multiple of a variable. In a loop that stays a loop, an address
-    // that moves with its counter is a pointer it steps (by a constant once per test that
-    // issues, its unrolled copies taking immediate offsets; by a variable stride every
+    // A fully unrolled loop leaves no loop on the GPU, but what no copy changes is computed
+    // once (the copies share it); one register and each copy's immediate offset serve the
+    // addresses that differ from copy to copy by a known value, and a stride register added to
+    // the previous copy's those that differ by a multiple of a variable. In a loop that stays a
+    // loop, an address that moves with its counter is a pointer it steps (by a constant once per
+    // test that issues, its unrolled copies taking immediate offsets; by a variable stride every
     // iteration): nothing where the address stands.
     Scope scope{l, loopVars(l), l.loopShape == LoopShape::Unrolled, {}};
     if (!scope.unrolled)
@@ -281,7 +281,7 @@ private:
     if (!e || e->hoisted)
       return;
     const VarSet &assigned = scope.vars.assigned;
-    bool once = !scope.unrolled && invariant(e, assigned);
+    bool once = invariant(e, assigned);
     // (Only an address takes an immediate offset: `(tid + j * 256) & 511` computes its sum.)
     Address a;
     const bool address =

@@ -112,6 +112,25 @@ TEST_CASE("hoisting: a fully unrolled loop's addresses take immediate offsets", 
   CHECK(ir::statementMix(*loop->body->stmts[0]).total() == 5);
 }
 
+TEST_CASE("hoisting: the copies of an unrolled loop share what none changes", "[ir][hoist]") {
+  // n * n + 1 is the same in every copy: computed once before the copies (one IMAD), and each
+  // copy multiplies it by its own k.
+  auto m = test::buildModule(R"(
+    __global__ void k(int *c, int n) {
+      int s = 0;
+      for (int k = 0; k < 4; ++k)
+        s += (n * n + 1) * k;
+      c[threadIdx.x] = s;
+    })");
+  const ir::Stmt *loop = firstLoop(*m);
+  REQUIRE(loop);
+  CHECK(loop->loopShape == ir::LoopShape::Unrolled);
+  REQUIRE(loop->hoisted.size() == 1);
+  CHECK(ir::hoistedMix(*loop).total() == 1);
+  // The multiply by k feeding the add to s: one IMAD.
+  CHECK(ir::statementMix(*loop->body->stmts[0]).total() == 1);
+}
+
 TEST_CASE("hoisting: what the compiler knows folds into immediates", "[ir][hoist]") {
   // In each copy of the unrolled loop k is a constant: k * k + 3 costs nothing, and a division
   // by k + 1 is one by a constant (a multiply-high and shifts, 3), not a variable's 16.
