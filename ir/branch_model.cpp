@@ -11,6 +11,7 @@
 
 #include "ir/analysis.h"
 #include "ir/analysis_structure.h"
+#include "ir/instruction_mix.h"
 
 namespace kern::ir {
 
@@ -726,6 +727,49 @@ void modelCompiledBranches(Module &m) {
   for (Function *f : m.functions)
     if (f->kind != FunctionKind::Host && f->body)
       model.function(*f);
+}
+
+namespace {
+
+/// The most instructions (as instruction_mix.h counts them once ir/hoist.h has run) that nvcc
+/// predicates in an if's sides: scanBlelloch's swap, 10, is predicated (its SASS: two loads,
+/// two stores and an add from one address register); the padded Blelloch scan's up-sweep
+/// (tests/gpu/timing/val_scan.cu), 11, branches (its SASS: 12, the padding's address
+/// arithmetic in each stage; the H200 executed 20 branches a warp for its 20 stages).
+constexpr unsigned kPredicatedInstructions = 10;
+
+unsigned sideInstructions(const Block *b) {
+  unsigned n = 0;
+  if (!b)
+    return 0;
+  for (const Stmt *s : b->stmts) {
+    n += statementMix(*s).total();
+    if (s->kind == StmtKind::If)
+      n += ifMix(*s).total() + sideInstructions(s->thenBody) + sideInstructions(s->elseBody);
+  }
+  return n;
+}
+
+void review(Block *b) {
+  if (!b)
+    return;
+  for (Stmt *s : b->stmts) {
+    for (Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+      review(c);
+    if (s->kind == StmtKind::If && s->isBranch && s->predicated && !s->shortCircuit &&
+        sideInstructions(s->thenBody) + sideInstructions(s->elseBody) > kPredicatedInstructions) {
+      s->predicated = false;
+      s->gpuBranch = true;
+    }
+  }
+}
+
+} // namespace
+
+void reviewPredication(Module &m) {
+  for (Function *f : m.functions)
+    if (f->kind != FunctionKind::Host && f->body)
+      review(f->body);
 }
 
 } // namespace kern::ir

@@ -16,4 +16,9 @@ namespace kern::ir {
 /// Runs after inlining and uniformity analysis (a runtime-unrolled loop has a uniform bound).
 void modelCompiledBranches(Module &m);
 
+/// Turns back into branches the predicated ifs whose sides, counted as the GPU's instructions
+/// once the loops' invariants, pointers and reused addresses are known (ir/hoist.h), are longer
+/// than nvcc predicates. Runs after modelHoisting.
+void reviewPredication(Module &m);
+
 } // namespace kern::ir

@@ -198,11 +198,13 @@ std::unique_ptr<Module> buildOnThisStack(frontend::SourceManager &sm,
   // 10. What nvcc makes of the control flow, for the branch counters: predicated ifs and
   // exits, unrolled loops, the slow-path checks of divisions (ir/branch_model.cpp).
   modelCompiledBranches(*m);
-  // 11. Which loads are in flight together, for the timing model's latency chain.
-  modelLoadWaves(*m);
-  // 12. The loop-invariant arithmetic nvcc computes before each loop, for the instruction
-  // counters.
+  // 11. The loop-invariant arithmetic nvcc computes before each loop, the pointers it steps
+  // and the addresses it reuses, for the instruction counters; then the predicated ifs whose
+  // sides are still too long for nvcc to predicate.
   modelHoisting(*m);
+  reviewPredication(*m);
+  // 12. Which loads are in flight together, for the timing model's latency chain.
+  modelLoadWaves(*m);
   return m;
 }
 

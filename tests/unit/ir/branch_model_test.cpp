@@ -161,3 +161,42 @@ TEST_CASE("an if/else that ends the kernel, or has a tiny side, takes no jump",
   CHECK(f.ifs[1]->noJump); // each side ends in EXIT
   CHECK(f.ifs[1]->endsKernel);
 }
+
+TEST_CASE("a predicated if whose sides are still long once counted as the GPU's branches",
+          "[ir][branch_model]") {
+  // The two up-sweeps of a Blelloch scan in unrolled stages: the plain one's body is two
+  // loads, an add and a store from one address register (predicated, as on the H200); the
+  // padded one's adds the padding's arithmetic to each address (11 instructions: it branches,
+  // as the H200 does, 20 branches a warp for the 20 stages of tests/gpu/timing/val_scan.cu).
+  auto m = test::buildModule(R"(
+    __global__ void k(int *out) {
+      __shared__ int t[1056];
+      int tid = threadIdx.x, offset = 1;
+      t[tid] = tid;
+      for (int d = 512; d > 0; d >>= 1) {
+        __syncthreads();
+        if (tid < d) {
+          int a = offset * (2 * tid + 1) - 1, b = offset * (2 * tid + 2) - 1;
+          t[b] += t[a];
+        }
+        offset *= 2;
+      }
+      for (int d = 512; d > 0; d >>= 1) {
+        __syncthreads();
+        if (tid < d) {
+          int a = offset * (2 * tid + 1) - 1, b = offset * (2 * tid + 2) - 1;
+          a += a >> 5;
+          b += b >> 5;
+          t[b] += t[a];
+        }
+        offset *= 2;
+      }
+      out[tid] = t[tid];
+    })");
+  Flow f = flowOf(*m);
+  REQUIRE(f.ifs.size() == 2);
+  CHECK(f.ifs[0]->predicated);
+  CHECK(!f.ifs[0]->gpuBranch);
+  CHECK(!f.ifs[1]->predicated);
+  CHECK(f.ifs[1]->gpuBranch);
+}
