@@ -36,25 +36,6 @@ bool invariant(const Expr *e, const VarSet &assigned) {
   return true;
 }
 
-/// Whether `e` is a value the GPU's compiler knows (constants, and variables it knows here).
-bool known(const Expr *e) {
-  switch (e->kind) {
-  case ExprKind::Const:
-    return true;
-  case ExprKind::VarRef:
-    return e->knownConstant;
-  case ExprKind::Unary:
-  case ExprKind::Binary:
-  case ExprKind::Cast:
-    for (const Expr *o : e->ops)
-      if (!known(o))
-        return false;
-    return true;
-  default:
-    return false;
-  }
-}
-
 /// What a loop's addresses are made of: the variables it steps by a constant (its counters,
 /// assigned only in its step) and those its body assigns once, before reading them, from
 /// others (`int j = m - t;`), by their definitions.
@@ -156,7 +137,7 @@ bool moves(const Address &a) { return a.immediate || a.constantStep || a.variabl
 bool buildAddress(const Expr *e, int64_t scale, const LoopVars &lv, Address &a, int depth = 0) {
   if (depth > 8)
     return false;
-  if (known(e)) {
+  if (knownValue(e)) {
     a.immediate = true;
     return true;
   }

@@ -10,27 +10,6 @@ namespace {
 
 bool isIntLike(Type t) { return t.isInt() || t.isPtr(); }
 
-/// Arithmetic on constants alone (`-0.01f`, `1 << 4`, `k * 64` in a copy of a fully unrolled
-/// loop over k): the compiler folds it into an immediate.
-bool constantOnly(const Expr *e) {
-  switch (e->kind) {
-  case ExprKind::Const:
-    return true;
-  case ExprKind::VarRef:
-    return e->knownConstant;
-  case ExprKind::Unary:
-  case ExprKind::Binary:
-  case ExprKind::Cast:
-  case ExprKind::Select:
-    for (const Expr *o : e->ops)
-      if (!constantOnly(o))
-        return false;
-    return true;
-  default:
-    return false;
-  }
-}
-
 /// A local variable's own storage at a constant offset (`&$me`, `&$me + 8`): a struct or a
 /// small array that the GPU's compiler keeps in registers, so that reading or writing it there
 /// is no instruction (an access at a varying index is local memory: LDL, STL).
@@ -209,7 +188,7 @@ InstrMix mixOf(const Expr *e) {
   case ExprKind::FunctionAddr:
     return {};
   default:
-    if (constantOnly(e))
+    if (knownValue(e))
       return {};
     break;
   }
@@ -228,7 +207,7 @@ InstrMix mixOf(const Expr *e) {
     break;
   case ExprKind::PtrAdd: {
     const Expr *off = e->ops[1];
-    if (constantOnly(off))
+    if (knownValue(off))
       return operationMix(e->ops[0]);
     // (A hoisted offset is a register: nothing to look into.)
     while (!off->hoisted && off->kind == ExprKind::Cast && isIntLike(off->type) &&
@@ -252,13 +231,13 @@ InstrMix mixOf(const Expr *e) {
       InstrMix m = operationMix(e->ops[0]) + operationMix(e->ops[1]);
       const Expr *d = e->ops[1];
       if (e->type.isFloat()) {
-        if (constantOnly(d)) {
+        if (knownValue(d)) {
           m.add(arithmetic(e->type));
         } else {
           m.add(InstrClass::Special);
           m.add(arithmetic(e->type), 7);
         }
-      } else if (constantOnly(d)) {
+      } else if (knownValue(d)) {
         m.add(InstrClass::Integer, d->kind == ExprKind::Const && d->intValue > 0 &&
                                            (d->intValue & (d->intValue - 1)) == 0
                                        ? 1
@@ -302,6 +281,27 @@ InstrMix mixOf(const Expr *e) {
 } // namespace
 
 unsigned countOperations(const Expr *e) { return operationMix(e).total(); }
+
+/// Arithmetic on constants alone (`-0.01f`, `1 << 4`, `k * 64` in a copy of a fully unrolled
+/// loop over k): the compiler folds it into an immediate.
+bool knownValue(const Expr *e) {
+  switch (e->kind) {
+  case ExprKind::Const:
+    return true;
+  case ExprKind::VarRef:
+    return e->knownConstant;
+  case ExprKind::Unary:
+  case ExprKind::Binary:
+  case ExprKind::Cast:
+  case ExprKind::Select:
+    for (const Expr *o : e->ops)
+      if (!knownValue(o))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
 
 InstrMix ifMix(const Stmt &s) {
   InstrMix m = operationMix(s.cond);

@@ -46,6 +46,10 @@ struct InstrMix {
 InstrMix operationMix(const Expr *e);
 /// operationMix(e).total().
 unsigned countOperations(const Expr *e);
+/// Whether `e` is arithmetic on values the compiler knows alone (`-0.01f`, `1 << 4`, `k * 64`
+/// in a copy of a fully unrolled loop over k: Expr::knownConstant), which it folds into an
+/// immediate.
+bool knownValue(const Expr *e);
 /// What a loop computes before it starts: the operations of its hoisted expressions
 /// (Stmt::hoisted, ir/hoist.h), each counted as if it were not hoisted.
 InstrMix hoistedMix(const Stmt &loop);
