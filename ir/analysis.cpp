@@ -117,6 +117,15 @@ bool sameExpr(const Expr *a, const Expr *b) {
   return true;
 }
 
+void readVars(const Expr *e, std::set<const Var *> &out) {
+  if (!e)
+    return;
+  if (e->kind == ExprKind::VarRef)
+    out.insert(e->var);
+  for (const Expr *o : e->ops)
+    readVars(o, out);
+}
+
 void assignedVars(const Block *b, std::set<const Var *> &out) {
   if (!b)
     return;

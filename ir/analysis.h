@@ -34,6 +34,9 @@ bool sameExpr(const Expr *a, const Expr *b);
 /// The variables that the statements of `b`, nested blocks included, assign.
 void assignedVars(const Block *b, std::set<const Var *> &out);
 
+/// The variables that `e` reads.
+void readVars(const Expr *e, std::set<const Var *> &out);
+
 /// The bytes of `f`'s local slots for one warp, as the warp backend lays them out (one copy per
 /// lane, each slot at its alignment; a direct slot's copies interleaved by 32-bit words): the
 /// bulk of the stack frame its code takes. The runtime and the call sites check that much fits

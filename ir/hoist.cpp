@@ -293,16 +293,6 @@ private:
   }
 };
 
-/// The variables `e` reads.
-void readVars(const Expr *e, VarSet &out) {
-  if (!e)
-    return;
-  if (e->kind == ExprKind::VarRef)
-    out.insert(e->var);
-  for (const Expr *o : e->ops)
-    readVars(o, out);
-}
-
 /// Addresses that an earlier one serves: `in[i - 1]` after `in[i]` is its register and an
 /// immediate offset, as nvcc's common-subexpression elimination makes it, as long as no
 /// variable of the two changed between them and the earlier one dominates (it stands before,

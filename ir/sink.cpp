@@ -20,13 +20,6 @@ bool calls(const Expr *e) {
   return false;
 }
 
-void reads(const Expr *e, std::set<const Var *> &out) {
-  if (e->kind == ExprKind::VarRef)
-    out.insert(e->var);
-  for (const Expr *o : e->ops)
-    reads(o, out);
-}
-
 class Sinker {
 public:
   Sinker(Module &m, Function &f) : m_(m), f_(f) {}
@@ -58,7 +51,7 @@ private:
         calls(a->addr))
       return nullptr;
     std::set<const Var *> read, written;
-    reads(a->addr, read);
+    readVars(a->addr, read);
     assignedVars(s->thenBody, written);
     assignedVars(s->elseBody, written);
     for (const Var *v : read)
