@@ -48,6 +48,8 @@ void WarpCodegen::startInstructions() {
   b_.CreateStore(b_.getInt64(0), instrThread_);
   idleAccesses_ = entryAlloca(b_, b_.getInt64Ty(), "idle.accesses");
   b_.CreateStore(b_.getInt64(0), idleAccesses_);
+  aduReads_ = entryAlloca(b_, b_.getInt64Ty(), "adu.reads");
+  b_.CreateStore(b_.getInt64(0), aduReads_);
 }
 
 void WarpCodegen::reportInstructions() {
@@ -61,7 +63,8 @@ void WarpCodegen::reportInstructions() {
                    b_.CreateConstInBoundsGEP2_64(classesTy, classes, 0, k));
   b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_instr_totals),
                 {ctx_, classes, b_.CreateLoad(b_.getInt64Ty(), instrThread_, "instr.thread.total"),
-                 b_.CreateLoad(b_.getInt64Ty(), idleAccesses_, "idle.accesses.total")});
+                 b_.CreateLoad(b_.getInt64Ty(), idleAccesses_, "idle.accesses.total"),
+                 b_.CreateLoad(b_.getInt64Ty(), aduReads_, "adu.reads.total")});
 }
 
 void WarpCodegen::countInstr(const ir::InstrMix &mix, bool clock) {
@@ -82,6 +85,8 @@ void WarpCodegen::countInstr(const ir::InstrMix &mix, bool clock) {
   b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, instrThread_),
                               b_.CreateMul(b_.CreateZExt(active, i64), b_.getInt64(n))),
                  instrThread_);
+  if (mix.adu)
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, aduReads_), b_.getInt64(mix.adu)), aduReads_);
 }
 
 Value *WarpCodegen::instrMask() { return predicated_ ? predicated_ : cur(); }
@@ -91,8 +96,8 @@ ir::InstrMix WarpCodegen::sideMix(const ir::Block *b) const {
   if (!b)
     return mix;
   for (const ir::Stmt *s : b->stmts) {
-    if (auto it = firstReads_.find(s); it != firstReads_.end())
-      mix.add(ir::InstrClass::Other, it->second);
+    if (auto it = reads_.at.find(s); it != reads_.at.end())
+      mix += it->second;
     switch (s->kind) {
     case ir::StmtKind::Block:
       mix += sideMix(ir::nestedBlock(*s));

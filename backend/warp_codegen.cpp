@@ -135,8 +135,8 @@ void WarpCodegen::emit() {
   }
 
   if (isKernel) {
-    countInstr({ir::InstrClass::Other, 1}); // the stack pointer's load
-    firstReads_ = ir::firstReads(f_);
+    reads_ = ir::kernelReads(f_);
+    countInstr(reads_.entry); // the stack pointer's load
   }
   emitBlock(f_.body);
   if (isKernel)
@@ -234,8 +234,8 @@ Value *WarpCodegen::emitCond(const ir::Expr *e) {
 
 void WarpCodegen::emitStmt(const ir::Stmt &s) {
   using ir::StmtKind;
-  if (auto it = firstReads_.find(&s); it != firstReads_.end())
-    countInstr({ir::InstrClass::Other, it->second});
+  if (auto it = reads_.at.find(&s); it != reads_.at.end())
+    countInstr(it->second);
   switch (s.kind) {
   case StmtKind::Block:
     emitBlock(ir::nestedBlock(s));

@@ -347,9 +347,11 @@ private:
   llvm::AllocaInst *instrThread_ = nullptr;
   /// Counters on: this call's memory instructions issued with no lane on (countSkippedSide).
   llvm::AllocaInst *idleAccesses_ = nullptr;
+  /// Counters on: this call's instructions for the ADU besides barriers and EXIT (InstrMix::adu).
+  llvm::AllocaInst *aduReads_ = nullptr;
   Value *predicated_ = nullptr; // the mask at the outermost predicated if being emitted
   unsigned uncounted_ = 0;      // > 0: code the GPU does not execute (an unrolled loop's step)
-  std::map<const ir::Stmt *, unsigned> firstReads_; // ir::firstReads (kernels)
+  ir::KernelReads reads_;       // ir::kernelReads (kernels)
   /// Counters on: KernWarpCtx::counters (a KernCounterView, or null) and this warp's
   /// kern_warp_key, for the counting that needs no call.
   Value *counterView_ = nullptr, *warpKey_ = nullptr;

@@ -126,6 +126,21 @@ void readVars(const Expr *e, std::set<const Var *> &out) {
     readVars(o, out);
 }
 
+void forEachExpr(const Block *b, const std::function<void(const Expr *)> &f) {
+  if (!b)
+    return;
+  for (const Stmt *s : b->stmts) {
+    for (const Expr *e : {s->value, s->addr, s->cond, s->format})
+      if (e)
+        f(e);
+    for (const Expr *e : s->args)
+      if (e)
+        f(e);
+    for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+      forEachExpr(c, f);
+  }
+}
+
 void assignedVars(const Block *b, std::set<const Var *> &out) {
   if (!b)
     return;

@@ -3,6 +3,7 @@
 
 #include "ir/ir.h"
 
+#include <functional>
 #include <set>
 
 namespace kern::ir {
@@ -36,6 +37,10 @@ void assignedVars(const Block *b, std::set<const Var *> &out);
 
 /// The variables that `e` reads.
 void readVars(const Expr *e, std::set<const Var *> &out);
+
+/// Calls `f` on each expression the statements of `b` and the blocks inside hold (values,
+/// addresses, conditions, printf formats, arguments), in order; their operands are `f`'s.
+void forEachExpr(const Block *b, const std::function<void(const Expr *)> &f);
 
 /// The bytes of `f`'s local slots for one warp, as the warp backend lays them out (one copy per
 /// lane, each slot at its alignment; a direct slot's copies interleaved by 32-bit words): the

@@ -385,19 +385,7 @@ bool usesThreadRows(const Function &f) {
     for (const Expr *o : e->ops)
       expr(o);
   };
-  std::function<void(const Block *)> block = [&](const Block *b) {
-    if (!b)
-      return;
-    for (const Stmt *s : b->stmts) {
-      for (const Expr *e : {s->value, s->addr, s->cond, s->format})
-        expr(e);
-      for (const Expr *e : s->args)
-        expr(e);
-      for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
-        block(c);
-    }
-  };
-  block(f.body);
+  forEachExpr(f.body, expr);
   return found;
 }
 

@@ -483,7 +483,7 @@ private:
   /// constant in each (`lo` and `hi` the least and the most); false otherwise. With `inner`,
   /// also the environments at the start of each iteration.
   static bool trips(const Stmt &s, const Stmt *before, const std::vector<Env> &envs, unsigned &lo,
-                    unsigned &hi, std::vector<Env> *inner) {
+                    unsigned &hi, std::vector<Env> *inner, std::vector<Env> *exits = nullptr) {
     if (!s.testFirst || !s.cond || !s.step || !before || before->kind != StmtKind::Assign ||
         !before->var || (s.preCond && !s.preCond->stmts.empty()))
       return false;
@@ -492,6 +492,10 @@ private:
     assignedVars(s.body, changed);
     if (changed.count(i))
       return false;
+    // Where every iteration runs the body's statements in order (no break or continue), the
+    // variables its top-level statements set to constants are known in each copy (the
+    // Blelloch scan's `offset *= 2`); otherwise what the body changes is unknown in it.
+    const bool follow = !leavesEarly(s.body);
     lo = kMaxTrips;
     hi = 0;
     for (const Env &start : envs) {
@@ -507,10 +511,13 @@ private:
           break;
         if (inner && inner->size() <= kMaxEnvironments) {
           Env y = x;
-          for (const Var *v : changed)
-            y.erase(v);
+          if (!follow)
+            for (const Var *v : changed)
+              y.erase(v);
           inner->push_back(std::move(y));
         }
+        if (follow)
+          simulateBody(*s.body, x);
         for (const Stmt *st : s.step->stmts) {
           int64_t v;
           if (st->kind != StmtKind::Assign || !st->var || !evaluateConstant(st->value, x, v))
@@ -520,8 +527,46 @@ private:
       }
       lo = std::min(lo, n);
       hi = std::max(hi, n);
+      if (exits && follow)
+        exits->push_back(x);
     }
     return !envs.empty();
+  }
+
+  /// Whether a break, continue or return in `b` may skip the statements after it.
+  static bool leavesEarly(const Block *b) {
+    if (!b)
+      return false;
+    for (const Stmt *s : b->stmts) {
+      if (s->kind == StmtKind::Break || s->kind == StmtKind::Continue ||
+          s->kind == StmtKind::Return)
+        return true;
+      for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+        if (leavesEarly(c))
+          return true;
+    }
+    return false;
+  }
+
+  /// One iteration of a loop body that runs every statement, on the values `x` knows: a
+  /// top-level assignment of a constant sets its variable; any other assignment (one under a
+  /// condition, in a nested loop, of a value that is not known) makes it unknown.
+  static void simulateBody(const Block &body, Env &x) {
+    for (const Stmt *st : body.stmts) {
+      int64_t v;
+      if (st->kind == StmtKind::Assign && st->var && st->value &&
+          evaluateConstant(st->value, x, v)) {
+        x[st->var] = v;
+        continue;
+      }
+      std::set<const Var *> vars;
+      if (st->var)
+        vars.insert(st->var);
+      for (const Block *c : {st->thenBody, st->elseBody, st->preCond, st->body, st->step})
+        assignedVars(c, vars);
+      for (const Var *var : vars)
+        x.erase(var);
+    }
   }
 
   /// The counter of a counted loop with the same trip count in every lane: set to a uniform
@@ -591,8 +636,8 @@ private:
     scanBlock(s.step, body);
     body.ops += countOperations(s.cond);
     unsigned lo = 0, hi = 0;
-    std::vector<Env> inner;
-    const bool constant = !body.exits && trips(s, before, envs, lo, hi, &inner) && lo > 0;
+    std::vector<Env> inner, exits;
+    const bool constant = !body.exits && trips(s, before, envs, lo, hi, &inner, &exits) && lo > 0;
     // Unrolled, the divisions by the counter are constants (8 instructions become 1).
     const unsigned folded = constant ? foldDivisions(s.body, inner, nullptr) : 0;
     const uint64_t unrolledOps = uint64_t(hi) * (body.ops - std::min(body.ops, 7 * folded));
@@ -605,7 +650,11 @@ private:
         forget(changed, inner);
       }
       block(s.body, inner);
-      forget(changed, envs);
+      // Unrolled, what each copy leaves is known after the loop too (trips followed it).
+      if (exits.size() == envs.size())
+        envs = std::move(exits);
+      else
+        forget(changed, envs);
       return;
     }
     forget(changed, envs);

@@ -1,8 +1,11 @@
 // The SASS instructions each IR operation becomes, by class (see instruction_mix.h).
 #include "ir/instruction_mix.h"
 
+#include "ir/analysis.h"
+
 #include <functional>
 #include <set>
+#include <vector>
 
 namespace kern::ir {
 
@@ -147,6 +150,7 @@ unsigned InstrMix::total() const {
 InstrMix &InstrMix::operator+=(const InstrMix &o) {
   for (size_t i = 0; i < kInstrClasses; ++i)
     n[i] += o.n[i];
+  adu += o.adu;
   return *this;
 }
 
@@ -337,21 +341,118 @@ InstrMix statementMix(const Stmt &s) {
 
 unsigned countAssignment(const Stmt &s) { return countOperations(s.value); }
 
-std::map<const Stmt *, unsigned> firstReads(const Function &kernel) {
-  // Each special register the kernel reads (threadIdx, blockIdx, the lane) is one S2R, each
-  // parameter or launch dimension one load from the constant bank, where it is first read; a
-  // loop's are hoisted before it.
-  std::set<int> specials;
-  std::set<const Var *> params(kernel.params.begin(), kernel.params.end()), read;
-  std::map<const Stmt *, unsigned> out;
-  unsigned *into = nullptr;
+namespace {
+
+const Expr *withoutCasts(const Expr *e) {
+  while (e->kind == ExprKind::Cast)
+    e = e->ops[0];
+  return e;
+}
+
+/// What nvcc's code for cc9.0 loads into lanes' registers from the constant bank (the SASS of
+/// tests/gpu/timing): `p[i]` with a 32-bit i is an IMAD.WIDE on p in a register pair (LDC.64),
+/// a 32-bit parameter that per-lane arithmetic reads is in a register (LDC), and blockDim.x
+/// multiplies blockIdx.x, which is uniform, in a lane's register unless blockIdx.x is wanted
+/// there too (for other arithmetic, or in a kernel of rows, which reads its indices with S2R).
+/// p plus 64-bit arithmetic, compares and arithmetic on uniform values read the parameter from
+/// a uniform register (ULDC), which the ADU does not execute.
+struct RegisterLoads {
+  std::set<const Var *> params;
+  bool blockDim = false;
+  bool shared = false, rows = false; ///< uses shared memory; reads a y or z index
+};
+
+RegisterLoads registerLoads(const Function &kernel) {
+  RegisterLoads r;
+  std::set<const Var *> params(kernel.params.begin(), kernel.params.end());
+  bool blockDim = false, blockIdxAlone = false;
+  auto param = [&](const Expr *e) -> const Var * {
+    e = withoutCasts(e);
+    return e->kind == ExprKind::VarRef && params.count(e->var) ? e->var : nullptr;
+  };
+  auto is = [](const Expr *x, BuiltinVar v) {
+    x = withoutCasts(x);
+    return x->kind == ExprKind::BuiltinVar && x->builtinVar == v;
+  };
   std::function<void(const Expr *)> expr = [&](const Expr *e) {
     if (!e)
       return;
-    if (e->kind == ExprKind::BuiltinVar && specials.insert(static_cast<int>(e->builtinVar)).second)
-      ++*into;
-    if (e->kind == ExprKind::VarRef && params.count(e->var) && read.insert(e->var).second)
-      ++*into;
+    if (e->kind == ExprKind::Binary && e->binaryOp == BinaryOp::Mul &&
+        ((is(e->ops[0], BuiltinVar::BlockIdxX) && is(e->ops[1], BuiltinVar::BlockDimX)) ||
+         (is(e->ops[1], BuiltinVar::BlockIdxX) && is(e->ops[0], BuiltinVar::BlockDimX)))) {
+      blockDim = true;
+      return;
+    }
+    if (e->kind == ExprKind::BuiltinVar) {
+      const BuiltinVar v = e->builtinVar;
+      blockIdxAlone = blockIdxAlone || v == BuiltinVar::BlockIdxX;
+      r.rows = r.rows || v == BuiltinVar::ThreadIdxY || v == BuiltinVar::ThreadIdxZ ||
+               v == BuiltinVar::BlockIdxY || v == BuiltinVar::BlockIdxZ;
+    }
+    r.shared = r.shared || e->kind == ExprKind::SharedAddr;
+    if (e->kind == ExprKind::PtrAdd && param(e->ops[0])) {
+      const Expr *off = withoutCasts(e->ops[1]);
+      if (off->kind == ExprKind::Binary && off->binaryOp == BinaryOp::Mul &&
+          off->ops[1]->kind == ExprKind::Const)
+        off = off->ops[0];
+      if (off->kind == ExprKind::Cast && off->ops[0]->type.bits() <= 32)
+        r.params.insert(param(e->ops[0]));
+    }
+    if (e->kind == ExprKind::Binary && e->binaryOp < BinaryOp::Lt && e->type.bits() <= 32)
+      for (int i = 0; i < 2; ++i)
+        if (const Var *p = param(e->ops[i]); p && !e->ops[1 - i]->uniform)
+          r.params.insert(p);
+    for (const Expr *o : e->ops)
+      expr(o);
+  };
+  forEachExpr(kernel.body, expr);
+  r.blockDim = blockDim && !blockIdxAlone && !r.rows;
+  return r;
+}
+
+} // namespace
+
+KernelReads kernelReads(const Function &kernel) {
+  const RegisterLoads loads = registerLoads(kernel);
+  KernelReads out;
+  out.entry.add(InstrClass::Other); // the stack pointer's load
+  // An empty kernel is its EXIT alone. The H200 counts one more for the ADU in kernels that use
+  // shared memory (where S2UR reads the shared window) and one in kernels that read a y or z
+  // index (cal_* and val_* of tests/gpu/timing: docs/timing.md).
+  if (kernel.body && !kernel.body->stmts.empty())
+    out.entry.adu = 1 + unsigned(loads.shared) + unsigned(loads.rows);
+  // Each special register the kernel reads (threadIdx, blockIdx, the lane) is one S2R, each
+  // parameter or launch dimension one load from the constant bank, before the first statement
+  // that all its reads are in or after: where the paths of statements down to its reads part
+  // (nvcc loads a value both sides of an if use before the if); a loop's before the loop.
+  using Path = std::vector<const Stmt *>;
+  std::map<int, Path> specials; // by BuiltinVar
+  std::map<const Var *, Path> params;
+  for (const Var *v : kernel.params)
+    params[v];
+  std::set<const Var *> seen;
+  Path path;
+  auto meet = [&](Path &at, bool first) {
+    if (first) {
+      at = path;
+      return;
+    }
+    size_t n = 0;
+    while (n < at.size() && n < path.size() && at[n] == path[n])
+      ++n;
+    // Where the two part in one block, the earlier statement (this read comes later).
+    at.resize(n < at.size() && n < path.size() ? n + 1 : n);
+  };
+  std::function<void(const Expr *)> expr = [&](const Expr *e) {
+    if (!e)
+      return;
+    if (e->kind == ExprKind::BuiltinVar) {
+      auto [it, fresh] = specials.try_emplace(static_cast<int>(e->builtinVar));
+      meet(it->second, fresh);
+    }
+    if (e->kind == ExprKind::VarRef)
+      if (auto it = params.find(e->var); it != params.end())
+        meet(it->second, seen.insert(e->var).second);
     for (const Expr *o : e->ops)
       expr(o);
   };
@@ -360,20 +461,31 @@ std::map<const Stmt *, unsigned> firstReads(const Function &kernel) {
       return;
     for (const Stmt *s : b->stmts) {
       if (!hoisted)
-        into = &out[s];
+        path.push_back(s);
       for (const Expr *e : {s->value, s->addr, s->cond})
         expr(e);
       for (const Expr *e : s->args)
         expr(e);
       const bool inner = hoisted || s->kind == StmtKind::Loop;
-      for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step}) {
+      for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
         block(c, inner);
-        if (!hoisted)
-          into = &out[s];
-      }
+      if (!hoisted)
+        path.pop_back();
     }
   };
   block(kernel.body, false);
+  for (const auto &[v, at] : specials)
+    if (!at.empty()) {
+      InstrMix &m = out.at[at.back()];
+      m.add(InstrClass::Other);
+      m.adu += static_cast<BuiltinVar>(v) == BuiltinVar::BlockDimX && loads.blockDim;
+    }
+  for (const auto &[v, at] : params)
+    if (!at.empty()) {
+      InstrMix &m = out.at[at.back()];
+      m.add(InstrClass::Other);
+      m.adu += unsigned(loads.params.count(v));
+    }
   return out;
 }
 

@@ -28,6 +28,9 @@ constexpr size_t kInstrClasses = 8;
 /// Estimated SASS instructions, by class.
 struct InstrMix {
   std::array<unsigned, kInstrClasses> n{};
+  /// Of them, those the ADU executes besides barriers and EXIT: loads from the constant bank
+  /// into a lane's register and the reads at the kernel's start (kernelReads).
+  unsigned adu = 0;
 
   InstrMix() = default;
   InstrMix(InstrClass c, unsigned k) { add(c, k); }
@@ -79,9 +82,20 @@ InstrMix statementMix(const Stmt &s);
 /// An assignment's: its value's operations.
 unsigned countAssignment(const Stmt &s);
 
-/// The loads of special registers and parameters that statements of `kernel` issue before
-/// their own instructions: one where each is first read, a loop's before the loop (class
-/// Other: S2R, LDC).
-std::map<const Stmt *, unsigned> firstReads(const Function &kernel);
+/// The reads of special registers and parameters that a kernel's code issues (class Other: S2R,
+/// LDC), and of them the ADU's (InstrMix::adu; docs/timing.md, "The ADU").
+struct KernelReads {
+  /// At the start: the stack pointer's load; for the ADU also the reads nvcc's code of a
+  /// kernel that uses shared memory (its window) or a y or z index makes there.
+  InstrMix entry;
+  /// Before a statement's own instructions: one where each special register, parameter or
+  /// launch dimension is first read, a loop's before the loop. The ADU's are the loads from
+  /// the constant bank into a lane's register (LDC), which nvcc makes for a pointer parameter
+  /// indexed by a 32-bit value, a 32-bit parameter that per-lane arithmetic reads, and
+  /// blockDim.x where blockIdx.x is read only to multiply it; the rest it reads into uniform
+  /// registers (ULDC).
+  std::map<const Stmt *, InstrMix> at;
+};
+KernelReads kernelReads(const Function &kernel);
 
 } // namespace kern::ir

@@ -548,9 +548,10 @@ void kern_rt_count_instr(KernWarpCtx *ctx, uint32_t n, uint32_t activeLanes) {
 }
 
 void kern_rt_count_instr_totals(KernWarpCtx *ctx, const uint64_t *classes,
-                                uint64_t threadInstructions, uint64_t idleAccesses) {
+                                uint64_t threadInstructions, uint64_t idleAccesses,
+                                uint64_t aduReads) {
   if (auto *w = static_cast<WorkerCounters *>(ctx->counters))
-    w->set.recordInstructionTotals(classes, threadInstructions, idleAccesses);
+    w->set.recordInstructionTotals(classes, threadInstructions, idleAccesses, aduReads);
 }
 
 } // extern "C"

@@ -184,16 +184,17 @@ public:
     unattributed_.warpInstructions += n;
     unattributed_.threadInstructions += n * activeLanes;
   }
-  /// Totals of warp instructions by class (kInstrClasses of them) and of thread instructions,
-  /// attributed to no site.
+  /// Totals of warp instructions by class (kInstrClasses of them), of thread instructions, of
+  /// memory instructions issued with no lane on and of the ADU's reads, attributed to no site.
   void recordInstructionTotals(const uint64_t *classes, uint64_t threadInstructions,
-                               uint64_t idleAccesses) {
+                               uint64_t idleAccesses, uint64_t aduReads) {
     for (size_t k = 0; k < kInstrClasses; ++k) {
       instrClass(unattributed_, k) += classes[k];
       unattributed_.warpInstructions += classes[k];
     }
     unattributed_.threadInstructions += threadInstructions;
     unattributed_.idleAccesses += idleAccesses;
+    unattributed_.aduReads += aduReads;
   }
   /// `n` executed operations with `activeLanes` lanes each, at `site`.
   void recordInstructions(CounterSiteId site, uint64_t n, uint32_t activeLanes) {

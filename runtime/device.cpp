@@ -93,6 +93,7 @@ const Field kFields[] = {
     {"issueRate", &DeviceProfile::issueRate},
     {"fp64PerCycle", &DeviceProfile::fp64PerCycle},
     {"xuPerCycle", &DeviceProfile::xuPerCycle},
+    {"aduPerCycle", &DeviceProfile::aduPerCycle},
     {"dependentIssueCycles", &DeviceProfile::dependentIssueCycles},
     {"sharedWavefrontsPerCycle", &DeviceProfile::sharedWavefrontsPerCycle},
     {"sharedLatencyCycles", &DeviceProfile::sharedLatencyCycles},
@@ -594,8 +595,9 @@ bool validateProfile(const DeviceProfile &p, std::string &error) {
   if (p.pageableKneeBytes > 0)
     v.fraction("pageableBeyondKneeEfficiency", p.pageableBeyondKneeEfficiency);
   v.positiveReal("issueRate", p.issueRate);
-  for (auto [name, value] :
-       {std::pair{"fp64PerCycle", p.fp64PerCycle}, {"xuPerCycle", p.xuPerCycle}})
+  for (auto [name, value] : {std::pair{"fp64PerCycle", p.fp64PerCycle},
+                             {"xuPerCycle", p.xuPerCycle},
+                             {"aduPerCycle", p.aduPerCycle}})
     if (!(value >= 0) || !std::isfinite(value))
       v.fail(std::string("field '") + name + "' must not be negative, got " + formatDouble(value));
   v.positive("dependentIssueCycles", p.dependentIssueCycles);

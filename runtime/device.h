@@ -106,6 +106,9 @@ struct DeviceProfile {
   /// Warp instructions an SM's FP64 units, and its XU (special functions and conversions),
   /// complete per cycle (0: at issueRate, like the rest).
   double fp64PerCycle = 0, xuPerCycle = 0;
+  /// Warp instructions an SM's ADU completes per cycle: the barriers, each warp's EXIT and its
+  /// loads from the constant bank (0: not modelled).
+  double aduPerCycle = 0;
   int dependentIssueCycles = 0;        ///< cycles between dependent instructions of one warp
   double sharedWavefrontsPerCycle = 0; ///< shared-memory wavefronts an SM serves per cycle
   int sharedLatencyCycles = 0;         ///< a shared-memory load, issue to use

@@ -118,6 +118,8 @@ TimingInput timingInput(const LaunchRecord &rec, const LaunchCounters &counters,
   }
   in.footprintBytes = footprint;
   in.barriers = c.barriersExecuted;
+  // The ADU: the barriers, every warp's EXIT, and the reads the instruction estimate gives it.
+  in.aduInstructions = c.barriersExecuted + in.blocks * in.warpsPerBlock + c.aduReads;
   in.touchesMemory = c.instrMemory > 0;
   // Global atomics only (shared ones are shared wavefronts): the lanes of the atomic
   // accesses in the share that were global.

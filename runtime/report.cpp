@@ -195,6 +195,8 @@ std::string timeLine(const LaunchTime &t) {
     bound = "the FP64 pipe";
   else if (t.bound == TimeLimiter::Issue && t.pipe == IssuePipe::Xu)
     bound = "the XU pipe (special functions, conversions)";
+  else if (t.bound == TimeLimiter::Issue && t.pipe == IssuePipe::Adu)
+    bound = "the ADU (barriers, constant-bank loads)";
   std::string out = formatSeconds(t.seconds) + ", bound by " + bound;
   std::vector<std::pair<double, TimeLimiter>> shares;
   for (size_t l = 0; l < kTimeLimiters; ++l)
@@ -456,6 +458,7 @@ Json timeJson(const LaunchTime &t) {
           {"pipe", issuePipeKey(t.pipe)},
           {"limiters", std::move(limiters)},
           {"dramBytes", jsonNumber(t.dramBytes)},
+          {"aduInstructions", jsonNumber(t.aduInstructions)},
           {"l1HitRate", jsonNumber(100 * t.l1HitShare)},
           {"warpsPerSM", jsonNumber(t.warpsPerSM)},
           {"warpsToHideLatency", jsonNumber(t.warpsToHideLatency)}};

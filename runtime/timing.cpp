@@ -38,6 +38,8 @@ const char *issuePipeKey(IssuePipe pipe) {
     return "fp64";
   case IssuePipe::Xu:
     return "xu";
+  case IssuePipe::Adu:
+    return "adu";
   case IssuePipe::Issue:
     break;
   }
@@ -160,6 +162,11 @@ LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
   if (const double xu = perClock(double(in.xuInstructions), dev.xuPerCycle); xu > issue) {
     issue = xu;
     t.pipe = IssuePipe::Xu;
+  }
+  t.aduInstructions = double(in.aduInstructions);
+  if (const double adu = perClock(double(in.aduInstructions), dev.aduPerCycle); adu > issue) {
+    issue = adu;
+    t.pipe = IssuePipe::Adu;
   }
   set(TimeLimiter::Issue, issue);
   // The L1/shared data pipe: the shared wavefronts; where the L1 serves global accesses, a

@@ -56,7 +56,9 @@ struct TimingInput {
   uint64_t globalLines = 0;
   /// Memory instructions issued with no lane on (SiteCounters::idleAccesses): one wavefront each.
   uint64_t idleAccesses = 0;
-  uint64_t barriers = 0;      ///< warp arrivals at __syncthreads()
+  uint64_t barriers = 0; ///< warp arrivals at __syncthreads()
+  /// The ADU's instructions: the barriers, each warp's EXIT and its constant-bank loads.
+  uint64_t aduInstructions = 0;
   bool touchesMemory = false; ///< some warp executed a load, store or atomic
   uint64_t atomicLaneOps = 0; ///< global atomic operations, one per active lane
   uint64_t atomicUnits = 0;   ///< the L2's work for them (GlobalAtomicCost::units)
@@ -84,8 +86,8 @@ struct TimingInput {
 };
 
 /// What limits the issue of instructions: the issue slots, or a pipe slower than them.
-enum class IssuePipe : uint8_t { Issue, Fp64, Xu };
-/// "issue", "fp64", "xu" (the JSON report's time.pipe).
+enum class IssuePipe : uint8_t { Issue, Fp64, Xu, Adu };
+/// "issue", "fp64", "xu", "adu" (the JSON report's time.pipe).
 const char *issuePipeKey(IssuePipe pipe);
 
 /// The model's answer for one launch.
@@ -96,6 +98,9 @@ struct LaunchTime {
   /// What the Issue limiter is: the issue slots, or the FP64 or XU pipe where it takes longer.
   IssuePipe pipe = IssuePipe::Issue;
   double dramBytes = 0; ///< the DRAM traffic charged (the rest of the global bytes hit L2)
+  /// The ADU's warp instructions (TimingInput::aduInstructions; Nsight Compute's
+  /// sm__inst_executed_pipe_adu.sum).
+  double aduInstructions = 0;
   double memoryLatencyCycles = 0; ///< a global load's latency, L1 and L2 hits and DRAM mixed
   double l1HitShare = 0;          ///< of the global load sectors, the share the L1 serves
   double partialSectors = 0;      ///< store sectors filled in part (docs/timing.md, step 4)

@@ -2,11 +2,13 @@
 // or predicated exits, the shape of each loop, the slow-path checks of divisions. Each case is
 // one of the rules of docs/counters.md ("Branches as the GPU executes them").
 #include "../ir_module.h"
+#include "ir/analysis.h"
 #include "ir/pipeline.h"
 
 #include <catch2/catch.hpp>
 
 #include <functional>
+#include <string>
 #include <vector>
 
 using namespace kern;
@@ -199,4 +201,74 @@ TEST_CASE("a predicated if whose sides are still long once counted as the GPU's 
   CHECK(!f.ifs[0]->gpuBranch);
   CHECK(!f.ifs[1]->predicated);
   CHECK(f.ifs[1]->gpuBranch);
+}
+
+namespace {
+
+/// Whether every read of the variable `name` in `b` (and the blocks inside), or in the statement
+/// `one`, is a value the compiler knows (Expr::knownConstant); false if there is none.
+bool knownReads(const ir::Block *b, const std::string &name, const ir::Stmt *one = nullptr) {
+  unsigned reads = 0, known = 0;
+  std::function<void(const ir::Expr *)> expr = [&](const ir::Expr *e) {
+    if (!e)
+      return;
+    if (e->kind == ir::ExprKind::VarRef && e->var->name == name) {
+      ++reads;
+      known += e->knownConstant;
+    }
+    for (const ir::Expr *o : e->ops)
+      expr(o);
+  };
+  ir::forEachExpr(b, expr);
+  if (one)
+    for (const ir::Expr *e : {one->value, one->addr})
+      expr(e);
+  return reads > 0 && known == reads;
+}
+
+} // namespace
+
+TEST_CASE("the copies of an unrolled loop know what its body sets to constants",
+          "[ir][branch_model]") {
+  // A Blelloch scan's `offset *= 2` beside the counter: 1, 2, 4, 8 in the four copies, 16
+  // after the loop (nvcc's immediates: `offset * x` is a shift, the step nothing). Set under a
+  // condition, or in a loop that may leave early, it is not known.
+  auto m = test::buildModule(R"(
+    __global__ void k(int *out, int n) {
+      int tid = threadIdx.x, offset = 1, s = 0;
+      for (int d = 8; d > 0; d >>= 1) {
+        s += offset * tid;
+        offset *= 2;
+      }
+      out[tid] = s + offset;
+      int scale = 1, t = 0;
+      for (int d = 0; d < 4; ++d) {
+        if (tid < d)
+          scale += 1;
+        t += scale * tid;
+      }
+      out[tid + 64] = t;
+      int step = 1, u = 0;
+      for (int d = 0; d < 4; ++d) {
+        u += step * tid;
+        if (u > n)
+          break;
+        step *= 2;
+      }
+      out[tid + 128] = u;
+    })");
+  Flow f = flowOf(*m);
+  REQUIRE(f.loops.size() == 3);
+  CHECK(f.loops[0]->loopShape == ir::LoopShape::Unrolled);
+  CHECK(knownReads(f.loops[0]->body, "offset"));
+  // out[tid] = s + offset: the assignment of the value stored after the loop.
+  const ir::Stmt *after = nullptr;
+  const auto &top = m->kernels()[0]->body->stmts;
+  for (size_t k = 0; k + 1 < top.size() && !after; ++k)
+    if (top[k] == f.loops[0])
+      after = top[k + 1];
+  REQUIRE(after);
+  CHECK(knownReads(nullptr, "offset", after));
+  CHECK(!knownReads(f.loops[1]->body, "scale"));
+  CHECK(!knownReads(f.loops[2]->body, "step"));
 }

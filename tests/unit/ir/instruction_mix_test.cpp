@@ -103,3 +103,78 @@ TEST_CASE("instruction classes: control", "[ir][instructions]") {
   CHECK(m[1][InstrClass::Control] == 3);
   CHECK(m[1][InstrClass::Memory] == 1);
 }
+
+namespace {
+
+/// The ADU's reads of the kernel in `source` (ir::kernelReads): at its start, and in all.
+std::pair<unsigned, unsigned> aduReads(const std::string &source) {
+  auto m = test::buildModule(source);
+  const ir::KernelReads r = ir::kernelReads(*m->kernels()[0]);
+  unsigned all = r.entry.adu;
+  for (const auto &[stmt, mix] : r.at)
+    all += mix.adu;
+  return {r.entry.adu, all};
+}
+
+} // namespace
+
+TEST_CASE("the ADU's reads: constant-bank loads into lanes' registers", "[ir][instructions]") {
+  // docs/timing.md, "The ADU" (the SASS of tests/gpu/timing on the H200): a vector add loads
+  // the stack pointer, blockDim.x (it multiplies blockIdx.x, a uniform register) and its three
+  // pointers (p[i], 32-bit i) into registers; n is compared from a uniform register. With its
+  // EXIT, 6 a warp, as the H200 counts.
+  CHECK(aduReads(R"(
+    __global__ void k(const float *a, const float *b, float *c, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n)
+        c[i] = a[i] + b[i];
+    })") == std::pair<unsigned, unsigned>{1, 5});
+  // A strided copy: in[(size_t)i * stride] is 64-bit arithmetic on a uniform register; out[i]
+  // is a register pair. 4 a warp with EXIT.
+  CHECK(aduReads(R"(
+    __global__ void k(const float *in, float *out, int stride, int n) {
+      int i = blockIdx.x * blockDim.x + threadIdx.x;
+      if (i < n)
+        out[i] = in[(size_t)i * stride];
+    })") == std::pair<unsigned, unsigned>{1, 3});
+  // A tree reduction: shared memory adds one at the start; blockIdx.x is read for its own
+  // sake, so blockDim.x stays uniform; n is compared. 4 with the barriers and EXIT aside.
+  CHECK(aduReads(R"(
+    __global__ void k(const int *in, int *out, unsigned n) {
+      __shared__ int s[256];
+      unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+      s[threadIdx.x] = i < n ? in[i] : 0;
+      __syncthreads();
+      if (threadIdx.x == 0)
+        out[blockIdx.x] = s[0];
+    })") == std::pair<unsigned, unsigned>{2, 4});
+  // A kernel of rows adds one at the start; width multiplies a per-lane value (a register).
+  CHECK(aduReads(R"(
+    __global__ void k(float *out, const float *in, int width) {
+      int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+      out[x * width + y] = in[y * width + x];
+    })") == std::pair<unsigned, unsigned>{2, 5});
+  // An empty kernel is its EXIT alone.
+  CHECK(aduReads("__global__ void k() {}") == std::pair<unsigned, unsigned>{0, 0});
+}
+
+TEST_CASE("a value both sides of an if read is loaded before the if", "[ir][instructions]") {
+  // The 5-point stencil: the border's copy and the interior's sum read in[] and out[]; nvcc
+  // loads both pointers before the if, so every warp loads them, whichever side it takes.
+  auto m = test::buildModule(R"(
+    __global__ void k(const float *in, float *out, int nx) {
+      int x = threadIdx.x;
+      if (x == 0) {
+        out[x] = in[x];
+        return;
+      }
+      out[x] = in[x - 1] + in[x + 1];
+    })");
+  const ir::KernelReads r = ir::kernelReads(*m->kernels()[0]);
+  const ir::Stmt *border = m->kernels()[0]->body->stmts[1];
+  REQUIRE(border->kind == ir::StmtKind::If);
+  REQUIRE(r.at.count(border));
+  // threadIdx.x (S2R) is read at the first statement; in and out before the if.
+  CHECK(r.at.at(border)[InstrClass::Other] == 2);
+  CHECK(r.at.at(border).adu == 2);
+}

@@ -50,7 +50,7 @@ const char *kH100Pcie = R"({
   "pcieGeneration": 5, "pcieLanes": 16, "pcieBandwidth": 63e9,
   "transferLatencyUs": 10, "pinnedEfficiency": 0.87, "pageableEfficiency": 0.22,
   "pageableKneeBytes": 16777216, "pageableBeyondKneeEfficiency": 0.183,
-  "issueRate": 4, "fp64PerCycle": 2, "xuPerCycle": 0.5,
+  "issueRate": 4, "fp64PerCycle": 2, "xuPerCycle": 0.5, "aduPerCycle": 0.5,
   "dependentIssueCycles": 4, "sharedWavefrontsPerCycle": 1,
   "sharedLatencyCycles": 29, "l2LatencyCycles": 282, "dramLatencyCycles": 605,
   "l1LatencyCycles": 40, "l1Bytes": 262144,

@@ -495,3 +495,28 @@ TEST_CASE("timing: FP64 and the XU complete fewer instructions than the SM issue
   CHECK(limiter(t, TimeLimiter::Issue) == Approx(8.0 * 8292 / (4 * 1.98e9)));
   CHECK(t.pipe == IssuePipe::Issue);
 }
+
+TEST_CASE("timing: the ADU runs barriers, EXIT and constant-bank loads at half a clock",
+          "[runtime][timing]") {
+  // docs/timing.md, step 2. The padded Blelloch scan of tests/gpu/timing/val_scan.cu: 16384
+  // blocks of 16 warps on h100, 4 blocks an SM, so the busiest SM runs ceil(16384 / 132) = 125.
+  // Each warp issues 190 instructions (the H200's count) and 25 of them on the ADU (21
+  // barriers, EXIT, the stack pointer's load, the shared window's and the `sums` pointer's).
+  // Issue: 125 x 16 x 190 / (4 x 1.98 GHz) = 48.0 us; the ADU, 0.5 a clock: 125 x 16 x 25 /
+  // (0.5 x 1.98 GHz) = 50.5 us, the longer (on the H200 the ADU was 61% busy, the issue 58%).
+  TimingInput in;
+  in.blocks = 16384;
+  in.warpsPerBlock = 16;
+  in.blocksPerSM = 4;
+  in.warpInstructions = 16384ull * 16 * 190;
+  in.aduInstructions = 16384ull * 16 * 25;
+  in.barriers = 16384ull * 16 * 21;
+  LaunchTime t = modelLaunchTime(profile("h100"), in);
+  CHECK(limiter(t, TimeLimiter::Issue) == Approx(125.0 * 16 * 25 / (0.5 * 1.98e9)));
+  CHECK(t.pipe == IssuePipe::Adu);
+  CHECK(std::string(issuePipeKey(t.pipe)) == "adu");
+  CHECK(t.aduInstructions == Approx(16384.0 * 16 * 25));
+  // Profiles without an ADU figure (before cc7.0) leave the barriers to their own limiter.
+  t = modelLaunchTime(profile("fermi"), in);
+  CHECK(t.pipe == IssuePipe::Issue);
+}
