@@ -99,6 +99,7 @@ RunDigest digestRun(const ReportInput &in) {
     if (l.modelledSeconds >= k.longest) {
       k.longest = l.modelledSeconds;
       k.bound = l.time.bound;
+      k.pipe = l.time.pipe;
     }
   }
   d.transfers = transferTotals(rt);
@@ -158,7 +159,7 @@ std::string comparisonTable(const std::string &program, const std::vector<Device
     kernelRow(name, "modelled time",
               ifCounted([](const KernelDigest &k) { return formatSeconds(k.seconds); }), counted);
     kernelRow(name, "bound by", ifCounted([](const KernelDigest &k) {
-                return std::string(timeLimiterName(k.bound));
+                return std::string(boundName(k.bound, k.pipe));
               }),
               counted);
     kernelRow(

@@ -25,6 +25,7 @@ struct KernelDigest {
   double seconds = 0;                      ///< modelled, summed over the profiled launches
   double longest = 0;                      ///< the longest profiled launch's modelled time
   TimeLimiter bound = TimeLimiter::Launch; ///< the bound of the longest profiled launch
+  IssuePipe pipe = IssuePipe::Issue;       ///< and its pipe
   OccupancyResult occupancy;               ///< of the first launch that ran
 };
 

@@ -199,7 +199,7 @@ std::string launchesSection(const Runtime &rt, const Scope &scope) {
     out += "<tr><td>" + u(i) + "</td><td>" + htmlEscape(l.kernel) + "</td><td>" + dim(l.grid) +
            "</td><td>" + dim(l.block) + "</td><td>" +
            (l.profiled ? formatSeconds(l.modelledSeconds) : std::string("not counted")) +
-           "</td><td>" + (l.profiled ? timeLimiterName(l.time.bound) : "") + "</td><td>" +
+           "</td><td>" + (l.profiled ? boundName(l.time.bound, l.time.pipe) : "") + "</td><td>" +
            (l.occupancy.blocksPerSM ? formatNumber("%.1f %%", 100 * l.occupancy.occupancy) + " (" +
                                           occupancyLimitName(l.occupancy.limit) + ")"
                                     : std::string(l.error ? "did not run" : "")) +

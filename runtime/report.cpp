@@ -190,14 +190,7 @@ std::string sharedLine(const SharedOpCounters &s, bool halfWarp) {
 /// "68.73 us, bound by DRAM bandwidth (DRAM 97%, L2 18%, latency 80%, issue 9%)": the limiters
 /// that take a tenth of the time or more, longest first.
 std::string timeLine(const LaunchTime &t) {
-  std::string bound = timeLimiterName(t.bound);
-  if (t.bound == TimeLimiter::Issue && t.pipe == IssuePipe::Fp64)
-    bound = "the FP64 pipe";
-  else if (t.bound == TimeLimiter::Issue && t.pipe == IssuePipe::Xu)
-    bound = "the XU pipe (special functions, conversions)";
-  else if (t.bound == TimeLimiter::Issue && t.pipe == IssuePipe::Adu)
-    bound = "the ADU (barriers, constant-bank loads)";
-  std::string out = formatSeconds(t.seconds) + ", bound by " + bound;
+  std::string out = formatSeconds(t.seconds) + ", bound by " + boundName(t.bound, t.pipe);
   std::vector<std::pair<double, TimeLimiter>> shares;
   for (size_t l = 0; l < kTimeLimiters; ++l)
     if (t.share(TimeLimiter(l)) >= 0.1)
@@ -206,7 +199,8 @@ std::string timeLine(const LaunchTime &t) {
                    [](const auto &a, const auto &b) { return a.first > b.first; });
   std::string parts;
   for (const auto &[share, l] : shares)
-    parts += (parts.empty() ? "" : ", ") + std::string(timeLimiterKey(l)) + " " +
+    parts += (parts.empty() ? "" : ", ") +
+             std::string(l == TimeLimiter::Issue ? issuePipeKey(t.pipe) : timeLimiterKey(l)) + " " +
              formatNumber("%.0f%%", 100 * share);
   if (!parts.empty())
     out += " (" + parts + ")";
@@ -273,6 +267,7 @@ std::string programSummary(const ReportInput &in) {
     SiteCounters counters;
     double seconds = 0, longest = 0;
     TimeLimiter bound = TimeLimiter::Launch; ///< the bound of its longest launch
+    IssuePipe pipe = IssuePipe::Issue;       ///< and its pipe
   };
   std::map<std::string, Kernel> byKernel;
   for (size_t i = 0; i < rt.launches().size(); ++i) {
@@ -289,6 +284,7 @@ std::string programSummary(const ReportInput &in) {
     if (l.modelledSeconds >= k.longest) {
       k.longest = l.modelledSeconds;
       k.bound = l.time.bound;
+      k.pipe = l.time.pipe;
     }
   }
   out += "kern: counters on " + rt.device().name;
@@ -307,7 +303,7 @@ std::string programSummary(const ReportInput &in) {
     const SiteCounters &c = kernel.counters;
     std::string line = "  " + k + " (" + u(n) + (n == 1 ? " launch" : " launches") +
                        "): " + formatSeconds(kernel.seconds) + " modelled (" +
-                       timeLimiterName(kernel.bound) + "),";
+                       boundName(kernel.bound, kernel.pipe) + "),";
     const GlobalOpCounters &ld = c.global[0], &st = c.global[1];
     // cc1.x in its profiler's words: transactions and steps per half-warp, warp_serialize.
     const bool halfWarp = rt.device().ccMajor == 1;

@@ -46,6 +46,21 @@ const char *issuePipeKey(IssuePipe pipe) {
   return "issue";
 }
 
+const char *boundName(TimeLimiter bound, IssuePipe pipe) {
+  if (bound == TimeLimiter::Issue)
+    switch (pipe) {
+    case IssuePipe::Fp64:
+      return "the FP64 pipe";
+    case IssuePipe::Xu:
+      return "the XU pipe (special functions, conversions)";
+    case IssuePipe::Adu:
+      return "the ADU (barriers, constant-bank loads)";
+    case IssuePipe::Issue:
+      break;
+    }
+  return timeLimiterName(bound);
+}
+
 const char *timeLimiterName(TimeLimiter l) { return kNames[static_cast<size_t>(l)].name; }
 const char *timeLimiterKey(TimeLimiter l) { return kNames[static_cast<size_t>(l)].key; }
 

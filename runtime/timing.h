@@ -89,6 +89,9 @@ struct TimingInput {
 enum class IssuePipe : uint8_t { Issue, Fp64, Xu, Adu };
 /// "issue", "fp64", "xu", "adu" (the JSON report's time.pipe).
 const char *issuePipeKey(IssuePipe pipe);
+/// What bounds a launch, in words: timeLimiterName, or where a pipe limits the issue, the pipe
+/// ("the ADU (barriers, constant-bank loads)").
+const char *boundName(TimeLimiter bound, IssuePipe pipe);
 
 /// The model's answer for one launch.
 struct LaunchTime {

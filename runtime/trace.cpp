@@ -79,7 +79,7 @@ std::string traceJson(const ReportInput &in) {
                {"waves", w.waves},
                {"error", l.error},
                {"modelledSeconds", jsonNumber(l.modelledSeconds)},
-               {"bound", timed ? timeLimiterName(l.time.bound) : "not counted: nominal"}}));
+               {"bound", timed ? boundName(l.time.bound, l.time.pipe) : "not counted: nominal"}}));
     const uint64_t perWave = uint64_t(w.sms) * uint64_t(std::max(w.blocksPerSM, 1));
     for (uint64_t wave = 0; wave < drawn && perWave; ++wave) {
       const bool rest = wave + 1 == drawn && drawn < w.waves; // the waves not drawn singly
