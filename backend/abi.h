@@ -257,11 +257,19 @@ inline uint64_t kern_access_window(uint32_t size, uint32_t flags) {
   return size * 16u > 128u ? size * 16u : 128u;
 }
 /// Memo slots per (site, operation), chosen by the offset of lane 0 within the window in
-/// 32-byte steps: an access that moves by 64 bytes a loop iteration finds its slot again.
-#define KERN_MEMO_SLOTS 4
-inline uint32_t kern_access_memo_slot(uint64_t lane0, uint32_t size, uint32_t flags) {
-  return static_cast<uint32_t>(((lane0 & (kern_access_window(size, flags) - 1)) >> 5) &
-                               (KERN_MEMO_SLOTS - 1));
+/// 32-byte steps (an access that moves by 64 bytes a loop iteration finds its slot again) and by
+/// the number of active lanes: a site whose lanes change from one execution to the next, as
+/// `if (tid < s)` in a tree reduction (32, 16, 8... lanes), keeps a memo for each. The count is
+/// spread by a multiplicative hash whose top 3 bits differ for 1 to 8 lanes, for 9 to 16, and
+/// for 1, 2, 4, 8, 16 and 32.
+#define KERN_MEMO_SLOTS 8
+#define KERN_MEMO_LANES_HASH 0x380208a9u
+inline uint32_t kern_access_memo_slot(uint64_t lane0, uint32_t size, uint32_t flags,
+                                      uint32_t mask) {
+  const uint32_t lanes = static_cast<uint32_t>(__builtin_popcount(mask));
+  return static_cast<uint32_t>(((lane0 & (kern_access_window(size, flags) - 1)) >> 5) +
+                               ((lanes * KERN_MEMO_LANES_HASH) >> 29)) &
+         (KERN_MEMO_SLOTS - 1);
 }
 /// The memo tag of an access whose lane 0 is at `lane0`, of `size`-byte lanes with `flags`.
 inline uint64_t kern_access_memo_tag(uint64_t lane0, uint32_t size, uint32_t flags,

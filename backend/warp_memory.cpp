@@ -474,8 +474,13 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   Value *memos = b_.CreateLoad(b_.getPtrTy(), at(counterView_, kViewMemos), "memos");
   // kern_access_memo_slot and kern_access_memo_tag, as abi.h computes them.
   Value *phase = b_.CreateAnd(lane0, b_.getInt64(kern_access_window(size, flags) - 1), "phase");
-  Value *slot =
-      b_.CreateAnd(b_.CreateLShr(phase, b_.getInt64(5)), b_.getInt64(KERN_MEMO_SLOTS - 1));
+  Value *lanesHash =
+      b_.CreateLShr(b_.CreateMul(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, mbits),
+                                 b_.getInt32(KERN_MEMO_LANES_HASH)),
+                    b_.getInt32(29));
+  Value *slot = b_.CreateAnd(
+      b_.CreateAdd(b_.CreateLShr(phase, b_.getInt64(5)), b_.CreateZExt(lanesHash, i64)),
+      b_.getInt64(KERN_MEMO_SLOTS - 1), "memo.slot");
   Value *site64 = b_.CreateZExt(siteOf(a), i64, "site");
   Value *memoIndex =
       b_.CreateAdd(b_.CreateMul(b_.CreateAdd(b_.CreateMul(site64, b_.getInt64(KERN_ACCESS_OPS)),

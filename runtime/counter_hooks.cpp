@@ -190,7 +190,7 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
   if (captured)
     capture(site, key, addrs, mask, size, flags, sharedBase, after[2] - before[2]);
   const size_t index = KERN_MEMO_SLOTS * (KERN_ACCESS_OPS * size_t{site} + op) +
-                       kern_access_memo_slot(addrs[0], size, flags);
+                       kern_access_memo_slot(addrs[0], size, flags, mask);
   if (index >= memos.size())
     return;
   KernAccessMemo &m = memos[index];

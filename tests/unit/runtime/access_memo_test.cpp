@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -104,11 +106,12 @@ TEST_CASE("a recorded memo replays exactly what the rules added", "[runtime][cou
   WorkerCounters w(config, 4);
   const Lanes a = contiguous(0x200000000040ull, 4); // 64 bytes past a 128-byte line
   w.recordMemo(2, KERN_ACCESS_LOAD | KERN_ACCESS_GLOBAL, a.data(), ~0u, 4, 7, 0);
-  auto memoOf = [&](uint32_t op, uint64_t lane0, uint32_t flags) -> const KernAccessMemo & {
+  auto memoOf = [&](uint32_t op, uint64_t lane0, uint32_t flags,
+                    uint32_t mask) -> const KernAccessMemo & {
     return w.memos[KERN_MEMO_SLOTS * (KERN_ACCESS_OPS * 2 + op) +
-                   kern_access_memo_slot(lane0, 4, flags)];
+                   kern_access_memo_slot(lane0, 4, flags, mask)];
   };
-  const KernAccessMemo &m = memoOf(KERN_ACCESS_LOAD, a[0], KERN_ACCESS_GLOBAL);
+  const KernAccessMemo &m = memoOf(KERN_ACCESS_LOAD, a[0], KERN_ACCESS_GLOBAL, ~0u);
   CHECK(m.tag == kern_access_memo_tag(a[0], 4, KERN_ACCESS_LOAD | KERN_ACCESS_GLOBAL, true));
   CHECK(m.mask == ~0u);
   CHECK(m.pattern[31] == 31 * 4);
@@ -134,7 +137,7 @@ TEST_CASE("a recorded memo replays exactly what the rules added", "[runtime][cou
   Lanes scattered = a;
   scattered[5] += 4096;
   w.recordMemo(2, KERN_ACCESS_STORE | KERN_ACCESS_GLOBAL, scattered.data(), 0xFFFFu, 4, 9, 0);
-  const KernAccessMemo &st = memoOf(KERN_ACCESS_STORE, scattered[0], KERN_ACCESS_GLOBAL);
+  const KernAccessMemo &st = memoOf(KERN_ACCESS_STORE, scattered[0], KERN_ACCESS_GLOBAL, 0xFFFFu);
   CHECK(st.tag ==
         kern_access_memo_tag(scattered[0], 4, KERN_ACCESS_STORE | KERN_ACCESS_GLOBAL, false));
   CHECK(st.mask == 0xFFFFu);
@@ -143,13 +146,43 @@ TEST_CASE("a recorded memo replays exactly what the rules added", "[runtime][cou
   w.recordMemo(3, KERN_ACCESS_LOAD | KERN_ACCESS_GLOBAL, a.data(), 0x0000FFFFu, 4, 11, 0);
   const KernAccessMemo &partial =
       w.memos[KERN_MEMO_SLOTS * (KERN_ACCESS_OPS * 3 + KERN_ACCESS_LOAD) +
-              kern_access_memo_slot(a[0], 4, KERN_ACCESS_GLOBAL)];
+              kern_access_memo_slot(a[0], 4, KERN_ACCESS_GLOBAL, 0x0000FFFFu)];
   CHECK(partial.tag == kern_access_memo_tag(a[0], 4, KERN_ACCESS_LOAD | KERN_ACCESS_GLOBAL, true));
   CHECK(partial.mask == 0x0000FFFFu);
   CHECK(partial.delta[0] == 1);
   CHECK(st.sampleKey == 7); // the site's sample stays the lower key's
   // A new launch forgets the memos.
   w.reset(4);
-  CHECK(memoOf(KERN_ACCESS_LOAD, a[0], KERN_ACCESS_GLOBAL).tag == 0);
+  CHECK(memoOf(KERN_ACCESS_LOAD, a[0], KERN_ACCESS_GLOBAL, ~0u).tag == 0);
   CHECK(w.set.site(2).globalOf(MemoryOpKind::Load).instructions == 0);
+}
+
+TEST_CASE("a site whose lanes change keeps a memo for each of a few lane counts",
+          "[runtime][counters]") {
+  // A tree reduction's `if (tid < s)`: warp 0 at 32, 16, 8, 4, 2 and 1 lanes, block after block;
+  // each lane count has a slot of its own, so none evicts another (a contiguous shared access).
+  std::set<uint32_t> slots;
+  for (uint32_t lanes : {32u, 16u, 8u, 4u, 2u, 1u})
+    slots.insert(kern_access_memo_slot(0x100, 4, KERN_ACCESS_LOAD | KERN_ACCESS_SHARED,
+                                       lanes == 32 ? ~0u : (1u << lanes) - 1));
+  CHECK(slots.size() == 6);
+  // So do 1 to 8 lanes (the diagonals of a wavefront's tile), and 9 to 16.
+  for (uint32_t first : {1u, 9u}) {
+    slots.clear();
+    for (uint32_t lanes = first; lanes < first + 8; ++lanes)
+      slots.insert(kern_access_memo_slot(0x100, 4, KERN_ACCESS_SHARED, (1u << lanes) - 1));
+    CHECK(slots.size() == 8);
+  }
+  // Recorded at each, every memo stays.
+  CounterConfig config;
+  WorkerCounters w(config, 1);
+  const Lanes a = contiguous(0x100, 4);
+  for (uint32_t lanes : {32u, 16u, 8u, 4u, 2u, 1u})
+    w.recordMemo(0, KERN_ACCESS_LOAD | KERN_ACCESS_SHARED, a.data(),
+                 lanes == 32 ? ~0u : (1u << lanes) - 1, 4, 0, 0);
+  std::set<uint32_t> masks;
+  for (uint32_t s = 0; s < KERN_MEMO_SLOTS; ++s)
+    if (const KernAccessMemo &m = w.memos[KERN_MEMO_SLOTS * KERN_ACCESS_LOAD + s]; m.tag)
+      masks.insert(m.mask);
+  CHECK(masks.size() == 6);
 }
