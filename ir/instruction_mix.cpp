@@ -425,7 +425,8 @@ KernelReads kernelReads(const Function &kernel) {
   // parameter or launch dimension one load from the constant bank, before the first statement
   // that all its reads are in or after: where the paths of statements down to its reads part
   // (nvcc loads a value both sides of an if use before the if); a loop's before the loop.
-  using Path = std::vector<const Stmt *>;
+  // A path: the statements from the kernel's body down to a read, each with its block.
+  using Path = std::vector<std::pair<const Block *, const Stmt *>>;
   std::map<int, Path> specials; // by BuiltinVar
   std::map<const Var *, Path> params;
   for (const Var *v : kernel.params)
@@ -440,8 +441,9 @@ KernelReads kernelReads(const Function &kernel) {
     size_t n = 0;
     while (n < at.size() && n < path.size() && at[n] == path[n])
       ++n;
-    // Where the two part in one block, the earlier statement (this read comes later).
-    at.resize(n < at.size() && n < path.size() ? n + 1 : n);
+    // Where the two part in one block, the earlier statement (this read comes later); where
+    // they part into two blocks of one statement (an if's two sides), that statement.
+    at.resize(n < at.size() && n < path.size() && at[n].first == path[n].first ? n + 1 : n);
   };
   std::function<void(const Expr *)> expr = [&](const Expr *e) {
     if (!e)
@@ -461,7 +463,7 @@ KernelReads kernelReads(const Function &kernel) {
       return;
     for (const Stmt *s : b->stmts) {
       if (!hoisted)
-        path.push_back(s);
+        path.push_back({b, s});
       for (const Expr *e : {s->value, s->addr, s->cond})
         expr(e);
       for (const Expr *e : s->args)
@@ -476,13 +478,13 @@ KernelReads kernelReads(const Function &kernel) {
   block(kernel.body, false);
   for (const auto &[v, at] : specials)
     if (!at.empty()) {
-      InstrMix &m = out.at[at.back()];
+      InstrMix &m = out.at[at.back().second];
       m.add(InstrClass::Other);
       m.adu += static_cast<BuiltinVar>(v) == BuiltinVar::BlockDimX && loads.blockDim;
     }
   for (const auto &[v, at] : params)
     if (!at.empty()) {
-      InstrMix &m = out.at[at.back()];
+      InstrMix &m = out.at[at.back().second];
       m.add(InstrClass::Other);
       m.adu += unsigned(loads.params.count(v));
     }

@@ -177,4 +177,20 @@ TEST_CASE("a value both sides of an if read is loaded before the if", "[ir][inst
   // threadIdx.x (S2R) is read at the first statement; in and out before the if.
   CHECK(r.at.at(border)[InstrClass::Other] == 2);
   CHECK(r.at.at(border).adu == 2);
+  // Read on the two sides of an if/else alone (in; the stores sink below the if): before the
+  // if too, not on its first side.
+  auto e = test::buildModule(R"(
+    __global__ void k(const float *in, float *out) {
+      int x = threadIdx.x;
+      if (x & 1)
+        out[x] = in[x];
+      else
+        out[x] = -in[x];
+    })");
+  const ir::KernelReads re = ir::kernelReads(*e->kernels()[0]);
+  const ir::Stmt *split = e->kernels()[0]->body->stmts[1];
+  REQUIRE(split->kind == ir::StmtKind::If);
+  REQUIRE(re.at.count(split));
+  CHECK(re.at.at(split)[InstrClass::Other] == 1);
+  CHECK(re.at.at(split).adu == 1);
 }
