@@ -88,15 +88,18 @@ void checkedBlockBegin(CheckedWorker *worker, uint64_t linear, const uint32_t bl
                                      w->launch->minUninitBlock.load(std::memory_order_relaxed));
   // Whole words: a word's cells are all there even when the size is not a multiple of 4.
   const uint64_t words = (sharedBytes + 3) / 4;
-  if (w->cells.size() < 4 * words)
-    w->cells.resize(4 * words);
+  if (w->words.size() < words) {
+    w->words.resize(words);
+    w->bytes.resize(4 * words);
+  }
   if (w->split.size() < words)
     w->split.resize(words);
   std::fill(w->split.begin(), w->split.begin() + static_cast<std::ptrdiff_t>(words), 0);
   // Stamps are 32 bits: well before they wrap, start the cells afresh (between blocks, when
   // no cell matters any more).
   if (w->stamp > (1u << 31)) {
-    std::fill(w->cells.begin(), w->cells.end(), SharedCell{});
+    std::fill(w->words.begin(), w->words.end(), SharedCell{});
+    std::fill(w->bytes.begin(), w->bytes.end(), SharedCell{});
     w->stamp = 0;
   }
   w->barrierStamp = ++w->stamp;
@@ -222,16 +225,16 @@ bool checkCell(CheckedWorker &w, KernWarpCtx *ctx, SharedCell &c, uint64_t byte,
 
 /// One lane's access of `size` bytes at shared offset `off`. Returns false once a race was
 /// recorded. A word that was only ever accessed whole (CheckedWorker::split) keeps one history,
-/// in the cell of its first byte: judged once, it gives the same verdict, at the same first
-/// byte, as its four bytes one by one.
+/// in its cell of CheckedWorker::words: judged once, it gives the same verdict, at the same
+/// first byte, as its four bytes one by one.
 bool checkShared(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lane, uint64_t off,
                  uint32_t size, uint32_t op, const uint64_t *values) {
-  SharedCell *cells = w.cells.data();
+  SharedCell *bytes = w.bytes.data();
   uint8_t *split = w.split.data();
   for (uint64_t i = 0; i < size;) {
     const uint64_t byte = off + i, word = byte / 4;
     if ((byte & 3) == 0 && size - i >= 4 && !split[word]) {
-      if (!checkCell(w, ctx, cells[byte], byte, site, lane, op, values))
+      if (!checkCell(w, ctx, w.words[word], byte, site, lane, op, values))
         return false;
       i += 4;
       continue;
@@ -239,13 +242,88 @@ bool checkShared(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lan
     if (!split[word]) {
       // Part of a word: from now on its bytes keep their own histories, starting from the
       // word's.
-      for (uint64_t k = 1; k < 4; ++k)
-        cells[4 * word + k] = cells[4 * word];
+      for (uint64_t k = 0; k < 4; ++k)
+        bytes[4 * word + k] = w.words[word];
       split[word] = 1;
     }
-    if (!checkCell(w, ctx, cells[byte], byte, site, lane, op, values))
+    if (!checkCell(w, ctx, bytes[byte], byte, site, lane, op, values))
       return false;
     ++i;
+  }
+  return true;
+}
+
+/// A warp's 4-byte access of shared memory when every active lane is on a whole, aligned word
+/// that was never split: first all lanes are judged on the cells as they were before the
+/// access, then, when none found a race or an unwritten read, the lanes update their cells in
+/// lane order as checkCell would. Judging on the earlier state is exact here: a load changes
+/// only the read fields, which no load judges; atomic lanes of one word find what the first of
+/// them found; store lanes of one word are compared while updating, the one thing an earlier
+/// lane of the access can change. Returns false, having changed nothing, when a lane is outside
+/// that case or found something: the lane-by-lane path then judges and reports it.
+bool checkSharedWords(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs,
+                      uint32_t mask, uint32_t op, const uint64_t *values, uint64_t shLo,
+                      uint64_t shBytes) {
+  const uint32_t warp = ctx->warpId, stamp = w.stamp, since = w.barrierStamp;
+  const uint32_t blockStamp = w.blockStamp;
+  const uint32_t uninit = op != KERN_ACCESS_STORE && w.checkUninit;
+  const uint32_t atomic = op == KERN_ACCESS_ATOMIC;
+  SharedCell *words = w.words.data();
+  const uint8_t *split = w.split.data();
+  uint32_t bad = 0;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const uint64_t off = addrs[__builtin_ctz(m)] - shLo;
+    if (off >= shBytes || (off & 3))
+      return false;
+    const SharedCell &c = words[off / 4];
+    const uint32_t written = c.wStamp > since;
+    const uint32_t writerHere = warpOf(c.wWho) == warp;
+    bad |= split[off / 4] | (uninit & (c.wStamp <= blockStamp));
+    if (op == KERN_ACCESS_LOAD) {
+      bad |= written & !writerHere;
+    } else {
+      bad |= written & !writerHere & !(atomic & (c.wWho >> 15));
+      bad |= (c.rStamp > since) & ((warpOf(c.rWho) != warp) | (c.r2Stamp > since));
+    }
+  }
+  if (bad)
+    return false;
+  if (op == KERN_ACCESS_LOAD) {
+    for (uint32_t m = mask; m; m &= m - 1) {
+      const uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
+      SharedCell &c = words[(addrs[lane] - shLo) / 4];
+      const uint16_t who = static_cast<uint16_t>(warp << 5 | lane);
+      if (c.rStamp <= since) {
+        c.rStamp = stamp;
+        c.rWho = who;
+        c.rSite = site;
+      } else if (warpOf(c.rWho) != warp && c.r2Stamp <= since) {
+        c.r2Stamp = stamp;
+        c.r2Who = who;
+        c.r2Site = site;
+      }
+    }
+    return true;
+  }
+  // The lane-by-lane path's rule: a lane at the previous lane's address storing the same value
+  // is passed over (so the cell keeps naming the earlier lane).
+  uint64_t prevAddr = ~0ull, prevValue = 0;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    const uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
+    const uint64_t a = addrs[lane], value = values ? values[lane] : 0;
+    if (a == prevAddr && value == prevValue)
+      continue;
+    prevAddr = a;
+    prevValue = value;
+    SharedCell &c = words[(a - shLo) / 4];
+    if (c.wStamp == stamp && !atomic && values && values[laneOf(c.wWho)] != value) {
+      recordRace(w, ctx, RaceKind::WriteAfterWrite, c.wWho, c.wSite, site, lane, false, a - shLo,
+                 true);
+      return true;
+    }
+    c.wStamp = stamp;
+    c.wWho = static_cast<uint16_t>(warp << 5 | lane | (atomic ? kAtomicWho : 0));
+    c.wSite = site;
   }
   return true;
 }
@@ -324,13 +402,8 @@ void recordSharedUninit(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint3
 
 } // namespace
 
-} // namespace kern::runtime
-
-using namespace kern::runtime;
-
-void kern_rt_check_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs, uint32_t mask,
-                          uint32_t size, uint32_t flags) {
-  CheckedWorker *w = checkedStateOf(ctx);
+void checkAccess(CheckedWorker *w, KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs,
+                 uint32_t mask, uint32_t size, uint32_t flags, bool lanesOnly) {
   if (!w || !mask)
     return;
   const uint32_t op = flags & 3u;
@@ -343,15 +416,19 @@ void kern_rt_check_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs
   if (sharedOnly && !w->checkRaces)
     return;
   ++w->stamp;
-  // A whole warp on consecutive elements of global memory (the common case): its shadow bytes
-  // are one range, checked with one scan and marked with one fill. A range with an unwritten
-  // byte goes through the lanes below, which find and report the first one.
-  if (!sharedOnly && mask == 0xFFFFFFFFu && init.valid()) {
-    const uint64_t a0 = addrs[0], n = uint64_t{KERN_WARP_SIZE} * size;
+  // Active lanes in one run, on consecutive elements of global memory (the common case: a
+  // whole warp, or the lanes of a block narrower than a warp): their shadow bytes are one range,
+  // checked with one scan and marked with one fill. A range with an unwritten byte goes through
+  // the lanes below, which find and report the first one.
+  const uint32_t first = static_cast<uint32_t>(__builtin_ctz(mask));
+  const uint32_t count = static_cast<uint32_t>(__builtin_popcount(mask));
+  if (!lanesOnly && !sharedOnly && (mask >> first) == (count == 32 ? ~0u : (1u << count) - 1) &&
+      init.valid()) {
+    const uint64_t a0 = addrs[first], n = uint64_t{count} * size;
     bool contiguous =
         a0 - glLo < glBytes && a0 + n - glLo <= glBytes && (a0 + n <= shLo || a0 >= shLo + shBytes);
-    for (uint32_t l = 1; l < KERN_WARP_SIZE && contiguous; ++l)
-      contiguous = addrs[l] == a0 + uint64_t{l} * size;
+    for (uint32_t l = 1; l < count && contiguous; ++l)
+      contiguous = addrs[first + l] == a0 + uint64_t{l} * size;
     if (contiguous) {
       uint8_t *p = init.at(a0);
       const bool mustBeWritten = op != KERN_ACCESS_STORE && w->checkUninit;
@@ -362,6 +439,9 @@ void kern_rt_check_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs
       }
     }
   }
+  if (!lanesOnly && w->checkRaces && size == 4 &&
+      checkSharedWords(*w, ctx, site, addrs, mask, op, values, shLo, shBytes))
+    return;
   uint64_t prevAddr = ~0ull, prevValue = 0;
   for (uint32_t m = mask; m; m &= m - 1) {
     const uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
@@ -390,4 +470,12 @@ void kern_rt_check_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs
     }
     // Anything else is this thread's local memory: neither shared nor initialised-tracked.
   }
+}
+
+} // namespace kern::runtime
+
+void kern_rt_check_access(KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs, uint32_t mask,
+                          uint32_t size, uint32_t flags) {
+  kern::runtime::checkAccess(kern::runtime::checkedStateOf(ctx), ctx, site, addrs, mask, size,
+                             flags, false);
 }

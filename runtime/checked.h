@@ -88,9 +88,13 @@ struct CheckedLaunch;
 struct CheckedWorker {
   CheckedLaunch *launch = nullptr;
   InitShadow *init = nullptr;
-  std::vector<SharedCell> cells;
-  /// Per 4-byte word of shared memory: 0 while the word was only accessed whole in this block
-  /// (its first byte's cell then stands for all four), 1 once part of it was.
+  /// Per 4-byte word of shared memory: its history while it was only accessed whole in this
+  /// block (one cell stands for its four bytes).
+  std::vector<SharedCell> words;
+  /// Per byte of shared memory: the histories of the bytes of split words.
+  std::vector<SharedCell> bytes;
+  /// Per 4-byte word of shared memory: 0 while the word was only accessed whole in this block,
+  /// 1 once part of it was (its bytes then keep their own histories, in `bytes`).
   std::vector<uint8_t> split;
   uint32_t stamp = 0;        ///< the last checked access of this worker
   uint32_t barrierStamp = 0; ///< `stamp` at the block's last barrier (or its start)
@@ -137,5 +141,12 @@ void checkedBlockBegin(CheckedWorker *worker, uint64_t linear, const uint32_t bl
 /// Called by the scheduler when every warp of the block has reached a barrier: accesses after
 /// it are ordered after every access before it.
 void checkedBarrier(CheckedWorker *worker);
+
+/// kern_rt_check_access of a warp of the block that `w` runs (`w` null: not checked).
+/// `lanesOnly`: without the paths that judge a warp's lanes together (a run of consecutive
+/// global elements, whole words of shared memory), which must come to the same findings and the
+/// same state as the lanes one by one; the unit tests compare the two.
+void checkAccess(CheckedWorker *w, KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs,
+                 uint32_t mask, uint32_t size, uint32_t flags, bool lanesOnly);
 
 } // namespace kern::runtime
