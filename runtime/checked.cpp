@@ -95,6 +95,7 @@ void checkedBlockBegin(CheckedWorker *worker, uint64_t linear, const uint32_t bl
   if (w->split.size() < words)
     w->split.resize(words);
   std::fill(w->split.begin(), w->split.begin() + static_cast<std::ptrdiff_t>(words), 0);
+  w->anySplit = false;
   // Stamps are 32 bits: well before they wrap, start the cells afresh (between blocks, when
   // no cell matters any more).
   if (w->stamp > (1u << 31)) {
@@ -245,6 +246,7 @@ bool checkShared(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lan
       for (uint64_t k = 0; k < 4; ++k)
         bytes[4 * word + k] = w.words[word];
       split[word] = 1;
+      w.anySplit = true;
     }
     if (!checkCell(w, ctx, bytes[byte], byte, site, lane, op, values))
       return false;
@@ -261,43 +263,52 @@ bool checkShared(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lan
 /// them found; store lanes of one word are compared while updating, the one thing an earlier
 /// lane of the access can change. Returns false, having changed nothing, when a lane is outside
 /// that case or found something: the lane-by-lane path then judges and reports it.
+template <uint32_t op>
 bool checkSharedWords(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs,
-                      uint32_t mask, uint32_t op, const uint64_t *values, uint64_t shLo,
-                      uint64_t shBytes) {
-  const uint32_t warp = ctx->warpId, stamp = w.stamp, since = w.barrierStamp;
-  const uint32_t blockStamp = w.blockStamp;
+                      uint32_t mask, const uint64_t *values, uint64_t shLo, uint64_t shBytes) {
+  // The active lanes and their words.
+  uint32_t lanes[KERN_WARP_SIZE], words[KERN_WARP_SIZE], n = 0;
+  uint64_t outside = 0;
+  for (uint32_t m = mask; m; m &= m - 1, ++n) {
+    lanes[n] = static_cast<uint32_t>(__builtin_ctz(m));
+    const uint64_t off = addrs[lanes[n]] - shLo;
+    outside |= (off >= shBytes) | (off & 3);
+    words[n] = static_cast<uint32_t>(off / 4);
+  }
+  if (outside)
+    return false;
+  const uint32_t stamp = w.stamp, since = w.barrierStamp, blockStamp = w.blockStamp;
+  const uint32_t here = ctx->warpId << 5; // a `who` of this warp, lane bits and atomic bit off
   const uint32_t uninit = op != KERN_ACCESS_STORE && w.checkUninit;
   const uint32_t atomic = op == KERN_ACCESS_ATOMIC;
-  SharedCell *words = w.words.data();
-  const uint8_t *split = w.split.data();
+  SharedCell *cells = w.words.data();
   uint32_t bad = 0;
-  for (uint32_t m = mask; m; m &= m - 1) {
-    const uint64_t off = addrs[__builtin_ctz(m)] - shLo;
-    if (off >= shBytes || (off & 3))
-      return false;
-    const SharedCell &c = words[off / 4];
+  if (w.anySplit)
+    for (uint32_t k = 0; k < n; ++k)
+      bad |= w.split[words[k]];
+  for (uint32_t k = 0; k < n; ++k) {
+    const SharedCell &c = cells[words[k]];
     const uint32_t written = c.wStamp > since;
-    const uint32_t writerHere = warpOf(c.wWho) == warp;
-    bad |= split[off / 4] | (uninit & (c.wStamp <= blockStamp));
-    if (op == KERN_ACCESS_LOAD) {
+    const uint32_t writerHere = (c.wWho & 0x7fe0u) == here;
+    bad |= uninit & (c.wStamp <= blockStamp);
+    if constexpr (op == KERN_ACCESS_LOAD) {
       bad |= written & !writerHere;
     } else {
       bad |= written & !writerHere & !(atomic & (c.wWho >> 15));
-      bad |= (c.rStamp > since) & ((warpOf(c.rWho) != warp) | (c.r2Stamp > since));
+      bad |= (c.rStamp > since) & (((c.rWho & 0x7fe0u) != here) | (c.r2Stamp > since));
     }
   }
   if (bad)
     return false;
-  if (op == KERN_ACCESS_LOAD) {
-    for (uint32_t m = mask; m; m &= m - 1) {
-      const uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
-      SharedCell &c = words[(addrs[lane] - shLo) / 4];
-      const uint16_t who = static_cast<uint16_t>(warp << 5 | lane);
+  if constexpr (op == KERN_ACCESS_LOAD) {
+    for (uint32_t k = 0; k < n; ++k) {
+      SharedCell &c = cells[words[k]];
+      const uint16_t who = static_cast<uint16_t>(here | lanes[k]);
       if (c.rStamp <= since) {
         c.rStamp = stamp;
         c.rWho = who;
         c.rSite = site;
-      } else if (warpOf(c.rWho) != warp && c.r2Stamp <= since) {
+      } else if ((c.rWho & 0x7fe0u) != here && c.r2Stamp <= since) {
         c.r2Stamp = stamp;
         c.r2Who = who;
         c.r2Site = site;
@@ -307,22 +318,22 @@ bool checkSharedWords(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, const u
   }
   // The lane-by-lane path's rule: a lane at the previous lane's address storing the same value
   // is passed over (so the cell keeps naming the earlier lane).
-  uint64_t prevAddr = ~0ull, prevValue = 0;
-  for (uint32_t m = mask; m; m &= m - 1) {
-    const uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
-    const uint64_t a = addrs[lane], value = values ? values[lane] : 0;
-    if (a == prevAddr && value == prevValue)
+  uint64_t prevWord = ~0ull, prevValue = 0;
+  for (uint32_t k = 0; k < n; ++k) {
+    const uint32_t lane = lanes[k];
+    const uint64_t value = values ? values[lane] : 0;
+    if (words[k] == prevWord && value == prevValue)
       continue;
-    prevAddr = a;
+    prevWord = words[k];
     prevValue = value;
-    SharedCell &c = words[(a - shLo) / 4];
+    SharedCell &c = cells[words[k]];
     if (c.wStamp == stamp && !atomic && values && values[laneOf(c.wWho)] != value) {
-      recordRace(w, ctx, RaceKind::WriteAfterWrite, c.wWho, c.wSite, site, lane, false, a - shLo,
-                 true);
+      recordRace(w, ctx, RaceKind::WriteAfterWrite, c.wWho, c.wSite, site, lane, false,
+                 uint64_t{words[k]} * 4, true);
       return true;
     }
     c.wStamp = stamp;
-    c.wWho = static_cast<uint16_t>(warp << 5 | lane | (atomic ? kAtomicWho : 0));
+    c.wWho = static_cast<uint16_t>(here | lane | (atomic ? kAtomicWho : 0));
     c.wSite = site;
   }
   return true;
@@ -439,9 +450,17 @@ void checkAccess(CheckedWorker *w, KernWarpCtx *ctx, uint32_t site, const uint64
       }
     }
   }
-  if (!lanesOnly && w->checkRaces && size == 4 &&
-      checkSharedWords(*w, ctx, site, addrs, mask, op, values, shLo, shBytes))
-    return;
+  if (!lanesOnly && w->checkRaces && size == 4 && op <= KERN_ACCESS_ATOMIC) {
+    const bool done =
+        op == KERN_ACCESS_LOAD
+            ? checkSharedWords<KERN_ACCESS_LOAD>(*w, ctx, site, addrs, mask, values, shLo, shBytes)
+        : op == KERN_ACCESS_STORE
+            ? checkSharedWords<KERN_ACCESS_STORE>(*w, ctx, site, addrs, mask, values, shLo, shBytes)
+            : checkSharedWords<KERN_ACCESS_ATOMIC>(*w, ctx, site, addrs, mask, values, shLo,
+                                                   shBytes);
+    if (done)
+      return;
+  }
   uint64_t prevAddr = ~0ull, prevValue = 0;
   for (uint32_t m = mask; m; m &= m - 1) {
     const uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));

@@ -96,6 +96,7 @@ struct CheckedWorker {
   /// Per 4-byte word of shared memory: 0 while the word was only accessed whole in this block,
   /// 1 once part of it was (its bytes then keep their own histories, in `bytes`).
   std::vector<uint8_t> split;
+  bool anySplit = false;     ///< some word of `split` is 1
   uint32_t stamp = 0;        ///< the last checked access of this worker
   uint32_t barrierStamp = 0; ///< `stamp` at the block's last barrier (or its start)
   uint32_t blockStamp = 0;   ///< `stamp` at the block's start: older writes are other blocks'
