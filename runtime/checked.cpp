@@ -43,6 +43,18 @@ void InitShadow::copy(uint64_t dst, uint64_t src, uint64_t n) {
     std::memmove(at(dst), at(src), n);
 }
 
+// ---- SharedWords -----------------------------------------------------------------------------
+
+void SharedWords::reserve(size_t n, bool clear) {
+  n = std::max(n, size()) + kPad;
+  for (auto *v : {&wStamp, &rStamp, &r2Stamp, &wSite, &rSite, &r2Site, &wWho, &rWho, &r2Who}) {
+    if (clear)
+      v->assign(n, 0);
+    else
+      v->resize(n);
+  }
+}
+
 // ---- Checker ---------------------------------------------------------------------------------
 
 CheckedWorker *const *Checker::beginLaunch(unsigned workers) {
@@ -89,7 +101,7 @@ void checkedBlockBegin(CheckedWorker *worker, uint64_t linear, const uint32_t bl
   // Whole words: a word's cells are all there even when the size is not a multiple of 4.
   const uint64_t words = (sharedBytes + 3) / 4;
   if (w->words.size() < words) {
-    w->words.resize(words);
+    w->words.reserve(words, false);
     w->bytes.resize(4 * words);
   }
   if (w->split.size() < words)
@@ -99,7 +111,7 @@ void checkedBlockBegin(CheckedWorker *worker, uint64_t linear, const uint32_t bl
   // Stamps are 32 bits: well before they wrap, start the cells afresh (between blocks, when
   // no cell matters any more).
   if (w->stamp > (1u << 31)) {
-    std::fill(w->words.begin(), w->words.end(), SharedCell{});
+    w->words.reserve(w->words.size(), true);
     std::fill(w->bytes.begin(), w->bytes.end(), SharedCell{});
     w->stamp = 0;
   }
@@ -235,7 +247,10 @@ bool checkShared(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lan
   for (uint64_t i = 0; i < size;) {
     const uint64_t byte = off + i, word = byte / 4;
     if ((byte & 3) == 0 && size - i >= 4 && !split[word]) {
-      if (!checkCell(w, ctx, w.words[word], byte, site, lane, op, values))
+      SharedCell c = w.words.get(word);
+      const bool ok = checkCell(w, ctx, c, byte, site, lane, op, values);
+      w.words.set(word, c);
+      if (!ok)
         return false;
       i += 4;
       continue;
@@ -244,7 +259,7 @@ bool checkShared(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lan
       // Part of a word: from now on its bytes keep their own histories, starting from the
       // word's.
       for (uint64_t k = 0; k < 4; ++k)
-        bytes[4 * word + k] = w.words[word];
+        bytes[4 * word + k] = w.words.get(word);
       split[word] = 1;
       w.anySplit = true;
     }
@@ -255,63 +270,59 @@ bool checkShared(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t lan
   return true;
 }
 
-/// A warp's 4-byte access of shared memory when every active lane is on a whole, aligned word
-/// that was never split: first all lanes are judged on the cells as they were before the
-/// access, then, when none found a race or an unwritten read, the lanes update their cells in
-/// lane order as checkCell would. Judging on the earlier state is exact here: a load changes
-/// only the read fields, which no load judges; atomic lanes of one word find what the first of
-/// them found; store lanes of one word are compared while updating, the one thing an earlier
-/// lane of the access can change. Returns false, having changed nothing, when a lane is outside
-/// that case or found something: the lane-by-lane path then judges and reports it.
+/// The active lanes of a warp's access of shared words, and the words they are on.
+struct WordList {
+  const uint32_t *lanes, *words;
+};
+
+// A warp's 4-byte access of shared memory when every active lane is on a whole, aligned word
+// that was never split: first all lanes are judged on the cells as they were before the
+// access, then, when none found a race or an unwritten read, the lanes update their cells in
+// lane order as checkCell would. Judging on the earlier state is exact here: a load changes
+// only the read fields, which no load judges; atomic lanes of one word find what the first of
+// them found; store lanes of one word are compared while updating, the one thing an earlier
+// lane of the access can change. Each returns false, having changed nothing, when a lane found
+// something: the lane-by-lane path then judges and reports it.
+
+/// The lanes of `at` (`n` of them), one by one.
 template <uint32_t op>
-bool checkSharedWords(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs,
-                      uint32_t mask, const uint64_t *values, uint64_t shLo, uint64_t shBytes) {
-  // The active lanes and their words.
-  uint32_t lanes[KERN_WARP_SIZE], words[KERN_WARP_SIZE], n = 0;
-  uint64_t outside = 0;
-  for (uint32_t m = mask; m; m &= m - 1, ++n) {
-    lanes[n] = static_cast<uint32_t>(__builtin_ctz(m));
-    const uint64_t off = addrs[lanes[n]] - shLo;
-    outside |= (off >= shBytes) | (off & 3);
-    words[n] = static_cast<uint32_t>(off / 4);
-  }
-  if (outside)
-    return false;
+bool checkWordList(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, const uint64_t *values,
+                   uint32_t n, WordList at) {
   const uint32_t stamp = w.stamp, since = w.barrierStamp, blockStamp = w.blockStamp;
   const uint32_t here = ctx->warpId << 5; // a `who` of this warp, lane bits and atomic bit off
   const uint32_t uninit = op != KERN_ACCESS_STORE && w.checkUninit;
   const uint32_t atomic = op == KERN_ACCESS_ATOMIC;
-  SharedCell *cells = w.words.data();
+  SharedWords &c = w.words;
   uint32_t bad = 0;
   if (w.anySplit)
     for (uint32_t k = 0; k < n; ++k)
-      bad |= w.split[words[k]];
+      bad |= w.split[at.words[k]];
   for (uint32_t k = 0; k < n; ++k) {
-    const SharedCell &c = cells[words[k]];
-    const uint32_t written = c.wStamp > since;
-    const uint32_t writerHere = (c.wWho & 0x7fe0u) == here;
-    bad |= uninit & (c.wStamp <= blockStamp);
+    const uint32_t i = at.words[k];
+    const uint32_t written = c.wStamp[i] > since;
+    const uint32_t writerHere = (c.wWho[i] & 0x7fe0u) == here;
+    bad |= uninit & (c.wStamp[i] <= blockStamp);
     if constexpr (op == KERN_ACCESS_LOAD) {
       bad |= written & !writerHere;
     } else {
-      bad |= written & !writerHere & !(atomic & (c.wWho >> 15));
-      bad |= (c.rStamp > since) & (((c.rWho & 0x7fe0u) != here) | (c.r2Stamp > since));
+      bad |= written & !writerHere & !(atomic & (c.wWho[i] >> 15));
+      bad |= (c.rStamp[i] > since) & (((c.rWho[i] & 0x7fe0u) != here) | (c.r2Stamp[i] > since));
     }
   }
   if (bad)
     return false;
   if constexpr (op == KERN_ACCESS_LOAD) {
     for (uint32_t k = 0; k < n; ++k) {
-      SharedCell &c = cells[words[k]];
-      const uint16_t who = static_cast<uint16_t>(here | lanes[k]);
-      if (c.rStamp <= since) {
-        c.rStamp = stamp;
-        c.rWho = who;
-        c.rSite = site;
-      } else if ((c.rWho & 0x7fe0u) != here && c.r2Stamp <= since) {
-        c.r2Stamp = stamp;
-        c.r2Who = who;
-        c.r2Site = site;
+      const uint32_t i = at.words[k];
+      const uint32_t who = here | at.lanes[k];
+      if (c.rStamp[i] <= since) {
+        c.rStamp[i] = stamp;
+        c.rWho[i] = who;
+        c.rSite[i] = site;
+      } else if ((c.rWho[i] & 0x7fe0u) != here && c.r2Stamp[i] <= since) {
+        c.r2Stamp[i] = stamp;
+        c.r2Who[i] = who;
+        c.r2Site[i] = site;
       }
     }
     return true;
@@ -320,23 +331,123 @@ bool checkSharedWords(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, const u
   // is passed over (so the cell keeps naming the earlier lane).
   uint64_t prevWord = ~0ull, prevValue = 0;
   for (uint32_t k = 0; k < n; ++k) {
-    const uint32_t lane = lanes[k];
+    const uint32_t lane = at.lanes[k], i = at.words[k];
     const uint64_t value = values ? values[lane] : 0;
-    if (words[k] == prevWord && value == prevValue)
+    if (i == prevWord && value == prevValue)
       continue;
-    prevWord = words[k];
+    prevWord = i;
     prevValue = value;
-    SharedCell &c = cells[words[k]];
-    if (c.wStamp == stamp && !atomic && values && values[laneOf(c.wWho)] != value) {
-      recordRace(w, ctx, RaceKind::WriteAfterWrite, c.wWho, c.wSite, site, lane, false,
-                 uint64_t{words[k]} * 4, true);
+    if (c.wStamp[i] == stamp && !atomic && values && values[laneOf(c.wWho[i])] != value) {
+      recordRace(w, ctx, RaceKind::WriteAfterWrite, c.wWho[i], c.wSite[i], site, lane, false,
+                 uint64_t{i} * 4, true);
       return true;
     }
-    c.wStamp = stamp;
-    c.wWho = static_cast<uint16_t>(here | lane | (atomic ? kAtomicWho : 0));
-    c.wSite = site;
+    c.wStamp[i] = stamp;
+    c.wWho[i] = static_cast<uint16_t>(here | lane | (atomic ? kAtomicWho : 0));
+    c.wSite[i] = site;
   }
   return true;
+}
+
+// Four lanes at a time (GCC's and Clang's vector types: SSE2 on every x86-64).
+using U32x4 = uint32_t __attribute__((vector_size(16)));
+
+inline U32x4 load4(const uint32_t *p) {
+  U32x4 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store4(uint32_t *p, U32x4 v) { std::memcpy(p, &v, sizeof v); }
+/// All ones where a comparison held.
+template <class Mask> inline U32x4 ones(Mask m) { return reinterpret_cast<U32x4>(m); }
+inline U32x4 pick(U32x4 m, U32x4 a, U32x4 b) { return (m & a) | (~m & b); }
+
+/// Lanes `first` to `first + n - 1` on words `word` to `word + n - 1`, distinct words: no lane
+/// meets another's word.
+template <uint32_t op>
+bool checkWordRun(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t n, uint32_t first,
+                  uint32_t word) {
+  const uint32_t stamp = w.stamp, since = w.barrierStamp, blockStamp = w.blockStamp;
+  const uint32_t here = ctx->warpId << 5;
+  SharedWords &c = w.words;
+  if (w.anySplit)
+    for (uint32_t k = 0; k < n; ++k)
+      if (w.split[word + k])
+        return false;
+  const U32x4 iota = {0, 1, 2, 3};
+  const U32x4 uninit = U32x4{} - (op != KERN_ACCESS_STORE && w.checkUninit ? 1u : 0u);
+  U32x4 bad{};
+  for (uint32_t k = 0; k < n; k += 4) {
+    const uint32_t i = word + k;
+    const U32x4 valid = ones(iota + k < n);
+    const U32x4 ws = load4(&c.wStamp[i]), ww = load4(&c.wWho[i]);
+    const U32x4 written = ones(ws > since), writerHere = ones((ww & 0x7fe0u) == here);
+    U32x4 b = uninit & ones(ws <= blockStamp);
+    if constexpr (op == KERN_ACCESS_LOAD) {
+      b |= written & ~writerHere;
+    } else {
+      const U32x4 rs = load4(&c.rStamp[i]), rw = load4(&c.rWho[i]);
+      const U32x4 r2s = load4(&c.r2Stamp[i]);
+      U32x4 mayShare = U32x4{} == 0; // all ones: a store shares a word with no one
+      if constexpr (op == KERN_ACCESS_ATOMIC)
+        mayShare = ones((ww >> 15) == 0);
+      b |= written & ~writerHere & mayShare;
+      b |= ones(rs > since) & (ones((rw & 0x7fe0u) != here) | ones(r2s > since));
+    }
+    bad |= b & valid;
+  }
+  if (bad[0] | bad[1] | bad[2] | bad[3])
+    return false;
+  for (uint32_t k = 0; k < n; k += 4) {
+    const uint32_t i = word + k;
+    const U32x4 valid = ones(iota + k < n);
+    const U32x4 who = (iota + (first + k)) | here;
+    if constexpr (op == KERN_ACCESS_LOAD) {
+      const U32x4 rs = load4(&c.rStamp[i]), rw = load4(&c.rWho[i]);
+      const U32x4 r2s = load4(&c.r2Stamp[i]);
+      const U32x4 one = valid & ones(rs <= since);
+      const U32x4 two = valid & ~one & ones((rw & 0x7fe0u) != here) & ones(r2s <= since);
+      store4(&c.rStamp[i], pick(one, U32x4{} + stamp, rs));
+      store4(&c.rWho[i], pick(one, who, rw));
+      store4(&c.rSite[i], pick(one, U32x4{} + site, load4(&c.rSite[i])));
+      store4(&c.r2Stamp[i], pick(two, U32x4{} + stamp, r2s));
+      store4(&c.r2Who[i], pick(two, who, load4(&c.r2Who[i])));
+      store4(&c.r2Site[i], pick(two, U32x4{} + site, load4(&c.r2Site[i])));
+    } else {
+      const uint32_t atomicBit = op == KERN_ACCESS_ATOMIC ? kAtomicWho : 0;
+      store4(&c.wStamp[i], pick(valid, U32x4{} + stamp, load4(&c.wStamp[i])));
+      store4(&c.wWho[i], pick(valid, who | atomicBit, load4(&c.wWho[i])));
+      store4(&c.wSite[i], pick(valid, U32x4{} + site, load4(&c.wSite[i])));
+    }
+  }
+  return true;
+}
+
+/// checkWordRun or checkWordList for a warp's 4-byte access of shared memory, when every active
+/// lane is on an aligned word of it (else false, nothing changed).
+template <uint32_t op>
+bool checkSharedWords(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs,
+                      uint32_t mask, const uint64_t *values, uint64_t shLo, uint64_t shBytes) {
+  const uint32_t first = static_cast<uint32_t>(__builtin_ctz(mask));
+  const uint32_t count = static_cast<uint32_t>(__builtin_popcount(mask));
+  const uint64_t off0 = addrs[first] - shLo;
+  if ((mask >> first) == (count == 32 ? ~0u : (1u << count) - 1) && (off0 & 3) == 0 &&
+      off0 < shBytes && uint64_t{count - 1} * 4 < shBytes - off0) {
+    bool consecutive = true;
+    for (uint32_t k = 1; k < count; ++k)
+      consecutive &= addrs[first + k] == addrs[first] + 4 * k;
+    if (consecutive)
+      return checkWordRun<op>(w, ctx, site, count, first, static_cast<uint32_t>(off0 / 4));
+  }
+  uint32_t lanes[KERN_WARP_SIZE], words[KERN_WARP_SIZE], n = 0;
+  uint64_t outside = 0;
+  for (uint32_t m = mask; m; m &= m - 1, ++n) {
+    lanes[n] = static_cast<uint32_t>(__builtin_ctz(m));
+    const uint64_t off = addrs[lanes[n]] - shLo;
+    outside |= (off >= shBytes) | (off & 3);
+    words[n] = static_cast<uint32_t>(off / 4);
+  }
+  return !outside && checkWordList<op>(w, ctx, site, values, n, WordList{lanes, words});
 }
 
 bool allWritten(const uint8_t *p, uint32_t size) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -81,6 +82,32 @@ struct SharedCell {
   uint16_t pad = 0;
 };
 
+/// The cells of a block's shared words, field by field (a warp's lanes on consecutive words are
+/// judged with vector operations), with `kPad` cells after the last so that a group of four
+/// starting at any word can be loaded whole.
+struct SharedWords {
+  static constexpr size_t kPad = 8;
+  std::vector<uint32_t> wStamp, rStamp, r2Stamp, wSite, rSite, r2Site;
+  std::vector<uint32_t> wWho, rWho, r2Who; ///< SharedCell's 16-bit fields, widened
+
+  size_t size() const { return wStamp.size() < kPad ? 0 : wStamp.size() - kPad; }
+  /// At least `n` cells; all of them cleared when `clear`.
+  void reserve(size_t n, bool clear);
+  SharedCell get(size_t i) const {
+    SharedCell c;
+    c.wStamp = wStamp[i], c.rStamp = rStamp[i], c.r2Stamp = r2Stamp[i];
+    c.wSite = wSite[i], c.rSite = rSite[i], c.r2Site = r2Site[i];
+    c.wWho = static_cast<uint16_t>(wWho[i]), c.rWho = static_cast<uint16_t>(rWho[i]);
+    c.r2Who = static_cast<uint16_t>(r2Who[i]);
+    return c;
+  }
+  void set(size_t i, const SharedCell &c) {
+    wStamp[i] = c.wStamp, rStamp[i] = c.rStamp, r2Stamp[i] = c.r2Stamp;
+    wSite[i] = c.wSite, rSite[i] = c.rSite, r2Site[i] = c.r2Site;
+    wWho[i] = c.wWho, rWho[i] = c.rWho, r2Who[i] = c.r2Who;
+  }
+};
+
 struct CheckedLaunch;
 
 /// One worker's checked-mode state: it runs one block at a time, so this is also the state of
@@ -90,7 +117,7 @@ struct CheckedWorker {
   InitShadow *init = nullptr;
   /// Per 4-byte word of shared memory: its history while it was only accessed whole in this
   /// block (one cell stands for its four bytes).
-  std::vector<SharedCell> words;
+  SharedWords words;
   /// Per byte of shared memory: the histories of the bytes of split words.
   std::vector<SharedCell> bytes;
   /// Per 4-byte word of shared memory: 0 while the word was only accessed whole in this block,

@@ -126,6 +126,17 @@ bool sameCells(const std::vector<SharedCell> &a, const std::vector<SharedCell> &
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof a[0]) == 0;
 }
 
+bool sameCells(const SharedWords &a, const SharedWords &b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const SharedCell x = a.get(i), y = b.get(i);
+    if (std::memcmp(&x, &y, sizeof x) != 0)
+      return false;
+  }
+  return true;
+}
+
 } // namespace
 
 TEST_CASE("checked mode: a warp's lanes judged together find what they find one by one",
