@@ -168,6 +168,9 @@ enum KernAccessFlags : uint32_t {
                                   // lane, its result unused (REDUX) or its value a constant
                                   // (VOTE, POPC): one lane adds for the warp
   KERN_ACCESS_ATOMIC_MASK = 480,
+  // kern_rt_check_access: lane l's address is lane 0's plus l x size, for every lane (active or
+  // not), as compiled code's contiguous accesses know without a test.
+  KERN_ACCESS_CONTIGUOUS = 512,
 };
 /// The operation kinds KERN_ACCESS_OP_MASK names (the counters' KernSiteCounters arrays).
 #define KERN_ACCESS_OPS 4

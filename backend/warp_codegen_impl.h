@@ -296,7 +296,8 @@ private:
                       Value *inLocal, unsigned size);
   void emitCountAccess(const MemoryAccess &a, Value *addrs, Value *m, Value *inShared,
                        Value *inLocal);
-  void emitCheckAccess(const MemoryAccess &a, Value *addrs, Value *m);
+  /// `contiguous`: lane l's address is lane 0's plus l x size (KERN_ACCESS_CONTIGUOUS).
+  void emitCheckAccess(const MemoryAccess &a, Value *addrs, Value *m, bool contiguous);
   Value *addressBuffer();
   Value *emitAccess(const MemoryAccess &a, Value *addrs, Value *m, const AddressSummary &sum);
   Value *emitGeneralAccess(const MemoryAccess &a, Value *addrs, Value *m);

@@ -583,7 +583,7 @@ void WarpCodegen::emitHooks(const MemoryAccess &a, Value *m, Value *lane0, Value
                             bool contiguous) {
   // Every lane's address is built here only where a hook needs it (affine accesses have none).
   if (mc_.options.checked && a.space != ir::AddrSpace::Constant)
-    emitCheckAccess(a, addrs ? addrs : addressVector(a), m);
+    emitCheckAccess(a, addrs ? addrs : addressVector(a), m, contiguous);
   if (!mc_.options.counters)
     return;
   if (a.space == ir::AddrSpace::Global || a.space == ir::AddrSpace::Shared) {
@@ -643,14 +643,15 @@ Value *WarpCodegen::addressBuffer() {
   return addrBuf_;
 }
 
-void WarpCodegen::emitCheckAccess(const MemoryAccess &a, Value *addrs, Value *m) {
+void WarpCodegen::emitCheckAccess(const MemoryAccess &a, Value *addrs, Value *m, bool contiguous) {
   Type *i64v = warpVector(b_.getInt64Ty());
   addressBuffer();
   b_.CreateAlignedStore(addrs, addrBuf_, llvm::Align(8));
   // Generic accesses are classified lane by lane by the runtime, like global ones.
   // A reduction is checked as the atomic it is.
   uint32_t flags = static_cast<uint32_t>(isAtomic(a.op) ? AccessOp::Atomic : a.op) |
-                   (a.space == ir::AddrSpace::Shared ? KERN_ACCESS_SHARED : KERN_ACCESS_GLOBAL);
+                   (a.space == ir::AddrSpace::Shared ? KERN_ACCESS_SHARED : KERN_ACCESS_GLOBAL) |
+                   (contiguous ? uint32_t{KERN_ACCESS_CONTIGUOUS} : 0u);
   if (a.op == AccessOp::Store && a.space != ir::AddrSpace::Global) {
     // The values, so that lanes of one store writing different values to one shared word can
     // be told from lanes writing the same value (harmless, and common for flags).

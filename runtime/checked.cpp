@@ -362,24 +362,24 @@ inline void store4(uint32_t *p, U32x4 v) { std::memcpy(p, &v, sizeof v); }
 template <class Mask> inline U32x4 ones(Mask m) { return reinterpret_cast<U32x4>(m); }
 inline U32x4 pick(U32x4 m, U32x4 a, U32x4 b) { return (m & a) | (~m & b); }
 
-/// Lanes `first` to `first + n - 1` on words `word` to `word + n - 1`, distinct words: no lane
-/// meets another's word.
+/// The active lanes of `mask` from lane `first` (active) to `first + n - 1`, lane `first + k` on
+/// word `word + k`: distinct words, so no lane meets another's word.
 template <uint32_t op>
-bool checkWordRun(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t n, uint32_t first,
-                  uint32_t word) {
+bool checkWordRun(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t mask, uint32_t n,
+                  uint32_t first, uint32_t word) {
   const uint32_t stamp = w.stamp, since = w.barrierStamp, blockStamp = w.blockStamp;
   const uint32_t here = ctx->warpId << 5;
   SharedWords &c = w.words;
   if (w.anySplit)
     for (uint32_t k = 0; k < n; ++k)
-      if (w.split[word + k])
+      if (((mask >> (first + k)) & 1u) && w.split[word + k])
         return false;
-  const U32x4 iota = {0, 1, 2, 3};
+  const U32x4 iota = {0, 1, 2, 3}, laneBits = {1, 2, 4, 8};
   const U32x4 uninit = U32x4{} - (op != KERN_ACCESS_STORE && w.checkUninit ? 1u : 0u);
   U32x4 bad{};
   for (uint32_t k = 0; k < n; k += 4) {
     const uint32_t i = word + k;
-    const U32x4 valid = ones(iota + k < n);
+    const U32x4 valid = ones(((U32x4{} + (mask >> (first + k))) & laneBits) != 0);
     const U32x4 ws = load4(&c.wStamp[i]), ww = load4(&c.wWho[i]);
     const U32x4 written = ones(ws > since), writerHere = ones((ww & 0x7fe0u) == here);
     U32x4 b = uninit & ones(ws <= blockStamp);
@@ -400,7 +400,7 @@ bool checkWordRun(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t n,
     return false;
   for (uint32_t k = 0; k < n; k += 4) {
     const uint32_t i = word + k;
-    const U32x4 valid = ones(iota + k < n);
+    const U32x4 valid = ones(((U32x4{} + (mask >> (first + k))) & laneBits) != 0);
     const U32x4 who = (iota + (first + k)) | here;
     if constexpr (op == KERN_ACCESS_LOAD) {
       const U32x4 rs = load4(&c.rStamp[i]), rw = load4(&c.rWho[i]);
@@ -424,20 +424,25 @@ bool checkWordRun(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t n,
 }
 
 /// checkWordRun or checkWordList for a warp's 4-byte access of shared memory, when every active
-/// lane is on an aligned word of it (else false, nothing changed).
+/// lane is on an aligned word of it (else false, nothing changed). `contiguous`: lane l's
+/// address is lane 0's plus 4 x l (KERN_ACCESS_CONTIGUOUS).
 template <uint32_t op>
 bool checkSharedWords(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, const uint64_t *addrs,
-                      uint32_t mask, const uint64_t *values, uint64_t shLo, uint64_t shBytes) {
+                      uint32_t mask, const uint64_t *values, uint64_t shLo, uint64_t shBytes,
+                      bool contiguous) {
   const uint32_t first = static_cast<uint32_t>(__builtin_ctz(mask));
-  const uint32_t count = static_cast<uint32_t>(__builtin_popcount(mask));
+  const uint32_t span = 32 - static_cast<uint32_t>(__builtin_clz(mask)) - first;
   const uint64_t off0 = addrs[first] - shLo;
-  if ((mask >> first) == (count == 32 ? ~0u : (1u << count) - 1) && (off0 & 3) == 0 &&
-      off0 < shBytes && uint64_t{count - 1} * 4 < shBytes - off0) {
-    bool consecutive = true;
-    for (uint32_t k = 1; k < count; ++k)
-      consecutive &= addrs[first + k] == addrs[first] + 4 * k;
+  if ((off0 & 3) == 0 && off0 < shBytes && uint64_t{span - 1} * 4 < shBytes - off0) {
+    // Without the compiler's word, only a run of active lanes is tested for consecutive words.
+    bool consecutive = contiguous;
+    if (!consecutive && mask >> first == (span == 32 ? ~0u : (1u << span) - 1)) {
+      consecutive = true;
+      for (uint32_t k = 1; k < span; ++k)
+        consecutive &= addrs[first + k] == addrs[first] + 4 * k;
+    }
     if (consecutive)
-      return checkWordRun<op>(w, ctx, site, count, first, static_cast<uint32_t>(off0 / 4));
+      return checkWordRun<op>(w, ctx, site, mask, span, first, static_cast<uint32_t>(off0 / 4));
   }
   uint32_t lanes[KERN_WARP_SIZE], words[KERN_WARP_SIZE], n = 0;
   uint64_t outside = 0;
@@ -549,7 +554,7 @@ void checkAccess(CheckedWorker *w, KernWarpCtx *ctx, uint32_t site, const uint64
     const uint64_t a0 = addrs[first], n = uint64_t{count} * size;
     bool contiguous =
         a0 - glLo < glBytes && a0 + n - glLo <= glBytes && (a0 + n <= shLo || a0 >= shLo + shBytes);
-    for (uint32_t l = 1; l < count && contiguous; ++l)
+    for (uint32_t l = 1; l < count && contiguous && !(flags & KERN_ACCESS_CONTIGUOUS); ++l)
       contiguous = addrs[first + l] == a0 + uint64_t{l} * size;
     if (contiguous) {
       uint8_t *p = init.at(a0);
@@ -562,13 +567,15 @@ void checkAccess(CheckedWorker *w, KernWarpCtx *ctx, uint32_t site, const uint64
     }
   }
   if (!lanesOnly && w->checkRaces && size == 4 && op <= KERN_ACCESS_ATOMIC) {
-    const bool done =
-        op == KERN_ACCESS_LOAD
-            ? checkSharedWords<KERN_ACCESS_LOAD>(*w, ctx, site, addrs, mask, values, shLo, shBytes)
-        : op == KERN_ACCESS_STORE
-            ? checkSharedWords<KERN_ACCESS_STORE>(*w, ctx, site, addrs, mask, values, shLo, shBytes)
-            : checkSharedWords<KERN_ACCESS_ATOMIC>(*w, ctx, site, addrs, mask, values, shLo,
-                                                   shBytes);
+    const bool contiguous = flags & KERN_ACCESS_CONTIGUOUS;
+    const bool done = op == KERN_ACCESS_LOAD
+                          ? checkSharedWords<KERN_ACCESS_LOAD>(*w, ctx, site, addrs, mask, values,
+                                                               shLo, shBytes, contiguous)
+                      : op == KERN_ACCESS_STORE
+                          ? checkSharedWords<KERN_ACCESS_STORE>(*w, ctx, site, addrs, mask, values,
+                                                                shLo, shBytes, contiguous)
+                          : checkSharedWords<KERN_ACCESS_ATOMIC>(*w, ctx, site, addrs, mask, values,
+                                                                 shLo, shBytes, contiguous);
     if (done)
       return;
   }

@@ -44,12 +44,14 @@ struct Generator {
     }
   }
 
-  /// Byte offsets in a region of `bytes`: consecutive elements, a constant stride, words picked
-  /// from a few (so lanes meet), or anything (unaligned, split words).
-  std::array<uint64_t, 32> offsets(uint32_t size, uint32_t bytes) {
+  /// Byte offsets in a region of `bytes`: consecutive elements (`consecutive` set), a constant
+  /// stride, words picked from a few (so lanes meet), or anything (unaligned, split words).
+  std::array<uint64_t, 32> offsets(uint32_t size, uint32_t bytes, bool &consecutive) {
     std::array<uint64_t, 32> o{};
     const uint32_t elements = bytes / size;
-    switch (below(4)) {
+    const uint64_t shape = below(4);
+    consecutive = shape == 0;
+    switch (shape) {
     case 0: { // consecutive elements from a base
       const uint64_t base = below(elements - 31);
       for (uint32_t l = 0; l < 32; ++l)
@@ -169,7 +171,9 @@ TEST_CASE("checked mode: a warp's lanes judged together find what they find one 
       const bool generic = space == KERN_ACCESS_GLOBAL && g.below(4) == 0;
       uint32_t mask = fill ? ~0u : g.mask();
       std::array<uint64_t, 64> buf{};
-      const auto offs = g.offsets(size, space == KERN_ACCESS_SHARED ? kRegionBytes : kGlobalBytes);
+      bool consecutive = false;
+      const auto offs =
+          g.offsets(size, space == KERN_ACCESS_SHARED ? kRegionBytes : kGlobalBytes, consecutive);
       const uint64_t region = kRegionBytes * (ownRegions ? warp : g.below(kWarps));
       for (uint32_t l = 0; l < 32; ++l) {
         // A generic access: odd lanes in shared memory, the others in global memory.
@@ -182,6 +186,9 @@ TEST_CASE("checked mode: a warp's lanes judged together find what they find one 
       uint32_t flags = op | space;
       if (op == KERN_ACCESS_STORE && space == KERN_ACCESS_SHARED && g.below(2))
         flags |= KERN_ACCESS_VALUES;
+      // What compiled code says of its contiguous accesses (every lane, active or not).
+      if ((fill || consecutive) && !generic && g.below(2))
+        flags |= KERN_ACCESS_CONTIGUOUS;
       if (fill)
         mask = ~0u;
       for (Side *s : {&together, &lanes}) {
