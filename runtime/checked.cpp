@@ -361,6 +361,11 @@ inline void store4(uint32_t *p, U32x4 v) { std::memcpy(p, &v, sizeof v); }
 /// All ones where a comparison held.
 template <class Mask> inline U32x4 ones(Mask m) { return reinterpret_cast<U32x4>(m); }
 inline U32x4 pick(U32x4 m, U32x4 a, U32x4 b) { return (m & a) | (~m & b); }
+inline bool any(U32x4 m) {
+  using U64x2 = uint64_t __attribute__((vector_size(16)));
+  const U64x2 q = reinterpret_cast<U64x2>(m);
+  return (q[0] | q[1]) != 0;
+}
 
 /// The active lanes of `mask` from lane `first` (active) to `first + n - 1`, lane `first + k` on
 /// word `word + k`: distinct words, so no lane meets another's word.
@@ -396,7 +401,7 @@ bool checkWordRun(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t ma
     }
     bad |= b & valid;
   }
-  if (bad[0] | bad[1] | bad[2] | bad[3])
+  if (any(bad))
     return false;
   for (uint32_t k = 0; k < n; k += 4) {
     const uint32_t i = word + k;
@@ -410,9 +415,11 @@ bool checkWordRun(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, uint32_t ma
       store4(&c.rStamp[i], pick(one, U32x4{} + stamp, rs));
       store4(&c.rWho[i], pick(one, who, rw));
       store4(&c.rSite[i], pick(one, U32x4{} + site, load4(&c.rSite[i])));
-      store4(&c.r2Stamp[i], pick(two, U32x4{} + stamp, r2s));
-      store4(&c.r2Who[i], pick(two, who, load4(&c.r2Who[i])));
-      store4(&c.r2Site[i], pick(two, U32x4{} + site, load4(&c.r2Site[i])));
+      if (any(two)) { // a second warp's read: rare
+        store4(&c.r2Stamp[i], pick(two, U32x4{} + stamp, r2s));
+        store4(&c.r2Who[i], pick(two, who, load4(&c.r2Who[i])));
+        store4(&c.r2Site[i], pick(two, U32x4{} + site, load4(&c.r2Site[i])));
+      }
     } else {
       const uint32_t atomicBit = op == KERN_ACCESS_ATOMIC ? kAtomicWho : 0;
       store4(&c.wStamp[i], pick(valid, U32x4{} + stamp, load4(&c.wStamp[i])));
