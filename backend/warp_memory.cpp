@@ -3,6 +3,8 @@
 // addresses allow. Every load, store and atomic of warp code comes through emitMemoryAccess.
 #include "backend/warp_codegen_impl.h"
 
+#include <llvm/Analysis/VectorUtils.h>
+
 namespace kern::backend::warp {
 
 Value *WarpCodegen::inRange(Value *addrs, Value *lo, Value *hi, unsigned size,
@@ -892,9 +894,13 @@ Value *WarpCodegen::emitAtomicLanes(const MemoryAccess &a, Value *m) {
     b_.CreateAlignedStore(init, buf, llvm::Align(64));
     return buf;
   };
+  // An operand the same in every lane (atomicAdd(p, 1)) is used as the scalar it is.
+  Value *valSplat = llvm::getSplatValue(a.value);
+  Value *val2Splat = cas ? llvm::getSplatValue(a.value2) : nullptr;
   Value *addrBuf = buffer(a.addrs->getType(), a.addrs, "atomic.addrs");
-  Value *valBuf = buffer(a.value->getType(), a.value, "atomic.operands");
-  Value *val2Buf = cas ? buffer(a.value2->getType(), a.value2, "atomic.new") : nullptr;
+  Value *valBuf = valSplat ? nullptr : buffer(a.value->getType(), a.value, "atomic.operands");
+  Value *val2Buf =
+      cas && !val2Splat ? buffer(a.value2->getType(), a.value2, "atomic.new") : nullptr;
   Value *resBuf = buffer(resTy, llvm::Constant::getNullValue(resTy), "atomic.results");
   auto lanePtr = [&](Value *buf, Type *t, Value *lane) {
     return b_.CreateGEP(t, buf, b_.CreateZExt(lane, i64));
@@ -902,12 +908,14 @@ Value *WarpCodegen::emitAtomicLanes(const MemoryAccess &a, Value *m) {
   mask_->forEachLane(m, "atomic", [&](Value *lane) {
     Value *ptr = b_.CreateIntToPtr(b_.CreateLoad(i64, lanePtr(addrBuf, i64, lane), "addr"),
                                    b_.getPtrTy(), "ptr");
-    Value *v = b_.CreateLoad(elemTy, lanePtr(valBuf, elemTy, lane), "operand");
+    Value *v =
+        valSplat ? valSplat : b_.CreateLoad(elemTy, lanePtr(valBuf, elemTy, lane), "operand");
     auto align = llvm::MaybeAlign(a.type.bytes());
     auto order = llvm::AtomicOrdering::Monotonic;
     Value *old;
     if (cas) {
-      Value *nv = b_.CreateLoad(elemTy, lanePtr(val2Buf, elemTy, lane), "new");
+      Value *nv =
+          val2Splat ? val2Splat : b_.CreateLoad(elemTy, lanePtr(val2Buf, elemTy, lane), "new");
       Type *elem = v->getType();
       if (isFloat) { // cmpxchg compares bits; CUDA's atomicCAS does too
         Type *it = b_.getIntNTy(elem->getPrimitiveSizeInBits());
