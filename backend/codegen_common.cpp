@@ -668,4 +668,48 @@ llvm::AllocaInst *entryAlloca(Builder &b, Type *t, const llvm::Twine &name, uint
 
 void setCommonAttributes(llvm::Function *f) { f->setUWTableKind(llvm::UWTableKind::Async); }
 
+llvm::Value *sharedAtomicResult(Builder &b, llvm::AtomicRMWInst::BinOp op, llvm::Value *old,
+                                llvm::Value *v) {
+  using Op = llvm::AtomicRMWInst::BinOp;
+  llvm::Value *zero = llvm::Constant::getNullValue(v->getType());
+  switch (op) {
+  case Op::Add:
+    return b.CreateAdd(old, v);
+  case Op::FAdd:
+    return b.CreateFAdd(old, v);
+  case Op::Sub:
+    return b.CreateSub(old, v);
+  case Op::FSub:
+    return b.CreateFSub(old, v);
+  case Op::Xchg:
+    return v;
+  case Op::And:
+    return b.CreateAnd(old, v);
+  case Op::Or:
+    return b.CreateOr(old, v);
+  case Op::Xor:
+    return b.CreateXor(old, v);
+  case Op::Min:
+    return b.CreateSelect(b.CreateICmpSLT(v, old), v, old);
+  case Op::Max:
+    return b.CreateSelect(b.CreateICmpSGT(v, old), v, old);
+  case Op::UMin:
+    return b.CreateSelect(b.CreateICmpULT(v, old), v, old);
+  case Op::UMax:
+    return b.CreateSelect(b.CreateICmpUGT(v, old), v, old);
+  case Op::FMin:
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, old, v);
+  case Op::FMax:
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, old, v);
+  case Op::UIncWrap: // CUDA atomicInc: (old >= val) ? 0 : old + 1
+    return b.CreateSelect(b.CreateICmpUGE(old, v), zero,
+                          b.CreateAdd(old, llvm::ConstantInt::get(v->getType(), 1)));
+  case Op::UDecWrap: // CUDA atomicDec: (old == 0 || old > val) ? val : old - 1
+    return b.CreateSelect(b.CreateOr(b.CreateICmpEQ(old, zero), b.CreateICmpUGT(old, v)), v,
+                          b.CreateSub(old, llvm::ConstantInt::get(v->getType(), 1)));
+  default:
+    return nullptr;
+  }
+}
+
 } // namespace kern::backend

@@ -109,6 +109,11 @@ llvm::FixedVectorType *warpVector(llvm::Type *t);
 llvm::Type *sameShape(llvm::Type *scalar, llvm::Type *like);
 
 /// Register value -> memory value (bool: zext to i8) and back (byte != 0).
+/// The value a shared-memory atomic `op` with operand `v` leaves where `old` was (shared
+/// atomics of a block need no lock: one worker thread runs the block); null for an operation
+/// CUDA has no atomic for.
+llvm::Value *sharedAtomicResult(Builder &b, llvm::AtomicRMWInst::BinOp op, llvm::Value *old,
+                                llvm::Value *v);
 llvm::Value *toMemory(Builder &b, llvm::Value *v, ir::Type t);
 llvm::Value *fromMemory(Builder &b, llvm::Value *v, ir::Type t);
 

@@ -935,65 +935,10 @@ Value *WarpCodegen::emitAtomicLanes(const MemoryAccess &a, Value *m) {
       // Shared memory belongs to one block, and a block runs on one worker thread: the lanes'
       // read-modify-writes need no lock prefix (a locked instruction per lane is what makes a
       // shared-memory histogram slow on CPU executors).
-      Type *elem = v->getType();
-      old = b_.CreateAlignedLoad(elem, ptr, *align, "shared.old");
-      Value *nv = nullptr;
-      switch (op) {
-      case Op::Add:
-        nv = b_.CreateAdd(old, v);
-        break;
-      case Op::FAdd:
-        nv = b_.CreateFAdd(old, v);
-        break;
-      case Op::Sub:
-        nv = b_.CreateSub(old, v);
-        break;
-      case Op::FSub:
-        nv = b_.CreateFSub(old, v);
-        break;
-      case Op::Xchg:
-        nv = v;
-        break;
-      case Op::And:
-        nv = b_.CreateAnd(old, v);
-        break;
-      case Op::Or:
-        nv = b_.CreateOr(old, v);
-        break;
-      case Op::Xor:
-        nv = b_.CreateXor(old, v);
-        break;
-      case Op::Min:
-        nv = b_.CreateSelect(b_.CreateICmpSLT(v, old), v, old);
-        break;
-      case Op::Max:
-        nv = b_.CreateSelect(b_.CreateICmpSGT(v, old), v, old);
-        break;
-      case Op::UMin:
-        nv = b_.CreateSelect(b_.CreateICmpULT(v, old), v, old);
-        break;
-      case Op::UMax:
-        nv = b_.CreateSelect(b_.CreateICmpUGT(v, old), v, old);
-        break;
-      case Op::FMin:
-        nv = b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, old, v);
-        break;
-      case Op::FMax:
-        nv = b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, old, v);
-        break;
-      case Op::UIncWrap: // CUDA atomicInc: (old >= val) ? 0 : old + 1
-        nv = b_.CreateSelect(b_.CreateICmpUGE(old, v), llvm::Constant::getNullValue(elem),
-                             b_.CreateAdd(old, llvm::ConstantInt::get(elem, 1)));
-        break;
-      case Op::UDecWrap: // CUDA atomicDec: (old == 0 || old > val) ? val : old - 1
-        nv = b_.CreateSelect(b_.CreateOr(b_.CreateICmpEQ(old, llvm::Constant::getNullValue(elem)),
-                                         b_.CreateICmpUGT(old, v)),
-                             v, b_.CreateSub(old, llvm::ConstantInt::get(elem, 1)));
-        break;
-      default:
-        nv = b_.CreateAtomicRMW(op, ptr, v, align, order); // not reached: every CUDA op is above
-        break;
-      }
+      old = b_.CreateAlignedLoad(v->getType(), ptr, *align, "shared.old");
+      Value *nv = sharedAtomicResult(b_, op, old, v);
+      if (!nv) // not reached: every CUDA op is in sharedAtomicResult
+        nv = b_.CreateAtomicRMW(op, ptr, v, align, order);
       b_.CreateAlignedStore(nv, ptr, *align);
     } else {
       old = b_.CreateAtomicRMW(op, ptr, v, align, order);
