@@ -19,6 +19,23 @@ class ObjectCache;
 /// A cache that holds up to `maxBytes` of module texts, objects and their IR.
 std::shared_ptr<ObjectCache> newObjectCache(size_t maxBytes);
 
+/// How long one module of a compile took, stage by stage (CompileOptions::timings).
+struct ModuleTiming {
+  std::vector<std::string> kernels; ///< the kernels it holds, in module order
+  bool host = false;                ///< host functions (no kernels)
+  bool accessFunctions = false;     ///< the general access functions shared by the others
+  bool cached = false; ///< its object came from the cache: generated, neither optimised nor coded
+  double generateMs = 0, optimiseMs = 0, codeMs = 0;
+};
+
+/// A compile's time: its modules (in unit order) and the linking of their objects.
+struct CompileTimings {
+  std::vector<ModuleTiming> modules;
+  double linkMs = 0;
+  double wallMs = 0; ///< the whole compile, its modules on `threads` threads
+  unsigned threads = 1;
+};
+
 struct CompileOptions {
   /// Emit calls to the counter hooks (kern_rt_count_*) at every memory operation and branch.
   /// If false, compiled code counts nothing (fast mode).
@@ -43,6 +60,8 @@ struct CompileOptions {
   /// Where modules compiled before are found and new ones kept (null: none). The code is the
   /// same with or without it.
   std::shared_ptr<ObjectCache> cache;
+  /// If set, compile() records here how long each module and stage took.
+  CompileTimings *timings = nullptr;
 };
 
 class CompiledProgram {

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <system_error>
@@ -49,7 +50,12 @@ struct Job {
   std::unique_ptr<llvm::MemoryBuffer> object;
   std::string ir; // its optimised IR, when asked for
   std::string error;
+  ModuleTiming timing;
 };
+
+double msSince(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
 
 class Compilation {
 public:
@@ -106,6 +112,7 @@ private:
 
   /// Generates, verifies, optimises and compiles the module of `job`.
   void build(Job &job) {
+    auto t = std::chrono::steady_clock::now();
     auto context = std::make_unique<llvm::LLVMContext>();
     auto module = std::make_unique<llvm::Module>(
         ir_.sourceName.empty() ? std::string("kern") : ir_.sourceName, *context);
@@ -127,6 +134,7 @@ private:
       allGenerated_.wait(lock, [&] { return generated_ + 1 == jobs_.size(); });
       mc.accessKinds = accessKinds_;
       lock.unlock();
+      t = std::chrono::steady_clock::now(); // not the wait for the other modules
       if (mc.accessKinds.empty() || !anyWarpFunction_)
         return;
       defineAccessFunctions(mc, *anyWarpFunction_);
@@ -141,6 +149,7 @@ private:
       job.error = "internal error: generated LLVM IR is invalid: " + problems;
       return;
     }
+    job.timing.generateMs = msSince(t);
     // Warp functions are vectorised by construction: LLVM's vectorisers find nothing to do in
     // the kernels of bench/ (the same code without them) and at most pair two scalar loads
     // elsewhere. Host code and the access functions' lane loops keep them.
@@ -156,6 +165,7 @@ private:
       keyOut.flush();
       std::string object;
       if (options_.cache->find(key, object, options_.keepIR ? &job.ir : nullptr)) {
+        job.timing.cached = true;
         job.optimised = true;
         job.object = llvm::MemoryBuffer::getMemBufferCopy(object, module->getName());
         return;
@@ -167,7 +177,9 @@ private:
       job.error = "internal error: " + llvm::toString(tm.takeError());
       return;
     }
+    t = std::chrono::steady_clock::now();
     optimiseModule(*module, **tm, jit_.optLevel(), vectorise);
+    job.timing.optimiseMs = msSince(t);
     job.optimised = true;
     if (options_.keepIR || !objects_) {
       llvm::raw_string_ostream irOut(job.ir);
@@ -175,7 +187,9 @@ private:
     }
     if (!objects_)
       return;
+    t = std::chrono::steady_clock::now();
     auto object = compileObject(*module, **tm);
+    job.timing.codeMs = msSince(t);
     if (!object) {
       job.error = "internal error: " + llvm::toString(object.takeError());
       return;
@@ -302,6 +316,7 @@ std::unique_ptr<CompiledProgram> compile(const ir::Module &module, const Compile
     return nullptr;
   }
 
+  const auto start = std::chrono::steady_clock::now();
   const std::vector<CompileUnit> units = partitionModule(module, unitSize(options));
   Compilation c(module, options, j, units, /*objects=*/true);
   c.run(threadCount(options));
@@ -310,7 +325,18 @@ std::unique_ptr<CompiledProgram> compile(const ir::Module &module, const Compile
       error = job.error;
       return nullptr;
     }
+  const auto linkStart = std::chrono::steady_clock::now();
   for (Job &job : c.jobs()) {
+    if (options.timings && (job.object || job.unit)) {
+      ModuleTiming t = job.timing;
+      t.host = job.unit && job.unit->host;
+      t.accessFunctions = !job.unit;
+      if (job.unit)
+        for (const ir::Function *f : job.unit->functions)
+          if (f->kind == ir::FunctionKind::Kernel)
+            t.kernels.push_back(f->name);
+      options.timings->modules.push_back(std::move(t));
+    }
     if (!job.object)
       continue;
     if (options.keepIR)
@@ -345,6 +371,12 @@ std::unique_ptr<CompiledProgram> compile(const ir::Module &module, const Compile
       return nullptr;
     }
     program->mainFn = reinterpret_cast<MainFunction>(*addr);
+  }
+  if (options.timings) {
+    options.timings->linkMs = msSince(linkStart);
+    options.timings->wallMs = msSince(start);
+    options.timings->threads = std::max(
+        1u, std::min<unsigned>(threadCount(options), static_cast<unsigned>(c.jobs().size())));
   }
   return program;
 }

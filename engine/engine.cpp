@@ -9,6 +9,7 @@
 #include "runtime/symbols.h"
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -283,8 +284,35 @@ bool Program::Impl::compileNative() {
   backend::CompileOptions co = compileOptions(*options, counters);
   co.keepIR = wantIR;
   co.cache = cache;
+  backend::CompileTimings timings;
+  co.timings = options->timeCompile ? &timings : nullptr;
   native = backend::compile(*module, co, jitSymbols(), nativeError);
+  if (native && co.timings)
+    printCompileTimes(timings, "");
   return native != nullptr;
+}
+
+void Program::Impl::printCompileTimes(const backend::CompileTimings &timings, const char *what) {
+  auto ms = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f ms", v);
+    return std::string(text);
+  };
+  std::string out;
+  for (const backend::ModuleTiming &m : timings.modules) {
+    std::string name = m.accessFunctions ? "the access functions" : "host code";
+    if (!m.kernels.empty()) // a module of small kernels holds several
+      name = m.kernels.size() > 1 ? "kernels" : "kernel";
+    for (size_t i = 0; i < m.kernels.size(); ++i)
+      name += (i ? ", " : " ") + m.kernels[i];
+    out += "kern: compile" + std::string(what) + ": " + name + ": generate " + ms(m.generateMs);
+    out += m.cached ? ", the rest from the cache\n"
+                    : ", optimise " + ms(m.optimiseMs) + ", machine code " + ms(m.codeMs) + "\n";
+  }
+  out += "kern: compile" + std::string(what) + ": link " + ms(timings.linkMs) + "; in all " +
+         ms(timings.wallMs) + " on " + std::to_string(timings.threads) + " thread" +
+         (timings.threads == 1 ? "" : "s") + "\n";
+  writeErr(*options, out);
 }
 
 bool Program::Impl::compileCounting() {
@@ -293,7 +321,11 @@ bool Program::Impl::compileCounting() {
   countingTried = true;
   backend::CompileOptions co = compileOptions(*options, true);
   co.cache = cache;
+  backend::CompileTimings timings;
+  co.timings = options->timeCompile ? &timings : nullptr;
   countingNative = backend::compile(*module, co, jitSymbols(), countingError);
+  if (countingNative && co.timings)
+    printCompileTimes(timings, " (counting variant)");
   return countingNative != nullptr;
 }
 
@@ -491,9 +523,12 @@ std::unique_ptr<Program> Engine::compile(const std::vector<SourceFile> &files) {
     ids.push_back(p->sources.addFile(f.name, f.text));
   KernelTypes types;
   ir::PipelineOptions po;
-  po.afterSema = [&types, &p](const frontend::TranslationUnit &tu) {
+  const auto start = std::chrono::steady_clock::now();
+  auto checked = start;
+  po.afterSema = [&types, &p, &checked](const frontend::TranslationUnit &tu) {
     collectKernelTypes(tu, types);
     collectMangledNames(tu, p->mangledNames);
+    checked = std::chrono::steady_clock::now();
   };
   po.preprocess.includePaths = impl_->options.includePaths;
   po.preprocess.defines = impl_->options.defines;
@@ -506,6 +541,16 @@ std::unique_ptr<Program> Engine::compile(const std::vector<SourceFile> &files) {
     p->diags->error({}, "no source files");
   else
     p->module = ir::buildModule(p->sources, ids, *p->diags, po);
+  if (impl_->options.timeCompile && p->module) {
+    using Ms = std::chrono::duration<double, std::milli>;
+    const auto end = std::chrono::steady_clock::now();
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "kern: compile: front end %.1f ms (preprocess, parse and check %.1f ms; lower "
+                  "to kern IR %.1f ms)\n",
+                  Ms(end - start).count(), Ms(checked - start).count(), Ms(end - checked).count());
+    writeErr(impl_->options, line);
+  }
   p->diagnosticText = p->diags->renderAll(impl_->options.color);
   buildSignatures(*p, types);
   if (!p->diagnosticText.empty() && impl_->options.diagnostics)

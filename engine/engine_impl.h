@@ -91,6 +91,8 @@ struct Program::Impl {
 
   /// JIT-compiles the module on first use (emit --ir never needs it).
   bool compileNative();
+  /// Options::timeCompile: prints the back end's `timings` (`what`: "", or which variant).
+  void printCompileTimes(const backend::CompileTimings &timings, const char *what);
   /// JIT-compiles the counting variant on first use (per-launch selection only).
   bool compileCounting();
   /// The program image the runtime runs (engine/image.cpp): the module's kernels with their

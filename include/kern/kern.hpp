@@ -82,6 +82,12 @@ struct Options {
   /// the blocks' execution (compilation, copies and host code excluded). For benchmarks; it is
   /// not modelled GPU time, and it differs from run to run. Counts nothing by itself.
   bool timeKernels = false;
+  /// Print to `err` how long compiling the program took: the front end (preprocessing, parsing
+  /// and checking; lowering to kern's IR), then each module of native code (the kernels in it,
+  /// host code, or the shared access functions) by stage (generating LLVM IR, optimising,
+  /// generating machine code), and linking (`kern run --time-compile`). For finding slow
+  /// compiles; the figures differ from run to run.
+  bool timeCompile = false;
   /// Write the JSON report (docs/report-schema.md) to this file; "-" writes it to `err`. If
   /// empty, none. Turns counters on.
   std::string reportPath;

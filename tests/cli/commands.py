@@ -98,6 +98,20 @@ p = check(["run", "--time-kernels", THREE], 0, out=["invalid argument"],
 times = re.findall(r"^kern: launch (\d+) twice: (\d+\.\d{3}) ms$", p.stderr, re.M)
 if [t[0] for t in times] != ["1", "2", "3"] or any(float(t[1]) <= 0 for t in times):
     failures.append(f"kern run --time-kernels: expected launches 1-3 with positive times\n{p.stderr}")
+# --time-compile: the front end by stage, each module of native code (its kernels) by stage,
+# and linking; positive times.
+p = check(["run", "--time-compile", THREE], 0, out=["invalid argument"])
+front = re.findall(r"^kern: compile: front end (\d+\.\d) ms \(preprocess, parse and check "
+                   r"(\d+\.\d) ms; lower to kern IR (\d+\.\d) ms\)$", p.stderr, re.M)
+kernels = re.findall(r"^kern: compile: kernels? ([^:]+): generate (\d+\.\d) ms, optimise "
+                     r"(\d+\.\d) ms, machine code (\d+\.\d) ms$", p.stderr, re.M)
+link = re.findall(r"^kern: compile: link \d+\.\d ms; in all (\d+\.\d) ms on \d+ threads?$",
+                  p.stderr, re.M)
+names = sorted(n for k in kernels for n in k[0].split(", "))
+if (len(front) != 1 or float(front[0][0]) <= 0 or len(link) != 1 or float(link[0]) <= 0
+        or names != ["bad", "twice"]):
+    failures.append(f"kern run --time-compile: expected the front end, the kernels twice and bad, "
+                    f"and the link\n{p.stderr}")
 report = os.path.join(tmp, "report.json")
 trace = os.path.join(tmp, "trace.json")
 check(["run", "--report", report, "--trace", trace, "--counters-text", "-", GOOD], 0)

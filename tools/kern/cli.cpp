@@ -306,6 +306,10 @@ void defineRun(CLI::App &app, Invocation &inv, Raw &raw) {
   app.add_flag("--stats", o.stats,
                "count, and print a table after each launch, a summary and advice (stderr)")
       ->group(kOptions);
+  app.add_flag("--time-compile", o.timeCompile,
+               "print how long compiling took (stderr): the front end, then each\n"
+               "module of native code (its kernels) by stage, and linking")
+      ->group(kOptions);
   app.add_flag("--time-kernels", o.timeKernels,
                "print each launch's wall time on the host (stderr): what kern took to\n"
                "run its blocks, for benchmarks; not the modelled GPU time")
