@@ -45,7 +45,7 @@ void InitShadow::copy(uint64_t dst, uint64_t src, uint64_t n) {
 
 // ---- SharedWords -----------------------------------------------------------------------------
 
-void SharedWords::reserve(size_t n, bool clear) {
+void SharedWords::grow(size_t n, bool clear) {
   n = std::max(n, size()) + kPad;
   for (auto *v : {&wStamp, &rStamp, &r2Stamp, &wSite, &rSite, &r2Site, &wWho, &rWho, &r2Who}) {
     if (clear)
@@ -101,7 +101,7 @@ void checkedBlockBegin(CheckedWorker *worker, uint64_t linear, const uint32_t bl
   // Whole words: a word's cells are all there even when the size is not a multiple of 4.
   const uint64_t words = (sharedBytes + 3) / 4;
   if (w->words.size() < words) {
-    w->words.reserve(words, false);
+    w->words.grow(words, false);
     w->bytes.resize(4 * words);
   }
   if (w->split.size() < words)
@@ -111,7 +111,7 @@ void checkedBlockBegin(CheckedWorker *worker, uint64_t linear, const uint32_t bl
   // Stamps are 32 bits: well before they wrap, start the cells afresh (between blocks, when
   // no cell matters any more).
   if (w->stamp > (1u << 31)) {
-    w->words.reserve(w->words.size(), true);
+    w->words.grow(w->words.size(), true);
     std::fill(w->bytes.begin(), w->bytes.end(), SharedCell{});
     w->stamp = 0;
   }
@@ -281,8 +281,9 @@ struct WordList {
 // lane order as checkCell would. Judging on the earlier state is exact here: a load changes
 // only the read fields, which no load judges; atomic lanes of one word find what the first of
 // them found; store lanes of one word are compared while updating, the one thing an earlier
-// lane of the access can change. Each returns false, having changed nothing, when a lane found
-// something: the lane-by-lane path then judges and reports it.
+// lane of the access can change (a difference is reported there, at the lane where the
+// lane-by-lane path reports it). Each returns false, having changed nothing, when a lane found
+// something on the earlier cells: the lane-by-lane path then judges and reports it.
 
 /// The lanes of `at` (`n` of them), one by one.
 template <uint32_t op>

@@ -92,7 +92,7 @@ struct SharedWords {
 
   size_t size() const { return wStamp.size() < kPad ? 0 : wStamp.size() - kPad; }
   /// At least `n` cells; all of them cleared when `clear`.
-  void reserve(size_t n, bool clear);
+  void grow(size_t n, bool clear);
   SharedCell get(size_t i) const {
     SharedCell c;
     c.wStamp = wStamp[i], c.rStamp = rStamp[i], c.r2Stamp = r2Stamp[i];
