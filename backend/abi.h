@@ -80,16 +80,13 @@ struct KernWarpCtx {
   void *block;                           // the runtime's per-block state (opaque to compiled code)
   void *counters;     // the runtime's counters for this worker (null: counters off)
   uint32_t callDepth; // device function call depth (recursion bound)
-  /// Kernels compiled as coroutines (CompiledProgram::kernelSuspends): 1 once the warp
-  /// function has returned for good, 0 while it is suspended at a barrier.
+  /// Kernels that run a whole block per call (CompiledProgram::kernelRunsWholeBlock): 1 once
+  /// the warp has returned for good, 0 while it waits at a barrier.
   uint32_t finished;
   /// Device memory's shadow map (DeviceMemory::shadow): per 256 bytes from globalLo, the end
   /// address of the allocation covering them (0 if none). A global access outside every
   /// allocation is a fault even when it lands between two allocations.
   const uint64_t *shadow;
-  /// Kernels compiled as coroutines: the handle of this warp's coroutine while it is suspended
-  /// at a barrier (resumed by calling the function pointer at its start with the handle).
-  void *coro;
   /// Where the launch's dynamic shared memory (`extern __shared__`) starts in the block's
   /// shared memory: after the kernel's static shared variables, 16-byte aligned. Device
   /// functions read it here, since they do not know which kernel called them.
@@ -117,14 +114,14 @@ struct KernWarpCtx {
   uint32_t clockShared16;
   uint32_t clockBarrier16;
   uint64_t *blockClock;
-  /// Kernels compiled as coroutines: where the warp waits while it is suspended at a barrier,
-  /// written just before it suspends: the site, the form (-1 for __syncthreads, else as
+  /// Kernels that run a whole block per call: where the warp waits at a barrier, written as it
+  /// arrives: the site, the form (-1 for __syncthreads, else as
   /// kern_rt_barrier_reduce's op) and the lanes whose predicate is true.
   uint32_t waitSite;
   int32_t waitOp;
   uint32_t waitPred;
-  /// Kernels compiled as coroutines: 1 where a warp whose every live lane reaches a barrier
-  /// arrives by writing the three fields above and suspending (the block has several warps;
+  /// Kernels that run a whole block per call: 1 where a warp whose every live lane reaches a
+  /// barrier arrives by writing the three fields above (the block has several warps;
   /// code compiled with counters counts the arrival itself, code compiled without them does
   /// so only while `counters` is null); 0: every arrival calls kern_rt_barrier_arrive.
   uint32_t barrierInline;
@@ -410,11 +407,10 @@ static_assert(offsetof(KernWarpCtx, params) == 0);
 static_assert(offsetof(KernWarpCtx, threadIdx) == 96);
 static_assert(offsetof(KernWarpCtx, shadow) == 504);
 static_assert(offsetof(KernWarpCtx, finished) == 500);
-static_assert(offsetof(KernWarpCtx, coro) == 512);
-static_assert(offsetof(KernWarpCtx, dynamicSharedOffset) == 520);
-static_assert(offsetof(KernWarpCtx, stackLimit) == 528);
-static_assert(offsetof(KernWarpCtx, localTop) == 552);
-static_assert(offsetof(KernWarpCtx, clockInstr16) == 560);
-static_assert(offsetof(KernWarpCtx, blockClock) == 576);
-static_assert(offsetof(KernWarpCtx, waitSite) == 584);
-static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 120);
+static_assert(offsetof(KernWarpCtx, dynamicSharedOffset) == 512);
+static_assert(offsetof(KernWarpCtx, stackLimit) == 520);
+static_assert(offsetof(KernWarpCtx, localTop) == 544);
+static_assert(offsetof(KernWarpCtx, clockInstr16) == 552);
+static_assert(offsetof(KernWarpCtx, blockClock) == 568);
+static_assert(offsetof(KernWarpCtx, waitSite) == 576);
+static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 112);

@@ -69,9 +69,10 @@ public:
   virtual ~CompiledProgram() = default;
   /// The warp function of the i-th kernel, in ir::Module::kernels() order.
   virtual WarpFunction kernel(size_t index) const = 0;
-  /// Whether that kernel is a coroutine that returns at each barrier, to be resumed through
-  /// KernWarpCtx::coro, instead of waiting in kern_rt_barrier (see ir::suspendsAtBarriers).
-  virtual bool kernelSuspends(size_t index) const = 0;
+  /// Whether that kernel runs a whole block per call, given warp 0's context with the others
+  /// after it, instead of one warp per call that waits in kern_rt_barrier (see
+  /// ir::runsBlockInRegions).
+  virtual bool kernelRunsWholeBlock(size_t index) const = 0;
   /// The program's main, or null if it has none.
   virtual MainFunction main() const = 0;
   /// The LLVM IR of the program after optimisation (`kern emit --llvm`): its modules one after

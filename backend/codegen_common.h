@@ -47,8 +47,8 @@ struct ModuleContext {
   std::map<const ir::Function *, llvm::Function *> warpFunctions;
   /// Host functions (`@name.host`).
   std::map<const ir::Function *, llvm::Function *> hostFunctions;
-  /// Kernels compiled as coroutines that suspend at their barriers (ir::suspendsAtBarriers).
-  std::set<const ir::Function *> coroutines;
+  /// Kernels compiled to run a whole block per call (ir::runsBlockInRegions).
+  std::set<const ir::Function *> regionKernels;
   /// The host function table (ir::Module::hostFunctionTable): entry v is the function a
   /// function pointer of value v calls (entry 0, the null pointer, is none), and the number of
   /// its signature (hostSignatures), which a call through a pointer checks.

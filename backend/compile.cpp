@@ -244,14 +244,14 @@ public:
   std::unique_ptr<Jit> jit;
   std::vector<WarpFunction> kernels;
   MainFunction mainFn = nullptr;
-  std::vector<bool> suspends;
+  std::vector<bool> wholeBlock;
   /// The optimised IR of each module in unit order (the access functions' module last), when
   /// CompileOptions::keepIR asked for it at compile time, or once llvmIR() has regenerated it.
   mutable std::vector<std::string> moduleIRs;
   mutable bool haveIR = false;
 
-  bool kernelSuspends(size_t index) const override {
-    return index < suspends.size() && suspends[index];
+  bool kernelRunsWholeBlock(size_t index) const override {
+    return index < wholeBlock.size() && wholeBlock[index];
   }
   WarpFunction kernel(size_t index) const override {
     return index < kernels.size() ? kernels[index] : nullptr;
@@ -362,7 +362,7 @@ std::unique_ptr<CompiledProgram> compile(const ir::Module &module, const Compile
       return nullptr;
     }
     program->kernels.push_back(reinterpret_cast<WarpFunction>(*addr));
-    program->suspends.push_back(ir::suspendsAtBarriers(*k));
+    program->wholeBlock.push_back(ir::runsBlockInRegions(*k));
   }
   if (mainFn) {
     auto addr = j.lookup(kMainSymbol);

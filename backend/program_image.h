@@ -36,9 +36,9 @@ struct KernelImage {
   uint32_t paramBytes = 0;
   uint64_t staticSharedBytes = 0;
   bool usesBarriers = false;
-  /// Compiled as a coroutine that returns at each barrier: its warps are resumed one after
-  /// another, with no fiber.
-  bool suspends = false;
+  /// Compiled to run a whole block per call (ir::runsBlockInRegions), its warps one after
+  /// another between barriers, with no fiber.
+  bool wholeBlock = false;
   /// Uses what an atomic on global memory returns (ir::usesGlobalAtomicResults): its blocks run
   /// one after another in order, on one worker, so that which block gets which value, and all
   /// the program computes from it, is the same with any number of workers.

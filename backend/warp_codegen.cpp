@@ -28,24 +28,9 @@ void WarpCodegen::emit() {
   b_.SetInsertPoint(entry);
   auto argIt = fn_->arg_begin();
   ctx_ = &*argIt++;
-  coro_ = mc_.coroutines.count(&f_) != 0;
-  if (coro_) {
-    // A switch-resumed coroutine (LLVM's coroutine lowering keeps what lives across a
-    // suspension in the frame): its frame is the runtime's, one per warp, reused.
-    Value *nullPtr = llvm::ConstantPointerNull::get(b_.getPtrTy());
-    Value *id = b_.CreateIntrinsic(llvm::Intrinsic::coro_id, {},
-                                   {b_.getInt32(0), nullPtr, nullPtr, nullPtr}, nullptr, "coro.id");
-    Value *size = b_.CreateIntrinsic(llvm::Intrinsic::coro_size, {b_.getInt64Ty()}, {}, nullptr,
-                                     "frame.size");
-    Value *align = b_.CreateIntrinsic(llvm::Intrinsic::coro_align, {b_.getInt64Ty()}, {}, nullptr,
-                                      "frame.align");
-    Value *mem = b_.CreateCall(runtime(RuntimeFunction::kern_rt_coro_frame), {ctx_, size, align},
-                               "frame.mem");
-    coroHandle_ = b_.CreateIntrinsic(llvm::Intrinsic::coro_begin, {}, {id, mem}, nullptr, "coro");
-    b_.CreateStore(coroHandle_, ctxAddr(kCtxCoro));
-    b_.CreateStore(b_.getInt32(0), ctxAddr(kCtxFinished));
-    coroEnd_ = BasicBlock::Create(c_, "coro.end");
-  }
+  regions_ = mc_.regionKernels.count(&f_) != 0;
+  if (regions_)
+    beginRegions(); // from here on, ctx_ is the context of the warp whose turn it is
   Value *entryMask;
   if (isKernel) {
     entryMask =
@@ -146,15 +131,13 @@ void WarpCodegen::emit() {
   exit_->insertInto(fn_);
   b_.SetInsertPoint(exit_);
   reportInstructions(); // every way out (the end, a return, a fault, a timeout) passes here
-  if (coro_) {
-    // Done for good: the runtime sees `finished` and never resumes this warp again.
+  if (regions_) {
+    // Done for good: the runtime sees `finished`, and no later phase runs this warp again.
     b_.CreateStore(b_.getInt32(1), ctxAddr(kCtxFinished));
-    b_.CreateBr(coroEnd_);
-    coroEnd_->insertInto(fn_);
-    b_.SetInsertPoint(coroEnd_);
-    b_.CreateIntrinsic(llvm::Intrinsic::coro_end, {},
-                       {coroHandle_, b_.getFalse(), llvm::ConstantTokenNone::get(c_)});
-    b_.CreateRetVoid();
+    b_.CreateBr(rg_.warpNext);
+    rg_.arrivedAt->addIncoming(b_.getInt32(UINT32_MAX), b_.GetInsertBlock());
+    rg_.arrivedPred->addIncoming(b_.getInt32(0), b_.GetInsertBlock());
+    finishRegions();
     return;
   }
   if (isKernel) {
@@ -358,8 +341,8 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
   case StmtKind::Barrier: {
     countInstr(ir::statementMix(s));
     clockBeforeBarrier();
-    if (coro_) {
-      emitCoroBarrier(s.site, bits(cur(), "barrier.mask"), b_.getInt32(0), -1);
+    if (regions_) {
+      emitRegionBarrier(s.site, bits(cur(), "barrier.mask"), b_.getInt32(0), -1);
       clockAfterBarrier();
       return;
     }
@@ -734,9 +717,9 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
                                                           : 2;
     Value *r;
     clockBeforeBarrier();
-    if (coro_) {
-      emitCoroBarrier(e.site, bits(m, "barrier.mask"), bits(b_.CreateAnd(m, pred), "barrier.pred"),
-                      static_cast<int32_t>(kind));
+    if (regions_) {
+      emitRegionBarrier(e.site, bits(m, "barrier.mask"),
+                        bits(b_.CreateAnd(m, pred), "barrier.pred"), static_cast<int32_t>(kind));
       r = b_.CreateCall(runtime(RuntimeFunction::kern_rt_barrier_result), {ctx_}, "barrier.result");
     } else {
       r = b_.CreateCall(runtime(RuntimeFunction::kern_rt_barrier_reduce),
@@ -961,10 +944,8 @@ llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f) {
       fn->getArg(3 + i)->setName(f.params[i]->name);
   }
   setCommonAttributes(fn);
-  if (ir::suspendsAtBarriers(f)) {
-    fn->setPresplitCoroutine();
-    mc.coroutines.insert(&f);
-  }
+  if (ir::runsBlockInRegions(f))
+    mc.regionKernels.insert(&f);
   mc.warpFunctions[&f] = fn;
   return fn;
 }

@@ -11,7 +11,8 @@ namespace kern::backend {
 ///   device:  `<32 x R> @<name>.warp(ptr %ctx, <32 x i1> %mask, ptr %warp, <32 x T> args...)`
 ///            (void when R is), internal. `%warp` is the per-warp state the kernel owns (the
 ///            local-memory bound for generic pointer checks and the clock() counter).
-/// A kernel that ir::suspendsAtBarriers is declared as a coroutine (ModuleContext::coroutines).
+/// A kernel that ir::runsBlockInRegions is declared to run a whole block per call
+/// (ModuleContext::regionKernels).
 llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f);
 
 /// Emits the body of a function declared by declareWarpFunction.

@@ -44,7 +44,6 @@ enum CtxOffset : unsigned {
   kCtxCallDepth = offsetof(KernWarpCtx, callDepth),
   kCtxFinished = offsetof(KernWarpCtx, finished),
   kCtxShadow = offsetof(KernWarpCtx, shadow),
-  kCtxCoro = offsetof(KernWarpCtx, coro),
   kCtxDynamicShared = offsetof(KernWarpCtx, dynamicSharedOffset),
   kCtxStackLimit = offsetof(KernWarpCtx, stackLimit),
   kCtxClockInstr = offsetof(KernWarpCtx, clockInstr16),
@@ -356,14 +355,33 @@ private:
   /// Counters on: KernWarpCtx::counters (a KernCounterView, or null) and this warp's
   /// kern_warp_key, for the counting that needs no call.
   Value *counterView_ = nullptr, *warpKey_ = nullptr;
-  /// A kernel compiled as a coroutine (suspendsAtBarriers): its handle, and the blocks every
-  /// suspension leads to when the coroutine is destroyed or suspends.
-  bool coro_ = false;
-  Value *coroHandle_ = nullptr;
-  BasicBlock *coroEnd_ = nullptr;
-  /// A barrier of a coroutine kernel: arrive, suspend, and on resumption go on (or return when
-  /// the runtime set ctx->fault). `pred`/`op` as kern_rt_barrier_arrive.
-  void emitCoroBarrier(ir::SiteId site, Value *mask, Value *pred, int32_t op);
+  /// A kernel compiled to run a whole block per call (ir::runsBlockInRegions; warp_regions.cpp):
+  /// phase after phase, each running every unfinished warp from where it waits to its next
+  /// barrier or its end, in a loop over the warps inside the function. What a warp keeps
+  /// across a barrier lives in its part of a per-block frame.
+  struct Regions {
+    Value *ctx0 = nullptr;               // warp 0's context; the others follow it
+    Value *warps = nullptr;              // i32: the block's warps
+    Value *phase = nullptr;              // i32: the phase (0: every warp starts at the entry)
+    Value *frame = nullptr;              // this warp's part of the frame
+    llvm::Instruction *stride = nullptr; // the bytes of one warp's part, fixed at the end
+    BasicBlock *dispatch = nullptr, *warpNext = nullptr;
+    llvm::SwitchInst *resume = nullptr; // the dispatch to each barrier's resumption
+    /// At the end of a warp's turn: the barrier where it arrived inline (UINT32_MAX: none), and
+    /// the lanes of its predicate there.
+    llvm::PHINode *arrivedAt = nullptr, *arrivedPred = nullptr;
+  };
+  bool regions_ = false;
+  Regions rg_;
+  /// Builds the phase and warp loops and leaves the builder where a warp starts, with ctx_
+  /// its context.
+  void beginRegions();
+  /// A barrier of such a kernel: arrive, end the warp's part of the phase (the next phase
+  /// resumes it here), and on resumption go on (or return when the runtime set ctx->fault).
+  /// `pred`/`op` as kern_rt_barrier_arrive.
+  void emitRegionBarrier(ir::SiteId site, Value *mask, Value *pred, int32_t op);
+  /// After the body: what lives across a barrier goes to the warp's part of the frame.
+  void finishRegions();
   Value *warp_ = nullptr; // per-warp state (WarpStateOffset)
   Value *sharedLo_ = nullptr, *sharedHi_ = nullptr;
   Value *globalLo_ = nullptr, *globalHi_ = nullptr, *shadow_ = nullptr;

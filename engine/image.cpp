@@ -87,7 +87,7 @@ backend::KernelImage kernelImage(const Program::Impl &p, size_t index,
   k.paramBytes = f.paramBytes;
   k.staticSharedBytes = f.staticSharedBytes;
   k.usesBarriers = f.usesBarriers;
-  k.suspends = native.kernelSuspends(index);
+  k.wholeBlock = native.kernelRunsWholeBlock(index);
   k.orderedBlocks = ir::usesGlobalAtomicResults(f);
   k.launchBoundsMaxThreads = f.launchBoundsMaxThreads;
   // Without --regs, occupancy uses the IR's register estimate (ir/analysis.h), which the

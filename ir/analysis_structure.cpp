@@ -84,15 +84,34 @@ bool contains(const Block *b, StmtKind kind) {
   return false;
 }
 
+/// Whether `b` reaches a barrier: __syncthreads() or one of its counting forms, which are
+/// expressions.
+bool hasBarrier(const Block *b) {
+  if (!b)
+    return false;
+  if (contains(b, StmtKind::Barrier))
+    return true;
+  bool found = false;
+  std::function<void(const Expr *)> expr = [&](const Expr *e) {
+    if (!e || found)
+      return;
+    found = e->kind == ExprKind::Intrinsic &&
+            (e->intrinsic == IntrinsicId::SyncCount || e->intrinsic == IntrinsicId::SyncAnd ||
+             e->intrinsic == IntrinsicId::SyncOr);
+    for (const Expr *o : e->ops)
+      expr(o);
+  };
+  forEachExpr(b, expr);
+  return found;
+}
+
 /// A loop whose body reaches a barrier and holds no loop of its own, anywhere in `b`.
 bool tightBarrierLoop(const Block *b) {
   if (!b)
     return false;
   for (auto *s : b->stmts) {
     if (s->kind == StmtKind::Loop) {
-      const bool barrier = contains(s->preCond, StmtKind::Barrier) ||
-                           contains(s->body, StmtKind::Barrier) ||
-                           contains(s->step, StmtKind::Barrier);
+      const bool barrier = hasBarrier(s->preCond) || hasBarrier(s->body) || hasBarrier(s->step);
       const bool inner = contains(s->preCond, StmtKind::Loop) ||
                          contains(s->body, StmtKind::Loop) || contains(s->step, StmtKind::Loop);
       if (barrier && !inner)
@@ -404,15 +423,16 @@ std::set<const Var *> readBeforeAssigned(const Block *b, std::set<const Var *> a
 bool mayRemoveLanes(const Stmt &s) { return mayRemoveLanes(s, 0); }
 bool mayRemoveLanes(const Block *b) { return mayRemoveLanes(b, 0); }
 
-bool suspendsAtBarriers(const Function &f) {
-  // Local slots would live in the coroutine's frame, away from the stack that the local-memory
+bool runsBlockInRegions(const Function &f) {
+  // Local slots would live in the block's frame, away from the stack that the local-memory
   // window of generic pointers and of called device functions assumes (unless they are
-  // direct, reached by no pointer); a device function that
-  // reaches a barrier would have to suspend its caller. Such kernels keep their fibers.
-  // Measured (bench/RESULTS.md): resuming a coroutine reloads what lives across the barrier
-  // from its frame, and its code between barriers is a little slower than a fiber's; it wins
-  // where barriers come often (a loop around a barrier with no loop inside it, as in a tree
-  // reduction: 20% on W2) and loses up to 10% elsewhere (matmul, transpose).
+  // direct, reached by no pointer); a device function that reaches a barrier would have to
+  // end its caller's turn. Such kernels keep their fibers.
+  // Measured (bench/RESULTS.md): a warp's turn reloads what lives across the barrier from the
+  // frame, and the code between barriers is a little slower than a fiber's (what lives across
+  // a barrier stays in memory); it wins where barriers come often (a loop around a barrier with
+  // no loop inside it, as in a tree reduction: 30% on W2) and loses elsewhere (matmul 15%,
+  // histogram 12%, though transpose gains 9%).
   // Direct slots (markDirectSlots) are never reached by a pointer: they may live anywhere.
   const bool slotsDirect =
       std::all_of(f.slots.begin(), f.slots.end(), [](const LocalSlot *s) { return s->direct; });

@@ -1,6 +1,7 @@
 // Structural questions about a function's statements that code generation asks: whether a
-// statement may switch lanes off, and whether a kernel is better run as a coroutine that suspends
-// at its barriers (what each statement counts as instructions: ir/instruction_mix.h).
+// statement may switch lanes off, and whether a kernel is better run a whole block per call, its
+// warps in turn between barriers (what each statement counts as instructions:
+// ir/instruction_mix.h).
 #pragma once
 
 #include "ir/instruction_mix.h"
@@ -43,12 +44,12 @@ bool usesGlobalAtomicResults(const Function &kernel);
 /// span several rows.
 bool usesThreadRows(const Function &f);
 
-/// Whether kernel `f` is compiled as a coroutine that suspends at its barriers (the runtime
-/// then resumes its warps one after another, with no fiber), rather than one that waits in
-/// kern_rt_barrier on a fiber: it reaches __syncthreads itself in a loop around a barrier with
-/// no loop inside it, calls no function and has no local slots other than direct ones. The reasons
-/// are in analysis_structure.cpp.
-bool suspendsAtBarriers(const Function &f);
+/// Whether kernel `f` is compiled to run a whole block per call, the code between barriers in a
+/// loop over the warps (backend/warp_regions.cpp), with no fiber, rather than one warp per call
+/// that waits in kern_rt_barrier on a fiber: it reaches __syncthreads itself in a loop around a
+/// barrier with no loop inside it, calls no function and has no local slots other than direct
+/// ones. The reasons are in analysis_structure.cpp.
+bool runsBlockInRegions(const Function &f);
 
 /// Whether statement `s` (a loop, say) reaches a __syncthreads() anywhere inside it.
 bool reachesBarrier(const Stmt &s);

@@ -125,7 +125,7 @@ struct BlockState {
   /// A warp function of the block was entered: after a timeout, the block was running.
   bool started = false;
   FiberPool *fibers = nullptr; // kernels with barriers: the worker's fibers, running this block
-  FiberPool *phases = nullptr; // coroutine kernels: the barrier phases of this block (no fibers)
+  FiberPool *phases = nullptr; // whole-block kernels: the barrier phases of this block (no fibers)
   WorkerState *worker = nullptr;
   void *counters = nullptr;         // the worker's counters (KernWarpCtx::counters)
   CheckedWorker *checked = nullptr; // the worker's (checked mode)

@@ -1,7 +1,7 @@
 // The warps' local memory: where the local frames too large for the stack that runs a warp live
 // (ir::frameInLocalMemory, KernWarpCtx::localSp), as a GPU keeps a thread's local arrays in its
 // local memory. One region per warp that may be alive at once on a worker: one for warps that
-// run one after another, one per warp of the block for fibers and coroutines. A region is
+// run one after another, one per warp of the block for fibers and whole-block kernels. A region is
 // address space reserved for the launch and committed by the kernel's own stores, page by page.
 #pragma once
 

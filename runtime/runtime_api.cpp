@@ -71,7 +71,7 @@ int32_t kern_rt_barrier_reduce(KernWarpCtx *ctx, uint32_t site, uint32_t activeM
                                     static_cast<int32_t>(op > 2 ? 0 : op));
 }
 
-// kern_rt_barrier_arrive, kern_rt_barrier_result and kern_rt_coro_frame live in scheduler.cpp,
+// kern_rt_barrier_arrive, kern_rt_barrier_result and kern_rt_region_frame live in scheduler.cpp,
 // next to the block runner that resumes the warps.
 
 // The counter hooks (kern_rt_count_*) live in counter_hooks.cpp.

@@ -1,6 +1,7 @@
 // The worker pool and the execution of a launch: blocks handed out in linear order to workers,
 // each block's warps run one after another on its worker, or, for kernels with barriers, on
-// the worker's fibers or as coroutines (runtime/fiber.h); the warp-side entry points.
+// the worker's fibers or, for kernels that run a whole block per call, by one call
+// (runtime/fiber.h); the warp-side entry points.
 #include "runtime/scheduler.h"
 
 #include "runtime/fiber.h"
@@ -21,11 +22,12 @@ namespace kern::runtime {
 /// One worker's reusable resources and its share of the launch's results.
 struct WorkerState {
   FiberPool fibers;
-  /// Coroutine kernels: the phase bookkeeping of the running block, and one frame per warp
-  /// (reused from block to block: compiled code never frees them).
+  /// Kernels that run a whole block per call: the phase bookkeeping of the running block, and
+  /// the frame where its warps keep what they need across barriers (reused from block to
+  /// block: compiled code never frees it).
   FiberPool phases;
-  std::vector<std::unique_ptr<uint8_t[]>> coroFrames;
-  std::vector<uint64_t> coroFrameBytes;
+  std::unique_ptr<uint8_t[]> regionFrame;
+  uint64_t regionFrameBytes = 0;
   uint8_t *shared = nullptr;
   uint64_t sharedCapacity = 0;
   std::vector<std::pair<uint64_t, std::string>> outputs;
@@ -161,7 +163,6 @@ KernWarpCtx *blockContexts(WorkerState &W, LaunchState &L, BlockState &b, uint8_
     ctx.blockIdx[2] = bz;
     ctx.block = &b;
     ctx.counters = b.counters;
-    ctx.coro = nullptr;
     ctx.finished = 0;
     ctx.fault = 0;
     ctx.steps = kPollInterval;
@@ -195,37 +196,18 @@ void runBlockWithFibers(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *
   b.fibers = nullptr;
 }
 
-/// Runs a block of a coroutine kernel: each phase calls (the first time) or resumes every
-/// unfinished warp in index order until it returns or suspends at a barrier; the phase is then
-/// judged as FiberPool::endPhase judges it. The order of everything is the fibers' order.
-void runBlockSuspending(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *shared, uint32_t bx,
-                        uint32_t by, uint32_t bz) {
+/// Runs a block of a kernel that runs a whole block per call: one call does it all, phase by
+/// phase, and asks kern_rt_region_start whether each warp may start and kern_rt_region_phase
+/// to judge each phase, as FiberPool::pickSlow and FiberPool::endPhase judge them. The order
+/// of everything is the fibers' order.
+void runBlockWhole(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *shared, uint32_t bx,
+                   uint32_t by, uint32_t bz) {
   FiberPool &P = W.phases;
-  P.startBlock(b, L.cfg->kernel->fn, blockContexts(W, L, b, shared, bx, by, bz), L.warpsPerBlock,
-               L.blockThreads);
+  KernWarpCtx *contexts = blockContexts(W, L, b, shared, bx, by, bz);
+  P.startBlock(b, L.cfg->kernel->fn, contexts, L.warpsPerBlock, L.blockThreads);
   b.phases = &P;
   b.worker = &W;
-  for (;;) {
-    for (uint32_t w = P.pick(P.head); w != FiberPool::kListEnd;) {
-      KernWarpCtx &ctx = P.contexts[w];
-      if (ctx.coro == nullptr) // the first call runs to the first barrier or to the end
-        P.fn(&ctx);
-      else // a switch-lowered coroutine's frame starts with its resume function
-        (*static_cast<void (**)(void *)>(ctx.coro))(ctx.coro);
-      const uint32_t next = P.slots[w].next;
-      if (ctx.finished)
-        P.finish(w);
-      else // suspended at a barrier, where ctx's wait fields say
-        P.arrive(w, ctx.waitSite, ctx.waitOp, ctx.waitPred);
-      w = P.pick(next);
-    }
-    if (!P.endPhase())
-      break;
-    // Released, or let go after a fault or a stop: waiting warps see ctx->fault and return.
-    if (b.hasFault || b.stopping)
-      for (uint32_t w = P.head; w != FiberPool::kListEnd; w = P.slots[w].next)
-        P.contexts[w].fault = 1;
-  }
+  P.fn(contexts);
   b.phases = nullptr;
 }
 
@@ -267,8 +249,8 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
     b.started = true;
     recordFault(&b, &contexts[0], 0, stop, 0, 0);
     L.stopAll.store(true);
-  } else if (cfg.kernel->suspends) {
-    runBlockSuspending(W, L, b, shared, bx, by, bz);
+  } else if (cfg.kernel->wholeBlock) {
+    runBlockWhole(W, L, b, shared, bx, by, bz);
   } else if (cfg.kernel->usesBarriers && L.warpsPerBlock > 1) {
     runBlockWithFibers(W, L, b, shared, bx, by, bz);
   } else {
@@ -445,20 +427,65 @@ int32_t warpBarrierResult(KernWarpCtx *ctx) {
   return b->phases ? b->phases->result : 0;
 }
 
-void *warpCoroFrame(KernWarpCtx *ctx, uint64_t size, uint64_t align) {
+void *regionFrame(KernWarpCtx *ctx, uint64_t size, uint64_t align) {
   WorkerState &W = *blockOf(ctx)->worker;
-  const uint32_t w = ctx->warpId;
-  if (W.coroFrames.size() <= w) {
-    W.coroFrames.resize(w + 1);
-    W.coroFrameBytes.resize(w + 1, 0);
-  }
   const uint64_t a = std::max<uint64_t>(align, 16);
-  if (W.coroFrameBytes[w] < size + a) {
-    W.coroFrames[w] = std::make_unique<uint8_t[]>(size + a);
-    W.coroFrameBytes[w] = size + a;
+  if (W.regionFrameBytes < size + a) {
+    W.regionFrame = std::make_unique<uint8_t[]>(size + a);
+    W.regionFrameBytes = size + a;
   }
-  const auto p = reinterpret_cast<uintptr_t>(W.coroFrames[w].get());
+  const auto p = reinterpret_cast<uintptr_t>(W.regionFrame.get());
   return reinterpret_cast<void *>((p + a - 1) / a * a);
+}
+
+int32_t regionStart(KernWarpCtx *ctx) {
+  BlockState *b = blockOf(ctx);
+  if (!b->hasFault && !mustStop(b)) {
+    b->phases->slots[ctx->warpId].started = true;
+    b->started = true;
+    return 1;
+  }
+  ctx->finished = 1; // finished without running: the phase's end takes it off the list
+  return 0;
+}
+
+int32_t regionRelease(KernWarpCtx *ctx0, uint32_t count) {
+  BlockState &b = *blockOf(ctx0);
+  if (b.hasFault || mustStop(&b))
+    return regionPhase(ctx0);
+  // As FiberPool::endPhase releases it.
+  FiberPool &P = *b.phases;
+  const int32_t op = ctx0->waitOp;
+  P.result = op == 0   ? static_cast<int32_t>(count)
+             : op == 1 ? count == P.threads
+             : op == 2 ? count != 0
+                       : 0;
+  if (b.checked) // accesses after the barrier are ordered after those before it
+    checkedBarrier(b.checked);
+  return 1;
+}
+
+int32_t regionPhase(KernWarpCtx *ctx0) {
+  BlockState &b = *blockOf(ctx0);
+  FiberPool &P = *b.phases;
+  // Every unfinished warp has had its turn, in index order: as runBlockWithFibers would have
+  // seen them, one by one.
+  for (uint32_t w = P.head; w != FiberPool::kListEnd;) {
+    const uint32_t next = P.slots[w].next;
+    const KernWarpCtx &ctx = P.contexts[w];
+    if (ctx.finished)
+      P.finish(w);
+    else
+      P.arrive(w, ctx.waitSite, ctx.waitOp, ctx.waitPred);
+    w = next;
+  }
+  if (!P.endPhase())
+    return 0;
+  // Released, or let go after a fault or a stop: waiting warps see ctx->fault and return.
+  if (b.hasFault || b.stopping)
+    for (uint32_t w = P.head; w != FiberPool::kListEnd; w = P.slots[w].next)
+      P.contexts[w].fault = 1;
+  return 1;
 }
 
 } // namespace kern::runtime
@@ -474,8 +501,16 @@ int32_t kern_rt_barrier_arrive(KernWarpCtx *ctx, uint32_t site, uint32_t activeM
 
 int32_t kern_rt_barrier_result(KernWarpCtx *ctx) { return kern::runtime::warpBarrierResult(ctx); }
 
-void *kern_rt_coro_frame(KernWarpCtx *ctx, uint64_t size, uint64_t align) {
-  return kern::runtime::warpCoroFrame(ctx, size, align);
+void *kern_rt_region_frame(KernWarpCtx *ctx, uint64_t size, uint64_t align) {
+  return kern::runtime::regionFrame(ctx, size, align);
+}
+
+int32_t kern_rt_region_start(KernWarpCtx *ctx) { return kern::runtime::regionStart(ctx); }
+
+int32_t kern_rt_region_phase(KernWarpCtx *ctx) { return kern::runtime::regionPhase(ctx); }
+
+int32_t kern_rt_region_release(KernWarpCtx *ctx, uint32_t count) {
+  return kern::runtime::regionRelease(ctx, count);
 }
 
 } // extern "C"
@@ -561,8 +596,8 @@ bool Scheduler::reserveLocalMemory(const LaunchConfig &cfg) {
     return true;
   const uint64_t threads = uint64_t(cfg.block[0]) * cfg.block[1] * cfg.block[2];
   const auto warps = static_cast<uint32_t>((threads + KERN_WARP_SIZE - 1) / KERN_WARP_SIZE);
-  // As runBlock chooses: fibers and coroutines keep every warp of a block alive at once.
-  const bool together = cfg.kernel->suspends || (cfg.kernel->usesBarriers && warps > 1);
+  // As runBlock chooses: fibers and whole-block kernels keep every warp of a block alive at once.
+  const bool together = cfg.kernel->wholeBlock || (cfg.kernel->usesBarriers && warps > 1);
   for (auto &s : states_)
     if (!s->local.reserve(together ? warps : 1, cfg.localBytesPerWarp)) {
       for (auto &t : states_)

@@ -151,14 +151,21 @@ void warpPrintf(KernWarpCtx *ctx, uint32_t lane, const char *fmt, int32_t nargs,
 int32_t warpBarrier(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32_t predMask,
                     int32_t op);
 uint64_t warpGlobalAddr(KernWarpCtx *ctx, uint32_t globalId);
-/// Coroutine kernels (KernelInfo::suspends): the warp arrives at a barrier (warpBarrier's
-/// checks and bookkeeping, without waiting). 0: suspend; nonzero: ctx->fault is set.
+/// Kernels that run a whole block per call (KernelInfo::wholeBlock): the warp arrives at a
+/// barrier (warpBarrier's checks and bookkeeping, without waiting). 0: the warp waits; 2:
+/// released at once; 1: ctx->fault is set.
 int32_t warpArrive(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32_t predMask,
                    int32_t op);
 /// The value of the barrier the warp was just resumed from (__syncthreads_count/and/or).
 int32_t warpBarrierResult(KernWarpCtx *ctx);
-/// This warp's coroutine frame: `size` bytes aligned to `align` (at most 64), the worker's.
-void *warpCoroFrame(KernWarpCtx *ctx, uint64_t size, uint64_t align);
+/// The frame of a kernel that runs a whole block per call: `size` bytes aligned to `align`
+/// (at most 64), the worker's.
+void *regionFrame(KernWarpCtx *ctx, uint64_t size, uint64_t align);
+/// Such a kernel's warp may start (kern_rt_region_start).
+int32_t regionStart(KernWarpCtx *ctx);
+/// The end of a phase of such a kernel's block (kern_rt_region_phase, kern_rt_region_release).
+int32_t regionPhase(KernWarpCtx *ctx0);
+int32_t regionRelease(KernWarpCtx *ctx0, uint32_t count);
 /// The CheckedWorker of the worker running the warp's block, or null (checked mode off).
 CheckedWorker *checkedStateOf(KernWarpCtx *ctx);
 

@@ -1,5 +1,5 @@
-// Which kernels the backend compiles as coroutines that suspend at their barriers
-// (ir::suspendsAtBarriers), and the lane-leaving test of its control flow (ir::mayRemoveLanes),
+// Which kernels the backend compiles to run a whole block per call, warps in turn between barriers
+// (ir::runsBlockInRegions), and the lane-leaving test of its control flow (ir::mayRemoveLanes),
 // on kernels built from source by the compiler's own pipeline.
 #include "../ir_module.h"
 #include "ir/analysis_structure.h"
@@ -18,12 +18,12 @@ bool suspends(const std::string &source, const std::string &kernel = "k") {
   auto m = test::buildModule(source);
   const ir::Function *f = m->findFunction(kernel);
   REQUIRE(f);
-  return ir::suspendsAtBarriers(*f);
+  return ir::runsBlockInRegions(*f);
 }
 
 } // namespace
 
-TEST_CASE("a loop around a barrier with no loop inside makes a coroutine kernel", "[backend]") {
+TEST_CASE("a loop around a barrier with no loop inside makes a whole-block kernel", "[backend]") {
   // A tree reduction: the barrier comes every iteration.
   CHECK(suspends(R"(
 __global__ void k(int *out) {
@@ -37,6 +37,22 @@ __global__ void k(int *out) {
   }
   if (threadIdx.x == 0)
     out[blockIdx.x] = s[0];
+})"));
+}
+
+TEST_CASE("a loop around a counting barrier makes a whole-block kernel too", "[backend]") {
+  // __syncthreads_and() is an expression, but a barrier all the same.
+  CHECK(suspends(R"(
+__global__ void k(int *out) {
+  __shared__ int s[64];
+  int done = 0;
+  s[threadIdx.x] = threadIdx.x;
+  for (int stride = 1; stride < 64; stride *= 2) {
+    if (threadIdx.x % (2 * stride) == 0)
+      s[threadIdx.x] += s[threadIdx.x + stride];
+    done += __syncthreads_and(s[threadIdx.x] > 0);
+  }
+  out[threadIdx.x] = done;
 })"));
 }
 
@@ -106,7 +122,7 @@ __global__ void k(int *out) {
   }
   out[threadIdx.x] = s[0];
 })"));
-  // A local array whose address is a value: its slot would live in the coroutine's frame,
+  // A local array whose address is a value: its slot would live in the block's frame,
   // away from the window where generic pointers reach local memory.
   CHECK_FALSE(suspends(R"(
 __global__ void k(int *out) {

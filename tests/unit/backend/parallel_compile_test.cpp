@@ -26,8 +26,8 @@ std::unique_ptr<ir::Module> build(const std::string &source) {
 }
 
 // Two kernels share a recursive device function (never inlined); a third calls nothing; the
-// fourth has a barrier in a loop (a coroutine) and reads shared memory through a pointer whose
-// accesses take the general path.
+// fourth has a barrier in a loop (a whole-block kernel) and reads shared memory through a pointer
+// whose accesses take the general path.
 const char *kProgram = R"(
 #include <cstdio>
 __device__ int depth(int x) { return x > 0 ? 1 + depth(x - 1) : 0; }
@@ -170,8 +170,8 @@ TEST_CASE("a program compiles to the same code on any number of threads", "[back
       for (size_t k = 0; k < m->kernels().size(); ++k)
         CHECK(p->kernel(k) != nullptr);
       CHECK(p->main() != nullptr);
-      CHECK(p->kernelSuspends(3)); // r
-      CHECK_FALSE(p->kernelSuspends(0));
+      CHECK(p->kernelRunsWholeBlock(3)); // r
+      CHECK_FALSE(p->kernelRunsWholeBlock(0));
       if (counters)
         continue;
       const std::string ir = p->llvmIR();

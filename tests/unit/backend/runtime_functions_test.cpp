@@ -44,7 +44,7 @@ TEST_CASE("runtime functions' LLVM types follow their C types", "[backend]") {
   auto type = [](const char *name) { return backend::runtimeFunctionTypeText(name).value_or(""); };
   CHECK(type("kern_rt_fault") == "void (ptr, i32, i32, i32, i64)");
   CHECK(type("kern_rt_poll") == "i32 (ptr, i32)");
-  CHECK(type("kern_rt_coro_frame") == "ptr (ptr, i64, i64)");
+  CHECK(type("kern_rt_region_frame") == "ptr (ptr, i64, i64)");
   CHECK(type("kern_rt_atof") == "double (ptr, ptr)");
   CHECK(type("kern_rt_strtol") == "i64 (ptr, ptr, ptr, i32)");
   CHECK(type("kern_rt_cudaEventElapsedTime") == "i32 (ptr, ptr, ptr, ptr)");
