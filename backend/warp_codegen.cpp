@@ -82,10 +82,17 @@ void WarpCodegen::emit() {
   for (auto *v : f_.params)
     if (v->uniform && isKernel)
       scalarVars_.insert(v);
+  // A whole-block kernel keeps what crosses a barrier in memory, where a 0 that is always
+  // overwritten before it is read would cost a store: only variables that may be read first
+  // start with one (elsewhere LLVM drops the dead stores).
+  std::set<const ir::Var *> readFirst;
+  if (regions_)
+    readFirst = ir::readBeforeAssigned(f_.body, paramSet);
   for (auto *v : f_.vars) {
     auto *a = entryAlloca(b_, slotType(v), v->name + ".addr");
     vars_[v] = a;
-    b_.CreateStore(zeroValue(v->type, slotType(v)), a);
+    if (!regions_ || readFirst.count(v))
+      b_.CreateStore(zeroValue(v->type, slotType(v)), a);
   }
   for (size_t i = 0; i < f_.params.size(); ++i) {
     auto *v = f_.params[i];
@@ -134,8 +141,9 @@ void WarpCodegen::emit() {
   if (regions_) {
     // Done for good: the runtime sees `finished`, and no later phase runs this warp again.
     b_.CreateStore(b_.getInt32(1), ctxAddr(kCtxFinished));
+    b_.CreateStore(b_.getInt32(Regions::kDone), rg_.frame);
     b_.CreateBr(rg_.warpNext);
-    rg_.arrivedAt->addIncoming(b_.getInt32(UINT32_MAX), b_.GetInsertBlock());
+    rg_.arrivedAt->addIncoming(b_.getInt32(Regions::kFinished), b_.GetInsertBlock());
     rg_.arrivedPred->addIncoming(b_.getInt32(0), b_.GetInsertBlock());
     finishRegions();
     return;

@@ -360,15 +360,22 @@ private:
   /// barrier or its end, in a loop over the warps inside the function. What a warp keeps
   /// across a barrier lives in its part of a per-block frame.
   struct Regions {
-    Value *ctx0 = nullptr;               // warp 0's context; the others follow it
-    Value *warps = nullptr;              // i32: the block's warps
-    Value *phase = nullptr;              // i32: the phase (0: every warp starts at the entry)
-    Value *frame = nullptr;              // this warp's part of the frame
+    /// Where a warp goes on, the first field of its part of the frame: kDone (it returned),
+    /// kStart (the entry), or a barrier's resumption (2 and up).
+    static constexpr uint32_t kDone = 0, kStart = 1;
+    /// What a warp's turn ended with, for the phase's bookkeeping, besides a barrier's site:
+    /// kFinished (it returned in this turn), kNoSite (anything else the runtime must look at:
+    /// a warp judged by the runtime, finished before, or not started).
+    static constexpr uint32_t kFinished = UINT32_MAX - 1, kNoSite = UINT32_MAX;
+    Value *ctx0 = nullptr;          // warp 0's context; the others follow it
+    Value *warps = nullptr;         // i32: the block's warps
+    Value *inlineAllowed = nullptr; // i1: a warp whose every live lane arrives may do so inline
+    Value *frame = nullptr;         // this warp's part of the frame
     llvm::Instruction *stride = nullptr; // the bytes of one warp's part, fixed at the end
-    BasicBlock *dispatch = nullptr, *warpNext = nullptr;
-    llvm::SwitchInst *resume = nullptr; // the dispatch to each barrier's resumption
-    /// At the end of a warp's turn: the barrier where it arrived inline (UINT32_MAX: none), and
-    /// the lanes of its predicate there.
+    BasicBlock *warpNext = nullptr;
+    llvm::SwitchInst *resume = nullptr; // where each warp goes on (the first field)
+    /// At the end of a warp's turn: the barrier where it arrived inline (or kFinished,
+    /// kNoSite), and the lanes of its predicate there.
     llvm::PHINode *arrivedAt = nullptr, *arrivedPred = nullptr;
   };
   bool regions_ = false;

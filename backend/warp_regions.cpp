@@ -2,12 +2,15 @@
 // runs for every warp of the block in a loop inside the function, as PoCL's work-group loops
 // run work-items, instead of one call (and one suspension) per warp per barrier.
 //
-// The function is a phase loop around a warp loop around the kernel's body. In phase 0 every
-// warp starts at the entry; a warp that reaches a barrier notes which one in its part of the
-// frame and the loop goes on to the next warp; when every warp has had its turn, the runtime
-// judges the phase (kern_rt_region_phase: released, a misuse reported, or the block is over)
-// and the next phase resumes each unfinished warp at its barrier. The order of everything is
-// the fibers' order: warp by warp, each to its next barrier.
+// The function is a phase loop around a warp loop around the kernel's body. The first field
+// of each warp's part of the frame says where it goes on: the entry (every warp, in the first
+// phase), a barrier's resumption, or nowhere (it returned). A warp that reaches a barrier notes
+// which one there and the loop goes on to the next warp; when every warp has had its turn the
+// phase is judged: where all arrived inline at the same barrier the runtime only releases it
+// (kern_rt_region_release), where all returned the block is over, and otherwise the runtime
+// looks at each warp (kern_rt_region_phase: released, a misuse reported, or the block let go
+// after a fault or a stop). The order of everything is the fibers' order: warp by warp, each to
+// its next barrier.
 //
 // Written first as if each warp ran alone, the body uses values across its barriers that the
 // resumption does not see; finishRegions turns each such value into a stack slot
@@ -23,11 +26,6 @@
 
 namespace kern::backend::warp {
 
-namespace {
-/// Where a warp that did not arrive at a barrier inline waits, for the phase's bookkeeping.
-constexpr uint32_t kNoSite = UINT32_MAX;
-} // namespace
-
 void WarpCodegen::beginRegions() {
   Type *i32 = b_.getInt32Ty(), *i64 = b_.getInt64Ty();
   rg_.ctx0 = ctx_;
@@ -35,6 +33,14 @@ void WarpCodegen::beginRegions() {
                                              loadCtx(kCtxBlockDim + 4, i32, "block.y")),
                                 loadCtx(kCtxBlockDim + 8, i32, "block.z"), "block.threads");
   rg_.warps = b_.CreateLShr(b_.CreateAdd(threads, b_.getInt32(kWarpSize - 1)), 5, "block.warps");
+  // Whether a warp may arrive inline is the same for every warp of the launch. Code compiled
+  // without counters does so only while none are being counted.
+  rg_.inlineAllowed = b_.CreateICmpNE(loadCtx(kCtxBarrierInline, i32, "barrier.inline"),
+                                      b_.getInt32(0), "barrier.inline.allowed");
+  if (!mc_.options.counters)
+    rg_.inlineAllowed = b_.CreateAnd(
+        rg_.inlineAllowed, b_.CreateICmpEQ(loadCtx(kCtxCounters, b_.getPtrTy(), "counters"),
+                                           llvm::ConstantPointerNull::get(b_.getPtrTy())));
   // The stride is known once the body is written: a placeholder until then.
   rg_.stride = llvm::BinaryOperator::CreateAdd(b_.getInt64(0), b_.getInt64(0), "frame.stride");
   b_.Insert(rg_.stride);
@@ -45,28 +51,37 @@ void WarpCodegen::beginRegions() {
   Value *frame = b_.CreateCall(runtime(RuntimeFunction::kern_rt_region_frame),
                                {ctx_, bytes, b_.getInt64(64)}, "frame");
   BasicBlock *entry = b_.GetInsertBlock();
+  auto *init = newBlock("frame.init");
   auto *phaseHead = newBlock("phase");
   auto *warpHead = newBlock("warp");
-  auto *warpGo = newBlock("warp.go");
   auto *warpStart = newBlock("warp.start");
-  rg_.dispatch = newBlock("warp.resume");
+  auto *notStarted = newBlock("warp.not.started");
   auto *bodyEntry = newBlock("warp.entry");
   rg_.warpNext = newBlock("warp.next");
   auto *phaseEnd = newBlock("phase.end");
   auto *done = newBlock("block.done");
   auto *bad = newBlock("warp.resume.none");
-  b_.CreateBr(phaseHead);
+  b_.CreateBr(init);
+
+  // Every warp starts at the entry.
+  b_.SetInsertPoint(init);
+  auto *iw = b_.CreatePHI(i32, 2, "init.warp");
+  b_.CreateStore(b_.getInt32(Regions::kStart),
+                 b_.CreateInBoundsGEP(b_.getInt8Ty(), frame,
+                                      b_.CreateMul(b_.CreateZExt(iw, i64), rg_.stride)));
+  Value *nextIw = b_.CreateAdd(iw, b_.getInt32(1));
+  b_.CreateCondBr(b_.CreateICmpULT(nextIw, rg_.warps), init, phaseHead);
+  iw->addIncoming(b_.getInt32(0), entry);
+  iw->addIncoming(nextIw, init);
 
   b_.SetInsertPoint(phaseHead);
-  auto *phase = b_.CreatePHI(i32, 2, "phase");
-  rg_.phase = phase;
   b_.CreateBr(warpHead);
 
   b_.SetInsertPoint(warpHead);
   auto *w = b_.CreatePHI(i32, 2, "warp");
   // Where the warps of the phase wait: the AND and the OR of the sites at which they arrived
-  // (kNoSite for a warp that did not arrive inline: finished, or judged by the runtime), and
-  // the lanes of their predicates. Equal AND and OR: every warp waits at the same barrier.
+  // (or kFinished, kNoSite), and the lanes of their predicates. Equal AND and OR: every warp
+  // waits at the same barrier, or every warp returned.
   auto *sitesAnd = b_.CreatePHI(i32, 2, "sites.and");
   auto *sitesOr = b_.CreatePHI(i32, 2, "sites.or");
   auto *count = b_.CreatePHI(i32, 2, "pred.count");
@@ -75,25 +90,25 @@ void WarpCodegen::beginRegions() {
                               "ctx");
   rg_.frame = b_.CreateInBoundsGEP(b_.getInt8Ty(), frame,
                                    b_.CreateMul(b_.CreateZExt(w, i64), rg_.stride), "warp.frame");
-  b_.CreateCondBr(b_.CreateICmpNE(loadCtx(kCtxFinished, i32, "finished"), b_.getInt32(0)),
-                  rg_.warpNext, warpGo);
+  rg_.resume = b_.CreateSwitch(b_.CreateLoad(i32, rg_.frame, "resume.at"), bad);
+  rg_.resume->addCase(b_.getInt32(Regions::kDone), rg_.warpNext);
+  rg_.resume->addCase(b_.getInt32(Regions::kStart), warpStart);
   rg_.arrivedAt = llvm::PHINode::Create(i32, 4, "arrived.at");
   rg_.arrivedPred = llvm::PHINode::Create(i32, 4, "arrived.pred");
   rg_.arrivedAt->insertInto(rg_.warpNext, rg_.warpNext->end());
   rg_.arrivedPred->insertInto(rg_.warpNext, rg_.warpNext->end());
-  rg_.arrivedAt->addIncoming(b_.getInt32(kNoSite), warpHead);
+  rg_.arrivedAt->addIncoming(b_.getInt32(Regions::kNoSite), warpHead);
   rg_.arrivedPred->addIncoming(b_.getInt32(0), warpHead);
 
-  b_.SetInsertPoint(warpGo);
-  b_.CreateCondBr(b_.CreateICmpEQ(phase, b_.getInt32(0)), warpStart, rg_.dispatch);
   b_.SetInsertPoint(warpStart);
   // A warp starts only while the block has no fault and need not stop (FiberPool::pickSlow).
   Value *starts = b_.CreateCall(runtime(RuntimeFunction::kern_rt_region_start), {ctx_}, "starts");
-  b_.CreateCondBr(b_.CreateICmpNE(starts, b_.getInt32(0)), bodyEntry, rg_.warpNext);
-  rg_.arrivedAt->addIncoming(b_.getInt32(kNoSite), warpStart);
-  rg_.arrivedPred->addIncoming(b_.getInt32(0), warpStart);
-  b_.SetInsertPoint(rg_.dispatch);
-  rg_.resume = b_.CreateSwitch(b_.CreateLoad(i32, rg_.frame, "resume.at"), bad);
+  b_.CreateCondBr(b_.CreateICmpNE(starts, b_.getInt32(0)), bodyEntry, notStarted);
+  b_.SetInsertPoint(notStarted);
+  b_.CreateStore(b_.getInt32(Regions::kDone), rg_.frame);
+  b_.CreateBr(rg_.warpNext);
+  rg_.arrivedAt->addIncoming(b_.getInt32(Regions::kNoSite), notStarted);
+  rg_.arrivedPred->addIncoming(b_.getInt32(0), notStarted);
   b_.SetInsertPoint(bad);
   b_.CreateUnreachable();
 
@@ -106,22 +121,27 @@ void WarpCodegen::beginRegions() {
   b_.CreateCondBr(b_.CreateICmpULT(nextW, rg_.warps), warpHead, phaseEnd);
   w->addIncoming(b_.getInt32(0), phaseHead);
   w->addIncoming(nextW, rg_.warpNext);
-  sitesAnd->addIncoming(b_.getInt32(kNoSite), phaseHead);
+  sitesAnd->addIncoming(b_.getInt32(Regions::kNoSite), phaseHead);
   sitesAnd->addIncoming(nextAnd, rg_.warpNext);
   sitesOr->addIncoming(b_.getInt32(0), phaseHead);
   sitesOr->addIncoming(nextOr, rg_.warpNext);
   count->addIncoming(b_.getInt32(0), phaseHead);
   count->addIncoming(nextCount, rg_.warpNext);
 
-  // Every warp waits at the same barrier, where it arrived inline: the runtime need only
-  // release it. Otherwise it looks at each warp.
+  // Every warp returned in this phase: the block is over (FiberPool::endPhase, with no warp
+  // waiting). Every warp waits at the same barrier, where it arrived inline: the runtime need
+  // only release it. Otherwise it looks at each warp.
   b_.SetInsertPoint(phaseEnd);
+  auto *notAllDone = newBlock("phase.waiting");
   auto *judge = newBlock("phase.judge");
   auto *release = newBlock("phase.release");
   auto *judged = newBlock("phase.judged");
-  b_.CreateCondBr(
-      b_.CreateAnd(b_.CreateICmpEQ(nextAnd, nextOr), b_.CreateICmpNE(nextOr, b_.getInt32(kNoSite))),
-      release, judge);
+  Value *same = b_.CreateICmpEQ(nextAnd, nextOr, "phase.same");
+  b_.CreateCondBr(b_.CreateAnd(same, b_.CreateICmpEQ(nextOr, b_.getInt32(Regions::kFinished))),
+                  done, notAllDone);
+  b_.SetInsertPoint(notAllDone);
+  b_.CreateCondBr(b_.CreateAnd(same, b_.CreateICmpULT(nextOr, b_.getInt32(Regions::kFinished))),
+                  release, judge);
   b_.SetInsertPoint(release);
   Value *released = b_.CreateCall(runtime(RuntimeFunction::kern_rt_region_release),
                                   {rg_.ctx0, nextCount}, "released");
@@ -134,10 +154,7 @@ void WarpCodegen::beginRegions() {
   auto *more = b_.CreatePHI(i32, 2, "more");
   more->addIncoming(released, release);
   more->addIncoming(phaseOver, judge);
-  Value *nextPhase = b_.CreateAdd(phase, b_.getInt32(1), "phase.next");
   b_.CreateCondBr(b_.CreateICmpNE(more, b_.getInt32(0)), phaseHead, done);
-  phase->addIncoming(b_.getInt32(0), entry);
-  phase->addIncoming(nextPhase, judged);
   b_.SetInsertPoint(done);
   b_.CreateRetVoid();
 
@@ -145,7 +162,7 @@ void WarpCodegen::beginRegions() {
 }
 
 void WarpCodegen::emitRegionBarrier(ir::SiteId site, Value *mask, Value *pred, int32_t op) {
-  // Where the runtime allows it (ctx->barrierInline) and every live lane is here, the warp
+  // Where the runtime allows it (rg_.inlineAllowed) and every live lane is here, the warp
   // arrives by noting where it waits; the runtime judges the phase. Otherwise
   // kern_rt_barrier_arrive judges the arrival (a divergent barrier, a block of one warp, which
   // goes on at once). Code compiled with counters counts the arrival itself; code compiled
@@ -154,20 +171,15 @@ void WarpCodegen::emitRegionBarrier(ir::SiteId site, Value *mask, Value *pred, i
   auto *callBB = newBlock("barrier.call");
   auto *waitBB = newBlock("barrier.wait");
   auto *resumedBB = newBlock("barrier.resumed");
-  Value *allowed = b_.CreateICmpNE(loadCtx(kCtxBarrierInline, b_.getInt32Ty(), "barrier.inline"),
-                                   b_.getInt32(0));
   Value *whole =
       b_.CreateICmpEQ(mask, loadCtx(kCtxLiveMask, b_.getInt32Ty(), "live"), "barrier.whole");
-  Value *nullPtr = llvm::ConstantPointerNull::get(b_.getPtrTy());
-  if (!mc_.options.counters)
-    allowed = b_.CreateAnd(
-        allowed, b_.CreateICmpEQ(loadCtx(kCtxCounters, b_.getPtrTy(), "counters"), nullPtr));
-  b_.CreateCondBr(b_.CreateAnd(allowed, whole), inlineBB, callBB);
+  b_.CreateCondBr(b_.CreateAnd(rg_.inlineAllowed, whole), inlineBB, callBB);
   b_.SetInsertPoint(inlineBB);
   if (mc_.options.counters) {
     auto *countBB = newBlock("barrier.count");
     auto *countedBB = newBlock("barrier.counted");
-    b_.CreateCondBr(b_.CreateICmpNE(counterView_, nullPtr), countBB, countedBB);
+    b_.CreateCondBr(b_.CreateICmpNE(counterView_, llvm::ConstantPointerNull::get(b_.getPtrTy())),
+                    countBB, countedBB);
     b_.SetInsertPoint(countBB);
     incrementSiteCounter(site, offsetof(KernSiteCounters, barriersExecuted));
     b_.CreateBr(countedBB);
@@ -176,9 +188,8 @@ void WarpCodegen::emitRegionBarrier(ir::SiteId site, Value *mask, Value *pred, i
   b_.CreateStore(b_.getInt32(site), ctxAddr(kCtxWaitSite));
   b_.CreateStore(b_.getInt32(static_cast<uint32_t>(op)), ctxAddr(kCtxWaitOp));
   b_.CreateStore(pred, ctxAddr(kCtxWaitPred));
-  // Resumption points are numbered from 1 (0 is never stored: a warp of phase 0 starts at the
-  // entry without reading it).
-  auto *at = b_.getInt32(rg_.resume->getNumCases() + 1);
+  // Where the warp goes on: after kDone and kStart, one number per resumption.
+  auto *at = b_.getInt32(rg_.resume->getNumCases());
   b_.CreateStore(at, rg_.frame);
   b_.CreateBr(rg_.warpNext);
   rg_.arrivedAt->addIncoming(b_.getInt32(site), b_.GetInsertBlock());
@@ -194,7 +205,7 @@ void WarpCodegen::emitRegionBarrier(ir::SiteId site, Value *mask, Value *pred, i
   b_.SetInsertPoint(waitBB);
   b_.CreateStore(at, rg_.frame);
   b_.CreateBr(rg_.warpNext);
-  rg_.arrivedAt->addIncoming(b_.getInt32(kNoSite), waitBB);
+  rg_.arrivedAt->addIncoming(b_.getInt32(Regions::kNoSite), waitBB);
   rg_.arrivedPred->addIncoming(b_.getInt32(0), waitBB);
   rg_.resume->addCase(at, resumedBB);
   b_.SetInsertPoint(resumedBB);
@@ -308,7 +319,8 @@ void WarpCodegen::finishRegions() {
   // index is the first field.
   std::vector<llvm::BasicBlock *> resumptions;
   for (auto c : rg_.resume->cases())
-    resumptions.push_back(c.getCaseSuccessor());
+    if (c.getCaseValue()->getZExtValue() > Regions::kStart)
+      resumptions.push_back(c.getCaseSuccessor());
   std::vector<llvm::AllocaInst *> kept;
   for (llvm::Instruction &i : entry)
     if (auto *a = llvm::dyn_cast<llvm::AllocaInst>(&i))
