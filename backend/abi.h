@@ -123,7 +123,9 @@ struct KernWarpCtx {
   /// Kernels that run a whole block per call: 1 where a warp whose every live lane reaches a
   /// barrier arrives by writing the three fields above (the block has several warps;
   /// code compiled with counters counts the arrival itself, code compiled without them does
-  /// so only while `counters` is null); 0: every arrival calls kern_rt_barrier_arrive.
+  /// so only while `counters` is null); 2: the block is one warp and checked mode is off, so
+  /// such a warp goes on at a plain __syncthreads() at once (same conditions); 0: every
+  /// arrival calls kern_rt_barrier_arrive.
   uint32_t barrierInline;
 };
 

@@ -370,7 +370,8 @@ private:
     Value *ctx0 = nullptr;          // warp 0's context; the others follow it
     Value *warps = nullptr;         // i32: the block's warps
     Value *inlineAllowed = nullptr; // i1: a warp whose every live lane arrives may do so inline
-    Value *frame = nullptr;         // this warp's part of the frame
+    Value *aloneInline = nullptr; // i1: ... and is alone in its block (KernWarpCtx::barrierInline)
+    Value *frame = nullptr;       // this warp's part of the frame
     llvm::Instruction *stride = nullptr; // the bytes of one warp's part, fixed at the end
     BasicBlock *warpNext = nullptr;
     llvm::SwitchInst *resume = nullptr; // where each warp goes on (the first field)

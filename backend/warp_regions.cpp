@@ -35,8 +35,9 @@ void WarpCodegen::beginRegions() {
   rg_.warps = b_.CreateLShr(b_.CreateAdd(threads, b_.getInt32(kWarpSize - 1)), 5, "block.warps");
   // Whether a warp may arrive inline is the same for every warp of the launch. Code compiled
   // without counters does so only while none are being counted.
-  rg_.inlineAllowed = b_.CreateICmpNE(loadCtx(kCtxBarrierInline, i32, "barrier.inline"),
-                                      b_.getInt32(0), "barrier.inline.allowed");
+  Value *inlineMode = loadCtx(kCtxBarrierInline, i32, "barrier.inline");
+  rg_.inlineAllowed = b_.CreateICmpNE(inlineMode, b_.getInt32(0), "barrier.inline.allowed");
+  rg_.aloneInline = b_.CreateICmpEQ(inlineMode, b_.getInt32(2), "barrier.alone");
   if (!mc_.options.counters)
     rg_.inlineAllowed = b_.CreateAnd(
         rg_.inlineAllowed, b_.CreateICmpEQ(loadCtx(kCtxCounters, b_.getPtrTy(), "counters"),
@@ -184,6 +185,13 @@ void WarpCodegen::emitRegionBarrier(ir::SiteId site, Value *mask, Value *pred, i
     incrementSiteCounter(site, offsetof(KernSiteCounters, barriersExecuted));
     b_.CreateBr(countedBB);
     b_.SetInsertPoint(countedBB);
+  }
+  if (op < 0) {
+    // A plain barrier in a block of one warp, whose every live lane is here: released at once
+    // (as kern_rt_barrier_arrive releases it, with nothing to combine).
+    auto *waitsBB = newBlock("barrier.waits");
+    b_.CreateCondBr(rg_.aloneInline, resumedBB, waitsBB);
+    b_.SetInsertPoint(waitsBB);
   }
   b_.CreateStore(b_.getInt32(site), ctxAddr(kCtxWaitSite));
   b_.CreateStore(b_.getInt32(static_cast<uint32_t>(op)), ctxAddr(kCtxWaitOp));
