@@ -196,10 +196,7 @@ bool FiberPool::endPhase() {
                     "thread of the block executes)");
   } else {
     // Every live warp is here: combine the predicates (for the _count/_and/_or forms).
-    result = op == 0   ? static_cast<int32_t>(count)
-             : op == 1 ? count == threads
-             : op == 2 ? count != 0
-                       : 0;
+    result = combined(op, count);
     if (b.checked) // accesses after the barrier are ordered after those before it
       checkedBarrier(b.checked);
   }

@@ -402,6 +402,15 @@ struct FiberPool {
   uint32_t pick(uint32_t w) { return w == kListEnd || slots[w].started ? w : pickSlow(w); }
   uint32_t pickSlow(uint32_t w);
   bool endPhase();
+  /// The value of a released barrier whose waiting warps' predicates hold for `count` lanes:
+  /// `op` 0 the count, 1 whether all of the block's threads, 2 whether any (the _count, _and,
+  /// _or forms); 0 for a plain one.
+  int32_t combined(int32_t op, uint32_t count) const {
+    return op == 0   ? static_cast<int32_t>(count)
+           : op == 1 ? count == threads
+           : op == 2 ? count != 0
+                     : 0;
+  }
 };
 
 } // namespace kern::runtime

@@ -407,10 +407,7 @@ int32_t warpArrive(KernWarpCtx *ctx, uint32_t site, uint32_t activeMask, uint32_
       return 1;
     }
     const uint32_t count = static_cast<uint32_t>(std::popcount(predMask & activeMask));
-    P.result = op == 0   ? static_cast<int32_t>(count)
-               : op == 1 ? count == P.threads
-               : op == 2 ? count != 0
-                         : 0;
+    P.result = P.combined(op, count);
     if (b->checked)
       checkedBarrier(b->checked);
     return 2;
@@ -455,11 +452,7 @@ int32_t regionRelease(KernWarpCtx *ctx0, uint32_t count) {
     return regionPhase(ctx0);
   // As FiberPool::endPhase releases it.
   FiberPool &P = *b.phases;
-  const int32_t op = ctx0->waitOp;
-  P.result = op == 0   ? static_cast<int32_t>(count)
-             : op == 1 ? count == P.threads
-             : op == 2 ? count != 0
-                       : 0;
+  P.result = P.combined(ctx0->waitOp, count); // every warp waits at ctx0's barrier
   if (b.checked) // accesses after the barrier are ordered after those before it
     checkedBarrier(b.checked);
   return 1;
