@@ -446,21 +446,44 @@ bool checkSharedWords(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, const u
     bool consecutive = contiguous;
     if (!consecutive && mask >> first == (span == 32 ? ~0u : (1u << span) - 1)) {
       consecutive = true;
-      for (uint32_t k = 1; k < span; ++k)
-        consecutive &= addrs[first + k] == addrs[first] + 4 * k;
+      for (uint32_t k = 1; k < span && consecutive; ++k)
+        consecutive = addrs[first + k] == addrs[first] + 4 * k;
     }
     if (consecutive)
       return checkWordRun<op>(w, ctx, site, mask, span, first, static_cast<uint32_t>(off0 / 4));
   }
   uint32_t lanes[KERN_WARP_SIZE], words[KERN_WARP_SIZE], n = 0;
   uint64_t outside = 0;
-  for (uint32_t m = mask; m; m &= m - 1, ++n) {
-    lanes[n] = static_cast<uint32_t>(__builtin_ctz(m));
-    const uint64_t off = addrs[lanes[n]] - shLo;
-    outside |= (off >= shBytes) | (off & 3);
-    words[n] = static_cast<uint32_t>(off / 4);
+  uint32_t listed = mask;
+  if constexpr (op == KERN_ACCESS_LOAD) {
+    // A load lane on the word of an earlier active lane of the access changes nothing that lane
+    // did not (a second read of a word by its own warp leaves the cell as it is), so lanes on
+    // the previous lane's word or on that of the same lane of the other half-warp are left out
+    // (a tile's broadcast row, the two rows of a 16-wide block): without a branch per lane.
+    uint32_t samePrev = 0, sameHalf = 0;
+    for (uint32_t l = 1; l < KERN_WARP_SIZE; ++l)
+      samePrev |= uint32_t{addrs[l] == addrs[l - 1]} << l;
+    for (uint32_t l = 16; l < KERN_WARP_SIZE; ++l)
+      sameHalf |= uint32_t{addrs[l] == addrs[l - 16]} << l;
+    listed &= ~((samePrev & (mask << 1)) | (sameHalf & (mask << 16)));
   }
-  return !outside && checkWordList<op>(w, ctx, site, values, n, WordList{lanes, words});
+  for (uint32_t m = listed; m; m &= m - 1) {
+    const uint32_t lane = static_cast<uint32_t>(__builtin_ctz(m));
+    const uint64_t off = addrs[lane] - shLo;
+    outside |= (off >= shBytes) | (off & 3);
+    lanes[n] = lane;
+    words[n++] = static_cast<uint32_t>(off / 4);
+  }
+  if (outside)
+    return false;
+  // What is left may be a run: lanes first, first + 1, ... on consecutive words.
+  bool run = op == KERN_ACCESS_LOAD && n > 1;
+  for (uint32_t k = 1; k < n && run; ++k)
+    run = lanes[k] == lanes[0] + k && words[k] == words[0] + k;
+  if (run)
+    return checkWordRun<op>(w, ctx, site, static_cast<uint32_t>(((1ull << n) - 1) << lanes[0]), n,
+                            lanes[0], words[0]);
+  return checkWordList<op>(w, ctx, site, values, n, WordList{lanes, words});
 }
 
 bool allWritten(const uint8_t *p, uint32_t size) {

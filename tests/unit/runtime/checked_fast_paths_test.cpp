@@ -45,11 +45,12 @@ struct Generator {
   }
 
   /// Byte offsets in a region of `bytes`: consecutive elements (`consecutive` set), a constant
-  /// stride, words picked from a few (so lanes meet), or anything (unaligned, split words).
+  /// stride, words picked from a few (so lanes meet), anything (unaligned, split words), or a
+  /// 16-wide block's two rows on one tile row or on one element each.
   std::array<uint64_t, 32> offsets(uint32_t size, uint32_t bytes, bool &consecutive) {
     std::array<uint64_t, 32> o{};
     const uint32_t elements = bytes / size;
-    const uint64_t shape = below(4);
+    const uint64_t shape = below(6);
     consecutive = shape == 0;
     switch (shape) {
     case 0: { // consecutive elements from a base
@@ -70,10 +71,22 @@ struct Generator {
         o[l] = (base + below(pool)) * size;
       break;
     }
-    default: // anywhere, any alignment
+    case 3: // anywhere, any alignment
       for (uint32_t l = 0; l < 32; ++l)
         o[l] = below(bytes - size + 1);
       break;
+    case 4: { // both half-warps on one run of 16 elements (a tile's row, read by two rows)
+      const uint64_t base = below(elements - 15);
+      for (uint32_t l = 0; l < 32; ++l)
+        o[l] = (base + l % 16) * size;
+      break;
+    }
+    default: { // each half-warp on one element (a tile's row broadcast), or both on one
+      const uint64_t a = below(elements), b = below(2) ? a : below(elements);
+      for (uint32_t l = 0; l < 32; ++l)
+        o[l] = (l < 16 ? a : b) * size;
+      break;
+    }
     }
     return o;
   }
