@@ -460,11 +460,18 @@ bool checkSharedWords(CheckedWorker &w, KernWarpCtx *ctx, uint32_t site, const u
     // did not (a second read of a word by its own warp leaves the cell as it is), so lanes on
     // the previous lane's word or on that of the same lane of the other half-warp are left out
     // (a tile's broadcast row, the two rows of a 16-wide block): without a branch per lane.
+    // (Loops of fixed bounds, a half-warp at a time, which the compiler unrolls.)
     uint32_t samePrev = 0, sameHalf = 0;
-    for (uint32_t l = 1; l < KERN_WARP_SIZE; ++l)
-      samePrev |= uint32_t{addrs[l] == addrs[l - 1]} << l;
-    for (uint32_t l = 16; l < KERN_WARP_SIZE; ++l)
-      sameHalf |= uint32_t{addrs[l] == addrs[l - 16]} << l;
+    if (mask & 0xffffu)
+      for (uint32_t l = 1; l < 16; ++l)
+        samePrev |= uint32_t{addrs[l] == addrs[l - 1]} << l;
+    if (mask >> 16) {
+      for (uint32_t l = 16; l < KERN_WARP_SIZE; ++l)
+        samePrev |= uint32_t{addrs[l] == addrs[l - 1]} << l;
+      if (mask & 0xffffu)
+        for (uint32_t l = 16; l < KERN_WARP_SIZE; ++l)
+          sameHalf |= uint32_t{addrs[l] == addrs[l - 16]} << l;
+    }
     listed &= ~((samePrev & (mask << 1)) | (sameHalf & (mask << 16)));
   }
   for (uint32_t m = listed; m; m &= m - 1) {
