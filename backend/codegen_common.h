@@ -6,6 +6,7 @@
 
 #include "backend/backend.h"
 #include "backend/runtime_functions.h"
+#include "ir/block_level.h"
 #include "ir/ir.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -49,6 +50,11 @@ struct ModuleContext {
   std::map<const ir::Function *, llvm::Function *> hostFunctions;
   /// Kernels compiled to run a whole block per call (ir::runsBlockInRegions).
   std::set<const ir::Function *> regionKernels;
+  /// Of those, the kernels whose barrier-reaching statements run once per block in fast mode
+  /// (ir::planBlockLevel; warp_blocks.cpp): their plans, and the region form (`@name.regions`)
+  /// each calls where a barrier must be judged warp by warp.
+  std::map<const ir::Function *, ir::BlockLevelPlan> blockLevelKernels;
+  std::map<const ir::Function *, llvm::Function *> regionFallbacks;
   /// The host function table (ir::Module::hostFunctionTable): entry v is the function a
   /// function pointer of value v calls (entry 0, the null pointer, is none), and the number of
   /// its signature (hostSignatures), which a call through a pointer checks.

@@ -69,58 +69,13 @@ void WarpCodegen::emit() {
     checkLocalMemory(f_, entryMask, 0, callerLocalSp_);
   }
 
-  // Variables: one <32 x T> slot each, or one scalar slot for a uniform variable; parameters
-  // start with their argument, others with 0.
-  Value *params = isKernel ? loadCtx(kCtxParams, b_.getPtrTy(), "params") : nullptr;
-  std::set<const ir::Var *> paramSet(f_.params.begin(), f_.params.end());
-  auto slotType = [&](const ir::Var *v) {
-    return scalarVar(v) ? registerType(c_, v->type) : vecTy(v->type);
-  };
-  for (auto *v : f_.vars)
-    if (v->uniform && (isKernel || !paramSet.count(v)))
-      scalarVars_.insert(v);
-  for (auto *v : f_.params)
-    if (v->uniform && isKernel)
-      scalarVars_.insert(v);
   // A whole-block kernel keeps what crosses a barrier in memory, where a 0 that is always
   // overwritten before it is read would cost a store: only variables that may be read first
   // start with one (elsewhere LLVM drops the dead stores).
   std::set<const ir::Var *> readFirst;
   if (regions_)
-    readFirst = ir::readBeforeAssigned(f_.body, paramSet);
-  for (auto *v : f_.vars) {
-    auto *a = entryAlloca(b_, slotType(v), v->name + ".addr");
-    vars_[v] = a;
-    if (!regions_ || readFirst.count(v))
-      b_.CreateStore(zeroValue(v->type, slotType(v)), a);
-  }
-  for (size_t i = 0; i < f_.params.size(); ++i) {
-    auto *v = f_.params[i];
-    if (!vars_.count(v))
-      vars_[v] = entryAlloca(b_, slotType(v), v->name + ".addr");
-    Value *init;
-    if (isKernel) {
-      if (i >= f_.paramOffsets.size()) {
-        mc_.fail("internal error: kernel " + f_.name + " lacks parameter offsets");
-        break;
-      }
-      // Kernel parameters are the same for every lane: one scalar load (broadcast only if
-      // the parameter is assigned varying values later).
-      Value *p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), params, f_.paramOffsets[i]);
-      if (v->aggregateBytes) {
-        // A struct by value: the Var holds its address in the parameter buffer.
-        init = b_.CreatePtrToInt(p, b_.getInt64Ty(), v->name);
-      } else {
-        Value *s = b_.CreateAlignedLoad(memoryType(c_, v->type), p, llvm::Align(1), v->name);
-        init = fromMemory(b_, s, v->type);
-      }
-      if (!scalarVar(v))
-        init = splat(init, v->name);
-    } else {
-      init = &*argIt++;
-    }
-    b_.CreateStore(init, vars_[v]);
-  }
+    readFirst = ir::readBeforeAssigned(f_.body, {f_.params.begin(), f_.params.end()});
+  emitVarSlots(isKernel, argIt, regions_ ? &readFirst : nullptr);
   if (!isKernel && !f_.returnType.isVoid()) {
     retval_ = entryAlloca(b_, vecTy(f_.returnType), "retval");
     b_.CreateStore(zeroValue(f_.returnType, vecTy(f_.returnType)), retval_);
@@ -184,6 +139,56 @@ void WarpCodegen::faultWithKind(Value *bad, Value *kind, Value *site, Value *add
 
 void WarpCodegen::faultIf(Value *bad, uint32_t kind, ir::SiteId site, Value *addrs) {
   faultWithKind(bad, b_.getInt32(kind), site, addrs);
+}
+
+void WarpCodegen::emitVarSlots(bool isKernel, llvm::Function::arg_iterator argIt,
+                               const std::set<const ir::Var *> *zeroOnly) {
+  // Variables: one <32 x T> slot each, or one scalar slot for a uniform variable; parameters
+  // start with their argument, others with 0.
+  Value *params = isKernel ? loadCtx(kCtxParams, b_.getPtrTy(), "params") : nullptr;
+  std::set<const ir::Var *> paramSet(f_.params.begin(), f_.params.end());
+  auto slotType = [&](const ir::Var *v) {
+    return scalarVar(v) ? registerType(c_, v->type) : vecTy(v->type);
+  };
+  for (auto *v : f_.vars)
+    if (v->uniform && (isKernel || !paramSet.count(v)))
+      scalarVars_.insert(v);
+  for (auto *v : f_.params)
+    if (v->uniform && isKernel)
+      scalarVars_.insert(v);
+  for (auto *v : f_.vars) {
+    auto *a = entryAlloca(b_, slotType(v), v->name + ".addr");
+    vars_[v] = a;
+    if (!zeroOnly || zeroOnly->count(v))
+      b_.CreateStore(zeroValue(v->type, slotType(v)), a);
+  }
+  for (size_t i = 0; i < f_.params.size(); ++i) {
+    auto *v = f_.params[i];
+    if (!vars_.count(v))
+      vars_[v] = entryAlloca(b_, slotType(v), v->name + ".addr");
+    Value *init;
+    if (isKernel) {
+      if (i >= f_.paramOffsets.size()) {
+        mc_.fail("internal error: kernel " + f_.name + " lacks parameter offsets");
+        break;
+      }
+      // Kernel parameters are the same for every lane: one scalar load (broadcast only if
+      // the parameter is assigned varying values later).
+      Value *p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), params, f_.paramOffsets[i]);
+      if (v->aggregateBytes) {
+        // A struct by value: the Var holds its address in the parameter buffer.
+        init = b_.CreatePtrToInt(p, b_.getInt64Ty(), v->name);
+      } else {
+        Value *s = b_.CreateAlignedLoad(memoryType(c_, v->type), p, llvm::Align(1), v->name);
+        init = fromMemory(b_, s, v->type);
+      }
+      if (!scalarVar(v))
+        init = splat(init, v->name);
+    } else {
+      init = &*argIt++;
+    }
+    b_.CreateStore(init, vars_[v]);
+  }
 }
 
 // ---- statements ----------------------------------------------------------------------------
@@ -952,8 +957,23 @@ llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f) {
       fn->getArg(3 + i)->setName(f.params[i]->name);
   }
   setCommonAttributes(fn);
-  if (ir::runsBlockInRegions(f))
+  if (ir::runsBlockInRegions(f)) {
     mc.regionKernels.insert(&f);
+    // Fast mode: the statements that reach a barrier once per block where the kernel allows
+    // it (warp_blocks.cpp), the region form beside it.
+    if (!mc.options.counters && !mc.options.checked && !mc.ir.readsClock) {
+      ir::BlockLevelPlan plan = ir::planBlockLevel(f);
+      if (plan.eligible) {
+        auto *regions = llvm::Function::Create(
+            fn->getFunctionType(), llvm::Function::InternalLinkage, f.name + ".regions", mc.module);
+        regions->getArg(0)->setName("ctx");
+        setCommonAttributes(regions);
+        regions->addFnAttr(llvm::Attribute::NoInline); // the rare path stays apart
+        mc.blockLevelKernels[&f] = std::move(plan);
+        mc.regionFallbacks[&f] = regions;
+      }
+    }
+  }
   mc.warpFunctions[&f] = fn;
   return fn;
 }
@@ -962,6 +982,12 @@ void emitWarpFunction(ModuleContext &mc, const ir::Function &f) {
   auto it = mc.warpFunctions.find(&f);
   if (it == mc.warpFunctions.end()) {
     mc.fail("internal error: warp function " + f.name + " was not declared");
+    return;
+  }
+  if (auto plan = mc.blockLevelKernels.find(&f); plan != mc.blockLevelKernels.end()) {
+    llvm::Function *regions = mc.regionFallbacks.at(&f);
+    warp::WarpCodegen(mc, f, regions).emit();
+    warp::WarpCodegen(mc, f, it->second).emitWholeBlock(plan->second, regions);
     return;
   }
   warp::WarpCodegen(mc, f, it->second).emit();

@@ -116,6 +116,11 @@ public:
   WarpCodegen(ModuleContext &mc, const ir::Function &f, llvm::Function *fn)
       : mc_(mc), f_(f), fn_(fn), c_(mc.llvm), b_(mc.llvm) {}
   void emit();
+  /// A kernel of ModuleContext::blockLevelKernels: its statements that reach a barrier run once
+  /// per block, those between barriers in a loop over the warps (warp_blocks.cpp). Where a
+  /// barrier must be judged warp by warp (counters being counted), it calls `regions`, the
+  /// kernel's region form.
+  void emitWholeBlock(const ir::BlockLevelPlan &plan, llvm::Function *regions);
   /// Defines the general access functions of mc.accessKinds, exported (defineAccessFunctions).
   void defineAccessFunctions();
 
@@ -201,6 +206,12 @@ private:
   /// Adds one to the u64 counter at byte `field` of site `site`'s KernSiteCounters, through
   /// counterView_ (which must not be null where this runs).
   void incrementSiteCounter(ir::SiteId site, size_t field);
+
+  /// The variables' slots (vars_, scalarVars_), parameters with their values; the others
+  /// start at 0, or only those of `zeroOnly` when it is given. `argIt`: a device function's
+  /// first parameter argument.
+  void emitVarSlots(bool isKernel, llvm::Function::arg_iterator argIt,
+                    const std::set<const ir::Var *> *zeroOnly);
 
   // ---- statements ----
   void emitBlock(const ir::Block *blk);
@@ -381,6 +392,22 @@ private:
   };
   bool regions_ = false;
   Regions rg_;
+  /// A kernel run by emitWholeBlock: its plan, warp 0's context, the block's warps, the
+  /// per-block frame of the variables a warp keeps from one run of statements to another, and
+  /// each such variable's offset in a warp's part of it (`frameStride` bytes).
+  struct WholeBlock {
+    const ir::BlockLevelPlan *plan = nullptr;
+    Value *ctx0 = nullptr, *warps = nullptr, *frame = nullptr;
+    uint64_t frameStride = 0;
+    std::map<const ir::Var *, uint64_t> kept;
+    std::set<const ir::Var *> readFirst; ///< variables that start as 0 (read before assigned)
+  };
+  WholeBlock wb_;
+  /// The statements of `b` (a block-level sequence): runs of statements for every warp in
+  /// turn, and the statements that run once per block between them.
+  void emitBlockSequence(const ir::Block *b);
+  void emitOncePerBlock(const ir::Stmt &s);
+  void emitWarpRun(const std::vector<const ir::Stmt *> &run);
   /// Builds the phase and warp loops and leaves the builder where a warp starts, with ctx_
   /// its context.
   void beginRegions();

@@ -1,0 +1,359 @@
+// Kernels whose barriers all stand in block-uniform control (ir::planBlockLevel), in fast mode:
+// one function runs the whole block. The statements that reach a barrier, and the assignments
+// of the uniform variables their conditions read, run once for the block (a loop around a
+// barrier is one loop, its condition tested once per iteration); the statements between two
+// barriers run for each warp in turn, in a loop over the warps, as PoCL's work-group loops run
+// work-items. A barrier itself is then nothing: every warp has run up to it when the loop over
+// the warps ends, and with no return in the kernel every live lane of every warp is there.
+//
+// Next to the region form (warp_regions.cpp), where each warp's turn finds where it waits, runs
+// to its next barrier and notes it there, a warp's turn here is only its own statements: a tree
+// reduction's warp with no lane under `tid < s` tests that and goes on.
+//
+// The variables a warp keeps from one run of statements to another (used by two runs, or by a
+// run inside a block-level loop) live in its part of a per-block frame, loaded at the start of
+// its turn and stored at the end; the others are registers of one turn. A fault or a stop in a
+// warp's turn ends the block there, as the fibers end it: no later warp runs.
+//
+// Where a barrier must be judged warp by warp (counters being counted, which code compiled
+// without them leaves to the runtime; a lone warp in checked mode), the function calls the
+// kernel's region form instead.
+#include "backend/warp_codegen_impl.h"
+#include "ir/analysis.h"
+#include "ir/analysis_structure.h"
+
+namespace kern::backend::warp {
+
+namespace {
+
+void varsOf(const ir::Expr *e, std::set<const ir::Var *> &used) {
+  if (!e)
+    return;
+  if (e->kind == ir::ExprKind::VarRef && e->var)
+    used.insert(e->var);
+  for (const ir::Expr *o : e->ops)
+    varsOf(o, used);
+}
+
+/// The variables statement `s` reads or assigns (`used`), and those it assigns.
+void varsOf(const ir::Stmt &s, std::set<const ir::Var *> &used,
+            std::set<const ir::Var *> *assigned = nullptr) {
+  for (const ir::Expr *e : {s.value, s.addr, s.cond, s.format})
+    varsOf(e, used);
+  for (const ir::Expr *e : s.args)
+    varsOf(e, used);
+  if (s.var) {
+    used.insert(s.var);
+    if (assigned)
+      assigned->insert(s.var);
+  }
+  for (const ir::Block *c : {s.thenBody, s.elseBody, s.preCond, s.body, s.step})
+    if (c)
+      for (const ir::Stmt *t : c->stmts)
+        varsOf(*t, used, assigned);
+}
+
+/// The runs of per-warp statements of a block-level sequence, as emitBlockSequence cuts them:
+/// for each variable, how many runs use it, and whether one of them repeats (it is inside a
+/// block-level loop).
+struct RunUse {
+  std::map<const ir::Var *, int> runs;
+  std::set<const ir::Var *> repeated;
+
+  void sequence(const ir::Block *b, const ir::BlockLevelPlan &plan, bool inLoop) {
+    if (!b)
+      return;
+    std::set<const ir::Var *> run;
+    auto flush = [&] {
+      for (const ir::Var *v : run) {
+        ++runs[v];
+        if (inLoop)
+          repeated.insert(v);
+      }
+      run.clear();
+    };
+    for (const ir::Stmt *s : b->stmts) {
+      if (!ir::runsOncePerBlock(*s, plan)) {
+        varsOf(*s, run);
+        continue;
+      }
+      flush();
+      if (s->kind == ir::StmtKind::Block)
+        sequence(ir::nestedBlock(*s), plan, inLoop);
+      sequence(s->thenBody, plan, inLoop);
+      sequence(s->elseBody, plan, inLoop);
+      if (s->kind == ir::StmtKind::Loop)
+        sequence(s->body, plan, true);
+    }
+    flush();
+  }
+};
+
+} // namespace
+
+void WarpCodegen::emitWholeBlock(const ir::BlockLevelPlan &plan, llvm::Function *regions) {
+  if (mc_.options.fmad) {
+    llvm::FastMathFlags contract;
+    contract.setAllowContract(true);
+    b_.setFastMathFlags(contract);
+  }
+  Type *i32 = b_.getInt32Ty(), *i64 = b_.getInt64Ty();
+  auto *entry = BasicBlock::Create(c_, "entry", fn_);
+  b_.SetInsertPoint(entry);
+  ctx_ = fn_->getArg(0);
+  wb_.plan = &plan;
+  wb_.ctx0 = ctx_;
+  exit_ = BasicBlock::Create(c_, "block.end");
+
+  // Counters being counted (by code compiled without them: the runtime counts barriers), or a
+  // lone warp's barriers judged one by one: the region form does what the runtime needs. It
+  // also runs a block of one warp, which it runs as one turn, its values in registers from
+  // barrier to barrier (KernWarpCtx::barrierInline 2), where this form would keep them in the
+  // frame.
+  auto *regionsBB = newBlock("block.regions");
+  auto *startBB = newBlock("block.start");
+  Value *inlineMode = loadCtx(kCtxBarrierInline, i32, "barrier.inline");
+  Value *counters = loadCtx(kCtxCounters, b_.getPtrTy(), "counters");
+  b_.CreateCondBr(
+      b_.CreateOr(b_.CreateICmpNE(inlineMode, b_.getInt32(1)),
+                  b_.CreateICmpNE(counters, llvm::ConstantPointerNull::get(b_.getPtrTy()))),
+      regionsBB, startBB);
+  b_.SetInsertPoint(regionsBB);
+  b_.CreateCall(regions, {ctx_});
+  b_.CreateRetVoid();
+
+  // The block starts as the fibers' first warp would (FiberPool::pickSlow).
+  b_.SetInsertPoint(startBB);
+  auto *goBB = newBlock("block.go");
+  Value *starts = b_.CreateCall(runtime(RuntimeFunction::kern_rt_region_start), {ctx_}, "starts");
+  b_.CreateCondBr(b_.CreateICmpNE(starts, b_.getInt32(0)), goBB, exit_);
+  b_.SetInsertPoint(goBB);
+  Value *threads = b_.CreateMul(b_.CreateMul(loadCtx(kCtxBlockDim, i32, "block.x"),
+                                             loadCtx(kCtxBlockDim + 4, i32, "block.y")),
+                                loadCtx(kCtxBlockDim + 8, i32, "block.z"), "block.threads");
+  wb_.warps = b_.CreateLShr(b_.CreateAdd(threads, b_.getInt32(kWarpSize - 1)), 5, "block.warps");
+
+  emitLocalFrame(true);
+  sharedLo_ = b_.CreatePtrToInt(loadCtx(kCtxShared, b_.getPtrTy(), "shared"), i64, "shared.lo");
+  sharedHi_ = b_.CreateAdd(sharedLo_, loadCtx(kCtxSharedSize, i64, "shared.size"), "shared.hi");
+  globalLo_ = loadCtx(kCtxGlobalLo, i64, "global.lo");
+  globalHi_ = loadCtx(kCtxGlobalHi, i64, "global.hi");
+  shadow_ = loadCtx(kCtxShadow, b_.getPtrTy(), "shadow");
+  shortLoops_ = ir::shortLoops(f_, 64);
+  tiled_ = ir::usesThreadRows(f_);
+  reads_ = ir::kernelReads(f_);
+
+  // Variables: the block's own (plan.blockVars) and those of one run are slots of the function;
+  // those a warp keeps from run to run are loaded from its part of the frame at each turn.
+  wb_.readFirst = ir::readBeforeAssigned(f_.body, {f_.params.begin(), f_.params.end()});
+  emitVarSlots(true, fn_->arg_end(), &wb_.readFirst);
+  RunUse use;
+  use.sequence(f_.body, plan, false);
+  const llvm::DataLayout &dl = mc_.module.getDataLayout();
+  uint64_t offset = 0;
+  for (const ir::Var *v : f_.vars) {
+    auto it = use.runs.find(v);
+    if (it == use.runs.end() || plan.blockVars.count(v) || v->isParam ||
+        (it->second < 2 && !use.repeated.count(v)))
+      continue;
+    Type *t = vars_[v]->getAllocatedType();
+    const uint64_t size = dl.getTypeAllocSize(t), align = size >= 64 ? 64 : 16;
+    offset = (offset + align - 1) / align * align;
+    wb_.kept[v] = offset;
+    offset += size;
+  }
+  wb_.frameStride = (offset + 63) / 64 * 64;
+  if (wb_.frameStride) {
+    runtime(RuntimeFunction::kern_rt_region_frame)->addRetAttr(llvm::Attribute::NoAlias);
+    Value *bytes = b_.CreateMul(b_.CreateZExt(wb_.warps, i64), b_.getInt64(wb_.frameStride));
+    wb_.frame = b_.CreateCall(runtime(RuntimeFunction::kern_rt_region_frame),
+                              {ctx_, bytes, b_.getInt64(64)}, "frame");
+    // Each warp's kept variables that may be read before they are assigned start at 0.
+    bool zeroes = false;
+    for (auto &[v, off] : wb_.kept)
+      zeroes = zeroes || wb_.readFirst.count(v);
+    if (zeroes) {
+      BasicBlock *before = b_.GetInsertBlock();
+      auto *init = newBlock("frame.init");
+      auto *done = newBlock("frame.ready");
+      b_.CreateBr(init);
+      b_.SetInsertPoint(init);
+      auto *w = b_.CreatePHI(i32, 2, "init.warp");
+      Value *part = b_.CreateInBoundsGEP(
+          b_.getInt8Ty(), wb_.frame,
+          b_.CreateMul(b_.CreateZExt(w, i64), b_.getInt64(wb_.frameStride)), "init.part");
+      for (auto &[v, off] : wb_.kept)
+        if (wb_.readFirst.count(v)) {
+          Type *t = vars_[v]->getAllocatedType();
+          b_.CreateStore(llvm::Constant::getNullValue(t),
+                         b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), part, off));
+        }
+      Value *next = b_.CreateAdd(w, b_.getInt32(1));
+      b_.CreateCondBr(b_.CreateICmpULT(next, wb_.warps), init, done);
+      w->addIncoming(b_.getInt32(0), before);
+      w->addIncoming(next, init);
+      b_.SetInsertPoint(done);
+    }
+  }
+  // Block-level code evaluates only block-uniform expressions; a mask is still at hand.
+  mask_ = std::make_unique<MaskContext>(
+      b_, b_.CreateBitCast(loadCtx(kCtxLiveMask, i32, "live"), maskTy(), "live.mask"));
+
+  emitBlockSequence(f_.body);
+  b_.CreateBr(exit_);
+  exit_->insertInto(fn_);
+  b_.SetInsertPoint(exit_);
+  b_.CreateRetVoid();
+}
+
+void WarpCodegen::emitBlockSequence(const ir::Block *b) {
+  if (!b)
+    return;
+  std::vector<const ir::Stmt *> run;
+  for (const ir::Stmt *s : b->stmts) {
+    if (!ir::runsOncePerBlock(*s, *wb_.plan)) {
+      run.push_back(s);
+      continue;
+    }
+    emitWarpRun(run);
+    run.clear();
+    emitOncePerBlock(*s);
+  }
+  emitWarpRun(run);
+}
+
+void WarpCodegen::emitOncePerBlock(const ir::Stmt &s) {
+  using ir::StmtKind;
+  ctx_ = wb_.ctx0;
+  switch (s.kind) {
+  case StmtKind::Barrier: // every warp is here (see the top of this file)
+    return;
+  case StmtKind::Block:
+    emitBlockSequence(ir::nestedBlock(s));
+    return;
+  case StmtKind::Assign: {
+    Value *v = emitExpr(*s.value);
+    if (v->getType()->isVectorTy() || !scalarVar(s.var)) {
+      mc_.fail("internal error: block-level assignment of a varying value in " + f_.name);
+      return;
+    }
+    b_.CreateStore(v, vars_[s.var]);
+    return;
+  }
+  case StmtKind::If: {
+    Value *c = emitCond(s.cond);
+    if (c->getType()->isVectorTy()) {
+      mc_.fail("internal error: block-level condition emitted as a vector in " + f_.name);
+      return;
+    }
+    auto *thenBB = newBlock("block.then");
+    auto *elseBB = newBlock("block.else");
+    auto *joinBB = newBlock("block.join");
+    b_.CreateCondBr(c, thenBB, elseBB);
+    b_.SetInsertPoint(thenBB);
+    emitBlockSequence(s.thenBody);
+    b_.CreateBr(joinBB);
+    b_.SetInsertPoint(elseBB);
+    emitBlockSequence(s.elseBody);
+    b_.CreateBr(joinBB);
+    b_.SetInsertPoint(joinBB);
+    return;
+  }
+  case StmtKind::Loop: {
+    // repeat { preCond; if (testFirst && !cond) break; body; step; if (!testFirst && !cond)
+    // break; }, as emitLoop, with one condition for the whole block.
+    auto *headBB = newBlock("block.loop");
+    auto *bodyBB = newBlock("block.loop.body");
+    auto *exitBB = newBlock("block.loop.exit");
+    auto test = [&](BasicBlock *then) {
+      ctx_ = wb_.ctx0;
+      Value *c = emitCond(s.cond);
+      if (c->getType()->isVectorTy()) {
+        mc_.fail("internal error: block-level loop condition emitted as a vector in " + f_.name);
+        c = b_.getFalse();
+      }
+      b_.CreateCondBr(c, then, exitBB);
+    };
+    b_.CreateBr(headBB);
+    b_.SetInsertPoint(headBB);
+    emitBlockSequence(s.preCond);
+    if (s.testFirst)
+      test(bodyBB);
+    else
+      b_.CreateBr(bodyBB);
+    b_.SetInsertPoint(bodyBB);
+    ++rolledLoops_; // its accesses run often: inline gathers pay (emitGatherAccess)
+    emitBlockSequence(s.body);
+    emitBlockSequence(s.step);
+    --rolledLoops_;
+    ctx_ = wb_.ctx0;
+    emitBackEdge(s.site, !shortLoops_.count(&s)); // a stop ends the block (exit_)
+    if (s.testFirst) {
+      b_.CreateBr(headBB);
+    } else {
+      auto *againBB = newBlock("block.loop.again");
+      test(againBB);
+      b_.SetInsertPoint(againBB);
+      b_.CreateBr(headBB);
+    }
+    b_.SetInsertPoint(exitBB);
+    return;
+  }
+  default:
+    mc_.fail("internal error: statement of the wrong kind at block level in " + f_.name);
+    return;
+  }
+}
+
+void WarpCodegen::emitWarpRun(const std::vector<const ir::Stmt *> &run) {
+  if (run.empty())
+    return;
+  Type *i32 = b_.getInt32Ty(), *i64 = b_.getInt64Ty();
+  std::set<const ir::Var *> used, assigned;
+  for (const ir::Stmt *s : run)
+    varsOf(*s, used, &assigned);
+  BasicBlock *before = b_.GetInsertBlock();
+  auto *headBB = newBlock("warp");
+  auto *doneBB = newBlock("warp.done");
+  b_.CreateBr(headBB);
+  b_.SetInsertPoint(headBB);
+  auto *w = b_.CreatePHI(i32, 2, "warp");
+  ctx_ = b_.CreateInBoundsGEP(b_.getInt8Ty(), wb_.ctx0,
+                              b_.CreateMul(b_.CreateZExt(w, i64), b_.getInt64(sizeof(KernWarpCtx))),
+                              "ctx");
+  Value *part = nullptr;
+  if (wb_.frame)
+    part = b_.CreateInBoundsGEP(b_.getInt8Ty(), wb_.frame,
+                                b_.CreateMul(b_.CreateZExt(w, i64), b_.getInt64(wb_.frameStride)),
+                                "warp.frame");
+  // The warp's own values: what it kept, and 0 for what it may read before assigning.
+  for (const ir::Var *v : used) {
+    llvm::AllocaInst *slot = vars_[v];
+    if (auto it = wb_.kept.find(v); it != wb_.kept.end()) {
+      Value *field = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), part, it->second);
+      b_.CreateStore(b_.CreateLoad(slot->getAllocatedType(), field, v->name + ".kept"), slot);
+    } else if (!wb_.plan->blockVars.count(v) && !v->isParam && wb_.readFirst.count(v)) {
+      b_.CreateStore(zeroValue(v->type, slot->getAllocatedType()), slot);
+    }
+  }
+  auto blockMask = std::move(mask_);
+  mask_ = std::make_unique<MaskContext>(
+      b_, b_.CreateBitCast(loadCtx(kCtxLiveMask, i32, "live"), maskTy(), "live.mask"));
+  for (const ir::Stmt *s : run)
+    emitStmt(*s);
+  for (const ir::Var *v : assigned)
+    if (auto it = wb_.kept.find(v); it != wb_.kept.end()) {
+      llvm::AllocaInst *slot = vars_[v];
+      b_.CreateStore(b_.CreateLoad(slot->getAllocatedType(), slot, v->name),
+                     b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), part, it->second));
+    }
+  mask_ = std::move(blockMask);
+  Value *next = b_.CreateAdd(w, b_.getInt32(1), "warp.next");
+  b_.CreateCondBr(b_.CreateICmpULT(next, wb_.warps), headBB, doneBB);
+  w->addIncoming(b_.getInt32(0), before);
+  w->addIncoming(next, b_.GetInsertBlock());
+  b_.SetInsertPoint(doneBB);
+  ctx_ = wb_.ctx0;
+}
+
+} // namespace kern::backend::warp

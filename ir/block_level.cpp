@@ -1,0 +1,237 @@
+// Which kernels run their barrier-reaching statements once per block (ir/block_level.h).
+#include "ir/block_level.h"
+
+#include "ir/analysis.h"
+#include "ir/analysis_structure.h"
+
+#include <vector>
+
+namespace kern::ir {
+
+namespace {
+
+/// blockUniform's rules; a variable read is collected in `reads` instead of tested (any
+/// uniform variable that is not a parameter: the plan then makes it a block variable, or gives
+/// up where it cannot).
+bool uniformForBlock(const Expr *e, std::set<const Var *> *reads,
+                     const std::set<const Var *> *blockVars) {
+  if (!e || !e->uniform)
+    return false;
+  switch (e->kind) {
+  case ExprKind::Const:
+    return true;
+  case ExprKind::VarRef:
+    if (!e->var || !e->var->uniform)
+      return false;
+    if (e->var->isParam) // a kernel parameter: one value per launch (never assigned here)
+      return true;
+    if (reads) {
+      reads->insert(e->var);
+      return true;
+    }
+    return blockVars && blockVars->count(e->var);
+  case ExprKind::BuiltinVar:
+    switch (e->builtinVar) {
+    case BuiltinVar::ThreadIdxX:
+    case BuiltinVar::ThreadIdxY:
+    case BuiltinVar::ThreadIdxZ:
+    case BuiltinVar::LaneId:
+      return false;
+    default:
+      return true;
+    }
+  case ExprKind::Binary:
+    // An integer division may fault (by zero) or overflow (by -1): only by another constant.
+    if ((e->binaryOp == BinaryOp::Div || e->binaryOp == BinaryOp::Rem) && !e->type.isFloat() &&
+        (e->ops[1]->kind != ExprKind::Const || e->ops[1]->intValue == 0 ||
+         e->ops[1]->intValue == -1))
+      return false;
+    [[fallthrough]];
+  case ExprKind::Unary:
+  case ExprKind::Cast:
+  case ExprKind::Select:
+    for (const Expr *o : e->ops)
+      if (!uniformForBlock(o, reads, blockVars))
+        return false;
+    return true;
+  default: // loads, calls, intrinsics, addresses
+    return false;
+  }
+}
+
+/// Whether `b` holds a break or continue of the loop whose body it is (not one of a loop
+/// nested in it).
+bool leavesLoop(const Block *b) {
+  if (!b)
+    return false;
+  for (const Stmt *s : b->stmts) {
+    if (s->kind == StmtKind::Break || s->kind == StmtKind::Continue)
+      return true;
+    if (s->kind == StmtKind::Loop)
+      continue;
+    if (leavesLoop(s->thenBody) || leavesLoop(s->elseBody) ||
+        (s->kind == StmtKind::Block && leavesLoop(s->body)))
+      return true;
+  }
+  return false;
+}
+
+/// Whether `b` holds a statement of kind `kind`, or (`syncExprs`) a counting barrier.
+bool holds(const Block *b, StmtKind kind) {
+  if (!b)
+    return false;
+  for (const Stmt *s : b->stmts)
+    if (s->kind == kind || holds(s->thenBody, kind) || holds(s->elseBody, kind) ||
+        holds(s->preCond, kind) || holds(s->body, kind) || holds(s->step, kind))
+      return true;
+  return false;
+}
+
+bool countingBarrier(const Expr *e) {
+  if (!e)
+    return false;
+  if (e->kind == ExprKind::Intrinsic &&
+      (e->intrinsic == IntrinsicId::SyncCount || e->intrinsic == IntrinsicId::SyncAnd ||
+       e->intrinsic == IntrinsicId::SyncOr))
+    return true;
+  for (const Expr *o : e->ops)
+    if (countingBarrier(o))
+      return true;
+  return false;
+}
+
+void collectAssigns(const Block *b, std::vector<const Stmt *> &out) {
+  if (!b)
+    return;
+  for (const Stmt *s : b->stmts) {
+    if (s->kind == StmtKind::Assign)
+      out.push_back(s);
+    for (const Block *c : {s->thenBody, s->elseBody, s->preCond, s->body, s->step})
+      collectAssigns(c, out);
+  }
+}
+
+class Planner {
+public:
+  BlockLevelPlan plan;
+  bool ok = true;
+
+  /// A block-level sequence: statements that reach a barrier, and the assignments that may
+  /// turn out to be block-level (candidates_).
+  void sequence(const Block *b) {
+    if (!b)
+      return;
+    for (const Stmt *s : b->stmts) {
+      if (!ok)
+        return;
+      if (!reachesBarrier(*s)) {
+        if (s->kind == StmtKind::Assign)
+          candidates_.push_back(s);
+        continue;
+      }
+      switch (s->kind) {
+      case StmtKind::Barrier:
+        break;
+      case StmtKind::Block:
+        sequence(nestedBlock(*s));
+        break;
+      case StmtKind::If:
+        ok = uniformForBlock(s->cond, &plan.blockVars, nullptr);
+        sequence(s->thenBody);
+        sequence(s->elseBody);
+        break;
+      case StmtKind::Loop:
+        ok = s->cond && uniformForBlock(s->cond, &plan.blockVars, nullptr) &&
+             !leavesLoop(s->body) && onceOnly(s->preCond) && onceOnly(s->step);
+        sequence(s->body);
+        break;
+      default: // an assignment or a store that reaches a barrier: a counting form
+        ok = false;
+        break;
+      }
+    }
+  }
+
+  /// The candidates that assign a block variable run once per block; what they read becomes
+  /// one too, and so on until nothing changes.
+  void close() {
+    for (bool changed = true; changed && ok;) {
+      changed = false;
+      for (const Stmt *s : candidates_) {
+        if (!plan.blockVars.count(s->var) || plan.onceAssigns.count(s))
+          continue;
+        ok = ok && uniformForBlock(s->value, &plan.blockVars, nullptr);
+        plan.onceAssigns.insert(s);
+        changed = true;
+      }
+    }
+  }
+
+private:
+  /// A loop's preCond or step: assignments that run once per block, each iteration.
+  bool onceOnly(const Block *b) {
+    if (!b)
+      return true;
+    for (const Stmt *s : b->stmts) {
+      if (s->kind != StmtKind::Assign || !s->var || !s->var->uniform ||
+          !uniformForBlock(s->value, &plan.blockVars, nullptr))
+        return false;
+      plan.blockVars.insert(s->var);
+      plan.onceAssigns.insert(s);
+    }
+    return true;
+  }
+
+  std::vector<const Stmt *> candidates_;
+};
+
+} // namespace
+
+bool blockUniform(const Expr *e, const std::set<const Var *> &blockVars) {
+  return uniformForBlock(e, nullptr, &blockVars);
+}
+
+bool runsOncePerBlock(const Stmt &s, const BlockLevelPlan &plan) {
+  return plan.onceAssigns.count(&s) || reachesBarrier(s);
+}
+
+BlockLevelPlan planBlockLevel(const Function &kernel) {
+  const Block *body = kernel.body;
+  if (kernel.kind != FunctionKind::Kernel || !kernel.usesBarriers || !kernel.slots.empty() ||
+      !body || holds(body, StmtKind::Return) || holds(body, StmtKind::Alloca))
+    return {};
+  bool counting = false, calls = false;
+  forEachExpr(body, [&](const Expr *e) {
+    counting = counting || countingBarrier(e);
+    std::vector<const Expr *> work{e};
+    while (!work.empty() && !calls) {
+      const Expr *x = work.back();
+      work.pop_back();
+      calls = x->kind == ExprKind::Call;
+      work.insert(work.end(), x->ops.begin(), x->ops.end());
+    }
+  });
+  if (counting || calls)
+    return {};
+  Planner p;
+  p.sequence(body);
+  p.close();
+  if (!p.ok)
+    return {};
+  // A block variable is uniform, not a parameter, and assigned by block-level statements only.
+  for (const Var *v : p.plan.blockVars)
+    if (!v->uniform || v->isParam)
+      return {};
+  std::vector<const Stmt *> assigns;
+  collectAssigns(body, assigns);
+  for (const Stmt *s : assigns) {
+    if (s->var && s->var->isParam)
+      return {}; // a parameter that changes: each warp's own copy (not worth the case)
+    if (p.plan.blockVars.count(s->var) && !p.plan.onceAssigns.count(s))
+      return {};
+  }
+  p.plan.eligible = true;
+  return p.plan;
+}
+
+} // namespace kern::ir
