@@ -38,6 +38,13 @@ constexpr int32_t kHostPollInterval = 1 << 16;
 /// variables as <32 x T> registers spilled, and the calls it makes into the runtime.
 constexpr uint64_t kFrameSlackBytes = 64 << 10;
 
+/// The symbol of a kernel's block form: its name followed by this.
+inline constexpr const char *kBlockFormSuffix = ".block";
+
+/// Whether kernel `f` of `m` also gets a block form, where its statements that reach a
+/// barrier run once per block (ir::planBlockLevel): in fast mode, when it reads no clock.
+bool hasBlockForm(const ir::Module &m, const ir::Function &f, const CompileOptions &o);
+
 /// Per-module code generation state shared by warp_codegen and host_codegen.
 struct ModuleContext {
   llvm::LLVMContext &llvm;
@@ -50,11 +57,10 @@ struct ModuleContext {
   std::map<const ir::Function *, llvm::Function *> hostFunctions;
   /// Kernels compiled to run a whole block per call (ir::runsBlockInRegions).
   std::set<const ir::Function *> regionKernels;
-  /// Of those, the kernels whose barrier-reaching statements run once per block in fast mode
-  /// (ir::planBlockLevel; warp_blocks.cpp): their plans, and the region form (`@name.regions`)
-  /// each calls where a barrier must be judged warp by warp.
+  /// The kernels that also have a block form (hasBlockForm; warp_blocks.cpp), `@name.block`:
+  /// their plans and functions.
   std::map<const ir::Function *, ir::BlockLevelPlan> blockLevelKernels;
-  std::map<const ir::Function *, llvm::Function *> regionFallbacks;
+  std::map<const ir::Function *, llvm::Function *> blockForms;
   /// The host function table (ir::Module::hostFunctionTable): entry v is the function a
   /// function pointer of value v calls (entry 0, the null pointer, is none), and the number of
   /// its signature (hostSignatures), which a call through a pointer checks.

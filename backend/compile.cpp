@@ -245,6 +245,7 @@ public:
   std::vector<WarpFunction> kernels;
   MainFunction mainFn = nullptr;
   std::vector<bool> wholeBlock;
+  std::vector<WarpFunction> blockKernels;
   /// The optimised IR of each module in unit order (the access functions' module last), when
   /// CompileOptions::keepIR asked for it at compile time, or once llvmIR() has regenerated it.
   mutable std::vector<std::string> moduleIRs;
@@ -255,6 +256,9 @@ public:
   }
   WarpFunction kernel(size_t index) const override {
     return index < kernels.size() ? kernels[index] : nullptr;
+  }
+  WarpFunction blockKernel(size_t index) const override {
+    return index < blockKernels.size() ? blockKernels[index] : nullptr;
   }
   MainFunction main() const override { return mainFn; }
   std::string llvmIR() const override {
@@ -363,6 +367,16 @@ std::unique_ptr<CompiledProgram> compile(const ir::Module &module, const Compile
     }
     program->kernels.push_back(reinterpret_cast<WarpFunction>(*addr));
     program->wholeBlock.push_back(ir::runsBlockInRegions(*k));
+    WarpFunction block = nullptr;
+    if (hasBlockForm(module, *k, options)) {
+      auto blockAddr = j.lookup(k->name + kBlockFormSuffix);
+      if (!blockAddr) {
+        error = linkError(j, blockAddr.takeError());
+        return nullptr;
+      }
+      block = reinterpret_cast<WarpFunction>(*blockAddr);
+    }
+    program->blockKernels.push_back(block);
   }
   if (mainFn) {
     auto addr = j.lookup(kMainSymbol);

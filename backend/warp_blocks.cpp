@@ -15,9 +15,10 @@
 // its turn and stored at the end; the others are registers of one turn. A fault or a stop in a
 // warp's turn ends the block there, as the fibers end it: no later warp runs.
 //
-// Where a barrier must be judged warp by warp (counters being counted, which code compiled
-// without them leaves to the runtime; a lone warp in checked mode), the function calls the
-// kernel's region form instead.
+// This is the kernel's block form, `@name.block`, beside its usual form (fibers or regions),
+// which the runtime uses for blocks of one warp (which run as one turn, their values in registers
+// from barrier to barrier) and where counters are counted or accesses checked (the runtime then
+// looks at each warp's arrival at a barrier).
 #include "backend/warp_codegen_impl.h"
 #include "ir/analysis.h"
 #include "ir/analysis_structure.h"
@@ -91,7 +92,7 @@ struct RunUse {
 
 } // namespace
 
-void WarpCodegen::emitWholeBlock(const ir::BlockLevelPlan &plan, llvm::Function *regions) {
+void WarpCodegen::emitWholeBlock(const ir::BlockLevelPlan &plan) {
   if (mc_.options.fmad) {
     llvm::FastMathFlags contract;
     contract.setAllowContract(true);
@@ -105,29 +106,6 @@ void WarpCodegen::emitWholeBlock(const ir::BlockLevelPlan &plan, llvm::Function 
   wb_.ctx0 = ctx_;
   exit_ = BasicBlock::Create(c_, "block.end");
 
-  // Counters being counted (by code compiled without them: the runtime counts barriers), or a
-  // lone warp's barriers judged one by one: the region form does what the runtime needs. It
-  // also runs a block of one warp, which it runs as one turn, its values in registers from
-  // barrier to barrier (KernWarpCtx::barrierInline 2), where this form would keep them in the
-  // frame.
-  auto *regionsBB = newBlock("block.regions");
-  auto *startBB = newBlock("block.start");
-  Value *inlineMode = loadCtx(kCtxBarrierInline, i32, "barrier.inline");
-  Value *counters = loadCtx(kCtxCounters, b_.getPtrTy(), "counters");
-  b_.CreateCondBr(
-      b_.CreateOr(b_.CreateICmpNE(inlineMode, b_.getInt32(1)),
-                  b_.CreateICmpNE(counters, llvm::ConstantPointerNull::get(b_.getPtrTy()))),
-      regionsBB, startBB);
-  b_.SetInsertPoint(regionsBB);
-  b_.CreateCall(regions, {ctx_});
-  b_.CreateRetVoid();
-
-  // The block starts as the fibers' first warp would (FiberPool::pickSlow).
-  b_.SetInsertPoint(startBB);
-  auto *goBB = newBlock("block.go");
-  Value *starts = b_.CreateCall(runtime(RuntimeFunction::kern_rt_region_start), {ctx_}, "starts");
-  b_.CreateCondBr(b_.CreateICmpNE(starts, b_.getInt32(0)), goBB, exit_);
-  b_.SetInsertPoint(goBB);
   Value *threads = b_.CreateMul(b_.CreateMul(loadCtx(kCtxBlockDim, i32, "block.x"),
                                              loadCtx(kCtxBlockDim + 4, i32, "block.y")),
                                 loadCtx(kCtxBlockDim + 8, i32, "block.z"), "block.threads");

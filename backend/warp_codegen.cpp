@@ -933,6 +933,10 @@ namespace kern::backend {
 
 using llvm::Type;
 
+bool hasBlockForm(const ir::Module &m, const ir::Function &f, const CompileOptions &o) {
+  return !o.counters && !o.checked && !m.readsClock && ir::planBlockLevel(f).eligible;
+}
+
 llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f) {
   auto &c = mc.llvm;
   Type *ptr = llvm::PointerType::getUnqual(c);
@@ -957,22 +961,15 @@ llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f) {
       fn->getArg(3 + i)->setName(f.params[i]->name);
   }
   setCommonAttributes(fn);
-  if (ir::runsBlockInRegions(f)) {
+  if (ir::runsBlockInRegions(f))
     mc.regionKernels.insert(&f);
-    // Fast mode: the statements that reach a barrier once per block where the kernel allows
-    // it (warp_blocks.cpp), the region form beside it.
-    if (!mc.options.counters && !mc.options.checked && !mc.ir.readsClock) {
-      ir::BlockLevelPlan plan = ir::planBlockLevel(f);
-      if (plan.eligible) {
-        auto *regions = llvm::Function::Create(
-            fn->getFunctionType(), llvm::Function::InternalLinkage, f.name + ".regions", mc.module);
-        regions->getArg(0)->setName("ctx");
-        setCommonAttributes(regions);
-        regions->addFnAttr(llvm::Attribute::NoInline); // the rare path stays apart
-        mc.blockLevelKernels[&f] = std::move(plan);
-        mc.regionFallbacks[&f] = regions;
-      }
-    }
+  if (f.kind == ir::FunctionKind::Kernel && hasBlockForm(mc.ir, f, mc.options)) {
+    auto *block = llvm::Function::Create(fn->getFunctionType(), llvm::Function::ExternalLinkage,
+                                         f.name + kBlockFormSuffix, mc.module);
+    block->getArg(0)->setName("ctx");
+    setCommonAttributes(block);
+    mc.blockLevelKernels[&f] = ir::planBlockLevel(f);
+    mc.blockForms[&f] = block;
   }
   mc.warpFunctions[&f] = fn;
   return fn;
@@ -984,13 +981,9 @@ void emitWarpFunction(ModuleContext &mc, const ir::Function &f) {
     mc.fail("internal error: warp function " + f.name + " was not declared");
     return;
   }
-  if (auto plan = mc.blockLevelKernels.find(&f); plan != mc.blockLevelKernels.end()) {
-    llvm::Function *regions = mc.regionFallbacks.at(&f);
-    warp::WarpCodegen(mc, f, regions).emit();
-    warp::WarpCodegen(mc, f, it->second).emitWholeBlock(plan->second, regions);
-    return;
-  }
   warp::WarpCodegen(mc, f, it->second).emit();
+  if (auto plan = mc.blockLevelKernels.find(&f); plan != mc.blockLevelKernels.end())
+    warp::WarpCodegen(mc, f, mc.blockForms.at(&f)).emitWholeBlock(plan->second);
 }
 
 } // namespace kern::backend

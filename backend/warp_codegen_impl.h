@@ -116,11 +116,10 @@ public:
   WarpCodegen(ModuleContext &mc, const ir::Function &f, llvm::Function *fn)
       : mc_(mc), f_(f), fn_(fn), c_(mc.llvm), b_(mc.llvm) {}
   void emit();
-  /// A kernel of ModuleContext::blockLevelKernels: its statements that reach a barrier run once
-  /// per block, those between barriers in a loop over the warps (warp_blocks.cpp). Where a
-  /// barrier must be judged warp by warp (counters being counted), it calls `regions`, the
-  /// kernel's region form.
-  void emitWholeBlock(const ir::BlockLevelPlan &plan, llvm::Function *regions);
+  /// The block form of a kernel of ModuleContext::blockLevelKernels: its statements that reach
+  /// a barrier run once per block, those between barriers in a loop over the warps
+  /// (warp_blocks.cpp).
+  void emitWholeBlock(const ir::BlockLevelPlan &plan);
   /// Defines the general access functions of mc.accessKinds, exported (defineAccessFunctions).
   void defineAccessFunctions();
 

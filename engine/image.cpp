@@ -88,6 +88,7 @@ backend::KernelImage kernelImage(const Program::Impl &p, size_t index,
   k.staticSharedBytes = f.staticSharedBytes;
   k.usesBarriers = f.usesBarriers;
   k.wholeBlock = native.kernelRunsWholeBlock(index);
+  k.blockFn = native.blockKernel(index);
   k.orderedBlocks = ir::usesGlobalAtomicResults(f);
   k.launchBoundsMaxThreads = f.launchBoundsMaxThreads;
   // Without --regs, occupancy uses the IR's register estimate (ir/analysis.h), which the

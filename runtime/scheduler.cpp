@@ -211,6 +211,19 @@ void runBlockWhole(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *share
   b.phases = nullptr;
 }
 
+/// A kernel's block form (KernelImage::blockFn): one call runs the block, the statements that
+/// reach a barrier once for it, those between barriers for each warp in turn; a fault or a stop
+/// ends it where it happens.
+void runBlockOnce(WorkerState &W, LaunchState &L, BlockState &b, uint8_t *shared, uint32_t bx,
+                  uint32_t by, uint32_t bz) {
+  KernWarpCtx *contexts = blockContexts(W, L, b, shared, bx, by, bz);
+  if (mustStop(&b)) // as the fibers' first warp would not start (FiberPool::pickSlow)
+    return;
+  b.worker = &W;
+  b.started = true;
+  L.cfg->kernel->blockFn(contexts);
+}
+
 void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
   const LaunchConfig &cfg = *L.cfg;
   BlockState b;
@@ -249,6 +262,8 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
     b.started = true;
     recordFault(&b, &contexts[0], 0, stop, 0, 0);
     L.stopAll.store(true);
+  } else if (cfg.kernel->blockFn && L.warpsPerBlock > 1 && !b.counters && !b.checked) {
+    runBlockOnce(W, L, b, shared, bx, by, bz);
   } else if (cfg.kernel->wholeBlock) {
     runBlockWhole(W, L, b, shared, bx, by, bz);
   } else if (cfg.kernel->usesBarriers && L.warpsPerBlock > 1) {
@@ -590,7 +605,8 @@ bool Scheduler::reserveLocalMemory(const LaunchConfig &cfg) {
   const uint64_t threads = uint64_t(cfg.block[0]) * cfg.block[1] * cfg.block[2];
   const auto warps = static_cast<uint32_t>((threads + KERN_WARP_SIZE - 1) / KERN_WARP_SIZE);
   // As runBlock chooses: fibers and whole-block kernels keep every warp of a block alive at once.
-  const bool together = cfg.kernel->wholeBlock || (cfg.kernel->usesBarriers && warps > 1);
+  const bool together =
+      cfg.kernel->wholeBlock || cfg.kernel->blockFn || (cfg.kernel->usesBarriers && warps > 1);
   for (auto &s : states_)
     if (!s->local.reserve(together ? warps : 1, cfg.localBytesPerWarp)) {
       for (auto &t : states_)

@@ -172,6 +172,9 @@ TEST_CASE("a program compiles to the same code on any number of threads", "[back
       CHECK(p->main() != nullptr);
       CHECK(p->kernelRunsWholeBlock(3)); // r
       CHECK_FALSE(p->kernelRunsWholeBlock(0));
+      // r's barriers stand in block-uniform control: fast mode gives it a block form too.
+      CHECK((p->blockKernel(3) != nullptr) == !counters);
+      CHECK(p->blockKernel(0) == nullptr);
       if (counters)
         continue;
       const std::string ir = p->llvmIR();
