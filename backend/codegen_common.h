@@ -42,7 +42,8 @@ constexpr uint64_t kFrameSlackBytes = 64 << 10;
 inline constexpr const char *kBlockFormSuffix = ".block";
 
 /// Whether kernel `f` of `m` also gets a block form, where its statements that reach a
-/// barrier run once per block (ir::planBlockLevel): in fast mode, when it reads no clock.
+/// barrier run once per block (ir::planBlockLevel): in fast and checked mode (not where counters
+/// are compiled in), when it reads no clock.
 bool hasBlockForm(const ir::Module &m, const ir::Function &f, const CompileOptions &o);
 
 /// Per-module code generation state shared by warp_codegen and host_codegen.

@@ -40,7 +40,7 @@ struct KernelImage {
   /// another between barriers, with no fiber.
   bool wholeBlock = false;
   /// The kernel's block form, or null (CompiledProgram::blockKernel): the runtime runs a block
-  /// of several warps with it, one call for the block, while nothing is counted or checked.
+  /// of several warps with it, one call for the block, while nothing is counted.
   WarpFunction blockFn = nullptr;
   /// Uses what an atomic on global memory returns (ir::usesGlobalAtomicResults): its blocks run
   /// one after another in order, on one worker, so that which block gets which value, and all

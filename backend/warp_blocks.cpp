@@ -17,8 +17,9 @@
 //
 // This is the kernel's block form, `@name.block`, beside its usual form (fibers or regions),
 // which the runtime uses for blocks of one warp (which run as one turn, their values in registers
-// from barrier to barrier) and where counters are counted or accesses checked (the runtime then
-// looks at each warp's arrival at a barrier).
+// from barrier to barrier) and where counters are counted (the runtime then counts each warp's
+// arrival at a barrier). Compiled with checks (checked mode), a barrier tells the race detector
+// that the accesses after it are ordered after those before it (kern_rt_block_barrier).
 #include "backend/warp_codegen_impl.h"
 #include "ir/analysis.h"
 #include "ir/analysis_structure.h"
@@ -205,6 +206,8 @@ void WarpCodegen::emitOncePerBlock(const ir::Stmt &s) {
   ctx_ = wb_.ctx0;
   switch (s.kind) {
   case StmtKind::Barrier: // every warp is here (see the top of this file)
+    if (mc_.options.checked)
+      b_.CreateCall(runtime(RuntimeFunction::kern_rt_block_barrier), {ctx_});
     return;
   case StmtKind::Block:
     emitBlockSequence(ir::nestedBlock(s));

@@ -934,7 +934,7 @@ namespace kern::backend {
 using llvm::Type;
 
 bool hasBlockForm(const ir::Module &m, const ir::Function &f, const CompileOptions &o) {
-  return !o.counters && !o.checked && !m.readsClock && ir::planBlockLevel(f).eligible;
+  return !o.counters && !m.readsClock && ir::planBlockLevel(f).eligible;
 }
 
 llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f) {

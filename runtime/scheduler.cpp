@@ -262,7 +262,7 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
     b.started = true;
     recordFault(&b, &contexts[0], 0, stop, 0, 0);
     L.stopAll.store(true);
-  } else if (cfg.kernel->blockFn && L.warpsPerBlock > 1 && !b.counters && !b.checked) {
+  } else if (cfg.kernel->blockFn && L.warpsPerBlock > 1 && !b.counters) {
     runBlockOnce(W, L, b, shared, bx, by, bz);
   } else if (cfg.kernel->wholeBlock) {
     runBlockWhole(W, L, b, shared, bx, by, bz);
@@ -519,6 +519,11 @@ int32_t kern_rt_region_phase(KernWarpCtx *ctx) { return kern::runtime::regionPha
 
 int32_t kern_rt_region_release(KernWarpCtx *ctx, uint32_t count) {
   return kern::runtime::regionRelease(ctx, count);
+}
+
+void kern_rt_block_barrier(KernWarpCtx *ctx) {
+  if (kern::runtime::CheckedWorker *c = kern::runtime::checkedStateOf(ctx))
+    kern::runtime::checkedBarrier(c);
 }
 
 } // extern "C"
