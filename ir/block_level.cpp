@@ -111,6 +111,117 @@ void collectAssigns(const Block *b, std::vector<const Stmt *> &out) {
   }
 }
 
+/// Whether evaluating `e` can have an effect another warp could tell apart by order: a memory
+/// access (loads fault), a call, an intrinsic other than pure math, a division that may fault.
+bool noisy(const Expr *e) {
+  if (!e)
+    return false;
+  switch (e->kind) {
+  case ExprKind::Load:
+  case ExprKind::Call:
+    return true;
+  case ExprKind::Intrinsic:
+    if (intrinsicKind(e->intrinsic) != IntrinsicKind::Math)
+      return true;
+    break;
+  case ExprKind::Binary:
+    if ((e->binaryOp == BinaryOp::Div || e->binaryOp == BinaryOp::Rem) && !e->type.isFloat() &&
+        (e->ops[1]->kind != ExprKind::Const || e->ops[1]->intValue == 0 ||
+         e->ops[1]->intValue == -1))
+      return true;
+    break;
+  default:
+    break;
+  }
+  for (const Expr *o : e->ops)
+    if (noisy(o))
+      return true;
+  return false;
+}
+
+bool noisy(const Block *b);
+bool noisy(const Stmt &s) {
+  switch (s.kind) {
+  case StmtKind::Store:
+  case StmtKind::Printf:
+  case StmtKind::Launch:
+  case StmtKind::Return:
+  case StmtKind::Alloca:
+  case StmtKind::StackSave:
+  case StmtKind::StackRestore:
+  case StmtKind::Barrier:
+    return true;
+  default:
+    break;
+  }
+  for (const Expr *e : {s.value, s.addr, s.cond, s.format})
+    if (noisy(e))
+      return true;
+  for (const Expr *e : s.args)
+    if (noisy(e))
+      return true;
+  return noisy(s.thenBody) || noisy(s.elseBody) || noisy(s.preCond) || noisy(s.body) ||
+         noisy(s.step);
+}
+bool noisy(const Block *b) {
+  if (b)
+    for (const Stmt *s : b->stmts)
+      if (noisy(*s))
+        return true;
+  return false;
+}
+
+/// The order of the statements between barriers: the block form runs a stretch for every warp
+/// before the next, where the fibers run each warp from barrier to barrier. The two orders agree
+/// when every two stretches that may run with no barrier between them have at most one that
+/// another warp could tell apart by order (noisy: memory, printf, a fault). `dirty`: such a
+/// stretch ran since the last barrier; the result is the same after `b`; `ok` false where two
+/// meet.
+bool orderKept(const Block *b, const BlockLevelPlan &plan, bool dirty, bool &ok) {
+  if (!b)
+    return dirty;
+  bool runNoisy = false;
+  auto flush = [&] {
+    if (runNoisy) {
+      ok = ok && !dirty;
+      dirty = true;
+    }
+    runNoisy = false;
+  };
+  for (const Stmt *s : b->stmts) {
+    if (!runsOncePerBlock(*s, plan)) {
+      runNoisy = runNoisy || noisy(*s);
+      continue;
+    }
+    flush();
+    switch (s->kind) {
+    case StmtKind::Barrier:
+      dirty = false;
+      break;
+    case StmtKind::Block:
+      dirty = orderKept(nestedBlock(*s), plan, dirty, ok);
+      break;
+    case StmtKind::If: {
+      const bool t = orderKept(s->thenBody, plan, dirty, ok);
+      const bool e = orderKept(s->elseBody, plan, dirty, ok);
+      dirty = t || e;
+      break;
+    }
+    case StmtKind::Loop: {
+      // Around the back-edge too: the body after itself.
+      const bool once = orderKept(s->body, plan, dirty, ok);
+      const bool again = orderKept(s->body, plan, dirty || once, ok);
+      dirty = dirty || once || again;
+      break;
+    }
+    default: // a block-level assignment: no effect
+      break;
+    }
+  }
+  flush();
+  return dirty;
+}
+
 class Planner {
 public:
   BlockLevelPlan plan;
@@ -230,6 +341,10 @@ BlockLevelPlan planBlockLevel(const Function &kernel) {
     if (p.plan.blockVars.count(s->var) && !p.plan.onceAssigns.count(s))
       return {};
   }
+  bool ordered = true;
+  orderKept(body, p.plan, false, ordered);
+  if (!ordered)
+    return {};
   p.plan.eligible = true;
   return p.plan;
 }

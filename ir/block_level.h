@@ -27,7 +27,11 @@ struct BlockLevelPlan {
 /// barrier is a block, an if or a loop whose condition is block-uniform as above (a loop with
 /// no break or continue of its own), or the barrier itself. The barriers are then reached by
 /// every thread of the block together, as CUDA requires, and by construction: a kernel that
-/// breaks that rule has a varying condition around a barrier and is not eligible.
+/// breaks that rule has a varying condition around a barrier and is not eligible. And two
+/// stretches of statements between barriers that may run one after the other with no barrier
+/// between them (around an if or a loop whose barrier may not run) do not both touch memory,
+/// print or risk a fault: the block form runs the first for every warp before the second, where
+/// the fibers run each warp through both, and only the order of such effects could tell.
 BlockLevelPlan planBlockLevel(const Function &kernel);
 
 /// Whether `s`, a statement of a block-level sequence of `plan`'s kernel, runs once per block

@@ -57,6 +57,7 @@ __global__ void k(int *out, int n) {
   int limit = n * 2 + blockIdx.x;
   int half = blockDim.x / 2;
   s[threadIdx.x] = threadIdx.x;
+  __syncthreads();
   for (int r = 0; r < limit; ++r) {
     if (half > 4) {
       s[threadIdx.x] += 1;
@@ -139,4 +140,43 @@ __global__ void k(int *out) {
   for (int i = 0; i < m; ++i) __syncthreads();
   out[threadIdx.x] = m;
 })") == kNotEligible);
+}
+
+TEST_CASE("two stretches between barriers that may meet keep the fibers' order", "[ir]") {
+  // Stores before and after an if whose barrier may not run: the block form would run the first
+  // store for every warp before the second, the fibers each warp through both.
+  CHECK(blockVars(R"(
+__global__ void k(int *out, int n) {
+  out[threadIdx.x] = 1;
+  if (n > 0) {
+    __syncthreads();
+  }
+  out[threadIdx.x + 64] = 2;
+})") == kNotEligible);
+  // The same around a loop's back-edge: the stretch after the barrier meets the next
+  // iteration's stretch before it.
+  CHECK(blockVars(R"(
+__global__ void k(int *out, int n) {
+  for (int i = 0; i < n; ++i) {
+    out[threadIdx.x] += 1;
+    __syncthreads();
+    out[threadIdx.x + 64] += 1;
+  }
+})") == kNotEligible);
+  // A stretch of arithmetic alone (a matmul's indices) meets the loop's first stores harmlessly.
+  CHECK(blockVars(R"(
+__global__ void k(const float *a, float *c, int n) {
+  __shared__ float t[16][16];
+  int x = threadIdx.x, y = threadIdx.y;
+  int row = blockIdx.y * 16 + y;
+  float acc = 0;
+  for (int k = 0; k < n / 16; ++k) {
+    t[y][x] = a[row * n + k * 16 + x];
+    __syncthreads();
+    for (int j = 0; j < 16; ++j)
+      acc += t[y][j];
+    __syncthreads();
+  }
+  c[row * n + x] = acc;
+})") == std::set<std::string>{"k"});
 }
