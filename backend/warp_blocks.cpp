@@ -151,28 +151,18 @@ void WarpCodegen::emitWholeBlock(const ir::BlockLevelPlan &plan) {
     bool zeroes = false;
     for (auto &[v, off] : wb_.kept)
       zeroes = zeroes || wb_.readFirst.count(v);
-    if (zeroes) {
-      BasicBlock *before = b_.GetInsertBlock();
-      auto *init = newBlock("frame.init");
-      auto *done = newBlock("frame.ready");
-      b_.CreateBr(init);
-      b_.SetInsertPoint(init);
-      auto *w = b_.CreatePHI(i32, 2, "init.warp");
-      Value *part = b_.CreateInBoundsGEP(
-          b_.getInt8Ty(), wb_.frame,
-          b_.CreateMul(b_.CreateZExt(w, i64), b_.getInt64(wb_.frameStride)), "init.part");
-      for (auto &[v, off] : wb_.kept)
-        if (wb_.readFirst.count(v)) {
-          Type *t = vars_[v]->getAllocatedType();
-          b_.CreateStore(llvm::Constant::getNullValue(t),
-                         b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), part, off));
-        }
-      Value *next = b_.CreateAdd(w, b_.getInt32(1));
-      b_.CreateCondBr(b_.CreateICmpULT(next, wb_.warps), init, done);
-      w->addIncoming(b_.getInt32(0), before);
-      w->addIncoming(next, init);
-      b_.SetInsertPoint(done);
-    }
+    if (zeroes)
+      forEachWarp("frame.init", [&](Value *w) {
+        Value *part = b_.CreateInBoundsGEP(
+            b_.getInt8Ty(), wb_.frame,
+            b_.CreateMul(b_.CreateZExt(w, i64), b_.getInt64(wb_.frameStride)), "init.part");
+        for (auto &[v, off] : wb_.kept)
+          if (wb_.readFirst.count(v)) {
+            Type *t = vars_[v]->getAllocatedType();
+            b_.CreateStore(llvm::Constant::getNullValue(t),
+                           b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), part, off));
+          }
+      });
   }
   // Block-level code evaluates only block-uniform expressions; a mask is still at hand.
   mask_ = std::make_unique<MaskContext>(
@@ -286,6 +276,21 @@ void WarpCodegen::emitOncePerBlock(const ir::Stmt &s) {
   }
 }
 
+void WarpCodegen::forEachWarp(const llvm::Twine &name, const std::function<void(Value *)> &body) {
+  BasicBlock *before = b_.GetInsertBlock();
+  auto *headBB = newBlock(name);
+  auto *doneBB = newBlock(name + ".done");
+  b_.CreateBr(headBB);
+  b_.SetInsertPoint(headBB);
+  auto *w = b_.CreatePHI(b_.getInt32Ty(), 2, name);
+  body(w);
+  Value *next = b_.CreateAdd(w, b_.getInt32(1), name + ".next");
+  b_.CreateCondBr(b_.CreateICmpULT(next, wb_.warps), headBB, doneBB);
+  w->addIncoming(b_.getInt32(0), before);
+  w->addIncoming(next, b_.GetInsertBlock());
+  b_.SetInsertPoint(doneBB);
+}
+
 void WarpCodegen::emitWarpRun(const std::vector<const ir::Stmt *> &run) {
   if (run.empty())
     return;
@@ -293,47 +298,38 @@ void WarpCodegen::emitWarpRun(const std::vector<const ir::Stmt *> &run) {
   std::set<const ir::Var *> used, assigned;
   for (const ir::Stmt *s : run)
     varsOf(*s, used, &assigned);
-  BasicBlock *before = b_.GetInsertBlock();
-  auto *headBB = newBlock("warp");
-  auto *doneBB = newBlock("warp.done");
-  b_.CreateBr(headBB);
-  b_.SetInsertPoint(headBB);
-  auto *w = b_.CreatePHI(i32, 2, "warp");
-  ctx_ = b_.CreateInBoundsGEP(b_.getInt8Ty(), wb_.ctx0,
-                              b_.CreateMul(b_.CreateZExt(w, i64), b_.getInt64(sizeof(KernWarpCtx))),
-                              "ctx");
-  Value *part = nullptr;
-  if (wb_.frame)
-    part = b_.CreateInBoundsGEP(b_.getInt8Ty(), wb_.frame,
-                                b_.CreateMul(b_.CreateZExt(w, i64), b_.getInt64(wb_.frameStride)),
-                                "warp.frame");
-  // The warp's own values: what it kept, and 0 for what it may read before assigning.
-  for (const ir::Var *v : used) {
-    llvm::AllocaInst *slot = vars_[v];
-    if (auto it = wb_.kept.find(v); it != wb_.kept.end()) {
-      Value *field = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), part, it->second);
-      b_.CreateStore(b_.CreateLoad(slot->getAllocatedType(), field, v->name + ".kept"), slot);
-    } else if (!wb_.plan->blockVars.count(v) && !v->isParam && wb_.readFirst.count(v)) {
-      b_.CreateStore(zeroValue(v->type, slot->getAllocatedType()), slot);
-    }
-  }
-  auto blockMask = std::move(mask_);
-  mask_ = std::make_unique<MaskContext>(
-      b_, b_.CreateBitCast(loadCtx(kCtxLiveMask, i32, "live"), maskTy(), "live.mask"));
-  for (const ir::Stmt *s : run)
-    emitStmt(*s);
-  for (const ir::Var *v : assigned)
-    if (auto it = wb_.kept.find(v); it != wb_.kept.end()) {
+  forEachWarp("warp", [&](Value *w) {
+    ctx_ = b_.CreateInBoundsGEP(
+        b_.getInt8Ty(), wb_.ctx0,
+        b_.CreateMul(b_.CreateZExt(w, i64), b_.getInt64(sizeof(KernWarpCtx))), "ctx");
+    Value *part = nullptr;
+    if (wb_.frame)
+      part = b_.CreateInBoundsGEP(b_.getInt8Ty(), wb_.frame,
+                                  b_.CreateMul(b_.CreateZExt(w, i64), b_.getInt64(wb_.frameStride)),
+                                  "warp.frame");
+    // The warp's own values: what it kept, and 0 for what it may read before assigning.
+    for (const ir::Var *v : used) {
       llvm::AllocaInst *slot = vars_[v];
-      b_.CreateStore(b_.CreateLoad(slot->getAllocatedType(), slot, v->name),
-                     b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), part, it->second));
+      if (auto it = wb_.kept.find(v); it != wb_.kept.end()) {
+        Value *field = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), part, it->second);
+        b_.CreateStore(b_.CreateLoad(slot->getAllocatedType(), field, v->name + ".kept"), slot);
+      } else if (!wb_.plan->blockVars.count(v) && !v->isParam && wb_.readFirst.count(v)) {
+        b_.CreateStore(zeroValue(v->type, slot->getAllocatedType()), slot);
+      }
     }
-  mask_ = std::move(blockMask);
-  Value *next = b_.CreateAdd(w, b_.getInt32(1), "warp.next");
-  b_.CreateCondBr(b_.CreateICmpULT(next, wb_.warps), headBB, doneBB);
-  w->addIncoming(b_.getInt32(0), before);
-  w->addIncoming(next, b_.GetInsertBlock());
-  b_.SetInsertPoint(doneBB);
+    auto blockMask = std::move(mask_);
+    mask_ = std::make_unique<MaskContext>(
+        b_, b_.CreateBitCast(loadCtx(kCtxLiveMask, i32, "live"), maskTy(), "live.mask"));
+    for (const ir::Stmt *s : run)
+      emitStmt(*s);
+    for (const ir::Var *v : assigned)
+      if (auto it = wb_.kept.find(v); it != wb_.kept.end()) {
+        llvm::AllocaInst *slot = vars_[v];
+        b_.CreateStore(b_.CreateLoad(slot->getAllocatedType(), slot, v->name),
+                       b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), part, it->second));
+      }
+    mask_ = std::move(blockMask);
+  });
   ctx_ = wb_.ctx0;
 }
 

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -407,6 +408,8 @@ private:
   void emitBlockSequence(const ir::Block *b);
   void emitOncePerBlock(const ir::Stmt &s);
   void emitWarpRun(const std::vector<const ir::Stmt *> &run);
+  /// A loop over the block's warps around what `body` emits for warp `w` (an i32).
+  void forEachWarp(const llvm::Twine &name, const std::function<void(Value *w)> &body);
   /// Builds the phase and warp loops and leaves the builder where a warp starts, with ctx_
   /// its context.
   void beginRegions();
