@@ -41,10 +41,11 @@ constexpr uint64_t kFrameSlackBytes = 64 << 10;
 /// The symbol of a kernel's block form: its name followed by this.
 inline constexpr const char *kBlockFormSuffix = ".block";
 
-/// Whether kernel `f` of `m` also gets a block form, where its statements that reach a
-/// barrier run once per block (ir::planBlockLevel): in fast and checked mode (not where counters
-/// are compiled in), when it reads no clock.
-bool hasBlockForm(const ir::Module &m, const ir::Function &f, const CompileOptions &o);
+/// The plan of kernel `f`'s block form, where its statements that reach a barrier run once per
+/// block (ir::planBlockLevel), or one not `eligible` when it gets none: a block form is made in
+/// fast and checked mode (not where counters are compiled in), for a program that reads no clock.
+ir::BlockLevelPlan blockFormPlan(const ir::Module &m, const ir::Function &f,
+                                 const CompileOptions &o);
 
 /// Per-module code generation state shared by warp_codegen and host_codegen.
 struct ModuleContext {
@@ -58,7 +59,7 @@ struct ModuleContext {
   std::map<const ir::Function *, llvm::Function *> hostFunctions;
   /// Kernels compiled to run a whole block per call (ir::runsBlockInRegions).
   std::set<const ir::Function *> regionKernels;
-  /// The kernels that also have a block form (hasBlockForm; warp_blocks.cpp), `@name.block`:
+  /// The kernels that also have a block form (blockFormPlan; warp_blocks.cpp), `@name.block`:
   /// their plans and functions.
   std::map<const ir::Function *, ir::BlockLevelPlan> blockLevelKernels;
   std::map<const ir::Function *, llvm::Function *> blockForms;

@@ -368,7 +368,7 @@ std::unique_ptr<CompiledProgram> compile(const ir::Module &module, const Compile
     program->kernels.push_back(reinterpret_cast<WarpFunction>(*addr));
     program->wholeBlock.push_back(ir::runsBlockInRegions(*k));
     WarpFunction block = nullptr;
-    if (hasBlockForm(module, *k, options)) {
+    if (blockFormPlan(module, *k, options).eligible) {
       auto blockAddr = j.lookup(k->name + kBlockFormSuffix);
       if (!blockAddr) {
         error = linkError(j, blockAddr.takeError());

@@ -94,11 +94,7 @@ struct RunUse {
 } // namespace
 
 void WarpCodegen::emitWholeBlock(const ir::BlockLevelPlan &plan) {
-  if (mc_.options.fmad) {
-    llvm::FastMathFlags contract;
-    contract.setAllowContract(true);
-    b_.setFastMathFlags(contract);
-  }
+  allowContraction();
   Type *i32 = b_.getInt32Ty(), *i64 = b_.getInt64Ty();
   auto *entry = BasicBlock::Create(c_, "entry", fn_);
   b_.SetInsertPoint(entry);
@@ -107,17 +103,10 @@ void WarpCodegen::emitWholeBlock(const ir::BlockLevelPlan &plan) {
   wb_.ctx0 = ctx_;
   exit_ = BasicBlock::Create(c_, "block.end");
 
-  Value *threads = b_.CreateMul(b_.CreateMul(loadCtx(kCtxBlockDim, i32, "block.x"),
-                                             loadCtx(kCtxBlockDim + 4, i32, "block.y")),
-                                loadCtx(kCtxBlockDim + 8, i32, "block.z"), "block.threads");
-  wb_.warps = b_.CreateLShr(b_.CreateAdd(threads, b_.getInt32(kWarpSize - 1)), 5, "block.warps");
+  wb_.warps = blockWarps();
 
   emitLocalFrame(true);
-  sharedLo_ = b_.CreatePtrToInt(loadCtx(kCtxShared, b_.getPtrTy(), "shared"), i64, "shared.lo");
-  sharedHi_ = b_.CreateAdd(sharedLo_, loadCtx(kCtxSharedSize, i64, "shared.size"), "shared.hi");
-  globalLo_ = loadCtx(kCtxGlobalLo, i64, "global.lo");
-  globalHi_ = loadCtx(kCtxGlobalHi, i64, "global.hi");
-  shadow_ = loadCtx(kCtxShadow, b_.getPtrTy(), "shadow");
+  loadAddressWindows();
   shortLoops_ = ir::shortLoops(f_, 64);
   tiled_ = ir::usesThreadRows(f_);
   reads_ = ir::kernelReads(f_);

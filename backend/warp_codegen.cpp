@@ -17,13 +17,7 @@ namespace kern::backend::warp {
 
 void WarpCodegen::emit() {
   bool isKernel = f_.kind == ir::FunctionKind::Kernel;
-  if (mc_.options.fmad) {
-    // nvcc's default: a multiply whose result feeds an add may be fused into one fma, rounded
-    // once (LLVM fuses such pairs where the CPU has fma, as NVVM does for the GPU).
-    llvm::FastMathFlags contract;
-    contract.setAllowContract(true);
-    b_.setFastMathFlags(contract);
-  }
+  allowContraction();
   auto *entry = BasicBlock::Create(c_, "entry", fn_);
   b_.SetInsertPoint(entry);
   auto argIt = fn_->arg_begin();
@@ -42,14 +36,7 @@ void WarpCodegen::emit() {
 
   emitLocalFrame(isKernel); // the local slots, and the windows of local memory (warp_local.cpp)
 
-  // The windows the address checks use; fixed for the whole run of the warp.
-  sharedLo_ =
-      b_.CreatePtrToInt(loadCtx(kCtxShared, b_.getPtrTy(), "shared"), b_.getInt64Ty(), "shared.lo");
-  sharedHi_ =
-      b_.CreateAdd(sharedLo_, loadCtx(kCtxSharedSize, b_.getInt64Ty(), "shared.size"), "shared.hi");
-  globalLo_ = loadCtx(kCtxGlobalLo, b_.getInt64Ty(), "global.lo");
-  globalHi_ = loadCtx(kCtxGlobalHi, b_.getInt64Ty(), "global.hi");
-  shadow_ = loadCtx(kCtxShadow, b_.getPtrTy(), "shadow");
+  loadAddressWindows();
 
   mask_ = std::make_unique<MaskContext>(b_, entryMask);
   shortLoops_ = ir::shortLoops(f_, 64);
@@ -933,8 +920,11 @@ namespace kern::backend {
 
 using llvm::Type;
 
-bool hasBlockForm(const ir::Module &m, const ir::Function &f, const CompileOptions &o) {
-  return !o.counters && !m.readsClock && ir::planBlockLevel(f).eligible;
+ir::BlockLevelPlan blockFormPlan(const ir::Module &m, const ir::Function &f,
+                                 const CompileOptions &o) {
+  if (o.counters || m.readsClock)
+    return {};
+  return ir::planBlockLevel(f);
 }
 
 llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f) {
@@ -963,12 +953,12 @@ llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f) {
   setCommonAttributes(fn);
   if (ir::runsBlockInRegions(f))
     mc.regionKernels.insert(&f);
-  if (f.kind == ir::FunctionKind::Kernel && hasBlockForm(mc.ir, f, mc.options)) {
+  if (ir::BlockLevelPlan plan = blockFormPlan(mc.ir, f, mc.options); plan.eligible) {
     auto *block = llvm::Function::Create(fn->getFunctionType(), llvm::Function::ExternalLinkage,
                                          f.name + kBlockFormSuffix, mc.module);
     block->getArg(0)->setName("ctx");
     setCommonAttributes(block);
-    mc.blockLevelKernels[&f] = ir::planBlockLevel(f);
+    mc.blockLevelKernels[&f] = std::move(plan);
     mc.blockForms[&f] = block;
   }
   mc.warpFunctions[&f] = fn;

@@ -184,6 +184,33 @@ private:
     return b_.CreateLoad(t, ctxAddr(offset), name);
   }
   Value *cur() { return mask_->currentMask(); }
+  /// nvcc's default (fmad): a multiply whose result feeds an add may be fused into one fma,
+  /// rounded once (LLVM fuses such pairs where the CPU has fma, as NVVM does for the GPU).
+  void allowContraction() {
+    if (!mc_.options.fmad)
+      return;
+    llvm::FastMathFlags contract;
+    contract.setAllowContract(true);
+    b_.setFastMathFlags(contract);
+  }
+  /// The windows the address checks use, read from ctx_: fixed for the whole run of the warp
+  /// (or the block: every warp's context holds the same).
+  void loadAddressWindows() {
+    Type *i64 = b_.getInt64Ty();
+    sharedLo_ = b_.CreatePtrToInt(loadCtx(kCtxShared, b_.getPtrTy(), "shared"), i64, "shared.lo");
+    sharedHi_ = b_.CreateAdd(sharedLo_, loadCtx(kCtxSharedSize, i64, "shared.size"), "shared.hi");
+    globalLo_ = loadCtx(kCtxGlobalLo, i64, "global.lo");
+    globalHi_ = loadCtx(kCtxGlobalHi, i64, "global.hi");
+    shadow_ = loadCtx(kCtxShadow, b_.getPtrTy(), "shadow");
+  }
+  /// The warps of ctx_'s block (i32).
+  Value *blockWarps() {
+    Type *i32 = b_.getInt32Ty();
+    Value *threads = b_.CreateMul(b_.CreateMul(loadCtx(kCtxBlockDim, i32, "block.x"),
+                                               loadCtx(kCtxBlockDim + 4, i32, "block.y")),
+                                  loadCtx(kCtxBlockDim + 8, i32, "block.z"), "block.threads");
+    return b_.CreateLShr(b_.CreateAdd(threads, b_.getInt32(kWarpSize - 1)), 5, "block.warps");
+  }
   BasicBlock *newBlock(const llvm::Twine &name) { return BasicBlock::Create(c_, name, fn_); }
   llvm::Function *runtime(RuntimeFunction f) { return mc_.runtimeFunction(f); }
   /// Branches to `then` if `cond`, marked as rare (faults, polls).

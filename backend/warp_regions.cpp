@@ -29,10 +29,7 @@ namespace kern::backend::warp {
 void WarpCodegen::beginRegions() {
   Type *i32 = b_.getInt32Ty(), *i64 = b_.getInt64Ty();
   rg_.ctx0 = ctx_;
-  Value *threads = b_.CreateMul(b_.CreateMul(loadCtx(kCtxBlockDim, i32, "block.x"),
-                                             loadCtx(kCtxBlockDim + 4, i32, "block.y")),
-                                loadCtx(kCtxBlockDim + 8, i32, "block.z"), "block.threads");
-  rg_.warps = b_.CreateLShr(b_.CreateAdd(threads, b_.getInt32(kWarpSize - 1)), 5, "block.warps");
+  rg_.warps = blockWarps();
   // Whether a warp may arrive inline is the same for every warp of the launch. Code compiled
   // without counters does so only while none are being counted.
   Value *inlineMode = loadCtx(kCtxBarrierInline, i32, "barrier.inline");

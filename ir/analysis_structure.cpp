@@ -39,6 +39,8 @@ bool mayRemoveLanes(const Block *b, int loopDepth) {
   return false;
 }
 
+} // namespace
+
 bool callsAnything(const Expr *e) {
   if (!e)
     return false;
@@ -84,6 +86,21 @@ bool contains(const Block *b, StmtKind kind) {
   return false;
 }
 
+bool countingBarrier(const Expr *e) {
+  if (!e)
+    return false;
+  if (e->kind == ExprKind::Intrinsic &&
+      (e->intrinsic == IntrinsicId::SyncCount || e->intrinsic == IntrinsicId::SyncAnd ||
+       e->intrinsic == IntrinsicId::SyncOr))
+    return true;
+  for (const Expr *o : e->ops)
+    if (countingBarrier(o))
+      return true;
+  return false;
+}
+
+namespace {
+
 /// Whether `b` reaches a barrier: __syncthreads() or one of its counting forms, which are
 /// expressions.
 bool hasBarrier(const Block *b) {
@@ -92,16 +109,7 @@ bool hasBarrier(const Block *b) {
   if (contains(b, StmtKind::Barrier))
     return true;
   bool found = false;
-  std::function<void(const Expr *)> expr = [&](const Expr *e) {
-    if (!e || found)
-      return;
-    found = e->kind == ExprKind::Intrinsic &&
-            (e->intrinsic == IntrinsicId::SyncCount || e->intrinsic == IntrinsicId::SyncAnd ||
-             e->intrinsic == IntrinsicId::SyncOr);
-    for (const Expr *o : e->ops)
-      expr(o);
-  };
-  forEachExpr(b, expr);
+  forEachExpr(b, [&](const Expr *e) { found = found || countingBarrier(e); });
   return found;
 }
 

@@ -54,4 +54,13 @@ bool runsBlockInRegions(const Function &f);
 /// Whether statement `s` (a loop, say) reaches a __syncthreads() anywhere inside it.
 bool reachesBarrier(const Stmt &s);
 
+/// Whether `b` (may be null) holds a statement of kind `kind` anywhere inside it.
+bool contains(const Block *b, StmtKind kind);
+
+/// Whether `b` (may be null) calls a function anywhere inside it.
+bool callsAnything(const Block *b);
+
+/// Whether `e` is or holds __syncthreads_count, _and or _or (a barrier that is an expression).
+bool countingBarrier(const Expr *e);
+
 } // namespace kern::ir

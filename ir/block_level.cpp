@@ -10,11 +10,20 @@ namespace kern::ir {
 
 namespace {
 
-/// blockUniform's rules; a variable read is collected in `reads` instead of tested (any
-/// uniform variable that is not a parameter: the plan then makes it a block variable, or gives
-/// up where it cannot).
-bool uniformForBlock(const Expr *e, std::set<const Var *> *reads,
-                     const std::set<const Var *> *blockVars) {
+/// Whether `e` is an integer division (or remainder) that may fault (by zero) or overflow (by
+/// -1): any but one by another constant.
+bool mayFaultDividing(const Expr *e) {
+  return e->kind == ExprKind::Binary &&
+         (e->binaryOp == BinaryOp::Div || e->binaryOp == BinaryOp::Rem) && !e->type.isFloat() &&
+         (e->ops[1]->kind != ExprKind::Const || e->ops[1]->intValue == 0 ||
+          e->ops[1]->intValue == -1);
+}
+
+/// Whether `e` has the same value in every thread of the block wherever it is evaluated:
+/// constants, kernel parameters, blockIdx, blockDim, gridDim, warpSize, uniform variables (each
+/// collected in `reads`: the plan then makes it a block variable, or gives up where it cannot)
+/// and pure arithmetic on them that cannot fault.
+bool uniformForBlock(const Expr *e, std::set<const Var *> &reads) {
   if (!e || !e->uniform)
     return false;
   switch (e->kind) {
@@ -23,13 +32,9 @@ bool uniformForBlock(const Expr *e, std::set<const Var *> *reads,
   case ExprKind::VarRef:
     if (!e->var || !e->var->uniform)
       return false;
-    if (e->var->isParam) // a kernel parameter: one value per launch (never assigned here)
-      return true;
-    if (reads) {
-      reads->insert(e->var);
-      return true;
-    }
-    return blockVars && blockVars->count(e->var);
+    if (!e->var->isParam) // (a parameter is one value per launch, never assigned here)
+      reads.insert(e->var);
+    return true;
   case ExprKind::BuiltinVar:
     switch (e->builtinVar) {
     case BuiltinVar::ThreadIdxX:
@@ -41,17 +46,14 @@ bool uniformForBlock(const Expr *e, std::set<const Var *> *reads,
       return true;
     }
   case ExprKind::Binary:
-    // An integer division may fault (by zero) or overflow (by -1): only by another constant.
-    if ((e->binaryOp == BinaryOp::Div || e->binaryOp == BinaryOp::Rem) && !e->type.isFloat() &&
-        (e->ops[1]->kind != ExprKind::Const || e->ops[1]->intValue == 0 ||
-         e->ops[1]->intValue == -1))
+    if (mayFaultDividing(e))
       return false;
     [[fallthrough]];
   case ExprKind::Unary:
   case ExprKind::Cast:
   case ExprKind::Select:
     for (const Expr *o : e->ops)
-      if (!uniformForBlock(o, reads, blockVars))
+      if (!uniformForBlock(o, reads))
         return false;
     return true;
   default: // loads, calls, intrinsics, addresses
@@ -73,30 +75,6 @@ bool leavesLoop(const Block *b) {
         (s->kind == StmtKind::Block && leavesLoop(s->body)))
       return true;
   }
-  return false;
-}
-
-/// Whether `b` holds a statement of kind `kind`, or (`syncExprs`) a counting barrier.
-bool holds(const Block *b, StmtKind kind) {
-  if (!b)
-    return false;
-  for (const Stmt *s : b->stmts)
-    if (s->kind == kind || holds(s->thenBody, kind) || holds(s->elseBody, kind) ||
-        holds(s->preCond, kind) || holds(s->body, kind) || holds(s->step, kind))
-      return true;
-  return false;
-}
-
-bool countingBarrier(const Expr *e) {
-  if (!e)
-    return false;
-  if (e->kind == ExprKind::Intrinsic &&
-      (e->intrinsic == IntrinsicId::SyncCount || e->intrinsic == IntrinsicId::SyncAnd ||
-       e->intrinsic == IntrinsicId::SyncOr))
-    return true;
-  for (const Expr *o : e->ops)
-    if (countingBarrier(o))
-      return true;
   return false;
 }
 
@@ -125,9 +103,7 @@ bool noisy(const Expr *e) {
       return true;
     break;
   case ExprKind::Binary:
-    if ((e->binaryOp == BinaryOp::Div || e->binaryOp == BinaryOp::Rem) && !e->type.isFloat() &&
-        (e->ops[1]->kind != ExprKind::Const || e->ops[1]->intValue == 0 ||
-         e->ops[1]->intValue == -1))
+    if (mayFaultDividing(e))
       return true;
     break;
   default:
@@ -247,13 +223,13 @@ public:
         sequence(nestedBlock(*s));
         break;
       case StmtKind::If:
-        ok = uniformForBlock(s->cond, &plan.blockVars, nullptr);
+        ok = uniformForBlock(s->cond, plan.blockVars);
         sequence(s->thenBody);
         sequence(s->elseBody);
         break;
       case StmtKind::Loop:
-        ok = s->cond && uniformForBlock(s->cond, &plan.blockVars, nullptr) &&
-             !leavesLoop(s->body) && onceOnly(s->preCond) && onceOnly(s->step);
+        ok = s->cond && uniformForBlock(s->cond, plan.blockVars) && !leavesLoop(s->body) &&
+             onceOnly(s->preCond) && onceOnly(s->step);
         sequence(s->body);
         break;
       default: // an assignment or a store that reaches a barrier: a counting form
@@ -271,7 +247,7 @@ public:
       for (const Stmt *s : candidates_) {
         if (!plan.blockVars.count(s->var) || plan.onceAssigns.count(s))
           continue;
-        ok = ok && uniformForBlock(s->value, &plan.blockVars, nullptr);
+        ok = ok && uniformForBlock(s->value, plan.blockVars);
         plan.onceAssigns.insert(s);
         changed = true;
       }
@@ -285,7 +261,7 @@ private:
       return true;
     for (const Stmt *s : b->stmts) {
       if (s->kind != StmtKind::Assign || !s->var || !s->var->uniform ||
-          !uniformForBlock(s->value, &plan.blockVars, nullptr))
+          !uniformForBlock(s->value, plan.blockVars))
         return false;
       plan.blockVars.insert(s->var);
       plan.onceAssigns.insert(s);
@@ -298,10 +274,6 @@ private:
 
 } // namespace
 
-bool blockUniform(const Expr *e, const std::set<const Var *> &blockVars) {
-  return uniformForBlock(e, nullptr, &blockVars);
-}
-
 bool runsOncePerBlock(const Stmt &s, const BlockLevelPlan &plan) {
   return plan.onceAssigns.count(&s) || reachesBarrier(s);
 }
@@ -309,20 +281,12 @@ bool runsOncePerBlock(const Stmt &s, const BlockLevelPlan &plan) {
 BlockLevelPlan planBlockLevel(const Function &kernel) {
   const Block *body = kernel.body;
   if (kernel.kind != FunctionKind::Kernel || !kernel.usesBarriers || !kernel.slots.empty() ||
-      !body || holds(body, StmtKind::Return) || holds(body, StmtKind::Alloca))
+      !body || contains(body, StmtKind::Return) || contains(body, StmtKind::Alloca) ||
+      callsAnything(body))
     return {};
-  bool counting = false, calls = false;
-  forEachExpr(body, [&](const Expr *e) {
-    counting = counting || countingBarrier(e);
-    std::vector<const Expr *> work{e};
-    while (!work.empty() && !calls) {
-      const Expr *x = work.back();
-      work.pop_back();
-      calls = x->kind == ExprKind::Call;
-      work.insert(work.end(), x->ops.begin(), x->ops.end());
-    }
-  });
-  if (counting || calls)
+  bool counting = false;
+  forEachExpr(body, [&](const Expr *e) { counting = counting || countingBarrier(e); });
+  if (counting)
     return {};
   Planner p;
   p.sequence(body);

@@ -38,10 +38,4 @@ BlockLevelPlan planBlockLevel(const Function &kernel);
 /// (it reaches a barrier, or assigns a block variable) rather than once per warp.
 bool runsOncePerBlock(const Stmt &s, const BlockLevelPlan &plan);
 
-/// Whether `e` has the same value in every thread of the block wherever it is evaluated, given
-/// that the variables of `blockVars` do (constants, kernel parameters, blockIdx, blockDim,
-/// gridDim, warpSize and pure arithmetic on them; no division by anything but a nonzero
-/// constant, which could fault).
-bool blockUniform(const Expr *e, const std::set<const Var *> &blockVars);
-
 } // namespace kern::ir
