@@ -281,7 +281,20 @@ void MaskContext::continueLanes() {
   setMask(noLanes());
 }
 
+bool MaskContext::atEntryMask() const {
+  if (returnedAny_)
+    return false;
+  for (const IfScope &s : ifs_)
+    if (!s.uniform)
+      return false;
+  for (const LoopScope &l : loops_)
+    if (!l.uniform)
+      return false;
+  return true;
+}
+
 void MaskContext::returnLanes() {
+  returnedAny_ = true;
   b_.CreateStore(b_.CreateOr(returnedMask(), currentMask(), "returned.lanes"), returned_);
   setMask(noLanes());
 }

@@ -85,6 +85,9 @@ public:
   void returnLanes();
 
   bool inLoop() const { return !loops_.empty(); }
+  /// The builder is where the mask is the one the function started with: outside every if
+  /// and loop that could have split it (uniform ones keep it), and before any lane returned.
+  bool atEntryMask() const;
 
 private:
   struct IfScope {
@@ -120,6 +123,7 @@ private:
   llvm::AllocaInst *returned_;
   std::vector<IfScope> ifs_;
   std::vector<LoopScope> loops_;
+  bool returnedAny_ = false; // a return was emitted: lanes may have left from here on
 };
 
 } // namespace kern::backend

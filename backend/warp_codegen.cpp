@@ -41,6 +41,7 @@ void WarpCodegen::emit() {
   mask_ = std::make_unique<MaskContext>(b_, entryMask);
   shortLoops_ = ir::shortLoops(f_, 64);
   tiled_ = !isKernel || ir::usesThreadRows(f_);
+  lanesNeverLeave_ = isKernel && f_.body && !ir::contains(f_.body, ir::StmtKind::Return);
   exit_ = BasicBlock::Create(c_, "fn.exit");
   if (mc_.options.counters) {
     startInstructions();
@@ -239,6 +240,13 @@ void WarpCodegen::emitStmt(const ir::Stmt &s) {
         return;
       }
       b_.CreateStore(v, slot);
+      return;
+    }
+    if (lanesNeverLeave_ && mask_->atEntryMask()) {
+      // Every lane that exists is active: the others' copies are never read, and keeping
+      // them in step (threadIdx.x counts on past the block's last thread) keeps an index
+      // of a partial warp contiguous, so its accesses take the contiguous path.
+      b_.CreateStore(vec(v), slot);
       return;
     }
     // Only active lanes change their copy of the variable.

@@ -469,6 +469,9 @@ private:
   std::set<const ir::Var *> scalarVars_;
   std::set<const ir::Stmt *> shortLoops_; // ir::shortLoops: back-edges without a poll
   bool tiled_ = true; // reads threadIdx.y or .z (or is a device function): 2-D tiles likely
+  /// A kernel with no return: its lanes outside the live mask do not exist and never run, so
+  /// where the mask is still the entry mask an assignment need not keep their old values.
+  bool lanesNeverLeave_ = false;
   /// The loops around the code being emitted: kept loops, and loops LLVM unrolls fully.
   unsigned rolledLoops_ = 0, unrolledLoops_ = 0;
   llvm::AllocaInst *retval_ = nullptr;

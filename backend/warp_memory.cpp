@@ -412,20 +412,45 @@ WarpCodegen::emitGatherAccess(const MemoryAccess &a, Value *addrs, Value *m, Bas
   // Where several lanes store to one address the highest lane's value lands, as in the general
   // function's scatter.
   unsigned size = a.type.bytes();
-  AddressSummary sum = summarise(addrs, m);
-  Value *aligned = size > 1 ? b_.CreateICmpEQ(b_.CreateAnd(sum.bitsOr, b_.getInt64(size - 1)),
-                                              b_.getInt64(0), "gather.aligned")
-                            : b_.getTrue();
-  Value *ok = b_.CreateAnd(
-      aligned, regionOk(a.space, sum.min, b_.CreateAdd(sum.max, b_.getInt64(size)), true),
-      "gather.ok");
+  Value *ok, *offsets = nullptr;
+  if (a.space == ir::AddrSpace::Shared) {
+    // Shared memory is one small window: each lane's offset in it is checked by a vector
+    // compare (no reductions across the warp), and the gather takes 32-bit offsets from the
+    // window's start, two 16-lane gathers rather than four 8-lane ones.
+    Type *i32 = b_.getInt32Ty(), *i64 = b_.getInt64Ty();
+    Value *span = b_.CreateSub(sharedHi_, sharedLo_, "shared.span");
+    Value *off = b_.CreateSub(addrs, splat(sharedLo_), "shared.offsets");
+    Value *bad = b_.CreateICmpUGT(off, splat(b_.CreateSub(span, b_.getInt64(size))));
+    if (size > 1)
+      bad = b_.CreateOr(bad, b_.CreateICmpNE(b_.CreateAnd(addrs, splat(b_.getInt64(size - 1))),
+                                             llvm::Constant::getNullValue(addrs->getType())));
+    Value *none = b_.CreateICmpEQ(bits(b_.CreateAnd(bad, m)), b_.getInt32(0), "gather.lanes.ok");
+    Value *small = b_.CreateAnd(b_.CreateICmpUGE(span, b_.getInt64(size)),
+                                b_.CreateICmpULE(span, llvm::ConstantInt::get(i64, INT32_MAX)),
+                                "shared.window.ok");
+    ok = b_.CreateAnd(none, small, "gather.ok");
+    // Each active lane's offset is below the span, so its low 32 bits are all of it.
+    offsets = b_.CreateSExt(
+        b_.CreateSub(b_.CreateTrunc(addrs, warpVector(i32)), splat(b_.CreateTrunc(sharedLo_, i32))),
+        off->getType(), "shared.offsets32");
+  } else {
+    AddressSummary sum = summarise(addrs, m);
+    Value *aligned = size > 1 ? b_.CreateICmpEQ(b_.CreateAnd(sum.bitsOr, b_.getInt64(size - 1)),
+                                                b_.getInt64(0), "gather.aligned")
+                              : b_.getTrue();
+    ok = b_.CreateAnd(aligned,
+                      regionOk(a.space, sum.min, b_.CreateAdd(sum.max, b_.getInt64(size)), true),
+                      "gather.ok");
+  }
   auto *gatherBB = newBlock("access.gather.inline");
   auto *restBB = newBlock("access.gather.rest");
   b_.CreateCondBr(ok, gatherBB, restBB);
   b_.SetInsertPoint(gatherBB);
   emitHooks(a, m, b_.CreateExtractElement(addrs, b_.getInt32(0), "addr.lane0"), addrs, false);
   Type *vecMemTy = warpVector(memoryType(c_, a.type));
-  Value *ptrs = b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs");
+  Value *ptrs = offsets ? b_.CreateGEP(b_.getInt8Ty(), b_.CreateIntToPtr(sharedLo_, b_.getPtrTy()),
+                                       offsets, "ptrs")
+                        : b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs");
   std::optional<std::pair<Value *, BasicBlock *>> result;
   if (a.op == AccessOp::Load)
     result = {

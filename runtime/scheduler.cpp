@@ -640,8 +640,14 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
         L.threadIdx[w][1][lane] = static_cast<uint32_t>(t / cfg.block[0] % cfg.block[1]);
         L.threadIdx[w][2][lane] =
             static_cast<uint32_t>(t / (uint64_t(cfg.block[0]) * cfg.block[1]));
+      } else if (cfg.block[1] == 1 && cfg.block[2] == 1) {
+        // Lanes that do not exist are never active. In a one-dimensional block they go on
+        // counting (threadIdx.x = t), so an access indexed by threadIdx.x still reads as one
+        // run of consecutive elements and takes the contiguous path, not the general one.
+        L.threadIdx[w][0][lane] = static_cast<uint32_t>(t);
+        L.threadIdx[w][1][lane] = L.threadIdx[w][2][lane] = 0;
       } else {
-        // Lanes that do not exist read as thread 0: never active, but never garbage either.
+        // Never active, but never garbage either.
         L.threadIdx[w][0][lane] = L.threadIdx[w][1][lane] = L.threadIdx[w][2][lane] = 0;
       }
     }
