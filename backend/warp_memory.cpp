@@ -403,6 +403,21 @@ Value *WarpCodegen::regionOk(ir::AddrSpace space, Value *lo, Value *end, bool fa
   return b_.CreateOr(b_.CreateOr(glOk, shOk), local);
 }
 
+Value *WarpCodegen::sharedLanesOk(Value *addrs, Value *m, unsigned size) {
+  // Lane by lane, with vector compares: no reduction across the warp. The window is at most
+  // 2 GiB (far more than any block has), which the 32-bit offsets of gathers rely on.
+  Value *span = b_.CreateSub(sharedHi_, sharedLo_, "shared.span");
+  Value *off = b_.CreateSub(addrs, splat(sharedLo_), "shared.offsets");
+  Value *bad = b_.CreateICmpUGT(off, splat(b_.CreateSub(span, b_.getInt64(size))));
+  if (size > 1)
+    bad = b_.CreateOr(bad, b_.CreateICmpNE(b_.CreateAnd(addrs, splat(b_.getInt64(size - 1))),
+                                           llvm::Constant::getNullValue(addrs->getType())));
+  Value *lanesOk = b_.CreateICmpEQ(bits(b_.CreateAnd(bad, m)), b_.getInt32(0), "shared.lanes.ok");
+  Value *window = b_.CreateAnd(b_.CreateICmpUGE(span, b_.getInt64(size)),
+                               b_.CreateICmpULE(span, b_.getInt64(INT32_MAX)), "shared.window.ok");
+  return b_.CreateAnd(lanesOk, window, "shared.ok");
+}
+
 std::optional<std::pair<Value *, BasicBlock *>>
 WarpCodegen::emitGatherAccess(const MemoryAccess &a, Value *addrs, Value *m, BasicBlock *doneBB) {
   // Any other shape whose active lanes all lie, aligned, in one region (the block's shared
@@ -415,24 +430,14 @@ WarpCodegen::emitGatherAccess(const MemoryAccess &a, Value *addrs, Value *m, Bas
   Value *ok, *offsets = nullptr;
   if (a.space == ir::AddrSpace::Shared) {
     // Shared memory is one small window: each lane's offset in it is checked by a vector
-    // compare (no reductions across the warp), and the gather takes 32-bit offsets from the
-    // window's start, two 16-lane gathers rather than four 8-lane ones.
-    Type *i32 = b_.getInt32Ty(), *i64 = b_.getInt64Ty();
-    Value *span = b_.CreateSub(sharedHi_, sharedLo_, "shared.span");
-    Value *off = b_.CreateSub(addrs, splat(sharedLo_), "shared.offsets");
-    Value *bad = b_.CreateICmpUGT(off, splat(b_.CreateSub(span, b_.getInt64(size))));
-    if (size > 1)
-      bad = b_.CreateOr(bad, b_.CreateICmpNE(b_.CreateAnd(addrs, splat(b_.getInt64(size - 1))),
-                                             llvm::Constant::getNullValue(addrs->getType())));
-    Value *none = b_.CreateICmpEQ(bits(b_.CreateAnd(bad, m)), b_.getInt32(0), "gather.lanes.ok");
-    Value *small = b_.CreateAnd(b_.CreateICmpUGE(span, b_.getInt64(size)),
-                                b_.CreateICmpULE(span, llvm::ConstantInt::get(i64, INT32_MAX)),
-                                "shared.window.ok");
-    ok = b_.CreateAnd(none, small, "gather.ok");
-    // Each active lane's offset is below the span, so its low 32 bits are all of it.
+    // compare (sharedLanesOk), and the gather takes 32-bit offsets from the window's start,
+    // two 16-lane gathers rather than four 8-lane ones.
+    Type *i32 = b_.getInt32Ty();
+    ok = sharedLanesOk(addrs, m, size);
+    // Each active lane's offset is below the window's size, so its low 32 bits are all of it.
     offsets = b_.CreateSExt(
         b_.CreateSub(b_.CreateTrunc(addrs, warpVector(i32)), splat(b_.CreateTrunc(sharedLo_, i32))),
-        off->getType(), "shared.offsets32");
+        addrs->getType(), "shared.offsets32");
   } else {
     AddressSummary sum = summarise(addrs, m);
     Value *aligned = size > 1 ? b_.CreateICmpEQ(b_.CreateAnd(sum.bitsOr, b_.getInt64(size - 1)),
@@ -570,7 +575,11 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
 Value *WarpCodegen::emitGeneralAccess(const MemoryAccess &a, Value *addrs, Value *m) {
   using ir::AddrSpace;
   unsigned size = a.type.bytes();
-  AddressSummary sum = summarise(addrs, m);
+  // A shared atomic needs no summary of the addresses (its lanes go one by one): its checks
+  // are the lane-by-lane compares of sharedLanesOk.
+  const bool sharedAtomic = isAtomic(a.op) && a.space == AddrSpace::Shared;
+  AddressSummary sum =
+      sharedAtomic ? AddressSummary{nullptr, nullptr, nullptr} : summarise(addrs, m);
   Value *inShared = inRange(addrs, sharedLo_, sharedHi_, size, "in.shared");
   Value *inLocal = inLocalWindow(addrs, size, "in.local");
 
@@ -579,7 +588,15 @@ Value *WarpCodegen::emitGeneralAccess(const MemoryAccess &a, Value *addrs, Value
   // warp's local frame). Only when that fails does the slow path check each lane, to find and
   // report the first bad one. A generic pointer may reach shared memory, so a "global" access
   // landing in the block's shared window is allowed (the front end could not tell).
-  {
+  if (sharedAtomic) {
+    auto *slowBB = newBlock("checks.slow");
+    auto *contBB = newBlock("checks.done");
+    b_.CreateCondBr(sharedLanesOk(addrs, m, size), contBB, slowBB);
+    b_.SetInsertPoint(slowBB);
+    emitLaneChecks(a, addrs, m, inShared, inLocal, size);
+    b_.CreateBr(contBB);
+    b_.SetInsertPoint(contBB);
+  } else {
     Value *maxEnd = b_.CreateAdd(sum.max, b_.getInt64(size), "addr.end");
     Value *aligned = size > 1 ? b_.CreateICmpEQ(b_.CreateAnd(sum.bitsOr, b_.getInt64(size - 1)),
                                                 b_.getInt64(0), "aligned")
