@@ -259,18 +259,18 @@ inline uint64_t kern_access_window(uint32_t size, uint32_t flags) {
   return size * 16u > 128u ? size * 16u : 128u;
 }
 /// Memo slots per (site, operation), chosen by the offset of lane 0 within the window in
-/// 32-byte steps (an access that moves by 64 bytes a loop iteration finds its slot again) and by
-/// the number of active lanes: a site whose lanes change from one execution to the next, as
-/// `if (tid < s)` in a tree reduction (32, 16, 8... lanes), keeps a memo for each. The count is
-/// spread by a multiplicative hash whose top 3 bits differ for 1 to 8 lanes, for 9 to 16, and
-/// for 1, 2, 4, 8, 16 and 32.
-#define KERN_MEMO_SLOTS 8
-#define KERN_MEMO_LANES_HASH 0x380208a9u
+/// 4-byte steps (a row of a matrix whose width is not a multiple of 32 elements starts at each
+/// of 32 offsets in turn) and by the active lanes: a site whose lanes change from one execution
+/// to the next, as `if (tid < s)` in a tree reduction (32, 16, 8... lanes) or the diagonals of a
+/// wavefront's tile (lanes a..b), keeps a memo for each. The mask is spread by a multiplicative
+/// hash whose top 5 bits differ for 1, 2, 4, 8, 16 and 32 low lanes, for 1 to 8 and for 9 to 16
+/// low lanes, and for 29 of the 31 diagonals of a 16x16 tile.
+#define KERN_MEMO_SLOTS 32
+#define KERN_MEMO_LANES_HASH 0x770a659fu
 inline uint32_t kern_access_memo_slot(uint64_t lane0, uint32_t size, uint32_t flags,
                                       uint32_t mask) {
-  const uint32_t lanes = static_cast<uint32_t>(__builtin_popcount(mask));
-  return static_cast<uint32_t>(((lane0 & (kern_access_window(size, flags) - 1)) >> 5) +
-                               ((lanes * KERN_MEMO_LANES_HASH) >> 29)) &
+  return static_cast<uint32_t>(((lane0 & (kern_access_window(size, flags) - 1)) >> 2) +
+                               ((mask * KERN_MEMO_LANES_HASH) >> 27)) &
          (KERN_MEMO_SLOTS - 1);
 }
 /// The memo tag of an access whose lane 0 is at `lane0`, of `size`-byte lanes with `flags`.

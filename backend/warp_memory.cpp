@@ -507,11 +507,9 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   // kern_access_memo_slot and kern_access_memo_tag, as abi.h computes them.
   Value *phase = b_.CreateAnd(lane0, b_.getInt64(kern_access_window(size, flags) - 1), "phase");
   Value *lanesHash =
-      b_.CreateLShr(b_.CreateMul(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, mbits),
-                                 b_.getInt32(KERN_MEMO_LANES_HASH)),
-                    b_.getInt32(29));
+      b_.CreateLShr(b_.CreateMul(mbits, b_.getInt32(KERN_MEMO_LANES_HASH)), b_.getInt32(27));
   Value *slot = b_.CreateAnd(
-      b_.CreateAdd(b_.CreateLShr(phase, b_.getInt64(5)), b_.CreateZExt(lanesHash, i64)),
+      b_.CreateAdd(b_.CreateLShr(phase, b_.getInt64(2)), b_.CreateZExt(lanesHash, i64)),
       b_.getInt64(KERN_MEMO_SLOTS - 1), "memo.slot");
   Value *site64 = b_.CreateZExt(siteOf(a), i64, "site");
   Value *memoIndex =

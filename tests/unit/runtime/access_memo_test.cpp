@@ -157,8 +157,7 @@ TEST_CASE("a recorded memo replays exactly what the rules added", "[runtime][cou
   CHECK(w.set.site(2).globalOf(MemoryOpKind::Load).instructions == 0);
 }
 
-TEST_CASE("a site whose lanes change keeps a memo for each of a few lane counts",
-          "[runtime][counters]") {
+TEST_CASE("a site whose lanes or offset change keeps a memo for each", "[runtime][counters]") {
   // A tree reduction's `if (tid < s)`: warp 0 at 32, 16, 8, 4, 2 and 1 lanes, block after block;
   // each lane count has a slot of its own, so none evicts another (a contiguous shared access).
   std::set<uint32_t> slots;
@@ -173,6 +172,21 @@ TEST_CASE("a site whose lanes change keeps a memo for each of a few lane counts"
       slots.insert(kern_access_memo_slot(0x100, 4, KERN_ACCESS_SHARED, (1u << lanes) - 1));
     CHECK(slots.size() == 8);
   }
+  // The 31 diagonals of a 16x16 tile (lanes a..b, one thread per row): 29 slots.
+  slots.clear();
+  for (uint32_t m = 0; m < 31; ++m) {
+    const uint32_t lo = m > 15 ? m - 15 : 0, hi = m < 15 ? m : 15;
+    slots.insert(
+        kern_access_memo_slot(0x100, 4, KERN_ACCESS_SHARED, ((2u << hi) - 1) & ~((1u << lo) - 1)));
+  }
+  CHECK(slots.size() >= 29);
+  // The rows of a matrix 2049 floats wide start at each 4-byte offset of a 128-byte window in
+  // turn: one slot for each.
+  slots.clear();
+  for (uint64_t row = 0; row < 32; ++row)
+    slots.insert(kern_access_memo_slot(0x200000000000ull + row * 2049 * 4, 4, KERN_ACCESS_GLOBAL,
+                                       0x0000FFFFu));
+  CHECK(slots.size() == 32);
   // Recorded at each, every memo stays.
   CounterConfig config;
   WorkerCounters w(config, 1);
