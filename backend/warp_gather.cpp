@@ -1,0 +1,102 @@
+// The shapes of warp memory access that need no call: strided and scattered lanes as one
+// gather or scatter, checked lane by lane in shared memory (sharedLanesOk, which shared atomics
+// use too) or from the addresses' summary in an allocation; and the prefetch of a load that
+// moves by a fixed stride in a loop.
+#include "backend/warp_codegen_impl.h"
+
+namespace kern::backend::warp {
+
+void WarpCodegen::emitStridePrefetch(Value *lane0, unsigned size) {
+  // A load in a loop that moves by a fixed stride per iteration (a grid-stride loop: 64 KiB and
+  // more, beyond what the CPU's prefetchers follow) has its lines asked for two iterations
+  // ahead: the site remembers lane 0's address of its last execution in this call. A prefetch
+  // never faults; a stride over 1 MiB, or none, asks for nothing new.
+  Type *i64 = b_.getInt64Ty();
+  // No initial value (the region form moves entry allocas into the warp's frame): the first
+  // execution's guess is arbitrary but fixed (freeze), and a prefetch of any address is safe.
+  llvm::AllocaInst *last = entryAlloca(b_, i64, "prefetch.last");
+  Value *prev = b_.CreateFreeze(b_.CreateLoad(i64, last), "prefetch.prev");
+  b_.CreateStore(lane0, last);
+  Value *stride = b_.CreateSub(lane0, prev, "prefetch.stride");
+  Value *useful = b_.CreateAnd(
+      b_.CreateICmpNE(prev, b_.getInt64(0)),
+      b_.CreateICmpULT(b_.CreateAdd(stride, b_.getInt64(1 << 20)), b_.getInt64(2 << 20)));
+  Value *ahead =
+      b_.CreateSelect(useful, b_.CreateAdd(lane0, b_.CreateShl(stride, 1)), lane0, "prefetch.addr");
+  llvm::Function *prefetch =
+      llvm::Intrinsic::getDeclaration(fn_->getParent(), llvm::Intrinsic::prefetch, {b_.getPtrTy()});
+  auto fetch = [&](Value *addr) {
+    b_.CreateCall(prefetch, {b_.CreateIntToPtr(addr, b_.getPtrTy()), b_.getInt32(0), b_.getInt32(3),
+                             b_.getInt32(1)});
+  };
+  fetch(ahead);
+  if (size * kWarpSize > 64) // a warp's row spans more than one line
+    fetch(b_.CreateAdd(ahead, b_.getInt64(size * kWarpSize - 1)));
+}
+
+Value *WarpCodegen::sharedLanesOk(Value *addrs, Value *m, unsigned size) {
+  // Lane by lane, with vector compares: no reduction across the warp. The window is at most
+  // 2 GiB (far more than any block has), which the 32-bit offsets of gathers rely on.
+  Value *span = b_.CreateSub(sharedHi_, sharedLo_, "shared.span");
+  Value *off = b_.CreateSub(addrs, splat(sharedLo_), "shared.offsets");
+  Value *bad = b_.CreateICmpUGT(off, splat(b_.CreateSub(span, b_.getInt64(size))));
+  if (size > 1)
+    bad = b_.CreateOr(bad, b_.CreateICmpNE(b_.CreateAnd(addrs, splat(b_.getInt64(size - 1))),
+                                           llvm::Constant::getNullValue(addrs->getType())));
+  Value *lanesOk = b_.CreateICmpEQ(bits(b_.CreateAnd(bad, m)), b_.getInt32(0), "shared.lanes.ok");
+  Value *window = b_.CreateAnd(b_.CreateICmpUGE(span, b_.getInt64(size)),
+                               b_.CreateICmpULE(span, b_.getInt64(INT32_MAX)), "shared.window.ok");
+  return b_.CreateAnd(lanesOk, window, "shared.ok");
+}
+
+std::optional<std::pair<Value *, BasicBlock *>>
+WarpCodegen::emitGatherAccess(const MemoryAccess &a, Value *addrs, Value *m, BasicBlock *doneBB) {
+  // Any other shape whose active lanes all lie, aligned, in one region (the block's shared
+  // memory, or one allocation: the lowest address's allocation reaches past the highest): one
+  // gather or scatter here, with the checks from the addresses' summary, rather than a call of
+  // the general function, which makes the caller keep its vectors in memory around the call.
+  // Where several lanes store to one address the highest lane's value lands, as in the general
+  // function's scatter.
+  unsigned size = a.type.bytes();
+  Value *ok, *offsets = nullptr;
+  if (a.space == ir::AddrSpace::Shared) {
+    // Shared memory is one small window: each lane's offset in it is checked by a vector
+    // compare (sharedLanesOk), and the gather takes 32-bit offsets from the window's start,
+    // two 16-lane gathers rather than four 8-lane ones.
+    Type *i32 = b_.getInt32Ty();
+    ok = sharedLanesOk(addrs, m, size);
+    // Each active lane's offset is below the window's size, so its low 32 bits are all of it.
+    offsets = b_.CreateSExt(
+        b_.CreateSub(b_.CreateTrunc(addrs, warpVector(i32)), splat(b_.CreateTrunc(sharedLo_, i32))),
+        addrs->getType(), "shared.offsets32");
+  } else {
+    AddressSummary sum = summarise(addrs, m);
+    Value *aligned = size > 1 ? b_.CreateICmpEQ(b_.CreateAnd(sum.bitsOr, b_.getInt64(size - 1)),
+                                                b_.getInt64(0), "gather.aligned")
+                              : b_.getTrue();
+    ok = b_.CreateAnd(aligned,
+                      regionOk(a.space, sum.min, b_.CreateAdd(sum.max, b_.getInt64(size)), true),
+                      "gather.ok");
+  }
+  auto *gatherBB = newBlock("access.gather.inline");
+  auto *restBB = newBlock("access.gather.rest");
+  b_.CreateCondBr(ok, gatherBB, restBB);
+  b_.SetInsertPoint(gatherBB);
+  emitHooks(a, m, b_.CreateExtractElement(addrs, b_.getInt32(0), "addr.lane0"), addrs, false);
+  Type *vecMemTy = warpVector(memoryType(c_, a.type));
+  Value *ptrs = offsets ? b_.CreateGEP(b_.getInt8Ty(), b_.CreateIntToPtr(sharedLo_, b_.getPtrTy()),
+                                       offsets, "ptrs")
+                        : b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs");
+  std::optional<std::pair<Value *, BasicBlock *>> result;
+  if (a.op == AccessOp::Load)
+    result = {
+        fromMemory(b_, warpMaskedGather(b_, vecMemTy, ptrs, llvm::Align(size), m, "load"), a.type),
+        b_.GetInsertBlock()};
+  else
+    warpMaskedScatter(b_, toMemory(b_, a.value, a.type), ptrs, llvm::Align(size), m);
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(restBB);
+  return result;
+}
+
+} // namespace kern::backend::warp
