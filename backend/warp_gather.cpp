@@ -18,9 +18,8 @@ void WarpCodegen::emitStridePrefetch(Value *lane0, unsigned size) {
   Value *prev = b_.CreateFreeze(b_.CreateLoad(i64, last), "prefetch.prev");
   b_.CreateStore(lane0, last);
   Value *stride = b_.CreateSub(lane0, prev, "prefetch.stride");
-  Value *useful = b_.CreateAnd(
-      b_.CreateICmpNE(prev, b_.getInt64(0)),
-      b_.CreateICmpULT(b_.CreateAdd(stride, b_.getInt64(1 << 20)), b_.getInt64(2 << 20)));
+  Value *useful =
+      b_.CreateICmpULT(b_.CreateAdd(stride, b_.getInt64(1 << 20)), b_.getInt64(2 << 20));
   Value *ahead =
       b_.CreateSelect(useful, b_.CreateAdd(lane0, b_.CreateShl(stride, 1)), lane0, "prefetch.addr");
   llvm::Function *prefetch =

@@ -691,7 +691,7 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
     uint64_t first = 0, count = 0;
     while (take(first, count)) {
       for (uint64_t b = first; b < first + count; ++b) {
-        if (b >= blocks || b > L.minFaultBlock.load(std::memory_order_relaxed) ||
+        if (b > L.minFaultBlock.load(std::memory_order_relaxed) ||
             L.stopAll.load(std::memory_order_relaxed))
           return;
         runBlock(W, L, b);
