@@ -63,6 +63,8 @@ enum KernFaultKind : uint32_t {
 /// What a warp function sees. Filled by the runtime before each call; the warp function
 /// reads the launch geometry from it and writes only `fault` (through kern_rt_fault) and
 /// `steps`.
+#define KERN_PREFETCH_SLOTS 32u
+
 struct KernWarpCtx {
   const uint8_t *params; // packed kernel parameters (Function::paramOffsets)
   uint8_t *shared;       // this block's shared memory (256-byte aligned)
@@ -127,6 +129,17 @@ struct KernWarpCtx {
   /// such a warp goes on at a plain __syncthreads() at once (same conditions); 0: every
   /// arrival calls kern_rt_barrier_arrive.
   uint32_t barrierInline;
+  /// Global loads outside the loops that stay loops (emitStridePrefetch): the block this
+  /// context runs (its linear index + 1), and per load site (its number modulo
+  /// KERN_PREFETCH_SLOTS) where its lane 0 read first in the last block that ran it, and how far
+  /// that moved from the block before. It goes on from block to block of a launch on one worker;
+  /// what is here only chooses prefetches, never a value.
+  uint64_t blockSerial;
+  struct KernPrefetchSlot {
+    uint64_t serial; // blockSerial of the block that set `first`
+    uint64_t first;
+    uint64_t stride;
+  } prefetch[KERN_PREFETCH_SLOTS];
 };
 
 /// What host functions receive as their hidden first parameter. Compiled code reads only its
@@ -415,4 +428,6 @@ static_assert(offsetof(KernWarpCtx, localTop) == 544);
 static_assert(offsetof(KernWarpCtx, clockInstr16) == 552);
 static_assert(offsetof(KernWarpCtx, blockClock) == 568);
 static_assert(offsetof(KernWarpCtx, waitSite) == 576);
-static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 112);
+static_assert(offsetof(KernWarpCtx, blockSerial) == 592);
+static_assert(offsetof(KernWarpCtx, prefetch) == 600);
+static_assert(sizeof(KernWarpCtx) == 96 + 3 * 32 * 4 + 120 + 24 * KERN_PREFETCH_SLOTS);

@@ -59,6 +59,8 @@ enum CtxOffset : unsigned {
   kCtxLocalSp = offsetof(KernWarpCtx, localSp),
   kCtxLocalLimit = offsetof(KernWarpCtx, localLimit),
   kCtxLocalTop = offsetof(KernWarpCtx, localTop),
+  kCtxBlockSerial = offsetof(KernWarpCtx, blockSerial),
+  kCtxPrefetch = offsetof(KernWarpCtx, prefetch),
 };
 // The KernCounterView and KernAccessMemo fields compiled code reads.
 enum MemoOffset : unsigned {
@@ -330,7 +332,7 @@ private:
   };
   AddressSummary summarise(Value *addrs, Value *m);
   /// Prefetches where a load in a loop whose lane 0 is at `lane0` will be two iterations on.
-  void emitStridePrefetch(Value *lane0, unsigned size);
+  void emitStridePrefetch(Value *lane0, unsigned size, bool inLoop);
   /// i1: every active lane's access of `size` bytes lies, aligned, in the block's shared memory.
   Value *sharedLanesOk(Value *addrs, Value *m, unsigned size);
   void emitLaneChecks(const MemoryAccess &a, Value *addrs, Value *m, Value *inShared,
@@ -478,6 +480,7 @@ private:
   bool lanesNeverLeave_ = false;
   /// The loops around the code being emitted: kept loops, and loops LLVM unrolls fully.
   unsigned rolledLoops_ = 0, unrolledLoops_ = 0;
+  unsigned prefetchSites_ = 0; // global loads given a slot of KernWarpCtx::prefetch so far
   llvm::AllocaInst *retval_ = nullptr;
   /// The expression an Eval statement is evaluating for its effect alone (an atomic there is
   /// a reduction).

@@ -1,27 +1,49 @@
 // The shapes of warp memory access that need no call: strided and scattered lanes as one
 // gather or scatter, checked lane by lane in shared memory (sharedLanesOk, which shared atomics
-// use too) or from the addresses' summary in an allocation; and the prefetch of a load that
-// moves by a fixed stride in a loop.
+// use too) or from the addresses' summary in an allocation, 16 lanes where the upper half of
+// the warp is idle; and the prefetch of a load that moves by a fixed stride, from one iteration
+// of a loop or one block to the next.
 #include "backend/warp_codegen_impl.h"
 
 namespace kern::backend::warp {
 
-void WarpCodegen::emitStridePrefetch(Value *lane0, unsigned size) {
-  // A load in a loop that moves by a fixed stride per iteration (a grid-stride loop: 64 KiB and
-  // more, beyond what the CPU's prefetchers follow) has its lines asked for two iterations
-  // ahead: the site remembers lane 0's address of its last execution in this call. A prefetch
-  // never faults; a stride over 1 MiB, or none, asks for nothing new.
+void WarpCodegen::emitStridePrefetch(Value *lane0, unsigned size, bool inLoop) {
+  // A load that moves by a fixed stride has its lines asked for ahead of time; a prefetch never
+  // faults, and a stride over 1 MiB, or none, asks for nothing new.
   Type *i64 = b_.getInt64Ty();
-  // No initial value (the region form moves entry allocas into the warp's frame): the first
-  // execution's guess is arbitrary but fixed (freeze), and a prefetch of any address is safe.
-  llvm::AllocaInst *last = entryAlloca(b_, i64, "prefetch.last");
-  Value *prev = b_.CreateFreeze(b_.CreateLoad(i64, last), "prefetch.prev");
-  b_.CreateStore(lane0, last);
-  Value *stride = b_.CreateSub(lane0, prev, "prefetch.stride");
+  Value *stride;
+  if (inLoop) {
+    // In a loop (a grid-stride loop: 64 KiB steps and more, beyond what the CPU's prefetchers
+    // follow) the site remembers lane 0's address of its last iteration in this call and asks
+    // two iterations ahead. No initial value (the region form moves entry allocas into the
+    // warp's frame): the first execution's guess is arbitrary but fixed (freeze).
+    llvm::AllocaInst *last = entryAlloca(b_, i64, "prefetch.last");
+    Value *prev = b_.CreateFreeze(b_.CreateLoad(i64, last), "prefetch.prev");
+    b_.CreateStore(lane0, last);
+    stride = b_.CreateShl(b_.CreateSub(lane0, prev), 1, "prefetch.stride");
+  } else {
+    // Elsewhere (once per block, or in a loop that LLVM may unroll, whose copies share the site)
+    // it asks for what the next block will read there: its address plus how far the site's first
+    // address moved from the block before to this one, kept in the warp's context, which the
+    // next block on this worker reuses. A tile's rows, 8 KiB apart, are each a miss the CPU
+    // does not see coming.
+    using Slot = KernWarpCtx::KernPrefetchSlot;
+    unsigned slot = kCtxPrefetch + sizeof(Slot) * (prefetchSites_++ % KERN_PREFETCH_SLOTS);
+    Value *serial = loadCtx(kCtxBlockSerial, i64, "block.serial");
+    Value *serialAt = ctxAddr(slot + offsetof(Slot, serial));
+    Value *firstAt = ctxAddr(slot + offsetof(Slot, first));
+    Value *strideAt = ctxAddr(slot + offsetof(Slot, stride));
+    Value *fresh = b_.CreateICmpNE(b_.CreateLoad(i64, serialAt), serial, "prefetch.fresh");
+    Value *first = b_.CreateLoad(i64, firstAt);
+    stride = b_.CreateSelect(fresh, b_.CreateSub(lane0, first), b_.CreateLoad(i64, strideAt),
+                             "prefetch.stride");
+    b_.CreateStore(serial, serialAt);
+    b_.CreateStore(b_.CreateSelect(fresh, lane0, first), firstAt);
+    b_.CreateStore(stride, strideAt);
+  }
   Value *useful =
       b_.CreateICmpULT(b_.CreateAdd(stride, b_.getInt64(1 << 20)), b_.getInt64(2 << 20));
-  Value *ahead =
-      b_.CreateSelect(useful, b_.CreateAdd(lane0, b_.CreateShl(stride, 1)), lane0, "prefetch.addr");
+  Value *ahead = b_.CreateSelect(useful, b_.CreateAdd(lane0, stride), lane0, "prefetch.addr");
   llvm::Function *prefetch =
       llvm::Intrinsic::getDeclaration(fn_->getParent(), llvm::Intrinsic::prefetch, {b_.getPtrTy()});
   auto fetch = [&](Value *addr) {
@@ -87,13 +109,62 @@ WarpCodegen::emitGatherAccess(const MemoryAccess &a, Value *addrs, Value *m, Bas
                                        offsets, "ptrs")
                         : b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs");
   std::optional<std::pair<Value *, BasicBlock *>> result;
-  if (a.op == AccessOp::Load)
-    result = {
-        fromMemory(b_, warpMaskedGather(b_, vecMemTy, ptrs, llvm::Align(size), m, "load"), a.type),
-        b_.GetInsertBlock()};
-  else
-    warpMaskedScatter(b_, toMemory(b_, a.value, a.type), ptrs, llvm::Align(size), m);
-  b_.CreateBr(doneBB);
+  Value *stored = a.op == AccessOp::Load ? nullptr : toMemory(b_, a.value, a.type);
+  auto whole = [&]() -> Value * { // all 32 lanes: the loaded vector, or null for a store
+    if (!stored)
+      return warpMaskedGather(b_, vecMemTy, ptrs, llvm::Align(size), m, "load");
+    warpMaskedScatter(b_, stored, ptrs, llvm::Align(size), m);
+    return nullptr;
+  };
+  if (vecMemTy->getScalarType()->isIntegerTy(128)) { // moves as 64-bit halves (warpMaskedGather)
+    if (Value *v = whole())
+      result = {fromMemory(b_, v, a.type), b_.GetInsertBlock()};
+    b_.CreateBr(doneBB);
+    b_.SetInsertPoint(restBB);
+    return result;
+  }
+  // A warp whose upper half has no active lane (a block of 16 threads or fewer, a branch taken by
+  // the lower lanes) gathers or scatters 16 lanes: a gather's cost is in its lanes, masked or not.
+  auto *lowBB = newBlock("access.gather.low");
+  auto *fullBB = newBlock("access.gather.full");
+  auto *joinBB = stored ? doneBB : newBlock("access.gather.join");
+  b_.CreateCondBr(b_.CreateICmpULT(bits(m), b_.getInt32(1u << (kWarpSize / 2))), lowBB, fullBB);
+  llvm::SmallVector<int, kWarpSize> lowLanes, widen;
+  for (unsigned i = 0; i < kWarpSize; ++i) {
+    if (i < kWarpSize / 2)
+      lowLanes.push_back(int(i));
+    widen.push_back(int(i));
+  }
+  b_.SetInsertPoint(lowBB);
+  // The shared form's pointers are made again from the halved offsets: a gather of a base and
+  // 32-bit offsets (vpgatherdd) rather than of 64-bit addresses.
+  Value *lowPtrs = offsets
+                       ? b_.CreateGEP(b_.getInt8Ty(), b_.CreateIntToPtr(sharedLo_, b_.getPtrTy()),
+                                      b_.CreateShuffleVector(offsets, lowLanes), "ptrs.low")
+                       : b_.CreateShuffleVector(ptrs, lowLanes);
+  Value *lowMask = b_.CreateShuffleVector(m, lowLanes);
+  Value *lowValue = nullptr;
+  if (stored) {
+    b_.CreateMaskedScatter(b_.CreateShuffleVector(stored, lowLanes), lowPtrs, llvm::Align(size),
+                           lowMask);
+  } else {
+    Type *halfTy = llvm::FixedVectorType::get(vecMemTy->getScalarType(), kWarpSize / 2);
+    Value *g = b_.CreateMaskedGather(halfTy, lowPtrs, llvm::Align(size), lowMask,
+                                     llvm::Constant::getNullValue(halfTy), "load.low");
+    lowValue = b_.CreateShuffleVector(g, llvm::Constant::getNullValue(halfTy), widen);
+  }
+  b_.CreateBr(joinBB);
+  b_.SetInsertPoint(fullBB);
+  Value *fullValue = whole();
+  b_.CreateBr(joinBB);
+  if (!stored) {
+    b_.SetInsertPoint(joinBB);
+    llvm::PHINode *phi = b_.CreatePHI(vecMemTy, 2, "load");
+    phi->addIncoming(lowValue, lowBB);
+    phi->addIncoming(fullValue, fullBB);
+    result = {fromMemory(b_, phi, a.type), b_.GetInsertBlock()};
+    b_.CreateBr(doneBB);
+  }
   b_.SetInsertPoint(restBB);
   return result;
 }

@@ -241,9 +241,8 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
         b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_and,
                                 b_.CreateICmpEQ(addrs, expected), nullptr, "addr.contiguous");
   }
-  if (a.op == AccessOp::Load && a.space == AddrSpace::Global && rolledLoops_ > 0 &&
-      unrolledLoops_ == 0)
-    emitStridePrefetch(base, size);
+  if (a.op == AccessOp::Load && a.space == AddrSpace::Global)
+    emitStridePrefetch(base, size, rolledLoops_ > 0 && unrolledLoops_ == 0);
   Value *first = b_.CreateZExt(
       b_.CreateAnd(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, mbits, b_.getFalse()),
                    b_.getInt32(kWarpSize - 1)),

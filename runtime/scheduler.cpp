@@ -169,6 +169,7 @@ KernWarpCtx *blockContexts(WorkerState &W, LaunchState &L, BlockState &b, uint8_
     ctx.callDepth = 0;
     ctx.stackLimit = W.stackLimit; // a warp fiber sets its own
     ctx.barrierInline = L.warpsPerBlock > 1 ? 1 : W.checked ? 0 : 2;
+    ctx.blockSerial = b.linear + 1; // a new block for the loads' prefetches (never 0, as at first)
   }
   if (const uint32_t regions = W.local.count()) {
     // Every warp starts with its region empty: one region for warps that run one after
