@@ -566,9 +566,32 @@ Scheduler::~Scheduler() {
     t.join();
 }
 
+namespace {
+
+/// Waits up to kSpinMicros for `ready` by looking again and again, before a thread that waits
+/// for a launch (or for the end of one) sleeps: launches often come microseconds apart (a loop
+/// of small launches), and waking a sleeping thread takes longer than many a launch. False if
+/// it did not come in that time.
+template <typename Ready> bool spinFor(Ready ready) {
+  constexpr auto kSpinMicros = std::chrono::microseconds(50);
+  const auto until = std::chrono::steady_clock::now() + kSpinMicros;
+  for (unsigned i = 1;; ++i) {
+    if (ready())
+      return true;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (i % 64 == 0 && std::chrono::steady_clock::now() > until)
+      return false;
+  }
+}
+
+} // namespace
+
 void Scheduler::threadMain(unsigned index) {
   uint64_t seen = 0;
   for (;;) {
+    spinFor([&] { return generation_.load(std::memory_order_acquire) != seen; });
     const std::function<void(unsigned)> *job;
     {
       std::unique_lock<std::mutex> lock(mutex_);
@@ -601,6 +624,7 @@ void Scheduler::runOnAll(const std::function<void(unsigned)> &job) {
   }
   wake_.notify_all();
   job(0);
+  spinFor([&] { return pending_.load(std::memory_order_acquire) == 0; });
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [&] { return pending_ == 0; });
 }

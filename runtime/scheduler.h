@@ -7,6 +7,7 @@
 #include "runtime/stop.h"
 
 #include <array>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -132,8 +133,9 @@ private:
   std::vector<std::thread> threads_; // started at the first launch that needs them
   std::mutex mutex_;
   std::condition_variable wake_, done_;
-  uint64_t generation_ = 0;
-  unsigned pending_ = 0;
+  // Changed under mutex_; read without it too, by threads that spin before they sleep.
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<unsigned> pending_{0};
   bool quit_ = false;
   const std::function<void(unsigned)> *job_ = nullptr;
 };
