@@ -60,10 +60,14 @@ void WorkerCounters::reset(size_t sites) {
   set.reserveSites(sites);
   for (AccessSample &s : samples)
     s = AccessSample{};
-  // Only the tags need clearing: a memo with tag 0 is never read.
+  // Only the tags need clearing (a memo with tag 0 is never read), and only of the memos filled
+  // since the last launch: a module's memos (32 slots x operations x sites) are far more than
+  // one launch fills, and a loop of small launches would spend its time clearing them.
+  for (uint32_t index : memosSet)
+    if (index < memos.size())
+      memos[index].tag = 0;
+  memosSet.clear();
   memos.resize(KERN_MEMO_SLOTS * KERN_ACCESS_OPS * set.siteCount());
-  for (KernAccessMemo &m : memos)
-    m.tag = 0;
   if (atomicChunksUsed)
     std::fill(atomicChunks.begin(), atomicChunks.end(), 0u);
   atomicChunksUsed = false;
@@ -194,6 +198,8 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
   if (index >= memos.size())
     return;
   KernAccessMemo &m = memos[index];
+  if (m.tag == 0)
+    memosSet.push_back(static_cast<uint32_t>(index));
   // Contiguous over all 32 lanes, active or not (as compiled code tests it); the mask is
   // compared on its own.
   bool contiguous = true;

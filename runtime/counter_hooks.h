@@ -74,6 +74,7 @@ struct WorkerCounters {
   CounterSet set;
   std::vector<AccessSample> samples; // by site id
   std::vector<KernAccessMemo> memos; // by KERN_ACCESS_OPS x site id + operation
+  std::vector<uint32_t> memosSet;    // the memos recordMemo filled since the last reset
   /// Passes of global atomics per chunk bucket (atomicChunkBucket); empty until the launch's
   /// first global atomic; atomicChunksUsed when this launch wrote to it.
   std::vector<uint32_t> atomicChunks;
