@@ -688,6 +688,12 @@ void Sema::initializer(VarDecl *v, Expr *&init, const Type *t) {
     init = constructorCall(t, init->operands, init->loc); // `S x = {a, b};` calls S(a, b)
   if (init->kind == ExprKind::InitList) {
     if (t->isArray()) {
+      if (init->operands.size() == 1 && init->operands[0]->kind == ExprKind::StringLit &&
+          t->elem->size() == 1) { // `char s[] = {"text"};`: the string, braced
+        init = init->operands[0];
+        initializer(v, init, t);
+        return;
+      }
       if (t->count && init->operands.size() > t->count) {
         error(init->loc, "excess elements in array initializer");
         return;
@@ -938,35 +944,6 @@ void Sema::stmt(Stmt *s) {
   case StmtKind::Unsupported:
     error(s->loc, s->text);
     return;
-  }
-}
-
-void Sema::checkSwitchLabels(Stmt *s, std::set<int64_t> &seen, bool &hasDefault, const Type *ct) {
-  if (!s)
-    return;
-  if (s->kind == StmtKind::Case) {
-    int64_t v;
-    if (constantInt(s->caseValue, v)) {
-      v = truncateToType(v, ct);
-      if (!seen.insert(v).second)
-        error(s->caseValue->loc, "duplicate case value '" + std::to_string(v) + "'");
-      s->caseValue->intValue = static_cast<uint64_t>(v);
-    }
-  } else if (s->kind == StmtKind::Default) {
-    if (hasDefault)
-      error(s->loc, "multiple default labels in one switch");
-    hasDefault = true;
-  }
-  if (s->kind == StmtKind::Switch)
-    return; // nested switch has its own labels
-  if (s->kind == StmtKind::Compound)
-    for (Stmt *c : s->body)
-      checkSwitchLabels(c, seen, hasDefault, ct);
-  if (s->kind == StmtKind::Case || s->kind == StmtKind::Default || s->kind == StmtKind::If ||
-      s->kind == StmtKind::For || s->kind == StmtKind::While || s->kind == StmtKind::DoWhile) {
-    checkSwitchLabels(s->then, seen, hasDefault, ct);
-    if (s->kind == StmtKind::If)
-      checkSwitchLabels(s->elseStmt, seen, hasDefault, ct);
   }
 }
 

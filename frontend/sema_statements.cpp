@@ -1,5 +1,5 @@
 // Semantic analysis of the C++ declarations and statements that the rest of sema builds on:
-// `auto` type deduction, static_assert, range-based for.
+// `auto` type deduction, static_assert, range-based for, a switch's labels.
 #include "frontend/sema_impl.h"
 
 #include "frontend/clone.h"
@@ -316,6 +316,35 @@ void Sema::rangeForObject(Stmt *s, VarDecl *v) {
   outer->body.push_back(loop);
   *s = *outer;
   stmt(s);
+}
+
+void Sema::checkSwitchLabels(Stmt *s, std::set<int64_t> &seen, bool &hasDefault, const Type *ct) {
+  if (!s)
+    return;
+  if (s->kind == StmtKind::Case) {
+    int64_t v;
+    if (constantInt(s->caseValue, v)) {
+      v = truncateToType(v, ct);
+      if (!seen.insert(v).second)
+        error(s->caseValue->loc, "duplicate case value '" + std::to_string(v) + "'");
+      s->caseValue->intValue = static_cast<uint64_t>(v);
+    }
+  } else if (s->kind == StmtKind::Default) {
+    if (hasDefault)
+      error(s->loc, "multiple default labels in one switch");
+    hasDefault = true;
+  }
+  if (s->kind == StmtKind::Switch)
+    return; // nested switch has its own labels
+  if (s->kind == StmtKind::Compound)
+    for (Stmt *c : s->body)
+      checkSwitchLabels(c, seen, hasDefault, ct);
+  if (s->kind == StmtKind::Case || s->kind == StmtKind::Default || s->kind == StmtKind::If ||
+      s->kind == StmtKind::For || s->kind == StmtKind::While || s->kind == StmtKind::DoWhile) {
+    checkSwitchLabels(s->then, seen, hasDefault, ct);
+    if (s->kind == StmtKind::If)
+      checkSwitchLabels(s->elseStmt, seen, hasDefault, ct);
+  }
 }
 
 } // namespace kern::frontend::sema_detail
