@@ -444,6 +444,8 @@ Expr *Lowerer::builtinCall(fe::Expr *e) {
     r->ops = {x};
     return r;
   }
+  if (n == "ffs" || n == "ffsl" || n == "ffsll") // the host's, as CUDA's __ffs and __ffsll
+    return intrinsic(n == "ffs" ? IntrinsicId::Ffs : IntrinsicId::Ffsll, irType(e->type), args());
   if (n == "abs" || n == "labs" || n == "llabs") {
     auto v = args();
     if (v[0]->type.kind == ir::TypeKind::F32)
