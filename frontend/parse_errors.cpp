@@ -469,8 +469,6 @@ bool virtualBase(const std::vector<Token *> &all, size_t i) {
 bool rejectUnsupportedNames(antlr4::CommonTokenStream &tokens, const PreprocessedSource &src,
                             DiagnosticEngine &diags) {
   static const std::map<std::string, std::string> names = {
-      {"grid_group", "grid-wide cooperative groups (grid_group, this_grid) are not supported"},
-      {"this_grid", "grid-wide cooperative groups (grid_group, this_grid) are not supported"},
       {"multi_grid_group", "multi-device cooperative groups are not supported"},
       {"block_tile_memory", "tiles larger than a warp (block_tile_memory) are not supported"},
   };

@@ -3,9 +3,11 @@
 // counted and checked as that barrier is; the operations of a tile or of a coalesced group are
 // the warp's _sync intrinsics under the group's lanes. thread_group is what a block, a tile or a
 // coalesced group converts to (and what tiled_partition(group, n) returns); coalesced_threads()
-// is the warp's active lanes at the call; this_thread() is the calling thread as a tile of one;
+// is the warp's active lanes at the call; binary_partition(group, pred) splits a tile or a
+// coalesced group by a predicate; this_thread() is the calling thread as a tile of one;
 // cg::reduce (of <cooperative_groups/reduce.h>) combines a value over a tile or a coalesced
-// group. Grid-wide groups are not provided (kern names them in one diagnostic).
+// group. this_grid() gives the grid's ranks and sizes, without the grid-wide barrier (kern names
+// it in one diagnostic).
 #ifndef KERN_COOPERATIVE_GROUPS_H
 #define KERN_COOPERATIVE_GROUPS_H
 
@@ -138,6 +140,50 @@ __device__ inline thread_block this_thread_block() {
 }
 
 __device__ inline void sync(const thread_block &group) { group.sync(); }
+
+/// The threads of the whole grid: their ranks and sizes. Its sync() (a grid-wide barrier, which
+/// needs every block resident at once) is not provided: a program that calls it gets one
+/// diagnostic, and is_valid() is false, as for a grid that cannot synchronise.
+class grid_group {
+public:
+  __device__ unsigned long long thread_rank() const {
+    return block_rank() * (unsigned long long)__kern::blockSize() + __kern::blockRank();
+  }
+  __device__ unsigned long long size() const { return num_threads(); }
+  __device__ unsigned long long num_threads() const {
+    return num_blocks() * (unsigned long long)__kern::blockSize();
+  }
+  __device__ unsigned long long num_blocks() const {
+    return (unsigned long long)gridDim.x * gridDim.y * gridDim.z;
+  }
+  __device__ unsigned long long block_rank() const {
+    return ((unsigned long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+  }
+  __device__ dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
+  __device__ dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+  __device__ dim3 dim_blocks() const { return gridDim; }
+  __device__ dim3 group_dim() const { return gridDim; }
+  __device__ dim3 dim_threads() const { return blockDim; }
+  __device__ bool is_valid() const { return false; }
+  /// Named where a program calls it: instantiating it fails.
+  template <typename Unsupported = void> __device__ void sync() const {
+    static_assert(!sizeof(Unsupported *),
+                  "a grid-wide barrier (grid_group::sync()) is not supported");
+  }
+
+private:
+  int unused_;
+};
+
+__device__ inline grid_group this_grid() {
+  grid_group all;
+  return all;
+}
+
+template <typename Unsupported = void> __device__ void sync(const grid_group &) {
+  static_assert(!sizeof(Unsupported *),
+                "a grid-wide barrier (grid_group::sync()) is not supported");
+}
 
 // The shuffles of a tile, for each type CUDA's shuffles take.
 #define KERN_CG_TILE_SHUFFLES(T)                                                                   \
@@ -328,6 +374,30 @@ __device__ inline coalesced_group tiled_partition(const coalesced_group &parent,
 }
 
 __device__ inline void sync(const coalesced_group &group) { group.sync(); }
+
+namespace __kern {
+/// The threads of `parent` whose predicate is the calling thread's `pred`: a coalesced group,
+/// the second (meta_group_rank 1) of the two for those whose predicate is true.
+__device__ inline coalesced_group binaryPartition(lanes parent, bool pred) {
+  unsigned int yes = __ballot_sync(parent.mask, pred);
+  lanes g;
+  g.mask = pred ? yes : parent.mask & ~yes;
+  g.size = __popc(g.mask);
+  g.metaRank = pred ? 1 : 0;
+  g.metaSize = 2;
+  g.tiled = false;
+  return coalesced_group(g);
+}
+} // namespace __kern
+
+template <unsigned int Size>
+__device__ coalesced_group binary_partition(const thread_block_tile<Size> &parent, bool pred) {
+  thread_group whole = parent;
+  return __kern::binaryPartition(whole.__lanes(), pred);
+}
+__device__ inline coalesced_group binary_partition(const coalesced_group &parent, bool pred) {
+  return __kern::binaryPartition(parent.__lanes(), pred);
+}
 
 // <cooperative_groups/reduce.h>: the operations, and reduce over a tile or a coalesced group.
 template <typename T> struct plus {
