@@ -647,6 +647,9 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
   }
   case IntrinsicId::ActiveMask:
     return result(splat(bits(cur(), "activemask")));
+  case IntrinsicId::MatchAny:
+    checkSyncMask(op(0), e.site);
+    return result(emitMatchAny(op(0), op(1)));
   case IntrinsicId::ShflIdx:
   case IntrinsicId::ShflUp:
   case IntrinsicId::ShflDown:

@@ -804,6 +804,17 @@ void Sema::genericBuiltin(Expr *e, const std::string &n, const std::string &sig)
     e->type = t;
     return;
   }
+  if (n == "__match_any_sync") { // (mask, value of an arithmetic type) -> the matching lanes
+    Expr *v = rvalue(e->args[1]);
+    if (!v->type->isArithmetic()) {
+      error(v->loc, "no matching function for call to '" + n + "' with '" + v->type->str() + "'");
+      return;
+    }
+    e->args[0] = convert(rvalue(e->args[0]), types_.uintTy(), "argument");
+    e->args[1] = convert(v, promote(v->type), "argument");
+    e->type = types_.uintTy();
+    return;
+  }
   // Atomics: the first argument is a pointer; its pointee type selects the form.
   Expr *p = rvalue(e->args[0]);
   if (!p->type->isPointer()) {

@@ -58,8 +58,9 @@ InstrClass intrinsicClass(const Expr *e) {
     case IntrinsicId::ShflUp:
     case IntrinsicId::ShflDown:
     case IntrinsicId::ShflXor:
+    case IntrinsicId::MatchAny:
     case IntrinsicId::Clock:
-      return InstrClass::Other; // VOTE, SHFL, CS2R
+      return InstrClass::Other; // VOTE, SHFL, MATCH, CS2R
     default:
       return InstrClass::Control; // WARPSYNC, BAR.RED, the calls behind faults and malloc
     }

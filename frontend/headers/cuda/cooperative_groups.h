@@ -3,11 +3,11 @@
 // counted and checked as that barrier is; the operations of a tile or of a coalesced group are
 // the warp's _sync intrinsics under the group's lanes. thread_group is what a block, a tile or a
 // coalesced group converts to (and what tiled_partition(group, n) returns); coalesced_threads()
-// is the warp's active lanes at the call; binary_partition(group, pred) splits a tile or a
-// coalesced group by a predicate; this_thread() is the calling thread as a tile of one;
-// cg::reduce (of <cooperative_groups/reduce.h>) combines a value over a tile or a coalesced
-// group. this_grid() gives the grid's ranks and sizes, without the grid-wide barrier (kern names
-// it in one diagnostic).
+// is the warp's active lanes at the call; binary_partition(group, pred) and
+// labeled_partition(group, label) split a tile or a coalesced group; this_thread() is the calling
+// thread as a tile of one; cg::reduce (of <cooperative_groups/reduce.h>) combines a value over a
+// tile or a coalesced group. this_grid() gives the grid's ranks and sizes, without the grid-wide
+// barrier (kern names it in one diagnostic).
 #ifndef KERN_COOPERATIVE_GROUPS_H
 #define KERN_COOPERATIVE_GROUPS_H
 
@@ -388,7 +388,39 @@ __device__ inline coalesced_group binaryPartition(lanes parent, bool pred) {
   g.tiled = false;
   return coalesced_group(g);
 }
+
+/// The threads of `parent` whose `label` is the calling thread's (__match_any_sync).
+__device__ inline coalesced_group labeledPartition(lanes parent, unsigned int sameLabel) {
+  lanes g;
+  g.mask = parent.mask & sameLabel;
+  g.size = __popc(g.mask);
+  g.metaRank = 0;
+  g.metaSize = 1;
+  g.tiled = false;
+  return coalesced_group(g);
+}
 } // namespace __kern
+
+template <unsigned int Size>
+__device__ coalesced_group labeled_partition(const thread_block_tile<Size> &parent, int label) {
+  thread_group whole = parent;
+  __kern::lanes p = whole.__lanes();
+  return __kern::labeledPartition(p, __match_any_sync(p.mask, label));
+}
+template <unsigned int Size>
+__device__ coalesced_group labeled_partition(const thread_block_tile<Size> &parent,
+                                             unsigned int label) {
+  thread_group whole = parent;
+  __kern::lanes p = whole.__lanes();
+  return __kern::labeledPartition(p, __match_any_sync(p.mask, label));
+}
+__device__ inline coalesced_group labeled_partition(const coalesced_group &parent, int label) {
+  return __kern::labeledPartition(parent.__lanes(), __match_any_sync(parent.__lanes().mask, label));
+}
+__device__ inline coalesced_group labeled_partition(const coalesced_group &parent,
+                                                    unsigned int label) {
+  return __kern::labeledPartition(parent.__lanes(), __match_any_sync(parent.__lanes().mask, label));
+}
 
 template <unsigned int Size>
 __device__ coalesced_group binary_partition(const thread_block_tile<Size> &parent, bool pred) {
