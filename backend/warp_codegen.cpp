@@ -647,9 +647,11 @@ Value *WarpCodegen::emitWarpIntrinsic(const ir::Expr &e) {
   }
   case IntrinsicId::ActiveMask:
     return result(splat(bits(cur(), "activemask")));
-  case IntrinsicId::MatchAny:
-    checkSyncMask(op(0), e.site);
-    return result(emitMatchAny(op(0), op(1)));
+  case IntrinsicId::MatchAny: {
+    Value *laneMask = op(0);
+    checkSyncMask(laneMask, e.site);
+    return result(emitMatchAny(laneMask, op(1)));
+  }
   case IntrinsicId::ShflIdx:
   case IntrinsicId::ShflUp:
   case IntrinsicId::ShflDown:
