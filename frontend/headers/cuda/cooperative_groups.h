@@ -143,7 +143,8 @@ __device__ inline void sync(const thread_block &group) { group.sync(); }
 
 /// The threads of the whole grid: their ranks and sizes. Its sync() (a grid-wide barrier, which
 /// needs every block resident at once) is not provided: a program that calls it gets one
-/// diagnostic, and is_valid() is false, as for a grid that cannot synchronise.
+/// diagnostic, and is_valid() is false, as for a grid that cannot synchronise (a GPU says true
+/// under cudaLaunchCooperativeKernel).
 class grid_group {
 public:
   __device__ unsigned long long thread_rank() const {
@@ -160,10 +161,16 @@ public:
     return ((unsigned long long)blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
   }
   __device__ dim3 block_index() const { return dim3(blockIdx.x, blockIdx.y, blockIdx.z); }
-  __device__ dim3 thread_index() const { return dim3(threadIdx.x, threadIdx.y, threadIdx.z); }
+  /// In threads of the whole grid: the calling thread's index, and the grid's dimensions.
+  __device__ dim3 thread_index() const {
+    return dim3(blockIdx.x * blockDim.x + threadIdx.x, blockIdx.y * blockDim.y + threadIdx.y,
+                blockIdx.z * blockDim.z + threadIdx.z);
+  }
+  __device__ dim3 dim_threads() const {
+    return dim3(gridDim.x * blockDim.x, gridDim.y * blockDim.y, gridDim.z * blockDim.z);
+  }
   __device__ dim3 dim_blocks() const { return gridDim; }
   __device__ dim3 group_dim() const { return gridDim; }
-  __device__ dim3 dim_threads() const { return blockDim; }
   __device__ bool is_valid() const { return false; }
   /// Named where a program calls it: instantiating it fails.
   template <typename Unsupported = void> __device__ void sync() const {
