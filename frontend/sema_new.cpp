@@ -45,6 +45,8 @@ void Sema::newExpression(Expr *e) {
           args.push_back(m.integer(pointee->size()));
         return m.call(ownDelete->name, args);
       }
+      if (p->type->pointeeConst) // `delete[] p` of a `const float *p`: C++ deletes it as any
+        q = m.castTo(types_.pointerTo(types_.voidTy(), p->type->space), q);
       return device ? m.call("__kern_device_free", {q})
                     : m.call("__kern_delete", {q, m.integer(e->isArrayForm)});
     };
@@ -97,7 +99,10 @@ void Sema::newExpression(Expr *e) {
     test->then = then;
     Stmt *block = tu_.make<Stmt>(StmtKind::Compound);
     block->loc = e->loc;
-    block->body = {m.var(q, p->type, p), test, m.expr(release(m.ident(q)))};
+    // A destructor runs on a const object too: q drops the const (`delete` of a `const T *`).
+    const Type *qt = p->type->pointeeConst ? types_.pointerTo(pointee, p->type->space) : p->type;
+    block->body = {m.var(q, qt, qt == p->type ? p : m.castTo(qt, p)), test,
+                   m.expr(release(m.ident(q)))};
     e->kind = ExprKind::StmtExpr;
     e->body = block;
     e->operands.clear();
