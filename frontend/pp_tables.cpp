@@ -121,6 +121,9 @@ const std::vector<const char *> kPredefined = {
     "__CUDA_RUNTIME_API_H__",
     "__DRIVER_TYPES_H__",
     "__VECTOR_TYPES_H__",
+    // A const kernel parameter whose address may be taken (CUDA 11.7): kern's parameters are
+    // memory the kernel reads in place already, so the annotation has nothing to add.
+    "__grid_constant__",
     // The platform kern runs and models the host of: x86-64 Linux, LP64, as GCC predefines it
     // in its strict modes (programs test these to pick their POSIX code: `#if
     // defined(__unix__)`); not `linux` or `unix`, which only its GNU modes define.
