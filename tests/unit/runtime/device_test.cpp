@@ -44,7 +44,7 @@ const char *kH100Pcie = R"({
   "sharedBanks": 32, "bankRule": "WarpMulticast", "globalRule": "Sectors",
   "maxGridX": 2147483647, "maxGridY": 65535, "maxGridZ": 65535,
   "maxBlockX": 1024, "maxBlockY": 1024, "maxBlockZ": 64,
-  "maxKernelParamBytes": 4096, "localBytesPerThread": 524288, "constantMemoryBytes": 65536,
+  "maxKernelParamBytes": 32764, "localBytesPerThread": 524288, "constantMemoryBytes": 65536,
   "clockRateKHz": 1755000, "memoryBytes": 85899345920,
   "memoryClockKHz": 1593000, "memoryBusWidthBits": 5120,
   "pcieGeneration": 5, "pcieLanes": 16, "pcieBandwidth": 63e9,
