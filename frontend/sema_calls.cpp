@@ -543,6 +543,7 @@ void Sema::builtinCall(Expr *e, int b) {
       {"cudaMemcpyFromSymbol", {{3, 0}, {4, 2}}}, // offset 0, cudaMemcpyDeviceToHost
       {"cudaMallocManaged", {{2, 1}}},            // cudaMemAttachGlobal
       {"cudaMemPrefetchAsync", {{4, 0}}},
+      {"cudaStreamAttachMemAsync", {{2, 0}, {3, 4}}}, // the whole allocation, cudaMemAttachSingle
       {"cudaOccupancyMaxPotentialBlockSize", {{3, 0}, {4, 0}}},
       {"cudaMemcpy2DAsync", {{7, 0}}},
       {"cudaLaunchKernel", {{4, 0}, {5, 0}}}, // no dynamic shared memory, the default stream

@@ -243,6 +243,34 @@ Runtime::HostVisibleBlock *managedRange(Find find, uint64_t p, uint64_t n, const
 
 } // namespace
 
+int32_t Runtime::cudaStreamAttachMemAsync(void *stream, const void *p, uint64_t length,
+                                          uint32_t flags) {
+  // Which streams may touch a managed allocation while kernels run: a hint on devices with
+  // concurrent managed access, and kern lets the host and every stream touch managed memory at
+  // any time, so only the arguments are checked.
+  if (stickyError_)
+    return seenSticky();
+  const std::string fn = "kern: cudaStreamAttachMemAsync: ";
+  if (int32_t e = checkStream("cudaStreamAttachMemAsync", stream))
+    return e;
+  if (flags != 1 && flags != 2 && flags != 4)
+    return recordError(cudaErrorInvalidValue,
+                       fn +
+                           "flags must be cudaMemAttachGlobal, cudaMemAttachHost or "
+                           "cudaMemAttachSingle, not " +
+                           std::to_string(flags));
+  std::string message;
+  HostVisibleBlock *b = managedRange([this](uint64_t a) { return findHostVisible(a); },
+                                     addressOf(p), length ? length : 1, fn, message);
+  if (!b)
+    return recordError(cudaErrorInvalidValue, std::move(message));
+  if (length != 0 && (addressOf(p) != b->base || length != b->size))
+    return recordError(cudaErrorInvalidValue,
+                       fn + "the length must be 0 or the whole allocation's (" +
+                           std::to_string(b->size) + " bytes)");
+  return cudaSuccess;
+}
+
 int32_t Runtime::cudaMemPrefetchAsync(const void *p, uint64_t n, const KernMemLocation *location,
                                       uint32_t flags, void *stream) {
   if (stickyError_)

@@ -416,6 +416,7 @@ public:
   int32_t cudaMemPrefetchAsync(const void *p, uint64_t n, const KernMemLocation *location,
                                uint32_t flags, void *stream);
   int32_t cudaMemAdvise(const void *p, uint64_t n, int32_t advice, const KernMemLocation *location);
+  int32_t cudaStreamAttachMemAsync(void *stream, const void *p, uint64_t length, uint32_t flags);
   int32_t cudaMemGetInfo(uint64_t *free, uint64_t *total);
   int32_t cudaPointerGetAttributes(KernPointerAttributes *attr, const void *p);
   /// A host access faulted at `addr`: if it is a managed page resident on the device, migrate

@@ -546,6 +546,23 @@ int32_t kern_rt_cudaMemAdvise(KernHostCtx *ctx, const void *p, uint64_t n, int32
                               const KernMemLocation *location) {
   return ctx->rt->cudaMemAdvise(p, n, advice, location);
 }
+int32_t kern_rt_cudaStreamAttachMemAsync(KernHostCtx *ctx, void *stream, const void *p,
+                                         uint64_t length, uint32_t flags) {
+  return ctx->rt->cudaStreamAttachMemAsync(stream, p, length, flags);
+}
+// kern's streams have no priorities (cudaDevAttrStreamPrioritiesSupported 0): the range is
+// [0, 0], as a device without them reports it, and a stream's priority is taken and not used.
+int32_t kern_rt_cudaStreamCreateWithPriority(KernHostCtx *ctx, void **stream, uint32_t flags,
+                                             int32_t) {
+  return ctx->rt->cudaStreamCreate(stream, flags, "cudaStreamCreateWithPriority");
+}
+int32_t kern_rt_cudaDeviceGetStreamPriorityRange(KernHostCtx *, int32_t *least, int32_t *greatest) {
+  if (least)
+    *least = 0;
+  if (greatest)
+    *greatest = 0;
+  return kern::runtime::cudaSuccess;
+}
 int32_t kern_rt_cudaMemGetInfo(KernHostCtx *ctx, uint64_t *free, uint64_t *total) {
   return ctx->rt->cudaMemGetInfo(free, total);
 }
