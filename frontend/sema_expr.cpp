@@ -438,7 +438,8 @@ void Sema::ident(Expr *e) {
                                          : "'va_start' used in a function with fixed arguments");
     return;
   }
-  error(e->loc, "use of undeclared identifier '" + n + "'" + didYouMean(n));
+  if (!functionNameLiteral(e))
+    error(e->loc, "use of undeclared identifier '" + n + "'" + didYouMean(n));
 }
 
 bool Sema::modifiable(Expr *e, const char *what) {

@@ -222,6 +222,8 @@ private:
   /// For an unknown name `n`: "; did you mean 'x'?" when a visible name (a variable, function,
   /// enumerator or built-in) is a small typo away, else "".
   std::string didYouMean(const std::string &n) const;
+  /// `__func__` (and GCC's `__FUNCTION__`) in a function: its name, as a string literal.
+  bool functionNameLiteral(Expr *e);
   template <typename V> V *find(std::map<std::string, V> Scope::*table, const std::string &n) {
     if (n.find("::") == std::string::npos)
       for (Scope *s = scope_; s && s != &fileScope_; s = s->parent) {

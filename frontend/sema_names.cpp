@@ -558,4 +558,20 @@ void Sema::atFileScope(Decl *copy, const std::function<void()> &declare) {
   ns_ = savedNs;
 }
 
+bool Sema::functionNameLiteral(Expr *e) {
+  if ((e->name != "__func__" && e->name != "__FUNCTION__") || !fn_)
+    return false;
+  // Unqualified, without a template's arguments (`twice`, not `S::twice<int>`), as GCC's.
+  std::string name = fn_->name;
+  if (size_t args = name.find('<'); args != std::string::npos && name.find("operator") != 0)
+    name.resize(args);
+  if (size_t scope = name.rfind("::"); scope != std::string::npos)
+    name = name.substr(scope + 2);
+  e->kind = ExprKind::StringLit;
+  e->stringValue = name;
+  e->type = types_.arrayOf(types_.get(TypeKind::Char), e->stringValue.size() + 1);
+  e->isLValue = true;
+  return true;
+}
+
 } // namespace kern::frontend::sema_detail
