@@ -570,18 +570,25 @@ namespace {
 
 /// Waits up to kSpinMicros for `ready` by looking again and again, before a thread that waits
 /// for a launch (or for the end of one) sleeps: launches often come microseconds apart (a loop
-/// of small launches), and waking a sleeping thread takes longer than many a launch. False if
-/// it did not come in that time.
+/// of small launches), and waking a sleeping thread takes longer than many a launch. After the
+/// first microseconds it yields between looks, so that where threads outnumber cores (other
+/// programs, more workers than cores) the looking costs them little. False if it did not come
+/// in that time.
 template <typename Ready> bool spinFor(Ready ready) {
   constexpr auto kSpinMicros = std::chrono::microseconds(50);
+  constexpr unsigned kPauses = 64;
   const auto until = std::chrono::steady_clock::now() + kSpinMicros;
   for (unsigned i = 1;; ++i) {
     if (ready())
       return true;
+    if (i < kPauses) {
 #if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
+      __builtin_ia32_pause();
 #endif
-    if (i % 64 == 0 && std::chrono::steady_clock::now() > until)
+      continue;
+    }
+    std::this_thread::yield();
+    if (std::chrono::steady_clock::now() > until)
       return false;
   }
 }
