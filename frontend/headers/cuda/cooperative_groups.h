@@ -408,21 +408,13 @@ __device__ inline coalesced_group labeledPartition(lanes parent, unsigned int sa
 }
 } // namespace __kern
 
-template <unsigned int Size>
-__device__ coalesced_group labeled_partition(const thread_block_tile<Size> &parent, int label) {
-  thread_group whole = parent;
-  __kern::lanes p = whole.__lanes();
-  return __kern::labeledPartition(p, __match_any_sync(p.mask, label));
-}
+// CUDA's int and unsigned labels match by the same bits: the int form converts to this one.
 template <unsigned int Size>
 __device__ coalesced_group labeled_partition(const thread_block_tile<Size> &parent,
                                              unsigned int label) {
   thread_group whole = parent;
   __kern::lanes p = whole.__lanes();
   return __kern::labeledPartition(p, __match_any_sync(p.mask, label));
-}
-__device__ inline coalesced_group labeled_partition(const coalesced_group &parent, int label) {
-  return __kern::labeledPartition(parent.__lanes(), __match_any_sync(parent.__lanes().mask, label));
 }
 __device__ inline coalesced_group labeled_partition(const coalesced_group &parent,
                                                     unsigned int label) {
