@@ -187,7 +187,7 @@ int32_t Runtime::rtcCompile(const char *image, void **log) {
   return c->ok ? 0 : 1;
 }
 
-void Runtime::moduleWarning(uint32_t site, const std::string &message) {
+void Runtime::warnAt(uint32_t site, const std::string &message) {
   const std::string loc = location(site);
   options_.err((loc.empty() ? "kern: warning: " : loc + ": warning: ") + message + "\n");
 }
@@ -199,15 +199,14 @@ int32_t Runtime::moduleLoad(void **module, const char *imageOrPath, bool isFile,
   std::string text;
   if (isFile) {
     if (!allowFiles()) {
-      moduleWarning(site,
-                    std::string(api) + ": this run may not read files ('" + imageOrPath + "')");
+      warnAt(site, std::string(api) + ": this run may not read files ('" + imageOrPath + "')");
       return CUDA_ERROR_FILE_NOT_FOUND;
     }
     if (!sandboxAllows(api, imageOrPath, false))
       return CUDA_ERROR_FILE_NOT_FOUND;
     std::ifstream in(imageOrPath, std::ios::binary);
     if (!in) {
-      moduleWarning(site, std::string(api) + ": cannot open '" + imageOrPath + "'");
+      warnAt(site, std::string(api) + ": cannot open '" + imageOrPath + "'");
       return CUDA_ERROR_FILE_NOT_FOUND;
     }
     std::stringstream ss;
@@ -222,18 +221,17 @@ int32_t Runtime::moduleLoad(void **module, const char *imageOrPath, bool isFile,
     // modules from their CUDA C++.
     const bool ptx =
         text.find(".version") != std::string::npos && text.find(".target") != std::string::npos;
-    moduleWarning(site, std::string(api) + ": " +
-                            (isFile ? "'" + std::string(imageOrPath) + "'" : "the image") +
-                            (ptx ? " is PTX" : " is not a module image of kern's") +
-                            ": kern loads modules compiled from CUDA C++ by its NVRTC "
-                            "(nvrtcGetPTX, nvrtcGetCUBIN) or by `kern emit --module FILE.cu -o "
-                            "FILE`");
+    warnAt(site, std::string(api) + ": " +
+                     (isFile ? "'" + std::string(imageOrPath) + "'" : "the image") +
+                     (ptx ? " is PTX" : " is not a module image of kern's") +
+                     ": kern loads modules compiled from CUDA C++ by its NVRTC "
+                     "(nvrtcGetPTX, nvrtcGetCUBIN) or by `kern emit --module FILE.cu -o "
+                     "FILE`");
     return ptx ? CUDA_ERROR_INVALID_PTX : CUDA_ERROR_INVALID_IMAGE;
   }
   std::shared_ptr<RuntimeModules::Compiled> c = compileModule(text, true);
   if (!c->ok) {
-    moduleWarning(site, std::string(api) + ": module '" + request.name + "' does not compile:\n" +
-                            c->log);
+    warnAt(site, std::string(api) + ": module '" + request.name + "' does not compile:\n" + c->log);
     return CUDA_ERROR_INVALID_PTX;
   }
   c->loaded = true;

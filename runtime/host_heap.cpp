@@ -228,6 +228,22 @@ const Allocation *HostMemory::find(uint64_t addr) const {
   return addr < it->second.base + (it->second.size ? it->second.size : 1) ? &it->second : nullptr;
 }
 
+uint64_t HostMemory::mallocRoomEnd(uint64_t addr, uint64_t *base) const {
+  auto it = live_.upper_bound(addr);
+  if (it == live_.begin())
+    return 0;
+  --it;
+  const uint64_t start = it->first, size = it->second.size;
+  if (names_.count(start) || mapped_.count(start) || pinned_.count(start))
+    return 0;
+  const uint64_t chunk = std::max<uint64_t>(32, (size + 8 + 15) / 16 * 16);
+  // Never past the block's own span (its red zone included): the next block starts there.
+  const uint64_t end = start + std::min(chunk - 8, spans_.at(start));
+  if (base)
+    *base = start;
+  return addr < end ? end : 0;
+}
+
 void *HostMemory::map(uint64_t size, int prot) {
   const uint64_t bytes = roundUp(size, pageSize());
   uint64_t len = 0;

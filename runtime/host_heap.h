@@ -48,6 +48,13 @@ public:
 
   /// The live block containing `addr`, or null (a stack object, a red zone, freed memory).
   const Allocation *find(uint64_t addr) const;
+  /// The end of the room glibc's malloc gives the live block of malloc or new that holds
+  /// `addr` (malloc_usable_size: the request plus malloc's 8-byte header rounded up to 16-byte
+  /// chunks of at least 32 bytes, less the header), if `addr` lies before that end; 0 for
+  /// anything else (no such block, a global, a pinned block, a mapping); `base` gets the
+  /// block's start. A native program may run past its block's end into that room unnoticed;
+  /// kern lets it, with a warning.
+  uint64_t mallocRoomEnd(uint64_t addr, uint64_t *base = nullptr) const;
   /// Whether the live block starting at `base` was allocated pinned.
   bool isPinned(uint64_t base) const { return pinned_.count(base) != 0; }
 

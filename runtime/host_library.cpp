@@ -28,7 +28,9 @@ FormatOptions Runtime::hostFormatOptions() {
   o.unreadableHi = device_.deviceHi();
   // %s reads only inside an object the program may read; another pointer prints as bad.
   o.readString = [this](uint64_t addr, size_t limit, std::string &out) {
-    const uint64_t room = hostObjectRoom(addr);
+    uint64_t room = hostObjectRoom(addr);
+    if (const uint64_t end = host_.contains(addr) ? host_.mallocRoomEnd(addr) : 0)
+      room = end - addr; // what a native printf reads there too (allowMallocRoom)
     if (room == 0)
       return false;
     const char *s = reinterpret_cast<const char *>(addr);
@@ -218,7 +220,9 @@ bool Runtime::checkHostRange(const char *function, const char *what, const void 
   }
   // The runtime reads and writes for the program only where the program itself may.
   const std::string problem = hostAccessProblem(addr, n, /*store=*/false);
-  if (!problem.empty()) {
+  if (!problem.empty() &&
+      !allowMallocRoom(apiSite_, head + "range " + hexRange(addr, n) + " (" + byteCount(n) + ")",
+                       addr, n)) {
     reportHostError(head + "range " + hexRange(addr, n) + " (" + byteCount(n) + ") is " +
                     (problem.rfind("not ", 0) == 0 ? "" : "outside its object: ") + problem);
     return false;
@@ -235,6 +239,18 @@ bool Runtime::checkHostString(const char *function, const char *what, const char
   const uint64_t room = hostObjectRoom(addr);
   len = strnlen(s, room);
   if (len == room) {
+    // A string whose end lies in the room malloc leaves past its block (allowMallocRoom).
+    const uint64_t end = host_.contains(addr) ? host_.mallocRoomEnd(addr) : 0;
+    if (end) {
+      len = strnlen(s, end - addr);
+      if (len < end - addr &&
+          allowMallocRoom(apiSite_,
+                          std::string(function) + ": the " + what + " at " + hexAddress(addr) +
+                              " (" + byteCount(len + 1) + " with its NUL)",
+                          addr, len + 1))
+        return true;
+    }
+    len = room;
     reportHostError(std::string(function) + ": the " + what + " at " + hexAddress(addr) +
                     " is not NUL-terminated within its object (" + byteCount(room) +
                     " from there to the object's end)");

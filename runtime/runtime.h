@@ -669,6 +669,7 @@ private:
   void handOutObject(uint64_t addr, uint64_t size, const char *name, bool writable);
   /// Where [addr, addr + n) lies for a message; empty if it is an object host code may access.
   std::string hostAccessProblem(uint64_t addr, uint64_t n, bool store);
+  std::set<uint32_t> mallocRoomWarned_; // sites warned by allowMallocRoom
   struct HandedOut {
     uint64_t size;
     const char *name;
@@ -767,7 +768,12 @@ private:
   void resetModules();
   std::shared_ptr<RuntimeModules::Compiled> compileModule(const std::string &image, bool forLoad);
   RuntimeModules::Loaded *findModule(const void *module);
-  void moduleWarning(uint32_t site, const std::string &message);
+  /// "<file:line>: warning: <message>" (or "kern: warning: ..." without a site).
+  void warnAt(uint32_t site, const std::string &message);
+  /// An access of [addr, addr + n) that runs past the end of a block of malloc or new but stays
+  /// in the room glibc's malloc gives that block (HostMemory::mallocRoomEnd): true, after a
+  /// warning (once per site) that says `what` and where it lands; false for anything else.
+  bool allowMallocRoom(uint32_t site, const std::string &what, uint64_t addr, uint64_t n);
 
   Options options_;
   DeviceMemory device_;
