@@ -211,8 +211,10 @@ bool HostCodegen::rootObject(const ir::Expr *e, Value *&base, uint64_t &size, st
     name = "local variable '" + e->slot->name + "' of " + f_.name;
     return true;
   }
+  // An array declared without its size (`extern const T table[];`, defined in another file)
+  // is checked against the object it turns out to be (the shadow map), not as empty.
   if (e->kind == ir::ExprKind::GlobalAddr && e->global &&
-      e->global->space == frontend::AddrSpace::Host) {
+      e->global->space == frontend::AddrSpace::Host && e->global->size != 0) {
     base = emitExpr(*e);
     size = e->global->size;
     name = e->global->name == "string literal" ? "a string literal"

@@ -230,8 +230,13 @@ enum class StmtKind {
   Goto,     // unsupported: sema reports it (name = label)
   Label,    // unsupported label `name:`; then = labelled statement
   Pragma,   // `#pragma unroll [n]` kept by the preprocessor: text
-  /// A construct kern does not support (`throw`, `try`): text is its diagnostic, given when
-  /// sema analyses the function (so not for a template that is never instantiated).
+  /// `try then catch...`: then = the try block, body = its Catch clauses; sema rewrites it
+  /// into plain statements (sema_exceptions.cpp).
+  Try,
+  Catch, // decls = {the parameter} (none for `catch (...)`), then = the handler
+  Throw, // expr (null for `throw;`); sema rewrites it into a call of the runtime
+  /// A construct kern does not support: text is its diagnostic, given when sema analyses the
+  /// function (so not for a template that is never instantiated).
   Unsupported,
 };
 
@@ -253,6 +258,9 @@ struct Stmt {
   Stmt *target = nullptr;
   bool isTargeted = false; // Label: some goto jumps to it
   std::string text;        // Pragma, Unsupported
+  /// Compound written by sema (sema_exceptions.cpp): a built-in called, with the variable
+  /// scopeExitArg if named, on every way out of the block (its end, break, continue, return).
+  std::string scopeExit, scopeExitArg;
   explicit Stmt(StmtKind k) : kind(k) {}
 };
 

@@ -421,34 +421,37 @@ FunctionDecl *Builder::functionDecl(const Specs &s, const DeclInfo &d) {
   return f;
 }
 
+VarDecl *Builder::parameter(P::ParameterDeclarationContext *pd) {
+  Specs s = specs(pd->declarationSpecifiers());
+  auto *v = tu_.make<VarDecl>();
+  v->isParam = true;
+  v->quals = s.quals;
+  v->typeSyntax = tu_.make<TypeSyntax>(s.base);
+  v->loc = loc(pd);
+  if (auto *def = pd->assignmentExpression())
+    v->init = assignment(def); // a default argument
+  if (auto *dc = pd->declarator()) {
+    DeclInfo d = declarator(dc, false);
+    if (d.isFunction) { // a parameter of function type is a pointer to a function
+      d.ops.push_back(functionOp(d.params, d.loc));
+      TypeOp ptr;
+      d.ops.push_back(ptr);
+    }
+    v->name = d.name;
+    v->loc = d.loc;
+    v->typeSyntax->ops = d.ops;
+    if (d.restrict)
+      v->quals.restrict = true;
+  } else if (auto *ad = pd->abstractDeclarator()) {
+    v->typeSyntax->ops = abstractDeclarator(ad);
+  }
+  return v;
+}
+
 void Builder::parameters(P::ParameterTypeListContext *ctx, FunctionDecl *f) {
   f->variadic = ctx->Ellipsis() != nullptr;
-  for (auto *pd : ctx->parameterDeclaration()) {
-    Specs s = specs(pd->declarationSpecifiers());
-    auto *v = tu_.make<VarDecl>();
-    v->isParam = true;
-    v->quals = s.quals;
-    v->typeSyntax = tu_.make<TypeSyntax>(s.base);
-    v->loc = loc(pd);
-    if (auto *def = pd->assignmentExpression())
-      v->init = assignment(def); // a default argument
-    if (auto *dc = pd->declarator()) {
-      DeclInfo d = declarator(dc, false);
-      if (d.isFunction) { // a parameter of function type is a pointer to a function
-        d.ops.push_back(functionOp(d.params, d.loc));
-        TypeOp ptr;
-        d.ops.push_back(ptr);
-      }
-      v->name = d.name;
-      v->loc = d.loc;
-      v->typeSyntax->ops = d.ops;
-      if (d.restrict)
-        v->quals.restrict = true;
-    } else if (auto *ad = pd->abstractDeclarator()) {
-      v->typeSyntax->ops = abstractDeclarator(ad);
-    }
-    f->params.push_back(v);
-  }
+  for (auto *pd : ctx->parameterDeclaration())
+    f->params.push_back(parameter(pd));
   // `(void)` declares no parameters.
   if (f->params.size() == 1 && !f->variadic) {
     VarDecl *p = f->params[0];

@@ -170,6 +170,8 @@ private:
 
   FunctionDecl *functionDecl(const Specs &s, const DeclInfo &d);
 
+  /// A function parameter, or the parameter of a catch clause.
+  VarDecl *parameter(P::ParameterDeclarationContext *pd);
   void parameters(P::ParameterTypeListContext *ctx, FunctionDecl *f);
   /// The function type operator of a parameter list inside a declarator (`(*p)(int)`).
   TypeOp functionOp(P::ParameterTypeListContext *ctx, SourceLoc at);

@@ -181,16 +181,30 @@ Stmt *Builder::statement(P::StatementContext *ctx) {
     }
     return s;
   }
-  auto *us = ctx->unsupportedStatement();
-  if (us->Asm()) {
-    error(loc(us), "inline PTX (asm) is not supported");
-    return makeStmt(StmtKind::Expr, loc(us));
+  if (auto *ts = ctx->tryStatement()) {
+    Stmt *s = makeStmt(StmtKind::Try, loc(ts));
+    s->then = compound(ts->compoundStatement());
+    for (auto *h : ts->handler()) {
+      Stmt *c = makeStmt(StmtKind::Catch, loc(h));
+      if (auto *pd = h->parameterDeclaration()) {
+        VarDecl *v = parameter(pd);
+        v->isParam = false;
+        c->decls.push_back(v);
+      }
+      c->then = compound(h->compoundStatement());
+      s->body.push_back(c);
+    }
+    return s;
   }
-  // Reported where sema analyses it: a class template's member that throws is not an error
-  // while it is not instantiated, as C++ compiles only the members a program uses.
-  Stmt *s = makeStmt(StmtKind::Unsupported, loc(us));
-  s->text = "exceptions are not supported";
-  return s;
+  if (auto *th = ctx->throwStatement()) {
+    Stmt *s = makeStmt(StmtKind::Throw, loc(th));
+    if (auto *e = th->expression())
+      s->expr = expression(e);
+    return s;
+  }
+  auto *us = ctx->unsupportedStatement();
+  error(loc(us), "inline PTX (asm) is not supported");
+  return makeStmt(StmtKind::Expr, loc(us));
 }
 
 StaticAssertDecl *Builder::staticAssert(P::StaticAssertDeclarationContext *ctx) {

@@ -149,10 +149,16 @@ private:
     internals_.resize(units_.size());
     for (size_t i = 0; i < units_.size(); ++i) {
       // C: once a file declares a name static, every declaration of it there is file-local.
+      // A const object is file-local too unless the file declares it extern (the header's
+      // `extern const T table[];` before the definition `const T table[] = {...};`).
+      std::set<std::string> declaredExtern;
+      for (Decl *d : units_[i]->decls)
+        if (auto *v = dynamic_cast<VarDecl *>(d); v && v->quals.isExtern)
+          declaredExtern.insert(v->name);
       for (Decl *d : units_[i]->decls) {
         auto *v = dynamic_cast<VarDecl *>(d);
-        if (linkable(d) &&
-            (d->quals.isStatic || (v && isConstObject(v) && !v->quals.isExtern && v->init)))
+        if (linkable(d) && (d->quals.isStatic || (v && isConstObject(v) && !v->quals.isExtern &&
+                                                  v->init && !declaredExtern.count(v->name))))
           internals_[i].insert(d->name);
       }
       // C++: a function first declared extern "C" keeps C linkage in its later declarations.

@@ -22,6 +22,18 @@ using P = kern_antlr::KernParser;
 /// declarations, and the C library's functions that <cmath>, <cstdlib>... declare in std.
 bool inStdLibrary(const std::string &n) {
   static const std::set<std::string> names = {"vector",
+                                              "exception",
+                                              "bad_exception",
+                                              "logic_error",
+                                              "domain_error",
+                                              "invalid_argument",
+                                              "length_error",
+                                              "out_of_range",
+                                              "runtime_error",
+                                              "range_error",
+                                              "overflow_error",
+                                              "underflow_error",
+                                              "bad_alloc",
                                               "distance",
                                               "advance",
                                               "next",
@@ -240,10 +252,8 @@ private:
       return "using declarations are not supported";
     case P::Operator:
       return "operator overloading is not supported";
-    case P::Try:
-    case P::Catch:
     case P::Throw:
-      return "exceptions are not supported";
+      return "'throw' is supported as a statement (`throw x;`), not inside an expression";
     case P::Asm:
       return "inline PTX (asm) is not supported";
     default:

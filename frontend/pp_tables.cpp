@@ -81,9 +81,7 @@ const std::set<std::string> kDeferredHeaders = {"cooperative_groups/reduce.h",
                                                 "array",
                                                 "tuple",
                                                 "type_traits",
-                                                "exception",
                                                 "typeinfo",
-                                                "stdexcept",
                                                 "thrust/device_vector.h"};
 
 // Macros that a built-in header defines when it is included, and only then (nvcc includes

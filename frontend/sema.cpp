@@ -759,6 +759,8 @@ void Sema::stmt(Stmt *s) {
   switch (s->kind) {
   case StmtKind::Compound:
     push();
+    if (!s->scopeExit.empty())
+      scope_->exits.emplace_back(s->scopeExit, s->scopeExitArg);
     for (size_t i = 0; i < s->body.size(); ++i)
       stmt(s->body[i]);
     endScope(s->body, s->loc);
@@ -938,6 +940,14 @@ void Sema::stmt(Stmt *s) {
   case StmtKind::Label:
     label(s);
     stmt(s->then);
+    return;
+  case StmtKind::Try:
+    tryStmt(s);
+    return;
+  case StmtKind::Throw:
+    throwStmt(s);
+    return;
+  case StmtKind::Catch: // only inside a Try, which tryStmt rewrites
     return;
   case StmtKind::Pragma:
     return;

@@ -134,12 +134,31 @@ std::vector<Stmt *> Sema::destroyScopes(Scope *stop, SourceLoc at, VarDecl *kept
       obj->isLValue = true;
       destroy(obj, v->type, out, at);
     }
+    for (size_t k = s->exits.size(); k-- > 0;)
+      if (Stmt *call = scopeExitCall(s->exits[k], at))
+        out.push_back(call);
   }
   return out;
 }
 
+Stmt *Sema::scopeExitCall(const std::pair<std::string, std::string> &exit, SourceLoc at) {
+  Expr *callee = make(ExprKind::Ident, at);
+  callee->name = exit.first;
+  Expr *c = make(ExprKind::Call, at);
+  c->operands = {callee};
+  if (!exit.second.empty()) {
+    Expr *a = make(ExprKind::Ident, at);
+    a->name = exit.second;
+    c->args.push_back(a);
+  }
+  Stmt *st = tu_.make<Stmt>(StmtKind::Expr);
+  st->loc = at;
+  st->expr = c;
+  return check(c) ? st : nullptr;
+}
+
 void Sema::endScope(std::vector<Stmt *> &body, SourceLoc at) {
-  if (scope_->destructible.empty())
+  if (scope_->destructible.empty() && scope_->exits.empty())
     return;
   std::vector<Stmt *> out = destroyScopes(scope_->parent, at);
   body.insert(body.end(), out.begin(), out.end());
@@ -155,7 +174,7 @@ bool Sema::destroyBeforeJump(Stmt *s) {
     return false;
   bool any = false;
   for (Scope *sc = scope_; sc && sc != stop; sc = sc->parent)
-    any |= !sc->destructible.empty();
+    any |= !sc->destructible.empty() || !sc->exits.empty();
   if (!any)
     return false;
   // `return v;` of a local object: v becomes the result (as C++ compilers elide the copy) and

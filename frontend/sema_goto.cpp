@@ -117,6 +117,10 @@ void Sema::gotoStmt(Stmt *s) {
   for (Scope *sc = scope_; sc && sc != functionScope_->parent; sc = sc->parent, --depth) {
     GotoState::Level level;
     level.depth = depth;
+    // The scope's exit calls (a try block's pop) first: they run after its destructors.
+    for (const auto &exit : sc->exits)
+      if (Stmt *call = scopeExitCall(exit, s->loc))
+        level.objects.push_back({call});
     for (VarDecl *v : sc->destructible) {
       Expr *obj = make(ExprKind::Ident, s->loc);
       obj->name = v->name;
@@ -141,7 +145,7 @@ size_t Sema::scopeDepth(const Scope *sc) const {
 }
 
 void Sema::label(Stmt *s) {
-  gotos_.labelScopes[s] = {scopeDepth(scope_), scope_->destructible.size()};
+  gotos_.labelScopes[s] = {scopeDepth(scope_), scope_->exits.size() + scope_->destructible.size()};
   auto [it, fresh] = gotos_.labels.emplace(s->name, s);
   if (!fresh) {
     error(s->loc, "redefinition of label '" + s->name + "'");

@@ -28,6 +28,9 @@ struct Enumerator {
 struct Scope {
   Scope *parent = nullptr;
   std::vector<VarDecl *> destructible; // objects whose destructor runs at the scope's end
+  /// Built-ins called on every way out of the scope, after the destructors, each with its
+  /// variable argument if named (Stmt::scopeExit: a try block's pop, a handler's end).
+  std::vector<std::pair<std::string, std::string>> exits;
   std::map<std::string, Decl *> names;
   std::map<std::string, const Type *> typedefs;
   std::map<std::string, const Type *> structs;
@@ -570,6 +573,14 @@ private:
   /// (an array named directly is indexed directly). Arrays of known size only.
   void rangeFor(Stmt *s);
   void rangeForObject(Stmt *s, VarDecl *v);
+  // ---- exceptions (sema_exceptions.cpp): try, catch and throw become plain statements ----
+  void tryStmt(Stmt *s);
+  void throwStmt(Stmt *s);
+  bool exceptionsAllowed(SourceLoc at, const char *what);
+  Expr *exceptionName(const std::string &n, SourceLoc at);
+  Expr *exceptionCall(const char *builtin, std::vector<Expr *> args, SourceLoc at);
+  Stmt *exceptionStatement(Expr *e);
+  int exceptionCount_ = 0;
   bool lvalueConditional(Expr *e);
   void explicitSpecialization(FunctionDecl *f);
   int instantiationDepth_ = 0;
@@ -905,6 +916,8 @@ private:
   bool movingResult_ = false; // the result of `return v;` takes v's value, not a copy
   /// At a scope's end: its objects' destructors, appended to `body`.
   void endScope(std::vector<Stmt *> &body, SourceLoc at);
+  /// The call of a scope's exit built-in (Scope::exits), checked; null if it does not check.
+  Stmt *scopeExitCall(const std::pair<std::string, std::string> &exit, SourceLoc at);
   /// `break`, `continue` or `return` leaving scopes with objects: they are destroyed first.
   bool destroyBeforeJump(Stmt *s);
   /// The (unchecked) calls that end the life of `obj`, a struct of type t: for `delete`.

@@ -73,6 +73,13 @@ private:
           declare(v->name);
         }
       return;
+    case StmtKind::Catch: // its parameter is a name of the handler
+      push();
+      for (Decl *d : s->decls)
+        declare(static_cast<VarDecl *>(d)->name);
+      stmt(s->then);
+      pop();
+      return;
     case StmtKind::For:
     case StmtKind::RangeFor:
       push();

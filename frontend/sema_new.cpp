@@ -6,7 +6,8 @@
 //                      (`*p = S(1, 2)` initialises: S's constructor runs on *p itself)
 //   new float[n]()     ({ size_t c = n; float *p = (float *)__kern_new(c * 4, 1);
 //                         memset(p, 0, c * 4); p; })
-//   delete[] p         __kern_delete(p, 1)   (after each element's destructor, last first)
+//   delete[] p         __kern_delete(p, 1)   (after each element's destructor, last first; 3 when
+//                      it has none: delete of a new[] block is then a warning, not an error)
 //
 // An array of a struct whose default constructor does work runs it for each element.
 #include "frontend/sema_impl.h"
@@ -38,7 +39,9 @@ void Sema::newExpression(Expr *e) {
     FunctionDecl *ownDelete =
         e->globalNew ? nullptr
                      : method(pointee, e->isArrayForm ? "operator delete[]" : "operator delete");
-    auto release = [&](Expr *q) {
+    // `trivial`: nothing to destroy, so deleting a new[] block with delete (or a new one with
+    // delete[]) frees it as a native build does; the runtime warns (bit 1 of the form).
+    auto release = [&](Expr *q, bool trivial) {
       if (ownDelete) {
         std::vector<Expr *> args = {q};
         if (ownDelete->params.size() > 1)
@@ -48,10 +51,10 @@ void Sema::newExpression(Expr *e) {
       if (p->type->pointeeConst) // `delete[] p` of a `const float *p`: C++ deletes it as any
         q = m.castTo(types_.pointerTo(types_.voidTy(), p->type->space), q);
       return device ? m.call("__kern_device_free", {q})
-                    : m.call("__kern_delete", {q, m.integer(e->isArrayForm)});
+                    : m.call("__kern_delete", {q, m.integer(e->isArrayForm | (trivial ? 2 : 0))});
     };
     if (!needsDestruction(pointee)) {
-      Expr *c = release(p);
+      Expr *c = release(p, true);
       *e = *c;
       check(e);
       return;
@@ -102,7 +105,7 @@ void Sema::newExpression(Expr *e) {
     // A destructor runs on a const object too: q drops the const (`delete` of a `const T *`).
     const Type *qt = p->type->pointeeConst ? types_.pointerTo(pointee, p->type->space) : p->type;
     block->body = {m.var(q, qt, qt == p->type ? p : m.castTo(qt, p)), test,
-                   m.expr(release(m.ident(q)))};
+                   m.expr(release(m.ident(q), false))};
     e->kind = ExprKind::StmtExpr;
     e->body = block;
     e->operands.clear();

@@ -358,6 +358,8 @@ statement
   | doStatement
   | forStatement
   | jumpStatement
+  | tryStatement
+  | throwStatement
   | unsupportedStatement
   ;
 
@@ -412,10 +414,15 @@ jumpStatement
   | Return '{' initializerList? ','? '}' ';' // C++: the result built from a braced list
   ;
 
+// C++ exceptions of host code (frontend/sema_exceptions.cpp).
+tryStatement : Try compoundStatement handler+ ;
+
+handler : Catch '(' (parameterDeclaration | '...') ')' compoundStatement ;
+
+throwStatement : Throw expression? ';' ;
+
 unsupportedStatement
-  : Try compoundStatement (Catch '(' balancedParens* ')' compoundStatement)+
-  | Throw expression? ';'
-  | Asm Volatile? '(' balancedParens* ')' ';'
+  : Asm Volatile? '(' balancedParens* ')' ';'
   ;
 
 // ---------------------------------------------------------------------------------------------

@@ -121,9 +121,10 @@ uint64_t Runtime::hostNewSize(const void *p) const {
   return a && a->base == addr ? a->size : 0;
 }
 
-bool Runtime::hostDelete(void *p, bool isArray) {
+bool Runtime::hostDelete(void *p, int32_t form) {
   if (!p)
     return true; // deleting a null pointer does nothing
+  const bool isArray = (form & 1) != 0, trivial = (form & 2) != 0;
   const uint64_t addr = addressOf(p);
   const char *op = isArray ? "delete[]" : "delete";
   auto it = newBlocks_.find(addr);
@@ -147,7 +148,15 @@ bool Runtime::hostDelete(void *p, bool isArray) {
     reportHostError(std::string(op) + ": " + hexAddress(addr) + " was not returned by new");
     return false;
   }
-  if (it->second != isArray) {
+  if (it->second != isArray && trivial) {
+    // Elements with nothing to destroy: native builds free the block either way.
+    if (mismatchWarned_.insert(apiSite_).second)
+      warnAt(apiSite_,
+             std::string(op) + ": " + hexAddress(addr) + " was allocated by " +
+                 (it->second ? "new[] (delete[] is its form)" : "new (delete is its form)") +
+                 "; with no destructors to run a native build frees it all the same "
+                 "(kern frees it, and warns once here)");
+  } else if (it->second != isArray) {
     reportHostError(std::string(op) + ": " + hexAddress(addr) + " was allocated by " +
                     (it->second ? "new[] (use delete[])" : "new (use delete, not delete[])"));
     return false;

@@ -78,6 +78,28 @@ struct KernHostCtx : KernHostHead {
     bool live = false;    // the function that called setjmp has not returned
   };
   std::vector<std::unique_ptr<Jump>> jumps;
+  /// C++ exceptions (runtime/host_exceptions.cpp). An exception: its object (a block of the
+  /// host heap made by `new`), what a handler may catch it as (types, each with the offset of
+  /// that subobject), and for the message of one that none catches its type's name and what().
+  struct Exception {
+    char kind = 'V';      // 'C' a class object, 'P' a pointer (the object holds it), 'V' other
+    uint64_t object = 0;  // the heap block
+    uint64_t pointer = 0; // 'P': the pointer thrown (a handler's copy is adjusted to its base)
+    std::string name;     // as libstdc++ prints it: "std::runtime_error", "char const*"
+    std::vector<std::pair<std::string, uint64_t>> types;
+    bool hasWhat = false;
+    std::string what;
+    uint32_t site = 0; // the throw
+  };
+  /// A try block entered and not yet left: its frame (a jmp_buf of setjmp's), and how many
+  /// exceptions were being handled when it was entered.
+  struct Try {
+    uint64_t env = 0;
+    size_t caughtDepth = 0;
+  };
+  std::vector<Try> tries;        // innermost last
+  std::vector<Exception> thrown; // the exception on its way to a handler (0 or 1)
+  std::vector<Exception> caught; // the exceptions being handled, innermost last
 };
 
 namespace kern::runtime {
@@ -519,7 +541,9 @@ public:
   void *hostNew(uint64_t size, bool isArray);
   /// The bytes a block from new[] holds (what delete[] divides into elements), 0 if `p` is not one.
   uint64_t hostNewSize(const void *p) const;
-  bool hostDelete(void *p, bool isArray);
+  /// delete (`form` 0) or delete[] (1) of `p`; bit 2 of `form`: its type has nothing to
+  /// destroy, so the other form is a warning, not an error.
+  bool hostDelete(void *p, int32_t form);
   /// Host memory beyond malloc (host_memory.cpp), setting errno as glibc does: a block aligned
   /// to `alignment` (a power of two); an anonymous mapping (mmap's flags and protection,
   /// checked; MAP_FAILED's null here on failure); munmap; malloc_usable_size (false, reported,
@@ -670,6 +694,7 @@ private:
   /// Where [addr, addr + n) lies for a message; empty if it is an object host code may access.
   std::string hostAccessProblem(uint64_t addr, uint64_t n, bool store);
   std::set<uint32_t> mallocRoomWarned_; // sites warned by allowMallocRoom
+  std::set<uint32_t> mismatchWarned_;   // sites warned by hostDelete
   struct HandedOut {
     uint64_t size;
     const char *name;

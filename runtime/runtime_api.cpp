@@ -172,7 +172,7 @@ uint64_t kern_rt___kern_new_size(KernHostCtx *ctx, const void *p) {
 }
 
 void kern_rt___kern_delete(KernHostCtx *ctx, void *p, int32_t isArray) {
-  if (!ctx->rt->hostDelete(p, isArray != 0))
+  if (!ctx->rt->hostDelete(p, isArray))
     Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
 }
 
