@@ -3,10 +3,10 @@
 #pragma once
 
 struct Primitive {
-    unsigned int dimension;
-    unsigned int degree;
-    unsigned int a;
-    unsigned int m[4];
+  unsigned int dimension;
+  unsigned int degree;
+  unsigned int a;
+  unsigned int m[4];
 };
 
 extern const Primitive primitives[];
