@@ -52,6 +52,10 @@ void Lowerer::globalVar(fe::VarDecl *v) {
         defined = true; // `int x = 1;`, or `extern "C" const int x = 1;`
     if (defined)
       return;
+    // No file defines it: a native link fails at its first use ("undefined reference"), so
+    // does the lowering (storageOf). It keeps its storage so that the rest still lowers.
+    if (!v->quals.shared)
+      undefinedExterns_.insert(v->name);
   }
   if (v->quals.shared && v->quals.isExtern) {
     // `extern __shared__ T s[];` at file scope: the launch's dynamic shared memory.

@@ -41,9 +41,12 @@ Storage *Lowerer::storageOf(fe::Expr *e) {
   if (it != locals_.end())
     return &it->second;
   auto g = globals_.find(v);
-  if (g != globals_.end())
-    return &g->second;
-  return nullptr;
+  if (g == globals_.end())
+    return nullptr;
+  if (undefinedExterns_.count(v->name) && undefinedReported_.insert(v->name).second)
+    error(e->loc, "undefined reference to '" + v->name +
+                      "': it is declared extern, and no file of the program defines it");
+  return &g->second;
 }
 
 LValue Lowerer::lvalue(fe::Expr *e) {

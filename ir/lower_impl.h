@@ -81,6 +81,8 @@ private:
   /// host literal's address in host code (the runtime reads it from the program's memory).
   Expr *hostFormat(fe::Expr *f);
   std::map<std::pair<fe::VarDecl *, bool>, GlobalVar *> staticLocals_; // by (variable, device)
+  /// Variables declared extern that no file defines, and those already reported at a use.
+  std::set<std::string> undefinedExterns_, undefinedReported_;
   /// Host functions whose address is taken, in the order they were first named: a function
   /// pointer's value is 1 + the index here (Module::hostFunctionTable, filled at the end).
   std::vector<fe::FunctionDecl *> addressTaken_;
