@@ -31,6 +31,13 @@ Expr *Cloner::expr(const Expr *e) {
     a = expr(a);
   for (Expr *&l : c->launchConfig)
     l = expr(l);
+  // `new (p) T[n]` in a template: each instance its own placement (it names the instance's
+  // own parameters).
+  for (Expr *&p : c->placementArgs)
+    p = expr(p);
+  c->placement = !e->placementArgs.empty() && e->placement == e->placementArgs[0]
+                     ? c->placementArgs[0]
+                     : expr(e->placement);
   c->typeSyntax = type(e->typeSyntax);
   c->body = stmt(e->body);
   for (TemplateArg &a : c->templateArgs) {
