@@ -238,6 +238,8 @@ void Builder::typeSpecifier(P::TypeSpecifierContext *ts, Specs &s) {
     enumSpecifier(en, s);
   } else if (auto *tn = ts->typedefName()) {
     std::string n = tn->qualifiedId()->getText();
+    if (tn->Typename() && !tn->templateArguments()) // `typename T::value_type`
+      n += "::" + tn->Identifier()->getText();
     if (auto *ta = tn->templateArguments()) { // `SharedMemory<T>`: a class template's instance
       s.base.name = n;
       for (auto *a : ta->templateArgument())

@@ -609,16 +609,17 @@ private:
     curFile_ = fileId;
   }
 
-  /// Whether the file `key` is to be read: not after its #pragma once, not inside itself.
+  /// Whether the file `key` is to be read: not after its #pragma once, and not past GCC's
+  /// nesting limit. A file may include itself, or a file that includes it, again: its include
+  /// guard makes that a no-op (a header that includes its implementation file, which includes
+  /// the header); without one the recursion stops at the limit, as GCC's does.
   bool enterable(const std::string &key, const std::string &name, SourceLoc fileLoc) {
     if (onceFiles_.count(key))
       return false;
-    if (std::find(includeStack_.begin(), includeStack_.end(), key) != includeStack_.end()) {
-      diags_.error(fileLoc, "#include of '" + name + "' includes itself");
-      return false;
-    }
     if (includeStack_.size() >= 200) {
-      diags_.error(fileLoc, "#include nested too deeply");
+      diags_.error(fileLoc, "#include nested depth 200 exceeds maximum of 200 (a file that "
+                            "includes itself with no include guard?): '" +
+                                name + "'");
       return false;
     }
     return true;

@@ -146,6 +146,8 @@ typedefName
      // a member type of a class template's instance: `std::vector<int>::iterator`
      ({_input->LA(1) == ColonColon && _input->LA(2) == Identifier &&
        isTypeName($ctx->qualifiedId()->getText() + "::" + _input->LT(2)->getText())}? '::' Identifier)?)?
+  // A dependent member type: `typename vec3<T>::Type`, `typename T::value_type`.
+  | Typename qualifiedId templateArguments? '::' Identifier
   ;
 
 structSpecifier

@@ -9,6 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __cplusplus
+// The samples' header includes these, so code that includes helper_cuda.h may name
+// std::string and std::ifstream without including them (nbody's bodysystem.h does).
+#include <fstream>
+#include <string>
+#endif
 
 #ifndef EXIT_WAIVED
 #define EXIT_WAIVED 2
