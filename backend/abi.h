@@ -152,6 +152,10 @@ struct KernHostHead {
   const uint64_t *shadow; // per 16 bytes of the arena: the end of the object there, or 0
   uint64_t stackLo;       // the lowest address this thread's frames may use
   uint64_t sp;            // the top of the stack: frames are taken below it
+  /// The mapped pinned block (outside the arena) the runtime last let host code access:
+  /// [visibleLo, visibleHi), checked inline; emptied when such a block is freed.
+  uint64_t visibleLo;
+  uint64_t visibleHi;
 };
 struct KernHostCtx;
 
@@ -329,6 +333,7 @@ struct KernDeviceProp {
   int32_t ECCEnabled;
   int32_t pciBusID;
   int32_t pciDeviceID;
+  int32_t pciDomainID;
   int32_t asyncEngineCount;
   int32_t unifiedAddressing;
   int32_t memoryClockRate; // kHz

@@ -51,8 +51,9 @@ ir::SiteId firstSite(const ir::Block *b) {
 // KernHostHead's fields, as compiled code reads them: 8-byte words from the context's start.
 static_assert(offsetof(KernHostHead, arenaLo) == 8 && offsetof(KernHostHead, arenaBytes) == 16 &&
               offsetof(KernHostHead, shadow) == 24 && offsetof(KernHostHead, stackLo) == 32 &&
-              offsetof(KernHostHead, sp) == 40);
-constexpr unsigned kSpField = 5;
+              offsetof(KernHostHead, sp) == 40 && offsetof(KernHostHead, visibleLo) == 48 &&
+              offsetof(KernHostHead, visibleHi) == 56);
+constexpr unsigned kSpField = 5, kVisibleLoField = 6, kVisibleHiField = 7;
 
 } // namespace
 
@@ -270,9 +271,18 @@ Value *HostCodegen::checkedAddress(Value *addr, const ir::Expr *addrExpr, uint64
                                        b_.CreateInBoundsGEP(b_.getInt64Ty(), shadow_, index),
                                        llvm::Align(8), "base.object.end");
       markShadowAccess(end);
-      Value *room = b_.CreateSub(end, from, "base.room");
-      Value *valid = b_.CreateAnd(b_.CreateAnd(inArena, b_.CreateICmpUGT(end, from)),
-                                  b_.CreateICmpUGE(room, b_.getInt64(bytes)), "base.valid");
+      // Outside the arena: the room up to the end of the context's mapped pinned block, if `p`
+      // lies in it (read once, before a loop: only a call that frees the block changes what
+      // it means for `p`).
+      Value *vlo = headField(kVisibleLoField, "base.visible.lo");
+      Value *vhi = headField(kVisibleHiField, "base.visible.hi");
+      Value *inVisible =
+          b_.CreateAnd(b_.CreateICmpUGE(from, vlo), b_.CreateICmpULT(from, vhi), "base.in.visible");
+      Value *objectEnd = b_.CreateSelect(inArena, end, b_.CreateSelect(inVisible, vhi, from));
+      Value *room = b_.CreateSub(objectEnd, from, "base.room");
+      Value *valid = b_.CreateAnd(
+          b_.CreateAnd(b_.CreateOr(inArena, inVisible), b_.CreateICmpUGT(objectEnd, from)),
+          b_.CreateICmpUGE(room, b_.getInt64(bytes)), "base.valid");
       auto *offsetBB = newBlock("host.check.offset");
       b_.CreateCondBr(valid, offsetBB, shadowBB, md.createBranchWeights(1 << 20, 1));
       b_.SetInsertPoint(offsetBB);
@@ -284,9 +294,26 @@ Value *HostCodegen::checkedAddress(Value *addr, const ir::Expr *addrExpr, uint64
     }
     b_.SetInsertPoint(shadowBB);
     auto *lookupBB = newBlock("host.check.lookup");
+    auto *visibleBB = newBlock("host.check.visible");
     Value *off = b_.CreateSub(addr, arenaLo_, "arena.off");
-    b_.CreateCondBr(b_.CreateICmpULT(off, arenaBytes_, "in.arena"), lookupBB, slowBB,
+    b_.CreateCondBr(b_.CreateICmpULT(off, arenaBytes_, "in.arena"), lookupBB, visibleBB,
                     md.createBranchWeights(1 << 20, 1));
+    // Outside the arena: inside the mapped pinned block the runtime last allowed (read afresh
+    // each time: a call of the runtime may move or empty it).
+    b_.SetInsertPoint(visibleBB);
+    auto field = [&](unsigned index, const char *name) {
+      auto *l =
+          b_.CreateAlignedLoad(b_.getInt64Ty(), b_.CreateConstGEP1_64(b_.getInt64Ty(), ctx_, index),
+                               llvm::Align(8), name);
+      l->setVolatile(true);
+      return l;
+    };
+    Value *lo = field(kVisibleLoField, "visible.lo"), *hi = field(kVisibleHiField, "visible.hi");
+    // addr < hi first: then addr + bytes cannot wrap (an empty block, 0 to 0, takes nothing).
+    Value *inVisible =
+        b_.CreateAnd(b_.CreateAnd(b_.CreateICmpUGE(addr, lo), b_.CreateICmpULT(addr, hi)),
+                     b_.CreateICmpULE(b_.CreateAdd(addr, b_.getInt64(bytes)), hi), "in.visible");
+    b_.CreateCondBr(inVisible, okBB, slowBB, md.createBranchWeights(1 << 20, 1));
     b_.SetInsertPoint(lookupBB);
     auto *end = b_.CreateAlignedLoad(
         b_.getInt64Ty(),

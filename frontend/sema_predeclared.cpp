@@ -79,6 +79,7 @@ void Sema::declareApiStructs() {
                                     {"ECCEnabled", i},
                                     {"pciBusID", i},
                                     {"pciDeviceID", i},
+                                    {"pciDomainID", i},
                                     {"asyncEngineCount", i},
                                     {"unifiedAddressing", i},
                                     {"memoryClockRate", i},

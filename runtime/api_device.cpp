@@ -88,6 +88,7 @@ int32_t Runtime::cudaGetDeviceProperties(KernDeviceProp *prop, int32_t device) {
   d.ECCEnabled = facts.eccEnabled;
   d.pciBusID = 0;
   d.pciDeviceID = 0;
+  d.pciDomainID = 0;
   d.asyncEngineCount = facts.asyncEngineCount;
   d.unifiedAddressing = cc20 ? 1 : 0;
   d.memoryClockRate = p.memoryClockKHz;

@@ -58,8 +58,9 @@ int32_t Runtime::cudaFree(void *p, const char *function) {
                        head + " is a __device__ variable, not an allocation");
   if (HostVisibleBlock *b = findHostVisible(addr); b && b->base == addr) {
     if (b->kind == HostVisibleBlock::Kind::MappedPinned)
-      return recordError(cudaErrorInvalidValue,
-                         head + " was allocated by cudaHostAlloc (use cudaFreeHost)");
+      return recordError(
+          cudaErrorInvalidValue,
+          head + " was allocated by cudaMallocHost or cudaHostAlloc (use cudaFreeHost)");
     releaseHostVisible(addr);
     return cudaSuccess;
   }

@@ -22,8 +22,12 @@ int32_t Runtime::cudaMallocHost(void **p, uint64_t size, const char *function) {
     return recordError(cudaErrorInvalidValue, std::string("kern: ") + function +
                                                   ": the pointer argument is not a valid host "
                                                   "pointer");
-  // Page-locked memory on a real system; here ordinary host memory marked pinned, so that
-  // transfers from it use the pinned bandwidth and free() can refuse it.
+  // With unified addressing (cc 2.0 on) CUDA maps every pinned allocation into the device's
+  // address space: kernels use the pointer itself, as cudaHostAllocMapped memory.
+  if (options_.device.ccMajor >= 2)
+    return mappedPinned(p, size, 0, function);
+  // Before: page-locked memory on a real system; here ordinary host memory marked pinned, so
+  // that transfers from it use the pinned bandwidth and free() can refuse it.
   void *q = host_.allocate(size, 64, /*pinned=*/true);
   if (!q) {
     *p = nullptr;
@@ -50,13 +54,18 @@ int32_t Runtime::cudaHostAlloc(void **p, uint64_t size, uint32_t flags) {
   if (!p || device_.contains(addressOf(p)))
     return recordError(cudaErrorInvalidValue,
                        "kern: cudaHostAlloc: the pointer argument is not a valid host pointer");
+  return mappedPinned(p, size, flags, "cudaHostAlloc");
+}
+
+int32_t Runtime::mappedPinned(void **p, uint64_t size, uint32_t flags, const char *function) {
   // In the host-visible arena: host code and kernels touch the same bytes (zero-copy).
   const uint64_t base =
       device_.allocate(std::max<uint64_t>(size, 1), DeviceMemory::Arena::HostVisible);
   if (!base) {
     *p = nullptr;
-    return recordError(cudaErrorMemoryAllocation,
-                       "kern: cudaHostAlloc: out of memory: cannot allocate " + byteCount(size));
+    return recordError(cudaErrorMemoryAllocation, std::string("kern: ") + function +
+                                                      ": out of memory: cannot allocate " +
+                                                      byteCount(size));
   }
   HostVisibleBlock b;
   b.kind = HostVisibleBlock::Kind::MappedPinned;
@@ -66,6 +75,8 @@ int32_t Runtime::cudaHostAlloc(void **p, uint64_t size, uint32_t flags) {
   hostVisible_[base] = std::move(b);
   if (checker_) // the host writes it with no record kept: every byte counts as written
     checker_->init().mark(base, size);
+  if (hostCtx_) // host code fills a new block first, as a rule: checked inline from the start
+    noteVisibleAccess(hostCtx_, base);
   *p = reinterpret_cast<void *>(base);
   return cudaSuccess;
 }

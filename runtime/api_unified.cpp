@@ -142,6 +142,10 @@ int32_t Runtime::cudaHostRegister(void *p, uint64_t size, uint32_t flags) {
   if (addr < kNullPage || size == 0)
     return recordError(cudaErrorInvalidValue,
                        fn + (size == 0 ? "the size is 0" : "the pointer is null"));
+  if (const HostVisibleBlock *b = findHostVisible(addr);
+      b && b->kind == HostVisibleBlock::Kind::MappedPinned)
+    return recordError(cudaErrorHostMemoryAlreadyRegistered,
+                       fn + hexAddress(addr) + " is pinned memory from cudaMallocHost");
   if (device_.contains(addr) || device_.hostVisible(addr))
     return recordError(cudaErrorInvalidValue,
                        fn + hexAddress(addr) + " is memory CUDA allocated, not host memory");
@@ -241,10 +245,20 @@ int32_t Runtime::cudaPointerGetAttributes(KernPointerAttributes *attr, const voi
 
 // ---- releasing ------------------------------------------------------------------------------
 
+void Runtime::noteVisibleAccess(KernHostCtx *ctx, uint64_t addr) {
+  const HostVisibleBlock *b = findHostVisible(addr);
+  if (b && b->kind == HostVisibleBlock::Kind::MappedPinned) {
+    ctx->visibleLo = b->base;
+    ctx->visibleHi = b->base + b->size;
+  }
+}
+
 void Runtime::releaseHostVisible(uint64_t base) {
   auto it = hostVisible_.find(base);
   if (it == hostVisible_.end())
     return;
+  if (hostCtx_ && hostCtx_->visibleLo == base) // no longer accessible
+    hostCtx_->visibleLo = hostCtx_->visibleHi = 0;
   const HostVisibleBlock &b = it->second;
   if (!b.units.empty()) // open again: the release clears the bytes
     mprotect(reinterpret_cast<void *>(b.base), b.units.size() * DeviceMemory::kHostVisibleUnit,

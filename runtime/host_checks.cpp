@@ -127,4 +127,7 @@ extern "C" void kern_rt_host_check(KernHostCtx *ctx, uint32_t site, uint64_t add
   }
   if (!allowed)
     Runtime::unwind(ctx, kern::runtime::kHostFaultExitCode);
+  // A mapped pinned block: the next accesses to it are checked inline (KernHostHead).
+  if (!object && !ctx->rt->hostHeap().contains(addr))
+    ctx->rt->noteVisibleAccess(ctx, addr);
 }

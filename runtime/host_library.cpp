@@ -85,7 +85,8 @@ bool Runtime::hostRealloc(void *p, uint64_t size, void *&result) {
   }
   if (p && findHostVisible(addressOf(p))) {
     reportHostError("realloc: " + hexAddress(addressOf(p)) +
-                    " was allocated by cudaHostAlloc or cudaMallocManaged (it cannot be resized)");
+                    " was allocated by cudaMallocHost, cudaHostAlloc or cudaMallocManaged (it "
+                    "cannot be resized)");
     return false;
   }
   if (p && host_.isMapped(addressOf(p))) {
@@ -181,7 +182,7 @@ bool Runtime::hostFree(void *p) {
     reportHostError("free: " + hexAddress(addr) +
                     (b->kind == HostVisibleBlock::Kind::Managed
                          ? " was allocated by cudaMallocManaged (use cudaFree)"
-                         : " was allocated by cudaHostAlloc (use cudaFreeHost)"));
+                         : " was allocated by cudaMallocHost or cudaHostAlloc (use cudaFreeHost)"));
     return false;
   }
   if (p && host_.isMapped(addr)) {

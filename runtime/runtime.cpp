@@ -437,6 +437,7 @@ int Runtime::runMain(const std::vector<std::string> &args) {
   ctx.shadow = host_.shadow();
   ctx.stackLo = stack;
   ctx.sp = stack ? stack + kMainStackBytes : 0;
+  hostCtx_ = &ctx;
   int32_t code;
   hostThreads_.reset();
   mainStart_ = std::chrono::steady_clock::now();
@@ -450,6 +451,7 @@ int Runtime::runMain(const std::vector<std::string> &args) {
     code = kInterruptedExitCode;
   lib_.closeAll();      // as at a native exit: what the program wrote reaches its files
   hostThreads_.reset(); // main has returned: threads still running are abandoned
+  hostCtx_ = nullptr;
   if (stack)
     host_.releaseStack(stack);
   for (void *p : argvBlocks)

@@ -55,7 +55,7 @@ constexpr int32_t kInterruptedExitCode = 130;
 struct KernHostCtx : KernHostHead {
   /// tag is always &kHostCtxTag. A KernWarpCtx starts with its `params` pointer, which points
   /// into a parameter buffer and so never equals this address.
-  KernHostCtx() : KernHostHead{&kern::runtime::kHostCtxTag, 0, 0, nullptr, 0, 0} {}
+  KernHostCtx() : KernHostHead{&kern::runtime::kHostCtxTag, 0, 0, nullptr, 0, 0, 0, 0} {}
   kern::runtime::Runtime *rt = nullptr;
   /// exit() and host faults jump here, back into Runtime::runMain: compiled host code has no
   /// destructors to run, so unwinding by longjmp is safe.
@@ -609,6 +609,12 @@ public:
   const char *handOutString(const char *s);
   /// The host arena (host_heap.h).
   HostMemory &hostHeap() { return host_; }
+  /// After host code was let access `addr` outside the arena: if it lies in a mapped pinned
+  /// block, the block becomes the context's inline-checked one (KernHostHead::visibleLo).
+  void noteVisibleAccess(KernHostCtx *ctx, uint64_t addr);
+  /// Pinned memory in the host-visible arena, mapped for kernels at the same address
+  /// (cudaHostAllocMapped, and every pinned allocation with unified addressing).
+  int32_t mappedPinned(void **p, uint64_t size, uint32_t flags, const char *function);
   /// exit() and host faults: back to runMain. No destructors may be pending in the caller.
   [[noreturn]] static void unwind(KernHostCtx *ctx, int32_t code);
   /// The program's threads (<pthread.h>), for the run of main in progress.
@@ -694,6 +700,7 @@ private:
   /// Where [addr, addr + n) lies for a message; empty if it is an object host code may access.
   std::string hostAccessProblem(uint64_t addr, uint64_t n, bool store);
   std::set<uint32_t> mallocRoomWarned_; // sites warned by allowMallocRoom
+  KernHostCtx *hostCtx_ = nullptr;      // the running program's host context (runMain)
   std::set<uint32_t> mismatchWarned_;   // sites warned by hostDelete
   struct HandedOut {
     uint64_t size;
