@@ -389,8 +389,9 @@ int32_t Runtime::cudaMemcpyPeer(void *dst, int32_t dstDevice, const void *src, i
                                                      " does not exist (there is one GPU, 0)");
   if (int32_t e = checkStream(function, stream))
     return e;
-  // Both ends on device 0: a copy within the device.
-  return memcpyImpl(function, dst, src, n, 3 /* cudaMemcpyDeviceToDevice */);
+  // Both ends on device 0: a copy within the device (on `stream` for the Async form).
+  return memcpyImpl(function, dst, src, n, 3 /* cudaMemcpyDeviceToDevice */, stream,
+                    std::string(function) == "cudaMemcpyPeerAsync");
 }
 
 } // namespace kern::runtime

@@ -177,6 +177,10 @@ int32_t Runtime::memcpyImpl(const char *api, void *dst, const void *src, uint64_
     recordTransfer(api,
                    dstDevice ? TransferDirection::HostToDevice : TransferDirection::DeviceToHost, n,
                    dstDevice ? s : d, stream, async);
+  else if (dstDevice) // within the device: no transfer, but the copy takes the device's time;
+    // the host does not wait for it (CUDA: "for transfers from device memory to device memory,
+    // no host-side synchronization is performed")
+    clock_.run(stream, DeviceEngine::Compute, deviceCopySeconds(options_.device, n), false);
   return cudaSuccess;
 }
 

@@ -145,6 +145,11 @@ double dramPeakBandwidth(const DeviceProfile &dev) {
   return double(dev.memoryClockKHz) * 1e3 * 2 * dev.memoryBusWidthBits / 8;
 }
 
+double deviceCopySeconds(const DeviceProfile &dev, uint64_t bytes) {
+  const double rate = dramPeakBandwidth(dev) * dev.dramEfficiency;
+  return dev.launchOverheadUs * 1e-6 + (rate > 0 ? 2.0 * double(bytes) / rate : 0.0);
+}
+
 LaunchTime modelLaunchTime(const DeviceProfile &dev, const TimingInput &in) {
   LaunchTime t;
   auto set = [&t](TimeLimiter l, double s) { t.limiterSeconds[static_cast<size_t>(l)] = s; };

@@ -156,4 +156,10 @@ ClockFigures clockFigures(const DeviceProfile &dev, double warpsPerSM, uint32_t 
 /// rate); 0 when the profile does not know its memory.
 double dramPeakBandwidth(const DeviceProfile &dev);
 
+/// The modelled time of a copy of `bytes` within the device's memory (cudaMemcpy
+/// DeviceToDevice, cudaMemcpyPeer on one device): a launch's fixed cost, then every byte read
+/// and written at DRAM's streaming rate (2 x bytes / (peak x dramEfficiency)), as the copy
+/// kernel CUDA runs for it moves them (docs/timing.md, "Copies within the device").
+double deviceCopySeconds(const DeviceProfile &dev, uint64_t bytes);
+
 } // namespace kern::runtime

@@ -520,3 +520,18 @@ TEST_CASE("timing: the ADU runs barriers, EXIT and constant-bank loads at half a
   t = modelLaunchTime(profile("fermi"), in);
   CHECK(t.pipe == IssuePipe::Issue);
 }
+
+TEST_CASE("timing: a copy within the device reads and writes its bytes at DRAM's rate",
+          "[runtime][timing]") {
+  // docs/timing.md, "Copies within the device": 40 MiB on h100, 1.5 us + 2 x 41943040 B /
+  // (3.35232 TB/s x 0.88) = 29.94 us: 2.80 TB/s of reads and writes, as the samples'
+  // p2pBandwidthLatencyTest counts a copy within one device.
+  const double s = deviceCopySeconds(profile("h100"), 41943040);
+  CHECK(s == Approx(1.5e-6 + 2.0 * 41943040 / (3.35232e12 * 0.88)));
+  CHECK(s == Approx(29.94e-6).epsilon(1e-3));
+  CHECK(2.0 * 41943040 / s / 1e12 == Approx(2.802).epsilon(1e-3));
+  // A profile that does not know its memory takes the fixed cost alone.
+  DeviceProfile unknown = profile("h100");
+  unknown.memoryClockKHz = 0;
+  CHECK(deviceCopySeconds(unknown, 41943040) == Approx(1.5e-6));
+}
