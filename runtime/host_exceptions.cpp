@@ -101,7 +101,9 @@ extern "C" void kern_rt___kern_try_pop(KernHostCtx *ctx, void *env) {
 
 extern "C" void kern_rt___kern_throw(KernHostCtx *ctx, void *object, const char *types,
                                      const char *what) {
-  KernHostCtx::Exception e;
+  // Made in place: propagate leaves this frame by longjmp, which runs no destructor of a local.
+  ctx->thrown.clear();
+  KernHostCtx::Exception &e = ctx->thrown.emplace_back();
   e.object = addressOf(object);
   e.site = ctx->rt->apiSite();
   if (!parseTypes(types, e)) {
@@ -117,18 +119,18 @@ extern "C" void kern_rt___kern_throw(KernHostCtx *ctx, void *object, const char 
     e.hasWhat = true;
     e.what.assign(what, len);
   }
-  ctx->thrown.assign(1, std::move(e));
   propagate(ctx);
 }
 
 extern "C" void kern_rt___kern_rethrow(KernHostCtx *ctx) {
   if (ctx->caught.empty())
     terminate(ctx, nullptr);
-  KernHostCtx::Exception e = std::move(ctx->caught.back());
+  ctx->thrown.clear();
+  ctx->thrown.push_back(std::move(ctx->caught.back()));
   ctx->caught.pop_back();
+  const KernHostCtx::Exception &e = ctx->thrown.back();
   if (e.kind == 'P') // a handler's copy of the pointer may have been adjusted to a base
     std::memcpy(reinterpret_cast<void *>(e.object), &e.pointer, sizeof e.pointer);
-  ctx->thrown.assign(1, std::move(e));
   propagate(ctx);
 }
 
