@@ -9,6 +9,7 @@
 #include <llvm/AsmParser/Parser.h>
 #include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/IRTransformLayer.h>
+#include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -18,10 +19,14 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
 #include <type_traits>
+
+#include <unistd.h>
 
 // libgcc's helpers for llvm.powi; declared here because no header does.
 extern "C" float __powisf2(float, int);
@@ -66,6 +71,54 @@ llvm::CodeGenOptLevel codeGenLevel(int optLevel) {
   return llvm::CodeGenOptLevel::Aggressive;
 }
 
+/// With KERN_PERF_MAP set, every function the JIT links is listed in /tmp/perf-PID.map, the
+/// file `perf report` reads to name code it found in no file; when KERN_PERF_MAP names a
+/// directory, each function's machine code is also written there as NAME.bin (for
+/// `objdump -D -b binary -m i386:x86-64 --adjust-vma=ADDR`). For profiling kern itself.
+class PerfMapPlugin : public llvm::orc::ObjectLinkingLayer::Plugin {
+public:
+  explicit PerfMapPlugin(std::string dir) : dir_(std::move(dir)) {}
+
+  void modifyPassConfig(llvm::orc::MaterializationResponsibility &, llvm::jitlink::LinkGraph &,
+                        llvm::jitlink::PassConfiguration &config) override {
+    config.PostFixupPasses.push_back([this](llvm::jitlink::LinkGraph &g) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      std::string map = "/tmp/perf-" + std::to_string(getpid()) + ".map";
+      FILE *out = std::fopen(map.c_str(), "a");
+      if (!out)
+        return llvm::Error::success();
+      for (auto *sym : g.defined_symbols()) {
+        if (!sym->isCallable() || !sym->hasName() || sym->getSize() == 0)
+          continue;
+        std::string name = sym->getName().str();
+        std::fprintf(out, "%llx %llx %s\n", (unsigned long long)sym->getAddress().getValue(),
+                     (unsigned long long)sym->getSize(), name.c_str());
+        if (dir_.empty())
+          continue;
+        auto bytes = sym->getBlock().getContent().slice(sym->getOffset(), sym->getSize());
+        if (FILE *bin = std::fopen((dir_ + "/" + name + ".bin").c_str(), "wb")) {
+          std::fwrite(bytes.data(), 1, bytes.size(), bin);
+          std::fclose(bin);
+        }
+      }
+      std::fclose(out);
+      return llvm::Error::success();
+    });
+  }
+  llvm::Error notifyFailed(llvm::orc::MaterializationResponsibility &) override {
+    return llvm::Error::success();
+  }
+  llvm::Error notifyRemovingResources(llvm::orc::JITDylib &, llvm::orc::ResourceKey) override {
+    return llvm::Error::success();
+  }
+  void notifyTransferringResources(llvm::orc::JITDylib &, llvm::orc::ResourceKey,
+                                   llvm::orc::ResourceKey) override {}
+
+private:
+  std::string dir_;
+  std::mutex mutex_;
+};
+
 } // namespace
 
 // ---- Jit -----------------------------------------------------------------------------------
@@ -98,6 +151,13 @@ llvm::Expected<std::unique_ptr<Jit>> Jit::create(int optLevel) {
   if (!lljit)
     return lljit.takeError();
   jit->lljit_ = std::move(*lljit);
+  if (const char *perf = std::getenv("KERN_PERF_MAP"); perf && *perf) {
+    if (auto *layer =
+            llvm::dyn_cast<llvm::orc::ObjectLinkingLayer>(&jit->lljit_->getObjLinkingLayer())) {
+      std::string dir = std::strcmp(perf, "1") == 0 ? "" : perf;
+      layer->addPlugin(std::make_unique<PerfMapPlugin>(std::move(dir)));
+    }
+  }
   Jit *self = jit.get();
   jit->lljit_->getExecutionSession().setErrorReporter([self](llvm::Error err) {
     if (!self->sessionErrors_.empty())

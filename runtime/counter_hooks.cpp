@@ -67,6 +67,7 @@ void WorkerCounters::reset(size_t sites) {
     if (index < memos.size())
       memos[index].tag = 0;
   memosSet.clear();
+  ++launchStamp;
   memos.resize(KERN_MEMO_SLOTS * KERN_ACCESS_OPS * set.siteCount());
   if (atomicChunksUsed)
     std::fill(atomicChunks.begin(), atomicChunks.end(), 0u);
@@ -193,8 +194,18 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
   const bool captured = capturing && site < capturing->size() && (*capturing)[site];
   if (captured)
     capture(site, key, addrs, mask, size, flags, sharedBase, after[2] - before[2]);
-  const size_t index = KERN_MEMO_SLOTS * (KERN_ACCESS_OPS * size_t{site} + op) +
-                       kern_access_memo_slot(addrs[0], size, flags, mask);
+  // A site op whose warps missed at least 15 times in 16 over 256 calls of this launch (its
+  // `instructions` count hits and misses alike) keeps no more memos.
+  const size_t siteOp = KERN_ACCESS_OPS * size_t{site} + op;
+  if (memoCalls.size() <= siteOp)
+    memoCalls.resize(std::max(siteOp + 1, memos.size() / KERN_MEMO_SLOTS));
+  MemoCalls &calls = memoCalls[siteOp];
+  if (calls.launch != launchStamp)
+    calls = {launchStamp, 0};
+  if (++calls.calls >= 256 && uint64_t{calls.calls} * 16 >= after[0] * 15)
+    return;
+  const size_t index =
+      KERN_MEMO_SLOTS * siteOp + kern_access_memo_slot(addrs[0], size, flags, mask);
   if (index >= memos.size())
     return;
   KernAccessMemo &m = memos[index];

@@ -75,6 +75,14 @@ struct WorkerCounters {
   std::vector<AccessSample> samples; // by site id
   std::vector<KernAccessMemo> memos; // by KERN_ACCESS_OPS x site id + operation
   std::vector<uint32_t> memosSet;    // the memos recordMemo filled since the last reset
+  /// By KERN_ACCESS_OPS x site id + operation: the calls of recordMemo in launch `launch` (an
+  /// entry of an earlier launch counts as none). A site whose warps nearly all miss its memos
+  /// (data-dependent addresses) stops filling them: the fill is then pure cost.
+  struct MemoCalls {
+    uint32_t launch = 0, calls = 0;
+  };
+  std::vector<MemoCalls> memoCalls;
+  uint32_t launchStamp = 0;
   /// Passes of global atomics per chunk bucket (atomicChunkBucket); empty until the launch's
   /// first global atomic; atomicChunksUsed when this launch wrote to it.
   std::vector<uint32_t> atomicChunks;

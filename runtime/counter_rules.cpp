@@ -2,6 +2,8 @@
 // serialisation for one warp-level access, with fast paths for the patterns kernels use most.
 #include "runtime/counter_rules.h"
 
+#include "runtime/bank_rows.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -393,6 +395,9 @@ SharedAccessCost sharedAccessCost(SharedBankRule rule, uint32_t banks, const uin
   if (!halfWarp && accessBytes <= kWordBytes) {
     uint32_t steps;
     if (multicastWordSteps(banks, off, activeMask, steps))
+      return {1, steps, 1};
+    // Data-dependent words (a histogram's bins): the busiest bank's distinct words at once.
+    if (banks == 32 && (steps = busiestBankOf32(off, activeMask)) != UINT32_MAX)
       return {1, steps, 1};
   } else if (halfWarp && (accessBytes >= kWordBytes || !isWrite)) {
     // Each half-warp with an active lane is a request per 32-bit part; when its active lanes
