@@ -305,17 +305,6 @@ struct Decl {
   virtual ~Decl() = default;
 };
 
-struct VarDecl : Decl {
-  TypeSyntax *typeSyntax = nullptr;
-  Expr *init = nullptr; // may be an InitList; a parameter's default argument
-  bool isParam = false;
-  // ---- filled by sema ----
-  const Type *type = nullptr;
-  bool isGlobalScope = false; // file scope (__device__, __constant__, host globals)
-  bool addressTaken = false;
-  VarDecl() : Decl(DeclKind::Var) {}
-};
-
 /// A template parameter: `typename T` (isType) or `int N`, with its default if any.
 struct TemplateParam {
   SourceLoc loc;
@@ -323,6 +312,26 @@ struct TemplateParam {
   bool isType = true;
   TypeSyntax *type = nullptr; // a non-type parameter's type
   TemplateArg defaultArg;     // either part may be null
+};
+
+struct VarDecl : Decl {
+  TypeSyntax *typeSyntax = nullptr;
+  Expr *init = nullptr; // may be an InitList; a parameter's default argument
+  bool isParam = false;
+  /// A static data member of a class template defined outside it, `template <class T> int
+  /// C<T>::count = 0;` (named `C::count`): the class's arguments as written and its parameters
+  /// as this definition names them. Sema defines the member of each instance of C by it.
+  bool ofClassTemplate = false;
+  std::vector<TemplateArg> classTemplateArgs;
+  std::vector<TemplateParam> classTemplateParams;
+  /// `template <> int C<int>::count = 5;`: the member of that one instance (an explicit
+  /// specialization), which the class template's own definition then does not define.
+  bool specializesMember = false;
+  // ---- filled by sema ----
+  const Type *type = nullptr;
+  bool isGlobalScope = false; // file scope (__device__, __constant__, host globals)
+  bool addressTaken = false;
+  VarDecl() : Decl(DeclKind::Var) {}
 };
 
 struct FunctionDecl : Decl {

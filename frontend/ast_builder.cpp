@@ -232,6 +232,18 @@ void Builder::templateDeclaration(P::TemplateDeclarationContext *ctx) {
     return;
   }
   for (size_t i = first; i < tu_.decls.size(); ++i) {
+    if (auto *v = dynamic_cast<VarDecl *>(tu_.decls[i]); v && v->ofClassTemplate) {
+      // `template <class T> T C<T>::value = T(3);`: C's parameters, as this definition names
+      // them; `template <> int C<int>::count = 5;`: the member of one instance.
+      if (lists.size() > 1) {
+        error(v->loc, "'" + v->name + "' is declared with two template parameter lists");
+        tu_.decls.erase(tu_.decls.begin() + static_cast<std::ptrdiff_t>(i));
+        return;
+      }
+      v->classTemplateParams = lists.front();
+      v->specializesMember = lists.front().empty(); // `template <> int C<int>::count = 5;`
+      continue;
+    }
     auto *f = dynamic_cast<FunctionDecl *>(tu_.decls[i]);
     if (f && f->ofClassTemplate) {
       // `template <class T> void C<T>::f() {...}`: the first list is C's parameters, a second

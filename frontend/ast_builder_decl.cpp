@@ -47,13 +47,9 @@ std::vector<Decl *> Builder::declarators(const Specs &s, P::InitDeclaratorListCo
       error(d.loc, "operators can only be declared at namespace scope or in a struct");
       continue;
     }
-    if (d.ofClassTemplate) {
-      // `template <class T> int C<T>::count = 0;` (a member function is only defined outside)
-      error(d.loc, d.isFunction ? "a member of a class template declared again outside its class "
-                                  "('" +
-                                      d.name + "'): only a definition may be written there"
-                                : "static data members of class templates ('" + d.name +
-                                      "') are not supported yet");
+    if (d.ofClassTemplate && d.isFunction) { // a member function is only defined outside
+      error(d.loc, "a member of a class template declared again outside its class ('" + d.name +
+                       "'): only a definition may be written there");
       continue;
     }
     if (d.isFunction) {
@@ -79,6 +75,8 @@ std::vector<Decl *> Builder::declarators(const Specs &s, P::InitDeclaratorListCo
     v->name = d.name;
     v->loc = d.loc;
     v->quals = s.quals;
+    v->ofClassTemplate = d.ofClassTemplate; // `template <class T> int C<T>::count = 0;`
+    v->classTemplateArgs = d.classTemplateArgs;
     if (d.restrict)
       v->quals.restrict = true;
     v->typeSyntax = tu_.make<TypeSyntax>(s.base);

@@ -142,7 +142,8 @@ private:
     // A template is no entity of its own: each file instantiates what it uses (inline).
     if (auto *f = dynamic_cast<const FunctionDecl *>(d))
       return f->templateParams.empty();
-    return dynamic_cast<const VarDecl *>(d) != nullptr;
+    auto *v = dynamic_cast<const VarDecl *>(d); // a class template's static data member: its
+    return v && !v->ofClassTemplate;            // instances' are (inline variables)
   }
 
   void collect() {

@@ -360,7 +360,10 @@ void Sema::topLevel(Decl *d) {
     declareTypedef(static_cast<TypedefDecl *>(d));
     return;
   case DeclKind::Var:
-    globalVar(static_cast<VarDecl *>(d));
+    if (static_cast<VarDecl *>(d)->ofClassTemplate)
+      defineClassTemplateStatic(static_cast<VarDecl *>(d));
+    else
+      globalVar(static_cast<VarDecl *>(d));
     return;
   case DeclKind::Function:
     if (static_cast<FunctionDecl *>(d)->ofClassTemplate)

@@ -437,10 +437,25 @@ private:
   /// `template <class T> void C<T>::f() {...}`: the definition of the member f that C
   /// declares, instantiated with C (and now for the instances already made).
   void defineClassTemplateMember(FunctionDecl *f);
+  /// `template <class T> int C<T>::count = 0;`: the definition of the static data member C
+  /// declares, for every instance of C (made before it or after).
+  void defineClassTemplateStatic(VarDecl *v);
+  /// The definitions of a class template's static data members, by template.
+  std::map<const StructDecl *, std::vector<VarDecl *>> classTemplateStatics_;
+  /// The static data members explicitly specialized (`C<int>::count`), which the class
+  /// template's definition does not define; whether a definition (an initialiser) was seen.
+  std::map<std::string, bool> specializedStatics_;
+  /// `template <> int C<int>::count = 5;` (`v`, of class template `tmpl`).
+  void specializeStatic(VarDecl *v, const StructDecl *tmpl, const std::string &member);
+  /// Defines static data member `def` (a definition outside class template `tmpl`) for its
+  /// instance `ci`: an inline variable of the program, as C++ gives every file that uses it.
+  void staticOfInstance(const VarDecl *def, const StructDecl *tmpl, const ClassInstance &ci);
   /// The scope member `m` of class template `tmpl` is analysed in, for an instance whose
   /// parameters `bindings` binds: `bindings`, or one that binds the other names a definition
   /// outside the class gave the parameters (`template <class U> U C<U>::get()`).
   Scope *memberScope(const FunctionDecl *m, const StructDecl *tmpl, Scope *bindings);
+  Scope *memberScope(const std::vector<TemplateParam> &own, const StructDecl *tmpl,
+                     Scope *bindings);
   /// Copies member `m` of class template `source` for its instance `inst` (named `key`):
   /// a prototype or a definition (`body`), or, for a member template, a template of the
   /// instance (declared here; null is returned).

@@ -1,6 +1,7 @@
 // Members of class templates defined outside their class, `template <class T> void C<T>::f()
 // {...}` (constructors, destructors, static and const members, member templates with a second
-// parameter list): each definition takes the place of the declaration in C, so it is
+// parameter list) and `template <class T> int C<T>::count = 0;` (static data members): each
+// definition takes the place of the declaration in C, so it is
 // instantiated with C as a member defined in the class is; an instance of C made before the
 // definition gets the member then. The members of one instance are copies of the template's,
 // analysed with the class's arguments bound (sema_templates.cpp, instantiateClass). Also the
@@ -128,8 +129,120 @@ void Sema::defineClassTemplateMember(FunctionDecl *f) {
   }
 }
 
+void Sema::defineClassTemplateStatic(VarDecl *v) {
+  std::string cls = classOf(v->name);
+  std::string member = v->name.substr(cls.size() + 2);
+  if (v->classTemplateParams.empty() && !v->specializesMember) { // `int C<int>::n = 5;`
+    error(v->loc, "'" + v->name +
+                      "' of a class template's instance is defined without "
+                      "'template <>' before it");
+    return;
+  }
+  StructDecl **primary = find(&Scope::classTemplates, cls);
+  if (!primary) {
+    error(v->loc, "'" + cls + "' in the definition of '" + v->name + "' is not a class template");
+    return;
+  }
+  StructDecl *tmpl = *primary;
+  if (!v->specializesMember &&
+      !namesParameters(v->classTemplateArgs, v->classTemplateParams, tmpl->templateParams)) {
+    error(v->loc, "the template arguments of '" + tmpl->name + "' in the definition of '" +
+                      v->name +
+                      "' must be its parameters in order (members of partial "
+                      "specializations are not supported)");
+    return;
+  }
+  const StructDecl::Field *declared = nullptr;
+  for (const StructDecl::Field &f : tmpl->fields)
+    if (f.name == member && !f.isTypedef)
+      declared = &f;
+  if (!declared || !declared->isStatic) {
+    error(v->loc, declared ? "'" + v->name + "' is not a static data member of '" + tmpl->name +
+                                 "': only a static member may be defined outside its class"
+                           : "no member named '" + member + "' in '" + tmpl->name + "'");
+    return;
+  }
+  if (declared->init) {
+    error(v->loc, "redefinition of '" + v->name + "': its class gives it its value");
+    return;
+  }
+  if (v->specializesMember) {
+    specializeStatic(v, tmpl, member);
+    return;
+  }
+  std::vector<VarDecl *> &defs = classTemplateStatics_[tmpl];
+  for (const VarDecl *d : defs)
+    if (d->name == v->name) {
+      error(v->loc, "redefinition of '" + v->name + "'");
+      return;
+    }
+  defs.push_back(v);
+  // Instances made before this definition get the variable now. By copy: analysing its
+  // initialiser may make more instances (which define it themselves).
+  std::vector<ClassInstance> made;
+  for (auto &[record, ci] : classInstanceArgs_)
+    if (ci.tmpl == tmpl && ci.inst)
+      made.push_back(ci);
+  for (const ClassInstance &ci : made)
+    staticOfInstance(v, tmpl, ci);
+}
+
+void Sema::specializeStatic(VarDecl *v, const StructDecl *tmpl, const std::string &member) {
+  std::vector<const Type *> types;
+  std::vector<int64_t> values;
+  std::string key = templateArguments(tmpl->name, tmpl->templateParams, v->classTemplateArgs,
+                                      v->loc, types, values);
+  if (key.empty())
+    return;
+  std::string name = key + "::" + member;
+  // With an initialiser a definition (of the program's one variable: not inline, C++ has it in
+  // one file), without one a declaration (C++: `template <> T C<int>::x;` defines nothing).
+  bool &defined = specializedStatics_[name];
+  if (defined && v->init) {
+    error(v->loc, "redefinition of '" + name + "'");
+    return;
+  }
+  defined = defined || v->init;
+  if (!instantiateClass(tmpl->name, v->classTemplateArgs, v->loc))
+    return;
+  v->name = name;
+  v->ns = tmpl->ns;
+  v->ofClassTemplate = false;
+  v->quals.isExtern = v->init == nullptr;
+  SavedContext saved(*this);
+  ns_ = tmpl->ns;
+  globalVar(v);
+}
+
+void Sema::staticOfInstance(const VarDecl *def, const StructDecl *tmpl, const ClassInstance &ci) {
+  if (specializedStatics_.count(ci.inst->name + def->name.substr(classOf(def->name).size())))
+    return; // `template <> T C<int>::value = ...;` defines it
+  SavedContext saved(*this);
+  auto *c = static_cast<VarDecl *>(Cloner(tu_).decl(def));
+  c->name = ci.inst->name + def->name.substr(classOf(def->name).size());
+  c->ns = ci.inst->ns;
+  c->ofClassTemplate = false;
+  c->classTemplateArgs.clear();
+  c->classTemplateParams.clear();
+  c->quals.isExtern = false;
+  c->quals.isStatic = false;
+  c->quals.isInline = true; // defined by every file that instantiates the class, as in C++
+  instances_.insert(c);
+  tu_.decls.push_back(c);
+  scope_ = memberScope(def->classTemplateParams, tmpl, ci.bindings);
+  ns_ = ci.inst->ns;
+  fn_ = nullptr;
+  side_ = Side::Host;
+  loopDepth_ = switchDepth_ = 0;
+  globalVar(c);
+}
+
 Scope *Sema::memberScope(const FunctionDecl *m, const StructDecl *tmpl, Scope *bindings) {
-  const std::vector<TemplateParam> &own = m->classTemplateParams;
+  return memberScope(m->classTemplateParams, tmpl, bindings);
+}
+
+Scope *Sema::memberScope(const std::vector<TemplateParam> &own, const StructDecl *tmpl,
+                         Scope *bindings) {
   bool renamed = false;
   for (size_t i = 0; i < own.size() && i < tmpl->templateParams.size(); ++i)
     renamed = renamed || own[i].name != tmpl->templateParams[i].name;

@@ -675,6 +675,11 @@ const Type *Sema::instantiateClass(const std::string &name, const std::vector<Te
       function(f);
     }
   inst->methods = members; // the instance's own (virtual calls find overriders among them)
+  // Its static data members defined outside the class template so far.
+  if (source == tmpl)
+    if (auto statics = classTemplateStatics_.find(tmpl); statics != classTemplateStatics_.end())
+      for (const VarDecl *def : std::vector<VarDecl *>(statics->second))
+        staticOfInstance(def, tmpl, classInstanceArgs_[t->record]);
   if (diags_.errorCount() != before)
     diags_.note(at, "in instantiation of '" + key + "' required here");
   scope_ = savedScope;
