@@ -220,12 +220,17 @@ bool Sema::resolveTemplate(Expr *callee, std::vector<Expr *> &args, FunctionDecl
 namespace {
 
 /// Strips from `a` what the parameter's declarator adds around template parameter `ts->name`
-/// (`T *`, `const T &`, `T **`): the type T stands for, or null if `a` does not fit.
+/// (`T *`, `const T &`, `T **`, `T v[3]`): the type T stands for, or null if `a` does not fit.
+/// A parameter declared as an array is a pointer (the outermost declarator, the last op).
 const Type *deduce(const TypeSyntax *ts, const Type *a) {
   for (size_t i = ts->ops.size(); i-- > 0;) {
     switch (ts->ops[i].kind) {
     case TypeOp::Kind::Reference:
       continue;
+    case TypeOp::Kind::Array:
+      if (i + 1 != ts->ops.size())
+        return nullptr;
+      [[fallthrough]];
     case TypeOp::Kind::Pointer:
       if (!a->isPointer())
         return nullptr;
