@@ -62,6 +62,15 @@
 #define GLUT_INIT_WINDOW_HEIGHT 503
 #define GLUT_INIT_DISPLAY_MODE 504
 #define GLUT_ELAPSED_TIME 700
+// Bitmap fonts. The window has no glyphs: glutBitmapCharacter moves the raster position by the
+// character's width, as GLUT does, and draws nothing (docs/headers.md).
+#define GLUT_BITMAP_9_BY_15 ((void *)0x0002)
+#define GLUT_BITMAP_8_BY_13 ((void *)0x0003)
+#define GLUT_BITMAP_TIMES_ROMAN_10 ((void *)0x0004)
+#define GLUT_BITMAP_TIMES_ROMAN_24 ((void *)0x0005)
+#define GLUT_BITMAP_HELVETICA_10 ((void *)0x0006)
+#define GLUT_BITMAP_HELVETICA_12 ((void *)0x0007)
+#define GLUT_BITMAP_HELVETICA_18 ((void *)0x0008)
 #define GLUT_ACTION_EXIT 0
 #define GLUT_ACTION_GLUTMAINLOOP_RETURNS 1
 #define GLUT_ACTION_CONTINUE_EXECUTION 2
@@ -80,6 +89,7 @@ struct __kern_glut_context {
   int window; // 1 once glutCreateWindow made the window
   char title[256];
   int redisplay, leave, closeAction, framesShown;
+  int pendingWidth, pendingHeight; // glutReshapeWindow's size, taken at the next frame
   struct timeval start;
   void (*display)(void);
   void (*reshape)(int, int);
@@ -230,6 +240,67 @@ static inline void glutWireSphere(GLdouble radius, GLint slices, GLint stacks) {
   __kern_glut_sphere(radius, slices, stacks, GL_LINE_STRIP);
 }
 
+// The width in pixels of character c of a bitmap font: a fixed font's cell; for the
+// proportional ones, the width of an average character of the font (kern has not their
+// per-glyph tables).
+static inline int glutBitmapWidth(void *font, int c) {
+  (void)c;
+  switch ((int)(size_t)font) {
+  case 0x0002:
+    return 9;
+  case 0x0003:
+    return 8;
+  case 0x0004:
+    return 5;
+  case 0x0005:
+    return 11;
+  case 0x0006:
+    return 5;
+  case 0x0007:
+    return 6;
+  case 0x0008:
+    return 10;
+  }
+  return 0;
+}
+static inline void glutBitmapCharacter(void *font, int c) {
+  __kern_glr()->rasterPos[0] += (float)glutBitmapWidth(font, c);
+}
+static inline int glutBitmapLength(void *font, const unsigned char *text) {
+  int n = 0;
+  for (; text != NULL && *text; ++text)
+    n += glutBitmapWidth(font, *text);
+  return n;
+}
+
+// A new size for the window (glutFullScreen: the screen's), taken at the next frame of
+// glutMainLoop, which then calls the reshape callback and shows the window again.
+static inline void glutReshapeWindow(int width, int height) {
+  __kern_glut_state.pendingWidth = width;
+  __kern_glut_state.pendingHeight = height;
+}
+static inline void glutFullScreen(void) { glutReshapeWindow(1920, 1080); }
+static inline void glutPositionWindow(int x, int y) {
+  (void)x;
+  (void)y;
+}
+static inline void __kern_glut_resize(int notify) {
+  struct __kern_glut_context *s = &__kern_glut_state;
+  struct __kern_gl_context *g = __kern_gl();
+  if (s->pendingWidth <= 0 || s->pendingHeight <= 0)
+    return;
+  if (s->pendingWidth != g->width || s->pendingHeight != g->height) {
+    free(g->frame);
+    g->width = s->pendingWidth;
+    g->height = s->pendingHeight;
+    g->frame = (unsigned char *)calloc((size_t)g->width * g->height, 4);
+    if (notify && s->reshape != NULL)
+      s->reshape(g->width, g->height);
+    s->redisplay = 1;
+  }
+  s->pendingWidth = s->pendingHeight = 0;
+}
+
 static inline void glutLeaveMainLoop(void) { __kern_glut_state.leave = 1; }
 static inline void glutDestroyWindow(int window) {
   if (window == __kern_glut_state.window)
@@ -375,6 +446,7 @@ static inline void glutMainLoop(void) {
   }
   const char *env = getenv("KERN_GL_FRAMES");
   int frames = env != NULL ? atoi(env) : 1;
+  __kern_glut_resize(0); // a size asked for before the loop (glutFullScreen after the window)
   if (s->reshape != NULL)
     s->reshape(g->width, g->height);
   __kern_glut_show();
@@ -389,6 +461,7 @@ static inline void glutMainLoop(void) {
       timers[t].func(timers[t].value);
     if (s->idle != NULL && !s->leave)
       s->idle();
+    __kern_glut_resize(1);
     if (s->redisplay && !s->leave)
       __kern_glut_show();
   }

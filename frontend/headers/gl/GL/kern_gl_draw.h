@@ -520,6 +520,9 @@ static inline void glVertex2f(GLfloat x, GLfloat y) { glVertex4f(x, y, 0.0f, 1.0
 static inline void glVertex2i(GLint x, GLint y) { glVertex4f((float)x, (float)y, 0.0f, 1.0f); }
 static inline void glVertex3fv(const GLfloat *v) { glVertex4f(v[0], v[1], v[2], 1.0f); }
 static inline void glVertex2fv(const GLfloat *v) { glVertex4f(v[0], v[1], 0.0f, 1.0f); }
+static inline void glVertex3dv(const GLdouble *v) {
+  glVertex4f((GLfloat)v[0], (GLfloat)v[1], (GLfloat)v[2], 1.0f);
+}
 
 static inline void glEnd(void) {
   struct __kern_gl_raster *r = __kern_glr();
@@ -550,6 +553,19 @@ static inline void glRasterPos2i(GLint x, GLint y) {
   glRasterPos4f((float)x, (float)y, 0.0f, 1.0f);
 }
 static inline void glRasterPos3f(GLfloat x, GLfloat y, GLfloat z) { glRasterPos4f(x, y, z, 1.0f); }
+
+// glRect: a filled rectangle in the plane z = 0, the polygon of its four corners.
+static inline void glRectf(GLfloat x1, GLfloat y1, GLfloat x2, GLfloat y2) {
+  glBegin(GL_POLYGON);
+  glVertex2f(x1, y1);
+  glVertex2f(x2, y1);
+  glVertex2f(x2, y2);
+  glVertex2f(x1, y2);
+  glEnd();
+}
+static inline void glRecti(GLint x1, GLint y1, GLint x2, GLint y2) {
+  glRectf((GLfloat)x1, (GLfloat)y1, (GLfloat)x2, (GLfloat)y2);
+}
 
 #include <GL/kern_gl_arrays.h>
 

@@ -84,6 +84,9 @@
 #define GL_TEXTURE_MIN_FILTER 0x2801
 #define GL_TEXTURE_WRAP_S 0x2802
 #define GL_TEXTURE_WRAP_T 0x2803
+// Mipmaps are not kept (level 0 is sampled): asking for them is accepted.
+#define GL_GENERATE_MIPMAP 0x8191
+#define GL_GENERATE_MIPMAP_SGIS 0x8191
 #define GL_CLAMP 0x2900
 #define GL_REPEAT 0x2901
 #define GL_CLAMP_TO_EDGE 0x812F
