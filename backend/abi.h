@@ -257,11 +257,21 @@ struct KernAccessMemo {
   int64_t pattern[KERN_WARP_SIZE];
 };
 
+/// The worker's instruction totals that compiled code adds a warp function's counts to at its
+/// exit (KernCounterView::totals): warp instructions by class (KERN_INSTR_CLASSES of them),
+/// then thread instructions, memory instructions issued with no lane on (a predicated side no
+/// lane took) and the reads the ADU executes (ir::InstrMix::adu), attributed to no site.
+constexpr uint32_t KERN_TOTAL_THREAD_INSTRUCTIONS = KERN_INSTR_CLASSES;
+constexpr uint32_t KERN_TOTAL_IDLE_ACCESSES = KERN_INSTR_CLASSES + 1;
+constexpr uint32_t KERN_TOTAL_ADU_READS = KERN_INSTR_CLASSES + 2;
+constexpr uint32_t KERN_INSTR_TOTALS = KERN_INSTR_CLASSES + 3;
+
 /// What KernWarpCtx::counters points at (the start of the runtime's per-worker counters).
 struct KernCounterView {
   uint8_t *sites; // site s's KernSiteCounters at sites + s * sizeof(KernSiteCounters)
   KernAccessMemo *
       memos; // the memos of (site s, operation k) at memos[KERN_MEMO_SLOTS (KERN_ACCESS_OPS s + k)]
+  uint64_t *totals; // KERN_INSTR_TOTALS of them
 };
 
 /// Tag bit of a contiguous access (every lane, active or not, at lane 0's + l x size).

@@ -56,15 +56,27 @@ void WarpCodegen::reportInstructions() {
   if (!instrThread_)
     return;
   static_assert(ir::kInstrClasses == KERN_INSTR_CLASSES);
-  auto *classesTy = llvm::ArrayType::get(b_.getInt64Ty(), ir::kInstrClasses);
-  llvm::AllocaInst *classes = entryAlloca(b_, classesTy, "instr.classes");
-  for (size_t k = 0; k < ir::kInstrClasses; ++k)
-    b_.CreateStore(b_.CreateLoad(b_.getInt64Ty(), instrClass_[k]),
-                   b_.CreateConstInBoundsGEP2_64(classesTy, classes, 0, k));
-  b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_instr_totals),
-                {ctx_, classes, b_.CreateLoad(b_.getInt64Ty(), instrThread_, "instr.thread.total"),
-                 b_.CreateLoad(b_.getInt64Ty(), idleAccesses_, "idle.accesses.total"),
-                 b_.CreateLoad(b_.getInt64Ty(), aduReads_, "adu.reads.total")});
+  // Added to the worker's totals without a call (a warp that no one counts adds nothing).
+  auto *addBB = newBlock("instr.report");
+  auto *doneBB = newBlock("instr.reported");
+  b_.CreateCondBr(b_.CreateICmpNE(counterView_, llvm::ConstantPointerNull::get(b_.getPtrTy())),
+                  addBB, doneBB);
+  b_.SetInsertPoint(addBB);
+  Type *i64 = b_.getInt64Ty();
+  Value *totals = b_.CreateLoad(
+      b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, kViewTotals),
+      "instr.totals");
+  auto add = [&](uint32_t index, llvm::AllocaInst *count) {
+    Value *slot = b_.CreateConstInBoundsGEP1_64(i64, totals, index);
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, slot), b_.CreateLoad(i64, count)), slot);
+  };
+  for (uint32_t k = 0; k < ir::kInstrClasses; ++k)
+    add(k, instrClass_[k]);
+  add(KERN_TOTAL_THREAD_INSTRUCTIONS, instrThread_);
+  add(KERN_TOTAL_IDLE_ACCESSES, idleAccesses_);
+  add(KERN_TOTAL_ADU_READS, aduReads_);
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(doneBB);
 }
 
 void WarpCodegen::countInstr(const ir::InstrMix &mix, bool clock) {

@@ -57,6 +57,7 @@ WorkerCounters::WorkerCounters(const CounterConfig &config, size_t sites) : set(
 
 void WorkerCounters::reset(size_t sites) {
   set.clear();
+  std::fill(std::begin(totals), std::end(totals), uint64_t{0});
   set.reserveSites(sites);
   for (AccessSample &s : samples)
     s = AccessSample{};
@@ -79,7 +80,14 @@ void WorkerCounters::reset(size_t sites) {
   syncView();
 }
 
+void WorkerCounters::flushTotals() {
+  set.recordInstructionTotals(totals, totals[KERN_TOTAL_THREAD_INSTRUCTIONS],
+                              totals[KERN_TOTAL_IDLE_ACCESSES], totals[KERN_TOTAL_ADU_READS]);
+  std::fill(std::begin(totals), std::end(totals), uint64_t{0});
+}
+
 void WorkerCounters::syncView() {
+  view.totals = totals;
   view.sites = reinterpret_cast<uint8_t *>(set.siteData());
   if (l1Sampling && noMemos.size() < memos.size())
     noMemos.resize(memos.size()); // value-initialised: tag 0, never a match
@@ -425,6 +433,7 @@ void CounterCollector::endLaunch(size_t launchIndex) {
   CounterSet merged(config_, workers_.front()->set.siteCount());
   std::vector<AccessSample> samples;
   for (auto &w : workers_) {
+    w->flushTotals();
     merged.merge(w->set);
     if (samples.size() < w->samples.size())
       samples.resize(w->samples.size());
@@ -562,13 +571,6 @@ void kern_rt_count_loop(KernWarpCtx *ctx, uint32_t site, uint32_t shape, uint64_
 void kern_rt_count_instr(KernWarpCtx *ctx, uint32_t n, uint32_t activeLanes) {
   if (auto *w = static_cast<WorkerCounters *>(ctx->counters))
     w->set.recordInstructions(n, activeLanes);
-}
-
-void kern_rt_count_instr_totals(KernWarpCtx *ctx, const uint64_t *classes,
-                                uint64_t threadInstructions, uint64_t idleAccesses,
-                                uint64_t aduReads) {
-  if (auto *w = static_cast<WorkerCounters *>(ctx->counters))
-    w->set.recordInstructionTotals(classes, threadInstructions, idleAccesses, aduReads);
 }
 
 } // extern "C"

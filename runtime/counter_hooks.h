@@ -72,6 +72,9 @@ struct WorkerCounters {
   explicit WorkerCounters(const CounterConfig &config, size_t sites);
   KernCounterView view{};
   CounterSet set;
+  /// What compiled code adds a warp's instruction counts to (KernCounterView::totals), taken
+  /// into `set` at the end of the launch (flushTotals).
+  uint64_t totals[KERN_INSTR_TOTALS] = {};
   std::vector<AccessSample> samples; // by site id
   std::vector<KernAccessMemo> memos; // by KERN_ACCESS_OPS x site id + operation
   std::vector<uint32_t> memosSet;    // the memos recordMemo filled since the last reset
@@ -135,6 +138,8 @@ struct WorkerCounters {
   void reset(size_t sites);
   /// Points `view` at the current tables (after anything that may have grown them).
   void syncView();
+  /// Adds `totals` to `set` and clears them.
+  void flushTotals();
   /// Records a global or shared access through the rules, and remembers its shape and what
   /// the rules added in the memo of (site, operation) (backend/abi.h).
   void recordMemo(uint32_t site, uint32_t flags, const uint64_t *addrs, uint32_t mask,

@@ -43,7 +43,7 @@ Flow flowOf(const ir::Module &m) {
 
 } // namespace
 
-TEST_CASE("the if that ends a kernel is a predicated exit; a short if is predicated",
+TEST_CASE("the if that ends a kernel is a predicated exit and a short if is predicated",
           "[ir][branch_model]") {
   auto m = test::buildModule(R"(
     __global__ void k(const int *in, int *out, int n) {

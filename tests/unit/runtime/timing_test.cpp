@@ -165,7 +165,7 @@ TEST_CASE("timing: the L2 holds a launch's last writes, dirty, when it ends", "[
   CHECK(modelLaunchTime(profile("g80"), in).dramBytes == Approx(128ull << 20));
 }
 
-TEST_CASE("timing: an empty launch takes the launch overhead; every share is in [0, 1]",
+TEST_CASE("timing: an empty launch takes the launch overhead and every share is in 0 to 1",
           "[runtime][timing]") {
   for (const DeviceProfile &dev : builtinProfiles()) {
     const LaunchTime empty = modelLaunchTime(dev, TimingInput{});
