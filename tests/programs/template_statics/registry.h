@@ -4,10 +4,10 @@
 #include <cstdio>
 
 template <typename T> struct Registry {
-    static int launches;
-    static T scale;
-    static const char *name;
-    static void launched() { ++launches; }
+  static int launches;
+  static T scale;
+  static const char *name;
+  static void launched() { ++launches; }
 };
 template <typename T> int Registry<T>::launches = 0;
 template <typename T> T Registry<T>::scale = T(3);
