@@ -437,6 +437,11 @@ private:
   /// `template <class T> void C<T>::f() {...}`: the definition of the member f that C
   /// declares, instantiated with C (and now for the instances already made).
   void defineClassTemplateMember(FunctionDecl *f);
+  /// The class template `cls` that member `d`, defined outside it, belongs to, its arguments
+  /// `args` (when given) checked to be its parameters `params` in order; null after an error.
+  StructDecl *templateOfMember(const Decl *d, const std::string &cls,
+                               const std::vector<TemplateArg> *args,
+                               const std::vector<TemplateParam> &params);
   /// `template <class T> int C<T>::count = 0;`: the definition of the static data member C
   /// declares, for every instance of C (made before it or after).
   void defineClassTemplateStatic(VarDecl *v);

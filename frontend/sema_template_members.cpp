@@ -44,6 +44,24 @@ bool namesParameters(const std::vector<TemplateArg> &args, const std::vector<Tem
 
 } // namespace
 
+StructDecl *Sema::templateOfMember(const Decl *d, const std::string &cls,
+                                   const std::vector<TemplateArg> *args,
+                                   const std::vector<TemplateParam> &params) {
+  StructDecl **primary = find(&Scope::classTemplates, cls);
+  if (!primary) {
+    error(d->loc, "'" + cls + "' in the definition of '" + d->name + "' is not a class template");
+    return nullptr;
+  }
+  if (args && !namesParameters(*args, params, (*primary)->templateParams)) {
+    error(d->loc, "the template arguments of '" + (*primary)->name + "' in the definition of '" +
+                      d->name +
+                      "' must be its parameters in order (members of partial "
+                      "specializations are not supported)");
+    return nullptr;
+  }
+  return *primary;
+}
+
 void Sema::defineClassTemplateMember(FunctionDecl *f) {
   std::string cls = classOf(f->name);
   std::string member = f->name.substr(cls.size() + 2);
@@ -52,19 +70,9 @@ void Sema::defineClassTemplateMember(FunctionDecl *f) {
                       f->name + "') is not supported yet");
     return;
   }
-  StructDecl **primary = find(&Scope::classTemplates, cls);
-  if (!primary) {
-    error(f->loc, "'" + cls + "' in the definition of '" + f->name + "' is not a class template");
+  StructDecl *tmpl = templateOfMember(f, cls, &f->classTemplateArgs, f->classTemplateParams);
+  if (!tmpl)
     return;
-  }
-  StructDecl *tmpl = *primary;
-  if (!namesParameters(f->classTemplateArgs, f->classTemplateParams, tmpl->templateParams)) {
-    error(f->loc, "the template arguments of '" + tmpl->name + "' in the definition of '" +
-                      f->name +
-                      "' must be its parameters in order (members of partial "
-                      "specializations are not supported)");
-    return;
-  }
   std::string shortName = tmpl->name.substr(
       tmpl->name.rfind("::") == std::string::npos ? 0 : tmpl->name.rfind("::") + 2);
   FunctionDecl **decl = nullptr;
@@ -138,20 +146,10 @@ void Sema::defineClassTemplateStatic(VarDecl *v) {
                       "'template <>' before it");
     return;
   }
-  StructDecl **primary = find(&Scope::classTemplates, cls);
-  if (!primary) {
-    error(v->loc, "'" + cls + "' in the definition of '" + v->name + "' is not a class template");
+  StructDecl *tmpl = templateOfMember(
+      v, cls, v->specializesMember ? nullptr : &v->classTemplateArgs, v->classTemplateParams);
+  if (!tmpl)
     return;
-  }
-  StructDecl *tmpl = *primary;
-  if (!v->specializesMember &&
-      !namesParameters(v->classTemplateArgs, v->classTemplateParams, tmpl->templateParams)) {
-    error(v->loc, "the template arguments of '" + tmpl->name + "' in the definition of '" +
-                      v->name +
-                      "' must be its parameters in order (members of partial "
-                      "specializations are not supported)");
-    return;
-  }
   const StructDecl::Field *declared = nullptr;
   for (const StructDecl::Field &f : tmpl->fields)
     if (f.name == member && !f.isTypedef)
