@@ -53,8 +53,9 @@ struct SharedAccessCost {
 constexpr uint32_t kMaxSharedBanks = 64;
 
 /// The cost of one warp-level shared access. `byteOffsets` holds 32 lanes' byte offsets within
-/// shared memory (only lanes set in `activeMask` are read); `accessBytes` is 1, 2, 4, 8 or 16;
-/// `banks` is 1 to kMaxSharedBanks. Returns all zeros for an empty mask.
+/// shared memory (all 32 entries may be loaded; only those of lanes set in `activeMask` count);
+/// `accessBytes` is 1, 2, 4, 8 or 16; `banks` is 1 to kMaxSharedBanks. Returns all zeros for an
+/// empty mask.
 SharedAccessCost sharedAccessCost(SharedBankRule rule, uint32_t banks, const uint64_t *byteOffsets,
                                   uint32_t activeMask, uint32_t accessBytes, bool isWrite);
 
