@@ -213,11 +213,12 @@ void Sema::specializeStatic(VarDecl *v, const StructDecl *tmpl, const std::strin
 }
 
 void Sema::staticOfInstance(const VarDecl *def, const StructDecl *tmpl, const ClassInstance &ci) {
-  if (specializedStatics_.count(ci.inst->name + def->name.substr(classOf(def->name).size())))
+  std::string name = ci.inst->name + def->name.substr(classOf(def->name).size());
+  if (specializedStatics_.count(name))
     return; // `template <> T C<int>::value = ...;` defines it
   SavedContext saved(*this);
   auto *c = static_cast<VarDecl *>(Cloner(tu_).decl(def));
-  c->name = ci.inst->name + def->name.substr(classOf(def->name).size());
+  c->name = name;
   c->ns = ci.inst->ns;
   c->ofClassTemplate = false;
   c->classTemplateArgs.clear();
