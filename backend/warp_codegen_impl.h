@@ -113,6 +113,17 @@ struct MemoryAccess {
   Value *affineIndex = nullptr; // <32 x i32>
   bool affineSigned = false;
   uint64_t affineScale = 0;
+  /// An address of several such terms (s[i][j]: base + ext(i) x 68 + ext(j) x 4): the terms,
+  /// from which addressVector() builds the address, while affineIndex is their sum in units of
+  /// affineScale (i x 17 + j) in 32 bits, signed, and affineExact says per lane that the sum is
+  /// exact (no term too large). Null and empty for one term, whose index is always exact.
+  struct Term {
+    Value *index; // <32 x i32>
+    bool isSigned;
+    uint64_t scale;
+  };
+  std::vector<Term> terms;
+  Value *affineExact = nullptr; // <32 x i1>
 };
 
 class WarpCodegen {
@@ -361,8 +372,15 @@ private:
   /// Where the contiguous shape fails: a gather or scatter inline when every active lane lies,
   /// aligned, in one region; the loaded value and its block (none for a store). Leaves the
   /// insertion point where the checks fail.
+  /// `addrs` may be null for an affine access (the 32-bit indices are enough in shared memory);
+  /// it is built where a path needs it.
   std::optional<std::pair<Value *, BasicBlock *>>
-  emitGatherAccess(const MemoryAccess &a, Value *addrs, Value *m, BasicBlock *doneBB);
+  emitGatherAccess(const MemoryAccess &a, Value *&addrs, Value *m, BasicBlock *doneBB);
+  /// Of an affine shared access: i1, every active lane's access lies, aligned, in the block's
+  /// shared memory; and each lane's byte offset from the window's start (<32 x i32>).
+  std::pair<Value *, Value *> sharedIndexLanes(const MemoryAccess &a, Value *m, unsigned size);
+  /// i1: every active lane's affine index is exact (MemoryAccess::affineExact).
+  Value *exactLanes(const MemoryAccess &a, Value *m);
   std::vector<std::pair<Value *, BasicBlock *>> emitHalfWarpLoads(const MemoryAccess &a,
                                                                   Value *addrs, Value *m,
                                                                   Value *mbits, BasicBlock *doneBB);

@@ -70,8 +70,59 @@ Value *WarpCodegen::sharedLanesOk(Value *addrs, Value *m, unsigned size) {
   return b_.CreateAnd(lanesOk, window, "shared.ok");
 }
 
+std::pair<Value *, Value *> WarpCodegen::sharedIndexLanes(const MemoryAccess &a, Value *m,
+                                                          unsigned size) {
+  // Lane l's byte offset in the window is d + index_l x unit, d = base - window start. With d
+  // in [0, span - size] and the window at most 2^31 bytes, it lies in the window exactly when
+  // index_l lies in [-(d / unit), (span - size - d) / unit], a range of 32-bit integers: one
+  // compare a lane, and the offsets, which then fit in 32 bits, are computed in 32 bits. (A
+  // base outside the window goes to the general path.)
+  Type *i32 = b_.getInt32Ty();
+  const uint64_t unit = a.affineScale;
+  Value *span = b_.CreateSub(sharedHi_, sharedLo_, "shared.span");
+  Value *d = b_.CreateSub(a.affineBase, sharedLo_, "shared.base.offset");
+  Value *room = b_.CreateSub(span, b_.getInt64(size), "shared.room");
+  Value *window = b_.CreateAnd(
+      b_.CreateAnd(b_.CreateICmpUGE(span, b_.getInt64(size)),
+                   b_.CreateICmpULE(span, b_.getInt64(INT32_MAX))),
+      b_.CreateAnd(b_.CreateICmpULT(d, b_.getInt64(uint64_t(1) << 31)), b_.CreateICmpSLE(d, room)),
+      "shared.window.ok");
+  // Where the window check fails the bounds below are arbitrary; the result is then false.
+  Value *lowest = b_.CreateTrunc(b_.CreateNeg(b_.CreateUDiv(d, b_.getInt64(unit))), i32);
+  Value *width =
+      b_.CreateTrunc(b_.CreateAdd(b_.CreateUDiv(b_.CreateSub(room, d), b_.getInt64(unit)),
+                                  b_.CreateUDiv(d, b_.getInt64(unit))),
+                     i32, "shared.index.width");
+  // An unsigned index is never negative: [0, (span - size - d) / unit].
+  Value *inside =
+      a.affineSigned
+          ? b_.CreateICmpULE(b_.CreateSub(a.affineIndex, splat(lowest)), splat(width))
+          : b_.CreateICmpULE(a.affineIndex,
+                             splat(b_.CreateTrunc(
+                                 b_.CreateUDiv(b_.CreateSub(room, d), b_.getInt64(unit)), i32)));
+  Value *d32 = b_.CreateTrunc(d, i32);
+  Value *offsets = b_.CreateAdd(splat(d32), b_.CreateMul(a.affineIndex, splat(b_.getInt32(unit))),
+                                "shared.offsets32");
+  Value *scalarOk = window;
+  if (size > 1 && unit % size == 0) { // every lane as aligned as the base
+    scalarOk =
+        b_.CreateAnd(scalarOk, b_.CreateICmpEQ(b_.CreateAnd(a.affineBase, b_.getInt64(size - 1)),
+                                               b_.getInt64(0)));
+  } else if (size > 1) { // the low bits of the address, exact in 32 bits
+    Value *low = b_.CreateAdd(splat(b_.CreateTrunc(a.affineBase, i32)),
+                              b_.CreateMul(a.affineIndex, splat(b_.getInt32(unit))));
+    inside = b_.CreateAnd(inside, b_.CreateICmpEQ(b_.CreateAnd(low, splat(b_.getInt32(size - 1))),
+                                                  llvm::Constant::getNullValue(low->getType())));
+  }
+  if (a.affineExact)
+    inside = b_.CreateAnd(inside, a.affineExact);
+  Value *lanesOk = b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_and,
+                                           b_.CreateOr(inside, b_.CreateNot(m)), nullptr);
+  return {b_.CreateAnd(scalarOk, lanesOk, "shared.ok"), offsets};
+}
+
 std::optional<std::pair<Value *, BasicBlock *>>
-WarpCodegen::emitGatherAccess(const MemoryAccess &a, Value *addrs, Value *m, BasicBlock *doneBB) {
+WarpCodegen::emitGatherAccess(const MemoryAccess &a, Value *&addrs, Value *m, BasicBlock *doneBB) {
   // Any other shape whose active lanes all lie, aligned, in one region (the block's shared
   // memory, or one allocation: the lowest address's allocation reaches past the highest): one
   // gather or scatter here, with the checks from the addresses' summary, rather than a call of
@@ -82,15 +133,21 @@ WarpCodegen::emitGatherAccess(const MemoryAccess &a, Value *addrs, Value *m, Bas
   Value *ok, *offsets = nullptr;
   if (a.space == ir::AddrSpace::Shared) {
     // Shared memory is one small window: each lane's offset in it is checked by a vector
-    // compare (sharedLanesOk), and the gather takes 32-bit offsets from the window's start,
-    // two 16-lane gathers rather than four 8-lane ones.
+    // compare, and the gather takes 32-bit offsets from the window's start, two 16-lane
+    // gathers rather than four 8-lane ones. An affine access is checked on its 32-bit indices
+    // (sharedIndexLanes), without its 64-bit addresses.
     Type *i32 = b_.getInt32Ty();
-    ok = sharedLanesOk(addrs, m, size);
-    // Each active lane's offset is below the window's size, so its low 32 bits are all of it.
-    offsets = b_.CreateSExt(
-        b_.CreateSub(b_.CreateTrunc(addrs, warpVector(i32)), splat(b_.CreateTrunc(sharedLo_, i32))),
-        addrs->getType(), "shared.offsets32");
+    if (!addrs) {
+      std::tie(ok, offsets) = sharedIndexLanes(a, m, size);
+    } else {
+      ok = sharedLanesOk(addrs, m, size);
+      // Each active lane's offset is below the window's size, so its low 32 bits are all of it.
+      offsets = b_.CreateSub(b_.CreateTrunc(addrs, warpVector(i32)),
+                             splat(b_.CreateTrunc(sharedLo_, i32)), "shared.offsets32");
+    }
   } else {
+    if (!addrs)
+      addrs = addressVector(a);
     AddressSummary sum = summarise(addrs, m);
     Value *aligned = size > 1 ? b_.CreateICmpEQ(b_.CreateAnd(sum.bitsOr, b_.getInt64(size - 1)),
                                                 b_.getInt64(0), "gather.aligned")
@@ -103,10 +160,15 @@ WarpCodegen::emitGatherAccess(const MemoryAccess &a, Value *addrs, Value *m, Bas
   auto *restBB = newBlock("access.gather.rest");
   b_.CreateCondBr(ok, gatherBB, restBB);
   b_.SetInsertPoint(gatherBB);
-  emitHooks(a, m, b_.CreateExtractElement(addrs, b_.getInt32(0), "addr.lane0"), addrs, false);
+  Value *hookAddrs = addrs;
+  if (!hookAddrs && (mc_.options.checked || mc_.options.counters))
+    hookAddrs = addressVector(a);
+  emitHooks(a, m,
+            hookAddrs ? b_.CreateExtractElement(hookAddrs, b_.getInt32(0), "addr.lane0") : nullptr,
+            hookAddrs, false);
   Type *vecMemTy = warpVector(memoryType(c_, a.type));
-  Value *ptrs = offsets ? b_.CreateGEP(b_.getInt8Ty(), b_.CreateIntToPtr(sharedLo_, b_.getPtrTy()),
-                                       offsets, "ptrs")
+  Value *sharedBase = b_.CreateIntToPtr(sharedLo_, b_.getPtrTy());
+  Value *ptrs = offsets ? b_.CreateGEP(b_.getInt8Ty(), sharedBase, offsets, "ptrs")
                         : b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs");
   std::optional<std::pair<Value *, BasicBlock *>> result;
   Value *stored = a.op == AccessOp::Load ? nullptr : toMemory(b_, a.value, a.type);
@@ -138,10 +200,9 @@ WarpCodegen::emitGatherAccess(const MemoryAccess &a, Value *addrs, Value *m, Bas
   b_.SetInsertPoint(lowBB);
   // The shared form's pointers are made again from the halved offsets: a gather of a base and
   // 32-bit offsets (vpgatherdd) rather than of 64-bit addresses.
-  Value *lowPtrs = offsets
-                       ? b_.CreateGEP(b_.getInt8Ty(), b_.CreateIntToPtr(sharedLo_, b_.getPtrTy()),
-                                      b_.CreateShuffleVector(offsets, lowLanes), "ptrs.low")
-                       : b_.CreateShuffleVector(ptrs, lowLanes);
+  Value *lowPtrs = offsets ? b_.CreateGEP(b_.getInt8Ty(), sharedBase,
+                                          b_.CreateShuffleVector(offsets, lowLanes), "ptrs.low")
+                           : b_.CreateShuffleVector(ptrs, lowLanes);
   Value *lowMask = b_.CreateShuffleVector(m, lowLanes);
   Value *lowValue = nullptr;
   if (stored) {

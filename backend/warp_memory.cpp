@@ -118,58 +118,6 @@ void WarpCodegen::emitLaneChecks(const MemoryAccess &a, Value *addrs, Value *m, 
   faultWithKind(bad, kinds, siteOf(a), addrs);
 }
 
-void WarpCodegen::emitAddress(MemoryAccess &a, const ir::Expr &addr) {
-  // ptradd(p, mul(cast.i64(i), scale)) or ptradd(p, cast.i64(i)), p uniform, i a varying
-  // 32-bit integer: a[i] and its kin.
-  const ir::Expr *offset = addr.kind == ir::ExprKind::PtrAdd ? addr.ops[1] : nullptr;
-  const ir::Expr *index = nullptr;
-  uint64_t scale = 1;
-  if (offset && offset->kind == ir::ExprKind::Binary && offset->binaryOp == ir::BinaryOp::Mul &&
-      offset->ops[1]->kind == ir::ExprKind::Const && offset->ops[1]->intValue > 0) {
-    scale = static_cast<uint64_t>(offset->ops[1]->intValue);
-    offset = offset->ops[0];
-  }
-  if (offset && offset->kind == ir::ExprKind::Cast && offset->type.bits() == 64 &&
-      offset->ops[0]->type.isInt() && offset->ops[0]->type.bits() == 32 && !offset->ops[0]->uniform)
-    index = offset->ops[0];
-  if (!index || !addr.ops[0]->uniform || addr.uniform) {
-    a.addrs = emitVec(addr);
-    return;
-  }
-  Value *base = emitExpr(*addr.ops[0]);
-  Value *idx = emitExpr(*index);
-  if (base->getType()->isPointerTy())
-    base = b_.CreatePtrToInt(base, b_.getInt64Ty(), "addr.base");
-  a.affineBase = base;
-  a.affineIndex = idx;
-  a.affineSigned = index->type.isSigned;
-  a.affineScale = scale;
-  if (base->getType()->isVectorTy() || !idx->getType()->isVectorTy()) {
-    // Not the shapes the analysis promised: the plain vector, built from the parts.
-    a.affineBase = vec(base);
-    a.affineIndex = vec(idx);
-    a.addrs = addressVectorOf(a.affineBase, a.affineIndex, a.affineSigned, scale);
-    a.affineBase = a.affineIndex = nullptr;
-  }
-}
-
-Value *WarpCodegen::addressVectorOf(Value *base, Value *index, bool isSigned, uint64_t scale) {
-  Type *i64v = warpVector(b_.getInt64Ty());
-  Value *ext = isSigned ? b_.CreateSExt(index, i64v, "index.wide")
-                        : b_.CreateZExt(index, i64v, "index.wide");
-  return b_.CreateAdd(vec(base), b_.CreateMul(ext, splat(b_.getInt64(scale))), "addrs");
-}
-
-Value *WarpCodegen::addressVector(const MemoryAccess &a) {
-  if (a.addrs)
-    return a.addrs;
-  // Built where it is needed (the general path, the hooks): the freeze keeps the optimiser
-  // from merging it with the vectors of other accesses of the same index and hoisting the
-  // result into the fast path, which never needs it.
-  return addressVectorOf(a.affineBase, b_.CreateFreeze(a.affineIndex, "index.here"), a.affineSigned,
-                         a.affineScale);
-}
-
 Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   using ir::AddrSpace;
   // The warp waits for a load, or an atomic whose result it uses (the modelled clock).
@@ -182,8 +130,7 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   Value *m = cur();
   unsigned size = a.type.bytes();
   Type *i64 = b_.getInt64Ty();
-  const bool affine =
-      !a.addrs && a.affineScale == size && a.space != AddrSpace::Local && !isAtomic(a.op);
+  const bool affine = !a.addrs && a.space != AddrSpace::Local && !isAtomic(a.op);
   if (!affine)
     a.addrs = addressVector(a);
   Value *addrs = a.addrs;
@@ -215,21 +162,30 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   // for the first active lane). Its checks are a few scalar compares on the first and last
   // active lanes' addresses, and the access is one vector load or store. Anything else (or a
   // contiguous access that fails a check) takes the general path, which also reports faults.
-  // An affine address is recognised from its 32-bit indices (index l = index 0 + l, with no
-  // wrap-around), without building the 64-bit address vector at all.
+  // An affine address is recognised from its 32-bit indices (index l = index 0 + l x size /
+  // scale, with no wrap-around), without building the 64-bit address vector at all; where the
+  // scale does not divide the size, no warp is contiguous.
   Value *mbits = bits(m, "access.lanes");
   Value *base, *contiguous;
   if (affine) {
+    const uint64_t unit = a.affineScale;
+    const bool divides = size % unit == 0;
+    const uint32_t step = divides ? uint32_t(size / unit) : 1;
     Value *i0 = b_.CreateExtractElement(a.affineIndex, b_.getInt32(0), "index.lane0");
-    Value *steps = b_.CreateICmpEQ(a.affineIndex, b_.CreateAdd(splat(i0), laneIds()));
-    Value *noWrap = a.affineSigned
-                        ? b_.CreateICmpSLE(i0, b_.getInt32(INT32_MAX - (kWarpSize - 1)))
-                        : b_.CreateICmpULE(i0, b_.getInt32(UINT32_MAX - (kWarpSize - 1)));
+    Value *steps = b_.CreateICmpEQ(
+        a.affineIndex, b_.CreateAdd(splat(i0), b_.CreateMul(laneIds(), splat(b_.getInt32(step)))));
+    const uint32_t reach = (kWarpSize - 1) * step;
+    Value *noWrap = a.affineSigned ? b_.CreateICmpSLE(i0, b_.getInt32(INT32_MAX - reach))
+                                   : b_.CreateICmpULE(i0, b_.getInt32(UINT32_MAX - reach));
     contiguous =
         b_.CreateAnd(b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_and, steps, nullptr),
                      noWrap, "index.contiguous");
+    if (a.affineExact)
+      contiguous = b_.CreateAnd(contiguous, exactLanes(a, m));
+    if (!divides)
+      contiguous = b_.getFalse();
     Value *wide = a.affineSigned ? b_.CreateSExt(i0, i64) : b_.CreateZExt(i0, i64);
-    base = b_.CreateAdd(a.affineBase, b_.CreateMul(wide, b_.getInt64(a.affineScale)), "addr.lane0");
+    base = b_.CreateAdd(a.affineBase, b_.CreateMul(wide, b_.getInt64(unit)), "addr.lane0");
   } else {
     Type *i64v = warpVector(i64);
     base = b_.CreateExtractElement(addrs, b_.getInt32(0), "addr.lane0");
@@ -277,14 +233,17 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
   // The tile shapes of shared loads stay here where the code indexes threads in two or three
   // dimensions, as tiled code does (`As[ty][k]`, `Bs[k][tx]` of a 16x16 matmul): they are as
   // hot there as the contiguous one. (The shared function tries them too.)
-  addrs = addressVector(a);
   std::vector<std::pair<Value *, BasicBlock *>> others;
-  if (a.op == AccessOp::Load && a.space == AddrSpace::Shared && tiled_)
+  if (a.op == AccessOp::Load && a.space == AddrSpace::Shared && tiled_) {
+    addrs = addressVector(a);
     others = emitHalfWarpLoads(a, addrs, m, mbits, doneBB);
+  }
   if ((a.space == AddrSpace::Shared || a.space == AddrSpace::Global) && rolledLoops_ > 0 &&
       unrolledLoops_ == 0)
     if (auto gathered = emitGatherAccess(a, addrs, m, doneBB))
       others.push_back(*gathered);
+  if (!addrs)
+    addrs = addressVector(a);
   std::vector<Value *> args = {ctx_, addrs, m, b_.getInt32(a.site)};
   if (takesLocalWindow(a.space))
     args.insert(args.end(), {windowLo_, localHi_});
