@@ -269,8 +269,11 @@ constexpr uint32_t KERN_INSTR_TOTALS = KERN_INSTR_CLASSES + 3;
 /// What KernWarpCtx::counters points at (the start of the runtime's per-worker counters).
 struct KernCounterView {
   uint8_t *sites; // site s's KernSiteCounters at sites + s * sizeof(KernSiteCounters)
-  KernAccessMemo *
-      memos; // the memos of (site s, operation k) at memos[KERN_MEMO_SLOTS (KERN_ACCESS_OPS s + k)]
+  /// The memos of (site s, operation k) at memos[KERN_MEMO_SLOTS (KERN_ACCESS_OPS s + k)]: of
+  /// shared accesses in `memos`, of global and constant ones in `globalMemos` (the same table,
+  /// or one that never matches while a block sampled for the caches runs).
+  KernAccessMemo *memos;
+  KernAccessMemo *globalMemos;
   uint64_t *totals; // KERN_INSTR_TOTALS of them
 };
 
@@ -290,10 +293,10 @@ inline uint64_t kern_access_window(uint32_t size, uint32_t flags) {
 /// of 32 offsets in turn) and by the active lanes: a site whose lanes change from one execution
 /// to the next, as `if (tid < s)` in a tree reduction (32, 16, 8... lanes) or the diagonals of a
 /// wavefront's tile (lanes a..b), keeps a memo for each. The mask is spread by a multiplicative
-/// hash whose top 5 bits differ for 1, 2, 4, 8, 16 and 32 low lanes, for 1 to 8 and for 9 to 16
-/// low lanes, and for 29 of the 31 diagonals of a 16x16 tile.
+/// hash whose top 5 bits differ for 1 to 16 low lanes (and 32), and for the 31 diagonals of a
+/// 16x16 tile.
 #define KERN_MEMO_SLOTS 32
-#define KERN_MEMO_LANES_HASH 0x770a659fu
+#define KERN_MEMO_LANES_HASH 0xf853780du
 inline uint32_t kern_access_memo_slot(uint64_t lane0, uint32_t size, uint32_t flags,
                                       uint32_t mask) {
   return static_cast<uint32_t>(((lane0 & (kern_access_window(size, flags) - 1)) >> 2) +

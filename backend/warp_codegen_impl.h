@@ -66,6 +66,7 @@ enum CtxOffset : unsigned {
 enum MemoOffset : unsigned {
   kViewSites = offsetof(KernCounterView, sites),
   kViewMemos = offsetof(KernCounterView, memos),
+  kViewGlobalMemos = offsetof(KernCounterView, globalMemos),
   kViewTotals = offsetof(KernCounterView, totals),
   kMemoTag = offsetof(KernAccessMemo, tag),
   kMemoSampleKey = offsetof(KernAccessMemo, sampleKey),

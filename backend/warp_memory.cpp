@@ -399,7 +399,8 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   auto at = [&](Value *p, uint64_t off) {
     return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), p, off);
   };
-  Value *memos = b_.CreateLoad(b_.getPtrTy(), at(counterView_, kViewMemos), "memos");
+  Value *memos = b_.CreateLoad(b_.getPtrTy(),
+                               at(counterView_, shared ? kViewMemos : kViewGlobalMemos), "memos");
   // kern_access_memo_slot and kern_access_memo_tag, as abi.h computes them.
   Value *phase = b_.CreateAnd(lane0, b_.getInt64(kern_access_window(size, flags) - 1), "phase");
   Value *lanesHash =

@@ -61,13 +61,22 @@ void WorkerCounters::reset(size_t sites) {
   set.reserveSites(sites);
   for (AccessSample &s : samples)
     s = AccessSample{};
-  // Only the tags need clearing (a memo with tag 0 is never read), and only of the memos filled
-  // since the last launch: a module's memos (32 slots x operations x sites) are far more than
-  // one launch fills, and a loop of small launches would spend its time clearing them.
+  // A memo outlives its launch: what it replays depends only on the access's shape. But the
+  // launch's samples start afresh, so each memo is stale (a sample key no warp reaches) until
+  // the site's first warp of this launch reaches recordMemo, which sets the site's sample and
+  // re-keys its memos (rekeyMemos). A new program (forgetMemos) clears the tags: a memo with
+  // tag 0 is never read. Only the memos filled are touched: a module's (32 slots x operations
+  // x sites) are far more than a launch fills, and a loop of small launches would spend its
+  // time clearing them.
   for (uint32_t index : memosSet)
-    if (index < memos.size())
-      memos[index].tag = 0;
-  memosSet.clear();
+    if (index < memos.size()) {
+      memos[index].sampleKey = UINT64_MAX;
+      if (forgetMemos)
+        memos[index].tag = 0;
+    }
+  if (forgetMemos)
+    memosSet.clear();
+  forgetMemos = false;
   ++launchStamp;
   memos.resize(KERN_MEMO_SLOTS * KERN_ACCESS_OPS * set.siteCount());
   if (atomicChunksUsed)
@@ -91,7 +100,8 @@ void WorkerCounters::syncView() {
   view.sites = reinterpret_cast<uint8_t *>(set.siteData());
   if (l1Sampling && noMemos.size() < memos.size())
     noMemos.resize(memos.size()); // value-initialised: tag 0, never a match
-  view.memos = l1Sampling ? noMemos.data() : memos.data();
+  view.memos = memos.data();
+  view.globalMemos = l1Sampling ? noMemos.data() : memos.data();
 }
 
 void WorkerCounters::beginBlock(uint64_t linear, const uint32_t grid[3]) {
@@ -195,11 +205,14 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
     if (l1Sampling && kind == MemoryOpKind::Load)
       sampleL1(addrs, mask, size, static_cast<uint32_t>(key & 0xffff));
   }
+  const uint64_t sampleBefore = site < samples.size() ? samples[site].key : UINT64_MAX;
   sample(site, key, addrs, mask, size, sharedBase);
   syncView();
   snapshot(after);
-  // Field 2 is steps (shared) or transactions (global): what makes a warp the worst.
   const bool captured = capturing && site < capturing->size() && (*capturing)[site];
+  if (samples[site].key != sampleBefore && !captured)
+    rekeyMemos(site);
+  // Field 2 is steps (shared) or transactions (global): what makes a warp the worst.
   if (captured)
     capture(site, key, addrs, mask, size, flags, sharedBase, after[2] - before[2]);
   // A site op whose warps missed at least 15 times in 16 over 256 calls of this launch (its
@@ -239,6 +252,16 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
     m.delta[i] = after[i] - before[i];
   m.delta[KERN_SITE_GLOBAL_FIELDS] = after[fields] - before[fields];
   m.delta[KERN_SITE_GLOBAL_FIELDS + 1] = after[fields + 1] - before[fields + 1];
+}
+
+void WorkerCounters::rekeyMemos(uint32_t site) {
+  // Every warp with a key from the site's sample on may replay a memo of the site: none of them
+  // would become its sample. (A captured site's memos keep their own keys: the worst warp's.)
+  const size_t first = size_t{KERN_MEMO_SLOTS} * KERN_ACCESS_OPS * site;
+  const size_t end = std::min(memos.size(), first + size_t{KERN_MEMO_SLOTS} * KERN_ACCESS_OPS);
+  for (size_t i = first; i < end; ++i)
+    if (memos[i].tag != 0)
+      memos[i].sampleKey = samples[site].key;
 }
 
 void WorkerCounters::sampleL1(const uint64_t *addrs, uint32_t mask, uint32_t size, uint32_t warp) {

@@ -77,7 +77,9 @@ struct WorkerCounters {
   uint64_t totals[KERN_INSTR_TOTALS] = {};
   std::vector<AccessSample> samples; // by site id
   std::vector<KernAccessMemo> memos; // by KERN_ACCESS_OPS x site id + operation
-  std::vector<uint32_t> memosSet;    // the memos recordMemo filled since the last reset
+  std::vector<uint32_t> memosSet;    // the memos recordMemo filled (tag set)
+  /// Set by a new program: the next reset clears the memos' tags, not only their sample keys.
+  bool forgetMemos = false;
   /// By KERN_ACCESS_OPS x site id + operation: the calls of recordMemo in launch `launch` (an
   /// entry of an earlier launch counts as none). A site whose warps nearly all miss its memos
   /// (data-dependent addresses) stops filling them: the fill is then pure cost.
@@ -94,8 +96,8 @@ struct WorkerCounters {
   /// what this worker captured in this launch.
   const std::vector<uint8_t> *capturing = nullptr;
   std::vector<SiteCapture> captures;
-  /// The L1 sample: while a sampled block runs, compiled code sees memos that never match
-  /// (noMemos), so that every global access reaches recordMemo, which notes its sectors.
+  /// The L1 sample: while a sampled block runs, compiled code sees global memos that never
+  /// match (noMemos), so that every global access reaches recordMemo, which notes its sectors.
   bool l1Sampling = false;
   std::vector<KernAccessMemo> noMemos;
   /// The sampled block's sectors so far, each with the warp that touched it first and that
@@ -140,6 +142,9 @@ struct WorkerCounters {
   void syncView();
   /// Adds `totals` to `set` and clears them.
   void flushTotals();
+  /// Lets warps from the site's sample key on replay the site's memos (those of earlier
+  /// launches included).
+  void rekeyMemos(uint32_t site);
   /// Records a global or shared access through the rules, and remembers its shape and what
   /// the rules added in the memo of (site, operation) (backend/abi.h).
   void recordMemo(uint32_t site, uint32_t flags, const uint64_t *addrs, uint32_t mask,
@@ -179,6 +184,8 @@ public:
   void clearSiteSamples() {
     samples_.clear();
     captures_.clear();
+    for (auto &w : workers_)
+      w->forgetMemos = true;
   }
   /// By site id: the captured warps over the whole program (empty for other sites).
   const std::vector<SiteCapture> &captures() const { return captures_; }
