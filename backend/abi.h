@@ -275,6 +275,9 @@ struct KernCounterView {
   KernAccessMemo *memos;
   KernAccessMemo *globalMemos;
   uint64_t *totals; // KERN_INSTR_TOTALS of them
+  /// By site: the key (kern_warp_key) of the site's sample in this launch, UINT64_MAX before
+  /// one; a branch that splits in a warp of a higher key is counted without a call.
+  uint64_t *sampleKeys;
 };
 
 /// Tag bit of a contiguous access (every lane, active or not, at lane 0's + l x size).

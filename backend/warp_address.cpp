@@ -117,6 +117,10 @@ void WarpCodegen::emitAddress(MemoryAccess &a, const ir::Expr &addr) {
   a.terms = std::move(terms);
 }
 
+Value *WarpCodegen::affineAddresses(const MemoryAccess &a) {
+  return addressVectorOf(a.affineBase, a.affineIndex, a.affineSigned, a.affineScale);
+}
+
 Value *WarpCodegen::exactLanes(const MemoryAccess &a, Value *m) {
   if (!a.affineExact)
     return b_.getTrue();

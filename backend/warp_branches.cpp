@@ -13,23 +13,39 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool source, bool sass) {
       (source ? uint32_t(KERN_BRANCH_SOURCE) : 0u) | (sass ? uint32_t(KERN_BRANCH_SASS) : 0u);
   return [this, site, kinds](Value *m, Value *taken) {
     // A branch whose active lanes do not split (kern_branch_splits) only adds to branches
-    // executed: that add is done here. A split branch, or one with no active lane, goes to the
-    // runtime, whose counters apply the same rule.
+    // executed, one that splits to divergent ones too: both adds are done here, the second
+    // only in a warp after the site's sample (which the runtime keeps: the first warp by key
+    // to split there, and its splits in a loop). The rest, and a branch with no active lane,
+    // go to the runtime, whose counters apply the same rule.
     Value *mb = bits(m, "branch.mask");
     Value *tb = bits(taken, "branch.taken");
-    Value *oneWay = b_.CreateAnd(b_.CreateICmpNE(mb, b_.getInt32(0)),
-                                 b_.CreateNot(emitBranchSplits(b_, mb, tb)), "one.way");
-    Value *inline_ = b_.CreateAnd(
-        oneWay, b_.CreateICmpNE(counterView_, llvm::ConstantPointerNull::get(b_.getPtrTy())));
+    Value *counted =
+        b_.CreateAnd(b_.CreateICmpNE(mb, b_.getInt32(0)),
+                     b_.CreateICmpNE(counterView_, llvm::ConstantPointerNull::get(b_.getPtrTy())));
+    Value *splits = emitBranchSplits(b_, mb, tb);
+    auto *keyBB = newBlock("branch.sample.key");
     auto *addBB = newBlock("branch.count");
     auto *callBB = newBlock("branch.count.call");
     auto *doneBB = newBlock("branch.counted");
-    b_.CreateCondBr(inline_, addBB, callBB);
+    b_.CreateCondBr(counted, keyBB, callBB);
+    b_.SetInsertPoint(keyBB);
+    Value *keys = b_.CreateLoad(
+        b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, kViewSampleKeys),
+        "sample.keys");
+    Value *sampleKey = b_.CreateLoad(
+        b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), keys, site), "sample.key");
+    Value *afterSample = b_.CreateICmpUGT(warpKey_, sampleKey, "after.sample");
+    b_.CreateCondBr(b_.CreateOr(b_.CreateNot(splits), afterSample), addBB, callBB);
     b_.SetInsertPoint(addBB);
-    if (kinds & KERN_BRANCH_SOURCE)
+    Value *divergent = b_.CreateZExt(splits, b_.getInt64Ty());
+    if (kinds & KERN_BRANCH_SOURCE) {
       incrementSiteCounter(site, offsetof(KernSiteCounters, branchesExecuted));
-    if (kinds & KERN_BRANCH_SASS)
+      addSiteCounter(site, offsetof(KernSiteCounters, branchesDivergent), divergent);
+    }
+    if (kinds & KERN_BRANCH_SASS) {
       incrementSiteCounter(site, offsetof(KernSiteCounters, sassBranches));
+      addSiteCounter(site, offsetof(KernSiteCounters, sassBranchesDivergent), divergent);
+    }
     b_.CreateBr(doneBB);
     b_.SetInsertPoint(callBB);
     b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_branch),

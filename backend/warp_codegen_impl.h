@@ -68,6 +68,7 @@ enum MemoOffset : unsigned {
   kViewMemos = offsetof(KernCounterView, memos),
   kViewGlobalMemos = offsetof(KernCounterView, globalMemos),
   kViewTotals = offsetof(KernCounterView, totals),
+  kViewSampleKeys = offsetof(KernCounterView, sampleKeys),
   kMemoTag = offsetof(KernAccessMemo, tag),
   kMemoSampleKey = offsetof(KernAccessMemo, sampleKey),
   kMemoMask = offsetof(KernAccessMemo, mask),
@@ -248,6 +249,8 @@ private:
   /// Adds one to the u64 counter at byte `field` of site `site`'s KernSiteCounters, through
   /// counterView_ (which must not be null where this runs).
   void incrementSiteCounter(ir::SiteId site, size_t field);
+  /// Adds `n` (i64) to the counter at `field` of `site` (KernSiteCounters).
+  void addSiteCounter(ir::SiteId site, size_t field, Value *n);
 
   /// The variables' slots (vars_, scalarVars_), parameters with their values; the others
   /// start at 0, or only those of `zeroOnly` when it is given. `argIt`: a device function's
@@ -380,6 +383,9 @@ private:
   /// Of an affine shared access: i1, every active lane's access lies, aligned, in the block's
   /// shared memory; and each lane's byte offset from the window's start (<32 x i32>).
   std::pair<Value *, Value *> sharedIndexLanes(const MemoryAccess &a, Value *m, unsigned size);
+  /// Each lane's address from an affine access's combined index: right for every lane whose
+  /// index is exact (all of them with one term).
+  Value *affineAddresses(const MemoryAccess &a);
   /// i1: every active lane's affine index is exact (MemoryAccess::affineExact).
   Value *exactLanes(const MemoryAccess &a, Value *m);
   std::vector<std::pair<Value *, BasicBlock *>> emitHalfWarpLoads(const MemoryAccess &a,

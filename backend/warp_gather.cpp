@@ -145,6 +145,29 @@ WarpCodegen::emitGatherAccess(const MemoryAccess &a, Value *&addrs, Value *m, Ba
       offsets = b_.CreateSub(b_.CreateTrunc(addrs, warpVector(i32)),
                              splat(b_.CreateTrunc(sharedLo_, i32)), "shared.offsets32");
     }
+  } else if (!addrs && a.affineScale % size == 0) {
+    // An affine access: its lowest and highest index bound the warp's addresses, each lane as
+    // aligned as the base.
+    Type *i32v = warpVector(b_.getInt32Ty());
+    Type *i64 = b_.getInt64Ty();
+    Value *none = llvm::ConstantInt::get(i32v, a.affineSigned ? INT32_MAX : UINT32_MAX);
+    Value *least = b_.CreateUnaryIntrinsic(
+        a.affineSigned ? llvm::Intrinsic::vector_reduce_smin : llvm::Intrinsic::vector_reduce_umin,
+        b_.CreateSelect(m, a.affineIndex, none), nullptr, "index.min");
+    none = llvm::ConstantInt::get(i32v, a.affineSigned ? uint64_t(INT32_MIN) : 0);
+    Value *most = b_.CreateUnaryIntrinsic(
+        a.affineSigned ? llvm::Intrinsic::vector_reduce_smax : llvm::Intrinsic::vector_reduce_umax,
+        b_.CreateSelect(m, a.affineIndex, none), nullptr, "index.max");
+    auto at = [&](Value *index) {
+      Value *wide = a.affineSigned ? b_.CreateSExt(index, i64) : b_.CreateZExt(index, i64);
+      return b_.CreateAdd(a.affineBase, b_.CreateMul(wide, b_.getInt64(a.affineScale)));
+    };
+    Value *aligned = size > 1 ? b_.CreateICmpEQ(b_.CreateAnd(a.affineBase, b_.getInt64(size - 1)),
+                                                b_.getInt64(0), "gather.aligned")
+                              : b_.getTrue();
+    ok = b_.CreateAnd(b_.CreateAnd(aligned, exactLanes(a, m)),
+                      regionOk(a.space, at(least), b_.CreateAdd(at(most), b_.getInt64(size)), true),
+                      "gather.ok");
   } else {
     if (!addrs)
       addrs = addressVector(a);
@@ -169,7 +192,8 @@ WarpCodegen::emitGatherAccess(const MemoryAccess &a, Value *&addrs, Value *m, Ba
   Type *vecMemTy = warpVector(memoryType(c_, a.type));
   Value *sharedBase = b_.CreateIntToPtr(sharedLo_, b_.getPtrTy());
   Value *ptrs = offsets ? b_.CreateGEP(b_.getInt8Ty(), sharedBase, offsets, "ptrs")
-                        : b_.CreateIntToPtr(addrs, warpVector(b_.getPtrTy()), "ptrs");
+                        : b_.CreateIntToPtr(addrs ? addrs : affineAddresses(a),
+                                            warpVector(b_.getPtrTy()), "ptrs");
   std::optional<std::pair<Value *, BasicBlock *>> result;
   Value *stored = a.op == AccessOp::Load ? nullptr : toMemory(b_, a.value, a.type);
   auto whole = [&]() -> Value * { // all 32 lanes: the loaded vector, or null for a store

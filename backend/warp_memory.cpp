@@ -238,8 +238,10 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
     addrs = addressVector(a);
     others = emitHalfWarpLoads(a, addrs, m, mbits, doneBB);
   }
-  if ((a.space == AddrSpace::Shared || a.space == AddrSpace::Global) && rolledLoops_ > 0 &&
-      unrolledLoops_ == 0)
+  // Inline gathers and scatters where they pay: in a loop, and for affine accesses anywhere
+  // (their checks are a few 32-bit compares or reductions); not in a loop LLVM may unroll.
+  if ((a.space == AddrSpace::Shared || a.space == AddrSpace::Global) && unrolledLoops_ == 0 &&
+      (rolledLoops_ > 0 || (affine && !addrs)))
     if (auto gathered = emitGatherAccess(a, addrs, m, doneBB))
       others.push_back(*gathered);
   if (!addrs)

@@ -351,12 +351,16 @@ void WarpCodegen::finishRegions() {
 }
 
 void WarpCodegen::incrementSiteCounter(ir::SiteId site, size_t field) {
+  addSiteCounter(site, field, b_.getInt64(1));
+}
+
+void WarpCodegen::addSiteCounter(ir::SiteId site, size_t field, Value *n) {
   Value *sites = b_.CreateLoad(
       b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, kViewSites),
       "site.table");
   Value *p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), sites,
                                            uint64_t(site) * sizeof(KernSiteCounters) + field);
-  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), p), b_.getInt64(1)), p);
+  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), p), n), p);
 }
 
 void WarpCodegen::returnIfFaulted() {

@@ -61,6 +61,7 @@ void WorkerCounters::reset(size_t sites) {
   set.reserveSites(sites);
   for (AccessSample &s : samples)
     s = AccessSample{};
+  sampleKeys.assign(std::max(samples.size(), sites), UINT64_MAX);
   // A memo outlives its launch: what it replays depends only on the access's shape. But the
   // launch's samples start afresh, so each memo is stale (a sample key no warp reaches) until
   // the site's first warp of this launch reaches recordMemo, which sets the site's sample and
@@ -74,8 +75,10 @@ void WorkerCounters::reset(size_t sites) {
       if (forgetMemos)
         memos[index].tag = 0;
     }
-  if (forgetMemos)
+  if (forgetMemos) {
     memosSet.clear();
+    memoCalls.clear();
+  }
   forgetMemos = false;
   ++launchStamp;
   memos.resize(KERN_MEMO_SLOTS * KERN_ACCESS_OPS * set.siteCount());
@@ -101,6 +104,7 @@ void WorkerCounters::syncView() {
   if (l1Sampling && noMemos.size() < memos.size())
     noMemos.resize(memos.size()); // value-initialised: tag 0, never a match
   view.memos = memos.data();
+  view.sampleKeys = sampleKeys.data();
   view.globalMemos = l1Sampling ? noMemos.data() : memos.data();
 }
 
@@ -221,8 +225,10 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
   if (memoCalls.size() <= siteOp)
     memoCalls.resize(std::max(siteOp + 1, memos.size() / KERN_MEMO_SLOTS));
   MemoCalls &calls = memoCalls[siteOp];
-  if (calls.launch != launchStamp)
-    calls = {launchStamp, 0};
+  if (calls.launch != launchStamp) {
+    calls.launch = launchStamp;
+    calls.calls = 0;
+  }
   if (++calls.calls >= 256 && uint64_t{calls.calls} * 16 >= after[0] * 15)
     return;
   const size_t index =
@@ -232,6 +238,7 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
   KernAccessMemo &m = memos[index];
   if (m.tag == 0)
     memosSet.push_back(static_cast<uint32_t>(index));
+  calls.filled |= 1u << (index % KERN_MEMO_SLOTS);
   // Contiguous over all 32 lanes, active or not (as compiled code tests it); the mask is
   // compared on its own.
   bool contiguous = true;
@@ -254,14 +261,22 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
   m.delta[KERN_SITE_GLOBAL_FIELDS + 1] = after[fields + 1] - before[fields + 1];
 }
 
+void WorkerCounters::noteSampleKey(uint32_t site, uint64_t key) {
+  if (site >= sampleKeys.size())
+    sampleKeys.resize(site + 1, UINT64_MAX); // the caller syncs the view
+  sampleKeys[site] = key;
+}
+
 void WorkerCounters::rekeyMemos(uint32_t site) {
   // Every warp with a key from the site's sample on may replay a memo of the site: none of them
   // would become its sample. (A captured site's memos keep their own keys: the worst warp's.)
-  const size_t first = size_t{KERN_MEMO_SLOTS} * KERN_ACCESS_OPS * site;
-  const size_t end = std::min(memos.size(), first + size_t{KERN_MEMO_SLOTS} * KERN_ACCESS_OPS);
-  for (size_t i = first; i < end; ++i)
-    if (memos[i].tag != 0)
-      memos[i].sampleKey = samples[site].key;
+  for (size_t siteOp = KERN_ACCESS_OPS * size_t{site};
+       siteOp < std::min(memoCalls.size(), KERN_ACCESS_OPS * (size_t{site} + 1)); ++siteOp)
+    for (uint32_t slots = memoCalls[siteOp].filled; slots != 0; slots &= slots - 1) {
+      const size_t i = KERN_MEMO_SLOTS * siteOp + std::countr_zero(slots);
+      if (i < memos.size() && memos[i].tag != 0)
+        memos[i].sampleKey = samples[site].key;
+    }
 }
 
 void WorkerCounters::sampleL1(const uint64_t *addrs, uint32_t mask, uint32_t size, uint32_t warp) {
@@ -308,6 +323,7 @@ void WorkerCounters::sample(uint32_t site, uint64_t key, const uint64_t *addrs, 
   if (key >= s.key)
     return;
   s.key = key;
+  noteSampleKey(site, key);
   s.size = size;
   s.activeLanes = static_cast<uint32_t>(std::popcount(mask));
   s.mask = mask;
@@ -377,6 +393,7 @@ void WorkerCounters::sampleBranch(uint32_t site, uint64_t key, uint32_t mask, ui
     return;
   s = AccessSample{};
   s.key = key;
+  noteSampleKey(site, key);
   s.activeLanes = static_cast<uint32_t>(std::popcount(mask));
   s.mask = mask;
   s.taken = taken & mask;

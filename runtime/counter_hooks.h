@@ -76,15 +76,21 @@ struct WorkerCounters {
   /// into `set` at the end of the launch (flushTotals).
   uint64_t totals[KERN_INSTR_TOTALS] = {};
   std::vector<AccessSample> samples; // by site id
+  /// By site id: samples[site].key, for compiled code (KernCounterView::sampleKeys); at least
+  /// as many as the sites.
+  std::vector<uint64_t> sampleKeys;
+  void noteSampleKey(uint32_t site, uint64_t key);
   std::vector<KernAccessMemo> memos; // by KERN_ACCESS_OPS x site id + operation
   std::vector<uint32_t> memosSet;    // the memos recordMemo filled (tag set)
   /// Set by a new program: the next reset clears the memos' tags, not only their sample keys.
   bool forgetMemos = false;
   /// By KERN_ACCESS_OPS x site id + operation: the calls of recordMemo in launch `launch` (an
-  /// entry of an earlier launch counts as none). A site whose warps nearly all miss its memos
-  /// (data-dependent addresses) stops filling them: the fill is then pure cost.
+  /// entry of an earlier launch counts as none), and the memo slots filled. A site whose warps
+  /// nearly all miss its memos (data-dependent addresses) stops filling them: the fill is then pure
+  /// cost.
   struct MemoCalls {
     uint32_t launch = 0, calls = 0;
+    uint32_t filled = 0; // the slots filled (by bit), over launches
   };
   std::vector<MemoCalls> memoCalls;
   uint32_t launchStamp = 0;
