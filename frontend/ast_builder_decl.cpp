@@ -642,10 +642,6 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
       error(loc(sdc), "only functions can be defaulted or deleted");
       continue;
     }
-    if (sdc->initializer()) {
-      error(loc(sdc->initializer()), "default member initializers are not supported yet");
-      continue;
-    }
     DeclInfo d = declarator(sdc->declarator(), false);
     if (d.isFunction || d.isOperator) {
       error(d.loc, "member functions are not supported");
@@ -656,6 +652,8 @@ void Builder::structFields(P::StructDeclarationContext *ctx, StructDecl *sd) {
     f.name = d.name;
     f.typeSyntax = tu_.make<TypeSyntax>(fs.base);
     f.typeSyntax->ops = d.ops;
+    if (sdc->initializer()) // a default member initializer: `int n = 4;`
+      f.init = initializer(sdc->initializer());
     sd->fields.push_back(f);
     sd->hasNonPublicFields |= !publicAccess_;
   }

@@ -687,7 +687,7 @@ void Sema::localVar(VarDecl *v) {
 
 void Sema::initializer(VarDecl *v, Expr *&init, const Type *t) {
   if (init->kind == ExprKind::InitList && t->isStruct() && constructorOf(t) &&
-      (!hasImplicitConstructorsOnly(t) || init->operands.empty()))
+      (!hasImplicitConstructorsOnly(t) || (init->operands.empty() && !hasMemberDefaults(t))))
     init = constructorCall(t, init->operands, init->loc); // `S x = {a, b};` calls S(a, b)
   if (init->kind == ExprKind::InitList) {
     if (t->isArray()) {
@@ -717,6 +717,7 @@ void Sema::initializer(VarDecl *v, Expr *&init, const Type *t) {
                              (t->record->isUnion ? "union" : "struct") + " initializer");
         return;
       }
+      fillMemberDefaults(init, t); // `S x = {a};`: the fields left out take their defaults
       for (size_t i = 0; i < init->operands.size(); ++i)
         initializer(v, init->operands[i], fields[i].type);
       init->type = t;

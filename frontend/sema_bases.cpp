@@ -80,8 +80,11 @@ void Sema::implicitDefaultConstructor(StructDecl *sd) {
   // A struct that declares no constructor but has a base whose constructor does work gets
   // C++'s implicit default constructor, which constructs the bases (memberInitializers).
   // A dynamic class gets one too: it stores its vtable pointer.
+  // So does a struct with default member initializers, which it runs; being implicit, it
+  // leaves the struct an aggregate (`S x = {1, 2};`).
+  const bool defaults = sd->type && hasMemberDefaults(sd->type);
   if (fn_ || options_.cLanguage || sd->name.empty() || !sd->type ||
-      (sd->type->record->bases.empty() && !sd->type->record->dynamic))
+      (sd->type->record->bases.empty() && !sd->type->record->dynamic && !defaults))
     return;
   for (FunctionDecl *m : sd->methods)
     if (m->isConstructor)
@@ -93,7 +96,7 @@ void Sema::implicitDefaultConstructor(StructDecl *sd) {
       host &= c->isHostCallable();
       device &= c->isDeviceCallable();
     }
-  if (!any && !sd->type->record->dynamic)
+  if (!any && !sd->type->record->dynamic && !defaults)
     return;
   auto *f = tu_.make<FunctionDecl>();
   f->name = sd->name + "::" + shortClassName(sd->name);
@@ -101,6 +104,7 @@ void Sema::implicitDefaultConstructor(StructDecl *sd) {
   f->loc = sd->loc;
   f->owner = sd;
   f->isConstructor = true;
+  f->isImplicit = defaults;
   f->quals.host = host;
   f->quals.device = device;
   f->quals.isInline = true;

@@ -481,6 +481,17 @@ private:
 
   // ---- C++ members and references (sema_names.cpp) ----
   std::map<const StructInfo *, StructDecl *> structDecls_;
+  /// By struct and field name: the field's default member initializer (`int n = 4;`).
+  std::map<const StructInfo *, std::map<std::string, const Expr *>> memberDefaults_;
+  /// Whether struct `t` has a field with a default member initializer.
+  bool hasMemberDefaults(const Type *t) const {
+    return t->isStruct() && memberDefaults_.count(t->record) != 0;
+  }
+  /// A fresh copy of field `name`'s default member initializer in struct `t`, or null.
+  Expr *memberDefault(const Type *t, const std::string &name);
+  /// `S x = {a};` of an aggregate with default member initializers: the operands the braces
+  /// leave out up to the last such field (each its initializer, or `{}`), appended.
+  void fillMemberDefaults(Expr *list, const Type *t);
   /// The member function `name` of struct type `st`, or null.
   FunctionDecl *method(const Type *st, const std::string &name);
   /// Checks a member function's declaration: an out-of-class definition `void S::f() {...}`

@@ -4,6 +4,9 @@
 // `a += b`) as calls of the member or namespace-scope function `operatorX`.
 #include "frontend/sema_impl.h"
 
+#include <algorithm>
+#include <functional>
+
 namespace kern::frontend::sema_detail {
 
 FunctionDecl *Sema::constructorOf(const Type *t) {
@@ -121,7 +124,8 @@ bool Sema::namesLocalObject(const Expr *e) {
 }
 
 Expr *Sema::bracedValue(Expr *list, const Type *t) {
-  if (constructorOf(t) && (!hasImplicitConstructorsOnly(t) || list->operands.empty())) {
+  if (constructorOf(t) &&
+      (!hasImplicitConstructorsOnly(t) || (list->operands.empty() && !hasMemberDefaults(t)))) {
     Expr *c = constructorCall(t, list->operands, list->loc);
     check(c);
     return c;
@@ -160,30 +164,54 @@ void Sema::memberInitializers(FunctionDecl *f) {
   if (!f->body)
     return;
   const Type *st = f->owner->type;
-  // Members of class type that the initializer list does not name are default-constructed,
-  // as C++ constructs them before the body.
-  std::vector<FunctionDecl::MemberInit> defaults;
+  // Members that the initializer list does not name take their default member initializer,
+  // or, of class type, are default-constructed, as C++ constructs them before the body. The
+  // implicit default constructor of a class with default member initializers also zeroes the
+  // scalars and plain structs it leaves (their values are indeterminate, and `S()` wants them
+  // zero).
+  const bool defaults = hasMemberDefaults(st);
+  std::vector<FunctionDecl::MemberInit> implied;
   for (const StructField &field : st->record->fields) {
-    if (field.isBase || !hasDefaultConstructor(field.type))
+    if (field.isBase || field.isVptr)
       continue;
     bool named = false;
     for (auto &m : f->memberInits)
       named = named || m.name == field.name;
-    if (!named) {
-      FunctionDecl::MemberInit m;
-      m.name = field.name;
-      m.loc = f->loc;
-      defaults.push_back(m);
+    if (named)
+      continue;
+    FunctionDecl::MemberInit m;
+    m.name = field.name;
+    m.loc = f->loc;
+    if (Expr *init = defaults ? memberDefault(st, field.name) : nullptr) {
+      m.loc = init->loc;
+      m.args = {init};
+    } else if (!hasDefaultConstructor(field.type) &&
+               !(f->isImplicit && defaults &&
+                 (field.type->isScalar() ||
+                  (field.type->isStruct() && !constructorOf(field.type))))) {
+      continue;
     }
+    implied.push_back(m);
   }
-  if (f->memberInits.empty() && defaults.empty() && st->record->bases.empty() &&
+  if (f->memberInits.empty() && implied.empty() && st->record->bases.empty() &&
       !st->record->dynamic)
     return;
   std::vector<Stmt *> inits;
   baseInitializers(f, inits); // the bases first, as C++ constructs them
   if (st->record->dynamic)    // then the vtable pointer: calls in the body see this class
     inits.push_back(vptrStore(st, f->loc));
-  f->memberInits.insert(f->memberInits.begin(), defaults.begin(), defaults.end());
+  // In the order of the fields, as C++ initialises them (a default member initializer may read
+  // an earlier member); a name that is no field comes last, to be reported.
+  f->memberInits.insert(f->memberInits.end(), implied.begin(), implied.end());
+  auto position = [&](const FunctionDecl::MemberInit &m) {
+    const auto &fields = st->record->fields;
+    for (size_t i = 0; i < fields.size(); ++i)
+      if (fields[i].name == m.name)
+        return i;
+    return fields.size();
+  };
+  std::stable_sort(f->memberInits.begin(), f->memberInits.end(),
+                   [&](const auto &a, const auto &b) { return position(a) < position(b); });
   for (auto &m : f->memberInits) {
     const StructField *field = st->record->field(m.name);
     if (!field) {
@@ -191,8 +219,64 @@ void Sema::memberInitializers(FunctionDecl *f) {
             "member initializer '" + m.name + "' does not name a field of '" + st->str() + "'");
       continue;
     }
+    auto self = [&]() { // a fresh `this->m`
+      Expr *thisPtr = make(ExprKind::Ident, m.loc);
+      thisPtr->name = "this";
+      Expr *member = make(ExprKind::Member, m.loc);
+      member->isArrow = true;
+      member->name = m.name;
+      member->operands = {thisPtr};
+      return member;
+    };
+    auto store = [&](Expr *target, Expr *value) {
+      Expr *assign = make(ExprKind::Binary, m.loc);
+      assign->binaryOp = BinaryOp::Assign;
+      assign->initializes = true;
+      assign->operands = {target, value};
+      Stmt *s = tu_.make<Stmt>(StmtKind::Expr);
+      s->loc = m.loc;
+      s->expr = assign;
+      inits.push_back(s);
+    };
+    if (field->type->isArray() && m.args.size() == 1 && m.args[0]->kind == ExprKind::InitList) {
+      // `int v[3] = {1, 2};` (a default member initializer): element by element, the rest zero.
+      std::function<void(std::vector<uint64_t> &, const Type *, Expr *)> elements =
+          [&](std::vector<uint64_t> &at, const Type *t, Expr *list) {
+            if (list->operands.size() > t->count) {
+              error(list->loc, "excess elements in array initializer");
+              return;
+            }
+            for (uint64_t i = 0; i < t->count; ++i) {
+              Expr *e = i < list->operands.size() ? list->operands[i] : nullptr;
+              at.push_back(i);
+              if (t->elem->isArray() && (!e || e->kind == ExprKind::InitList)) {
+                Expr *empty = make(ExprKind::InitList, m.loc);
+                elements(at, t->elem, e ? e : empty);
+              } else {
+                Expr *target = self();
+                for (uint64_t k : at) {
+                  Expr *index = make(ExprKind::IntLit, m.loc);
+                  index->text = std::to_string(k);
+                  index->intValue = static_cast<int64_t>(k);
+                  Expr *element = make(ExprKind::Index, m.loc);
+                  element->operands = {target, index};
+                  target = element;
+                }
+                if (!e)
+                  e = make(ExprKind::InitList, m.loc); // `{}`: value-initialised
+                store(target, e->kind == ExprKind::InitList ? bracedValue(e, t->elem) : e);
+              }
+              at.pop_back();
+            }
+          };
+      std::vector<uint64_t> at;
+      elements(at, field->type, m.args[0]);
+      continue;
+    }
     Expr *value = nullptr;
-    if (constructorOf(field->type)) {
+    if (m.args.size() == 1 && m.args[0]->kind == ExprKind::InitList && field->type->isStruct()) {
+      value = bracedValue(m.args[0], field->type); // `P p = {8};`: its constructor, or braced
+    } else if (constructorOf(field->type)) {
       value = constructorCall(field->type, m.args, m.loc);
     } else if (m.args.size() == 1) {
       value = m.args[0];
@@ -207,20 +291,7 @@ void Sema::memberInitializers(FunctionDecl *f) {
                        "' with " + std::to_string(m.args.size()) + " values");
       continue;
     }
-    Expr *self = make(ExprKind::Ident, m.loc);
-    self->name = "this";
-    Expr *member = make(ExprKind::Member, m.loc);
-    member->isArrow = true;
-    member->name = m.name;
-    member->operands = {self};
-    Expr *assign = make(ExprKind::Binary, m.loc);
-    assign->binaryOp = BinaryOp::Assign;
-    assign->initializes = true;
-    assign->operands = {member, value};
-    Stmt *s = tu_.make<Stmt>(StmtKind::Expr);
-    s->loc = m.loc;
-    s->expr = assign;
-    inits.push_back(s);
+    store(self(), value);
   }
   f->body->body.insert(f->body->body.begin(), inits.begin(), inits.end());
   f->memberInits.clear();

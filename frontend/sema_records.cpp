@@ -4,6 +4,7 @@
 // anonymous member is a field of its own, named `<anonymous N>` (no source name reaches it);
 // `v.x` becomes `v.<anonymous 0>.<anonymous 1>.x`, so the lowering, the copies and the
 // counters see the same member accesses as for named members at those offsets.
+#include "frontend/clone.h"
 #include "frontend/sema_impl.h"
 
 namespace kern::frontend::sema_detail {
@@ -84,6 +85,41 @@ void Sema::structField(StructDecl *sd, StructDecl::Field &f, const Type *t,
     }
   }
   t->record->fields.push_back({f.name, ft, 0});
+  if (f.init) {
+    if (options_.cLanguage)
+      error(f.init->loc, "a field cannot have an initializer in C");
+    else if (sd->isUnion)
+      error(f.init->loc, "default member initializers in unions are not supported");
+    else if (fn_)
+      error(f.init->loc,
+            "default member initializers are not supported in a struct local to a function");
+    else
+      memberDefaults_[t->record][f.name] = f.init;
+  }
+}
+
+Expr *Sema::memberDefault(const Type *t, const std::string &name) {
+  auto it = t->isStruct() ? memberDefaults_.find(t->record) : memberDefaults_.end();
+  if (it == memberDefaults_.end())
+    return nullptr;
+  auto f = it->second.find(name);
+  return f == it->second.end() ? nullptr : Cloner(tu_).expr(f->second);
+}
+
+void Sema::fillMemberDefaults(Expr *list, const Type *t) {
+  if (!hasMemberDefaults(t) || t->record->isUnion)
+    return;
+  const auto &fields = t->record->fields;
+  size_t last = 0; // one past the last field the braces leave out that has an initializer
+  for (size_t i = list->operands.size(); i < fields.size(); ++i)
+    if (!fields[i].isBase && !fields[i].isVptr && memberDefaults_[t->record].count(fields[i].name))
+      last = i + 1;
+  for (size_t i = list->operands.size(); i < last; ++i) {
+    Expr *value = memberDefault(t, fields[i].name);
+    if (!value)
+      value = make(ExprKind::InitList, list->loc); // `{}`: value-initialised
+    list->operands.push_back(value);
+  }
 }
 
 bool Sema::anonymousPath(const Type *st, const std::string &name,
