@@ -117,6 +117,12 @@ void WarpCodegen::emitAddress(MemoryAccess &a, const ir::Expr &addr) {
   a.terms = std::move(terms);
 }
 
+Value *WarpCodegen::affineAddressOf(const MemoryAccess &a, Value *index, const llvm::Twine &name) {
+  Type *i64 = b_.getInt64Ty();
+  Value *wide = a.affineSigned ? b_.CreateSExt(index, i64) : b_.CreateZExt(index, i64);
+  return b_.CreateAdd(a.affineBase, b_.CreateMul(wide, b_.getInt64(a.affineScale)), name);
+}
+
 Value *WarpCodegen::affineAddresses(const MemoryAccess &a) {
   return addressVectorOf(a.affineBase, a.affineIndex, a.affineSigned, a.affineScale);
 }

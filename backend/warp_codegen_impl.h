@@ -383,6 +383,8 @@ private:
   /// Of an affine shared access: i1, every active lane's access lies, aligned, in the block's
   /// shared memory; and each lane's byte offset from the window's start (<32 x i32>).
   std::pair<Value *, Value *> sharedIndexLanes(const MemoryAccess &a, Value *m, unsigned size);
+  /// The address of one (i32, uniform) index of affine access `a`: base + ext(index) x scale.
+  Value *affineAddressOf(const MemoryAccess &a, Value *index, const llvm::Twine &name = "");
   /// Each lane's address from an affine access's combined index: right for every lane whose
   /// index is exact (all of them with one term).
   Value *affineAddresses(const MemoryAccess &a);

@@ -88,29 +88,24 @@ std::pair<Value *, Value *> WarpCodegen::sharedIndexLanes(const MemoryAccess &a,
       b_.CreateAnd(b_.CreateICmpULT(d, b_.getInt64(uint64_t(1) << 31)), b_.CreateICmpSLE(d, room)),
       "shared.window.ok");
   // Where the window check fails the bounds below are arbitrary; the result is then false.
-  Value *lowest = b_.CreateTrunc(b_.CreateNeg(b_.CreateUDiv(d, b_.getInt64(unit))), i32);
-  Value *width =
-      b_.CreateTrunc(b_.CreateAdd(b_.CreateUDiv(b_.CreateSub(room, d), b_.getInt64(unit)),
-                                  b_.CreateUDiv(d, b_.getInt64(unit))),
-                     i32, "shared.index.width");
+  Value *below = b_.CreateUDiv(d, b_.getInt64(unit), "shared.index.below");
+  Value *highest = b_.CreateUDiv(b_.CreateSub(room, d), b_.getInt64(unit), "shared.index.max");
   // An unsigned index is never negative: [0, (span - size - d) / unit].
   Value *inside =
       a.affineSigned
-          ? b_.CreateICmpULE(b_.CreateSub(a.affineIndex, splat(lowest)), splat(width))
-          : b_.CreateICmpULE(a.affineIndex,
-                             splat(b_.CreateTrunc(
-                                 b_.CreateUDiv(b_.CreateSub(room, d), b_.getInt64(unit)), i32)));
-  Value *d32 = b_.CreateTrunc(d, i32);
-  Value *offsets = b_.CreateAdd(splat(d32), b_.CreateMul(a.affineIndex, splat(b_.getInt32(unit))),
-                                "shared.offsets32");
+          ? b_.CreateICmpULE(b_.CreateAdd(a.affineIndex, splat(b_.CreateTrunc(below, i32))),
+                             splat(b_.CreateTrunc(b_.CreateAdd(highest, below), i32)))
+          : b_.CreateICmpULE(a.affineIndex, splat(b_.CreateTrunc(highest, i32)));
+  // Exact in 32 bits: offsets in the window, and the low bits of any address.
+  Value *scaled = b_.CreateMul(a.affineIndex, splat(b_.getInt32(unit)), "index.bytes");
+  Value *offsets = b_.CreateAdd(splat(b_.CreateTrunc(d, i32)), scaled, "shared.offsets32");
   Value *scalarOk = window;
   if (size > 1 && unit % size == 0) { // every lane as aligned as the base
     scalarOk =
         b_.CreateAnd(scalarOk, b_.CreateICmpEQ(b_.CreateAnd(a.affineBase, b_.getInt64(size - 1)),
                                                b_.getInt64(0)));
   } else if (size > 1) { // the low bits of the address, exact in 32 bits
-    Value *low = b_.CreateAdd(splat(b_.CreateTrunc(a.affineBase, i32)),
-                              b_.CreateMul(a.affineIndex, splat(b_.getInt32(unit))));
+    Value *low = b_.CreateAdd(splat(b_.CreateTrunc(a.affineBase, i32)), scaled);
     inside = b_.CreateAnd(inside, b_.CreateICmpEQ(b_.CreateAnd(low, splat(b_.getInt32(size - 1))),
                                                   llvm::Constant::getNullValue(low->getType())));
   }
@@ -149,7 +144,6 @@ WarpCodegen::emitGatherAccess(const MemoryAccess &a, Value *&addrs, Value *m, Ba
     // An affine access: its lowest and highest index bound the warp's addresses, each lane as
     // aligned as the base.
     Type *i32v = warpVector(b_.getInt32Ty());
-    Type *i64 = b_.getInt64Ty();
     Value *none = llvm::ConstantInt::get(i32v, a.affineSigned ? INT32_MAX : UINT32_MAX);
     Value *least = b_.CreateUnaryIntrinsic(
         a.affineSigned ? llvm::Intrinsic::vector_reduce_smin : llvm::Intrinsic::vector_reduce_umin,
@@ -158,15 +152,12 @@ WarpCodegen::emitGatherAccess(const MemoryAccess &a, Value *&addrs, Value *m, Ba
     Value *most = b_.CreateUnaryIntrinsic(
         a.affineSigned ? llvm::Intrinsic::vector_reduce_smax : llvm::Intrinsic::vector_reduce_umax,
         b_.CreateSelect(m, a.affineIndex, none), nullptr, "index.max");
-    auto at = [&](Value *index) {
-      Value *wide = a.affineSigned ? b_.CreateSExt(index, i64) : b_.CreateZExt(index, i64);
-      return b_.CreateAdd(a.affineBase, b_.CreateMul(wide, b_.getInt64(a.affineScale)));
-    };
     Value *aligned = size > 1 ? b_.CreateICmpEQ(b_.CreateAnd(a.affineBase, b_.getInt64(size - 1)),
                                                 b_.getInt64(0), "gather.aligned")
                               : b_.getTrue();
     ok = b_.CreateAnd(b_.CreateAnd(aligned, exactLanes(a, m)),
-                      regionOk(a.space, at(least), b_.CreateAdd(at(most), b_.getInt64(size)), true),
+                      regionOk(a.space, affineAddressOf(a, least),
+                               b_.CreateAdd(affineAddressOf(a, most), b_.getInt64(size)), true),
                       "gather.ok");
   } else {
     if (!addrs)

@@ -184,8 +184,7 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
       contiguous = b_.CreateAnd(contiguous, exactLanes(a, m));
     if (!divides)
       contiguous = b_.getFalse();
-    Value *wide = a.affineSigned ? b_.CreateSExt(i0, i64) : b_.CreateZExt(i0, i64);
-    base = b_.CreateAdd(a.affineBase, b_.CreateMul(wide, b_.getInt64(unit)), "addr.lane0");
+    base = affineAddressOf(a, i0, "addr.lane0");
   } else {
     Type *i64v = warpVector(i64);
     base = b_.CreateExtractElement(addrs, b_.getInt32(0), "addr.lane0");
