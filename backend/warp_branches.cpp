@@ -13,39 +13,43 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool source, bool sass) {
       (source ? uint32_t(KERN_BRANCH_SOURCE) : 0u) | (sass ? uint32_t(KERN_BRANCH_SASS) : 0u);
   return [this, site, kinds](Value *m, Value *taken) {
     // A branch whose active lanes do not split (kern_branch_splits) only adds to branches
-    // executed, one that splits to divergent ones too: both adds are done here, the second
-    // only in a warp after the site's sample (which the runtime keeps: the first warp by key
-    // to split there, and its splits in a loop). The rest, and a branch with no active lane,
-    // go to the runtime, whose counters apply the same rule.
+    // executed (a branch with no active lane adds nothing): counted here without a test. One
+    // that splits adds to divergent ones too: counted here in a warp after the site's sample
+    // (which the runtime keeps: the first warp by key to split there, and its splits in a
+    // loop), by the runtime otherwise, whose counters apply the same rule.
     Value *mb = bits(m, "branch.mask");
     Value *tb = bits(taken, "branch.taken");
-    Value *counted =
-        b_.CreateAnd(b_.CreateICmpNE(mb, b_.getInt32(0)),
-                     b_.CreateICmpNE(counterView_, llvm::ConstantPointerNull::get(b_.getPtrTy())));
     Value *splits = emitBranchSplits(b_, mb, tb);
+    auto count = [&](Value *executed, Value *divergent) {
+      if (kinds & KERN_BRANCH_SOURCE) {
+        addSiteCounter(site, offsetof(KernSiteCounters, branchesExecuted), executed);
+        if (divergent)
+          addSiteCounter(site, offsetof(KernSiteCounters, branchesDivergent), divergent);
+      }
+      if (kinds & KERN_BRANCH_SASS) {
+        addSiteCounter(site, offsetof(KernSiteCounters, sassBranches), executed);
+        if (divergent)
+          addSiteCounter(site, offsetof(KernSiteCounters, sassBranchesDivergent), divergent);
+      }
+    };
+    Value *whole = b_.CreateAnd(b_.CreateICmpNE(mb, b_.getInt32(0)), b_.CreateNot(splits));
+    count(b_.CreateZExt(whole, b_.getInt64Ty(), "branch.whole"), nullptr);
+    auto *splitBB = newBlock("branch.split");
     auto *keyBB = newBlock("branch.sample.key");
     auto *addBB = newBlock("branch.count");
     auto *callBB = newBlock("branch.count.call");
     auto *doneBB = newBlock("branch.counted");
-    b_.CreateCondBr(counted, keyBB, callBB);
+    b_.CreateCondBr(splits, splitBB, doneBB);
+    b_.SetInsertPoint(splitBB);
+    b_.CreateCondBr(b_.CreateICmpNE(counterView_, llvm::ConstantPointerNull::get(b_.getPtrTy())),
+                    keyBB, callBB);
     b_.SetInsertPoint(keyBB);
-    Value *keys = b_.CreateLoad(
-        b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, kViewSampleKeys),
-        "sample.keys");
     Value *sampleKey = b_.CreateLoad(
-        b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), keys, site), "sample.key");
-    Value *afterSample = b_.CreateICmpUGT(warpKey_, sampleKey, "after.sample");
-    b_.CreateCondBr(b_.CreateOr(b_.CreateNot(splits), afterSample), addBB, callBB);
+        b_.getInt64Ty(), b_.CreateConstInBoundsGEP1_64(b_.getInt64Ty(), viewSampleKeys_, site),
+        "sample.key");
+    b_.CreateCondBr(b_.CreateICmpUGT(warpKey_, sampleKey, "after.sample"), addBB, callBB);
     b_.SetInsertPoint(addBB);
-    Value *divergent = b_.CreateZExt(splits, b_.getInt64Ty());
-    if (kinds & KERN_BRANCH_SOURCE) {
-      incrementSiteCounter(site, offsetof(KernSiteCounters, branchesExecuted));
-      addSiteCounter(site, offsetof(KernSiteCounters, branchesDivergent), divergent);
-    }
-    if (kinds & KERN_BRANCH_SASS) {
-      incrementSiteCounter(site, offsetof(KernSiteCounters, sassBranches));
-      addSiteCounter(site, offsetof(KernSiteCounters, sassBranchesDivergent), divergent);
-    }
+    count(b_.getInt64(1), b_.getInt64(1));
     b_.CreateBr(doneBB);
     b_.SetInsertPoint(callBB);
     b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_branch),
@@ -53,6 +57,89 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool source, bool sass) {
     b_.CreateBr(doneBB);
     b_.SetInsertPoint(doneBB);
   };
+}
+
+void WarpCodegen::loadCounterView(Value *ctx) {
+  Value *here = ctx_;
+  ctx_ = ctx;
+  counterView_ = loadCtx(kCtxCounters, b_.getPtrTy(), "counter.view");
+  ctx_ = here;
+  Value *none = llvm::ConstantPointerNull::get(b_.getPtrTy());
+  BasicBlock *from = b_.GetInsertBlock();
+  auto *loadBB = newBlock("counter.view.load");
+  auto *readyBB = newBlock("counter.view.ready");
+  b_.CreateCondBr(b_.CreateICmpNE(counterView_, none), loadBB, readyBB);
+  b_.SetInsertPoint(loadBB);
+  const std::pair<Value **, unsigned> fields[] = {{&viewSites_, kViewSites},
+                                                  {&viewMemos_, kViewMemos},
+                                                  {&viewGlobalMemos_, kViewGlobalMemos},
+                                                  {&viewTotals_, kViewTotals},
+                                                  {&viewSampleKeys_, kViewSampleKeys}};
+  std::vector<Value *> loaded;
+  for (const auto &[field, offset] : fields)
+    loaded.push_back(b_.CreateLoad(
+        b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, offset)));
+  b_.CreateBr(readyBB);
+  b_.SetInsertPoint(readyBB);
+  for (size_t i = 0; i < loaded.size(); ++i) {
+    auto *phi = b_.CreatePHI(b_.getPtrTy(), 2, "counter.view.field");
+    phi->addIncoming(none, from);
+    phi->addIncoming(loaded[i], loadBB);
+    *fields[i].first = phi;
+  }
+}
+
+void WarpCodegen::incrementSiteCounter(ir::SiteId site, size_t field) {
+  addSiteCounter(site, field, b_.getInt64(1));
+}
+
+void WarpCodegen::addSiteCounter(ir::SiteId site, size_t field, Value *n) {
+  addSiteCounterAt(b_.getInt32(site), field, n);
+}
+
+void WarpCodegen::addSiteCounterAt(Value *site, size_t offset, Value *n) {
+  Type *i64 = b_.getInt64Ty();
+  if (auto *constant = llvm::dyn_cast<llvm::ConstantInt>(site); constant && tallying_) {
+    llvm::AllocaInst *tally =
+        siteTally(constant->getZExtValue() * sizeof(KernSiteCounters) + offset);
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, tally), n), tally);
+    return;
+  }
+  Value *at =
+      b_.CreateAdd(b_.CreateMul(b_.CreateZExt(site, i64), b_.getInt64(sizeof(KernSiteCounters))),
+                   b_.getInt64(offset));
+  Value *p = b_.CreateGEP(b_.getInt8Ty(), viewSites_, at, "site.counter");
+  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, p), n), p);
+}
+
+llvm::AllocaInst *WarpCodegen::siteTally(uint64_t offset) {
+  auto [it, fresh] = tallies_.try_emplace(offset, nullptr);
+  if (fresh) {
+    it->second = entryAlloca(b_, b_.getInt64Ty(), "tally");
+    // 0 once per call (per block, in regions), where the slot is made.
+    (new llvm::StoreInst(b_.getInt64(0), it->second, false, llvm::Align(8)))
+        ->insertAfter(it->second);
+    if (regions_)
+      blockSlots_.insert(it->second);
+  }
+  return it->second;
+}
+
+void WarpCodegen::flushTallies() {
+  if (tallies_.empty())
+    return;
+  Type *i64 = b_.getInt64Ty();
+  auto *addBB = newBlock("tally.flush");
+  auto *doneBB = newBlock("tally.flushed");
+  b_.CreateCondBr(b_.CreateICmpNE(counterView_, llvm::ConstantPointerNull::get(b_.getPtrTy())),
+                  addBB, doneBB);
+  b_.SetInsertPoint(addBB);
+  for (const auto &[offset, tally] : tallies_) {
+    Value *p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), viewSites_, offset);
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, p), b_.CreateLoad(i64, tally)), p);
+  }
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(doneBB);
 }
 
 void WarpCodegen::startInstructions() {
@@ -66,6 +153,10 @@ void WarpCodegen::startInstructions() {
   b_.CreateStore(b_.getInt64(0), idleAccesses_);
   aduReads_ = entryAlloca(b_, b_.getInt64Ty(), "adu.reads");
   b_.CreateStore(b_.getInt64(0), aduReads_);
+  if (regions_) {
+    blockSlots_.insert(instrClass_.begin(), instrClass_.end());
+    blockSlots_.insert({instrThread_, idleAccesses_, aduReads_});
+  }
 }
 
 void WarpCodegen::reportInstructions() {
@@ -79,9 +170,7 @@ void WarpCodegen::reportInstructions() {
                   addBB, doneBB);
   b_.SetInsertPoint(addBB);
   Type *i64 = b_.getInt64Ty();
-  Value *totals = b_.CreateLoad(
-      b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, kViewTotals),
-      "instr.totals");
+  Value *totals = viewTotals_;
   auto add = [&](uint32_t index, llvm::AllocaInst *count) {
     Value *slot = b_.CreateConstInBoundsGEP1_64(i64, totals, index);
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, slot), b_.CreateLoad(i64, count)), slot);

@@ -44,9 +44,12 @@ void WarpCodegen::emit() {
   lanesNeverLeave_ = isKernel && f_.body && !ir::contains(f_.body, ir::StmtKind::Return);
   exit_ = BasicBlock::Create(c_, "fn.exit");
   if (mc_.options.counters) {
-    startInstructions();
-    counterView_ = loadCtx(kCtxCounters, b_.getPtrTy(), "counter.view");
-    warpKey_ = emitWarpKey();
+    tallying_ = true;
+    if (!regions_) { // a region kernel's are its block's (beginRegions)
+      startInstructions();
+      loadCounterView(ctx_);
+      warpKey_ = emitWarpKey();
+    }
   }
 
   if (!isKernel) {
@@ -80,7 +83,6 @@ void WarpCodegen::emit() {
 
   exit_->insertInto(fn_);
   b_.SetInsertPoint(exit_);
-  reportInstructions(); // every way out (the end, a return, a fault, a timeout) passes here
   if (regions_) {
     // Done for good: the runtime sees `finished`, and no later phase runs this warp again.
     b_.CreateStore(b_.getInt32(1), ctxAddr(kCtxFinished));
@@ -88,9 +90,17 @@ void WarpCodegen::emit() {
     b_.CreateBr(rg_.warpNext);
     rg_.arrivedAt->addIncoming(b_.getInt32(Regions::kFinished), b_.GetInsertBlock());
     rg_.arrivedPred->addIncoming(b_.getInt32(0), b_.GetInsertBlock());
+    // The block's counts, once, where it ends.
+    b_.SetInsertPoint(rg_.done);
+    reportInstructions();
+    flushTallies();
+    b_.CreateRetVoid();
     finishRegions();
     return;
   }
+  // Every way out (the end, a return, a fault, a timeout) passes here.
+  reportInstructions();
+  flushTallies();
   if (isKernel) {
     b_.CreateRetVoid();
     return;

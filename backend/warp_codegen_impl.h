@@ -246,11 +246,26 @@ private:
   /// KernWarpCtx's kern_warp_key: (block linear index << 16) | warp.
   Value *emitWarpKey();
   void returnIfFaulted();
-  /// Adds one to the u64 counter at byte `field` of site `site`'s KernSiteCounters, through
-  /// counterView_ (which must not be null where this runs).
+  /// Adds one to the u64 counter at byte `field` of site `site`'s KernSiteCounters.
   void incrementSiteCounter(ir::SiteId site, size_t field);
-  /// Adds `n` (i64) to the counter at `field` of `site` (KernSiteCounters).
+  /// Adds `n` (i64) to the counter at `field` of `site` (KernSiteCounters): in a warp function,
+  /// to the call's tally of it (siteTally); elsewhere to the site table, through counterView_
+  /// (which must not be null where this runs).
   void addSiteCounter(ir::SiteId site, size_t field, Value *n);
+  /// Adds `n` to the counter at byte `offset` of the site table (`site` an i32 value, `offset`
+  /// within its KernSiteCounters): to a tally where the site is a constant and this function
+  /// tallies, else to the table itself.
+  void addSiteCounterAt(Value *site, size_t offset, Value *n);
+  /// The call's tally of the site-table counter at byte `offset`: a slot that starts at 0 at
+  /// the function's entry and is added to the table on every way out (flushTallies), so that a
+  /// counter counted in a loop lives in a register, not in memory behind a pointer.
+  llvm::AllocaInst *siteTally(uint64_t offset);
+  /// Adds each tally to the site table (where a view is set).
+  void flushTallies();
+  /// Counters on: counterView_ from `ctx`, and the view's arrays (null without a view). The
+  /// runtime sizes them for every site of the program when a launch begins and never moves
+  /// them while it runs, so one load per call (per block, in regions) serves.
+  void loadCounterView(Value *ctx);
 
   /// The variables' slots (vars_, scalarVars_), parameters with their values; the others
   /// start at 0, or only those of `zeroOnly` when it is given. `argIt`: a device function's
@@ -429,6 +444,17 @@ private:
   /// Counters on: KernWarpCtx::counters (a KernCounterView, or null) and this warp's
   /// kern_warp_key, for the counting that needs no call.
   Value *counterView_ = nullptr, *warpKey_ = nullptr;
+  /// The view's arrays (KernCounterView), loaded by loadCounterView.
+  Value *viewSites_ = nullptr, *viewMemos_ = nullptr, *viewGlobalMemos_ = nullptr;
+  Value *viewTotals_ = nullptr, *viewSampleKeys_ = nullptr;
+  /// siteTally's slots, by byte offset in the site table; tallying_: this function keeps them
+  /// (a warp function, whose every way out flushes them).
+  std::map<uint64_t, llvm::AllocaInst *> tallies_;
+  bool tallying_ = false;
+  /// Slots of a region kernel's whole block, not of one warp's turn: the instruction totals
+  /// and the tallies, which every warp adds to and the block's end reports (finishRegions
+  /// leaves them out of the warps' frames).
+  std::set<llvm::AllocaInst *> blockSlots_;
   /// A kernel compiled to run a whole block per call (ir::runsBlockInRegions; warp_regions.cpp):
   /// phase after phase, each running every unfinished warp from where it waits to its next
   /// barrier or its end, in a loop over the warps inside the function. What a warp keeps
@@ -452,6 +478,9 @@ private:
     /// At the end of a warp's turn: the barrier where it arrived inline (or kFinished,
     /// kNoSite), and the lanes of its predicate there.
     llvm::PHINode *arrivedAt = nullptr, *arrivedPred = nullptr;
+    /// Where the block ends (every warp done, or let go), left open for the counters' report.
+    BasicBlock *done = nullptr;
+    Value *blockKey = nullptr; // counters on: kern_warp_key of the block's warp 0
   };
   bool regions_ = false;
   Regions rg_;

@@ -169,7 +169,7 @@ void WarpCodegen::emitGeneralAccessFunction(AccessOp op, ir::Type type, ir::Addr
   globalHi_ = loadCtx(kCtxGlobalHi, b_.getInt64Ty(), "global.hi");
   shadow_ = loadCtx(kCtxShadow, b_.getPtrTy(), "shadow");
   if (mc_.options.counters) {
-    counterView_ = loadCtx(kCtxCounters, b_.getPtrTy(), "counter.view");
+    loadCounterView(ctx_);
     warpKey_ = emitWarpKey();
   }
   Type *valueTy = vecTy(type);

@@ -400,8 +400,7 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   auto at = [&](Value *p, uint64_t off) {
     return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), p, off);
   };
-  Value *memos = b_.CreateLoad(b_.getPtrTy(),
-                               at(counterView_, shared ? kViewMemos : kViewGlobalMemos), "memos");
+  Value *memos = shared ? viewMemos_ : viewGlobalMemos_;
   // kern_access_memo_slot and kern_access_memo_tag, as abi.h computes them.
   Value *phase = b_.CreateAnd(lane0, b_.getInt64(kern_access_window(size, flags) - 1), "phase");
   Value *lanesHash =
@@ -441,18 +440,12 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   b_.CreateCondBr(hit, addBB, callBB);
 
   b_.SetInsertPoint(addBB);
-  Value *sites = b_.CreateLoad(b_.getPtrTy(), at(counterView_, kViewSites), "site.table");
-  Value *siteCounters =
-      b_.CreateGEP(b_.getInt8Ty(), sites,
-                   b_.CreateMul(site64, b_.getInt64(sizeof(KernSiteCounters))), "site.counters");
   const unsigned fields = shared ? KERN_SITE_SHARED_FIELDS : KERN_SITE_GLOBAL_FIELDS;
   const uint64_t off = shared
                            ? offsetof(KernSiteCounters, shared) + op * sizeof(KernSharedOpCounters)
                            : offsetof(KernSiteCounters, global) + op * sizeof(KernGlobalOpCounters);
   auto add = [&](uint64_t counter, uint64_t delta) {
-    Value *d = b_.CreateLoad(i64, at(memo, kMemoDelta + 8 * delta));
-    Value *p = at(siteCounters, counter);
-    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, p), d), p);
+    addSiteCounterAt(siteOf(a), counter, b_.CreateLoad(i64, at(memo, kMemoDelta + 8 * delta)));
   };
   for (unsigned k = 0; k < fields; ++k)
     add(off + 8 * k, k);

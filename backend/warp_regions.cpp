@@ -48,6 +48,13 @@ void WarpCodegen::beginRegions() {
   runtime(RuntimeFunction::kern_rt_region_frame)->addRetAttr(llvm::Attribute::NoAlias);
   Value *frame = b_.CreateCall(runtime(RuntimeFunction::kern_rt_region_frame),
                                {ctx_, bytes, b_.getInt64(64)}, "frame");
+  if (mc_.options.counters) {
+    // Counted for the whole block: every warp's context has the same view, and a warp's key
+    // is warp 0's plus its index.
+    startInstructions();
+    loadCounterView(ctx_);
+    rg_.blockKey = emitWarpKey();
+  }
   BasicBlock *entry = b_.GetInsertBlock();
   auto *init = newBlock("frame.init");
   auto *phaseHead = newBlock("phase");
@@ -88,6 +95,8 @@ void WarpCodegen::beginRegions() {
                               "ctx");
   rg_.frame = b_.CreateInBoundsGEP(b_.getInt8Ty(), frame,
                                    b_.CreateMul(b_.CreateZExt(w, i64), rg_.stride), "warp.frame");
+  if (mc_.options.counters)
+    warpKey_ = b_.CreateOr(rg_.blockKey, b_.CreateZExt(w, i64), "warp.key");
   rg_.resume = b_.CreateSwitch(b_.CreateLoad(i32, rg_.frame, "resume.at"), bad);
   rg_.resume->addCase(b_.getInt32(Regions::kDone), rg_.warpNext);
   rg_.resume->addCase(b_.getInt32(Regions::kStart), warpStart);
@@ -153,8 +162,7 @@ void WarpCodegen::beginRegions() {
   more->addIncoming(released, release);
   more->addIncoming(phaseOver, judge);
   b_.CreateCondBr(b_.CreateICmpNE(more, b_.getInt32(0)), phaseHead, done);
-  b_.SetInsertPoint(done);
-  b_.CreateRetVoid();
+  rg_.done = done; // emit() ends it
 
   b_.SetInsertPoint(bodyEntry);
 }
@@ -173,16 +181,8 @@ void WarpCodegen::emitRegionBarrier(ir::SiteId site, Value *mask, Value *pred, i
       b_.CreateICmpEQ(mask, loadCtx(kCtxLiveMask, b_.getInt32Ty(), "live"), "barrier.whole");
   b_.CreateCondBr(b_.CreateAnd(rg_.inlineAllowed, whole), inlineBB, callBB);
   b_.SetInsertPoint(inlineBB);
-  if (mc_.options.counters) {
-    auto *countBB = newBlock("barrier.count");
-    auto *countedBB = newBlock("barrier.counted");
-    b_.CreateCondBr(b_.CreateICmpNE(counterView_, llvm::ConstantPointerNull::get(b_.getPtrTy())),
-                    countBB, countedBB);
-    b_.SetInsertPoint(countBB);
+  if (mc_.options.counters)
     incrementSiteCounter(site, offsetof(KernSiteCounters, barriersExecuted));
-    b_.CreateBr(countedBB);
-    b_.SetInsertPoint(countedBB);
-  }
   if (op < 0) {
     // A plain barrier in a block of one warp, whose every live lane is here: released at once
     // (as kern_rt_barrier_arrive releases it, with nothing to combine).
@@ -328,7 +328,7 @@ void WarpCodegen::finishRegions() {
       resumptions.push_back(c.getCaseSuccessor());
   std::vector<llvm::AllocaInst *> kept;
   for (llvm::Instruction &i : entry)
-    if (auto *a = llvm::dyn_cast<llvm::AllocaInst>(&i))
+    if (auto *a = llvm::dyn_cast<llvm::AllocaInst>(&i); a && !blockSlots_.count(a))
       if (!plainSlot(a, dl) || liveAcrossBarriers(a, resumptions, rg_.warpNext))
         kept.push_back(a);
   uint64_t offset = 16;
@@ -348,19 +348,6 @@ void WarpCodegen::finishRegions() {
   const uint64_t stride = (offset + 63) / 64 * 64;
   rg_.stride->replaceAllUsesWith(b_.getInt64(stride));
   rg_.stride->eraseFromParent();
-}
-
-void WarpCodegen::incrementSiteCounter(ir::SiteId site, size_t field) {
-  addSiteCounter(site, field, b_.getInt64(1));
-}
-
-void WarpCodegen::addSiteCounter(ir::SiteId site, size_t field, Value *n) {
-  Value *sites = b_.CreateLoad(
-      b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, kViewSites),
-      "site.table");
-  Value *p = b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), sites,
-                                           uint64_t(site) * sizeof(KernSiteCounters) + field);
-  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), p), n), p);
 }
 
 void WarpCodegen::returnIfFaulted() {
