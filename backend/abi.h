@@ -270,8 +270,9 @@ constexpr uint32_t KERN_INSTR_TOTALS = KERN_INSTR_CLASSES + 3;
 struct KernCounterView {
   uint8_t *sites; // site s's KernSiteCounters at sites + s * sizeof(KernSiteCounters)
   /// The memos of (site s, operation k) at memos[KERN_MEMO_SLOTS (KERN_ACCESS_OPS s + k)]: of
-  /// shared accesses in `memos`, of global and constant ones in `globalMemos` (the same table,
-  /// or one that never matches while a block sampled for the caches runs).
+  /// global loads in `globalMemos` (the same table, or one that never matches while a block
+  /// sampled for the caches runs, whose every load the runtime follows), of the other accesses
+  /// in `memos`.
   KernAccessMemo *memos;
   KernAccessMemo *globalMemos;
   uint64_t *totals; // KERN_INSTR_TOTALS of them

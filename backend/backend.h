@@ -75,8 +75,11 @@ public:
   virtual bool kernelRunsWholeBlock(size_t index) const = 0;
   /// That kernel's block form (backend/warp_blocks.cpp), or null: it runs a whole block per
   /// call with the statements that reach a barrier once per block, given warp 0's context with
-  /// the others after it, for blocks of more than one warp while nothing is counted.
+  /// the others after it, for blocks of more than one warp while nothing is counted, or while
+  /// anything is, if it counts itself (countsItself).
   virtual WarpFunction blockKernel(size_t index) const = 0;
+  /// Whether the code was compiled with the counter hooks (CompileOptions::counters).
+  virtual bool countsItself() const = 0;
   /// The program's main, or null if it has none.
   virtual MainFunction main() const = 0;
   /// The LLVM IR of the program after optimisation (`kern emit --llvm`): its modules one after

@@ -260,6 +260,7 @@ public:
   WarpFunction blockKernel(size_t index) const override {
     return index < blockKernels.size() ? blockKernels[index] : nullptr;
   }
+  bool countsItself() const override { return options_.counters; }
   MainFunction main() const override { return mainFn; }
   std::string llvmIR() const override {
     std::string all;

@@ -40,8 +40,10 @@ struct KernelImage {
   /// another between barriers, with no fiber.
   bool wholeBlock = false;
   /// The kernel's block form, or null (CompiledProgram::blockKernel): the runtime runs a block
-  /// of several warps with it, one call for the block, while nothing is counted.
+  /// of several warps with it, one call for the block, while nothing is counted, or always
+  /// where it counts itself (blockFnCounts: compiled with the counters).
   WarpFunction blockFn = nullptr;
+  bool blockFnCounts = false;
   /// Uses what an atomic on global memory returns (ir::usesGlobalAtomicResults): its blocks run
   /// one after another in order, on one worker, so that which block gets which value, and all
   /// the program computes from it, is the same with any number of workers.

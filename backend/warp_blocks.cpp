@@ -24,6 +24,9 @@
 #include "ir/analysis.h"
 #include "ir/analysis_structure.h"
 
+#include <cstdlib>
+#include <string_view>
+
 namespace kern::backend::warp {
 
 namespace {
@@ -91,6 +94,19 @@ struct RunUse {
   }
 };
 
+/// Sets a flag for a scope, as it was after.
+class LevelScope {
+public:
+  LevelScope(bool &flag, bool value) : flag_(flag), old_(flag) { flag_ = value; }
+  ~LevelScope() { flag_ = old_; }
+  LevelScope(const LevelScope &) = delete;
+  LevelScope &operator=(const LevelScope &) = delete;
+
+private:
+  bool &flag_;
+  bool old_;
+};
+
 } // namespace
 
 void WarpCodegen::emitWholeBlock(const ir::BlockLevelPlan &plan) {
@@ -110,6 +126,20 @@ void WarpCodegen::emitWholeBlock(const ir::BlockLevelPlan &plan) {
   shortLoops_ = ir::shortLoops(f_, 64);
   tiled_ = ir::usesThreadRows(f_);
   reads_ = ir::kernelReads(f_);
+  if (mc_.options.counters) {
+    // Counted for the whole block, as warp_regions.cpp counts a region kernel's; what runs
+    // once for the block counts for each of its warps (blockLevel_).
+    tallying_ = true;
+    startInstructions();
+    loadCounterView(ctx_);
+    wb_.blockKey = emitWarpKey();
+    wb_.warps64 = b_.CreateZExt(wb_.warps, i64, "block.warps");
+    Value *threads = b_.getInt64(1);
+    for (unsigned d = 0; d < 3; ++d)
+      threads =
+          b_.CreateMul(threads, b_.CreateZExt(loadCtx(kCtxBlockDim + 4 * d, i32, "bdim"), i64));
+    wb_.threads = threads;
+  }
 
   // Variables: the block's own (plan.blockVars) and those of one run are slots of the function;
   // those a warp keeps from run to run are loaded from its part of the frame at each turn.
@@ -157,10 +187,17 @@ void WarpCodegen::emitWholeBlock(const ir::BlockLevelPlan &plan) {
   mask_ = std::make_unique<MaskContext>(
       b_, b_.CreateBitCast(loadCtx(kCtxLiveMask, i32, "live"), maskTy(), "live.mask"));
 
-  emitBlockSequence(f_.body);
+  {
+    LevelScope level(blockLevel_, true);
+    countInstr(reads_.entry); // the stack pointer's load
+    emitBlockSequence(f_.body);
+    countInstr({ir::InstrClass::Control, 1}); // EXIT
+  }
   b_.CreateBr(exit_);
   exit_->insertInto(fn_);
   b_.SetInsertPoint(exit_);
+  reportInstructions(); // the block's counts, on every way out
+  flushTallies();
   b_.CreateRetVoid();
 }
 
@@ -183,8 +220,16 @@ void WarpCodegen::emitBlockSequence(const ir::Block *b) {
 void WarpCodegen::emitOncePerBlock(const ir::Stmt &s) {
   using ir::StmtKind;
   ctx_ = wb_.ctx0;
+  // Counted as each warp counts it in the usual form (emitStmt, emitLoop): blockLevel_ makes
+  // every count one for each warp of the block.
+  LevelScope level(blockLevel_, true);
+  if (auto it = reads_.at.find(&s); it != reads_.at.end())
+    countInstr(it->second);
   switch (s.kind) {
   case StmtKind::Barrier: // every warp is here (see the top of this file)
+    countInstr(ir::statementMix(s));
+    if (mc_.options.counters)
+      addSiteCounter(s.site, offsetof(KernSiteCounters, barriersExecuted), wb_.warps64);
     if (mc_.options.checked)
       b_.CreateCall(runtime(RuntimeFunction::kern_rt_block_barrier), {ctx_});
     return;
@@ -192,6 +237,7 @@ void WarpCodegen::emitOncePerBlock(const ir::Stmt &s) {
     emitBlockSequence(ir::nestedBlock(s));
     return;
   case StmtKind::Assign: {
+    countInstr(ir::statementMix(s));
     Value *v = emitExpr(*s.value);
     if (v->getType()->isVectorTy() || !scalarVar(s.var)) {
       mc_.fail("internal error: block-level assignment of a varying value in " + f_.name);
@@ -201,17 +247,22 @@ void WarpCodegen::emitOncePerBlock(const ir::Stmt &s) {
     return;
   }
   case StmtKind::If: {
+    countInstr(ir::ifMix(s));
     Value *c = emitCond(s.cond);
     if (c->getType()->isVectorTy()) {
       mc_.fail("internal error: block-level condition emitted as a vector in " + f_.name);
       return;
     }
+    if (BranchHook hook = branchHook(s.site, s.isBranch, s.isBranch && s.gpuBranch))
+      hook(cur(), cur()); // (every warp's lanes go one way: the lanes are not looked at)
     auto *thenBB = newBlock("block.then");
     auto *elseBB = newBlock("block.else");
     auto *joinBB = newBlock("block.join");
     b_.CreateCondBr(c, thenBB, elseBB);
     b_.SetInsertPoint(thenBB);
     emitBlockSequence(s.thenBody);
+    if (s.elseBody && s.isBranch && s.gpuBranch && !s.noJump && !s.elseBody->stmts.empty())
+      countJump(s.site); // the then side ends by jumping over the else side
     b_.CreateBr(joinBB);
     b_.SetInsertPoint(elseBB);
     emitBlockSequence(s.elseBody);
@@ -221,10 +272,21 @@ void WarpCodegen::emitOncePerBlock(const ir::Stmt &s) {
   }
   case StmtKind::Loop: {
     // repeat { preCond; if (testFirst && !cond) break; body; step; if (!testFirst && !cond)
-    // break; }, as emitLoop, with one condition for the whole block.
+    // break; }, as emitLoop, with one condition for the whole block, and its counts.
     auto *headBB = newBlock("block.loop");
     auto *bodyBB = newBlock("block.loop.body");
     auto *exitBB = newBlock("block.loop.exit");
+    const bool unrolled =
+        s.loopShape == ir::LoopShape::Unrolled || s.loopShape == ir::LoopShape::Endless;
+    const unsigned every =
+        s.loopShape == ir::LoopShape::Runtime16                                            ? 16
+        : s.loopShape == ir::LoopShape::Runtime4 || s.loopShape == ir::LoopShape::Partial4 ? 4
+                                                                                           : 1;
+    llvm::AllocaInst *tests = nullptr;
+    if (mc_.options.counters && s.cond && s.loopShape != ir::LoopShape::EveryTest && !unrolled) {
+      tests = entryAlloca(b_, b_.getInt64Ty(), "loop.tests");
+      b_.CreateStore(b_.getInt64(0), tests);
+    }
     auto test = [&](BasicBlock *then) {
       ctx_ = wb_.ctx0;
       Value *c = emitCond(s.cond);
@@ -232,8 +294,15 @@ void WarpCodegen::emitOncePerBlock(const ir::Stmt &s) {
         mc_.fail("internal error: block-level loop condition emitted as a vector in " + f_.name);
         c = b_.getFalse();
       }
+      countTest(tests);
+      if (!unrolled)
+        countEvery(tests, every,
+                   ir::InstrMix(ir::InstrClass::Control, 1) + ir::operationMix(s.cond));
+      if (BranchHook hook = loopHook(s, tests))
+        hook(cur(), cur());
       b_.CreateCondBr(c, then, exitBB);
     };
+    countInstr(ir::hoistedMix(s));
     b_.CreateBr(headBB);
     b_.SetInsertPoint(headBB);
     emitBlockSequence(s.preCond);
@@ -244,9 +313,19 @@ void WarpCodegen::emitOncePerBlock(const ir::Stmt &s) {
     b_.SetInsertPoint(bodyBB);
     ++rolledLoops_; // its accesses run often: inline gathers pay (emitGatherAccess)
     emitBlockSequence(s.body);
+    uncounted_ += unrolled || every > 1;
     emitBlockSequence(s.step);
+    uncounted_ -= unrolled || every > 1;
     --rolledLoops_;
     ctx_ = wb_.ctx0;
+    if (every > 1 && s.step)
+      for (const ir::Stmt *st : s.step->stmts)
+        countEvery(tests, every,
+                   st->kind == ir::StmtKind::Assign ? ir::statementMix(*st)
+                                                    : ir::InstrMix(ir::InstrClass::Other, 1));
+    if (s.pointerSteps)
+      countEvery(tests, every, ir::pointerStepMix(s));
+    countInstr(ir::strideAddMix(s));
     emitBackEdge(s.site, !shortLoops_.count(&s)); // a stop ends the block (exit_)
     if (s.testFirst) {
       b_.CreateBr(headBB);
@@ -257,6 +336,7 @@ void WarpCodegen::emitOncePerBlock(const ir::Stmt &s) {
       b_.CreateBr(headBB);
     }
     b_.SetInsertPoint(exitBB);
+    countLoopEnd(s, tests);
     return;
   }
   default:
@@ -288,9 +368,12 @@ void WarpCodegen::emitWarpRun(const std::vector<const ir::Stmt *> &run) {
   for (const ir::Stmt *s : run)
     varsOf(*s, used, &assigned);
   forEachWarp("warp", [&](Value *w) {
+    LevelScope level(blockLevel_, false); // each warp counts its own
     ctx_ = b_.CreateInBoundsGEP(
         b_.getInt8Ty(), wb_.ctx0,
         b_.CreateMul(b_.CreateZExt(w, i64), b_.getInt64(sizeof(KernWarpCtx))), "ctx");
+    if (mc_.options.counters)
+      warpKey_ = b_.CreateOr(wb_.blockKey, b_.CreateZExt(w, i64), "warp.key");
     Value *part = nullptr;
     if (wb_.frame)
       part = b_.CreateInBoundsGEP(b_.getInt8Ty(), wb_.frame,
@@ -323,3 +406,50 @@ void WarpCodegen::emitWarpRun(const std::vector<const ir::Stmt *> &run) {
 }
 
 } // namespace kern::backend::warp
+
+namespace kern::backend {
+
+namespace {
+
+/// Whether a statement of `b` that the block form runs once per block is a predicated if:
+/// each warp counts a predicated side that no lane takes (countSkippedSide), which the block
+/// form does not count for the block.
+bool predicatedAtBlockLevel(const ir::Block *b, const ir::BlockLevelPlan &plan) {
+  if (!b)
+    return false;
+  for (const ir::Stmt *s : b->stmts) {
+    if (!ir::runsOncePerBlock(*s, plan))
+      continue;
+    if (s->kind == ir::StmtKind::If && s->predicated)
+      return true;
+    const ir::Block *inner[] = {s->kind == ir::StmtKind::Block ? ir::nestedBlock(*s) : nullptr,
+                                s->thenBody,
+                                s->elseBody,
+                                s->kind == ir::StmtKind::Loop ? s->preCond : nullptr,
+                                s->kind == ir::StmtKind::Loop ? s->body : nullptr,
+                                s->kind == ir::StmtKind::Loop ? s->step : nullptr};
+    for (const ir::Block *i : inner)
+      if (predicatedAtBlockLevel(i, plan))
+        return true;
+  }
+  return false;
+}
+
+} // namespace
+
+ir::BlockLevelPlan blockFormPlan(const ir::Module &m, const ir::Function &f,
+                                 const CompileOptions &o) {
+  // A kernel that reads clock() keeps each warp's modelled clock, which the block form does
+  // not.
+  if (m.readsClock)
+    return {};
+  // KERN_BLOCK_FORM=0: none (tests/workers/identical.sh compares the counts of both forms).
+  if (const char *env = std::getenv("KERN_BLOCK_FORM"); env && std::string_view(env) == "0")
+    return {};
+  ir::BlockLevelPlan plan = ir::planBlockLevel(f);
+  if (plan.eligible && o.counters && predicatedAtBlockLevel(f.body, plan))
+    return {};
+  return plan;
+}
+
+} // namespace kern::backend

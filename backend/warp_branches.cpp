@@ -11,6 +11,13 @@ BranchHook WarpCodegen::branchHook(ir::SiteId site, bool source, bool sass) {
     return {};
   const uint32_t kinds =
       (source ? uint32_t(KERN_BRANCH_SOURCE) : 0u) | (sass ? uint32_t(KERN_BRANCH_SASS) : 0u);
+  if (blockLevel_) // a block-uniform branch: every warp's lanes go one way
+    return [this, site, kinds](Value *, Value *) {
+      if (kinds & KERN_BRANCH_SOURCE)
+        addSiteCounter(site, offsetof(KernSiteCounters, branchesExecuted), wb_.warps64);
+      if (kinds & KERN_BRANCH_SASS)
+        addSiteCounter(site, offsetof(KernSiteCounters, sassBranches), wb_.warps64);
+    };
   return [this, site, kinds](Value *m, Value *taken) {
     // A branch whose active lanes do not split (kern_branch_splits) only adds to branches
     // executed (a branch with no active lane adds nothing): counted here without a test. One
@@ -70,22 +77,28 @@ void WarpCodegen::loadCounterView(Value *ctx) {
   auto *readyBB = newBlock("counter.view.ready");
   b_.CreateCondBr(b_.CreateICmpNE(counterView_, none), loadBB, readyBB);
   b_.SetInsertPoint(loadBB);
-  const std::pair<Value **, unsigned> fields[] = {{&viewSites_, kViewSites},
-                                                  {&viewMemos_, kViewMemos},
-                                                  {&viewGlobalMemos_, kViewGlobalMemos},
-                                                  {&viewTotals_, kViewTotals},
-                                                  {&viewSampleKeys_, kViewSampleKeys}};
+  struct Field {
+    Value **value;
+    unsigned offset;
+    const char *name;
+  };
+  const Field fields[] = {{&viewSites_, kViewSites, "site.table"},
+                          {&viewMemos_, kViewMemos, "memos"},
+                          {&viewGlobalMemos_, kViewGlobalMemos, "global.memos"},
+                          {&viewTotals_, kViewTotals, "instr.totals"},
+                          {&viewSampleKeys_, kViewSampleKeys, "sample.keys"}};
   std::vector<Value *> loaded;
-  for (const auto &[field, offset] : fields)
+  for (const Field &f : fields)
     loaded.push_back(b_.CreateLoad(
-        b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, offset)));
+        b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, f.offset),
+        f.name));
   b_.CreateBr(readyBB);
   b_.SetInsertPoint(readyBB);
   for (size_t i = 0; i < loaded.size(); ++i) {
-    auto *phi = b_.CreatePHI(b_.getPtrTy(), 2, "counter.view.field");
+    auto *phi = b_.CreatePHI(b_.getPtrTy(), 2, fields[i].name);
     phi->addIncoming(none, from);
     phi->addIncoming(loaded[i], loadBB);
-    *fields[i].first = phi;
+    *fields[i].value = phi;
   }
 }
 
@@ -193,17 +206,25 @@ void WarpCodegen::countInstr(const ir::InstrMix &mix, bool clock) {
   if (!mc_.options.counters || n == 0)
     return;
   Type *i64 = b_.getInt64Ty();
-  Value *active =
-      b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, bits(instrMask()), nullptr, "active");
+  // Each warp's: `n` for the warp, one for each active lane. Code a block form runs once for
+  // the block: each of its warps', every lane of the block active (blockScale).
+  auto warps = [&](uint64_t k) -> Value * {
+    return blockLevel_ ? b_.CreateMul(wb_.warps64, b_.getInt64(k)) : b_.getInt64(k);
+  };
+  Value *lanes = blockLevel_
+                     ? wb_.threads
+                     : b_.CreateZExt(b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop,
+                                                             bits(instrMask()), nullptr, "active"),
+                                     i64);
   for (size_t k = 0; k < ir::kInstrClasses; ++k)
     if (mix.n[k])
-      b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, instrClass_[k]), b_.getInt64(mix.n[k])),
+      b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, instrClass_[k]), warps(mix.n[k])),
                      instrClass_[k]);
-  b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, instrThread_),
-                              b_.CreateMul(b_.CreateZExt(active, i64), b_.getInt64(n))),
-                 instrThread_);
+  b_.CreateStore(
+      b_.CreateAdd(b_.CreateLoad(i64, instrThread_), b_.CreateMul(lanes, b_.getInt64(n))),
+      instrThread_);
   if (mix.adu)
-    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, aduReads_), b_.getInt64(mix.adu)), aduReads_);
+    b_.CreateStore(b_.CreateAdd(b_.CreateLoad(i64, aduReads_), warps(mix.adu)), aduReads_);
 }
 
 Value *WarpCodegen::instrMask() { return predicated_ ? predicated_ : cur(); }
@@ -308,9 +329,9 @@ void WarpCodegen::countLoopEnd(const ir::Stmt &s, llvm::AllocaInst *tests) {
   // The body ran once fewer than the condition was tested (the last test left the loop).
   Value *n = b_.CreateLoad(b_.getInt64Ty(), tests, "loop.tests");
   Value *trips = s.testFirst ? b_.CreateSub(n, b_.getInt64(1)) : n;
-  b_.CreateCall(
-      runtime(RuntimeFunction::kern_rt_count_loop),
-      {ctx_, b_.getInt32(s.site), b_.getInt32(static_cast<uint32_t>(s.loopShape)), trips});
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_count_loop),
+                {ctx_, b_.getInt32(s.site), b_.getInt32(static_cast<uint32_t>(s.loopShape)), trips,
+                 blockLevel_ ? wb_.warps : b_.getInt32(1)});
 }
 
 void WarpCodegen::countJump(ir::SiteId site) {

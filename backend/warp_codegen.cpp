@@ -943,13 +943,6 @@ namespace kern::backend {
 
 using llvm::Type;
 
-ir::BlockLevelPlan blockFormPlan(const ir::Module &m, const ir::Function &f,
-                                 const CompileOptions &o) {
-  if (o.counters || m.readsClock)
-    return {};
-  return ir::planBlockLevel(f);
-}
-
 llvm::Function *declareWarpFunction(ModuleContext &mc, const ir::Function &f) {
   auto &c = mc.llvm;
   Type *ptr = llvm::PointerType::getUnqual(c);

@@ -493,8 +493,14 @@ private:
     uint64_t frameStride = 0;
     std::map<const ir::Var *, uint64_t> kept;
     std::set<const ir::Var *> readFirst; ///< variables that start as 0 (read before assigned)
+    /// Counters on: the block's warps (i64), its threads (i64: the lanes of all its warps) and
+    /// kern_warp_key of its warp 0.
+    Value *warps64 = nullptr, *threads = nullptr, *blockKey = nullptr;
   };
   WholeBlock wb_;
+  /// Emitting a block form's statements that run once per block: each counts what every warp
+  /// of the block would, with every lane active (countInstr, branchHook, countLoopEnd).
+  bool blockLevel_ = false;
   /// The statements of `b` (a block-level sequence): runs of statements for every warp in
   /// turn, and the statements that run once per block between them.
   void emitBlockSequence(const ir::Block *b);

@@ -400,7 +400,9 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   auto at = [&](Value *p, uint64_t off) {
     return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), p, off);
   };
-  Value *memos = shared ? viewMemos_ : viewGlobalMemos_;
+  // Global loads look in globalMemos, which never match in a block sampled for the caches
+  // (whose every load the runtime follows); the other accesses count the same there.
+  Value *memos = shared || a.op != AccessOp::Load ? viewMemos_ : viewGlobalMemos_;
   // kern_access_memo_slot and kern_access_memo_tag, as abi.h computes them.
   Value *phase = b_.CreateAnd(lane0, b_.getInt64(kern_access_window(size, flags) - 1), "phase");
   Value *lanesHash =

@@ -89,6 +89,7 @@ backend::KernelImage kernelImage(const Program::Impl &p, size_t index,
   k.usesBarriers = f.usesBarriers;
   k.wholeBlock = native.kernelRunsWholeBlock(index);
   k.blockFn = native.blockKernel(index);
+  k.blockFnCounts = k.blockFn && native.countsItself();
   k.orderedBlocks = ir::usesGlobalAtomicResults(f);
   k.launchBoundsMaxThreads = f.launchBoundsMaxThreads;
   // Without --regs, occupancy uses the IR's register estimate (ir/analysis.h), which the

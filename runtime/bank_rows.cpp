@@ -79,15 +79,28 @@ KERN_AVX512 uint32_t busiestBankAvx512(const uint64_t *off, uint32_t mask) {
   const __m512i bitsB = _mm512_maskz_sllv_epi32(onB, one, _mm512_srli_epi32(wordB, 5));
   const __m512i rowsA = prefixRows(bankA, bitsA);
   __m512i rowsB = prefixRows(bankB, bitsB);
-  // The first half's rows per bank (a scatter writes its lanes in order: the last lane of a
-  // bank, which holds the bank's whole half, is written last), joined to the second half's
-  // lanes of that bank.
-  alignas(64) uint32_t table[kBanks] = {};
-  _mm512_mask_i32scatter_epi32(table, onA, bankA, rowsA, 4);
-  rowsB = _mm512_or_si512(
-      rowsB, _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), onB, bankB, table, 4));
+  // The second half's lanes take the row bits of the first half's lanes of their bank, one
+  // first-half lane after another, broadcast from memory: a table written by a scatter and read
+  // by a gather would make the gather wait for the scatter's stores to reach the cache.
+  alignas(64) uint32_t banks[16], rows[16];
+  _mm512_store_si512(banks, bankA);
+  _mm512_store_si512(rows, bitsA);
+  __m512i even = _mm512_setzero_si512(), odd = _mm512_setzero_si512();
+  for (int i = 0; i < 16; i += 2) {
+    even = _mm512_mask_or_epi32(even, _mm512_cmpeq_epi32_mask(bankB, _mm512_set1_epi32(banks[i])),
+                                even, _mm512_set1_epi32(rows[i]));
+    odd = _mm512_mask_or_epi32(odd, _mm512_cmpeq_epi32_mask(bankB, _mm512_set1_epi32(banks[i + 1])),
+                               odd, _mm512_set1_epi32(rows[i + 1]));
+  }
+  rowsB = _mm512_or_si512(rowsB, _mm512_or_si512(even, odd));
   const __m512i most = _mm512_max_epu32(_mm512_popcnt_epi32(rowsA), _mm512_popcnt_epi32(rowsB));
   return _mm512_reduce_max_epu32(most);
+}
+
+KERN_AVX512 void wordOffsetsAvx512(const uint64_t *addrs, uint64_t base, uint64_t *out) {
+  const __m512i b = _mm512_set1_epi64(static_cast<int64_t>(base));
+  for (int i = 0; i < 32; i += 8)
+    _mm512_storeu_si512(out + i, _mm512_sub_epi64(_mm512_loadu_si512(addrs + i), b));
 }
 
 bool avx512Usable() {
@@ -130,6 +143,17 @@ bool busiestBankOf32Vectorised() {
 #else
   return false;
 #endif
+}
+
+void wordOffsets(const uint64_t *addrs, uint64_t base, uint64_t *out) {
+#if defined(__x86_64__)
+  if (busiestBankOf32Vectorised()) {
+    wordOffsetsAvx512(addrs, base, out);
+    return;
+  }
+#endif
+  for (uint32_t l = 0; l < kLanes; ++l)
+    out[l] = addrs[l] - base;
 }
 
 uint32_t busiestBankOf32(const uint64_t *off, uint32_t mask) {

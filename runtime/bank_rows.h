@@ -21,4 +21,9 @@ uint32_t busiestBankOf32Scalar(const uint64_t *byteOffsets, uint32_t mask);
 /// Whether busiestBankOf32 takes the AVX-512 path on this CPU.
 bool busiestBankOf32Vectorised();
 
+/// `out[l] = addrs[l] - base` for the 32 lanes; with AVX-512, in the vector stores whose sizes
+/// busiestBankOf32's loads have (a load that spans several smaller stores waits for them to
+/// reach the cache).
+void wordOffsets(const uint64_t *addrs, uint64_t base, uint64_t *out);
+
 } // namespace kern::runtime

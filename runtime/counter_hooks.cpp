@@ -3,6 +3,7 @@
 #include "runtime/counter_hooks.h"
 
 #include "backend/abi.h"
+#include "runtime/bank_rows.h"
 
 #include <algorithm>
 #include <bit>
@@ -185,6 +186,42 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
     syncView();
     return;
   }
+  // A site op whose warps missed at least 15 times in 16 over 256 calls of this launch (its
+  // `instructions` count hits and misses alike) keeps no more memos: its calls only count (no
+  // snapshots of the counters around the rule, no memo), unless its site is captured.
+  const size_t siteOp = KERN_ACCESS_OPS * size_t{site} + op;
+  if (memoCalls.size() <= siteOp)
+    memoCalls.resize(std::max(siteOp + 1, memos.size() / KERN_MEMO_SLOTS));
+  MemoCalls &calls = memoCalls[siteOp];
+  if (calls.launch != launchStamp) {
+    calls.launch = launchStamp;
+    calls.calls = 0;
+    calls.givenUp = false;
+  }
+  const bool captured = capturing && site < capturing->size() && (*capturing)[site];
+  // The rule's counts, and the sample; true where this warp became the site's sample.
+  auto record = [&] {
+    if (shared) {
+      // The bank of a word depends on its offset within the block's shared memory, which is
+      // 256-byte aligned, so offsets give the same banks as the GPU's shared addresses.
+      uint64_t offsets[KERN_WARP_SIZE];
+      wordOffsets(addrs, sharedBase, offsets);
+      set.recordShared(site, offsets, lanes, size, kind, atomicFormOf(flags));
+    } else {
+      set.recordGlobal(site, addrs, mask, size, kind);
+      if (l1Sampling && kind == MemoryOpKind::Load)
+        sampleL1(addrs, mask, size, static_cast<uint32_t>(key & 0xffff));
+    }
+    const uint64_t sampleBefore = site < samples.size() ? samples[site].key : UINT64_MAX;
+    sample(site, key, addrs, mask, size, sharedBase);
+    syncView();
+    return samples[site].key != sampleBefore;
+  };
+  if (calls.givenUp && !captured) {
+    if (record())
+      rekeyMemos(site);
+    return;
+  }
   uint64_t before[KERN_SITE_GLOBAL_FIELDS + 2] = {};
   uint64_t after[KERN_SITE_GLOBAL_FIELDS + 2] = {};
   auto snapshot = [&](uint64_t *into) {
@@ -197,40 +234,17 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
     into[fields + 1] = c.atomicThreadOps;
   };
   snapshot(before);
-  if (shared) {
-    // The bank of a word depends on its offset within the block's shared memory, which is
-    // 256-byte aligned, so offsets give the same banks as the GPU's shared addresses.
-    uint64_t offsets[KERN_WARP_SIZE];
-    for (int l = 0; l < KERN_WARP_SIZE; ++l)
-      offsets[l] = addrs[l] - sharedBase;
-    set.recordShared(site, offsets, lanes, size, kind, atomicFormOf(flags));
-  } else {
-    set.recordGlobal(site, addrs, mask, size, kind);
-    if (l1Sampling && kind == MemoryOpKind::Load)
-      sampleL1(addrs, mask, size, static_cast<uint32_t>(key & 0xffff));
-  }
-  const uint64_t sampleBefore = site < samples.size() ? samples[site].key : UINT64_MAX;
-  sample(site, key, addrs, mask, size, sharedBase);
-  syncView();
+  const bool resampled = record();
   snapshot(after);
-  const bool captured = capturing && site < capturing->size() && (*capturing)[site];
-  if (samples[site].key != sampleBefore && !captured)
+  if (resampled && !captured)
     rekeyMemos(site);
   // Field 2 is steps (shared) or transactions (global): what makes a warp the worst.
   if (captured)
     capture(site, key, addrs, mask, size, flags, sharedBase, after[2] - before[2]);
-  // A site op whose warps missed at least 15 times in 16 over 256 calls of this launch (its
-  // `instructions` count hits and misses alike) keeps no more memos.
-  const size_t siteOp = KERN_ACCESS_OPS * size_t{site} + op;
-  if (memoCalls.size() <= siteOp)
-    memoCalls.resize(std::max(siteOp + 1, memos.size() / KERN_MEMO_SLOTS));
-  MemoCalls &calls = memoCalls[siteOp];
-  if (calls.launch != launchStamp) {
-    calls.launch = launchStamp;
-    calls.calls = 0;
-  }
-  if (++calls.calls >= 256 && uint64_t{calls.calls} * 16 >= after[0] * 15)
+  if (++calls.calls >= 256 && uint64_t{calls.calls} * 16 >= after[0] * 15) {
+    calls.givenUp = true;
     return;
+  }
   const size_t index =
       KERN_MEMO_SLOTS * siteOp + kern_access_memo_slot(addrs[0], size, flags, mask);
   if (index >= memos.size())
@@ -600,10 +614,12 @@ void kern_rt_count_branch(KernWarpCtx *ctx, uint32_t site, uint32_t mask, uint32
   }
 }
 
-void kern_rt_count_loop(KernWarpCtx *ctx, uint32_t site, uint32_t shape, uint64_t trips) {
+void kern_rt_count_loop(KernWarpCtx *ctx, uint32_t site, uint32_t shape, uint64_t trips,
+                        uint32_t warps) {
   if (auto *w = static_cast<WorkerCounters *>(ctx->counters)) {
     w->set.recordUniformBranches(
-        site, kern::runtime::loopBranches(static_cast<kern::runtime::LoopShapeCode>(shape), trips));
+        site, warps * kern::runtime::loopBranches(static_cast<kern::runtime::LoopShapeCode>(shape),
+                                                  trips));
     w->syncView();
   }
 }

@@ -91,6 +91,8 @@ struct WorkerCounters {
   struct MemoCalls {
     uint32_t launch = 0, calls = 0;
     uint32_t filled = 0; // the slots filled (by bit), over launches
+    /// This launch keeps no more memos of the site op (recordMemo): its calls only count.
+    bool givenUp = false;
   };
   std::vector<MemoCalls> memoCalls;
   uint32_t launchStamp = 0;

@@ -263,7 +263,8 @@ void runBlock(WorkerState &W, LaunchState &L, uint64_t linear) {
     b.started = true;
     recordFault(&b, &contexts[0], 0, stop, 0, 0);
     L.stopAll.store(true);
-  } else if (cfg.kernel->blockFn && L.warpsPerBlock > 1 && !b.counters) {
+  } else if (cfg.kernel->blockFn && L.warpsPerBlock > 1 &&
+             (!b.counters || cfg.kernel->blockFnCounts)) {
     runBlockOnce(W, L, b, shared, bx, by, bz);
   } else if (cfg.kernel->wholeBlock) {
     runBlockWhole(W, L, b, shared, bx, by, bz);

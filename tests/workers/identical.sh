@@ -2,7 +2,7 @@
 # Runs a program with 1, 2 and 4 workers (2 and 4 twice) and checks that stdout, stderr, the exit
 # code and every counter (--counters-text) are the same every time (ARCHITECTURE.md: nothing
 # observable depends on the number of workers or on their timing), and that its stdout is the
-# same in fast and checked mode.
+# same in fast and checked mode, and without block forms.
 #   identical.sh KERN FILE.kern [ARGS...]   (ARGS reach the program's argv)
 kern=$1 file=$2
 shift 2
@@ -22,6 +22,18 @@ for run in 2 2b 4 4b; do
       status=1
     fi
   done
+done
+# The same again where no kernel runs in its block form (warp_blocks.cpp): each warp runs to its
+# barriers in turn, and every count is each warp's own.
+KERN_BLOCK_FORM=0 "$kern" run --workers 2 --counters-text "$tmp/countersnoblock" "$file" -- "$@" \
+  >"$tmp/outnoblock" 2>"$tmp/errnoblock"
+echo $? >"$tmp/rcnoblock"
+for f in out err rc counters; do
+  if ! cmp -s "$tmp/${f}1" "$tmp/${f}noblock"; then
+    echo "FAIL: $f with KERN_BLOCK_FORM=0 differs from the block form's"
+    diff "$tmp/${f}1" "$tmp/${f}noblock" | head -20
+    status=1
+  fi
 done
 # The program's own output is the same in fast and checked mode too (counting and checking
 # never change what a program does).
