@@ -269,12 +269,12 @@ constexpr uint32_t KERN_INSTR_TOTALS = KERN_INSTR_CLASSES + 3;
 /// What KernWarpCtx::counters points at (the start of the runtime's per-worker counters).
 struct KernCounterView {
   uint8_t *sites; // site s's KernSiteCounters at sites + s * sizeof(KernSiteCounters)
-  /// The memos of (site s, operation k) at memos[KERN_MEMO_SLOTS (KERN_ACCESS_OPS s + k)]: of
-  /// global loads in `globalMemos` (the same table, or one that never matches while a block
-  /// sampled for the caches runs, whose every load the runtime follows), of the other accesses
-  /// in `memos`.
+  /// The memos of (site s, operation k) at memos[KERN_MEMO_SLOTS (KERN_ACCESS_OPS s + k)].
   KernAccessMemo *memos;
-  KernAccessMemo *globalMemos;
+  /// Nonzero while a block sampled for the caches runs (docs/timing.md, "L1"), whose every
+  /// global load the runtime follows: a global load that compiled code counts from its memo
+  /// goes to kern_rt_sample_load too.
+  uint64_t sampleLoads;
   uint64_t *totals; // KERN_INSTR_TOTALS of them
   /// By site: the key (kern_warp_key) of the site's sample in this launch, UINT64_MAX before
   /// one; a branch that splits in a warp of a higher key is counted without a call.

@@ -81,22 +81,23 @@ void WarpCodegen::loadCounterView(Value *ctx) {
     Value **value;
     unsigned offset;
     const char *name;
+    Type *type;
   };
-  const Field fields[] = {{&viewSites_, kViewSites, "site.table"},
-                          {&viewMemos_, kViewMemos, "memos"},
-                          {&viewGlobalMemos_, kViewGlobalMemos, "global.memos"},
-                          {&viewTotals_, kViewTotals, "instr.totals"},
-                          {&viewSampleKeys_, kViewSampleKeys, "sample.keys"}};
+  Type *ptr = b_.getPtrTy(), *i64 = b_.getInt64Ty();
+  const Field fields[] = {{&viewSites_, kViewSites, "site.table", ptr},
+                          {&viewMemos_, kViewMemos, "memos", ptr},
+                          {&viewSampleLoads_, kViewSampleLoads, "sample.loads", i64},
+                          {&viewTotals_, kViewTotals, "instr.totals", ptr},
+                          {&viewSampleKeys_, kViewSampleKeys, "sample.keys", ptr}};
   std::vector<Value *> loaded;
   for (const Field &f : fields)
     loaded.push_back(b_.CreateLoad(
-        b_.getPtrTy(), b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, f.offset),
-        f.name));
+        f.type, b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), counterView_, f.offset), f.name));
   b_.CreateBr(readyBB);
   b_.SetInsertPoint(readyBB);
   for (size_t i = 0; i < loaded.size(); ++i) {
-    auto *phi = b_.CreatePHI(b_.getPtrTy(), 2, fields[i].name);
-    phi->addIncoming(none, from);
+    auto *phi = b_.CreatePHI(fields[i].type, 2, fields[i].name);
+    phi->addIncoming(llvm::Constant::getNullValue(fields[i].type), from);
     phi->addIncoming(loaded[i], loadBB);
     *fields[i].value = phi;
   }

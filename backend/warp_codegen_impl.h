@@ -66,7 +66,7 @@ enum CtxOffset : unsigned {
 enum MemoOffset : unsigned {
   kViewSites = offsetof(KernCounterView, sites),
   kViewMemos = offsetof(KernCounterView, memos),
-  kViewGlobalMemos = offsetof(KernCounterView, globalMemos),
+  kViewSampleLoads = offsetof(KernCounterView, sampleLoads),
   kViewTotals = offsetof(KernCounterView, totals),
   kViewSampleKeys = offsetof(KernCounterView, sampleKeys),
   kMemoTag = offsetof(KernAccessMemo, tag),
@@ -445,7 +445,7 @@ private:
   /// kern_warp_key, for the counting that needs no call.
   Value *counterView_ = nullptr, *warpKey_ = nullptr;
   /// The view's arrays (KernCounterView), loaded by loadCounterView.
-  Value *viewSites_ = nullptr, *viewMemos_ = nullptr, *viewGlobalMemos_ = nullptr;
+  Value *viewSites_ = nullptr, *viewMemos_ = nullptr, *viewSampleLoads_ = nullptr;
   Value *viewTotals_ = nullptr, *viewSampleKeys_ = nullptr;
   /// siteTally's slots, by byte offset in the site table; tallying_: this function keeps them
   /// (a warp function, whose every way out flushes them).

@@ -400,9 +400,7 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   auto at = [&](Value *p, uint64_t off) {
     return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), p, off);
   };
-  // Global loads look in globalMemos, which never match in a block sampled for the caches
-  // (whose every load the runtime follows); the other accesses count the same there.
-  Value *memos = shared || a.op != AccessOp::Load ? viewMemos_ : viewGlobalMemos_;
+  Value *memos = viewMemos_;
   // kern_access_memo_slot and kern_access_memo_tag, as abi.h computes them.
   Value *phase = b_.CreateAnd(lane0, b_.getInt64(kern_access_window(size, flags) - 1), "phase");
   Value *lanesHash =
@@ -454,6 +452,16 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   if (isAtomic(a.op)) {
     add(offsetof(KernSiteCounters, atomicsExecuted), KERN_SITE_GLOBAL_FIELDS);
     add(offsetof(KernSiteCounters, atomicThreadOps), KERN_SITE_GLOBAL_FIELDS + 1);
+  }
+  if (!shared && a.op == AccessOp::Load) {
+    // A block sampled for the caches: the runtime follows the load's sectors too.
+    auto *sampleBB = newBlock("count.sample.load");
+    b_.CreateCondBr(b_.CreateICmpNE(viewSampleLoads_, b_.getInt64(0)), sampleBB, doneBB);
+    b_.SetInsertPoint(sampleBB);
+    addressBuffer();
+    b_.CreateAlignedStore(addrs ? addrs : addressVector(a), addrBuf_, llvm::Align(8));
+    b_.CreateCall(runtime(RuntimeFunction::kern_rt_sample_load),
+                  {ctx_, addrBuf_, mbits, b_.getInt32(size)});
   }
   b_.CreateBr(doneBB);
 

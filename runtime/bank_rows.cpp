@@ -1,8 +1,10 @@
-// busiestBankOf32: per bank, the rows of the distinct words its lanes touch as the bits of one
-// 32-bit word, OR'ed together; the answer is the largest popcount.
+// busiestBankOf32: per bank, the rows of the distinct words its lanes touch; the answer is the
+// largest count. With AVX-512 as two 32x32 bit matrices, the lanes of each bank and the lanes of
+// each row: a bank has a word in a row where the two share a lane.
 #include "runtime/bank_rows.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstring>
 
@@ -29,7 +31,7 @@ inline uint64_t windowBase(const uint64_t *off, uint32_t mask) {
 }
 
 #if defined(__x86_64__)
-#define KERN_AVX512 __attribute__((target("avx512f,avx512cd,avx512vpopcntdq")))
+#define KERN_AVX512 __attribute__((target("avx512f,avx512bw,avx512vpopcntdq,avx512vbmi,gfni")))
 
 /// One half-warp's words as 16 32-bit offsets from `lo`, the lanes outside the window in
 /// `*outside`.
@@ -45,20 +47,42 @@ KERN_AVX512 inline __m512i halfWords(const uint64_t *off, __m512i lo, __mmask16 
                             _mm512_cvtepi64_epi32(b), 1);
 }
 
-/// Every active lane's row bit OR'ed with those of the earlier lanes of its bank in its half:
-/// each lane points at the last earlier lane of its bank (vpconflictd) and takes its bits, then
-/// its pointer's pointer, four times (16 lanes).
-KERN_AVX512 inline __m512i prefixRows(__m512i bank, __m512i bits) {
-  const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-  const __m512i conflicts = _mm512_conflict_epi32(bank);
-  const __mmask16 none = _mm512_cmpeq_epi32_mask(conflicts, _mm512_setzero_si512());
-  __m512i prev = _mm512_sub_epi32(_mm512_set1_epi32(31), _mm512_lzcnt_epi32(conflicts));
-  prev = _mm512_mask_mov_epi32(prev, none, lane);
-  for (int step = 0; step < 4; ++step) {
-    bits = _mm512_or_si512(bits, _mm512_permutexvar_epi32(prev, bits));
-    prev = _mm512_permutexvar_epi32(prev, prev);
-  }
-  return bits;
+/// The byte indices of transpose32: `gather` makes qword 4j + i of the 8x8 block of rows 8i to
+/// 8i + 7 and byte j (its rows last to first, as the affine transform takes a matrix), and
+/// `scatter` takes byte c of that block, transposed, back to byte i of row 8j + c.
+constexpr std::array<uint8_t, 128> transposeBytes(bool gather) {
+  std::array<uint8_t, 128> t{};
+  for (int x = 0; x < 128; ++x)
+    t[x] = gather ? static_cast<uint8_t>((8 * (x / 8 % 4) + 7 - x % 8) * 4 + x / 32)
+                  : static_cast<uint8_t>((4 * (x / 32) + x % 4) * 8 + x / 4 % 8);
+  return t;
+}
+alignas(64) constexpr std::array<uint8_t, 128> kGatherBlocks = transposeBytes(true);
+alignas(64) constexpr std::array<uint8_t, 128> kScatterBlocks = transposeBytes(false);
+
+/// Transposes the 32x32 bit matrix whose rows are the 32-bit lanes of lo (rows 0-15) and hi
+/// (rows 16-31): its 8x8 blocks gathered into qwords, each transposed by an affine transform
+/// over GF(2) (byte c of the result: bit c of every row), and scattered back.
+KERN_AVX512 inline void transpose32(__m512i &lo, __m512i &hi) {
+  const __m512i g0 = _mm512_load_si512(kGatherBlocks.data());
+  const __m512i g1 = _mm512_load_si512(kGatherBlocks.data() + 64);
+  const __m512i s0 = _mm512_load_si512(kScatterBlocks.data());
+  const __m512i s1 = _mm512_load_si512(kScatterBlocks.data() + 64);
+  const __m512i unit = _mm512_set1_epi64(0x8040201008040201LL); // byte c: bit c
+  __m512i b0 = _mm512_permutex2var_epi8(lo, g0, hi), b1 = _mm512_permutex2var_epi8(lo, g1, hi);
+  b0 = _mm512_gf2p8affine_epi64_epi8(unit, b0, 0);
+  b1 = _mm512_gf2p8affine_epi64_epi8(unit, b1, 0);
+  lo = _mm512_permutex2var_epi8(b0, s0, b1);
+  hi = _mm512_permutex2var_epi8(b0, s1, b1);
+}
+
+/// One more distinct word in each bank (lane of countLo, countHi) that has a lane among
+/// `rowLanes`, the lanes of one row (bankLo, bankHi: the lanes of each bank).
+KERN_AVX512 inline void countRow(uint32_t rowLanes, __m512i bankLo, __m512i bankHi,
+                                 __m512i &countLo, __m512i &countHi) {
+  const __m512i r = _mm512_set1_epi32(static_cast<int>(rowLanes)), one = _mm512_set1_epi32(1);
+  countLo = _mm512_mask_add_epi32(countLo, _mm512_test_epi32_mask(bankLo, r), countLo, one);
+  countHi = _mm512_mask_add_epi32(countHi, _mm512_test_epi32_mask(bankHi, r), countHi, one);
 }
 
 KERN_AVX512 uint32_t busiestBankAvx512(const uint64_t *off, uint32_t mask) {
@@ -69,32 +93,33 @@ KERN_AVX512 uint32_t busiestBankAvx512(const uint64_t *off, uint32_t mask) {
   const __m512i wordB = halfWords(off + 16, lo, onB, &outB);
   if ((outA | outB) != 0)
     return UINT32_MAX;
-  const __m512i lowBits = _mm512_set1_epi32(kBanks - 1), one = _mm512_set1_epi32(1);
-  // Inactive lanes: a bank of their own (32 + lane) and no row bit.
-  const __m512i own =
-      _mm512_set_epi32(47, 46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32);
-  const __m512i bankA = _mm512_mask_and_epi32(own, onA, wordA, lowBits);
-  const __m512i bankB = _mm512_mask_and_epi32(own, onB, wordB, lowBits);
-  const __m512i bitsA = _mm512_maskz_sllv_epi32(onA, one, _mm512_srli_epi32(wordA, 5)); // 1 << row
-  const __m512i bitsB = _mm512_maskz_sllv_epi32(onB, one, _mm512_srli_epi32(wordB, 5));
-  const __m512i rowsA = prefixRows(bankA, bitsA);
-  __m512i rowsB = prefixRows(bankB, bitsB);
-  // The second half's lanes take the row bits of the first half's lanes of their bank, one
-  // first-half lane after another, broadcast from memory: a table written by a scatter and read
-  // by a gather would make the gather wait for the scatter's stores to reach the cache.
-  alignas(64) uint32_t banks[16], rows[16];
-  _mm512_store_si512(banks, bankA);
-  _mm512_store_si512(rows, bitsA);
-  __m512i even = _mm512_setzero_si512(), odd = _mm512_setzero_si512();
-  for (int i = 0; i < 16; i += 2) {
-    even = _mm512_mask_or_epi32(even, _mm512_cmpeq_epi32_mask(bankB, _mm512_set1_epi32(banks[i])),
-                                even, _mm512_set1_epi32(rows[i]));
-    odd = _mm512_mask_or_epi32(odd, _mm512_cmpeq_epi32_mask(bankB, _mm512_set1_epi32(banks[i + 1])),
-                               odd, _mm512_set1_epi32(rows[i + 1]));
+  const __m512i low = _mm512_set1_epi32(kBanks - 1), one = _mm512_set1_epi32(1);
+  // Per lane, its bank and its row as one bit each: two 32x32 bit matrices (lane x bank, lane
+  // x row), transposed into the lanes of each bank and the lanes of each row.
+  __m512i bankLo = _mm512_maskz_sllv_epi32(onA, one, _mm512_and_si512(wordA, low));
+  __m512i bankHi = _mm512_maskz_sllv_epi32(onB, one, _mm512_and_si512(wordB, low));
+  __m512i rowLo = _mm512_maskz_sllv_epi32(onA, one, _mm512_srli_epi32(wordA, 5));
+  __m512i rowHi = _mm512_maskz_sllv_epi32(onB, one, _mm512_srli_epi32(wordB, 5));
+  transpose32(bankLo, bankHi);
+  transpose32(rowLo, rowHi);
+  uint32_t rows = static_cast<uint32_t>(_mm512_test_epi32_mask(rowLo, rowLo)) |
+                  static_cast<uint32_t>(_mm512_test_epi32_mask(rowHi, rowHi)) << 16;
+  alignas(64) uint32_t lanes[48];
+  _mm512_store_si512(lanes, rowLo);
+  _mm512_store_si512(lanes + 16, rowHi);
+  _mm512_store_si512(lanes + 32, _mm512_setzero_si512()); // no lane: rows past the last
+  // Each row that has a lane: a bank that shares a lane with it has one more distinct word.
+  __m512i countLo = _mm512_setzero_si512(), countHi = _mm512_setzero_si512();
+  const uint32_t first = static_cast<uint32_t>(std::countr_zero(rows));
+  if ((rows >> first) < 256u) {
+    // Rows within 8 of the first (a table of 256 words): all 8, with no branch to mispredict.
+    for (uint32_t k = 0; k < 8; ++k)
+      countRow(lanes[first + k], bankLo, bankHi, countLo, countHi);
+  } else {
+    for (; rows != 0; rows &= rows - 1)
+      countRow(lanes[std::countr_zero(rows)], bankLo, bankHi, countLo, countHi);
   }
-  rowsB = _mm512_or_si512(rowsB, _mm512_or_si512(even, odd));
-  const __m512i most = _mm512_max_epu32(_mm512_popcnt_epi32(rowsA), _mm512_popcnt_epi32(rowsB));
-  return _mm512_reduce_max_epu32(most);
+  return _mm512_reduce_max_epu32(_mm512_max_epu32(countLo, countHi));
 }
 
 KERN_AVX512 void wordOffsetsAvx512(const uint64_t *addrs, uint64_t base, uint64_t *out) {
@@ -105,8 +130,9 @@ KERN_AVX512 void wordOffsetsAvx512(const uint64_t *addrs, uint64_t base, uint64_
 
 bool avx512Usable() {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
-         __builtin_cpu_supports("avx512vpopcntdq");
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vpopcntdq") && __builtin_cpu_supports("avx512vbmi") &&
+         __builtin_cpu_supports("gfni");
 }
 #endif
 

@@ -102,11 +102,9 @@ void WorkerCounters::flushTotals() {
 void WorkerCounters::syncView() {
   view.totals = totals;
   view.sites = reinterpret_cast<uint8_t *>(set.siteData());
-  if (l1Sampling && noMemos.size() < memos.size())
-    noMemos.resize(memos.size()); // value-initialised: tag 0, never a match
   view.memos = memos.data();
   view.sampleKeys = sampleKeys.data();
-  view.globalMemos = l1Sampling ? noMemos.data() : memos.data();
+  view.sampleLoads = l1Sampling ? 1 : 0;
 }
 
 void WorkerCounters::beginBlock(uint64_t linear, const uint32_t grid[3]) {
@@ -141,7 +139,22 @@ void WorkerCounters::beginBlock(uint64_t linear, const uint32_t grid[3]) {
   syncView();
 }
 
+void WorkerCounters::flushDeferred() {
+  for (size_t i = 0; i < deferredCount; ++i) {
+    const DeferredShared &d = deferred[i];
+    set.recordShared(d.site, d.offsets, d.lanes, d.size, d.kind, atomicFormOf(d.flags));
+    const uint64_t sampleBefore = d.site < samples.size() ? samples[d.site].key : UINT64_MAX;
+    sample(d.site, d.key, d.offsets, d.mask, d.size, 0);
+    if (samples[d.site].key != sampleBefore)
+      rekeyMemos(d.site);
+  }
+  deferredCount = 0;
+  syncView();
+}
+
 void WorkerCounters::endBlock() {
+  if (deferredCount != 0)
+    flushDeferred();
   if (!l1Sampling)
     return;
   if (l1Counting)
@@ -218,8 +231,24 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
     return samples[site].key != sampleBefore;
   };
   if (calls.givenUp && !captured) {
-    if (record())
-      rekeyMemos(site);
+    if (!shared) {
+      if (record())
+        rekeyMemos(site);
+      return;
+    }
+    if (deferred.size() < kDeferredShared)
+      deferred.resize(kDeferredShared);
+    DeferredShared &d = deferred[deferredCount++];
+    wordOffsets(addrs, sharedBase, d.offsets);
+    d.key = key;
+    d.site = site;
+    d.mask = mask;
+    d.lanes = lanes;
+    d.size = size;
+    d.kind = kind;
+    d.flags = flags;
+    if (deferredCount == kDeferredShared)
+      flushDeferred();
     return;
   }
   uint64_t before[KERN_SITE_GLOBAL_FIELDS + 2] = {};
@@ -298,13 +327,21 @@ void WorkerCounters::sampleL1(const uint64_t *addrs, uint32_t mask, uint32_t siz
   // the L1 that misses unless the block touched the sector before.
   uint64_t mine[2 * KERN_WARP_SIZE];
   uint32_t n = 0;
+  bool ascending = true; // lanes in address order (most loads): no sort needed
   for (uint32_t m = mask; m; m &= m - 1) {
     const uint64_t a = addrs[std::countr_zero(m)];
-    for (uint64_t s = a / 32; s <= (a + std::max(size, 1u) - 1) / 32 && n < 2 * KERN_WARP_SIZE; ++s)
+    for (uint64_t s = a / 32; s <= (a + std::max(size, 1u) - 1) / 32 && n < 2 * KERN_WARP_SIZE;
+         ++s) {
+      if (n != 0 && s == mine[n - 1])
+        continue;
+      ascending = ascending && (n == 0 || s > mine[n - 1]);
       mine[n++] = s;
+    }
   }
-  std::sort(mine, mine + n);
-  n = static_cast<uint32_t>(std::unique(mine, mine + n) - mine);
+  if (!ascending) {
+    std::sort(mine, mine + n);
+    n = static_cast<uint32_t>(std::unique(mine, mine + n) - mine);
+  }
   // Past kL1SampleSectors (2 MiB, far beyond any L1) a block's new sectors are misses that
   // are not remembered: the sample's memory stays bounded.
   constexpr size_t kL1SampleSectors = size_t(1) << 16;
@@ -612,6 +649,11 @@ void kern_rt_count_branch(KernWarpCtx *ctx, uint32_t site, uint32_t mask, uint32
       w->sampleBranch(site, kern_warp_key(ctx), mask, taken);
     w->syncView();
   }
+}
+
+void kern_rt_sample_load(KernWarpCtx *ctx, const uint64_t *addrs, uint32_t mask, uint32_t size) {
+  if (auto *w = static_cast<WorkerCounters *>(ctx->counters); w && w->l1Sampling)
+    w->sampleL1(addrs, mask, size, static_cast<uint32_t>(kern_warp_key(ctx) & 0xffff));
 }
 
 void kern_rt_count_loop(KernWarpCtx *ctx, uint32_t site, uint32_t shape, uint64_t trips,

@@ -96,6 +96,20 @@ struct WorkerCounters {
   };
   std::vector<MemoCalls> memoCalls;
   uint32_t launchStamp = 0;
+  /// Shared accesses of site ops that keep no memos, costed a batch at a time (flushDeferred;
+  /// at the latest where the block ends): one after another, each access's bank rule runs
+  /// beside the next one's in the CPU, where alone each would wait for its own.
+  struct DeferredShared {
+    uint64_t offsets[KERN_WARP_SIZE];
+    uint64_t key;
+    uint32_t site, mask, lanes, size;
+    MemoryOpKind kind;
+    uint32_t flags;
+  };
+  static constexpr size_t kDeferredShared = 32;
+  std::vector<DeferredShared> deferred;
+  size_t deferredCount = 0;
+  void flushDeferred();
   /// Passes of global atomics per chunk bucket (atomicChunkBucket); empty until the launch's
   /// first global atomic; atomicChunksUsed when this launch wrote to it.
   std::vector<uint32_t> atomicChunks;
@@ -104,10 +118,9 @@ struct WorkerCounters {
   /// what this worker captured in this launch.
   const std::vector<uint8_t> *capturing = nullptr;
   std::vector<SiteCapture> captures;
-  /// The L1 sample: while a sampled block runs, compiled code sees global memos that never
-  /// match (noMemos), so that every global access reaches recordMemo, which notes its sectors.
+  /// The L1 sample: while a sampled block runs, every global load's sectors are noted
+  /// (recordMemo, or kern_rt_sample_load where compiled code counted the load from its memo).
   bool l1Sampling = false;
-  std::vector<KernAccessMemo> noMemos;
   /// The sampled block's sectors so far, each with the warp that touched it first and that
   /// warp's count of sampled loads then; and each warp's count so far.
   struct FirstTouch {

@@ -34,9 +34,13 @@ template <typename F> void forEachAtomicSector(const uint64_t *addresses, uint32
   // Sorted, the lanes on one address are a run, and the addresses of one sector a run of runs.
   std::array<uint64_t, kWarpSize> a;
   uint32_t n = 0;
-  for (uint32_t m = mask; m != 0; m &= m - 1)
-    a[n++] = addresses[std::countr_zero(m)];
-  std::sort(a.begin(), a.begin() + n);
+  bool ascending = true; // (bins[threadIdx.x]: already in order)
+  for (uint32_t m = mask; m != 0; m &= m - 1, ++n) {
+    a[n] = addresses[std::countr_zero(m)];
+    ascending = ascending && (n == 0 || a[n] >= a[n - 1]);
+  }
+  if (!ascending)
+    std::sort(a.begin(), a.begin() + n);
   for (uint32_t i = 0; i < n;) {
     const uint64_t sector = a[i] / kSectorBytes;
     // lanesOf[j]: how many of the sector's addresses have more than j lanes (pass j's lanes).
