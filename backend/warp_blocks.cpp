@@ -276,17 +276,7 @@ void WarpCodegen::emitOncePerBlock(const ir::Stmt &s) {
     auto *headBB = newBlock("block.loop");
     auto *bodyBB = newBlock("block.loop.body");
     auto *exitBB = newBlock("block.loop.exit");
-    const bool unrolled =
-        s.loopShape == ir::LoopShape::Unrolled || s.loopShape == ir::LoopShape::Endless;
-    const unsigned every =
-        s.loopShape == ir::LoopShape::Runtime16                                            ? 16
-        : s.loopShape == ir::LoopShape::Runtime4 || s.loopShape == ir::LoopShape::Partial4 ? 4
-                                                                                           : 1;
-    llvm::AllocaInst *tests = nullptr;
-    if (mc_.options.counters && s.cond && s.loopShape != ir::LoopShape::EveryTest && !unrolled) {
-      tests = entryAlloca(b_, b_.getInt64Ty(), "loop.tests");
-      b_.CreateStore(b_.getInt64(0), tests);
-    }
+    const LoopIssue issue = startLoopIssue(s);
     auto test = [&](BasicBlock *then) {
       ctx_ = wb_.ctx0;
       Value *c = emitCond(s.cond);
@@ -294,11 +284,8 @@ void WarpCodegen::emitOncePerBlock(const ir::Stmt &s) {
         mc_.fail("internal error: block-level loop condition emitted as a vector in " + f_.name);
         c = b_.getFalse();
       }
-      countTest(tests);
-      if (!unrolled)
-        countEvery(tests, every,
-                   ir::InstrMix(ir::InstrClass::Control, 1) + ir::operationMix(s.cond));
-      if (BranchHook hook = loopHook(s, tests))
+      countLoopTest(s, issue);
+      if (BranchHook hook = loopHook(s, issue.tests))
         hook(cur(), cur());
       b_.CreateCondBr(c, then, exitBB);
     };
@@ -313,19 +300,12 @@ void WarpCodegen::emitOncePerBlock(const ir::Stmt &s) {
     b_.SetInsertPoint(bodyBB);
     ++rolledLoops_; // its accesses run often: inline gathers pay (emitGatherAccess)
     emitBlockSequence(s.body);
-    uncounted_ += unrolled || every > 1;
+    uncounted_ += issue.unrolled || issue.every > 1;
     emitBlockSequence(s.step);
-    uncounted_ -= unrolled || every > 1;
+    uncounted_ -= issue.unrolled || issue.every > 1;
     --rolledLoops_;
     ctx_ = wb_.ctx0;
-    if (every > 1 && s.step)
-      for (const ir::Stmt *st : s.step->stmts)
-        countEvery(tests, every,
-                   st->kind == ir::StmtKind::Assign ? ir::statementMix(*st)
-                                                    : ir::InstrMix(ir::InstrClass::Other, 1));
-    if (s.pointerSteps)
-      countEvery(tests, every, ir::pointerStepMix(s));
-    countInstr(ir::strideAddMix(s));
+    countLoopStep(s, issue);
     emitBackEdge(s.site, !shortLoops_.count(&s)); // a stop ends the block (exit_)
     if (s.testFirst) {
       b_.CreateBr(headBB);
@@ -336,7 +316,7 @@ void WarpCodegen::emitOncePerBlock(const ir::Stmt &s) {
       b_.CreateBr(headBB);
     }
     b_.SetInsertPoint(exitBB);
-    countLoopEnd(s, tests);
+    countLoopEnd(s, issue.tests);
     return;
   }
   default:

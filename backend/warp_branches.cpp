@@ -295,6 +295,45 @@ BranchHook WarpCodegen::loopHook(const ir::Stmt &s, llvm::AllocaInst *tests) {
   }
 }
 
+WarpCodegen::LoopIssue WarpCodegen::startLoopIssue(const ir::Stmt &s) {
+  LoopIssue issue;
+  // A fully unrolled loop (or one whose condition is constant true) has no test and no step
+  // left on the GPU: neither issues. One unrolled by 4 (or 16) tests and steps once per 4.
+  issue.unrolled = s.loopShape == ir::LoopShape::Unrolled || s.loopShape == ir::LoopShape::Endless;
+  issue.every = s.loopShape == ir::LoopShape::Runtime16 ? 16
+                : s.loopShape == ir::LoopShape::Runtime4 || s.loopShape == ir::LoopShape::Partial4
+                    ? 4
+                    : 1;
+  // The tests are counted where the branch counters or the modelled clock (an unrolled loop's
+  // test and step issue once per 4 tests) need them.
+  if ((mc_.options.counters || clockModel()) && s.cond && s.loopShape != ir::LoopShape::EveryTest &&
+      !issue.unrolled) {
+    issue.tests = entryAlloca(b_, b_.getInt64Ty(), "loop.tests");
+    b_.CreateStore(b_.getInt64(0), issue.tests);
+  }
+  return issue;
+}
+
+void WarpCodegen::countLoopTest(const ir::Stmt &s, const LoopIssue &issue) {
+  countTest(issue.tests);
+  if (!issue.unrolled)
+    countEvery(issue.tests, issue.every,
+               ir::InstrMix(ir::InstrClass::Control, 1) + ir::operationMix(s.cond));
+}
+
+void WarpCodegen::countLoopStep(const ir::Stmt &s, const LoopIssue &issue) {
+  if (issue.every > 1 && s.step)
+    for (const ir::Stmt *st : s.step->stmts)
+      countEvery(issue.tests, issue.every,
+                 st->kind == ir::StmtKind::Assign ? ir::statementMix(*st)
+                                                  : ir::InstrMix(ir::InstrClass::Other, 1));
+  // The pointers of the addresses that move with the loop (ir/hoist.h): those stepped by a
+  // constant once per test that issues, those that add a variable stride every iteration.
+  if (s.pointerSteps)
+    countEvery(issue.tests, issue.every, ir::pointerStepMix(s));
+  countInstr(ir::strideAddMix(s));
+}
+
 void WarpCodegen::countTest(llvm::AllocaInst *tests) {
   if (tests)
     b_.CreateStore(b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), tests), b_.getInt64(1)), tests);

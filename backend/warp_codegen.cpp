@@ -388,29 +388,12 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
   const bool lanesMayLeave =
       ir::mayRemoveLanes(s.preCond) || ir::mayRemoveLanes(s.body) || ir::mayRemoveLanes(s.step);
   const bool uniform = (!s.cond || s.cond->uniform) && !lanesMayLeave;
-  // A fully unrolled loop (or one whose condition is constant true) has no test and no step
-  // left on the GPU: neither issues. One unrolled by 4 (or 16) tests and steps once per 4.
-  const bool unrolled =
-      s.loopShape == ir::LoopShape::Unrolled || s.loopShape == ir::LoopShape::Endless;
-  const unsigned every =
-      s.loopShape == ir::LoopShape::Runtime16                                            ? 16
-      : s.loopShape == ir::LoopShape::Runtime4 || s.loopShape == ir::LoopShape::Partial4 ? 4
-                                                                                         : 1;
-  llvm::AllocaInst *tests = nullptr;
-  // The tests are counted where the branch counters or the modelled clock (an unrolled loop's
-  // test and step issue once per 4 tests) need them.
-  if ((mc_.options.counters || clockModel()) && s.cond && s.loopShape != ir::LoopShape::EveryTest &&
-      !unrolled) {
-    tests = entryAlloca(b_, b_.getInt64Ty(), "loop.tests");
-    b_.CreateStore(b_.getInt64(0), tests);
-  }
+  const LoopIssue issue = startLoopIssue(s);
   auto test = [&] {
     if (!s.cond)
       return;
     Value *c = emitCond(s.cond);
-    countTest(tests);
-    if (!unrolled)
-      countEvery(tests, every, ir::InstrMix(ir::InstrClass::Control, 1) + ir::operationMix(s.cond));
+    countLoopTest(s, issue);
     if (!uniform) {
       c = vec(c);
     } else if (c->getType()->isVectorTy()) {
@@ -418,14 +401,14 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
       c = mask_->any(c);
     }
     // Which evaluations of the condition are branches at the loop's site: its shape says.
-    mask_->loopTest(c, loopHook(s, tests));
+    mask_->loopTest(c, loopHook(s, issue.tests));
   };
   // What nvcc computes before the loop: its loop-invariant arithmetic (ir/hoist.h).
   countInstr(ir::hoistedMix(s));
   // Where accesses run often enough to pay for inline gathers (emitGatherAccess): in a loop,
   // but not one that LLVM may unroll fully (its copies would multiply the code): one of a few
   // constant iterations unless a barrier keeps it a loop.
-  const bool copied = unrolled || (shortLoops_.count(&s) && !ir::reachesBarrier(s));
+  const bool copied = issue.unrolled || (shortLoops_.count(&s) && !ir::reachesBarrier(s));
   ++(copied ? unrolledLoops_ : rolledLoops_);
   mask_->startLoop(uniform);
   if (s.testFirst) {
@@ -434,19 +417,10 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
   }
   emitBlock(s.body);
   mask_->startStep();
-  uncounted_ += unrolled || every > 1;
+  uncounted_ += issue.unrolled || issue.every > 1;
   emitBlock(s.step);
-  uncounted_ -= unrolled || every > 1;
-  if (every > 1 && s.step)
-    for (const ir::Stmt *st : s.step->stmts)
-      countEvery(tests, every,
-                 st->kind == ir::StmtKind::Assign ? ir::statementMix(*st)
-                                                  : ir::InstrMix(ir::InstrClass::Other, 1));
-  // The pointers of the addresses that move with the loop (ir/hoist.h): those stepped by a
-  // constant once per test that issues, those that add a variable stride every iteration.
-  if (s.pointerSteps)
-    countEvery(tests, every, ir::pointerStepMix(s));
-  countInstr(ir::strideAddMix(s));
+  uncounted_ -= issue.unrolled || issue.every > 1;
+  countLoopStep(s, issue);
   if (!s.testFirst) {
     // preCond holds the statements that compute the condition: before its every test.
     emitBlock(s.preCond);
@@ -454,7 +428,7 @@ void WarpCodegen::emitLoop(const ir::Stmt &s) {
   }
   mask_->endLoop([&] { emitBackEdge(s.site, !shortLoops_.count(&s)); });
   --(copied ? unrolledLoops_ : rolledLoops_);
-  countLoopEnd(s, tests);
+  countLoopEnd(s, issue.tests);
 }
 
 void WarpCodegen::emitBackEdge(ir::SiteId site, bool poll) {

@@ -290,6 +290,19 @@ private:
   void countEvery(llvm::AllocaInst *tests, unsigned every, const ir::InstrMix &mix);
   /// A loop whose branches depend on its trip count: counted when it ends.
   void countLoopEnd(const ir::Stmt &s, llvm::AllocaInst *tests);
+  /// How loop `s` issues its test and step on the GPU: not at all once unrolled fully, once
+  /// per `every` tests once unrolled by 4 or 16; `tests` counts its tests where the counters or
+  /// the modelled clock need them (null elsewhere).
+  struct LoopIssue {
+    bool unrolled = false;
+    unsigned every = 1;
+    llvm::AllocaInst *tests = nullptr;
+  };
+  LoopIssue startLoopIssue(const ir::Stmt &s);
+  /// One test of the loop's condition: counted, and its instructions (after emitCond).
+  void countLoopTest(const ir::Stmt &s, const LoopIssue &issue);
+  /// The instructions of the loop's step and its moving pointers (after the step's statements).
+  void countLoopStep(const ir::Stmt &s, const LoopIssue &issue);
   /// A branch of the GPU's code that the current lanes execute and none of them leaves by: the
   /// jump over an else side, a division's or square root's slow-path check.
   void countJump(ir::SiteId site);
