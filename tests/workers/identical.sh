@@ -14,27 +14,25 @@ for run in 1 2 2b 4 4b; do
   echo $? >"$tmp/rc$run"
 done
 status=0
-for run in 2 2b 4 4b; do
+# same RUN WHAT: stdout, stderr, exit code and counters of run RUN are those of --workers 1.
+same() {
   for f in out err rc counters; do
-    if ! cmp -s "$tmp/${f}1" "$tmp/$f$run"; then
-      echo "FAIL: $f of run $run (--workers ${run%b}) differs from --workers 1"
-      diff "$tmp/${f}1" "$tmp/$f$run" | head -20
+    if ! cmp -s "$tmp/${f}1" "$tmp/$f$1"; then
+      echo "FAIL: $f $2 differs from --workers 1"
+      diff "$tmp/${f}1" "$tmp/$f$1" | head -20
       status=1
     fi
   done
+}
+for run in 2 2b 4 4b; do
+  same $run "of run $run (--workers ${run%b})"
 done
 # The same again where no kernel runs in its block form (warp_blocks.cpp): each warp runs to its
 # barriers in turn, and every count is each warp's own.
 KERN_BLOCK_FORM=0 "$kern" run --workers 2 --counters-text "$tmp/countersnoblock" "$file" -- "$@" \
   >"$tmp/outnoblock" 2>"$tmp/errnoblock"
 echo $? >"$tmp/rcnoblock"
-for f in out err rc counters; do
-  if ! cmp -s "$tmp/${f}1" "$tmp/${f}noblock"; then
-    echo "FAIL: $f with KERN_BLOCK_FORM=0 differs from the block form's"
-    diff "$tmp/${f}1" "$tmp/${f}noblock" | head -20
-    status=1
-  fi
-done
+same noblock "with KERN_BLOCK_FORM=0"
 # The program's own output is the same in fast and checked mode too (counting and checking
 # never change what a program does).
 "$kern" run --workers 2 "$file" -- "$@" >"$tmp/outfast" 2>/dev/null
