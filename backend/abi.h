@@ -266,6 +266,20 @@ constexpr uint32_t KERN_TOTAL_IDLE_ACCESSES = KERN_INSTR_CLASSES + 1;
 constexpr uint32_t KERN_TOTAL_ADU_READS = KERN_INSTR_CLASSES + 2;
 constexpr uint32_t KERN_INSTR_TOTALS = KERN_INSTR_CLASSES + 3;
 
+/// A shared access of a site op whose lanes' words follow no shape its memos could replay (a
+/// histogram's bins): the runtime gives the memos of such a site op up (their slots' tags
+/// become KERN_MEMO_BATCH), and compiled code that finds that tag writes the access into the
+/// view's batch instead of calling kern_rt_count_access; the runtime costs a batch at a time,
+/// when it is full (kern_rt_flush_batch) and where the block ends, by the same rules.
+struct KernBatchedAccess {
+  uint64_t offsets[KERN_WARP_SIZE]; // each lane's byte offset in the block's shared memory
+  uint64_t key;                     // the warp's kern_warp_key
+  uint32_t site, mask, size, flags; // as kern_rt_count_access takes them
+};
+#define KERN_BATCH_ACCESSES 32
+/// The tag of every memo slot of a site op that batches: never an access's tag (bit 40 clear).
+#define KERN_MEMO_BATCH (uint64_t(1) << 42)
+
 /// What KernWarpCtx::counters points at (the start of the runtime's per-worker counters).
 struct KernCounterView {
   uint8_t *sites; // site s's KernSiteCounters at sites + s * sizeof(KernSiteCounters)
@@ -279,6 +293,11 @@ struct KernCounterView {
   /// By site: the key (kern_warp_key) of the site's sample in this launch, UINT64_MAX before
   /// one; a branch that splits in a warp of a higher key is counted without a call.
   uint64_t *sampleKeys;
+  /// The batch of shared accesses waiting to be costed (KernBatchedAccess): batch[0] to
+  /// batch[batchCount - 1]. The array stays where it is for the whole launch; the count is
+  /// read and written in place (kern_rt_flush_batch and the runtime set it back to 0).
+  KernBatchedAccess *batch;
+  uint64_t batchCount;
 };
 
 /// Tag bit of a contiguous access (every lane, active or not, at lane 0's + l x size).

@@ -88,7 +88,8 @@ void WarpCodegen::loadCounterView(Value *ctx) {
                           {&viewMemos_, kViewMemos, "memos", ptr},
                           {&viewSampleLoads_, kViewSampleLoads, "sample.loads", i64},
                           {&viewTotals_, kViewTotals, "instr.totals", ptr},
-                          {&viewSampleKeys_, kViewSampleKeys, "sample.keys", ptr}};
+                          {&viewSampleKeys_, kViewSampleKeys, "sample.keys", ptr},
+                          {&viewBatch_, kViewBatch, "batch", ptr}};
   std::vector<Value *> loaded;
   for (const Field &f : fields)
     loaded.push_back(b_.CreateLoad(

@@ -69,6 +69,14 @@ enum MemoOffset : unsigned {
   kViewSampleLoads = offsetof(KernCounterView, sampleLoads),
   kViewTotals = offsetof(KernCounterView, totals),
   kViewSampleKeys = offsetof(KernCounterView, sampleKeys),
+  kViewBatch = offsetof(KernCounterView, batch),
+  kViewBatchCount = offsetof(KernCounterView, batchCount),
+  kBatchOffsets = offsetof(KernBatchedAccess, offsets),
+  kBatchKey = offsetof(KernBatchedAccess, key),
+  kBatchSite = offsetof(KernBatchedAccess, site),
+  kBatchMask = offsetof(KernBatchedAccess, mask),
+  kBatchSize = offsetof(KernBatchedAccess, size),
+  kBatchFlags = offsetof(KernBatchedAccess, flags),
   kMemoTag = offsetof(KernAccessMemo, tag),
   kMemoSampleKey = offsetof(KernAccessMemo, sampleKey),
   kMemoMask = offsetof(KernAccessMemo, mask),
@@ -434,6 +442,9 @@ private:
   /// `lane0`: lane 0's address; `addrs` every lane's, or null to build them (addressVector)
   /// only where they are needed. Non-contiguous accesses must pass `addrs`.
   void emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addrs, Value *m, bool contiguous);
+  /// A shared access of a site op that batches: written into the view's batch (KernBatchedAccess),
+  /// which the runtime costs when it is full.
+  void emitBatchAccess(const MemoryAccess &a, Value *addrs, Value *mbits, uint32_t flags);
 
   ModuleContext &mc_;
   const ir::Function &f_;
@@ -459,7 +470,7 @@ private:
   Value *counterView_ = nullptr, *warpKey_ = nullptr;
   /// The view's arrays (KernCounterView), loaded by loadCounterView.
   Value *viewSites_ = nullptr, *viewMemos_ = nullptr, *viewSampleLoads_ = nullptr;
-  Value *viewTotals_ = nullptr, *viewSampleKeys_ = nullptr;
+  Value *viewTotals_ = nullptr, *viewSampleKeys_ = nullptr, *viewBatch_ = nullptr;
   /// siteTally's slots, by byte offset in the site table; tallying_: this function keeps them
   /// (a warp function, whose every way out flushes them).
   std::map<uint64_t, llvm::AllocaInst *> tallies_;

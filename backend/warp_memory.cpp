@@ -421,8 +421,9 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
                   b_.getInt64((uint64_t(size) << 16) | (uint64_t(flags) << 24) |
                               (uint64_t(1) << 40) | (contiguous ? KERN_MEMO_CONTIGUOUS : 0)),
                   "memo.want");
+  Value *memoTag = b_.CreateLoad(i64, at(memo, kMemoTag), "memo.tag");
   Value *hit = b_.CreateAnd(
-      b_.CreateICmpEQ(b_.CreateLoad(i64, at(memo, kMemoTag), "memo.tag"), tag),
+      b_.CreateICmpEQ(memoTag, tag),
       b_.CreateICmpUGE(warpKey_, b_.CreateLoad(i64, at(memo, kMemoSampleKey), "memo.sample.key")),
       "memo.hit");
   // The same active lanes (and, unless contiguous, at the same offsets from lane 0).
@@ -437,7 +438,19 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
         b_.CreateICmpEQ(b_.CreateSub(addrs, splat(lane0)), pattern), nullptr, "memo.same");
     hit = b_.CreateAnd(hit, samePattern, "memo.hit.pattern");
   }
-  b_.CreateCondBr(hit, addBB, callBB);
+  if (shared) {
+    // A site op that batches (its slots' tag KERN_MEMO_BATCH): the access joins the view's batch.
+    auto *missBB = newBlock("count.memo.miss");
+    auto *batchBB = newBlock("count.batch");
+    b_.CreateCondBr(hit, addBB, missBB);
+    b_.SetInsertPoint(missBB);
+    b_.CreateCondBr(b_.CreateICmpEQ(memoTag, b_.getInt64(KERN_MEMO_BATCH)), batchBB, callBB);
+    b_.SetInsertPoint(batchBB);
+    emitBatchAccess(a, addrs ? addrs : addressVector(a), mbits, flags);
+    b_.CreateBr(doneBB);
+  } else {
+    b_.CreateCondBr(hit, addBB, callBB);
+  }
 
   b_.SetInsertPoint(addBB);
   const unsigned fields = shared ? KERN_SITE_SHARED_FIELDS : KERN_SITE_GLOBAL_FIELDS;
@@ -467,6 +480,35 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
 
   b_.SetInsertPoint(callBB);
   emitCountAccess(a, addrs ? addrs : addressVector(a), m, nullptr, nullptr);
+  b_.CreateBr(doneBB);
+  b_.SetInsertPoint(doneBB);
+}
+
+void WarpCodegen::emitBatchAccess(const MemoryAccess &a, Value *addrs, Value *mbits,
+                                  uint32_t flags) {
+  Type *i32 = b_.getInt32Ty(), *i64 = b_.getInt64Ty();
+  auto at = [&](Value *p, uint64_t off) {
+    return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), p, off);
+  };
+  Value *countAddr = at(counterView_, kViewBatchCount);
+  Value *n = b_.CreateLoad(i64, countAddr, "batch.count");
+  Value *entry =
+      b_.CreateGEP(b_.getInt8Ty(), viewBatch_,
+                   b_.CreateMul(n, b_.getInt64(sizeof(KernBatchedAccess))), "batch.entry");
+  b_.CreateAlignedStore(b_.CreateSub(addrs, splat(sharedLo_), "batch.offsets"),
+                        at(entry, kBatchOffsets), llvm::Align(8));
+  b_.CreateStore(warpKey_, at(entry, kBatchKey));
+  b_.CreateStore(b_.CreateZExtOrTrunc(siteOf(a), i32), at(entry, kBatchSite));
+  b_.CreateStore(mbits, at(entry, kBatchMask));
+  b_.CreateStore(b_.getInt32(a.type.bytes()), at(entry, kBatchSize));
+  b_.CreateStore(b_.getInt32(flags), at(entry, kBatchFlags));
+  Value *next = b_.CreateAdd(n, b_.getInt64(1), "batch.next");
+  b_.CreateStore(next, countAddr);
+  auto *flushBB = newBlock("count.batch.flush");
+  auto *doneBB = newBlock("count.batch.done");
+  b_.CreateCondBr(b_.CreateICmpEQ(next, b_.getInt64(KERN_BATCH_ACCESSES)), flushBB, doneBB);
+  b_.SetInsertPoint(flushBB);
+  b_.CreateCall(runtime(RuntimeFunction::kern_rt_flush_batch), {ctx_});
   b_.CreateBr(doneBB);
   b_.SetInsertPoint(doneBB);
 }

@@ -70,16 +70,20 @@ void WorkerCounters::reset(size_t sites) {
   // tag 0 is never read. Only the memos filled are touched: a module's (32 slots x operations
   // x sites) are far more than a launch fills, and a loop of small launches would spend its
   // time clearing them.
+  size_t kept = 0;
   for (uint32_t index : memosSet)
     if (index < memos.size()) {
-      memos[index].sampleKey = UINT64_MAX;
-      if (forgetMemos)
-        memos[index].tag = 0;
+      KernAccessMemo &m = memos[index];
+      m.sampleKey = UINT64_MAX;
+      // A site op batches only in the launch that gave its memos up (MemoCalls::givenUp).
+      if (forgetMemos || m.tag == KERN_MEMO_BATCH)
+        m.tag = 0;
+      if (m.tag != 0)
+        memosSet[kept++] = index;
     }
-  if (forgetMemos) {
-    memosSet.clear();
+  memosSet.resize(kept);
+  if (forgetMemos)
     memoCalls.clear();
-  }
   forgetMemos = false;
   ++launchStamp;
   memos.resize(KERN_MEMO_SLOTS * KERN_ACCESS_OPS * set.siteCount());
@@ -105,6 +109,7 @@ void WorkerCounters::syncView() {
   view.memos = memos.data();
   view.sampleKeys = sampleKeys.data();
   view.sampleLoads = l1Sampling ? 1 : 0;
+  view.batch = batch.get();
 }
 
 void WorkerCounters::beginBlock(uint64_t linear, const uint32_t grid[3]) {
@@ -139,22 +144,43 @@ void WorkerCounters::beginBlock(uint64_t linear, const uint32_t grid[3]) {
   syncView();
 }
 
-void WorkerCounters::flushDeferred() {
-  for (size_t i = 0; i < deferredCount; ++i) {
-    const DeferredShared &d = deferred[i];
-    set.recordShared(d.site, d.offsets, d.lanes, d.size, d.kind, atomicFormOf(d.flags));
+namespace {
+
+/// The operation a counted access is costed as: the GPU counts shared reductions as atomics
+/// (ATOMS either way).
+MemoryOpKind accessKind(uint32_t flags) {
+  const bool shared = (flags & KERN_ACCESS_SPACE_MASK) == KERN_ACCESS_SHARED;
+  const uint32_t op = flags & KERN_ACCESS_OP_MASK;
+  return static_cast<MemoryOpKind>(
+      shared && op == KERN_ACCESS_REDUCTION ? uint32_t{KERN_ACCESS_ATOMIC} : op);
+}
+
+/// The lanes whose accesses the rules cost: a warp-aggregated add is one lane's atomic (the
+/// lowest active lane's, as the elected one).
+uint32_t costedLanes(const CounterConfig &config, uint32_t flags, uint32_t mask) {
+  return (flags & KERN_ACCESS_ATOMIC_WARP) && config.warpAggregatedAtomics ? mask & -mask : mask;
+}
+
+} // namespace
+
+void WorkerCounters::flushBatch() {
+  const uint64_t n = view.batchCount;
+  view.batchCount = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    const KernBatchedAccess &d = batch[i];
+    set.recordShared(d.site, d.offsets, costedLanes(set.config(), d.flags, d.mask), d.size,
+                     accessKind(d.flags), atomicFormOf(d.flags));
     const uint64_t sampleBefore = d.site < samples.size() ? samples[d.site].key : UINT64_MAX;
     sample(d.site, d.key, d.offsets, d.mask, d.size, 0);
     if (samples[d.site].key != sampleBefore)
       rekeyMemos(d.site);
   }
-  deferredCount = 0;
   syncView();
 }
 
 void WorkerCounters::endBlock() {
-  if (deferredCount != 0)
-    flushDeferred();
+  if (view.batchCount != 0)
+    flushBatch();
   if (!l1Sampling)
     return;
   if (l1Counting)
@@ -174,15 +200,10 @@ void WorkerCounters::endBlock() {
 void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *addrs, uint32_t mask,
                                 uint32_t size, uint64_t key, uint64_t sharedBase) {
   const bool shared = (flags & KERN_ACCESS_SPACE_MASK) == KERN_ACCESS_SHARED;
-  // The GPU counts shared reductions as atomics (ATOMS either way).
-  const uint32_t op = shared && (flags & KERN_ACCESS_OP_MASK) == KERN_ACCESS_REDUCTION
-                          ? uint32_t{KERN_ACCESS_ATOMIC}
-                          : flags & KERN_ACCESS_OP_MASK;
-  const auto kind = static_cast<MemoryOpKind>(op);
+  const MemoryOpKind kind = accessKind(flags);
+  const auto op = static_cast<uint32_t>(kind);
   const size_t fields = shared ? KERN_SITE_SHARED_FIELDS : KERN_SITE_GLOBAL_FIELDS;
-  // A warp-aggregated add is one lane's atomic (the lowest active lane's, as the elected one).
-  const uint32_t lanes =
-      (flags & KERN_ACCESS_ATOMIC_WARP) && set.config().warpAggregatedAtomics ? mask & -mask : mask;
+  const uint32_t lanes = costedLanes(set.config(), flags, mask);
   if (!shared && isAtomic(kind)) {
     // Global atomics take the call every time: the chunks they land in are absolute addresses,
     // which a memo of the shape cannot replay.
@@ -236,19 +257,15 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
         rekeyMemos(site);
       return;
     }
-    if (deferred.size() < kDeferredShared)
-      deferred.resize(kDeferredShared);
-    DeferredShared &d = deferred[deferredCount++];
+    KernBatchedAccess &d = batch[view.batchCount++];
     wordOffsets(addrs, sharedBase, d.offsets);
     d.key = key;
     d.site = site;
     d.mask = mask;
-    d.lanes = lanes;
     d.size = size;
-    d.kind = kind;
     d.flags = flags;
-    if (deferredCount == kDeferredShared)
-      flushDeferred();
+    if (view.batchCount == KERN_BATCH_ACCESSES)
+      flushBatch();
     return;
   }
   uint64_t before[KERN_SITE_GLOBAL_FIELDS + 2] = {};
@@ -272,6 +289,8 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
     capture(site, key, addrs, mask, size, flags, sharedBase, after[2] - before[2]);
   if (++calls.calls >= 256 && uint64_t{calls.calls} * 16 >= after[0] * 15) {
     calls.givenUp = true;
+    if (shared && !captured)
+      batchSiteOp(siteOp);
     return;
   }
   const size_t index =
@@ -302,6 +321,17 @@ void WorkerCounters::recordMemo(uint32_t site, uint32_t flags, const uint64_t *a
     m.delta[i] = after[i] - before[i];
   m.delta[KERN_SITE_GLOBAL_FIELDS] = after[fields] - before[fields];
   m.delta[KERN_SITE_GLOBAL_FIELDS + 1] = after[fields + 1] - before[fields + 1];
+}
+
+void WorkerCounters::batchSiteOp(size_t siteOp) {
+  // Compiled code that misses a memo and finds this tag in its slot writes the access into the
+  // batch; every slot has it, whatever memo it held (a memo only replays what the rules give).
+  for (size_t i = KERN_MEMO_SLOTS * siteOp; i < KERN_MEMO_SLOTS * (siteOp + 1) && i < memos.size();
+       ++i) {
+    if (memos[i].tag == 0)
+      memosSet.push_back(static_cast<uint32_t>(i));
+    memos[i].tag = KERN_MEMO_BATCH;
+  }
 }
 
 void WorkerCounters::noteSampleKey(uint32_t site, uint64_t key) {
@@ -649,6 +679,11 @@ void kern_rt_count_branch(KernWarpCtx *ctx, uint32_t site, uint32_t mask, uint32
       w->sampleBranch(site, kern_warp_key(ctx), mask, taken);
     w->syncView();
   }
+}
+
+void kern_rt_flush_batch(KernWarpCtx *ctx) {
+  if (auto *w = static_cast<WorkerCounters *>(ctx->counters))
+    w->flushBatch();
 }
 
 void kern_rt_sample_load(KernWarpCtx *ctx, const uint64_t *addrs, uint32_t mask, uint32_t size) {

@@ -96,20 +96,15 @@ struct WorkerCounters {
   };
   std::vector<MemoCalls> memoCalls;
   uint32_t launchStamp = 0;
-  /// Shared accesses of site ops that keep no memos, costed a batch at a time (flushDeferred;
-  /// at the latest where the block ends): one after another, each access's bank rule runs
-  /// beside the next one's in the CPU, where alone each would wait for its own.
-  struct DeferredShared {
-    uint64_t offsets[KERN_WARP_SIZE];
-    uint64_t key;
-    uint32_t site, mask, lanes, size;
-    MemoryOpKind kind;
-    uint32_t flags;
-  };
-  static constexpr size_t kDeferredShared = 32;
-  std::vector<DeferredShared> deferred;
-  size_t deferredCount = 0;
-  void flushDeferred();
+  /// Shared accesses of site ops that keep no memos (KernCounterView::batch, where compiled
+  /// code writes them too), costed a batch at a time (flushBatch; at the latest where the block
+  /// ends): one after another, each access's bank rule runs beside the next one's in the CPU,
+  /// where alone each would wait for its own. view.batchCount says how many wait.
+  std::unique_ptr<KernBatchedAccess[]> batch{new KernBatchedAccess[KERN_BATCH_ACCESSES]};
+  void flushBatch();
+  /// Sets the tags of a site op's memo slots to KERN_MEMO_BATCH (recordMemo, where it gives
+  /// the site op's memos up).
+  void batchSiteOp(size_t siteOp);
   /// Passes of global atomics per chunk bucket (atomicChunkBucket); empty until the launch's
   /// first global atomic; atomicChunksUsed when this launch wrote to it.
   std::vector<uint32_t> atomicChunks;

@@ -228,3 +228,70 @@ TEST_CASE("a site whose lanes or offset change keeps a memo for each", "[runtime
       masks.insert(m.mask);
   CHECK(masks.size() == 6);
 }
+
+TEST_CASE("a site op whose memos miss gives them up and batches its accesses",
+          "[runtime][counters]") {
+  // A histogram's shared atomics: random bins, so the memos of the site op miss until the
+  // worker gives them up (256 calls); from then on its slots say KERN_MEMO_BATCH, and an access
+  // written into the view's batch (as compiled code writes it) costs what the rules give.
+  CounterConfig config;
+  WorkerCounters w(config, 2);
+  CounterSet reference(config, 2);
+  std::mt19937 random(7);
+  const uint64_t base = 0x7000000000ull;
+  const uint32_t flags = KERN_ACCESS_ATOMIC | KERN_ACCESS_SHARED | KERN_ACCESS_ATOMIC_INC1;
+  auto bins = [&] {
+    Lanes a{};
+    for (uint64_t &x : a)
+      x = base + 4 * (random() % 256);
+    return a;
+  };
+  const size_t siteOp = KERN_ACCESS_OPS * 1 + KERN_ACCESS_ATOMIC;
+  auto batching = [&] {
+    for (uint32_t s = 0; s < KERN_MEMO_SLOTS; ++s)
+      if (w.memos[KERN_MEMO_SLOTS * siteOp + s].tag != KERN_MEMO_BATCH)
+        return false;
+    return true;
+  };
+  for (uint32_t launch = 0; launch < 3; ++launch) {
+    if (launch > 0)
+      w.reset(2);
+    CHECK_FALSE(batching()); // every launch starts with memos again
+    for (int call = 0; call < 256; ++call) {
+      const Lanes a = bins();
+      w.recordMemo(1, flags, a.data(), ~0u, 4, 100 + call, base);
+      Lanes off{};
+      for (int l = 0; l < 32; ++l)
+        off[l] = a[l] - base;
+      reference.recordShared(1, off.data(), ~0u, 4, MemoryOpKind::Atomic, AtomicForm::Increment);
+    }
+    REQUIRE(batching());
+    // 40 more, as compiled code writes them: the 32nd fills the batch, which is then costed.
+    for (int i = 0; i < 40; ++i) {
+      const Lanes a = bins();
+      KernBatchedAccess &e = w.view.batch[w.view.batchCount++];
+      for (int l = 0; l < 32; ++l)
+        e.offsets[l] = a[l] - base;
+      e.key = 50 + i;
+      e.site = 1;
+      e.mask = 0x7fffffffu;
+      e.size = 4;
+      e.flags = flags;
+      if (w.view.batchCount == KERN_BATCH_ACCESSES)
+        w.flushBatch();
+      reference.recordShared(1, e.offsets, e.mask, 4, MemoryOpKind::Atomic, AtomicForm::Increment);
+    }
+    CHECK(w.view.batchCount == 8);
+    w.endBlock(); // the block's end costs the rest
+    CHECK(w.view.batchCount == 0);
+    const SharedOpCounters &got = w.set.site(1).sharedOf(MemoryOpKind::Atomic);
+    const SharedOpCounters &want = reference.site(1).sharedOf(MemoryOpKind::Atomic);
+    CHECK(got == want);
+    CHECK(got.steps > got.idealSteps); // the bins conflict
+    CHECK(w.set.site(1).atomicsExecuted == reference.site(1).atomicsExecuted);
+    // The lowest key of the launch is its sample, whichever way the access was counted.
+    CHECK(w.samples[1].key == 50);
+    CHECK(w.memosSet.size() <= KERN_MEMO_SLOTS); // the batch tags do not pile up
+    reference.clear();
+  }
+}
