@@ -129,9 +129,9 @@ struct KernWarpCtx {
   /// such a warp goes on at a plain __syncthreads() at once (same conditions); 0: every
   /// arrival calls kern_rt_barrier_arrive.
   uint32_t barrierInline;
-  /// Global loads outside the loops that stay loops (emitStridePrefetch): the block this
-  /// context runs (its linear index + 1), and per load site (its number modulo
-  /// KERN_PREFETCH_SLOTS) where its lane 0 read first in the last block that ran it, and how far
+  /// Global loads and stores outside the loops that stay loops (emitStridePrefetch): the block
+  /// this context runs (its linear index + 1), and per site (its number modulo
+  /// KERN_PREFETCH_SLOTS) where its lane 0 went first in the last block that ran it, and how far
   /// that moved from the block before. It goes on from block to block of a launch on one worker;
   /// what is here only chooses prefetches, never a value.
   uint64_t blockSerial;

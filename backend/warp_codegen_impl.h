@@ -384,7 +384,7 @@ private:
   };
   AddressSummary summarise(Value *addrs, Value *m);
   /// Prefetches where a load in a loop whose lane 0 is at `lane0` will be two iterations on.
-  void emitStridePrefetch(Value *lane0, unsigned size, bool inLoop);
+  void emitStridePrefetch(Value *lane0, unsigned size, bool inLoop, bool forWrite);
   /// __match_any_sync: each active lane's `laneMask` lanes whose `value` has its bits (u32).
   Value *emitMatchAny(Value *laneMask, Value *value);
   /// i1: every active lane's access of `size` bytes lies, aligned, in the block's shared memory.

@@ -1,15 +1,18 @@
 // The shapes of warp memory access that need no call: strided and scattered lanes as one
 // gather or scatter, checked lane by lane in shared memory (sharedLanesOk, which shared atomics
 // use too) or from the addresses' summary in an allocation, 16 lanes where the upper half of
-// the warp is idle; and the prefetch of a load that moves by a fixed stride, from one iteration
-// of a loop or one block to the next.
+// the warp is idle; and the prefetch of a load or store that moves by a fixed stride, from one
+// iteration of a loop or one block to the next.
 #include "backend/warp_codegen_impl.h"
 
 namespace kern::backend::warp {
 
-void WarpCodegen::emitStridePrefetch(Value *lane0, unsigned size, bool inLoop) {
-  // A load that moves by a fixed stride has its lines asked for ahead of time; a prefetch never
-  // faults, and a stride over 1 MiB, or none, asks for nothing new.
+void WarpCodegen::emitStridePrefetch(Value *lane0, unsigned size, bool inLoop, bool forWrite) {
+  // A load or store that moves by a fixed stride has its lines asked for ahead of time; a
+  // prefetch never faults, and a stride over 1 MiB, or none, asks for nothing new. A store's
+  // asks for the lines to write (PREFETCHW): where its lines are not in the cache each store
+  // waits for its line in the store buffer, and a full store buffer stalls every later store
+  // (a streaming kernel's, and the warps' stack and context stores between them).
   Type *i64 = b_.getInt64Ty();
   Value *stride;
   if (inLoop) {
@@ -47,8 +50,8 @@ void WarpCodegen::emitStridePrefetch(Value *lane0, unsigned size, bool inLoop) {
   llvm::Function *prefetch =
       llvm::Intrinsic::getDeclaration(fn_->getParent(), llvm::Intrinsic::prefetch, {b_.getPtrTy()});
   auto fetch = [&](Value *addr) {
-    b_.CreateCall(prefetch, {b_.CreateIntToPtr(addr, b_.getPtrTy()), b_.getInt32(0), b_.getInt32(3),
-                             b_.getInt32(1)});
+    b_.CreateCall(prefetch, {b_.CreateIntToPtr(addr, b_.getPtrTy()), b_.getInt32(forWrite ? 1 : 0),
+                             b_.getInt32(3), b_.getInt32(1)});
   };
   fetch(ahead);
   if (size * kWarpSize > 64) // a warp's row spans more than one line

@@ -196,8 +196,9 @@ Value *WarpCodegen::emitMemoryAccess(MemoryAccess a) {
         b_.CreateUnaryIntrinsic(llvm::Intrinsic::vector_reduce_and,
                                 b_.CreateICmpEQ(addrs, expected), nullptr, "addr.contiguous");
   }
-  if (a.op == AccessOp::Load && a.space == AddrSpace::Global)
-    emitStridePrefetch(base, size, rolledLoops_ > 0 && unrolledLoops_ == 0);
+  if ((a.op == AccessOp::Load || a.op == AccessOp::Store) && a.space == AddrSpace::Global)
+    emitStridePrefetch(base, size, rolledLoops_ > 0 && unrolledLoops_ == 0,
+                       a.op == AccessOp::Store);
   Value *first = b_.CreateZExt(
       b_.CreateAnd(b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, mbits, b_.getFalse()),
                    b_.getInt32(kWarpSize - 1)),
