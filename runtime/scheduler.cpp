@@ -571,26 +571,33 @@ namespace {
 
 /// Waits up to kSpinMicros for `ready` by looking again and again, before a thread that waits
 /// for a launch (or for the end of one) sleeps: launches often come microseconds apart (a loop
-/// of small launches), and waking a sleeping thread takes longer than many a launch. After the
-/// first microseconds it yields between looks, so that where threads outnumber cores (other
-/// programs, more workers than cores) the looking costs them little. False if it did not come
-/// in that time.
+/// of small launches), and waking a sleeping thread takes longer than many a launch. For the
+/// first half of that time it only pauses between looks (a yield is a system call, which in a
+/// virtual machine can take longer than the wait); then it yields between looks, so that where
+/// threads outnumber cores (other programs, more workers than cores) the looking costs them
+/// little. False if it did not come in that time.
 template <typename Ready> bool spinFor(Ready ready) {
   constexpr auto kSpinMicros = std::chrono::microseconds(50);
-  constexpr unsigned kPauses = 64;
-  const auto until = std::chrono::steady_clock::now() + kSpinMicros;
+  constexpr unsigned kPauses = 64; // looks between readings of the clock
+  const auto start = std::chrono::steady_clock::now();
+  const auto yieldFrom = start + kSpinMicros / 2, until = start + kSpinMicros;
+  bool yielding = false;
   for (unsigned i = 1;; ++i) {
     if (ready())
       return true;
-    if (i < kPauses) {
+    if (yielding) {
+      std::this_thread::yield();
+    } else {
 #if defined(__x86_64__) || defined(__i386__)
       __builtin_ia32_pause();
 #endif
-      continue;
     }
-    std::this_thread::yield();
-    if (std::chrono::steady_clock::now() > until)
+    if (i % kPauses != 0 && !yielding)
+      continue;
+    const auto now = std::chrono::steady_clock::now();
+    if (now > until)
       return false;
+    yielding = now > yieldFrom;
   }
 }
 
