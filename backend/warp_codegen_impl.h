@@ -201,9 +201,11 @@ private:
       ids.push_back(b_.getInt32(l));
     return llvm::ConstantVector::get(ids);
   }
-  Value *ctxAddr(unsigned offset) {
-    return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), ctx_, offset);
+  /// The address `offset` bytes into the record at `p` (a field of an ABI struct).
+  Value *byteAt(Value *p, uint64_t offset) {
+    return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), p, offset);
   }
+  Value *ctxAddr(unsigned offset) { return byteAt(ctx_, offset); }
   Value *loadCtx(unsigned offset, Type *t, const llvm::Twine &name) {
     return b_.CreateLoad(t, ctxAddr(offset), name);
   }
@@ -383,7 +385,8 @@ private:
     Value *min, *max, *bitsOr;
   };
   AddressSummary summarise(Value *addrs, Value *m);
-  /// Prefetches where a load in a loop whose lane 0 is at `lane0` will be two iterations on.
+  /// Prefetches (for a store: for writing) where a load or store whose lane 0 is at `lane0`
+  /// will be in the next block, or two iterations on in a loop.
   void emitStridePrefetch(Value *lane0, unsigned size, bool inLoop, bool forWrite);
   /// __match_any_sync: each active lane's `laneMask` lanes whose `value` has its bits (u32).
   Value *emitMatchAny(Value *laneMask, Value *value);

@@ -398,9 +398,6 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
   b_.CreateCondBr(want, memoBB, callBB);
 
   b_.SetInsertPoint(memoBB);
-  auto at = [&](Value *p, uint64_t off) {
-    return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), p, off);
-  };
   Value *memos = viewMemos_;
   // kern_access_memo_slot and kern_access_memo_tag, as abi.h computes them.
   Value *phase = b_.CreateAnd(lane0, b_.getInt64(kern_access_window(size, flags) - 1), "phase");
@@ -422,18 +419,19 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
                   b_.getInt64((uint64_t(size) << 16) | (uint64_t(flags) << 24) |
                               (uint64_t(1) << 40) | (contiguous ? KERN_MEMO_CONTIGUOUS : 0)),
                   "memo.want");
-  Value *memoTag = b_.CreateLoad(i64, at(memo, kMemoTag), "memo.tag");
-  Value *hit = b_.CreateAnd(
-      b_.CreateICmpEQ(memoTag, tag),
-      b_.CreateICmpUGE(warpKey_, b_.CreateLoad(i64, at(memo, kMemoSampleKey), "memo.sample.key")),
-      "memo.hit");
+  Value *memoTag = b_.CreateLoad(i64, byteAt(memo, kMemoTag), "memo.tag");
+  Value *hit =
+      b_.CreateAnd(b_.CreateICmpEQ(memoTag, tag),
+                   b_.CreateICmpUGE(warpKey_, b_.CreateLoad(i64, byteAt(memo, kMemoSampleKey),
+                                                            "memo.sample.key")),
+                   "memo.hit");
   // The same active lanes (and, unless contiguous, at the same offsets from lane 0).
   Value *sameMask =
-      b_.CreateICmpEQ(b_.CreateLoad(b_.getInt32Ty(), at(memo, kMemoMask), "memo.mask"), mbits);
+      b_.CreateICmpEQ(b_.CreateLoad(b_.getInt32Ty(), byteAt(memo, kMemoMask), "memo.mask"), mbits);
   hit = b_.CreateAnd(hit, sameMask);
   if (!contiguous) {
     Value *pattern =
-        b_.CreateAlignedLoad(i64v, at(memo, kMemoPattern), llvm::Align(8), "memo.pattern");
+        b_.CreateAlignedLoad(i64v, byteAt(memo, kMemoPattern), llvm::Align(8), "memo.pattern");
     Value *samePattern = b_.CreateUnaryIntrinsic(
         llvm::Intrinsic::vector_reduce_and,
         b_.CreateICmpEQ(b_.CreateSub(addrs, splat(lane0)), pattern), nullptr, "memo.same");
@@ -459,7 +457,7 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
                            ? offsetof(KernSiteCounters, shared) + op * sizeof(KernSharedOpCounters)
                            : offsetof(KernSiteCounters, global) + op * sizeof(KernGlobalOpCounters);
   auto add = [&](uint64_t counter, uint64_t delta) {
-    addSiteCounterAt(siteOf(a), counter, b_.CreateLoad(i64, at(memo, kMemoDelta + 8 * delta)));
+    addSiteCounterAt(siteOf(a), counter, b_.CreateLoad(i64, byteAt(memo, kMemoDelta + 8 * delta)));
   };
   for (unsigned k = 0; k < fields; ++k)
     add(off + 8 * k, k);
@@ -488,21 +486,18 @@ void WarpCodegen::emitCountMemo(const MemoryAccess &a, Value *lane0, Value *addr
 void WarpCodegen::emitBatchAccess(const MemoryAccess &a, Value *addrs, Value *mbits,
                                   uint32_t flags) {
   Type *i32 = b_.getInt32Ty(), *i64 = b_.getInt64Ty();
-  auto at = [&](Value *p, uint64_t off) {
-    return b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), p, off);
-  };
-  Value *countAddr = at(counterView_, kViewBatchCount);
+  Value *countAddr = byteAt(counterView_, kViewBatchCount);
   Value *n = b_.CreateLoad(i64, countAddr, "batch.count");
   Value *entry =
       b_.CreateGEP(b_.getInt8Ty(), viewBatch_,
                    b_.CreateMul(n, b_.getInt64(sizeof(KernBatchedAccess))), "batch.entry");
   b_.CreateAlignedStore(b_.CreateSub(addrs, splat(sharedLo_), "batch.offsets"),
-                        at(entry, kBatchOffsets), llvm::Align(8));
-  b_.CreateStore(warpKey_, at(entry, kBatchKey));
-  b_.CreateStore(b_.CreateZExtOrTrunc(siteOf(a), i32), at(entry, kBatchSite));
-  b_.CreateStore(mbits, at(entry, kBatchMask));
-  b_.CreateStore(b_.getInt32(a.type.bytes()), at(entry, kBatchSize));
-  b_.CreateStore(b_.getInt32(flags), at(entry, kBatchFlags));
+                        byteAt(entry, kBatchOffsets), llvm::Align(8));
+  b_.CreateStore(warpKey_, byteAt(entry, kBatchKey));
+  b_.CreateStore(b_.CreateZExtOrTrunc(siteOf(a), i32), byteAt(entry, kBatchSite));
+  b_.CreateStore(mbits, byteAt(entry, kBatchMask));
+  b_.CreateStore(b_.getInt32(a.type.bytes()), byteAt(entry, kBatchSize));
+  b_.CreateStore(b_.getInt32(flags), byteAt(entry, kBatchFlags));
   Value *next = b_.CreateAdd(n, b_.getInt64(1), "batch.next");
   b_.CreateStore(next, countAddr);
   auto *flushBB = newBlock("count.batch.flush");
