@@ -701,35 +701,19 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
     s->interrupted.clear();
     s->finishedBlocks = 0;
   }
-  // Blocks are taken in increasing linear order, so every block below a faulting one has
-  // been started (and runs to completion) whichever worker took it; each block above it stops
-  // at its next question to the runtime.
-  // Chunks of consecutive blocks keep workers off the shared counter: each locked update of it
-  // waits for the worker's stores to drain (a block that wrote rows of global memory makes
-  // that cost more than the block itself). A chunk is a share of what is left (guided
-  // self-scheduling: large first, single blocks at the end, so the load still balances), at
-  // most 64 blocks; one worker takes everything at once.
-  const uint64_t share = uint64_t(workers_) * 2;
-  std::atomic<uint64_t> next{0};
-  auto take = [&](uint64_t &first, uint64_t &count) {
-    uint64_t cur = next.load(std::memory_order_relaxed);
-    do {
-      if (cur >= blocks)
-        return false;
-      count = workers_ == 1
-                  ? blocks - cur
-                  : std::min(std::clamp<uint64_t>((blocks - cur) / share, 1, 64), blocks - cur);
-    } while (!next.compare_exchange_weak(cur, cur + count, std::memory_order_relaxed));
-    first = cur;
-    return true;
-  };
+  // A kernel whose blocks take values from global atomics runs its blocks in order on this
+  // worker: the values each block gets must not depend on the workers' timing.
+  const bool alone = blocks == 1 || cfg.kernel->orderedBlocks;
+  // Every block below a faulting one runs to completion, whichever worker took it; each block
+  // above it stops at its next question to the runtime (BlockDealer).
+  dealer_.deal(blocks, alone ? 1 : workers_);
   const std::function<void(unsigned)> job = [&](unsigned worker) {
     WorkerState &W = *states_[worker];
     W.stackLimit = threadStackLimit();
     W.counters = cfg.workerCounters ? cfg.workerCounters[worker] : nullptr;
     W.checked = cfg.workerChecked ? cfg.workerChecked[worker] : nullptr;
     uint64_t first = 0, count = 0;
-    while (take(first, count)) {
+    while (dealer_.take(worker, first, count)) {
       for (uint64_t b = first; b < first + count; ++b) {
         if (b > L.minFaultBlock.load(std::memory_order_relaxed) ||
             L.stopAll.load(std::memory_order_relaxed))
@@ -738,9 +722,7 @@ LaunchResult Scheduler::launch(const LaunchConfig &cfg) {
       }
     }
   };
-  // A kernel whose blocks take values from global atomics runs its blocks in order on this
-  // worker: the values each block gets must not depend on the workers' timing.
-  if (blocks == 1 || cfg.kernel->orderedBlocks)
+  if (alone)
     job(0);
   else
     runOnAll(job);

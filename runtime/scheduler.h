@@ -4,6 +4,7 @@
 #pragma once
 
 #include "backend/program_image.h"
+#include "runtime/block_dealer.h"
 #include "runtime/stop.h"
 
 #include <array>
@@ -130,6 +131,7 @@ private:
 
   unsigned workers_;
   std::vector<std::unique_ptr<WorkerState>> states_;
+  BlockDealer dealer_;
   std::vector<std::thread> threads_; // started at the first launch that needs them
   std::mutex mutex_;
   std::condition_variable wake_, done_;
