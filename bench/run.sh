@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the W1-W10 benchmarks: native -O2 references and kern (fast, profile and checked modes, 1 and 2 workers), prints a table of medians and writes bench/results.json.
 #
-# usage: bench/run.sh [--smoke] [--rounds N] [--kern PATH] [--out FILE]
+# usage: bench/run.sh [--smoke] [--rounds N] [--slices N] [--kern PATH] [--out FILE]
 #   --smoke      tiny sizes, one round, no start-up figure: checks that everything runs and passes
 #   --rounds N   rounds of every measurement (default 3); the figures are medians over rounds
+#   --slices N   runs of every configuration in a round (default 3); a round's figure is their median
 #   --kern PATH  the kern binary (default: build/kern, as scripts/setup.sh builds it)
 #   --out FILE   where the JSON goes (default: bench/results.json; --smoke: none unless given)
 #
@@ -11,10 +12,13 @@
 # `kern run --time-kernels` prints the wall time of each launch's run on the workers (a monotonic
 # clock around the blocks, so compilation, set-up, copies and host code are not in it), and the
 # figure of one run is the median over its launches. The references time their computation
-# themselves (std::chrono, median of several repetitions) and print `median_ms X`. Rounds
-# interleave the references and kern's configurations; each figure is the median over rounds,
-# and its spread (max - min) / median is printed: a spread over 30%, or a figure that is not a
-# positive time, fails the run (not in --smoke).
+# themselves (std::chrono, median of several repetitions) and print `median_ms X`. A round
+# measures every configuration in three slices, about forty seconds apart (the slices of a round
+# interleave the references and kern's configurations), and its figure of a configuration is the
+# median of the three runs' figures: a host that slows down for a second or two (other tenants of
+# a virtual machine) then moves one slice of a round, not the round. Each figure is the median
+# over rounds, and its spread (max - min) / median over rounds is printed: a spread over 30%, or
+# a figure that is not a positive time, fails the run (not in --smoke).
 set -euo pipefail
 export LC_ALL=C
 
@@ -23,15 +27,17 @@ cd "$root"
 
 smoke=0
 rounds=3
+nslices=3
 kern=""
 out=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
-        --smoke) smoke=1; rounds=1 ;;
+        --smoke) smoke=1; rounds=1; nslices=1 ;;
         --rounds) rounds="$2"; shift ;;
+        --slices) nslices="$2"; shift ;;
         --kern) kern="$2"; shift ;;
         --out) out="$2"; shift ;;
-        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
         *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -70,20 +76,19 @@ fi
 
 # name | .kern file | reference | full size | smoke size | low reps | high reps | ref reps | PoCL ms (- for none)
 # The high reps (launches of one kern run) and ref reps (repetitions of one reference run) make
-# each run span about 0.3 s of kernel time in fast mode: on a shared host a slow phase of a
-# tenth of a second then moves a few of a run's samples, not its median.
+# the three slices of a round (see the top) span about 0.3 s of kernel time together in fast mode.
 workloads=(
-    "W1 vecadd|bench/w1_vecadd.kern|w1|4194304|4096|1|201|151|2.7"
-    "W2 reduction|bench/w2_reduction.kern|w2|4194304|4096|1|81|101|19.7"
-    "W3 matmul 512|bench/w3_matmul.kern|w3|512|64|1|11|9|61"
-    "W4 transpose 2048|bench/w4_transpose.kern|w4|2048|64|1|41|13|10.9"
-    "W5 histogram|bench/w5_histogram.kern|w5|4194304|4096|1|121|201|29.7"
-    "W6 divergence|bench/w6_divergence.kern|w6|4194304|4096|1|4|5|-"
-    "W7 julia struct 512|bench/w7_julia.kern|w7|512|64|1|121|21|-"
-    "W7 julia floats 512|bench/w7_julia_floats.kern|w7|512|64|1|121|21|-"
-    "W8 wavefront 2048|bench/w8_wavefront.kern|w8|2048|64|1|3060|3060|-"
-    "W9 bitonic 2^20|bench/w9_bitonic.kern|w9|1048576|1024|1|840|840|-"
-    "W10 stencil 2048|bench/w10_stencil.kern|w10|2048|64|1|101|151|-"
+    "W1 vecadd|bench/w1_vecadd.kern|w1|4194304|4096|1|67|51|2.7"
+    "W2 reduction|bench/w2_reduction.kern|w2|4194304|4096|1|27|35|19.7"
+    "W3 matmul 512|bench/w3_matmul.kern|w3|512|64|1|5|3|61"
+    "W4 transpose 2048|bench/w4_transpose.kern|w4|2048|64|1|15|5|10.9"
+    "W5 histogram|bench/w5_histogram.kern|w5|4194304|4096|1|41|67|29.7"
+    "W6 divergence|bench/w6_divergence.kern|w6|4194304|4096|1|3|3|-"
+    "W7 julia struct 512|bench/w7_julia.kern|w7|512|64|1|41|7|-"
+    "W7 julia floats 512|bench/w7_julia_floats.kern|w7|512|64|1|41|7|-"
+    "W8 wavefront 2048|bench/w8_wavefront.kern|w8|2048|64|1|1020|1020|-"
+    "W9 bitonic 2^20|bench/w9_bitonic.kern|w9|1048576|1024|1|420|420|-"
+    "W10 stencil 2048|bench/w10_stencil.kern|w10|2048|64|1|35|51|-"
 )
 
 tmp="$(mktemp -d)"
@@ -146,23 +151,31 @@ if [[ $has_checked -eq 1 ]]; then configs+=("checked 1" "checked 2"); fi
 declare -A samples
 for ((round = 1; round <= rounds; ++round)); do
     echo "round $round of $rounds" >&2
-    for w in "${workloads[@]}"; do
-        IFS='|' read -r name file ref size small lo hi rreps pocl <<<"$w"
-        if [[ $smoke -eq 1 ]]; then size=$small; hi=$((lo + 1)); rreps=1; fi
-        # Interleaved: the reference, then every kern configuration, in the same round.
-        if [[ -n "$(timed "$refdir/$ref" "$rreps" "$size")" ]]; then
-            ms=$(awk '/^median_ms/ { print $2 }' "$tmp/last")
-            samples["$name|native"]+="${ms:-nan} "
-        fi
-        for c in "${configs[@]}"; do
-            read -r mode workers <<<"$c"
-            args=(--workers "$workers")
-            if [[ $mode == profile ]]; then args+=(--stats); fi
-            if [[ $mode == checked ]]; then args+=(--checked); fi
-            ms=$(kern_launch_ms "$file" "$size" "$lo" "$hi" "${args[@]}")
-            samples["$name|$mode $workers"]+="$ms "
+    declare -A slices=()
+    for ((slice = 1; slice <= nslices; ++slice)); do
+        for w in "${workloads[@]}"; do
+            IFS='|' read -r name file ref size small lo hi rreps pocl <<<"$w"
+            if [[ $smoke -eq 1 ]]; then size=$small; hi=$((lo + 1)); rreps=1; fi
+            # Interleaved: the reference, then every kern configuration, in the same slice.
+            if [[ -n "$(timed "$refdir/$ref" "$rreps" "$size")" ]]; then
+                ms=$(awk '/^median_ms/ { print $2 }' "$tmp/last")
+                slices["$name|native"]+="${ms:-nan} "
+            fi
+            for c in "${configs[@]}"; do
+                read -r mode workers <<<"$c"
+                args=(--workers "$workers")
+                if [[ $mode == profile ]]; then args+=(--stats); fi
+                if [[ $mode == checked ]]; then args+=(--checked); fi
+                ms=$(kern_launch_ms "$file" "$size" "$lo" "$hi" "${args[@]}")
+                slices["$name|$mode $workers"]+="$ms "
+            done
         done
     done
+    for key in "${!slices[@]}"; do
+        # shellcheck disable=SC2086
+        samples["$key"]+="$(median ${slices[$key]}) "
+    done
+    unset slices
 done
 
 startup="nan"
@@ -229,7 +242,7 @@ for w in "${workloads[@]}"; do
     sp=$(spread ${samples["$name|fast 2"]})
     echo "| $name | $(fmt "$nat") | $(fmt "$f1") | $(fmt "$f2") ±$(awk -v s="$sp" 'BEGIN { printf "%.0f%%", s * 100 }') | $(ratio "$f2" "$nat") | $(ratio "$f1" "$f2") | $(fmt "$p2") | $(ratio "$p2" "$nat") | $(fmt "$c2") | $(ratio "$c2" "$nat") | ${pocl/-/n/a} | $beats |"
     jnum() { if [[ $1 == nan || $1 == n/a || $1 == - ]]; then echo null; else echo "$1"; fi; }
-    json_rows+=("    {\"workload\": \"$name\", \"size\": $size, \"native_o2_ms\": $(jnum "$nat"), \"fast_1w_ms\": $(jnum "$f1"), \"fast_2w_ms\": $(jnum "$f2"), \"profile_1w_ms\": $(jnum "$p1"), \"profile_2w_ms\": $(jnum "$p2"), \"checked_1w_ms\": $(jnum "$c1"), \"checked_2w_ms\": $(jnum "$c2"), \"checked_2w_over_native\": $(jnum "$(ratio "$c2" "$nat")"), \"fast_2w_over_native\": $(jnum "$(ratio "$f2" "$nat")"), \"profile_2w_over_native\": $(jnum "$(ratio "$p2" "$nat")"), \"speedup_2w_over_1w\": $(jnum "$(ratio "$f1" "$f2")"), \"pocl_2t_ms\": $(jnum "$pocl"), \"launches\": $hi, \"spread_native\": $(spread ${samples["$name|native"]}), \"spread_fast_2w\": $(spread ${samples["$name|fast 2"]}), \"spread_profile_2w\": $(spread ${samples["$name|profile 2"]:-}), \"spread_checked_2w\": $(spread ${samples["$name|checked 2"]:-})}")
+    json_rows+=("    {\"workload\": \"$name\", \"size\": $size, \"native_o2_ms\": $(jnum "$nat"), \"fast_1w_ms\": $(jnum "$f1"), \"fast_2w_ms\": $(jnum "$f2"), \"profile_1w_ms\": $(jnum "$p1"), \"profile_2w_ms\": $(jnum "$p2"), \"checked_1w_ms\": $(jnum "$c1"), \"checked_2w_ms\": $(jnum "$c2"), \"checked_2w_over_native\": $(jnum "$(ratio "$c2" "$nat")"), \"fast_2w_over_native\": $(jnum "$(ratio "$f2" "$nat")"), \"profile_2w_over_native\": $(jnum "$(ratio "$p2" "$nat")"), \"speedup_2w_over_1w\": $(jnum "$(ratio "$f1" "$f2")"), \"pocl_2t_ms\": $(jnum "$pocl"), \"launches_per_slice\": $hi, \"spread_native\": $(spread ${samples["$name|native"]}), \"spread_fast_2w\": $(spread ${samples["$name|fast 2"]}), \"spread_profile_2w\": $(spread ${samples["$name|profile 2"]:-}), \"spread_checked_2w\": $(spread ${samples["$name|checked 2"]:-})}")
 done
 echo
 if [[ $has_stats -eq 0 ]]; then echo "profile mode: n/a (this kern has no --stats flag)"; fi
@@ -240,7 +253,7 @@ if [[ -n "$out" ]]; then
     {
         echo "{"
         echo "  \"machine\": {\"nproc\": $(nproc), \"cpu\": \"$(lscpu | awk -F: '/Model name/ { gsub(/^ +/, "", $2); print $2; exit }')\"},"
-        echo "  \"kern\": \"$kern\", \"smoke\": $([[ $smoke -eq 1 ]] && echo true || echo false), \"rounds\": $rounds,"
+        echo "  \"kern\": \"$kern\", \"smoke\": $([[ $smoke -eq 1 ]] && echo true || echo false), \"rounds\": $rounds, \"slices\": $nslices,"
         echo "  \"profile_mode\": $([[ $has_stats -eq 1 ]] && echo true || echo false),"
         echo "  \"checked_mode\": $([[ $has_checked -eq 1 ]] && echo true || echo false),"
         echo "  \"startup_vecadd_ms\": $([[ $startup == nan ]] && echo null || echo "$startup"),"
