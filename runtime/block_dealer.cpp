@@ -43,7 +43,7 @@ bool BlockDealer::take(unsigned worker, uint64_t &first, uint64_t &count) {
       }
     }
     // The own share is used up (only this worker makes it non-empty again): the back half of
-    // another's, the next one's first.
+    // another's, looking at the next worker's first.
     bool stole = false;
     for (unsigned i = 1; i < workers_ && !stole; ++i) {
       std::atomic<uint64_t> &other = shares_[(worker + i) % workers_].range;

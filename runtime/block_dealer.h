@@ -13,8 +13,9 @@ namespace kern::runtime {
 /// and makes it its own. So a worker that the host slows down does not hold the launch up,
 /// and yet from one launch to the next block b mostly stays on the same worker: a kernel
 /// launched again and again over the same data (a stencil's iterations, a wavefront's
-/// diagonals) finds what its blocks wrote last time in its own core's cache, not in the
-/// other's (a cell that another core wrote costs ten times a cached one to read).
+/// diagonals) finds what its blocks wrote last time in its own core's cache: a line that another
+/// core wrote last comes from that core's cache, many times slower than from its own (W8, two
+/// workers: 0.050 ms a launch dealt in guided chunks from one counter, 0.045 ms so).
 ///
 /// Blocks below the lowest faulting block all run: every share is taken in increasing order by
 /// one worker at a time, and a worker stops only at a block above the fault.
