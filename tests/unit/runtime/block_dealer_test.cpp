@@ -24,6 +24,14 @@ std::vector<Range> drain(BlockDealer &d, unsigned worker) {
   return got;
 }
 
+/// The next take of `worker` gives blocks [first, first + count).
+void requireTake(BlockDealer &d, unsigned worker, uint64_t first, uint64_t count) {
+  uint64_t f = 0, c = 0;
+  REQUIRE(d.take(worker, f, c));
+  CHECK(f == first);
+  CHECK(c == count);
+}
+
 /// Every block of [0, blocks) in exactly one of `ranges`.
 void requireExactCover(std::vector<Range> ranges, uint64_t blocks) {
   std::sort(ranges.begin(), ranges.end());
@@ -52,15 +60,9 @@ TEST_CASE("two workers take their own halves from the front, then steal back hal
   uint64_t first = 0, count = 0;
   // Worker 0's share is [0, 100), worker 1's [100, 200); each takes half of what it has left,
   // at most kMaxChunk.
-  REQUIRE(d.take(0, first, count));
-  CHECK(first == 0);
-  CHECK(count == 50);
-  REQUIRE(d.take(1, first, count));
-  CHECK(first == 100);
-  CHECK(count == 50);
-  REQUIRE(d.take(0, first, count));
-  CHECK(first == 50);
-  CHECK(count == 25);
+  requireTake(d, 0, 0, 50);
+  requireTake(d, 1, 100, 50);
+  requireTake(d, 0, 50, 25);
   // Worker 0 uses up its share; worker 1 has [150, 200) left.
   std::vector<Range> zero{{0, 50}, {50, 25}};
   while (d.take(0, first, count)) {
@@ -71,12 +73,8 @@ TEST_CASE("two workers take their own halves from the front, then steal back hal
   for (size_t i = 1; i < zero.size(); ++i) // in increasing order
     CHECK(zero[i].first == zero[i - 1].first + zero[i - 1].second);
   // Now it takes the back half of worker 1's [150, 200): [175, 200), half of it first.
-  REQUIRE(d.take(0, first, count));
-  CHECK(first == 175);
-  CHECK(count == 12);
-  REQUIRE(d.take(1, first, count));
-  CHECK(first == 150);
-  CHECK(count == 12);
+  requireTake(d, 0, 175, 12);
+  requireTake(d, 1, 150, 12);
   std::vector<Range> all = zero;
   all.emplace_back(100, 50);
   all.emplace_back(175, 12);
@@ -91,10 +89,7 @@ TEST_CASE("two workers take their own halves from the front, then steal back hal
 TEST_CASE("a share is never taken in chunks larger than kMaxChunk", "[runtime][dealer]") {
   BlockDealer d;
   d.deal(100000, 2);
-  uint64_t first = 0, count = 0;
-  REQUIRE(d.take(1, first, count));
-  CHECK(first == 50000);
-  CHECK(count == BlockDealer::kMaxChunk);
+  requireTake(d, 1, 50000, BlockDealer::kMaxChunk);
 }
 
 TEST_CASE("workers taking at once get every block exactly once", "[runtime][dealer]") {
@@ -136,14 +131,10 @@ TEST_CASE("grids of 2^32 blocks and more are dealt in runs of blocks", "[runtime
   BlockDealer d;
   const uint64_t huge = (uint64_t(1) << 33) + 5; // 3 blocks a unit
   d.deal(huge, 1);
+  requireTake(d, 0, 0, huge); // the last unit is short
   uint64_t first = 0, count = 0;
-  REQUIRE(d.take(0, first, count));
-  CHECK(first == 0);
-  CHECK(count == huge); // the last unit is short
   CHECK_FALSE(d.take(0, first, count));
   d.deal(huge, 2);
   const uint64_t units = (huge + 2) / 3;
-  REQUIRE(d.take(1, first, count));
-  CHECK(first == units / 2 * 3);
-  CHECK(count == BlockDealer::kMaxChunk * 3);
+  requireTake(d, 1, units / 2 * 3, BlockDealer::kMaxChunk * 3);
 }
