@@ -42,6 +42,12 @@ while [[ $# -gt 0 ]]; do
     esac
     shift
 done
+for n in "$rounds" "$nslices"; do
+    if ! [[ $n =~ ^[1-9][0-9]*$ ]]; then
+        echo "run.sh: --rounds and --slices take a positive whole number, not '$n'" >&2
+        exit 2
+    fi
+done
 if [[ -z "$kern" ]]; then
     for k in build/kern; do
         if [[ -x "$k" ]]; then kern="$k"; break; fi
